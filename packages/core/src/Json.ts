@@ -1,0 +1,60 @@
+/**
+ * Lossless JSON for the venue's wire format.
+ *
+ * The venue sends 64-bit order ids as JSON numbers (`602876318261969338`), which `JSON.parse` silently
+ * rounds. `parse` keeps every number that a double cannot hold exactly as its source text (a string),
+ * so schemas downstream see either a safe integer or the exact digits. `raw` marks a value that must be
+ * written as a bare JSON number without passing through a double (for example `toUserId`).
+ *
+ * @since 0.1.0
+ */
+
+interface ReviverContext {
+  readonly source?: string
+}
+
+interface JsonWithRaw {
+  rawJSON(text: string): unknown
+}
+
+// A number literal the fast path cannot prove exact: 16+ digits, a fraction or an exponent. JSON numbers only
+// follow `:`, `[`, `,` (or start the text), so a match outside a string means "use the reviver". A match inside a
+// string only costs the slower path, never correctness.
+const UNSAFE_NUMBER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/
+
+const reviver = function(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined) {
+    return context.source
+  }
+  return value
+}
+
+/**
+ * Parses JSON text without losing precision: numbers that are safe integers stay numbers, every other number
+ * (large integers, fractions, exponent forms) becomes its exact source text. Throws `SyntaxError` on bad input;
+ * callers in this package wrap it in `Effect.try`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string): unknown =>
+  UNSAFE_NUMBER.test(text) ? JSON.parse(text, reviver as never) : JSON.parse(text)
+
+const rawJSON = (JSON as unknown as JsonWithRaw).rawJSON
+
+/**
+ * A value that `stringify` writes verbatim as a JSON number, so that an integer above 2^53 never passes through
+ * a double. The text must be a JSON integer literal (`rawJSON` throws otherwise); `UserId` guarantees it.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const rawNumber = (digits: string): unknown => rawJSON(digits)
+
+/**
+ * Writes JSON text; values made with `rawNumber` appear as bare numbers with their exact digits.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const stringify = (value: unknown): string => JSON.stringify(value)

@@ -1,0 +1,263 @@
+/**
+ * Orders: the place-order request (spec §2.1), its result (§2.2), batch items and results (§2.3, §2.4) and the
+ * open-order record (§2.5).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import {
+  ClientOrderId,
+  Decimal,
+  DecimalFromWire,
+  IdFromWire,
+  MillisFromWire,
+  OrderIdFromWire,
+  PositiveDecimal,
+  TradingPair
+} from "./Primitives.ts"
+import type { OrderId } from "./Primitives.ts"
+
+/**
+ * @since 0.1.0
+ * @category literals
+ */
+export const Side = Schema.Literals(["buy", "sell"])
+
+/**
+ * @since 0.1.0
+ * @category literals
+ */
+export type Side = typeof Side.Type
+
+/**
+ * @since 0.1.0
+ * @category literals
+ */
+export const OrderType = Schema.Literals(["limit", "market"])
+
+/**
+ * @since 0.1.0
+ * @category literals
+ */
+export type OrderType = typeof OrderType.Type
+
+/**
+ * Execution type. Ignored by the venue for market orders.
+ *
+ * @since 0.1.0
+ * @category literals
+ */
+export const Force = Schema.Literals(["normal", "postOnly", "fok", "ioc"])
+
+/**
+ * @since 0.1.0
+ * @category literals
+ */
+export type Force = typeof Force.Type
+
+const orderFields = {
+  side: Side,
+  orderType: OrderType,
+  /** Execution type; `normal` when omitted. */
+  force: Schema.optional(Force),
+  /** Limit price; required for limit orders, ignored for market orders. */
+  price: Schema.optional(PositiveDecimal),
+  /** Base coin for limit orders and market sells; quote coin for market buys. */
+  quantity: PositiveDecimal,
+  /** Chosen by the client; generated when omitted. Retries reuse it so an order is placed at most once. */
+  clientOrderId: Schema.optional(ClientOrderId)
+}
+
+const limitNeedsPrice = Schema.makeFilter(
+  (order: { readonly orderType: OrderType; readonly price?: string | undefined }) =>
+    order.orderType === "limit" && order.price === undefined
+      ? { path: ["price"], issue: "is required for a limit order" }
+      : undefined
+)
+
+/**
+ * One item of a batch: the fields of a single order without `symbol` (spec §2.3).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const BatchItem = Schema.Struct(orderFields).check(limitNeedsPrice)
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type BatchItem = typeof BatchItem.Type
+
+/**
+ * A single order (spec §2.1).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const PlaceOrder = Schema.Struct({ symbol: TradingPair, ...orderFields }).check(limitNeedsPrice)
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type PlaceOrder = typeof PlaceOrder.Type
+
+/**
+ * The input accepted by `placeOrder`: plain strings, validated before anything is sent.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export type PlaceOrderInput = typeof PlaceOrder.Encoded
+
+/**
+ * The input accepted for each batch item.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export type BatchItemInput = typeof BatchItem.Encoded
+
+/**
+ * The venue's answer to a placed order (spec §2.2). `orderId` is exact even when the venue sends it as a JSON number.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const PlaceOrderResult = Schema.Struct({
+  orderId: OrderIdFromWire,
+  clientOrderId: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type PlaceOrderResult = typeof PlaceOrderResult.Type
+
+/**
+ * The `data` of a batch answer: accepted items, and (DESIGN §3) the failed ones, which may be absent.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const BatchResponse = Schema.Struct({
+  resultList: Schema.optional(Schema.NullOr(Schema.Array(PlaceOrderResult))),
+  failure: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
+    clientOrderId: Schema.String,
+    errorCode: Schema.optional(Schema.NullOr(IdFromWire)),
+    errorMsg: Schema.optional(Schema.NullOr(Schema.String))
+  }))))
+})
+
+/**
+ * The outcome of one batch item, in input order.
+ *
+ * `Placed`: the venue accepted it. `Failed`: it was not placed — rejected by validation, by the venue (`code` is the
+ * venue's), or its chunk failed as a whole. When `mayExist` is true the outcome is unknown (the request may have
+ * been applied): look the order up by `clientOrderId` before placing it again.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export type BatchOutcome =
+  | {
+    readonly _tag: "Placed"
+    readonly index: number
+    readonly clientOrderId: string
+    readonly orderId: OrderId
+  }
+  | {
+    readonly _tag: "Failed"
+    readonly index: number
+    readonly clientOrderId: string
+    readonly code: string
+    readonly message: string
+    readonly mayExist: boolean
+  }
+
+/**
+ * The result of `placeOrders`: one outcome per input item, in input order.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export interface BatchResult {
+  readonly outcomes: ReadonlyArray<BatchOutcome>
+  readonly placed: number
+  readonly failed: number
+}
+
+/**
+ * An open (unfilled or partly filled, not cancelled) order (spec §2.5). Fill fields are `"0"` before any fill.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const OpenOrder = Schema.Struct({
+  accountId: IdFromWire,
+  symbol: Schema.String,
+  orderId: OrderIdFromWire,
+  clientOrderId: Schema.String,
+  price: DecimalFromWire,
+  quantity: DecimalFromWire,
+  orderType: OrderType,
+  side: Side,
+  status: Schema.String,
+  latestFillPrice: DecimalFromWire,
+  maxFillPrice: DecimalFromWire,
+  minFillPrice: DecimalFromWire,
+  fillQuantity: DecimalFromWire,
+  fillTotalAmount: DecimalFromWire,
+  cTime: MillisFromWire,
+  uTime: MillisFromWire
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type OpenOrder = typeof OpenOrder.Type
+
+/**
+ * One page of open orders. `nextPage` and `totals` are null in the venue's sample; any value is tolerated.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const OpenOrdersPage = Schema.Struct({
+  orderInfoResultList: Schema.NullOr(Schema.Array(OpenOrder)),
+  nextPage: Schema.optional(Schema.Unknown),
+  totals: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type OpenOrdersPage = typeof OpenOrdersPage.Type
+
+/**
+ * Query for one page of open orders (spec §4.3).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const OpenOrdersQuery = Schema.Struct({
+  symbol: TradingPair,
+  limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
+  pageNo: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const decimalZero = Decimal.make("0")

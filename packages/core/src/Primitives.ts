@@ -1,0 +1,209 @@
+/**
+ * Wire primitives shared by every request and response: exact decimal strings, trading pairs, 64-bit ids and
+ * millisecond timestamps. Every schema here decodes what the venue plausibly sends (ids as JSON numbers or strings,
+ * timestamps as numbers or numeric strings) and never routes money or ids through a floating-point number.
+ *
+ * @since 0.1.0
+ */
+import { Schema, SchemaGetter } from "effect"
+
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/
+const DIGITS = /^(?:0|[1-9]\d*)$/
+const U64_MAX = 18446744073709551615n
+
+/**
+ * An exact decimal number written as a string: optional `-`, integer digits without leading zeros, optional
+ * fraction. No exponent forms, no `+`, no spaces, no `.5` or `5.`.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const Decimal = Schema.String.check(
+  Schema.isPattern(DECIMAL, {
+    expected: "a decimal string such as \"0.25\" (no exponent, no leading zeros)",
+    message: "must be a decimal string such as \"0.25\" (no exponent, no leading zeros)"
+  })
+).pipe(Schema.brand("Decimal"))
+
+/**
+ * @since 0.1.0
+ * @category decimals
+ */
+export type Decimal = typeof Decimal.Type
+
+/**
+ * Number of digits after the decimal point.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const scale = (value: string): number => {
+  const dot = value.indexOf(".")
+  return dot === -1 ? 0 : value.length - dot - 1
+}
+
+/**
+ * Whether a decimal string is strictly greater than zero (exact, no parsing to a number).
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const isPositive = (value: string): boolean => !value.startsWith("-") && /[1-9]/.test(value)
+
+/**
+ * A decimal string strictly greater than zero.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const PositiveDecimal = Decimal.check(
+  Schema.makeFilter((value: string) => isPositive(value) || "must be greater than 0", {
+    expected: "a decimal greater than 0"
+  })
+)
+
+/**
+ * A decimal on the wire: the exact string, or a JSON number. The lossless `Json.parse` hands over numbers only as
+ * safe integers (anything else arrives as its source text), so the number branch is exact too.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const DecimalFromWire = Schema.Union([
+  Decimal,
+  Schema.Int.pipe(Schema.decodeTo(Decimal, {
+    decode: SchemaGetter.transform((n: number) => Decimal.make(String(n))),
+    encode: SchemaGetter.transform((s: string) => Number(s))
+  }))
+])
+
+/**
+ * A spot trading pair, `<BASE><QUOTE>_SPBL` in upper case, e.g. `BTCUSDT_SPBL`.
+ *
+ * @since 0.1.0
+ * @category symbols
+ */
+export const TradingPair = Schema.String.check(
+  Schema.isPattern(/^[A-Z0-9]{2,40}_SPBL$/, {
+    expected: "a trading pair such as \"BTCUSDT_SPBL\"",
+    message: "must be a trading pair <BASE><QUOTE>_SPBL in upper case, such as \"BTCUSDT_SPBL\""
+  })
+).pipe(Schema.brand("TradingPair"))
+
+/**
+ * @since 0.1.0
+ * @category symbols
+ */
+export type TradingPair = typeof TradingPair.Type
+
+const U64 = Schema.String.check(
+  Schema.makeFilter((s: string) => (DIGITS.test(s) && BigInt(s) <= U64_MAX) || "must be an unsigned 64-bit integer", {
+    expected: "an unsigned 64-bit integer"
+  })
+)
+
+const idFromWire = <S extends Schema.Top & { readonly Type: string; readonly Encoded: string }>(id: S) =>
+  Schema.Union([
+    id,
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).pipe(Schema.decodeTo(id, {
+      decode: SchemaGetter.transform((n: number) => String(n)),
+      encode: SchemaGetter.transform((s: string) => Number(s))
+    }))
+  ])
+
+/**
+ * A 64-bit order id, kept as its exact decimal digits. Compare ids as strings; never convert them to `number`.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const OrderId = U64.pipe(Schema.brand("OrderId"))
+
+/**
+ * @since 0.1.0
+ * @category ids
+ */
+export type OrderId = typeof OrderId.Type
+
+/**
+ * An order id as the venue sends it: a JSON number (decoded losslessly) or a string.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const OrderIdFromWire = idFromWire(OrderId)
+
+/**
+ * A 64-bit user id as exact digits. Sent to the venue as a bare JSON number (see `Json.rawNumber`).
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const UserId = U64.pipe(Schema.brand("UserId"))
+
+/**
+ * @since 0.1.0
+ * @category ids
+ */
+export type UserId = typeof UserId.Type
+
+/**
+ * An opaque identifier the venue gives as a string or a number (bill ids, transfer ids, account ids).
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const IdFromWire = Schema.Union([
+  Schema.String,
+  Schema.Int.pipe(Schema.decodeTo(Schema.String, {
+    decode: SchemaGetter.transform((n: number) => String(n)),
+    encode: SchemaGetter.transform((s: string) => Number(s))
+  }))
+])
+
+/**
+ * A millisecond epoch timestamp.
+ *
+ * @since 0.1.0
+ * @category time
+ */
+export const Millis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * A millisecond epoch timestamp on the wire: a JSON integer or a numeric string (`cTime: "1622697148000"`).
+ *
+ * @since 0.1.0
+ * @category time
+ */
+export const MillisFromWire = Schema.Union([
+  Millis,
+  Schema.String.check(Schema.isPattern(DIGITS, { expected: "a millisecond epoch as digits" })).pipe(
+    Schema.decodeTo(Millis, {
+      decode: SchemaGetter.transform((s: string) => Number(s)),
+      encode: SchemaGetter.transform((n: number) => String(n))
+    })
+  )
+])
+
+/**
+ * A client-chosen order identifier: 1 to 64 characters, no whitespace.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const ClientOrderId = Schema.String.check(
+  Schema.isPattern(/^\S{1,64}$/, {
+    expected: "1 to 64 characters without whitespace",
+    message: "must be 1 to 64 characters without whitespace"
+  })
+)
+
+/**
+ * A page size: an integer from 1 to 100.
+ *
+ * @since 0.1.0
+ * @category paging
+ */
+export const PageSize = Schema.Int.check(
+  Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer from 1 to 100" })
+)

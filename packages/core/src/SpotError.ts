@@ -1,0 +1,490 @@
+/**
+ * The one error type of spotkit. A `SpotError` names the operation that failed and carries a `reason`: a tagged
+ * value saying what went wrong, whether a retry may help (`isRetryable`) and, when the venue answered, its `code`,
+ * `msg` and `requestTime`. Handle reasons with `Effect.catchReason("SpotError", "RateLimitError", ...)`.
+ *
+ * No reason ever holds request headers, the secret key, the passphrase or a signature; texts that come from the
+ * network are shortened excerpts.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+const venueFields = {
+  /** The venue's error code, e.g. `"43012"`. */
+  code: Schema.String,
+  /** The venue's message. */
+  msg: Schema.String,
+  /** Server time of the answer (ms), when the venue sent one. */
+  requestTime: Schema.optional(Schema.Number),
+  /** HTTP status of the answer. */
+  httpStatus: Schema.optional(Schema.Number)
+}
+
+const venueMessage = (self: { readonly code: string; readonly msg: string }) => `${self.msg} (code ${self.code})`
+
+/**
+ * Bad input caught before anything was sent: `field` names the offending field (a dotted path) and `description`
+ * says why.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ValidationError extends Schema.Error<ValidationError>("@spotkit/core/SpotError/ValidationError")({
+  _tag: Schema.tag("ValidationError"),
+  field: Schema.String,
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return `invalid ${this.field}: ${this.description}`
+  }
+}
+
+/**
+ * The venue rejected the credentials or the signed headers (40001–40003, 40005–40007, 40009, 40011, 40012).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class AuthenticationError
+  extends Schema.Error<AuthenticationError>("@spotkit/core/SpotError/AuthenticationError")({
+    _tag: Schema.tag("AuthenticationError"),
+    ...venueFields
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The request timestamp was outside the venue's 30 s window (40008). The client re-syncs its clock offset from the
+ * answer and retries once by itself; this reason reaches the caller only if that retry fails too.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TimestampError extends Schema.Error<TimestampError>("@spotkit/core/SpotError/TimestampError")({
+  _tag: Schema.tag("TimestampError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The key lacks the permission for this operation (40014).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class PermissionError extends Schema.Error<PermissionError>("@spotkit/core/SpotError/PermissionError")({
+  _tag: Schema.tag("PermissionError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * Too many requests (HTTP 429). Nothing was applied; retrying later is safe.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class RateLimitError extends Schema.Error<RateLimitError>("@spotkit/core/SpotError/RateLimitError")({
+  _tag: Schema.tag("RateLimitError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The venue rejected a parameter (40017, 40019, 40020, 40034).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidRequestError
+  extends Schema.Error<InvalidRequestError>("@spotkit/core/SpotError/InvalidRequestError")({
+    _tag: Schema.tag("InvalidRequestError"),
+    ...venueFields
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * Not enough available balance (43012).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InsufficientBalanceError
+  extends Schema.Error<InsufficientBalanceError>("@spotkit/core/SpotError/InsufficientBalanceError")({
+    _tag: Schema.tag("InsufficientBalanceError"),
+    ...venueFields
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * An order with this clientOrderId exists already (43118). `mayExist` is always true: the order with this id
+ * exists or existed; `recovered` is false when the client could not find it among the open orders.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class DuplicateOrderError
+  extends Schema.Error<DuplicateOrderError>("@spotkit/core/SpotError/DuplicateOrderError")({
+    _tag: Schema.tag("DuplicateOrderError"),
+    ...venueFields,
+    clientOrderId: Schema.optional(Schema.String),
+    afterRetry: Schema.Boolean
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  get mayExist(): boolean {
+    return true
+  }
+  override get message(): string {
+    const id = this.clientOrderId === undefined ? "" : ` for clientOrderId ${this.clientOrderId}`
+    return this.afterRetry
+      ? `${venueMessage(this)}${id}: an earlier attempt may have placed the order, and it is not among the open` +
+        ` orders (it may have filled or been cancelled); look it up before placing it again`
+      : `${venueMessage(this)}${id}`
+  }
+}
+
+/**
+ * The trading pair does not exist (40102).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnknownSymbolError extends Schema.Error<UnknownSymbolError>("@spotkit/core/SpotError/UnknownSymbolError")({
+  _tag: Schema.tag("UnknownSymbolError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The order breaks a rule of the symbol: below the minimum amount (45110) or too many decimals (40808).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class InvalidOrderError extends Schema.Error<InvalidOrderError>("@spotkit/core/SpotError/InvalidOrderError")({
+  _tag: Schema.tag("InvalidOrderError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The venue is being upgraded (40200). Nothing was applied; retrying later is safe.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class MaintenanceError extends Schema.Error<MaintenanceError>("@spotkit/core/SpotError/MaintenanceError")({
+  _tag: Schema.tag("MaintenanceError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * A venue error code spotkit does not know.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ApiError extends Schema.Error<ApiError>("@spotkit/core/SpotError/ApiError")({
+  _tag: Schema.tag("ApiError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * The request or its answer was lost in transit (connection refused or reset, timeout). Whether the venue applied
+ * the request is unknown.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TransportError extends Schema.Error<TransportError>("@spotkit/core/SpotError/TransportError")({
+  _tag: Schema.tag("TransportError"),
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message(): string {
+    return `transport failure: ${this.description}`
+  }
+}
+
+/**
+ * A non-success HTTP status without a venue envelope (e.g. a 502 page from a proxy). Retryable for 5xx and 408.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/core/SpotError/HttpStatusError")({
+  _tag: Schema.tag("HttpStatusError"),
+  httpStatus: Schema.Number,
+  excerpt: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return this.httpStatus >= 500 || this.httpStatus === 408
+  }
+  override get message(): string {
+    return `HTTP ${this.httpStatus}: ${JSON.stringify(this.excerpt)}`
+  }
+}
+
+/**
+ * The answer could not be read: not JSON (`kind: "json"` — a truncated or garbled body, worth a retry) or JSON of
+ * the wrong shape (`kind: "schema"`). `excerpt` is the start of the body.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class DecodeError extends Schema.Error<DecodeError>("@spotkit/core/SpotError/DecodeError")({
+  _tag: Schema.tag("DecodeError"),
+  kind: Schema.Literals(["json", "schema"]),
+  description: Schema.String,
+  excerpt: Schema.String,
+  httpStatus: Schema.optional(Schema.Number)
+}) {
+  get isRetryable(): boolean {
+    return this.kind === "json"
+  }
+  override get message(): string {
+    return `cannot decode the answer (${this.kind}): ${this.description}; body starts ${JSON.stringify(this.excerpt)}`
+  }
+}
+
+/**
+ * A request that changes state may have been applied but its answer was lost, and it cannot be safely retried or
+ * recovered: check the venue (open orders, bills) before sending it again. `clientOrderId` is set for orders.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class OutcomeUnknownError
+  extends Schema.Error<OutcomeUnknownError>("@spotkit/core/SpotError/OutcomeUnknownError")({
+    _tag: Schema.tag("OutcomeUnknownError"),
+    description: Schema.String,
+    clientOrderId: Schema.optional(Schema.String)
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  get mayExist(): boolean {
+    return true
+  }
+  override get message(): string {
+    const id = this.clientOrderId === undefined ? "" : ` (clientOrderId ${this.clientOrderId})`
+    return `the request may have been applied${id}: ${this.description}`
+  }
+}
+
+/**
+ * Every reason a `SpotError` can carry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SpotErrorReason =
+  | ValidationError
+  | AuthenticationError
+  | TimestampError
+  | PermissionError
+  | RateLimitError
+  | InvalidRequestError
+  | InsufficientBalanceError
+  | DuplicateOrderError
+  | UnknownSymbolError
+  | InvalidOrderError
+  | MaintenanceError
+  | ApiError
+  | TransportError
+  | HttpStatusError
+  | DecodeError
+  | OutcomeUnknownError
+
+/**
+ * Schema of every reason.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SpotErrorReason = Schema.Union([
+  ValidationError,
+  AuthenticationError,
+  TimestampError,
+  PermissionError,
+  RateLimitError,
+  InvalidRequestError,
+  InsufficientBalanceError,
+  DuplicateOrderError,
+  UnknownSymbolError,
+  InvalidOrderError,
+  MaintenanceError,
+  ApiError,
+  TransportError,
+  HttpStatusError,
+  DecodeError,
+  OutcomeUnknownError
+])
+
+/**
+ * The error of every spotkit operation.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SpotError extends Schema.Error<SpotError>("@spotkit/core/SpotError")({
+  _tag: Schema.tag("SpotError"),
+  /** The operation, e.g. `"SpotClient.placeOrder"`. */
+  operation: Schema.String,
+  reason: SpotErrorReason
+}) {
+  override readonly cause = this.reason
+
+  /**
+   * Whether retrying may succeed. The client already retried retryable failures within its retry budget.
+   */
+  get isRetryable(): boolean {
+    return this.reason.isRetryable
+  }
+
+  /**
+   * The venue's error code, when the venue answered with one.
+   */
+  get code(): string | undefined {
+    return "code" in this.reason ? this.reason.code : undefined
+  }
+
+  override get message(): string {
+    return `${this.operation}: ${this.reason.message}`
+  }
+}
+
+/**
+ * Whether a value is a `SpotError`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isSpotError = (u: unknown): u is SpotError => u instanceof SpotError
+
+type VenueReasonClass = new(props: {
+  readonly code: string
+  readonly msg: string
+  readonly requestTime?: number | undefined
+  readonly httpStatus?: number | undefined
+}) => SpotErrorReason
+
+const byCode: Record<string, VenueReasonClass> = {
+  "40001": AuthenticationError,
+  "40002": AuthenticationError,
+  "40003": AuthenticationError,
+  "40005": AuthenticationError,
+  "40006": AuthenticationError,
+  "40007": AuthenticationError,
+  "40009": AuthenticationError,
+  "40011": AuthenticationError,
+  "40012": AuthenticationError,
+  "40008": TimestampError,
+  "40014": PermissionError,
+  "40017": InvalidRequestError,
+  "40019": InvalidRequestError,
+  "40020": InvalidRequestError,
+  "40034": InvalidRequestError,
+  "43012": InsufficientBalanceError,
+  "40102": UnknownSymbolError,
+  "45110": InvalidOrderError,
+  "40808": InvalidOrderError,
+  "429": RateLimitError,
+  "40200": MaintenanceError
+}
+
+/**
+ * The reason for a venue error code (DESIGN §3). Unknown codes become `ApiError`; 43118 becomes a
+ * `DuplicateOrderError` for `clientOrderId`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromVenue = (props: {
+  readonly code: string
+  readonly msg: string
+  readonly requestTime?: number | undefined
+  readonly httpStatus?: number | undefined
+  readonly clientOrderId?: string | undefined
+}): SpotErrorReason => {
+  const { clientOrderId, ...venue } = props
+  if (venue.code === "43118") {
+    return new DuplicateOrderError({ ...venue, clientOrderId, afterRetry: false })
+  }
+  const Reason = byCode[venue.code] ?? (venue.httpStatus === 429 ? RateLimitError : ApiError)
+  return new Reason(venue)
+}

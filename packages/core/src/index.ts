@@ -1,0 +1,68 @@
+/**
+ * @spotkit/core — a typed Effect client for the spot-trading and account interface.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Funding-account bills.
+ *
+ * @since 0.1.0
+ */
+export * as Bill from "./Bill.ts"
+
+/**
+ * The two response envelopes.
+ *
+ * @since 0.1.0
+ */
+export * as Envelope from "./Envelope.ts"
+
+/**
+ * Lossless JSON.
+ *
+ * @since 0.1.0
+ */
+export * as Json from "./Json.ts"
+
+/**
+ * Orders, batches and open orders.
+ *
+ * @since 0.1.0
+ */
+export * as Order from "./Order.ts"
+
+/**
+ * Decimals, trading pairs, ids, timestamps.
+ *
+ * @since 0.1.0
+ */
+export * as Primitives from "./Primitives.ts"
+
+/**
+ * Request signing.
+ *
+ * @since 0.1.0
+ */
+export * as Signer from "./Signer.ts"
+
+/**
+ * The client service.
+ *
+ * @since 0.1.0
+ */
+export * as SpotClient from "./SpotClient.ts"
+
+/**
+ * The error type.
+ *
+ * @since 0.1.0
+ */
+export * as SpotError from "./SpotError.ts"
+
+/**
+ * Internal transfers.
+ *
+ * @since 0.1.0
+ */
+export * as Transfer from "./Transfer.ts"

@@ -1,0 +1,184 @@
+import { Clock, Duration, Effect, Redacted, Schema } from "effect"
+import { Headers, HttpClient, HttpClientRequest } from "effect/http"
+import * as Envelope from "../Envelope.ts"
+import * as Json from "../Json.ts"
+import * as Signer from "../Signer.ts"
+import * as SpotError from "../SpotError.ts"
+import type * as RateLimiter from "./rateLimiter.ts"
+
+/** One endpoint: its path, which limiter it counts against, and its weight there. */
+export interface Endpoint {
+  readonly path: string
+  readonly limiter: RateLimiter.Limiter | undefined
+  readonly weight: number
+  readonly envelope: "standard" | "transfer"
+}
+
+export interface TransportOptions {
+  readonly baseUrl: string
+  readonly credentials: Signer.Credentials
+  readonly locale: string
+  readonly timeout: Duration.Duration
+}
+
+export interface Transport {
+  /**
+   * Sends one signed request and answers the envelope's `data` (or the transfer envelope), decoded with `decode`.
+   * Learns the server clock from every envelope; answers a 40008 by re-signing once with the corrected clock.
+   */
+  readonly call: <A>(
+    endpoint: Endpoint,
+    body: string,
+    decode: (data: unknown) => Effect.Effect<A, Schema.SchemaError>,
+    context?: { readonly clientOrderId?: string | undefined }
+  ) => Effect.Effect<A, SpotError.SpotErrorReason>
+  /** Current estimate of server time minus local time, in ms. */
+  readonly clockOffset: Effect.Effect<number>
+}
+
+const EXCERPT = 160
+const secretHeaders = ["access-key", "access-sign", "access-passphrase"]
+
+export const make = Effect.fnUntraced(function*(options: TransportOptions) {
+  const http = yield* HttpClient.HttpClient
+  const signer = yield* Signer.Signer
+  const sign = yield* signer.prepare(options.credentials.secretKey)
+  const apiKey = Redacted.value(options.credentials.apiKey)
+  const passphrase = Redacted.value(options.credentials.passphrase)
+  const secrets = [apiKey, passphrase, Redacted.value(options.credentials.secretKey)].filter((s) => s.length >= 4)
+  const redactedNames = yield* Effect.map(
+    Effect.service(Headers.CurrentRedactedNames),
+    (names) => [...names, ...secretHeaders]
+  )
+
+  // Server time minus local time. Updated from every envelope; `learned` tells whether any answer was seen.
+  let offset = 0
+
+  // Texts from the network end up in error messages: never let a credential through, even if echoed.
+  const scrub = (text: string, signature: string): string => {
+    let out = text
+    for (const secret of [...secrets, signature]) {
+      if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join("<redacted>")
+    }
+    return out
+  }
+
+  const excerptOf = (text: string, signature: string) => scrub(text.slice(0, EXCERPT), signature)
+
+  const learn = (serverTime: number | null | undefined, sentAt: number, receivedAt: number) => {
+    if (typeof serverTime === "number" && serverTime > 0) {
+      offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+    }
+  }
+
+  const decodeStandard = Schema.decodeUnknownEffect(Envelope.Standard)
+
+  const once = <A>(
+    endpoint: Endpoint,
+    body: string,
+    decode: (data: unknown) => Effect.Effect<A, Schema.SchemaError>,
+    clientOrderId: string | undefined
+  ): Effect.Effect<A, SpotError.SpotErrorReason> =>
+    Effect.gen(function*() {
+      if (endpoint.limiter !== undefined) yield* endpoint.limiter.acquire(endpoint.weight)
+      const sentAt = yield* Clock.currentTimeMillis
+      const timestamp = String(sentAt + offset)
+      const signature = yield* sign(Signer.prehash(timestamp, "POST", endpoint.path, body))
+      const request = HttpClientRequest.post(options.baseUrl + endpoint.path).pipe(
+        HttpClientRequest.setHeaders({
+          [Signer.headerNames.key]: apiKey,
+          [Signer.headerNames.sign]: signature,
+          [Signer.headerNames.passphrase]: passphrase,
+          [Signer.headerNames.timestamp]: timestamp,
+          [Signer.headerNames.locale]: options.locale,
+          "Content-Type": "application/json"
+        }),
+        HttpClientRequest.bodyText(body, "application/json")
+      )
+      const exchange = Effect.flatMap(http.execute(request), (response) =>
+        Effect.map(response.text, (text) => ({ status: response.status, text })))
+      const { status, text } = yield* exchange.pipe(
+        Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
+        Effect.timeoutOrElse({
+          duration: options.timeout,
+          orElse: () =>
+            Effect.fail(
+              new SpotError.TransportError({ description: `no answer within ${Duration.format(options.timeout)}` })
+            )
+        }),
+        Effect.mapError((error) =>
+          error instanceof SpotError.TransportError
+            ? error
+            : new SpotError.TransportError({ description: scrub(`${error.reason._tag}: ${error.message}`, signature) })
+        )
+      )
+      const receivedAt = yield* Clock.currentTimeMillis
+
+      const parsed = yield* Effect.try({
+        try: () =>
+          Json.parse(text),
+        catch: (error) =>
+          status >= 200 && status < 300
+            ? new SpotError.DecodeError({
+              kind: "json",
+              description: String((error as Error).message ?? error).slice(0, EXCERPT),
+              excerpt: excerptOf(text, signature),
+              httpStatus: status
+            })
+            : status === 429
+            ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
+            : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text, signature) })
+      })
+
+      const schemaError = (error: Schema.SchemaError) =>
+        new SpotError.DecodeError({
+          kind: "schema",
+          description: error.message.slice(0, 400),
+          excerpt: excerptOf(text, signature),
+          httpStatus: status
+        })
+
+      const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      if (!isObject || !("code" in parsed)) {
+        return yield* status === 429
+          ? Effect.fail(new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status }))
+          : status >= 200 && status < 300
+          ? Effect.fail(
+            new SpotError.DecodeError({
+              kind: "schema",
+              description: "expected an envelope object with a code",
+              excerpt: excerptOf(text, signature),
+              httpStatus: status
+            })
+          )
+          : Effect.fail(new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text, signature) }))
+      }
+
+      if (endpoint.envelope === "transfer" && String(parsed.code) === Envelope.TRANSFER_SUCCESS) {
+        const timestampField = (parsed as { readonly timestamp?: unknown }).timestamp
+        learn(typeof timestampField === "number" ? timestampField : Number(timestampField), sentAt, receivedAt)
+        return yield* Effect.mapError(decode(parsed), schemaError)
+      }
+
+      const envelope = yield* Effect.mapError(decodeStandard(parsed), schemaError)
+      learn(envelope.requestTime, sentAt, receivedAt)
+      if (envelope.code !== Envelope.SUCCESS) {
+        return yield* Effect.fail(SpotError.fromVenue({
+          code: envelope.code,
+          msg: scrub(envelope.msg ?? "", signature),
+          requestTime: envelope.requestTime ?? undefined,
+          httpStatus: status,
+          clientOrderId
+        }))
+      }
+      return yield* Effect.mapError(decode(envelope.data), schemaError)
+    })
+
+  const call: Transport["call"] = (endpoint, body, decode, context) => {
+    const attempt = once(endpoint, body, decode, context?.clientOrderId)
+    // 40008: the answer carried the server time, so the offset is corrected; sign again once with it.
+    return Effect.catchIf(attempt, (reason) => reason._tag === "TimestampError", () => attempt)
+  }
+
+  return { call, clockOffset: Effect.sync(() => offset) } satisfies Transport
+})
