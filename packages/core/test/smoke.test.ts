@@ -1,28 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientResponse } from "effect/http"
+import { Effect, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { SpotClient } from "../src/index.ts"
-
-const fake = HttpClient.make((request) =>
-  Effect.succeed(HttpClientResponse.fromWeb(
-    request,
-    new Response(
-      `{"code":"00000","msg":"success","requestTime":1700000000000,"data":{"orderId":602876318261969338,"clientOrderId":"a1"}}`,
-      { status: 200 }
-    )
-  ))
-)
-
-const layer = SpotClient.layer({
-  baseUrl: "https://venue.test",
-  credentials: { apiKey: Redacted.make("k"), secretKey: Redacted.make("s"), passphrase: Redacted.make("p") }
-}).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, fake)))
+import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
 
 describe("smoke", () => {
-  it.effect("places", () =>
-    Effect.gen(function*() {
+  it.effect("places, lists and pages over the fake venue", () => {
+    const venue = new FakeVenue()
+    venue.addBills(250, NOW - 60_000)
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
       const client = yield* SpotClient.SpotClient
-      const r = yield* client.placeOrder({
+      const placed = yield* client.placeOrder({
         symbol: "BTCUSDT_SPBL",
         side: "buy",
         orderType: "limit",
@@ -30,10 +19,20 @@ describe("smoke", () => {
         quantity: "1",
         clientOrderId: "a1"
       })
-      assert.strictEqual(r.orderId, "602876318261969338")
-      const e = yield* Effect.flip(
-        client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", quantity: "1" })
-      )
-      console.log(String(e), e.reason)
-    }).pipe(Effect.provide(layer)))
+      assert.strictEqual(placed.orderId, "602876318261969338")
+      const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
+      assert.strictEqual(open.length, 1)
+      const bills = yield* Stream.runCollect(client.fundingBills({ pageSize: 100 }))
+      assert.strictEqual(bills.length, 250)
+      const transfer = yield* client.internalTransfer({
+        toUserId: "18446744073709551615",
+        coin: "USDT",
+        amount: "1.5",
+        fromAccountType: "SPOT",
+        toAccountType: "FUND"
+      })
+      assert.strictEqual(transfer.id, "9000000000000000001")
+      assert.include(venue.requests.at(-1)!.body, "\"toUserId\":18446744073709551615")
+    }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
+  })
 })

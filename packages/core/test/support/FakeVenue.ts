@@ -1,0 +1,308 @@
+/**
+ * A scripted, stateful fake of the venue behind an `HttpClient`, for the core tests. It checks signatures with
+ * node:crypto (independently of the client's WebCrypto signer), keeps orders and bills, pages them the way
+ * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`.
+ */
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
+import { createHmac } from "node:crypto"
+import { SpotClient } from "../../src/index.ts"
+
+export const credentials = {
+  apiKey: "test-api-key-7f3a",
+  secretKey: "test-secret-key-c0ffee-9b1d",
+  passphrase: "test-passphrase-a5e2"
+} as const
+
+export interface Received {
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly json: Record<string, unknown>
+}
+
+export type Fault =
+  /** Answer with this HTTP status and body text without applying the request. */
+  | { readonly kind: "http"; readonly status: number; readonly body: string }
+  /** Answer with a venue error envelope without applying the request. */
+  | { readonly kind: "venue"; readonly code: string; readonly msg?: string; readonly status?: number }
+  /** The connection fails before the venue sees the request. */
+  | { readonly kind: "dropBefore" }
+  /** The venue applies the request, then the answer is lost. */
+  | { readonly kind: "dropAfter" }
+  /** The venue applies the request, then answers with this body text. */
+  | { readonly kind: "garbleAfter"; readonly body: string }
+
+export interface FakeOrder {
+  readonly orderId: bigint
+  readonly symbol: string
+  readonly clientOrderId: string
+  readonly side: string
+  readonly orderType: string
+  readonly price: string
+  readonly quantity: string
+  readonly cTime: number
+}
+
+export interface FakeBill {
+  readonly billId: string
+  readonly coinId: number
+  readonly coinName: string
+  readonly bizType: string
+  readonly deltaAmount: string
+  readonly afterAmount: string
+  readonly fees: string
+  readonly cTime: number
+}
+
+export interface FakeVenueOptions {
+  /** Server clock minus the client's clock (ms). */
+  readonly skewMillis?: number
+  /** Reject a batch item (by its JSON) with a code, or accept it (undefined). */
+  readonly rejectItem?: (item: Record<string, unknown>) => string | undefined
+  /** Send order ids as JSON strings instead of numbers. */
+  readonly idsAsStrings?: boolean
+}
+
+/** A realistic "now" for tests: set it with `TestClock.setTime(NOW)` (the venue wants 13-digit timestamps). */
+export const NOW = 1_763_800_000_000
+
+export const FIRST_ORDER_ID = 602876318261969338n
+
+const hmac = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("base64")
+
+export const envelope = (code: string, msg: string, requestTime: number, dataJson: string) =>
+  `{"code":"${code}","msg":${JSON.stringify(msg)},"requestTime":${requestTime},"data":${dataJson}}`
+
+export class FakeVenue {
+  readonly requests: Array<Received> = []
+  readonly orders: Array<FakeOrder> = []
+  readonly bills: Array<FakeBill> = []
+  readonly faults: Array<{ readonly path?: string; readonly fault: Fault }> = []
+  /** Called after each request is handled (e.g. to insert bills between pages). */
+  onHandled: (request: Received) => void = () => {}
+  skewMillis: number
+  private nextOrderId = FIRST_ORDER_ID
+  private nextTransferId = 9_000_000_000_000_000_001n
+
+  constructor(readonly options: FakeVenueOptions = {}) {
+    this.skewMillis = options.skewMillis ?? 0
+  }
+
+  /** Queues a fault for the next request (to `path`, if given). */
+  fail(fault: Fault, path?: string): this {
+    this.faults.push(path === undefined ? { fault } : { path, fault })
+    return this
+  }
+
+  count(path: string): number {
+    return this.requests.filter((request) => request.path === path).length
+  }
+
+  get layer(): Layer.Layer<HttpClient.HttpClient> {
+    return Layer.succeed(HttpClient.HttpClient, this.client)
+  }
+
+  get client(): HttpClient.HttpClient {
+    return HttpClient.make((request, url) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => this.handle(request, url, now + this.skewMillis))
+    )
+  }
+
+  private handle(request: HttpClientRequest.HttpClientRequest, url: URL, serverNow: number) {
+    const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+    const headers: Record<string, string> = { ...request.headers }
+    const path = url.pathname + url.search
+    const received: Received = { path, headers, body, json: body === "" ? {} : JSON.parse(body) }
+    this.requests.push(received)
+    const respond = (status: number, text: string) =>
+      Effect.succeed(HttpClientResponse.fromWeb(request, new Response(text, { status })))
+    const lost = () =>
+      Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, description: "connection reset by peer" })
+        })
+      )
+    const venueError = (code: string, msg: string, status = 400) =>
+      respond(status, envelope(code, msg, serverNow, "null"))
+
+    const index = this.faults.findIndex((entry) => entry.path === undefined || entry.path === path)
+    const fault = index === -1 ? undefined : this.faults.splice(index, 1)[0]!.fault
+    if (fault?.kind === "http") return respond(fault.status, fault.body)
+    if (fault?.kind === "venue") return venueError(fault.code, fault.msg ?? "scripted", fault.status ?? 400)
+    if (fault?.kind === "dropBefore") return lost()
+
+    // Authentication as DESIGN §3.
+    const timestamp = headers["access-timestamp"] ?? ""
+    if (headers["access-key"] === undefined) return venueError("40001", "ACCESS_KEY cannot be empty")
+    if (headers["access-sign"] === undefined) return venueError("40002", "ACCESS_SIGN cannot be empty")
+    if (timestamp === "") return venueError("40003", "ACCESS_TIMESTAMP cannot be empty")
+    if (headers["access-passphrase"] === undefined) return venueError("40011", "ACCESS_PASSPHRASE cannot be empty")
+    if (!/^\d{13}$/.test(timestamp)) return venueError("40005", "Invalid ACCESS_TIMESTAMP")
+    if (headers["access-key"] !== credentials.apiKey) return venueError("40006", "Invalid ACCESS_KEY")
+    if (headers["content-type"] !== "application/json") {
+      return venueError("40007", "Invalid Content_Type, please use \"application/json\"")
+    }
+    if (Math.abs(Number(timestamp) - serverNow) > 30_000) return venueError("40008", "Request timestamp expired")
+    if (headers["access-sign"] !== hmac(credentials.secretKey, timestamp + "POST" + path + body)) {
+      return venueError("40009", "sign signature error")
+    }
+    if (headers["access-passphrase"] !== credentials.passphrase) {
+      return venueError("40012", "apikey/password is incorrect")
+    }
+
+    const answer = this.apply(path, received.json, serverNow)
+    this.onHandled(received)
+    if (fault?.kind === "dropAfter") return lost()
+    if (fault?.kind === "garbleAfter") return respond(200, fault.body)
+    return respond(answer.status, answer.text)
+  }
+
+  private orderIdJson(id: bigint) {
+    return this.options.idsAsStrings ? `"${id}"` : String(id)
+  }
+
+  private place(symbol: string, item: Record<string, unknown>, now: number): FakeOrder | string {
+    const clientOrderId = String(item.clientOrderId)
+    if (this.orders.some((order) => order.clientOrderId === clientOrderId)) return "43118"
+    const rejected = this.options.rejectItem?.(item)
+    if (rejected !== undefined) return rejected
+    const order: FakeOrder = {
+      orderId: this.nextOrderId++,
+      symbol,
+      clientOrderId,
+      side: String(item.side),
+      orderType: String(item.orderType),
+      price: String(item.price),
+      quantity: String(item.quantity),
+      cTime: now
+    }
+    this.orders.push(order)
+    return order
+  }
+
+  private apply(path: string, json: Record<string, unknown>, now: number): { status: number; text: string } {
+    const ok = (dataJson: string) => ({ status: 200, text: envelope("00000", "success", now, dataJson) })
+    const error = (code: string, msg: string) => ({ status: 400, text: envelope(code, msg, now, "null") })
+    switch (path) {
+      case "/api/v2/trade/orders": {
+        const placed = this.place(String(json.symbol), json, now)
+        if (typeof placed === "string") {
+          return error(placed, placed === "43118" ? "clientOrderId duplicate" : "rejected")
+        }
+        return ok(
+          `{"orderId":${this.orderIdJson(placed.orderId)},"clientOrderId":${JSON.stringify(placed.clientOrderId)}}`
+        )
+      }
+      case "/api/v2/trade/batch-orders": {
+        const accepted: Array<string> = []
+        const failure: Array<string> = []
+        for (const item of json.orderList as Array<Record<string, unknown>>) {
+          const placed = this.place(String(json.symbol), item, now)
+          if (typeof placed === "string") {
+            failure.push(
+              `{"clientOrderId":${
+                JSON.stringify(item.clientOrderId)
+              },"errorCode":"${placed}","errorMsg":"rejected ${placed}"}`
+            )
+          } else {
+            accepted.push(
+              `{"orderId":${this.orderIdJson(placed.orderId)},"clientOrderId":${JSON.stringify(placed.clientOrderId)}}`
+            )
+          }
+        }
+        return ok(`{"resultList":[${accepted.join(",")}],"failure":[${failure.join(",")}]}`)
+      }
+      case "/api/v2/trade/open-orders": {
+        const limit = Number(json.limit ?? 100)
+        const pageNo = Number(json.pageNo ?? 0)
+        const list = this.orders
+          .filter((order) => order.symbol === json.symbol)
+          .sort((a, b) => b.cTime - a.cTime || (b.orderId > a.orderId ? 1 : -1))
+          .slice(pageNo * limit, pageNo * limit + limit)
+          .map((order) =>
+            JSON.stringify({
+              accountId: "10012",
+              symbol: order.symbol,
+              orderId: String(order.orderId),
+              clientOrderId: order.clientOrderId,
+              price: order.price,
+              quantity: order.quantity,
+              orderType: order.orderType,
+              side: order.side,
+              status: "open",
+              latestFillPrice: "0",
+              maxFillPrice: "0",
+              minFillPrice: "0",
+              fillQuantity: "0",
+              fillTotalAmount: "0",
+              cTime: String(order.cTime),
+              uTime: String(order.cTime)
+            })
+          )
+        return ok(`{"orderInfoResultList":[${list.join(",")}],"nextPage":null,"totals":null}`)
+      }
+      case "/api/v2/account/fundingBills": {
+        const pageSize = Number(json.pageSize ?? 10)
+        const pageIndex = Number(json.pageIndex ?? 1)
+        const matching = this.bills
+          .filter((bill) =>
+            (json.coinId === undefined || bill.coinId === json.coinId) &&
+            (json.startTime === undefined || bill.cTime > Number(json.startTime)) &&
+            (json.endTime === undefined || bill.cTime < Number(json.endTime))
+          )
+          .sort((a, b) => b.cTime - a.cTime || (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1))
+        const items = matching.slice((pageIndex - 1) * pageSize, pageIndex * pageSize)
+        return ok(JSON.stringify({
+          total: matching.length,
+          page: pageIndex,
+          pageSize,
+          hasNextPage: pageIndex * pageSize < matching.length,
+          items: items.map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+        }))
+      }
+      case "/api/v2/rebate/affiliate/internalWithdrawal": {
+        const id = this.nextTransferId++
+        return { status: 200, text: `{"code":"200","id":"${id}","timestamp":${now}}` }
+      }
+      default:
+        return { status: 404, text: "<html><body>Not Found</body></html>" }
+    }
+  }
+
+  /** Adds `count` bills, `perMillis` per millisecond, newest at `newest`. Ids grow with time. */
+  addBills(count: number, newest: number, perMillis = 1, coinId = 2): void {
+    let after = 1_000_000n
+    for (let i = 0; i < count; i++) {
+      const cTime = newest - Math.floor((count - 1 - i) / perMillis)
+      after += 1n
+      this.bills.push({
+        billId: String(7_000_000_000_000_000_000n + BigInt(this.bills.length)),
+        coinId,
+        coinName: coinId === 2 ? "USDT" : "BTC",
+        bizType: "deposit",
+        deltaAmount: "1",
+        afterAmount: `${after}`,
+        fees: "0",
+        cTime
+      })
+    }
+  }
+}
+
+/** Options for `SpotClient.layer` with the fake's credentials. */
+export const clientOptions: SpotClient.Options = {
+  baseUrl: "https://venue.test",
+  credentials: {
+    apiKey: Redacted.make(credentials.apiKey),
+    secretKey: Redacted.make(credentials.secretKey),
+    passphrase: Redacted.make(credentials.passphrase)
+  }
+}
+
+/** A `SpotClient` layer over the fake venue. */
+export const clientLayer = (
+  venue: FakeVenue,
+  options: Partial<SpotClient.Options> = {}
+): Layer.Layer<SpotClient.SpotClient> =>
+  SpotClient.layer({ ...clientOptions, ...options }).pipe(Layer.provide(venue.layer))
