@@ -6,7 +6,7 @@
 //
 //   node scripts/bootstrap.mjs <pnpm-script> [args...]
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -59,8 +59,13 @@ const pnpmJs = () => {
 
 const node = nodeBin()
 const pnpm = pnpmJs()
+// A `pnpm` command for nested scripts (`pnpm lint && pnpm check ...`), bound to the provisioned Node.
+const shims = join(cache, "bin")
+mkdirSync(shims, { recursive: true })
+writeFileSync(join(shims, "pnpm"), `#!/bin/sh\nexec "${node}" "${pnpm}" "$@"\n`)
+chmodSync(join(shims, "pnpm"), 0o755)
 // Child processes (vitest workers, pnpm scripts, the CLI under test) must find the same Node first.
-const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, npm_config_loglevel: "error" }
+const env = { ...process.env, PATH: `${shims}:${dirname(node)}:${process.env.PATH}`, npm_config_loglevel: "error" }
 const run = (args) => {
   const result = spawnSync(node, [pnpm, ...args], { cwd: root, env, stdio: "inherit" })
   if (result.status !== 0) process.exit(result.status ?? 1)

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Schedule, Schema, Stream } from "effect"
-import { type HttpClient } from "effect/http"
+import type { HttpClient } from "effect/http"
 import * as Bill from "./Bill.ts"
 import * as RateLimiter from "./internal/rateLimiter.ts"
 import * as Transport from "./internal/transport.ts"
