@@ -10,8 +10,10 @@ import {
   Decimal,
   DecimalFromWire,
   IdFromWire,
+  isPositive,
   MillisFromWire,
   OrderIdFromWire,
+  PageSize,
   PositiveDecimal,
   TradingPair
 } from "./Primitives.ts"
@@ -60,8 +62,8 @@ const orderFields = {
   orderType: OrderType,
   /** Execution type; `normal` when omitted. */
   force: Schema.optional(Force),
-  /** Limit price; required for limit orders, ignored for market orders. */
-  price: Schema.optional(PositiveDecimal),
+  /** Limit price; required (and > 0) for limit orders, ignored by the venue for market orders (sent as "0"). */
+  price: Schema.optional(Decimal),
   /** Base coin for limit orders and market sells; quote coin for market buys. */
   quantity: PositiveDecimal,
   /** Chosen by the client; generated when omitted. Retries reuse it so an order is placed at most once. */
@@ -70,9 +72,13 @@ const orderFields = {
 
 const limitNeedsPrice = Schema.makeFilter(
   (order: { readonly orderType: OrderType; readonly price?: string | undefined }) =>
-    order.orderType === "limit" && order.price === undefined
+    order.orderType !== "limit"
+      ? undefined
+      : order.price === undefined
       ? { path: ["price"], issue: "is required for a limit order" }
-      : undefined
+      : isPositive(order.price)
+      ? undefined
+      : { path: ["price"], issue: "must be greater than 0 for a limit order" }
 )
 
 /**
@@ -246,7 +252,7 @@ export type OpenOrdersPage = typeof OpenOrdersPage.Type
  */
 export const OpenOrdersQuery = Schema.Struct({
   symbol: TradingPair,
-  limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
+  limit: Schema.optional(PageSize),
   pageNo: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
@@ -255,9 +261,3 @@ export const OpenOrdersQuery = Schema.Struct({
  * @category requests
  */
 export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
-
-/**
- * @since 0.1.0
- * @category requests
- */
-export const decimalZero = Decimal.make("0")

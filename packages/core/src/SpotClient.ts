@@ -16,7 +16,7 @@ import * as Transport from "./internal/transport.ts"
 import * as validate from "./internal/validate.ts"
 import * as Json from "./Json.ts"
 import * as Order from "./Order.ts"
-import { TradingPair } from "./Primitives.ts"
+import { PageSize, TradingPair } from "./Primitives.ts"
 import type { OrderId } from "./Primitives.ts"
 import type * as Signer from "./Signer.ts"
 import * as SpotError from "./SpotError.ts"
@@ -174,6 +174,8 @@ export const paths = {
  */
 export const BATCH_LIMIT = 50
 
+const STALE_PAGES = 3
+
 const perSecond: RateLimit = { limit: 10, windowMillis: 1000 }
 const billsBudget: RateLimit = { limit: 500, windowMillis: 10_000 }
 
@@ -199,7 +201,7 @@ const validatePlaceOrder = validate.input(Order.PlaceOrder)
 const validateBatchItem = validate.input(Order.BatchItem)
 const validateSymbol = validate.input(TradingPair, "symbol")
 const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery)
-const validatePageSize = validate.input(Schema.optional(Order.OpenOrdersQuery.fields.limit), "pageSize")
+const validatePageSize = validate.input(Schema.UndefinedOr(PageSize), "pageSize")
 const validateBillQuery = validate.input(Bill.BillQuery)
 const validateBillPageQuery = validate.input(Bill.BillPageQuery)
 const validateTransfer = validate.input(Transfer.InternalTransfer)
@@ -309,13 +311,15 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   )
 
   // Pages newest first from pageNo 0 until a page is shorter than the page size. Orders that move between pages
-  // while paging (new orders push older ones down) are never yielded twice.
+  // while paging (new orders push older ones down) are never yielded twice. A venue that ignores `pageNo` would
+  // answer the same full page forever: after `STALE_PAGES` full pages without a new order the stream fails.
   const openOrdersReasons = (options: OpenOrdersOptions) =>
     Stream.unwrap(Effect.map(
       Effect.all([validateSymbol(options.symbol), validatePageSize(options.pageSize)]),
       ([symbol, pageSize]) => {
         const limit = pageSize ?? 100
         const seen = new Set<string>()
+        let stale = 0
         return Stream.paginate(0, (pageNo: number) =>
           Effect.flatMap(openOrdersPageReasons({ symbol, limit, pageNo }), (page) => {
             const list = page.orderInfoResultList ?? []
@@ -323,7 +327,18 @@ export const make = Effect.fnUntraced(function*(options: Options) {
               !seen.has(order.orderId)
             )
             for (const order of fresh) seen.add(order.orderId)
-            const last = list.length < limit || page.nextPage === false || (list.length > 0 && fresh.length === 0)
+            const last = list.length < limit || page.nextPage === false
+            stale = !last && fresh.length === 0 ? stale + 1 : 0
+            if (stale >= STALE_PAGES) {
+              return Effect.fail(
+                new SpotError.DecodeError({
+                  kind: "schema",
+                  description: `open-orders paging made no progress: ${STALE_PAGES} full pages without a new order` +
+                    ` (pageNo ${pageNo}); does the venue honour pageNo?`,
+                  excerpt: ""
+                })
+              )
+            }
             return Effect.succeed([fresh, last ? Option.none<number>() : Option.some(pageNo + 1)] as const)
           }))
       }
@@ -465,7 +480,14 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure, isUnknown)
         const rejection = rejected.get(clientOrderId)
         if (rejection !== undefined) {
-          return { _tag: "Failed", index, clientOrderId, ...rejection, mayExist: isUnknown }
+          // 43118: an order with this clientOrderId exists (placed earlier), so it must be looked up, not re-sent.
+          return {
+            _tag: "Failed",
+            index,
+            clientOrderId,
+            ...rejection,
+            mayExist: isUnknown || rejection.code === "43118"
+          }
         }
         return {
           _tag: "Failed",
