@@ -22,16 +22,23 @@ interface JsonWithRaw {
 // string only costs the slower path, never correctness.
 const UNSAFE_NUMBER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/
 
+const PLAIN_INTEGER = /^-?\d+$/
+
+// Keeps a number only when its source is a plain integer a double holds exactly; everything else (`1.0`, `1e5`,
+// `99.999999999999999999`, `602876318261969338`) is returned as its exact source text.
 const reviver = function(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined) {
+  if (
+    typeof value === "number" && context?.source !== undefined &&
+    !(Number.isSafeInteger(value) && PLAIN_INTEGER.test(context.source))
+  ) {
     return context.source
   }
   return value
 }
 
 /**
- * Parses JSON text without losing precision: numbers that are safe integers stay numbers, every other number
- * (large integers, fractions, exponent forms) becomes its exact source text. Throws `SyntaxError` on bad input;
+ * Parses JSON text without losing precision: plain integer literals that are safe integers stay numbers; every
+ * other number (large integers, fractions, exponent forms) becomes its exact source text. Throws `SyntaxError` on bad input;
  * callers in this package wrap it in `Effect.try`.
  *
  * @since 0.1.0
@@ -44,7 +51,7 @@ const rawJSON = (JSON as unknown as JsonWithRaw).rawJSON
 
 /**
  * A value that `stringify` writes verbatim as a JSON number, so that an integer above 2^53 never passes through
- * a double. The text must be a JSON integer literal (`rawJSON` throws otherwise); `UserId` guarantees it.
+ * a double. The text must be a JSON number literal (`rawJSON` throws otherwise); `UserId` guarantees digits.
  *
  * @since 0.1.0
  * @category encoding

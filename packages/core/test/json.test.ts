@@ -1,0 +1,311 @@
+/**
+ * Lossless JSON: 64-bit ids and exact decimals survive `Json.parse` / `Json.stringify` and the id wire schema.
+ *
+ * The contract (Json.ts module docs, DESIGN §3): a number literal stays a JS number only when it is an integer
+ * literal within the safe range; every other number (large integers, fractions, exponent forms) comes back as its
+ * exact source text.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
+import { Json, Primitives, SpotClient } from "../src/index.ts"
+import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
+
+const INTEGER_LITERAL = /^-?\d+$/
+
+/** What a lossless parse must answer for one number literal, derived from its text alone. */
+const expectedNumber = (literal: string): unknown =>
+  INTEGER_LITERAL.test(literal) && Number.isSafeInteger(Number(literal)) ? Number(literal) : literal
+
+/** Reference lossless parse, independent of the code under test: the reviver sees each number's source text. */
+const referenceParse = (text: string): unknown => {
+  const reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
+    typeof value === "number" && context?.source !== undefined ? expectedNumber(context.source) : value
+  return JSON.parse(text, reviver)
+}
+
+const agree = (text: string, expected: unknown) => {
+  assert.deepStrictEqual(Json.parse(text), expected, text)
+  assert.deepStrictEqual(referenceParse(text), expected, text)
+}
+
+describe("Json.parse", () => {
+  it("keeps a 64-bit order id sent as a JSON number as its exact digits", () => {
+    assert.strictEqual(Json.parse("602876318261969338"), "602876318261969338")
+    assert.deepStrictEqual(Json.parse("{\"data\":{\"orderId\":602876318261969338}}"), {
+      data: { orderId: "602876318261969338" }
+    })
+    // The trap it avoids: the built-in parse rounds the id.
+    assert.notStrictEqual(String(JSON.parse("602876318261969338")), "602876318261969338")
+  })
+
+  it("keeps safe integers as numbers and unsafe integers as text", () => {
+    agree("[0,-42,1763800000000,9007199254740991,-9007199254740991]", [
+      0,
+      -42,
+      1763800000000,
+      9007199254740991,
+      -9007199254740991
+    ])
+    agree("[9007199254740992,-9007199254740993,18446744073709551615,123456789012345678901234567890]", [
+      "9007199254740992",
+      "-9007199254740993",
+      "18446744073709551615",
+      "123456789012345678901234567890"
+    ])
+  })
+
+  it("returns fractions and exponent forms as their source text", () => {
+    agree("{\"price\":0.1,\"qty\":-1.50,\"fee\":2.5e-3,\"huge\":1e400,\"big\":12345678901234567890.123}", {
+      price: "0.1",
+      qty: "-1.50",
+      fee: "2.5e-3",
+      huge: "1e400",
+      big: "12345678901234567890.123"
+    })
+  })
+
+  it("never rounds a fraction to a nearby integer", () => {
+    // These literals round to safe integers as doubles; returning that number would lose the value.
+    agree("[1.0000000000000000001,99.999999999999999999,1e-400]", [
+      "1.0000000000000000001",
+      "99.999999999999999999",
+      "1e-400"
+    ])
+  })
+
+  it("returns fraction and exponent forms of integral values as their source text too", () => {
+    agree("[1.0,1e5,2E+3,-0.0]", ["1.0", "1e5", "2E+3", "-0.0"])
+  })
+
+  it("leaves strings holding digits untouched, nested at any depth", () => {
+    agree(
+      "{\"id\":\"602876318261969338\",\"list\":[{\"s\":\":1.5,[2e3\"},[\"18446744073709551615\",7]]," +
+        "\"n\":null,\"t\":true}",
+      {
+        id: "602876318261969338",
+        list: [{ s: ":1.5,[2e3" }, ["18446744073709551615", 7]],
+        n: null,
+        t: true
+      }
+    )
+  })
+
+  it("throws SyntaxError on malformed text on both paths", () => {
+    assert.throws(() => Json.parse("{\"code\":\"00000\",\"data\":{"), SyntaxError)
+    assert.throws(() => Json.parse("{\"orderId\":602876318261969338,"), SyntaxError)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// property: generated JSON texts, with the expected value built alongside the text
+
+interface Sample {
+  readonly text: string
+  readonly expected: unknown
+}
+
+const digits = (min: number, max: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((ds) => ds.join(""))
+
+const integerLiteral = fc.oneof(
+  fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map(String),
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  fc.bigInt({ min: 2n ** 53n - 3n, max: 2n ** 53n + 3n }).map((n) => String(n)),
+  fc.constantFrom("602876318261969338", "18446744073709551615", "-9007199254740992")
+)
+
+const decimalLiteral = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 22n }), digits(1, 24)).map(
+  ([negative, whole, fraction]) => `${negative ? "-" : ""}${whole}.${fraction}`
+)
+
+const exponentLiteral = fc.tuple(
+  fc.oneof(integerLiteral, decimalLiteral),
+  fc.constantFrom("e", "E", "e+", "e-", "E-"),
+  fc.integer({ min: 0, max: 400 })
+).map(([mantissa, marker, exponent]) => `${mantissa}${marker}${exponent}`)
+
+const numberSample = fc.oneof(integerLiteral, decimalLiteral, exponentLiteral).map((literal): Sample => ({
+  text: literal,
+  expected: expectedNumber(literal)
+}))
+
+// Strings made of the characters that could fool a scanner for unsafe numbers.
+const trickyString = fc.string({
+  unit: fc.constantFrom("0", "1", "6", "9", ".", "e", "E", ":", ",", "[", "-", " ", "a", "\"", "\\", "\n")
+})
+
+const stringSample = trickyString.map((s): Sample => ({ text: JSON.stringify(s), expected: s }))
+
+const literalSample = fc.constantFrom<Sample>(
+  { text: "true", expected: true },
+  { text: "false", expected: false },
+  { text: "null", expected: null }
+)
+
+const whitespace = fc.constantFrom("", " ", "\n", "\t ", "\r\n  ")
+
+const padded = (sample: fc.Arbitrary<Sample>) =>
+  fc.tuple(whitespace, sample, whitespace).map(([before, s, after]): Sample => ({
+    text: before + s.text + after,
+    expected: s.expected
+  }))
+
+const { value: jsonSample } = fc.letrec<{ value: Sample; array: Sample; object: Sample }>((tie) => ({
+  value: fc.oneof(
+    { maxDepth: 4, depthSize: "small" },
+    numberSample,
+    stringSample,
+    literalSample,
+    tie("array"),
+    tie("object")
+  ),
+  array: fc.array(padded(tie("value")), { maxLength: 6 }).map((items): Sample => ({
+    text: `[${items.map((item) => item.text).join(",")}]`,
+    expected: items.map((item) => item.expected)
+  })),
+  object: fc.array(fc.tuple(trickyString, padded(tie("value"))), { maxLength: 6 }).map((entries): Sample => ({
+    text: `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${item.text}`).join(",")}}`,
+    expected: Object.fromEntries(entries.map(([key, item]) => [key, item.expected]))
+  }))
+}))
+
+describe("Json.parse (properties)", () => {
+  it("equals the reference lossless parse on generated texts with big integers, decimals and digit strings", () => {
+    fc.assert(
+      fc.property(padded(jsonSample), ({ expected, text }) => {
+        assert.deepStrictEqual(referenceParse(text), expected, text)
+        assert.deepStrictEqual(Json.parse(text), expected, text)
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it("agrees with the built-in parse when every number is a safe integer (the fast path)", () => {
+    const safeTree = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { maxDepth: 4, depthSize: "small" },
+        fc.maxSafeInteger(),
+        trickyString,
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("value"), { maxLength: 5 }),
+        fc.dictionary(trickyString, tie("value"), { maxKeys: 5 })
+      )
+    })).value
+    fc.assert(
+      fc.property(safeTree, (value) => {
+        const text = JSON.stringify(value)
+        assert.deepStrictEqual(Json.parse(text), JSON.parse(text), text)
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
+
+describe("Json.stringify", () => {
+  it("writes a raw number with its exact digits", () => {
+    const text = Json.stringify({
+      toUserId: Json.rawNumber("18446744073709551615"),
+      coin: "USDT",
+      nested: [Json.rawNumber("9007199254740993"), 1]
+    })
+    assert.strictEqual(text, "{\"toUserId\":18446744073709551615,\"coin\":\"USDT\",\"nested\":[9007199254740993,1]}")
+    assert.deepStrictEqual(Json.parse(text), {
+      toUserId: "18446744073709551615",
+      coin: "USDT",
+      nested: ["9007199254740993", 1]
+    })
+  })
+
+  it("round-trips any u64 through rawNumber and parse", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => {
+        const parsed = Json.parse(Json.stringify({ id: Json.rawNumber(String(n)) })) as { readonly id: unknown }
+        assert.strictEqual(String(parsed.id), String(n))
+        assert.strictEqual(typeof parsed.id, Number.isSafeInteger(Number(n)) ? "number" : "string")
+      }),
+      { numRuns: 200 }
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// OrderId through the wire schema
+
+const decodeOrderId = Schema.decodeUnknownSync(Primitives.OrderIdFromWire)
+const encodeOrderId = Schema.encodeSync(Primitives.OrderIdFromWire)
+
+/** The `orderId` of a wire text, parsed losslessly and decoded. */
+const orderIdOf = (text: string) => decodeOrderId((Json.parse(text) as { readonly orderId: unknown }).orderId)
+
+describe("OrderIdFromWire", () => {
+  it("decodes an id sent as a JSON number (lossless source text) or as a JSON string to the same digits", () => {
+    assert.strictEqual(orderIdOf("{\"orderId\":602876318261969338}"), "602876318261969338")
+    assert.strictEqual(orderIdOf("{\"orderId\":\"602876318261969338\"}"), "602876318261969338")
+    assert.strictEqual(orderIdOf("{\"orderId\":18446744073709551615}"), "18446744073709551615")
+    assert.strictEqual(orderIdOf("{\"orderId\":12345}"), "12345")
+  })
+
+  it("rejects ids that are not unsigned 64-bit integers", () => {
+    for (const text of ["18446744073709551616", "-1", "1.5", "\"0602876318261969338\"", "\"\"", "\"12a\""]) {
+      assert.throws(() => orderIdOf(`{"orderId":${text}}`), undefined, undefined, text)
+    }
+  })
+
+  it("encodes to the exact digits and decodes back, as a JSON string or a raw JSON number", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => {
+        const id = decodeOrderId(String(n))
+        const encoded = encodeOrderId(id)
+        assert.strictEqual(String(encoded), String(n))
+        assert.strictEqual(orderIdOf(Json.stringify({ orderId: encoded })), String(n))
+        assert.strictEqual(orderIdOf(Json.stringify({ orderId: Json.rawNumber(String(n)) })), String(n))
+      }),
+      { numRuns: 200 }
+    )
+  })
+})
+
+describe("ids over the client", () => {
+  it.effect.each([{ idsAsStrings: false }, { idsAsStrings: true }])(
+    "placeOrder returns the exact id (ids as strings: $idsAsStrings)",
+    ({ idsAsStrings }) => {
+      const venue = new FakeVenue({ idsAsStrings })
+      return Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        const client = yield* SpotClient.SpotClient
+        const placed = yield* client.placeOrder({
+          symbol: "BTCUSDT_SPBL",
+          side: "buy",
+          orderType: "limit",
+          price: "1",
+          quantity: "1",
+          clientOrderId: "json-1"
+        })
+        assert.strictEqual(placed.orderId, "602876318261969338")
+      }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
+    }
+  )
+
+  it.effect("internalTransfer sends toUserId as a bare JSON number with its exact digits", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      for (const toUserId of ["9007199254740993", "18446744073709551615", "7"]) {
+        yield* client.internalTransfer({
+          toUserId,
+          coin: "USDT",
+          amount: "1",
+          fromAccountType: "SPOT",
+          toAccountType: "FUND"
+        })
+        const body = venue.requests.at(-1)!.body
+        assert.include(body, `"toUserId":${toUserId},`)
+        assert.strictEqual(String((Json.parse(body) as { readonly toUserId: unknown }).toUserId), toUserId)
+      }
+    }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
+  })
+})
