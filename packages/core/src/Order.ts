@@ -158,6 +158,12 @@ export const BatchResponse = Schema.Struct({
 })
 
 /**
+ * @since 0.1.0
+ * @category responses
+ */
+export type BatchResponse = typeof BatchResponse.Type
+
+/**
  * The outcome of one batch item, in input order.
  *
  * `Placed`: the venue accepted it. `Failed`: it was not placed — rejected by validation, by the venue (`code` is the

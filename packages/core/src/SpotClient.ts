@@ -189,11 +189,22 @@ const isAmbiguous = (reason: SpotError.SpotErrorReason): boolean =>
 const isDefinitelyNotApplied = (reason: SpotError.SpotErrorReason): boolean =>
   reason._tag === "RateLimitError" || reason._tag === "MaintenanceError" || reason._tag === "TimestampError"
 
-const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) =>
-  Schema.decodeUnknownEffect(schema)
+const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (data: unknown) => decode(data)
+}
 
 const decodePlaceOrderResult = decoder(Order.PlaceOrderResult)
-const decodeBatchResponse = decoder(Order.BatchResponse)
+const decodeBatchAnswer = decoder(Order.BatchResponse)
+// Failure texts of a batch end up in outcomes and logs: scrub them like every other text from the network.
+const decodeBatchResponse = (data: unknown, scrub: (text: string) => string) =>
+  Effect.map(decodeBatchAnswer(data), (answer): Order.BatchResponse => ({
+    ...answer,
+    failure: answer.failure?.map((failure) => ({
+      ...failure,
+      errorMsg: typeof failure.errorMsg === "string" ? scrub(failure.errorMsg) : failure.errorMsg
+    }))
+  }))
 const decodeOpenOrdersPage = decoder(Order.OpenOrdersPage)
 const decodeBillPage = decoder(Bill.BillPage)
 const decodeTransferSuccess = decoder(Transfer.TransferSuccess)
@@ -265,7 +276,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const maxDelay = Duration.fromInputUnsafe(retryOptions.maxDelay ?? Duration.seconds(5))
   const schedule = Schedule.exponential(retryOptions.baseDelay ?? Duration.millis(200)).pipe(
     Schedule.jittered,
-    Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, maxDelay)))
+    Schedule.modifyDelay(({ duration }) =>
+      Effect.succeed(Duration.millis(Math.round(Duration.toMillis(Duration.min(duration, maxDelay)))))
+    )
   )
   const times = retryOptions.times ?? 4
 

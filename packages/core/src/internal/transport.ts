@@ -29,7 +29,7 @@ export interface Transport {
   readonly call: <A>(
     endpoint: Endpoint,
     body: string,
-    decode: (data: unknown) => Effect.Effect<A, Schema.SchemaError>,
+    decode: (data: unknown, scrub: (text: string) => string) => Effect.Effect<A, Schema.SchemaError>,
     context?: { readonly clientOrderId?: string | undefined }
   ) => Effect.Effect<A, SpotError.SpotErrorReason>
   /** Current estimate of server time minus local time, in ms. */
@@ -63,8 +63,6 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     return out
   }
 
-  const excerptOf = (text: string, signature: string) => scrub(text.slice(0, EXCERPT), signature)
-
   const learn = (serverTime: number | null | undefined, sentAt: number, receivedAt: number) => {
     if (typeof serverTime === "number" && serverTime > 0) {
       offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
@@ -76,13 +74,14 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
   const once = <A>(
     endpoint: Endpoint,
     body: string,
-    decode: (data: unknown) => Effect.Effect<A, Schema.SchemaError>,
+    decode: (data: unknown, scrub: (text: string) => string) => Effect.Effect<A, Schema.SchemaError>,
     clientOrderId: string | undefined
   ): Effect.Effect<A, SpotError.SpotErrorReason> =>
     Effect.gen(function*() {
       if (endpoint.limiter !== undefined) yield* endpoint.limiter.acquire(endpoint.weight)
       const sentAt = yield* Clock.currentTimeMillis
-      const timestamp = String(sentAt + offset)
+      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+      const timestamp = String(Math.round(sentAt + offset))
       const signature = yield* sign(Signer.prehash(timestamp, "POST", endpoint.path, body))
       const request = HttpClientRequest.post(options.baseUrl + endpoint.path).pipe(
         HttpClientRequest.setHeaders({
@@ -97,7 +96,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
       )
       const exchange = Effect.flatMap(http.execute(request), (response) =>
         Effect.map(response.text, (text) => ({ status: response.status, text })))
-      const { status, text } = yield* exchange.pipe(
+      const { status, text: rawText } = yield* exchange.pipe(
         Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
         Effect.timeoutOrElse({
           duration: options.timeout,
@@ -113,28 +112,35 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
         )
       )
       const receivedAt = yield* Clock.currentTimeMillis
+      // Texts that can end up in messages are scrubbed of credentials before they are cut to an excerpt (so no
+      // fragment survives at the cut). The data itself is never scrubbed: a short passphrase may be a substring of
+      // a price.
+      const excerptOf = (text: string) =>
+        scrub(text, signature).slice(0, EXCERPT)
+      const scrubText = (text: string) => scrub(text, signature)
+      const text = rawText
 
       const parsed = yield* Effect.try({
-        try: () =>
-          Json.parse(text),
-        catch: (error) =>
+        try: () => Json.parse(text),
+        // The parser's own message quotes the body; say only what and where.
+        catch: () =>
           status >= 200 && status < 300
             ? new SpotError.DecodeError({
               kind: "json",
-              description: String((error as Error).message ?? error).slice(0, EXCERPT),
-              excerpt: excerptOf(text, signature),
+              description: `the body (${text.length} characters) is not valid JSON`,
+              excerpt: excerptOf(text),
               httpStatus: status
             })
             : status === 429
             ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
-            : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text, signature) })
+            : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) })
       })
 
       const schemaError = (error: Schema.SchemaError) =>
         new SpotError.DecodeError({
           kind: "schema",
           description: error.message.slice(0, 400),
-          excerpt: excerptOf(text, signature),
+          excerpt: excerptOf(text),
           httpStatus: status
         })
 
@@ -147,17 +153,17 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
             new SpotError.DecodeError({
               kind: "schema",
               description: "expected an envelope object with a code",
-              excerpt: excerptOf(text, signature),
+              excerpt: excerptOf(text),
               httpStatus: status
             })
           )
-          : Effect.fail(new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text, signature) }))
+          : Effect.fail(new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) }))
       }
 
       if (endpoint.envelope === "transfer" && String(parsed.code) === Envelope.TRANSFER_SUCCESS) {
         const timestampField = (parsed as { readonly timestamp?: unknown }).timestamp
         learn(typeof timestampField === "number" ? timestampField : Number(timestampField), sentAt, receivedAt)
-        return yield* Effect.mapError(decode(parsed), schemaError)
+        return yield* Effect.mapError(decode(parsed, scrubText), schemaError)
       }
 
       const envelope = yield* Effect.mapError(decodeStandard(parsed), schemaError)
@@ -165,13 +171,13 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
       if (envelope.code !== Envelope.SUCCESS) {
         return yield* Effect.fail(SpotError.fromVenue({
           code: envelope.code,
-          msg: scrub(envelope.msg ?? "", signature),
+          msg: scrubText(envelope.msg ?? ""),
           requestTime: envelope.requestTime ?? undefined,
           httpStatus: status,
           clientOrderId
         }))
       }
-      return yield* Effect.mapError(decode(envelope.data), schemaError)
+      return yield* Effect.mapError(decode(envelope.data, scrubText), schemaError)
     })
 
   const call: Transport["call"] = (endpoint, body, decode, context) => {

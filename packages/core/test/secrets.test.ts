@@ -1,0 +1,369 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Logger, References, Stream, Tracer } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
+import { inspect } from "node:util"
+import { SpotClient } from "../src/index.ts"
+import { clientOptions, credentials, envelope, FakeVenue, NOW } from "./support/FakeVenue.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const {
+  fundingBills: BILLS,
+  internalTransfer: TRANSFER,
+  openOrders: OPEN_ORDERS,
+  placeOrder: ORDERS,
+  placeOrders: BATCH
+} = SpotClient.paths
+const { apiKey, passphrase, secretKey } = credentials
+
+const render = (value: unknown) => inspect(value, { depth: 10 })
+
+/** An answer computed from the signature of the request it answers, so it can echo it. */
+type Responder = (signature: string) => { readonly status: number; readonly body: string }
+
+/**
+ * The fake venue behind an HttpClient that records every ACCESS-SIGN sent and, for scripted requests, answers with a
+ * body that echoes the credentials and the signature (a misbehaving proxy or venue).
+ */
+class EchoingVenue {
+  readonly venue = new FakeVenue()
+  readonly signatures: Array<string> = []
+  private readonly responders: Array<{ readonly path: string; readonly respond: Responder }> = []
+
+  echo(path: string, respond: Responder, times = 1): void {
+    for (let i = 0; i < times; i++) this.responders.push({ path, respond })
+  }
+
+  get layer(): Layer.Layer<HttpClient.HttpClient> {
+    return Layer.succeed(
+      HttpClient.HttpClient,
+      HttpClient.make((request, url) => {
+        this.signatures.push(request.headers["access-sign"] ?? "")
+        const index = this.responders.findIndex((entry) => entry.path === url.pathname)
+        if (index === -1) return this.venue.client.execute(request)
+        const { body, status } = this.responders.splice(index, 1)[0]!.respond(request.headers["access-sign"] ?? "")
+        return Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { status })))
+      })
+    )
+  }
+}
+
+const leaky = (signature: string) => `key=${apiKey} secret=${secretKey} passphrase=${passphrase} sign=${signature}`
+
+/** Everything observable: log lines, spans, and the renderings of every result and error. */
+class Capture {
+  readonly logs: Array<string> = []
+  readonly spans: Array<Tracer.NativeSpan> = []
+  readonly outputs: Array<string> = []
+
+  readonly layer = Layer.mergeAll(
+    Logger.layer([
+      Logger.make((options) => {
+        this.logs.push(Logger.formatJson.log(options), render(options.message), Cause.pretty(options.cause))
+      })
+    ]),
+    Layer.succeed(References.MinimumLogLevel, "All"),
+    Layer.succeed(
+      Tracer.Tracer,
+      Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          this.spans.push(span)
+          return span
+        }
+      })
+    ),
+    Layer.succeed(HttpClient.TracerHeaderFilter, () => true)
+  )
+
+  record<A, E>(exit: Exit.Exit<A, E>): void {
+    if (Exit.isSuccess(exit)) {
+      this.outputs.push(render(exit.value))
+      return
+    }
+    this.outputs.push(Cause.pretty(exit.cause))
+    for (const reason of exit.cause.reasons) {
+      if (!Cause.isFailReason(reason)) continue
+      const error = reason.error as Error & { readonly reason?: unknown }
+      this.outputs.push(
+        String(error),
+        error.message,
+        JSON.stringify(error),
+        render(error),
+        error.stack ?? "",
+        String(error.reason),
+        JSON.stringify(error.reason),
+        render(error.reason)
+      )
+    }
+  }
+
+  get spanTexts(): Array<string> {
+    return this.spans.map((span) =>
+      [
+        span.name,
+        render(span.attributes),
+        render(span.events),
+        render(span.links.map((link) => link.attributes)),
+        span.status._tag === "Ended" && Exit.isFailure(span.status.exit) ? Cause.pretty(span.status.exit.cause) : ""
+      ].join("\n")
+    )
+  }
+
+  get texts(): Array<string> {
+    return [...this.logs, ...this.spanTexts, ...this.outputs]
+  }
+
+  headerValues(name: string): Array<unknown> {
+    return this.spans.flatMap((span) => {
+      const key = `http.request.header.${name}`
+      return span.attributes.has(key) ? [span.attributes.get(key)] : []
+    })
+  }
+}
+
+interface Scenario {
+  readonly name: string
+  readonly setup?: (echo: EchoingVenue) => void
+  readonly run: (client: SpotClient.Service) => Effect.Effect<unknown, unknown>
+  /** The reason tag the call must fail with, or "success". */
+  readonly expect: string
+}
+
+/** Runs the scenarios one after another over one echoing venue, recording everything in a `Capture`. */
+const runScenarios = (scenarios: ReadonlyArray<Scenario>, options: Partial<SpotClient.Options> = {}) => {
+  const echo = new EchoingVenue()
+  const capture = new Capture()
+  const settings = { ...clientOptions, rateLimit: false, retry: { times: 1, baseDelay: 0 }, ...options } as const
+  const clientLayer = Layer.provide(SpotClient.layer(settings), echo.layer)
+  return Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    const client = yield* SpotClient.SpotClient
+    for (const scenario of scenarios) {
+      scenario.setup?.(echo)
+      const exit = yield* Effect.exit(scenario.run(client))
+      capture.record(exit)
+      const outcome = Exit.isSuccess(exit)
+        ? "success"
+        : (Cause.squash(exit.cause) as { readonly reason?: { readonly _tag?: string } }).reason?._tag
+      assert.strictEqual(outcome, scenario.expect, scenario.name)
+    }
+    return { capture, echo }
+  }).pipe(Effect.provide(clientLayer), Effect.provide(capture.layer))
+}
+
+const limitOrder = (clientOrderId: string) =>
+  ({ symbol: SYMBOL, side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId }) as const
+
+const transfer = {
+  toUserId: "18446744073709551615",
+  coin: "USDT",
+  amount: "1",
+  fromAccountType: "SPOT",
+  toAccountType: "FUND"
+} as const
+
+const scenarios: ReadonlyArray<Scenario> = [
+  { name: "place", expect: "success", run: (client) => client.placeOrder(limitOrder("ok-1")) },
+  {
+    name: "batch",
+    expect: "success",
+    run: (client) =>
+      client.placeOrders(SYMBOL, [
+        { side: "sell", orderType: "market", quantity: "2", clientOrderId: "ok-2" },
+        { side: "sell", orderType: "limit", quantity: "2", clientOrderId: "bad-item" }
+      ])
+  },
+  { name: "open orders", expect: "success", run: (client) => Stream.runCollect(client.openOrders({ symbol: SYMBOL })) },
+  {
+    name: "bills",
+    expect: "success",
+    setup: (echo) => echo.venue.addBills(5, NOW - 1_000),
+    run: (client) => Stream.runCollect(client.fundingBills({ pageSize: 2 }))
+  },
+  { name: "transfer", expect: "success", run: (client) => client.internalTransfer(transfer) },
+  {
+    name: "limit order without price",
+    expect: "ValidationError",
+    run: (client) => client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", quantity: "1" })
+  },
+  {
+    name: "malformed symbol",
+    expect: "ValidationError",
+    run: (client) => client.openOrdersPage({ symbol: "btc-usdt" })
+  },
+  {
+    name: "7 decimals",
+    expect: "ValidationError",
+    run: (client) => client.internalTransfer({ ...transfer, amount: "0.1234567" })
+  },
+  {
+    name: "5xx echoing the credentials, twice",
+    expect: "OutcomeUnknownError",
+    setup: (echo) => echo.echo(ORDERS, (signature) => ({ status: 502, body: leaky(signature) }), 2),
+    run: (client) => client.placeOrder(limitOrder("echo-5xx"))
+  },
+  {
+    name: "4xx page echoing the credentials",
+    expect: "HttpStatusError",
+    setup: (echo) => echo.echo(OPEN_ORDERS, (signature) => ({ status: 403, body: `<html>${leaky(signature)}</html>` })),
+    run: (client) => client.openOrdersPage({ symbol: SYMBOL })
+  },
+  {
+    name: "venue error whose msg echoes the passphrase",
+    expect: "AuthenticationError",
+    setup: (echo) =>
+      echo.echo(BILLS, (signature) => ({ status: 400, body: envelope("40012", leaky(signature), NOW, "null") })),
+    run: (client) => client.fundingBillsPage({})
+  },
+  {
+    name: "batch refused with an echoing msg",
+    expect: "success",
+    setup: (echo) =>
+      echo.echo(BATCH, (signature) => ({ status: 400, body: envelope("40200", leaky(signature), NOW, "null") }), 2),
+    run: (client) => client.placeOrders(SYMBOL, [{ side: "buy", orderType: "market", quantity: "5" }])
+  },
+  {
+    name: "batch item failure echoing the secret",
+    expect: "success",
+    setup: (echo) =>
+      echo.echo(BATCH, (signature) => ({
+        status: 200,
+        body: envelope(
+          "00000",
+          "success",
+          NOW,
+          JSON.stringify({
+            resultList: [],
+            failure: [{ clientOrderId: "item-echo", errorCode: "45110", errorMsg: leaky(signature) }]
+          })
+        )
+      })),
+    run: (client) =>
+      client.placeOrders(SYMBOL, [{ side: "buy", orderType: "market", quantity: "5", clientOrderId: "item-echo" }])
+  },
+  {
+    name: "lost before and after",
+    expect: "success",
+    setup: (echo) => echo.venue.fail({ kind: "dropBefore" }, ORDERS).fail({ kind: "dropAfter" }, ORDERS),
+    run: (client) => client.placeOrder(limitOrder("dropped"))
+  },
+  {
+    name: "transfer answer lost",
+    expect: "OutcomeUnknownError",
+    setup: (echo) => echo.venue.fail({ kind: "dropAfter" }, TRANSFER),
+    run: (client) => client.internalTransfer(transfer)
+  },
+  {
+    name: "garbled body containing the secret",
+    expect: "DecodeError",
+    setup: (echo) =>
+      echo.echo(OPEN_ORDERS, (signature) => ({ status: 200, body: `{"code":"00000","msg":"${leaky(signature)}` }), 2),
+    run: (client) => client.openOrdersPage({ symbol: SYMBOL })
+  },
+  {
+    name: "well-formed envelope whose data echoes the secret in a field of the wrong shape",
+    expect: "DecodeError",
+    setup: (echo) =>
+      echo.echo(OPEN_ORDERS, (signature) => ({
+        status: 200,
+        body: envelope("00000", "success", NOW, JSON.stringify({ orderInfoResultList: leaky(signature) }))
+      })),
+    run: (client) => client.openOrdersPage({ symbol: SYMBOL })
+  },
+  {
+    name: "429 echoing the credentials, then success",
+    expect: "success",
+    setup: (echo) => echo.echo(TRANSFER, (signature) => ({ status: 429, body: leaky(signature) })),
+    run: (client) => client.internalTransfer(transfer)
+  },
+  {
+    name: "clock skew re-sync",
+    expect: "success",
+    setup: (echo) => {
+      echo.venue.skewMillis = 120_000
+    },
+    run: (client) => client.placeOrder(limitOrder("skewed"))
+  }
+]
+
+/** Asserts that no text contains any needle, listing every leaking text (shortened) on failure. */
+const assertAbsent = (texts: ReadonlyArray<string>, needles: ReadonlyArray<string>, what: string) => {
+  const leaks = texts.filter((text) => needles.some((needle) => text.includes(needle)))
+  assert.deepStrictEqual(
+    leaks.map((text) => text.slice(0, 300)),
+    [],
+    `${what} leaked into ${leaks.length} of ${texts.length} texts`
+  )
+}
+
+describe("secrets", () => {
+  it.effect("never appear in logs, spans, results or rendered errors", () =>
+    Effect.gen(function*() {
+      const { capture, echo } = yield* runScenarios(scenarios)
+      assert.isNotEmpty(capture.logs)
+      assert.isNotEmpty(capture.spans)
+      assert.isNotEmpty(capture.outputs)
+      assert.isTrue(capture.logs.some((line) => line.includes("retryable failure")), "debug logs are recorded")
+      assert.isTrue(capture.outputs.some((text) => text.includes("<redacted>")), "an echo was scrubbed")
+      assert.isAtLeast(echo.signatures.length, scenarios.length)
+
+      const texts = capture.texts
+      assertAbsent(texts, [secretKey], "the secret key")
+      assertAbsent(texts, [passphrase], "the passphrase")
+      assertAbsent(texts, [apiKey], "the api key")
+      assertAbsent(texts, [...new Set(echo.signatures)], "a signature")
+    }))
+
+  it.effect("are recorded only as <redacted> when spans capture request headers", () =>
+    Effect.gen(function*() {
+      const { capture } = yield* runScenarios(scenarios.slice(0, 5))
+      for (const name of ["access-sign", "access-passphrase", "access-key"]) {
+        const values = capture.headerValues(name)
+        assert.isNotEmpty(values, name)
+        for (const value of values) assert.strictEqual(value, "<redacted>", name)
+      }
+      const timestamps = capture.headerValues("access-timestamp")
+      assert.isNotEmpty(timestamps)
+      assert.strictEqual(timestamps[0], String(NOW))
+    }))
+
+  it.effect("leave no fragment when an excerpt cuts one or the JSON parser quotes one", () =>
+    Effect.gen(function*() {
+      // Secrets repeated at a period of their own length plus one: whatever the excerpt's length, one of the two
+      // offsets cuts a secret after at least 10 of its characters.
+      const repeated = (offset: number) => (signature: string) => ({
+        status: 502,
+        body: "x".repeat(offset) + [secretKey, passphrase, signature, apiKey].map((s) => `${s}|`.repeat(12)).join("")
+      })
+      const pageWith = (name: string, setup: (echo: EchoingVenue) => void, expect: string): Scenario => ({
+        name,
+        expect,
+        setup,
+        run: (client) => client.openOrdersPage({ symbol: SYMBOL })
+      })
+      const { capture, echo } = yield* runScenarios([
+        pageWith("cut at offset 0", (echo) => echo.echo(OPEN_ORDERS, repeated(0)), "HttpStatusError"),
+        pageWith("cut at offset 14", (echo) => echo.echo(OPEN_ORDERS, repeated(14)), "HttpStatusError"),
+        pageWith(
+          "garbled body starting with the secret",
+          (echo) => echo.echo(OPEN_ORDERS, () => ({ status: 200, body: `${secretKey} ${passphrase}` })),
+          "DecodeError"
+        )
+      ], { retry: false })
+      const prefixes = [secretKey, passphrase, apiKey, ...echo.signatures].map((secret) => secret.slice(0, 10))
+      assertAbsent([...capture.logs, ...capture.outputs], prefixes, "a secret's first 10 characters")
+    }))
+
+  it("render as <redacted> in the options", () => {
+    const { credentials: redacted } = clientOptions
+    for (const value of [redacted.apiKey, redacted.secretKey, redacted.passphrase]) {
+      assert.strictEqual(String(value), "<redacted>")
+    }
+    assertAbsent(
+      [JSON.stringify(clientOptions), render(clientOptions), String(clientOptions.credentials.secretKey)],
+      [secretKey, passphrase, apiKey],
+      "a credential"
+    )
+  })
+})
