@@ -1,0 +1,317 @@
+/**
+ * Client-side rate limiting (DESIGN §4): 10 requests/s per endpoint for orders, batch, open orders and transfers;
+ * bills weigh 5 against 500 per 10 s. On by default, configurable, weight-aware, and driven by `Clock`, so every
+ * test here runs on the `TestClock` and finishes in milliseconds of real time.
+ *
+ * Requests are timed where the venue receives them: a recording `HttpClient` notes the virtual time of each one. A
+ * synchronous signer (node:crypto) makes a request reach the venue in the same virtual instant the limiter lets it
+ * go, and `settle` lets in-flight work finish (real event-loop turns, no real sleeping) before time moves on.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, Effect, Fiber, Layer, Redacted } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
+import { createHmac } from "node:crypto"
+import { Signer, SpotClient } from "../src/index.ts"
+import * as RateLimiter from "../src/internal/rateLimiter.ts"
+import { clientOptions, FakeVenue, NOW } from "./support/FakeVenue.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+/** The documented default of `marginMillis`. */
+const MARGIN = 25
+
+interface Sent {
+  readonly path: string
+  readonly at: number
+}
+
+const nodeSigner = Signer.layer({
+  name: "test-node-hmac",
+  prepare: (secret) =>
+    Effect.succeed((prehash) =>
+      Effect.sync(() => createHmac("sha256", Redacted.value(secret)).update(prehash).digest("base64"))
+    )
+})
+
+/** A fake venue, the virtual send time of every request it received, and a client layer over both. */
+const setup = (options: Partial<SpotClient.Options> = {}) => {
+  const venue = new FakeVenue()
+  const sent: Array<Sent> = []
+  const recording = HttpClient.make((request, url) =>
+    Effect.flatMap(Clock.currentTimeMillis, (at) => {
+      sent.push({ path: url.pathname, at })
+      return venue.client.execute(request)
+    })
+  )
+  const layer = SpotClient.layer({ ...clientOptions, retry: false, ...options }).pipe(
+    Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, recording), nodeSigner))
+  )
+  const times = (path: string) => sent.filter((entry) => entry.path === path).map((entry) => entry.at)
+  return { venue, sent, layer, times }
+}
+
+/** Lets forked fibers run until they wait on the clock: a few real event-loop turns, no timer. */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 20; i++) yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+})
+
+const now = Clock.currentTimeMillis
+
+/** Moves virtual time to `target` in small steps, letting every woken request reach the venue at each step. */
+const advanceTo = (target: number, step = 5) =>
+  Effect.gen(function*() {
+    yield* settle
+    for (let t = yield* now; t < target; t = yield* now) {
+      yield* TestClock.adjust(Math.min(step, target - t))
+      yield* settle
+    }
+  })
+
+/** The largest weight sent in any window of `windowMillis` (a window (t - windowMillis, t] ending at a send). */
+const busiestWindow = (times: ReadonlyArray<number>, windowMillis: number, weight = 1) =>
+  Math.max(0, ...times.map((end) => times.filter((t) => t > end - windowMillis && t <= end).length * weight))
+
+const order = (clientOrderId: string) =>
+  ({
+    symbol: SYMBOL,
+    side: "buy",
+    orderType: "limit",
+    price: "100",
+    quantity: "1",
+    clientOrderId
+  }) as const
+
+/** Forks `count` calls at once; `done()` tells how many have completed. */
+const forkMany = <A, E>(count: number, call: (i: number) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    let completed = 0
+    const fiber = yield* Effect.forkChild(
+      Effect.all(
+        Array.from({ length: count }, (_, i) => Effect.tap(call(i), () => Effect.sync(() => completed++))),
+        { concurrency: "unbounded" }
+      )
+    )
+    return { fiber, done: () => completed }
+  })
+
+const placeMany = (count: number, prefix = "rl") =>
+  Effect.flatMap(SpotClient.SpotClient, (client) => forkMany(count, (i) => client.placeOrder(order(`${prefix}${i}`))))
+
+const billPages = (count: number) =>
+  Effect.flatMap(SpotClient.SpotClient, (client) => forkMany(count, () => client.fundingBillsPage({ pageSize: 10 })))
+
+describe("client-side rate limits", () => {
+  it.effect("orders: 10 per second by default; 25 at once finish after about 2 s of virtual time", () => {
+    const { layer, times, venue } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* placeMany(25)
+      yield* settle
+      const sentAt = () => times(SpotClient.paths.placeOrder)
+      assert.strictEqual(sentAt().length, 10, "the first 10 go at once")
+      assert.strictEqual(done(), 10)
+
+      yield* advanceTo(NOW + 999)
+      assert.strictEqual(sentAt().length, 10, "no 11th order within the first second")
+      yield* advanceTo(NOW + 1999)
+      assert.strictEqual(sentAt().length, 20, "20 after the second window opened")
+      assert.strictEqual(done(), 20, "not all done before 2 s")
+
+      yield* advanceTo(NOW + 2000 + 4 * MARGIN)
+      const placed = yield* Fiber.join(fiber)
+      assert.strictEqual(done(), 25)
+      assert.strictEqual(new Set(placed.map((result) => result.orderId)).size, 25)
+      assert.strictEqual(venue.orders.length, 25)
+      assert.strictEqual(venue.requests.length, 25, "each order sent once")
+      assert.isAtMost(busiestWindow(sentAt(), 1000 + MARGIN), 10, "never more than 10 in a window of 1 s + margin")
+      assert.isAtLeast(Math.max(...sentAt()) - NOW, 2000, "the last order waited for the third window")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("bills: 101 pages of weight 5 need more than 10 s under the default 500 per 10 s", () => {
+    const { layer, times } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* billPages(101)
+      yield* settle
+      const sentAt = () => times(SpotClient.paths.fundingBills)
+      assert.strictEqual(sentAt().length, 100, "500 / 5 = 100 pages at once")
+      yield* advanceTo(NOW + 10_000, 250)
+      assert.strictEqual(sentAt().length, 100, "the 101st waits for the window to pass")
+      assert.strictEqual(done(), 100)
+      yield* advanceTo(NOW + 10_000 + 4 * MARGIN)
+      assert.strictEqual((yield* Fiber.join(fiber)).length, 101)
+      assert.isAbove(Math.max(...sentAt()) - NOW, 10_000)
+      assert.isAtMost(busiestWindow(sentAt(), 10_000 + MARGIN, 5), 500)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("bills: a larger configured budget lets the same 101 pages go at once", () => {
+    const { layer, times } = setup({ rateLimit: { fundingBills: { limit: 1000, windowMillis: 10_000 } } })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* billPages(101)
+      yield* settle
+      assert.strictEqual(done(), 101, "no waiting without advancing the clock")
+      assert.strictEqual((yield* Fiber.join(fiber)).length, 101)
+      assert.deepStrictEqual(new Set(times(SpotClient.paths.fundingBills)), new Set([NOW]))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("limits are weight-aware: a heavier bills weight admits fewer pages per window", () => {
+    const { layer, times } = setup({ rateLimit: { fundingBillsWeight: 100 } })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* billPages(6)
+      yield* settle
+      assert.strictEqual(done(), 5, "500 / 100 = 5 pages at once")
+      yield* advanceTo(NOW + 10_000, 500)
+      assert.strictEqual(done(), 5)
+      yield* advanceTo(NOW + 10_000 + 4 * MARGIN)
+      yield* Fiber.join(fiber)
+      assert.isAtMost(busiestWindow(times(SpotClient.paths.fundingBills), 10_000 + MARGIN, 100), 500)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a configured endpoint budget replaces its default", () => {
+    const { layer, times } = setup({ rateLimit: { placeOrder: { limit: 3, windowMillis: 500 }, marginMillis: 0 } })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* placeMany(7)
+      yield* settle
+      assert.strictEqual(done(), 3)
+      yield* advanceTo(NOW + 499)
+      assert.strictEqual(done(), 3)
+      yield* advanceTo(NOW + 500)
+      assert.strictEqual(done(), 6, "with no margin the next 3 go as soon as the 500 ms window has passed")
+      yield* advanceTo(NOW + 1000)
+      assert.strictEqual((yield* Fiber.join(fiber)).length, 7)
+      assert.isAtMost(busiestWindow(times(SpotClient.paths.placeOrder), 500), 3)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("endpoints have independent budgets: 10 orders and 10 open-order pages go in the same instant", () => {
+    const { layer, sent } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const orders = yield* placeMany(10)
+      const pages = yield* forkMany(10, (pageNo) => client.openOrdersPage({ symbol: SYMBOL, pageNo }))
+      yield* settle
+      assert.strictEqual(orders.done() + pages.done(), 20)
+      yield* Fiber.join(orders.fiber)
+      yield* Fiber.join(pages.fiber)
+      assert.strictEqual(sent.length, 20)
+      assert.isTrue(sent.every((entry) => entry.at === NOW))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("rateLimit: false sends 50 orders without any clock advance", () => {
+    const { layer, sent, venue } = setup({ rateLimit: false })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { done, fiber } = yield* placeMany(50)
+      yield* settle
+      assert.strictEqual(done(), 50)
+      yield* Fiber.join(fiber)
+      assert.strictEqual(venue.orders.length, 50)
+      assert.isTrue(sent.every((entry) => entry.at === NOW))
+      assert.strictEqual(yield* now, NOW)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// the limiter itself
+
+interface Grant {
+  readonly weight: number
+  readonly arrivedAt: number
+  readonly grantedAt: number
+}
+
+/** Each arrival sleeps until its time, then acquires; answers the grants in acquisition order. */
+const simulate = (
+  budget: RateLimiter.Budget,
+  marginMillis: number,
+  arrivals: ReadonlyArray<{ readonly at: number; readonly weight: number }>
+) =>
+  Effect.gen(function*() {
+    const limiter = RateLimiter.make(budget, marginMillis)
+    const grants: Array<{ -readonly [K in keyof Grant]: Grant[K] }> = []
+    const fibers = yield* Effect.forEach(arrivals, ({ at, weight }) =>
+      Effect.forkChild(Effect.gen(function*() {
+        yield* Effect.sleep(at)
+        const grant = { weight, arrivedAt: yield* now, grantedAt: -1 }
+        grants.push(grant)
+        yield* limiter.acquire(weight)
+        grant.grantedAt = yield* now
+      })))
+    const latest = Math.max(0, ...arrivals.map((arrival) => arrival.at))
+    yield* TestClock.adjust(latest + (arrivals.length + 1) * (budget.windowMillis + marginMillis))
+    yield* Fiber.joinAll(fibers)
+    return grants as ReadonlyArray<Grant>
+  })
+
+/** Weight granted in the window (t - length, t]. */
+const weightIn = (grants: ReadonlyArray<Grant>, t: number, length: number) =>
+  grants.reduce((sum, grant) => grant.grantedAt > t - length && grant.grantedAt <= t ? sum + grant.weight : sum, 0)
+
+describe("rateLimiter", () => {
+  it.effect("grants at once while there is room, then at the first instant the window has room", () =>
+    Effect.gen(function*() {
+      const grants = yield* simulate({ limit: 10, windowMillis: 1000 }, 0, [
+        { at: 0, weight: 4 },
+        { at: 0, weight: 4 },
+        { at: 100, weight: 4 },
+        { at: 200, weight: 2 },
+        { at: 2500, weight: 10 }
+      ])
+      assert.deepStrictEqual(grants.map((grant) => grant.grantedAt), [0, 0, 1000, 1000, 2500])
+    }))
+
+  it("property: sliding-window invariant, no wait when capacity is free, no longer wait than needed", () => {
+    const scenario = fc.record({
+      limit: fc.integer({ min: 1, max: 20 }),
+      windowMillis: fc.integer({ min: 1, max: 1000 }),
+      marginMillis: fc.integer({ min: 0, max: 50 }),
+      arrivals: fc.array(fc.record({ gap: fc.nat(600), weight: fc.double({ min: 0, max: 1, noNaN: true }) }), {
+        minLength: 1,
+        maxLength: 30
+      })
+    })
+    return fc.assert(
+      fc.asyncProperty(scenario, ({ arrivals, limit, marginMillis, windowMillis }) => {
+        let at = 0
+        const timed = arrivals.map(({ gap, weight }) => ({
+          at: (at += gap % 3 === 0 ? 0 : gap),
+          weight: 1 + Math.min(limit - 1, Math.floor(weight * limit))
+        }))
+        const length = windowMillis + marginMillis
+        return Effect.runPromise(
+          Effect.map(simulate({ limit, windowMillis }, marginMillis, timed), (grants) => {
+            assert.strictEqual(grants.length, timed.length)
+            grants.forEach((grant, i) => {
+              const earlier = grants.slice(0, i)
+              assert.isAtLeast(grant.grantedAt, grant.arrivedAt)
+              // The sliding-window invariant, checked at every grant (the weight only rises at grants).
+              assert.isAtMost(weightIn(grants, grant.grantedAt, length), limit, `window ending at grant ${i}`)
+              // First come, first served: never before an earlier acquisition.
+              const notBefore = Math.max(grant.arrivedAt, ...earlier.map((e) => e.grantedAt))
+              assert.isAtLeast(grant.grantedAt, notBefore)
+              const room = (t: number) => weightIn(earlier, t, length) + grant.weight <= limit
+              if (notBefore === grant.arrivedAt && room(grant.arrivedAt)) {
+                assert.strictEqual(grant.grantedAt, grant.arrivedAt, `acquisition ${i} waited with capacity free`)
+              }
+              if (grant.grantedAt > notBefore) {
+                assert.isFalse(room(grant.grantedAt - 1), `acquisition ${i} waited longer than needed`)
+              }
+            })
+          }).pipe(Effect.provide(TestClock.layer()))
+        )
+      }),
+      { numRuns: 150 }
+    )
+  })
+})

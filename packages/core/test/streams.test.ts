@@ -1,0 +1,473 @@
+/**
+ * The paged streams `openOrders` and `fundingBills` (DESIGN §4, issue "Tests": laziness, stop rules, no-dup/no-skip
+ * under inserts, retries per page).
+ *
+ * Open orders: newest first, `limit` default 100, `pageNo` from 0, `nextPage`/`totals` null; the client pages on
+ * until a page is shorter than `limit`. Bills: newest first, `startTime`/`endTime` exclusive ms bounds, `pageIndex`
+ * from 1, `hasNextPage` says whether more follow.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
+import { type Bill, SpotClient, SpotError } from "../src/index.ts"
+import { clientLayer, type FakeBill, type FakeOrder, FakeVenue, NOW, type Received } from "./support/FakeVenue.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const OPEN_ORDERS = SpotClient.paths.openOrders
+const BILLS = SpotClient.paths.fundingBills
+
+/** Runs `f` with a client over `venue`: no rate limiting (time is not the point here), retries without delay. */
+const withClient = <A, E>(
+  venue: FakeVenue,
+  f: (client: SpotClient.Service) => Effect.Effect<A, E>,
+  options: Partial<SpotClient.Options> = {}
+): Effect.Effect<A, E> =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    return yield* f(yield* SpotClient.SpotClient)
+  }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false, retry: { baseDelay: 0 }, ...options })))
+
+const bodiesTo = (venue: FakeVenue, path: string) =>
+  venue.requests.filter((request) => request.path === path).map((request) => request.json)
+
+/** Runs `action` once, right after the venue handled its `n`-th request (1-based) to `path`. */
+const afterRequest = (venue: FakeVenue, path: string, n: number, action: () => void) => {
+  venue.onHandled = () => {
+    if (venue.count(path) === n) action()
+  }
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+// open orders
+
+let nextOrderId = 700_000_000_000_000_000n
+
+/** Adds `count` open orders, `perMillis` per millisecond, the newest at `newest`. */
+const addOrders = (venue: FakeVenue, count: number, newest: number, perMillis = 1, symbol = SYMBOL) => {
+  for (let i = 0; i < count; i++) {
+    const orderId = nextOrderId++
+    venue.orders.push({
+      orderId,
+      symbol,
+      clientOrderId: `o${orderId}`,
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      cTime: newest - Math.floor((count - 1 - i) / perMillis)
+    })
+  }
+}
+
+/** Open orders of the symbol in DESIGN §4 order: cTime desc, then orderId desc. */
+const openOrderIds = (orders: ReadonlyArray<FakeOrder>, symbol = SYMBOL) =>
+  orders
+    .filter((order) => order.symbol === symbol)
+    .sort((a, b) => b.cTime - a.cTime || (b.orderId > a.orderId ? 1 : b.orderId < a.orderId ? -1 : 0))
+    .map((order) => String(order.orderId))
+
+const collectOpenOrderIds = (venue: FakeVenue, pageSize?: number) =>
+  withClient(
+    venue,
+    (client) =>
+      Stream.runCollect(client.openOrders(pageSize === undefined ? { symbol: SYMBOL } : { symbol: SYMBOL, pageSize }))
+        .pipe(Effect.map((orders) => orders.map((order) => order.orderId as string)))
+  )
+
+/** A fake whose answers pass through `rewrite` (to vary optional fields the venue may fill, null or omit). */
+class RewritingVenue extends FakeVenue {
+  constructor(readonly rewrite: (text: string, request: Received) => string) {
+    super()
+  }
+  override get client(): HttpClient.HttpClient {
+    const inner = super.client
+    return HttpClient.make((request) =>
+      Effect.flatMap(
+        inner.execute(request),
+        (response) =>
+          Effect.map(response.text, (text) =>
+            HttpClientResponse.fromWeb(
+              request,
+              new Response(this.rewrite(text, this.requests.at(-1)!), { status: response.status })
+            ))
+      )
+    )
+  }
+}
+
+describe("openOrders stream", () => {
+  it.effect("is lazy: no request until pulled, then one request per page pulled", () => {
+    const venue = new FakeVenue()
+    addOrders(venue, 95, NOW - 1000)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const stream = client.openOrders({ symbol: SYMBOL, pageSize: 10 })
+        assert.strictEqual(venue.requests.length, 0, "building the stream sends nothing")
+
+        const first = yield* Stream.runCollect(Stream.take(stream, 10))
+        assert.strictEqual(first.length, 10)
+        assert.strictEqual(venue.requests.length, 1, "10 orders need one page of 10")
+
+        const eleven = yield* Stream.runCollect(Stream.take(stream, 11))
+        assert.strictEqual(eleven.length, 11)
+        assert.strictEqual(venue.requests.length, 3, "11 orders need two pages")
+        assert.deepStrictEqual(bodiesTo(venue, OPEN_ORDERS).map((body) => body.pageNo), [0, 0, 1])
+        assert.deepStrictEqual(eleven.map((order) => order.orderId as string), openOrderIds(venue.orders).slice(0, 11))
+      }))
+  })
+
+  it.effect.each([
+    { count: 95, pageSize: 10, requests: 10 },
+    { count: 100, pageSize: 10, requests: 11 },
+    { count: 7, pageSize: 100, requests: 1 },
+    { count: 250, pageSize: undefined, requests: 3 },
+    { count: 200, pageSize: undefined, requests: 3 },
+    { count: 0, pageSize: 10, requests: 1 }
+  ])("$count orders by pages of $pageSize take $requests requests", ({ count, pageSize, requests }) => {
+    const venue = new FakeVenue()
+    addOrders(venue, count, NOW - 1000, 3)
+    addOrders(venue, 5, NOW - 500, 1, "ETHUSDT_SPBL")
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, pageSize)
+      assert.deepStrictEqual(ids, openOrderIds(venue.orders), "every order once, newest first")
+      assert.strictEqual(venue.requests.length, requests)
+      const bodies = bodiesTo(venue, OPEN_ORDERS)
+      assert.deepStrictEqual(bodies.map((body) => body.pageNo), Array.from({ length: requests }, (_, i) => i))
+      for (const body of bodies) {
+        assert.strictEqual(body.symbol, SYMBOL)
+        assert.strictEqual(body.limit, pageSize ?? 100)
+      }
+    })
+  })
+
+  const pageFields: ReadonlyArray<{
+    readonly name: string
+    readonly fields: (pageNo: number, totals: number) => string
+  }> = [
+    { name: "null", fields: () => `,"nextPage":null,"totals":null` },
+    { name: "absent", fields: () => "" },
+    { name: "numbers", fields: (pageNo, totals) => `,"nextPage":${pageNo + 1},"totals":${totals}` },
+    { name: "strings", fields: (pageNo, totals) => `,"nextPage":"${pageNo + 1}","totals":"${totals}"` },
+    { name: "other shapes", fields: () => `,"nextPage":{"cursor":"abc"},"totals":[1],"extra":true` }
+  ]
+
+  it.effect.each(pageFields)("tolerates nextPage/totals $name", ({ fields }) => {
+    const venue = new RewritingVenue((text, request) =>
+      request.path === OPEN_ORDERS
+        ? text.replace(`,"nextPage":null,"totals":null`, fields(Number(request.json.pageNo), 23))
+        : text
+    )
+    addOrders(venue, 23, NOW - 1000)
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 5)
+      assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+      assert.strictEqual(venue.requests.length, 5)
+    })
+  })
+
+  it.effect("never yields an order twice when new orders push older ones down between pages", () => {
+    const venue = new FakeVenue()
+    addOrders(venue, 45, NOW - 1000, 2)
+    const before = openOrderIds(venue.orders)
+    // After each page, 3 newer orders arrive: offset paging would show the last 3 of each page again.
+    venue.onHandled = (request) => {
+      if (request.path === OPEN_ORDERS) addOrders(venue, 3, NOW + venue.count(OPEN_ORDERS))
+    }
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 10)
+      assert.strictEqual(new Set(ids).size, ids.length, "no order twice")
+      assert.deepStrictEqual(ids, before, "every order that existed at the start, once, in order")
+    })
+  })
+
+  it.effect("a burst of exactly one page of new orders between pages does not end the stream early", () => {
+    const venue = new FakeVenue()
+    addOrders(venue, 45, NOW - 1000)
+    const before = openOrderIds(venue.orders)
+    // Page 2 (pageNo 1) then holds exactly the orders of page 1: all already seen, yet 35 older orders follow.
+    afterRequest(venue, OPEN_ORDERS, 1, () => addOrders(venue, 10, NOW))
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 10)
+      assert.strictEqual(new Set(ids).size, ids.length, "no order twice")
+      assert.deepStrictEqual(ids.filter((id) => before.includes(id)), before, "no order that existed is skipped")
+    })
+  })
+
+  it.effect("fails instead of looping when the venue ignores pageNo", () => {
+    let first: string | undefined
+    const venue = new RewritingVenue((text, request) => request.path === OPEN_ORDERS ? (first ??= text) : text)
+    addOrders(venue, 30, NOW - 1000)
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(collectOpenOrderIds(venue, 10))
+      assert.strictEqual(error.operation, "SpotClient.openOrders")
+      assert.strictEqual(error.reason._tag, "DecodeError")
+      assert.isAtMost(venue.count(OPEN_ORDERS), 10, "gave up after a few pages without a new order")
+    })
+  })
+
+  it.effect("validates the page size before sending anything", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const error = yield* withClient(
+        venue,
+        (client) => Effect.flip(Stream.runCollect(client.openOrders({ symbol: SYMBOL, pageSize: 101 })))
+      )
+      assert.strictEqual(error.operation, "SpotClient.openOrders")
+      assert.strictEqual(error.reason._tag, "ValidationError")
+      assert.strictEqual(venue.requests.length, 0)
+    })
+  })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// bills
+
+/** Bill ids in DESIGN §4 order: cTime desc, then billId desc. */
+const billIds = (bills: ReadonlyArray<FakeBill>) =>
+  [...bills]
+    .sort((a, b) => {
+      const byTime = b.cTime - a.cTime
+      if (byTime !== 0) return byTime
+      const [x, y] = [BigInt(a.billId), BigInt(b.billId)]
+      return y > x ? 1 : y < x ? -1 : 0
+    })
+    .map((bill) => bill.billId)
+
+const collectBillIds = (venue: FakeVenue, query: Bill.BillQuery = {}) =>
+  withClient(
+    venue,
+    (client) =>
+      Stream.runCollect(client.fundingBills(query)).pipe(Effect.map((bills) => bills.map((bill) => bill.billId)))
+  )
+
+const newestBill = (venue: FakeVenue) => Math.max(...venue.bills.map((bill) => bill.cTime))
+
+/** After every bills request, `count(n)` newer bills (`perMillis` per ms) arrive, n being the requests so far. */
+const insertBillsBetweenPages = (venue: FakeVenue, count: (n: number) => number, perMillis = 1) => {
+  venue.onHandled = (request) => {
+    const n = venue.count(BILLS)
+    const k = request.path === BILLS ? count(n) : 0
+    if (k > 0) venue.addBills(k, newestBill(venue) + Math.ceil(k / perMillis), perMillis)
+  }
+}
+
+/** Collects the bills stream and checks it yields exactly the bills that existed when it began, newest first. */
+const assertExactlyTheStartingBills = (venue: FakeVenue, pageSize: number) =>
+  Effect.gen(function*() {
+    const before = billIds(venue.bills)
+    const ids = yield* collectBillIds(venue, { pageSize })
+    assert.strictEqual(new Set(ids).size, ids.length, "no bill twice")
+    assert.strictEqual(ids.length, before.length, "as many bills as existed at the start")
+    assert.deepStrictEqual(ids, before, "exactly the starting bills, newest first")
+  })
+
+describe("fundingBills stream", () => {
+  it.effect("is lazy: no request until pulled, then one request per page pulled", () => {
+    const venue = new FakeVenue()
+    venue.addBills(95, NOW - 1000)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const stream = client.fundingBills({ pageSize: 10 })
+        assert.strictEqual(venue.requests.length, 0)
+        const ten = yield* Stream.runCollect(Stream.take(stream, 10))
+        assert.strictEqual(ten.length, 10)
+        assert.strictEqual(venue.requests.length, 1)
+        const eleven = yield* Stream.runCollect(Stream.take(stream, 11))
+        assert.deepStrictEqual(eleven.map((bill) => bill.billId), billIds(venue.bills).slice(0, 11))
+        assert.strictEqual(venue.requests.length, 3)
+      }))
+  })
+
+  it.effect.each([
+    { count: 0, perMillis: 1, pageSize: 10 },
+    { count: 9, perMillis: 1, pageSize: 10 },
+    { count: 95, perMillis: 1, pageSize: 10 },
+    { count: 100, perMillis: 4, pageSize: 10 },
+    { count: 250, perMillis: 7, pageSize: 100 },
+    { count: 30, perMillis: 30, pageSize: 7 },
+    { count: 64, perMillis: 2, pageSize: 1 }
+  ])("yields all $count bills ($perMillis per ms) once by pages of $pageSize", ({ count, pageSize, perMillis }) => {
+    const venue = new FakeVenue()
+    venue.addBills(count, NOW - 1000, perMillis)
+    return Effect.gen(function*() {
+      yield* assertExactlyTheStartingBills(venue, pageSize)
+      const bodies = bodiesTo(venue, BILLS)
+      assert.isAtLeast(bodies.length, Math.max(1, Math.ceil(count / pageSize)))
+      for (const body of bodies) assert.strictEqual(body.pageSize, pageSize)
+      assert.strictEqual(bodies[0]!.pageIndex, 1, "pageIndex starts at 1")
+    })
+  })
+
+  it.effect("an empty first page yields nothing after one request", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      assert.deepStrictEqual(yield* collectBillIds(venue), [])
+      assert.strictEqual(venue.requests.length, 1)
+    })
+  })
+
+  it.effect("stops on hasNextPage: false even when the page is full", () => {
+    const venue = new FakeVenue()
+    venue.addBills(100, NOW - 1000)
+    return Effect.gen(function*() {
+      const ids = yield* collectBillIds(venue, { pageSize: 100 })
+      assert.strictEqual(ids.length, 100)
+      assert.strictEqual(venue.requests.length, 1, "no request for an empty page after hasNextPage: false")
+    })
+  })
+
+  it.effect.each([
+    { name: "null", replacement: `"hasNextPage":null` },
+    { name: "absent", replacement: `"absent":0` }
+  ])("without hasNextPage ($name) a short page stops", ({ replacement }) => {
+    const venue = new RewritingVenue((text, request) =>
+      request.path === BILLS
+        ? text.replace(/"hasNextPage":(true|false)/, replacement).replace(/"total":\d+/, `"total":null`)
+        : text
+    )
+    venue.addBills(60, NOW - 1000, 3)
+    return Effect.gen(function*() {
+      yield* assertExactlyTheStartingBills(venue, 25)
+      assert.isAtMost(venue.count(BILLS), 6, "stopped at the short page")
+    })
+  })
+
+  it.effect("no dup, no skip while newer bills arrive between pages", () => {
+    const venue = new FakeVenue()
+    venue.addBills(300, NOW - 60_000, 3)
+    insertBillsBetweenPages(venue, () => 4)
+    return assertExactlyTheStartingBills(venue, 20)
+  })
+
+  it.effect("no dup, no skip when many bills share one millisecond across page boundaries", () => {
+    const venue = new FakeVenue()
+    venue.addBills(250, NOW - 60_000, 120)
+    return assertExactlyTheStartingBills(venue, 50)
+  })
+
+  it.effect("no dup, no skip with same-millisecond clusters and inserts in the same run", () => {
+    const venue = new FakeVenue()
+    venue.addBills(250, NOW - 60_000, 120)
+    insertBillsBetweenPages(venue, (n) => 30 + n, 60)
+    return assertExactlyTheStartingBills(venue, 50)
+  })
+
+  it.effect("honours coinId, startTime and endTime (exclusive) in every request", () => {
+    const venue = new FakeVenue()
+    venue.addBills(80, NOW - 1000, 2, 2)
+    venue.addBills(80, NOW - 1000, 2, 1)
+    const startTime = NOW - 1000 - 30
+    const endTime = NOW - 1000 - 5
+    const wanted = venue.bills.filter((bill) => bill.coinId === 1 && bill.cTime > startTime && bill.cTime < endTime)
+    assert.isTrue(venue.bills.some((bill) => bill.coinId === 1 && bill.cTime === startTime), "a bill on each bound")
+    assert.isTrue(venue.bills.some((bill) => bill.coinId === 1 && bill.cTime === endTime))
+    insertBillsBetweenPages(venue, () => 2)
+    return Effect.gen(function*() {
+      const ids = yield* collectBillIds(venue, { coinId: 1, startTime, endTime, pageSize: 7 })
+      assert.deepStrictEqual(ids, billIds(wanted))
+      const bodies = bodiesTo(venue, BILLS)
+      assert.isAbove(bodies.length, 1)
+      assert.strictEqual(bodies[0]!.endTime, endTime)
+      for (const body of bodies) {
+        assert.strictEqual(body.coinId, 1)
+        assert.strictEqual(body.startTime, startTime)
+        assert.isAtMost(Number(body.endTime), endTime)
+      }
+    })
+  })
+
+  it("property: never a bill twice, never one skipped, whatever the history, page size and inserts", () => {
+    const history = fc.record({
+      // Sizes of millisecond clusters (oldest first) and the gaps between them.
+      clusters: fc.array(
+        fc.record({ size: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 120 })), gap: fc.nat(3) }),
+        { maxLength: 10 }
+      ),
+      pageSize: fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 10 })),
+      inserts: fc.array(fc.record({ count: fc.nat(60), perMillis: fc.integer({ min: 1, max: 60 }) }), {
+        maxLength: 8
+      })
+    })
+    return fc.assert(
+      fc.asyncProperty(history, ({ clusters, inserts, pageSize }) => {
+        const venue = new FakeVenue()
+        let time = NOW - 100_000
+        for (const { gap, size } of clusters) {
+          venue.addBills(size, time, size)
+          time += 1 + gap
+        }
+        const total = venue.bills.length
+        venue.onHandled = (request) => {
+          const n = venue.count(BILLS)
+          // A looping stream fails the property instead of hanging.
+          if (n > 3 * total + clusters.length + 10) throw new Error(`too many requests: ${n}`)
+          const insert = request.path === BILLS ? inserts[n - 1] : undefined
+          if (insert !== undefined && insert.count > 0) {
+            const top = venue.bills.length === 0 ? NOW - 100_000 : newestBill(venue)
+            venue.addBills(insert.count, top + Math.ceil(insert.count / insert.perMillis), insert.perMillis)
+          }
+        }
+        return Effect.runPromise(assertExactlyTheStartingBills(venue, pageSize).pipe(Effect.provide(TestClock.layer())))
+      }),
+      { numRuns: 100 }
+    )
+  }, 30_000)
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// faults
+
+describe("streams and faults", () => {
+  const unavailable = { kind: "http", status: 503, body: "<html>503 Service Unavailable</html>" } as const
+  const forbidden = { kind: "venue", code: "40014", msg: "Incorrect permissions" } as const
+
+  it.effect("openOrders retries a transient fault on page 2 and still yields everything", () => {
+    const venue = new FakeVenue()
+    addOrders(venue, 25, NOW - 1000)
+    afterRequest(venue, OPEN_ORDERS, 1, () => venue.fail(unavailable, OPEN_ORDERS))
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 10)
+      assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+      assert.deepStrictEqual(bodiesTo(venue, OPEN_ORDERS).map((body) => body.pageNo), [0, 1, 1, 2])
+    })
+  })
+
+  it.effect("fundingBills retries a transient fault on page 2 and still yields everything", () => {
+    const venue = new FakeVenue()
+    venue.addBills(25, NOW - 1000)
+    afterRequest(venue, BILLS, 1, () => venue.fail(unavailable, BILLS))
+    return Effect.gen(function*() {
+      yield* assertExactlyTheStartingBills(venue, 10)
+      const bodies = bodiesTo(venue, BILLS)
+      assert.deepStrictEqual(bodies[2], bodies[1], "the failed page was asked again, unchanged")
+      assert.notDeepEqual(bodies[1], bodies[0])
+    })
+  })
+
+  it.effect.each([
+    { operation: "SpotClient.openOrders", path: OPEN_ORDERS },
+    { operation: "SpotClient.fundingBills", path: BILLS }
+  ])("a non-retryable fault fails $operation with a SpotError naming it", ({ operation, path }) => {
+    const venue = new FakeVenue()
+    addOrders(venue, 25, NOW - 1000)
+    venue.addBills(25, NOW - 1000)
+    afterRequest(venue, path, 1, () => venue.fail(forbidden, path))
+    return Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const error = yield* withClient(venue, (client) => {
+        const stream: Stream.Stream<unknown, SpotError.SpotError> = path === BILLS
+          ? client.fundingBills({ pageSize: 10 })
+          : client.openOrders({ symbol: SYMBOL, pageSize: 10 })
+        return Effect.flip(Stream.runForEach(stream, (item) => Effect.sync(() => seen.push(item))))
+      })
+      assert.isTrue(SpotError.isSpotError(error))
+      assert.strictEqual(error.operation, operation)
+      assert.strictEqual(error.reason._tag, "PermissionError")
+      assert.strictEqual(error.code, "40014")
+      assert.strictEqual(seen.length, 10, "the first page was yielded before the failure")
+      assert.strictEqual(venue.count(path), 2, "not retried")
+    })
+  })
+})
