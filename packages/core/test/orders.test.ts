@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { type Order, SpotClient, type SpotError } from "../src/index.ts"
-import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import { FakeVenue, type Fault, NOW, withClient } from "./support/FakeVenue.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 const { internalTransfer: TRANSFER, openOrders: OPEN_ORDERS, placeOrder: ORDERS, placeOrders: BATCH } = SpotClient.paths
@@ -10,17 +10,6 @@ const { internalTransfer: TRANSFER, openOrders: OPEN_ORDERS, placeOrder: ORDERS,
 type Tag = SpotError.SpotErrorReason["_tag"]
 
 /** Runs `f` with a client over `venue`; no rate limiting and no backoff unless `options` say otherwise. */
-const withClient = <A, E>(
-  venue: FakeVenue,
-  f: (client: SpotClient.Service) => Effect.Effect<A, E>,
-  options: Partial<SpotClient.Options> = {}
-) =>
-  TestClock.setTime(NOW).pipe(
-    Effect.andThen(Effect.service(SpotClient.SpotClient)),
-    Effect.flatMap(f),
-    Effect.provide(clientLayer(venue, { rateLimit: false, retry: { baseDelay: 0 }, ...options }))
-  )
-
 /** Asserts the reason's tag and narrows it. */
 const reasonOf = <T extends Tag>(
   error: SpotError.SpotError,
@@ -341,32 +330,41 @@ describe("placeOrder retries without duplicates", () => {
       }), { retry: {} })
   })
 
-  it.effect("recovers after several lost attempts in a row", () => {
-    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS).fail({ kind: "dropBefore" }, ORDERS)
-    return withClient(venue, (client) =>
-      Effect.gen(function*() {
-        const result = yield* client.placeOrder(limitOrder("lost-3"))
-        assertRecovered(venue, result, "lost-3", 3)
-      }))
-  })
-
-  it.effect("recovers the order when every answer is lost", () => {
+  it.effect.each(
+    [
+      {
+        name: "several lost attempts in a row",
+        faults: [{ kind: "dropAfter" }, { kind: "dropBefore" }],
+        attempts: 3,
+        retry: {}
+      },
+      {
+        name: "every answer lost",
+        faults: [{ kind: "dropAfter" }, { kind: "dropAfter" }, { kind: "dropAfter" }],
+        attempts: 3,
+        retry: { times: 2, baseDelay: 0 }
+      },
+      {
+        name: "an applied attempt answered with a truncated body",
+        faults: [{ kind: "garbleAfter", body: "{\"code\":\"00000\",\"msg\":\"succ" }],
+        attempts: 2,
+        retry: {}
+      }
+    ] satisfies ReadonlyArray<{
+      name: string
+      faults: ReadonlyArray<Fault>
+      attempts: number
+      retry: SpotClient.RetryOptions
+    }>
+  )("recovers the one order after $name", ({ attempts, faults, name, retry }) => {
     const venue = new FakeVenue()
-    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropAfter" }, ORDERS)
+    for (const fault of faults) venue.fail(fault, ORDERS)
+    const clientOrderId = `lost-${name.length}`
     return withClient(venue, (client) =>
       Effect.gen(function*() {
-        const result = yield* client.placeOrder(limitOrder("lost-4"))
-        assertRecovered(venue, result, "lost-4", 3)
-      }), { retry: { times: 2, baseDelay: 0 } })
-  })
-
-  it.effect("recovers after an applied attempt answered with a truncated body", () => {
-    const venue = new FakeVenue().fail({ kind: "garbleAfter", body: "{\"code\":\"00000\",\"msg\":\"succ" }, ORDERS)
-    return withClient(venue, (client) =>
-      Effect.gen(function*() {
-        const result = yield* client.placeOrder(limitOrder("garbled-1"))
-        assertRecovered(venue, result, "garbled-1", 2)
-      }))
+        const result = yield* client.placeOrder(limitOrder(clientOrderId))
+        assertRecovered(venue, result, clientOrderId, attempts)
+      }), { retry: { baseDelay: 0, ...retry } })
   })
 
   it.effect("places once after a request that never reached the venue, without a lookup", () => {

@@ -12,23 +12,13 @@ import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { type Bill, SpotClient, SpotError } from "../src/index.ts"
-import { clientLayer, type FakeBill, type FakeOrder, FakeVenue, NOW, type Received } from "./support/FakeVenue.ts"
+import { type FakeBill, type FakeOrder, FakeVenue, NOW, type Received, withClient } from "./support/FakeVenue.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 const OPEN_ORDERS = SpotClient.paths.openOrders
 const BILLS = SpotClient.paths.fundingBills
 
 /** Runs `f` with a client over `venue`: no rate limiting (time is not the point here), retries without delay. */
-const withClient = <A, E>(
-  venue: FakeVenue,
-  f: (client: SpotClient.Service) => Effect.Effect<A, E>,
-  options: Partial<SpotClient.Options> = {}
-): Effect.Effect<A, E> =>
-  Effect.gen(function*() {
-    yield* TestClock.setTime(NOW)
-    return yield* f(yield* SpotClient.SpotClient)
-  }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false, retry: { baseDelay: 0 }, ...options })))
-
 const bodiesTo = (venue: FakeVenue, path: string) =>
   venue.requests.filter((request) => request.path === path).map((request) => request.json)
 

@@ -5,6 +5,7 @@
  */
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { SpotClient } from "../../src/index.ts"
 
@@ -306,3 +307,17 @@ export const clientLayer = (
   options: Partial<SpotClient.Options> = {}
 ): Layer.Layer<SpotClient.SpotClient> =>
   SpotClient.layer({ ...clientOptions, ...options }).pipe(Layer.provide(venue.layer))
+
+/**
+ * Runs `f` with a client over `venue` at `NOW` (TestClock). Rate limits are off and retries have no backoff unless
+ * `options` say otherwise.
+ */
+export const withClient = <A, E>(
+  venue: FakeVenue,
+  f: (client: SpotClient.Service) => Effect.Effect<A, E>,
+  options: Partial<SpotClient.Options> = {}
+): Effect.Effect<A, E> =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    return yield* f(yield* SpotClient.SpotClient)
+  }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false, retry: { baseDelay: 0 }, ...options })))
