@@ -3,10 +3,11 @@
  * and transport failures have their own reasons with short excerpts; unknown extra fields in answers are tolerated.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Layer } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { SpotClient, SpotError } from "../src/index.ts"
-import { clientLayer, FakeVenue, type Fault, NOW } from "./support/FakeVenue.ts"
+import { clientLayer, clientOptions, FakeVenue, type Fault, NOW, withClient } from "./support/FakeVenue.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -350,4 +351,46 @@ describe("unknown extra fields", () => {
       const transfer = yield* succeed(body, calls.internalTransfer)
       assert.deepStrictEqual(transfer, { id: "9000000000000000007", timestamp: NOW })
     }))
+})
+
+describe("timeouts and handling reasons", () => {
+  const silent = HttpClient.make(() => Effect.never)
+  const silentClient = (options: Partial<SpotClient.Options>) =>
+    SpotClient.layer({ ...clientOptions, rateLimit: false, ...options }).pipe(
+      Layer.provide(Layer.succeed(HttpClient.HttpClient, silent))
+    )
+
+  it.effect("a venue that never answers fails with a retryable TransportError after the timeout", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const fiber = yield* Effect.forkChild(Effect.flip(client.openOrdersPage({ symbol: SYMBOL })))
+      // Let the request start (and its timer register) before moving the clock.
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+      yield* TestClock.adjust("2999 millis")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.include(error.message, "no answer within 3s")
+      assert.isTrue(error.isRetryable)
+    }).pipe(Effect.provide(silentClient({ timeout: "3 seconds", retry: false }))))
+
+  it.effect("reasons can be handled with Effect.catchReason", () => {
+    const venue = new FakeVenue().fail({ kind: "venue", code: "43012", msg: "Insufficient balance" })
+    return withClient(
+      venue,
+      (client) =>
+        client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "market", quantity: "10" }).pipe(
+          Effect.map(() => "placed"),
+          Effect.catchReason(
+            "SpotError",
+            "InsufficientBalanceError",
+            (reason) => Effect.succeed(`short: ${reason.code}`),
+            (reason) => Effect.succeed(`other: ${reason._tag}`)
+          ),
+          Effect.map((outcome) => assert.strictEqual(outcome, "short: 43012"))
+        )
+    )
+  })
 })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Logger, References, Stream, Tracer } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Redacted, References, Stream, Tracer } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { inspect } from "node:util"
@@ -365,5 +365,37 @@ describe("secrets", () => {
       [secretKey, passphrase, apiKey],
       "a credential"
     )
+  })
+})
+
+describe("scrubbing touches messages, never data", () => {
+  it.effect("a short passphrase that is also part of a price leaves the price exact", () => {
+    const short = { apiKey: "key-0001", secretKey: "secret-0001", passphrase: "1234" }
+    const venue = new FakeVenue({ credentials: short })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      yield* client.placeOrder({
+        symbol: SYMBOL,
+        side: "sell",
+        orderType: "limit",
+        price: "12345.6",
+        quantity: "0.1234",
+        clientOrderId: "short-1"
+      })
+      const [order] = yield* Stream.runCollect(client.openOrders({ symbol: SYMBOL }))
+      assert.strictEqual(order?.price, "12345.6")
+      assert.strictEqual(order?.quantity, "0.1234")
+    }).pipe(Effect.provide(
+      SpotClient.layer({
+        ...clientOptions,
+        rateLimit: false,
+        credentials: {
+          apiKey: Redacted.make(short.apiKey),
+          secretKey: Redacted.make(short.secretKey),
+          passphrase: Redacted.make(short.passphrase)
+        }
+      }).pipe(Layer.provide(venue.layer))
+    ))
   })
 })

@@ -63,6 +63,8 @@ export interface FakeVenueOptions {
   readonly rejectItem?: (item: Record<string, unknown>) => string | undefined
   /** Send order ids as JSON strings instead of numbers. */
   readonly idsAsStrings?: boolean
+  /** The credentials the venue accepts. @default `credentials` */
+  readonly credentials?: { readonly apiKey: string; readonly secretKey: string; readonly passphrase: string }
 }
 
 /** A realistic "now" for tests: set it with `TestClock.setTime(NOW)` (the venue wants 13-digit timestamps). */
@@ -140,15 +142,16 @@ export class FakeVenue {
     if (timestamp === "") return venueError("40003", "ACCESS_TIMESTAMP cannot be empty")
     if (headers["access-passphrase"] === undefined) return venueError("40011", "ACCESS_PASSPHRASE cannot be empty")
     if (!/^\d{13}$/.test(timestamp)) return venueError("40005", "Invalid ACCESS_TIMESTAMP")
-    if (headers["access-key"] !== credentials.apiKey) return venueError("40006", "Invalid ACCESS_KEY")
+    const accepted = this.options.credentials ?? credentials
+    if (headers["access-key"] !== accepted.apiKey) return venueError("40006", "Invalid ACCESS_KEY")
     if (headers["content-type"] !== "application/json") {
       return venueError("40007", "Invalid Content_Type, please use \"application/json\"")
     }
     if (Math.abs(Number(timestamp) - serverNow) > 30_000) return venueError("40008", "Request timestamp expired")
-    if (headers["access-sign"] !== hmac(credentials.secretKey, timestamp + "POST" + path + body)) {
+    if (headers["access-sign"] !== hmac(accepted.secretKey, timestamp + "POST" + path + body)) {
       return venueError("40009", "sign signature error")
     }
-    if (headers["access-passphrase"] !== credentials.passphrase) {
+    if (headers["access-passphrase"] !== accepted.passphrase) {
       return venueError("40012", "apikey/password is incorrect")
     }
 
