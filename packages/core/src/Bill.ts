@@ -43,6 +43,15 @@ export const BizType = Schema.Literals([
 export type BizType = typeof BizType.Type
 
 /**
+ * A business type as the venue sends it: one of `BizType`, or a newer value kept as it comes, so that a type the
+ * venue adds later does not stop a bill export.
+ *
+ * @since 0.1.0
+ * @category literals
+ */
+export const BizTypeFromWire = Schema.Union([BizType, Schema.String])
+
+/**
  * One balance change of the funding account.
  *
  * @since 0.1.0
@@ -52,7 +61,7 @@ export const Bill = Schema.Struct({
   billId: IdFromWire,
   coinId: Schema.Int,
   coinName: Schema.String,
-  bizType: BizType,
+  bizType: BizTypeFromWire,
   deltaAmount: DecimalFromWire,
   afterAmount: DecimalFromWire,
   fees: DecimalFromWire,

@@ -73,7 +73,9 @@ const orderFields = {
 const limitNeedsPrice = Schema.makeFilter(
   (order: { readonly orderType: OrderType; readonly price?: string | undefined }) =>
     order.orderType !== "limit"
-      ? undefined
+      ? order.price === undefined || !order.price.startsWith("-")
+        ? undefined
+        : { path: ["price"], issue: "must not be negative" }
       : order.price === undefined
       ? { path: ["price"], issue: "is required for a limit order" }
       : isPositive(order.price)

@@ -62,15 +62,46 @@ export const PositiveDecimal = Decimal.check(
   })
 )
 
+const EXPONENT = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{1,4})$/
+
 /**
- * A decimal on the wire: the exact string, or a JSON number. The lossless `Json.parse` hands over numbers only as
- * safe integers (anything else arrives as its source text), so the number branch is exact too.
+ * Rewrites a decimal in exponent form (`"0E-8"`, `"1.5e3"`, as Java's BigDecimal may print) as a plain decimal
+ * string, exactly, by moving the point in the digits. Answers `undefined` for anything else.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const fromExponent = (text: string): string | undefined => {
+  const match = EXPONENT.exec(text)
+  if (match === null) return undefined
+  const [, sign, int, frac = "", exp] = match
+  const digits = int! + frac
+  const point = int!.length + Number(exp)
+  const raw = point <= 0
+    ? "0." + "0".repeat(-point) + digits
+    : point >= digits.length
+    ? digits + "0".repeat(point - digits.length)
+    : digits.slice(0, point) + "." + digits.slice(point)
+  const plain = raw.replace(/^0+(?=\d)/, "")
+  return sign + plain
+}
+
+/**
+ * A decimal on the wire: the exact string, an exponent-form string (rewritten exactly), or a JSON number. The
+ * lossless `Json.parse` hands over numbers only as plain safe integers (anything else arrives as its source text),
+ * so every branch is exact.
  *
  * @since 0.1.0
  * @category decimals
  */
 export const DecimalFromWire = Schema.Union([
   Decimal,
+  Schema.String.check(Schema.isPattern(EXPONENT, { expected: "a decimal in exponent form" })).pipe(
+    Schema.decodeTo(Decimal, {
+      decode: SchemaGetter.transform((s: string) => Decimal.make(fromExponent(s)!)),
+      encode: SchemaGetter.transform((s: string) => s)
+    })
+  ),
   Schema.Int.pipe(Schema.decodeTo(Decimal, {
     decode: SchemaGetter.transform((n: number) => Decimal.make(String(n))),
     encode: SchemaGetter.transform((s: string) => Number(s))

@@ -179,11 +179,12 @@ const STALE_PAGES = 3
 const perSecond: RateLimit = { limit: 10, windowMillis: 1000 }
 const billsBudget: RateLimit = { limit: 500, windowMillis: 10_000 }
 
-// Reasons after which the venue may have applied a state-changing request.
+// Reasons after which the venue may have applied a state-changing request: the answer was lost or garbled, or the
+// server failed (5xx, with or without an envelope of an unknown code) after possibly acting on it.
 const isAmbiguous = (reason: SpotError.SpotErrorReason): boolean =>
   reason._tag === "TransportError" ||
   reason._tag === "DecodeError" ||
-  (reason._tag === "HttpStatusError" && reason.isRetryable)
+  ((reason._tag === "HttpStatusError" || reason._tag === "ApiError") && reason.isRetryable)
 
 // Reasons that prove the venue did not apply the request.
 const isDefinitelyNotApplied = (reason: SpotError.SpotErrorReason): boolean =>
@@ -228,6 +229,18 @@ const orderBody = (symbol: string | undefined, order: Order.BatchItem, clientOrd
   clientOrderId
 })
 
+// Exact decimal equality regardless of formatting ("1.50" = "1.5", "2.0" = "2").
+const sameDecimal = (a: string, b: string) => {
+  const normal = (value: string) => value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value
+  return normal(a) === normal(b)
+}
+
+const isSameOrder = (open: Order.OpenOrder, item: Order.BatchItem) =>
+  open.side === item.side &&
+  open.orderType === item.orderType &&
+  (item.orderType !== "limit" ||
+    (item.price !== undefined && sameDecimal(open.price, item.price) && sameDecimal(open.quantity, item.quantity)))
+
 const omitUndefined = (record: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
 
@@ -242,6 +255,18 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const margin = limits?.marginMillis ?? 25
   const limiter = (pick: RateLimit | undefined, fallback: RateLimit) =>
     limits === undefined ? undefined : RateLimiter.make(pick ?? fallback, margin)
+  if (limits !== undefined) {
+    for (const name of ["placeOrder", "placeOrders", "openOrders", "internalTransfer", "fundingBills"] as const) {
+      const budget = limits[name]
+      if (budget !== undefined && !RateLimiter.isValidBudget(budget)) {
+        return yield* Effect.die(new RangeError(`rateLimit.${name} needs a positive finite limit and windowMillis`))
+      }
+    }
+    const weight = limits.fundingBillsWeight
+    if (weight !== undefined && !(Number.isFinite(weight) && weight > 0)) {
+      return yield* Effect.die(new RangeError("rateLimit.fundingBillsWeight must be a positive finite number"))
+    }
+  }
   const endpoint = (
     path: string,
     budget: RateLimiter.Limiter | undefined,
@@ -363,10 +388,15 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       Stream.withSpan("SpotClient.openOrders", { attributes: { symbol: options.symbol } })
     )
 
-  // Looks up orders by clientOrderId among the open orders (after an ambiguous attempt).
-  const findOpenOrders = (symbol: string, clientOrderIds: ReadonlySet<string>) =>
+  // Looks up, among the open orders, the orders an ambiguous attempt may have placed. An open order counts only if
+  // it is the same order (side, type, and for limit orders price and quantity): a clientOrderId reused from an older
+  // order must not be mistaken for this one.
+  const findOpenOrders = (symbol: string, wanted: ReadonlyMap<string, Order.BatchItem>) =>
     openOrdersReasons({ symbol }).pipe(
-      Stream.filter((order) => clientOrderIds.has(order.clientOrderId)),
+      Stream.filter((open) => {
+        const item = wanted.get(open.clientOrderId)
+        return item !== undefined && isSameOrder(open, item)
+      }),
       Stream.runFold(() => new Map<string, OrderId>(), (found, order) => found.set(order.clientOrderId, order.orderId))
     )
 
@@ -394,7 +424,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       ).pipe(Effect.catch((reason) => {
         if (!mayHaveApplied) return Effect.fail(reason)
         // An earlier attempt may have placed the order: look for it before answering.
-        return findOpenOrders(order.symbol, new Set([clientOrderId])).pipe(
+        return findOpenOrders(order.symbol, new Map([[clientOrderId, order]])).pipe(
           Effect.matchEffect({
             onFailure: () =>
               Effect.fail(
@@ -473,23 +503,19 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           })
         }
       }
-      // Items whose fate is unknown: the whole chunk failed after an ambiguous attempt, the venue did not mention
-      // them, or it called them duplicates after a retry (the earlier attempt placed them).
-      const unknown = chunk.filter(({ clientOrderId }) =>
-        mayHaveApplied &&
-        !accepted.has(clientOrderId) &&
-        (answer._tag === "Failure" || !rejected.has(clientOrderId) || rejected.get(clientOrderId)?.code === "43118")
-      )
+      // After an ambiguous attempt, every item not accepted by the last answer may have been placed by an earlier
+      // one, whatever the last answer says of it (a venue may check the balance before duplicates): look them up.
+      const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
       const recovered = unknown.length === 0
         ? new Map<string, OrderId>()
-        : yield* findOpenOrders(symbol, new Set(unknown.map((pending) => pending.clientOrderId))).pipe(
+        : yield* findOpenOrders(symbol, new Map(unknown.map((pending) => [pending.clientOrderId, pending.item]))).pipe(
           Effect.orElseSucceed(() => new Map<string, OrderId>())
         )
 
       return chunk.map(({ clientOrderId, index }): Outcome => {
         const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)
         if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
-        const isUnknown = unknown.some((pending) => pending.clientOrderId === clientOrderId)
+        const isUnknown = mayHaveApplied
         if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure, isUnknown)
         const rejection = rejected.get(clientOrderId)
         if (rejection !== undefined) {
@@ -585,12 +611,21 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   // drops those of that millisecond it already yielded. New bills (newer than the cursor) cannot shift it, so
   // nothing is skipped or repeated. Only when a whole page shares one millisecond does it step `pageIndex` within
   // the fixed bound, where the set is stable because bills only arrive newer.
+  //
+  // It also defends against venues that bend the rules: bills outside the exclusive bounds are dropped (an
+  // inclusive `endTime` would repeat the boundary), a page smaller than asked for is not mistaken for the last when
+  // the venue caps the size, a boolean `hasNextPage` is trusted, bills out of newest-first order fail the stream
+  // (paging by time would be wrong), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather
+  // than loop.
   const fundingBills = (query: Bill.BillQuery = {}) =>
     Stream.unwrap(Effect.map(validateBillQuery(query), (valid) => {
       const pageSize = valid.pageSize ?? 100
       const start: BillCursor = { endTime: valid.endTime, pageIndex: 1, boundary: -1, boundaryIds: new Set() }
+      let stale = 0
+      const stalled = (description: string) =>
+        Effect.fail(new SpotError.DecodeError({ kind: "schema", description, excerpt: "" }))
       return Stream.paginate(start, (cursor: BillCursor) =>
-        Effect.map(
+        Effect.flatMap(
           billsPageReasons({
             coinId: valid.coinId,
             startTime: valid.startTime,
@@ -600,11 +635,26 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           }),
           (page) => {
             const items = page.items ?? []
+            for (let i = 1; i < items.length; i++) {
+              if (items[i]!.cTime > items[i - 1]!.cTime) {
+                return stalled(`bills are not newest first (cTime ${items[i - 1]!.cTime} then ${items[i]!.cTime})`)
+              }
+            }
             const fresh = items.filter((bill) =>
+              (valid.startTime === undefined || bill.cTime > valid.startTime) &&
+              (cursor.endTime === undefined || bill.cTime < cursor.endTime) &&
               !(bill.cTime === cursor.boundary && cursor.boundaryIds.has(bill.billId))
             )
-            const done = items.length < pageSize || page.hasNextPage === false
-            if (done) return [fresh, Option.none<BillCursor>()] as const
+            const served = typeof page.pageSize === "number" && page.pageSize > 0
+              ? Math.min(page.pageSize, pageSize)
+              : pageSize
+            const done = items.length === 0 ||
+              (typeof page.hasNextPage === "boolean" ? !page.hasNextPage : items.length < served)
+            if (done) return Effect.succeed([fresh, Option.none<BillCursor>()] as const)
+            stale = fresh.length === 0 ? stale + 1 : 0
+            if (stale >= STALE_PAGES) {
+              return stalled(`bills paging made no progress: ${STALE_PAGES} pages without a new bill`)
+            }
             const oldest = items[items.length - 1]!.cTime
             const ids = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
             for (const bill of items) if (bill.cTime === oldest) ids.add(bill.billId)
@@ -612,7 +662,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
             const next: BillCursor = stuck
               ? { endTime: cursor.endTime, pageIndex: cursor.pageIndex + 1, boundary: oldest, boundaryIds: ids }
               : { endTime: oldest + 1, pageIndex: 1, boundary: oldest, boundaryIds: ids }
-            return [fresh, Option.some(next)] as const
+            return Effect.succeed([fresh, Option.some(next)] as const)
           }
         ))
     })).pipe(
@@ -637,7 +687,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       const decode = (envelope: unknown) =>
         Effect.map(decodeTransferSuccess(envelope), (answer): Transfer.TransferResult => ({
           id: answer.id,
-          timestamp: answer.timestamp ?? 0
+          timestamp: answer.timestamp ?? undefined
         }))
       return yield* retrying(transport.call(endpoints.internalTransfer, body, decode), isDefinitelyNotApplied).pipe(
         Effect.mapError((reason) =>

@@ -243,7 +243,8 @@ export class MaintenanceError extends Schema.Error<MaintenanceError>("@spotkit/c
 }
 
 /**
- * A venue error code spotkit does not know.
+ * A venue error code spotkit does not know. Under an HTTP 5xx (or 408) status it is treated like a server failure:
+ * retryable, and a state-changing request may have been applied.
  *
  * @since 0.1.0
  * @category reasons
@@ -253,7 +254,7 @@ export class ApiError extends Schema.Error<ApiError>("@spotkit/core/SpotError/Ap
   ...venueFields
 }) {
   get isRetryable(): boolean {
-    return false
+    return this.httpStatus !== undefined && (this.httpStatus >= 500 || this.httpStatus === 408)
   }
   override get message(): string {
     return venueMessage(this)
@@ -443,7 +444,7 @@ type VenueReasonClass = new(props: {
   readonly httpStatus?: number | undefined
 }) => SpotErrorReason
 
-const byCode: Record<string, VenueReasonClass> = {
+const byCode: ReadonlyMap<string, VenueReasonClass> = new Map(Object.entries({
   "40001": AuthenticationError,
   "40002": AuthenticationError,
   "40003": AuthenticationError,
@@ -465,7 +466,7 @@ const byCode: Record<string, VenueReasonClass> = {
   "40808": InvalidOrderError,
   "429": RateLimitError,
   "40200": MaintenanceError
-}
+}))
 
 /**
  * The reason for a venue error code (DESIGN §3). Unknown codes become `ApiError`; 43118 becomes a
@@ -485,6 +486,6 @@ export const fromVenue = (props: {
   if (venue.code === "43118") {
     return new DuplicateOrderError({ ...venue, clientOrderId, afterRetry: false })
   }
-  const Reason = byCode[venue.code] ?? (venue.httpStatus === 429 ? RateLimitError : ApiError)
+  const Reason = byCode.get(venue.code) ?? (venue.httpStatus === 429 ? RateLimitError : ApiError)
   return new Reason(venue)
 }

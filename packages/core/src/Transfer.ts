@@ -75,24 +75,25 @@ export type InternalTransfer = typeof InternalTransfer.Type
 export type InternalTransferInput = typeof InternalTransfer.Encoded
 
 /**
- * The transfer's success envelope (spec §4.5): `{ code: "200", id, timestamp }`. Failures use the standard envelope.
+ * The transfer's success answer: the spec's envelope `{ code: "200", id, timestamp }`, or — tolerated — the `data`
+ * of a standard `00000` envelope holding the `id`. Failures use the standard envelope.
  *
  * @since 0.1.0
  * @category responses
  */
 export const TransferSuccess = Schema.Struct({
-  code: IdFromWire,
+  code: Schema.optional(IdFromWire),
   id: IdFromWire,
   timestamp: Schema.optional(Schema.NullOr(MillisFromWire))
 })
 
 /**
- * A completed transfer: its id and the server time of the answer.
+ * A completed transfer: its id, and the server time of the answer when the venue sent one.
  *
  * @since 0.1.0
  * @category responses
  */
 export interface TransferResult {
   readonly id: string
-  readonly timestamp: number
+  readonly timestamp?: number | undefined
 }

@@ -12,54 +12,76 @@ export interface Budget {
  * time) ever holds more than `limit` weight, whatever the venue's own window alignment.
  *
  * Each acquisition reserves the earliest slot that fits and then sleeps until it (on `Clock`, so `TestClock`
- * drives it in tests). Reservations are made in one synchronous step, so concurrent fibers queue in order.
+ * drives it in tests). Reservations are made in one synchronous step, so concurrent fibers queue in order. Time is
+ * the clock's monotonic time, so a wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter
+ * that is interrupted gives its slot back.
  */
 export interface Limiter {
   readonly acquire: (weight: number) => Effect.Effect<void>
 }
 
+interface Entry {
+  readonly time: number
+  weight: number
+}
+
+const isPositive = (n: number) => Number.isFinite(n) && n > 0
+
+/** Whether a budget can be enforced: a positive, finite limit and window. */
+export const isValidBudget = (budget: Budget): boolean => isPositive(budget.limit) && isPositive(budget.windowMillis)
+
+const monotonicMillis = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e6)
+
 export const make = (budget: Budget, marginMillis: number): Limiter => {
-  const window = budget.windowMillis + marginMillis
-  // Reservation times are non-decreasing, so both arrays stay sorted by time.
-  let times: Array<number> = []
-  let weights: Array<number> = []
+  const window = budget.windowMillis + Math.max(0, marginMillis)
+  // Reservation times are non-decreasing, so the log stays sorted by time.
+  let log: Array<Entry> = []
   let head = 0
   let total = 0
 
-  const reserve = (now: number, weight: number): number => {
+  const reserve = (now: number, weight: number): Entry => {
     // Entries at or before now - window can never count again: every later slot is >= now.
-    while (head < times.length && times[head]! <= now - window) {
-      total -= weights[head]!
+    while (head < log.length && log[head]!.time <= now - window) {
+      total -= log[head]!.weight
       head++
     }
-    if (head > 1024 && head * 2 > times.length) {
-      times = times.slice(head)
-      weights = weights.slice(head)
+    if (head > 1024 && head * 2 > log.length) {
+      log = log.slice(head)
       head = 0
     }
-    const w = Math.min(weight, budget.limit)
-    let slot = times.length > head ? Math.max(now, times[times.length - 1]!) : now
+    const w = Math.min(Math.max(weight, 0), budget.limit)
+    let slot = log.length > head ? Math.max(now, log[log.length - 1]!.time) : now
     let i = head
     let used = total
     for (;;) {
-      while (i < times.length && times[i]! <= slot - window) {
-        used -= weights[i]!
+      while (i < log.length && log[i]!.time <= slot - window) {
+        used -= log[i]!.weight
         i++
       }
-      if (used + w <= budget.limit || i >= times.length) break
-      slot = times[i]! + window
+      if (used + w <= budget.limit || i >= log.length) break
+      slot = log[i]!.time + window
     }
-    times.push(slot)
-    weights.push(w)
+    const entry: Entry = { time: slot, weight: w }
+    log.push(entry)
     total += w
-    return slot
+    return entry
   }
+
+  // An interrupted waiter never sends: its weight stops counting (its place in the log stays, weightless).
+  const release = (entry: Entry) =>
+    Effect.sync(() => {
+      const index = log.indexOf(entry, head)
+      if (index !== -1) total -= entry.weight
+      entry.weight = 0
+    })
 
   return {
     acquire: (weight) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const slot = reserve(now, weight)
-        return slot > now ? Effect.sleep(slot - now) : Effect.void
+      Effect.flatMap(monotonicMillis, (now) => {
+        const entry = reserve(now, weight)
+        return entry.time > now
+          ? Effect.onInterrupt(Effect.sleep(entry.time - now), () => release(entry))
+          : Effect.void
       })
   }
 }

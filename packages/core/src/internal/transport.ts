@@ -54,17 +54,26 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
   // Server time minus local time. Updated from every envelope; `learned` tells whether any answer was seen.
   let offset = 0
 
-  // Texts from the network end up in error messages: never let a credential through, even if echoed.
+  // Texts from the network end up in error messages: never let a credential through, even if echoed, raw or
+  // JSON-escaped.
+  const forms = (secret: string) => {
+    const escaped = JSON.stringify(secret).slice(1, -1)
+    // Some servers also escape "/" (base64 signatures contain it).
+    return [...new Set([secret, escaped, escaped.replaceAll("/", "\\/")])]
+  }
+  const secretForms = secrets.flatMap(forms)
   const scrub = (text: string, signature: string): string => {
     let out = text
-    for (const secret of [...secrets, signature]) {
+    for (const secret of [...secretForms, ...forms(signature)]) {
       if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join("<redacted>")
     }
     return out
   }
 
+  // Only a plausible millisecond epoch (years 2001..2286) moves the offset: one answer with seconds, or garbage,
+  // must not make every later request fail its timestamp check.
   const learn = (serverTime: number | null | undefined, sentAt: number, receivedAt: number) => {
-    if (typeof serverTime === "number" && serverTime > 0) {
+    if (typeof serverTime === "number" && serverTime >= 1e12 && serverTime < 1e13) {
       offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
     }
   }
