@@ -645,6 +645,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
               (cursor.endTime === undefined || bill.cTime < cursor.endTime) &&
               !(bill.cTime === cursor.boundary && cursor.boundaryIds.has(bill.billId))
             )
+            // Within one millisecond's cluster (stepping pageIndex under a fixed bound) an honest venue always serves
+            // bills not yet seen; old ones mean it ignores pageIndex, and trusting its hasNextPage would skip bills.
+            if (cursor.pageIndex > 1 && items.length > 0 && fresh.length === 0) {
+              return stalled(
+                `bills paging made no progress at pageIndex ${cursor.pageIndex}; does the venue honour it?`
+              )
+            }
             const served = typeof page.pageSize === "number" && page.pageSize > 0
               ? Math.min(page.pageSize, pageSize)
               : pageSize

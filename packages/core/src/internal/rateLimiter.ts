@@ -23,6 +23,7 @@ export interface Limiter {
 interface Entry {
   readonly time: number
   weight: number
+  released: boolean
 }
 
 const isPositive = (n: number) => Number.isFinite(n) && n > 0
@@ -61,18 +62,21 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
       if (used + w <= budget.limit || i >= log.length) break
       slot = log[i]!.time + window
     }
-    const entry: Entry = { time: slot, weight: w }
+    const entry: Entry = { time: slot, weight: w, released: false }
     log.push(entry)
     total += w
     return entry
   }
 
-  // An interrupted waiter never sends: its weight stops counting (its place in the log stays, weightless).
+  // An interrupted waiter never sends: its weight stops counting, and if it was last in line its slot is dropped so
+  // that newcomers do not queue behind it.
   const release = (entry: Entry) =>
     Effect.sync(() => {
-      const index = log.indexOf(entry, head)
-      if (index !== -1) total -= entry.weight
+      if (entry.released) return
+      entry.released = true
+      if (log.indexOf(entry, head) !== -1) total -= entry.weight
       entry.weight = 0
+      while (log.length > head && log[log.length - 1]!.released) log.pop()
     })
 
   return {
