@@ -7,9 +7,17 @@ import { Effect, Fiber, Layer } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { SpotClient, SpotError } from "../src/index.ts"
-import { clientLayer, clientOptions, FakeVenue, type Fault, NOW, withClient } from "./support/FakeVenue.ts"
-
-const SYMBOL = "BTCUSDT_SPBL"
+import {
+  clientLayer,
+  clientOptions,
+  FakeVenue,
+  type Fault,
+  NOW,
+  reasonOf,
+  sampleTransfer,
+  SYMBOL,
+  withClient
+} from "./support/FakeVenue.ts"
 
 type Call<A = unknown> = (client: SpotClient.Service) => Effect.Effect<A, SpotError.SpotError>
 
@@ -25,14 +33,7 @@ const calls = {
     }),
   openOrdersPage: (client) => client.openOrdersPage({ symbol: SYMBOL }),
   fundingBillsPage: (client) => client.fundingBillsPage({ pageSize: 10 }),
-  internalTransfer: (client) =>
-    client.internalTransfer({
-      toUserId: "602876318261969338",
-      coin: "USDT",
-      amount: "1",
-      fromAccountType: "SPOT",
-      toAccountType: "FUND"
-    })
+  internalTransfer: (client) => client.internalTransfer(sampleTransfer)
 } satisfies Record<string, Call>
 
 /** Runs `call` at `NOW` over a fake venue that first plays `faults`; answers the venue and the call's result. */
@@ -109,14 +110,6 @@ const venueCases: ReadonlyArray<VenueCase> = [
 
 const venueFault = ({ code, msg, status }: VenueCase): Fault =>
   status === undefined ? { kind: "venue", code, msg } : { kind: "venue", code, msg, status }
-
-type ReasonTag = SpotError.SpotErrorReason["_tag"]
-
-/** The error's reason, after checking its tag. */
-const reasonOf = <Tag extends ReasonTag>(error: SpotError.SpotError, tag: Tag) => {
-  assert.strictEqual(error.reason._tag, tag)
-  return error.reason as Extract<SpotError.SpotErrorReason, { readonly _tag: Tag }>
-}
 
 /** The venue metadata of a reason, failing the test when it has none. */
 const venueMeta = (reason: SpotError.SpotErrorReason) => {

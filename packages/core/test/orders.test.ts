@@ -1,23 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { type Order, SpotClient, type SpotError } from "../src/index.ts"
-import { FakeVenue, type Fault, NOW, withClient } from "./support/FakeVenue.ts"
-
-const SYMBOL = "BTCUSDT_SPBL"
-const { internalTransfer: TRANSFER, openOrders: OPEN_ORDERS, placeOrder: ORDERS, placeOrders: BATCH } = SpotClient.paths
-
-type Tag = SpotError.SpotErrorReason["_tag"]
-
-/** Runs `f` with a client over `venue`; no rate limiting and no backoff unless `options` say otherwise. */
-/** Asserts the reason's tag and narrows it. */
-const reasonOf = <T extends Tag>(
-  error: SpotError.SpotError,
-  tag: T
-): Extract<SpotError.SpotErrorReason, { _tag: T }> => {
-  assert.strictEqual(error.reason._tag, tag, error.message)
-  return error.reason as Extract<SpotError.SpotErrorReason, { _tag: T }>
-}
+import type { SpotClient } from "../src/index.ts"
+import { type Order } from "../src/index.ts"
+import {
+  BATCH,
+  FakeVenue,
+  type Fault,
+  NOW,
+  OPEN_ORDERS,
+  orderIdOf,
+  ORDERS,
+  reasonOf,
+  SYMBOL,
+  TRANSFER,
+  venueOrderId,
+  withClient
+} from "./support/FakeVenue.ts"
 
 const limitOrder = (clientOrderId?: string): Order.PlaceOrderInput => ({
   symbol: SYMBOL,
@@ -40,17 +39,6 @@ const batchItem = (clientOrderId: string): Order.BatchItemInput => ({
 const ids = (count: number, prefix = "c") => Array.from({ length: count }, (_, i) => `${prefix}${i}`)
 
 const bodiesTo = (venue: FakeVenue, path: string) => venue.requests.filter((request) => request.path === path)
-
-/** The venue's own order id (exact digits) for a clientOrderId, asserting there is exactly one such order. */
-const venueOrderId = (venue: FakeVenue, clientOrderId: string): string => {
-  const orders = venue.orders.filter((order) => order.clientOrderId === clientOrderId)
-  assert.strictEqual(orders.length, 1, `venue orders for ${clientOrderId}`)
-  return String(orders[0]!.orderId)
-}
-
-/** The orderId of a `Placed` outcome (as plain digits), or the outcome's tag otherwise. */
-const orderIdOf = (outcome: Order.BatchOutcome | undefined): string | undefined =>
-  outcome?._tag === "Placed" ? String(outcome.orderId) : outcome?._tag
 
 /** Makes every placed order leave the book at once (filled), while the venue still answers 43118 for its id. */
 const fillAtOnce = (venue: FakeVenue) => {

@@ -15,9 +15,8 @@ import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/rateLimiter.ts"
-import { clientOptions, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import { clientOptions, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
-const SYMBOL = "BTCUSDT_SPBL"
 /** The documented default of `marginMillis`. */
 const MARGIN = 25
 

@@ -11,27 +11,25 @@ import { TestClock } from "effect/testing"
 import { inspect } from "node:util"
 import { type Bill, type Order, Primitives, SpotClient, SpotError } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/rateLimiter.ts"
-import { clientLayer, envelope, type FakeBill, FakeVenue, NOW, type Received, withClient } from "./support/FakeVenue.ts"
-
-const SYMBOL = "BTCUSDT_SPBL"
-const {
-  fundingBills: BILLS,
-  internalTransfer: TRANSFER,
-  openOrders: OPEN_ORDERS,
-  placeOrder: ORDERS,
-  placeOrders: BATCH
-} = SpotClient.paths
-
-type Tag = SpotError.SpotErrorReason["_tag"]
-
-/** Asserts the reason's tag and narrows it. */
-const reasonOf = <T extends Tag>(
-  error: SpotError.SpotError,
-  tag: T
-): Extract<SpotError.SpotErrorReason, { _tag: T }> => {
-  assert.strictEqual(error.reason._tag, tag, error.message)
-  return error.reason as Extract<SpotError.SpotErrorReason, { _tag: T }>
-}
+import {
+  BATCH,
+  BILLS,
+  clientLayer,
+  envelope,
+  type FakeBill,
+  FakeVenue,
+  NOW,
+  OPEN_ORDERS,
+  orderIdOf,
+  ORDERS,
+  reasonOf,
+  type Received,
+  sampleTransfer,
+  SYMBOL,
+  TRANSFER,
+  venueOrderId,
+  withClient
+} from "./support/FakeVenue.ts"
 
 // -----------------------------------------------------------------------------------------------------------------
 // venues that answer differently from the fake
@@ -106,17 +104,6 @@ const batchItem = (clientOrderId: string): Order.BatchItemInput => ({
   clientOrderId
 })
 
-/** The venue's own order id (exact digits) for a clientOrderId, asserting there is exactly one such order. */
-const venueOrderId = (venue: FakeVenue, clientOrderId: string): string => {
-  const orders = venue.orders.filter((order) => order.clientOrderId === clientOrderId)
-  assert.strictEqual(orders.length, 1, `venue orders for ${clientOrderId}`)
-  return String(orders[0]!.orderId)
-}
-
-/** The orderId of a `Placed` outcome (as plain digits), or the outcome's tag otherwise. */
-const orderIdOf = (outcome: Order.BatchOutcome | undefined): string | undefined =>
-  outcome?._tag === "Placed" ? String(outcome.orderId) : outcome?._tag
-
 const OLD_ORDER_ID = 500_000_000_000_000_001n
 
 /** An old open order (sell 5 @ 99999) that already uses `clientOrderId`. */
@@ -181,13 +168,7 @@ describe("5xx with an unknown venue code", () => {
     const venue = new FakeVenue().fail({ kind: "http", ...unknownCode500 }, TRANSFER)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
-        const error = yield* Effect.flip(client.internalTransfer({
-          toUserId: "602876318261969338",
-          coin: "USDT",
-          amount: "1",
-          fromAccountType: "SPOT",
-          toAccountType: "FUND"
-        }))
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
         reasonOf(error, "OutcomeUnknownError")
         assert.strictEqual(venue.count(TRANSFER), 1)
       }))
@@ -537,13 +518,7 @@ describe("an implausible server time does not move the clock offset", () => {
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         if (path === TRANSFER) {
-          yield* client.internalTransfer({
-            toUserId: "602876318261969338",
-            coin: "USDT",
-            amount: "1",
-            fromAccountType: "SPOT",
-            toAccountType: "FUND"
-          })
+          yield* client.internalTransfer(sampleTransfer)
         } else {
           yield* client.openOrdersPage({ symbol: SYMBOL })
         }
@@ -697,14 +672,7 @@ describe("tolerance of newer bizTypes and exponent decimals", () => {
 // transfer answers and market prices
 
 describe("transfer success answers", () => {
-  const transfer = (client: SpotClient.Service) =>
-    client.internalTransfer({
-      toUserId: "602876318261969338",
-      coin: "USDT",
-      amount: "1",
-      fromAccountType: "SPOT",
-      toAccountType: "FUND"
-    })
+  const transfer = (client: SpotClient.Service) => client.internalTransfer(sampleTransfer)
 
   it.effect.each([
     { name: "a standard 00000 envelope", body: envelope("00000", "success", NOW, `{"id":"123"}`) },

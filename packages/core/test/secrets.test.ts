@@ -4,16 +4,20 @@ import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { inspect } from "node:util"
 import { SpotClient } from "../src/index.ts"
-import { clientOptions, credentials, envelope, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import {
+  BATCH,
+  BILLS,
+  clientOptions,
+  credentials,
+  envelope,
+  FakeVenue,
+  NOW,
+  OPEN_ORDERS,
+  ORDERS,
+  SYMBOL,
+  TRANSFER
+} from "./support/FakeVenue.ts"
 
-const SYMBOL = "BTCUSDT_SPBL"
-const {
-  fundingBills: BILLS,
-  internalTransfer: TRANSFER,
-  openOrders: OPEN_ORDERS,
-  placeOrder: ORDERS,
-  placeOrders: BATCH
-} = SpotClient.paths
 const { apiKey, passphrase, secretKey } = credentials
 
 const render = (value: unknown) => inspect(value, { depth: 10 })

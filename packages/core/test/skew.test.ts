@@ -2,9 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { SpotClient } from "../src/index.ts"
-import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import { clientLayer, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
-const SYMBOL = "BTCUSDT_SPBL"
 const TOLERANCE_MILLIS = 5
 
 /**

@@ -12,9 +12,16 @@ import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { type Bill, SpotClient, SpotError } from "../src/index.ts"
-import { type FakeBill, type FakeOrder, FakeVenue, NOW, type Received, withClient } from "./support/FakeVenue.ts"
+import {
+  type FakeBill,
+  type FakeOrder,
+  FakeVenue,
+  NOW,
+  type Received,
+  SYMBOL,
+  withClient
+} from "./support/FakeVenue.ts"
 
-const SYMBOL = "BTCUSDT_SPBL"
 const OPEN_ORDERS = SpotClient.paths.openOrders
 const BILLS = SpotClient.paths.fundingBills
 

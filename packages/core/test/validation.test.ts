@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { type Order, SpotClient, SpotError, type Transfer } from "../src/index.ts"
-import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import { clientLayer, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
 type Client = SpotClient.Service
 type Call = (client: Client) => Effect.Effect<unknown, SpotError.SpotError>
@@ -16,8 +16,6 @@ interface Case {
   readonly call: Call
   readonly field: string
 }
-
-const SYMBOL = "BTCUSDT_SPBL"
 
 const limitOrder = {
   symbol: SYMBOL,

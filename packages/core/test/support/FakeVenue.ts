@@ -3,11 +3,12 @@
  * node:crypto (independently of the client's WebCrypto signer), keeps orders and bills, pages them the way
  * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`.
  */
+import { assert } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
-import { SpotClient } from "../../src/index.ts"
+import { type Order, SpotClient, type SpotError, type Transfer } from "../../src/index.ts"
 
 export const credentials = {
   apiKey: "test-api-key-7f3a",
@@ -324,3 +325,44 @@ export const withClient = <A, E>(
     yield* TestClock.setTime(NOW)
     return yield* f(yield* SpotClient.SpotClient)
   }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false, retry: { baseDelay: 0 }, ...options })))
+
+/** The symbol the tests trade. */
+export const SYMBOL = "BTCUSDT_SPBL"
+
+/** A valid transfer to a 64-bit user id. */
+export const sampleTransfer: Transfer.InternalTransferInput = {
+  toUserId: "602876318261969338",
+  coin: "USDT",
+  amount: "1",
+  fromAccountType: "SPOT",
+  toAccountType: "FUND"
+}
+
+/** Asserts the reason's tag and narrows it. */
+export const reasonOf = <T extends SpotError.SpotErrorReason["_tag"]>(
+  error: SpotError.SpotError,
+  tag: T
+): Extract<SpotError.SpotErrorReason, { _tag: T }> => {
+  assert.strictEqual(error.reason._tag, tag, error.message)
+  return error.reason as Extract<SpotError.SpotErrorReason, { _tag: T }>
+}
+
+/** Endpoint paths, by short name. */
+export const {
+  fundingBills: BILLS,
+  internalTransfer: TRANSFER,
+  openOrders: OPEN_ORDERS,
+  placeOrder: ORDERS,
+  placeOrders: BATCH
+} = SpotClient.paths
+
+/** The venue's own order id (exact digits) for a clientOrderId, asserting there is exactly one such order. */
+export const venueOrderId = (venue: FakeVenue, clientOrderId: string): string => {
+  const orders = venue.orders.filter((order) => order.clientOrderId === clientOrderId)
+  assert.strictEqual(orders.length, 1, `venue orders for ${clientOrderId}`)
+  return String(orders[0]!.orderId)
+}
+
+/** The orderId of a `Placed` outcome (as plain digits), or the outcome's tag otherwise. */
+export const orderIdOf = (outcome: Order.BatchOutcome | undefined): string | undefined =>
+  outcome?._tag === "Placed" ? String(outcome.orderId) : outcome?._tag
