@@ -123,7 +123,12 @@ export interface Service {
     symbol: string,
     items: Iterable<Order.BatchItemInput>
   ) => Effect.Effect<Order.BatchResult, SpotError.SpotError>
-  /** Every open order of a symbol, newest first, fetched page by page as the stream is pulled. */
+  /**
+   * Every open order of a symbol, newest first, fetched page by page as the stream is pulled. An order is never
+   * yielded twice, even when new orders push older ones to later pages. The venue pages by offset with no cursor, so
+   * an order can be missed if older orders leave the book (fill, cancel) while the stream pages: such a stream is a
+   * snapshot taken over time, not an atomic one.
+   */
   readonly openOrders: (options: OpenOrdersOptions) => Stream.Stream<Order.OpenOrder, SpotError.SpotError>
   /** One page of open orders. */
   readonly openOrdersPage: (query: Order.OpenOrdersQuery) => Effect.Effect<Order.OpenOrdersPage, SpotError.SpotError>
