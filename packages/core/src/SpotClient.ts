@@ -268,7 +268,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       }
     }
     const weight = limits.fundingBillsWeight
-    if (weight !== undefined && !(Number.isFinite(weight) && weight > 0)) {
+    if (weight !== undefined && !RateLimiter.isPositive(weight)) {
       return yield* Effect.die(new RangeError("rateLimit.fundingBillsWeight must be a positive finite number"))
     }
   }
@@ -520,8 +520,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return chunk.map(({ clientOrderId, index }): Outcome => {
         const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)
         if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
-        const isUnknown = mayHaveApplied
-        if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure, isUnknown)
+        if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure, mayHaveApplied)
         const rejection = rejected.get(clientOrderId)
         if (rejection !== undefined) {
           // 43118: an order with this clientOrderId exists (placed earlier), so it must be looked up, not re-sent.
@@ -530,7 +529,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
             index,
             clientOrderId,
             ...rejection,
-            mayExist: isUnknown || rejection.code === "43118"
+            mayExist: mayHaveApplied || rejection.code === "43118"
           }
         }
         return {

@@ -26,7 +26,8 @@ interface Entry {
   released: boolean
 }
 
-const isPositive = (n: number) => Number.isFinite(n) && n > 0
+/** A positive, finite number. */
+export const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
 
 /** Whether a budget can be enforced: a positive, finite limit and window. */
 export const isValidBudget = (budget: Budget): boolean => isPositive(budget.limit) && isPositive(budget.windowMillis)

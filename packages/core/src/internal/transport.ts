@@ -51,7 +51,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     (names) => [...names, ...secretHeaders]
   )
 
-  // Server time minus local time. Updated from every envelope; `learned` tells whether any answer was seen.
+  // Server time minus local time, updated from every envelope that carries a plausible server time.
   let offset = 0
 
   // Texts from the network end up in error messages: never let a credential through, even if echoed, raw or
@@ -105,7 +105,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
       )
       const exchange = Effect.flatMap(http.execute(request), (response) =>
         Effect.map(response.text, (text) => ({ status: response.status, text })))
-      const { status, text: rawText } = yield* exchange.pipe(
+      const { status, text } = yield* exchange.pipe(
         Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
         Effect.timeoutOrElse({
           duration: options.timeout,
@@ -127,22 +127,19 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
       const excerptOf = (text: string) =>
         scrub(text, signature).slice(0, EXCERPT)
       const scrubText = (text: string) => scrub(text, signature)
-      const text = rawText
+
+      // An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page.
+      const withoutEnvelope = (kind: "json" | "schema", description: string): SpotError.SpotErrorReason =>
+        status === 429
+          ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
+          : status >= 200 && status < 300
+          ? new SpotError.DecodeError({ kind, description, excerpt: excerptOf(text), httpStatus: status })
+          : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) })
 
       const parsed = yield* Effect.try({
         try: () => Json.parse(text),
         // The parser's own message quotes the body; say only what and where.
-        catch: () =>
-          status >= 200 && status < 300
-            ? new SpotError.DecodeError({
-              kind: "json",
-              description: `the body (${text.length} characters) is not valid JSON`,
-              excerpt: excerptOf(text),
-              httpStatus: status
-            })
-            : status === 429
-            ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
-            : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) })
+        catch: () => withoutEnvelope("json", `the body (${text.length} characters) is not valid JSON`)
       })
 
       const schemaError = (error: Schema.SchemaError) =>
@@ -155,18 +152,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
 
       const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
       if (!isObject || !("code" in parsed)) {
-        return yield* status === 429
-          ? Effect.fail(new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status }))
-          : status >= 200 && status < 300
-          ? Effect.fail(
-            new SpotError.DecodeError({
-              kind: "schema",
-              description: "expected an envelope object with a code",
-              excerpt: excerptOf(text),
-              httpStatus: status
-            })
-          )
-          : Effect.fail(new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) }))
+        return yield* Effect.fail(withoutEnvelope("schema", "expected an envelope object with a code"))
       }
 
       if (endpoint.envelope === "transfer" && String(parsed.code) === Envelope.TRANSFER_SUCCESS) {
