@@ -390,8 +390,10 @@ const GUARD = 50
 
 /** The fake venue, whose bills pages bend the rules as `deviation` says. */
 class DeviantBillsVenue extends ScriptedVenue {
-  constructor(readonly deviation: Deviation) {
+  readonly deviation: Deviation
+  constructor(deviation: Deviation) {
     super()
+    this.deviation = deviation
   }
 
   protected override answerFor(path: string, original: Answer, request: Received): Answer {

@@ -75,8 +75,10 @@ const collectOpenOrderIds = (venue: FakeVenue, pageSize?: number) =>
 
 /** A fake whose answers pass through `rewrite` (to vary optional fields the venue may fill, null or omit). */
 class RewritingVenue extends FakeVenue {
-  constructor(readonly rewrite: (text: string, request: Received) => string) {
+  readonly rewrite: (text: string, request: Received) => string
+  constructor(rewrite: (text: string, request: Received) => string) {
     super()
+    this.rewrite = rewrite
   }
   override get client(): HttpClient.HttpClient {
     const inner = super.client

@@ -89,7 +89,9 @@ export class FakeVenue {
   private nextOrderId = FIRST_ORDER_ID
   private nextTransferId = 9_000_000_000_000_000_001n
 
-  constructor(readonly options: FakeVenueOptions = {}) {
+  readonly options: FakeVenueOptions
+  constructor(options: FakeVenueOptions = {}) {
+    this.options = options
     this.skewMillis = options.skewMillis ?? 0
   }
 

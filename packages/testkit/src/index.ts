@@ -1,0 +1,11 @@
+/**
+ * @spotkit/testkit: a deterministic, stateful in-memory spot exchange for tests of programs built on
+ * `@spotkit/core`.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as Engine from "./Engine.ts"
