@@ -582,6 +582,15 @@ export class Engine {
   }
 
   /**
+   * Whether a symbol is listed.
+   *
+   * @since 0.1.0
+   */
+  hasProduct(symbol: string): boolean {
+    return this.productBySymbol.has(symbol)
+  }
+
+  /**
    * Adds a user and answers its 64-bit id.
    *
    * @since 0.1.0

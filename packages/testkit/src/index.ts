@@ -9,3 +9,13 @@
  * @since 0.1.0
  */
 export * as Engine from "./Engine.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Fault from "./Fault.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as TestExchange from "./TestExchange.ts"

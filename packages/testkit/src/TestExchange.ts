@@ -1,0 +1,477 @@
+/**
+ * The test exchange as an Effect service: seed it (products, users, keys, balances, bill histories), inspect it
+ * (orders, trades, balances, bills, the requests it received), make it fail on purpose (faults), and talk to it
+ * through the venue's own protocol, in process (`layerHttpClient`) or over loopback HTTP (`Sandbox`).
+ *
+ * ```ts
+ * const TestLayer = TestExchange.layerSpotClient()          // a ready SpotClient on a seeded exchange
+ * it.layer(TestLayer)("orders", (it) =>
+ *   it.effect("rest", () => Effect.gen(function*() {
+ *     const client = yield* SpotClient.SpotClient
+ *     ...
+ *   })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { SpotClient } from "@spotkit/core"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientError } from "effect/http"
+import type { HttpClientRequest } from "effect/http"
+import * as Engine from "./Engine.ts"
+import type * as Fault from "./Fault.ts"
+import { InProcessResponse } from "./internal/inProcess.ts"
+import * as Protocol from "./internal/protocol.ts"
+
+/**
+ * A request as the exchange sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WireRequest = Protocol.WireRequest
+
+/**
+ * What the exchange does with a request: answer (possibly late), drop the connection, or never answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome = Protocol.Outcome
+
+/**
+ * One request the exchange received, with what it answered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestRecord = Protocol.RequestRecord
+
+/**
+ * Venue-side rate limits (DESIGN §4).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RateLimits = Protocol.RateLimits
+
+/**
+ * API credentials as plain strings (the exchange must know the secret to check signatures).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface KeySpec {
+  readonly apiKey: string
+  readonly secretKey: string
+  readonly passphrase: string
+  /** @default ["read", "trade", "transfer"] */
+  readonly permissions?: ReadonlyArray<"read" | "trade" | "transfer"> | undefined
+}
+
+/**
+ * A user to create at start: its id, API keys, balances and a synthetic funding-bill history.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AccountSpec {
+  /** 64-bit id as digits. @default issued by the engine */
+  readonly userId?: string | undefined
+  readonly keys?: ReadonlyArray<KeySpec> | undefined
+  readonly balances?:
+    | ReadonlyArray<{
+      readonly accountType: Engine.AccountType
+      readonly coin: string
+      readonly amount: string
+    }>
+    | undefined
+  /** Funding bills written before the balances, ending one millisecond before the exchange's start time. */
+  readonly bills?: { readonly count: number; readonly spanMillis?: number | undefined } | undefined
+}
+
+/**
+ * Resting liquidity to place at start: `levels` price levels on each side of `mid`, `step` apart, `quantity` each,
+ * owned by the account at `owner` (an index into `accounts`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LiquiditySpec {
+  readonly symbol: string
+  readonly owner: number
+  readonly mid: string
+  readonly step: string
+  readonly levels: number
+  readonly quantity: string
+}
+
+/**
+ * @since 0.1.0
+ * @category options
+ */
+export interface Options extends Engine.EngineOptions {
+  /** @default BTCUSDT_SPBL and ETHUSDT_SPBL (`defaultProducts`) */
+  readonly products?: ReadonlyArray<Engine.ProductSpec> | undefined
+  readonly accounts?: ReadonlyArray<AccountSpec> | undefined
+  readonly liquidity?: ReadonlyArray<LiquiditySpec> | undefined
+  /** `false` turns the venue's rate limits off; fields override DESIGN §4. @default DESIGN §4 */
+  readonly rateLimits?: Partial<RateLimits> | false | undefined
+  /** How far a request timestamp may be from server time. @default 30000 */
+  readonly timestampWindowMillis?: number | undefined
+  /** Larger bodies are refused with HTTP 413. @default 262144 */
+  readonly maxBodyBytes?: number | undefined
+  /** Request records kept for `requests` (oldest dropped first); 0 keeps none. @default 10000 */
+  readonly requestLogSize?: number | undefined
+}
+
+/**
+ * A user created on the exchange, with credentials ready for `SpotClient`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Account {
+  readonly userId: string
+  readonly credentials: {
+    readonly apiKey: Redacted.Redacted<string>
+    readonly secretKey: Redacted.Redacted<string>
+    readonly passphrase: Redacted.Redacted<string>
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The engine itself, for synchronous inspection and bulk seeding. */
+  readonly engine: Engine.Engine
+  /** The users created from `Options.accounts`, in order. */
+  readonly accounts: ReadonlyArray<Account>
+  /** Handles one request at the current `Clock` time. */
+  readonly handle: (request: WireRequest) => Effect.Effect<Outcome>
+  /** Handles one request at a given time (for transports with their own clock). */
+  readonly handleAt: (request: WireRequest, now: number) => Outcome
+  readonly addAccount: (spec: AccountSpec) => Effect.Effect<Account, Engine.EngineError>
+  readonly deposit: (
+    userId: string,
+    accountType: Engine.AccountType,
+    coin: string,
+    amount: string
+  ) => Effect.Effect<void, Engine.EngineError>
+  readonly generateBills: (userId: string, options: Engine.HistoryOptions) => Effect.Effect<void, Engine.EngineError>
+  readonly placeOrder: (
+    userId: string,
+    request: Engine.OrderRequest
+  ) => Effect.Effect<Engine.Placed | Engine.Rejection>
+  readonly cancelOrder: (
+    userId: string,
+    id: { readonly orderId?: string; readonly clientOrderId?: string }
+  ) => Effect.Effect<boolean>
+  /** Adds a fault rule; rules are tried in the order they were added. */
+  readonly injectFault: (rule: Fault.Rule) => Effect.Effect<void>
+  readonly clearFaults: Effect.Effect<void>
+  /** Forgets every rate-limit window. */
+  readonly resetRateLimits: Effect.Effect<void>
+  readonly requests: Effect.Effect<ReadonlyArray<RequestRecord>>
+  readonly clearRequests: Effect.Effect<void>
+  readonly orders: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.OrderView>>
+  readonly trades: Effect.Effect<ReadonlyArray<Engine.Trade>>
+  readonly balances: (userId: string) => Effect.Effect<ReadonlyArray<Engine.Balance>, Engine.EngineError>
+  readonly ledger: (
+    userId: string,
+    accountType?: Engine.AccountType
+  ) => Effect.Effect<ReadonlyArray<Engine.LedgerEntry>, Engine.EngineError>
+  readonly totals: Effect.Effect<ReturnType<Engine.Engine["totals"]>>
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class TestExchange extends Context.Service<TestExchange, Service>()("@spotkit/testkit/TestExchange") {}
+
+/**
+ * BTCUSDT_SPBL (price 2 decimals, quantity 6, minimum 5 USDT) and ETHUSDT_SPBL (2, 4, 5 USDT).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultProducts: ReadonlyArray<Engine.ProductSpec> = [
+  { symbol: "BTCUSDT_SPBL", base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 6, minOrderValue: "5" },
+  { symbol: "ETHUSDT_SPBL", base: "ETH", quote: "USDT", pricePrecision: 2, quantityPrecision: 4, minOrderValue: "5" }
+]
+
+const seedError = (cause: unknown): Engine.EngineError =>
+  cause instanceof Engine.EngineError ? cause : new Engine.EngineError(String(cause))
+
+const attempt = <A>(f: () => A): Effect.Effect<A, Engine.EngineError> => Effect.try({ try: f, catch: seedError })
+
+/**
+ * Builds an exchange from options, at the current `Clock` time.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const start = yield* Clock.currentTimeMillis
+  const engine = yield* attempt(() => new Engine.Engine(options))
+  const limits = options.rateLimits === false
+    ? false as const
+    : { ...Protocol.defaultRateLimits, ...options.rateLimits }
+  const protocol = new Protocol.Protocol(engine, {
+    rateLimits: limits,
+    windowMillis: options.timestampWindowMillis ?? 30_000,
+    maxBodyBytes: options.maxBodyBytes ?? 262_144,
+    requestLogSize: options.requestLogSize ?? 10_000,
+    seed: engine.seed
+  })
+  for (const product of options.products ?? defaultProducts) yield* attempt(() => engine.addProduct(product))
+
+  const addAccount = (spec: AccountSpec): Effect.Effect<Account, Engine.EngineError> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      attempt(() => {
+        const userId = engine.addUser(spec.userId)
+        for (const key of spec.keys ?? []) engine.addApiKey({ ...key, userId })
+        if (spec.bills !== undefined && spec.bills.count > 0) {
+          const span = spec.bills.spanMillis ?? 30 * 86_400_000
+          // Times never go below 0 (a TestClock starts there).
+          const to = Math.max(0, now - 1)
+          engine.generateBills(userId, { count: spec.bills.count, from: Math.max(0, to - span), to })
+        }
+        for (const balance of spec.balances ?? []) {
+          engine.deposit(userId, balance.accountType, balance.coin, balance.amount, now)
+        }
+        const key = spec.keys?.[0]
+        return {
+          userId,
+          credentials: {
+            apiKey: Redacted.make(key?.apiKey ?? ""),
+            secretKey: Redacted.make(key?.secretKey ?? ""),
+            passphrase: Redacted.make(key?.passphrase ?? "")
+          }
+        }
+      }))
+
+  const accounts: Array<Account> = []
+  for (const spec of options.accounts ?? []) accounts.push(yield* addAccount(spec))
+  for (const spec of options.liquidity ?? []) {
+    const owner = accounts[spec.owner]
+    if (owner === undefined) {
+      return yield* Effect.fail(new Engine.EngineError(`liquidity owner ${spec.owner}: no such account`))
+    }
+    yield* attempt(() => placeLiquidity(engine, owner.userId, spec, start))
+  }
+
+  const now = Clock.currentTimeMillis
+  const service: Service = {
+    engine,
+    accounts,
+    handle: (request) => Effect.map(now, (time) => protocol.handle(request, time)),
+    handleAt: (request, time) => protocol.handle(request, time),
+    addAccount,
+    deposit: (userId, accountType, coin, amount) =>
+      Effect.flatMap(now, (time) => attempt(() => engine.deposit(userId, accountType, coin, amount, time))),
+    generateBills: (userId, history) => attempt(() => engine.generateBills(userId, history)),
+    placeOrder: (userId, request) => Effect.map(now, (time) => engine.placeOrder(userId, request, time)),
+    cancelOrder: (userId, id) => Effect.map(now, (time) => engine.cancelOrder(userId, id, time)),
+    injectFault: (rule) => Effect.sync(() => protocol.inject(rule)),
+    clearFaults: Effect.sync(() => protocol.clearFaults()),
+    resetRateLimits: Effect.sync(() => protocol.clearRateLimits()),
+    requests: Effect.sync(() => protocol.requests().slice()),
+    clearRequests: Effect.sync(() => protocol.clearRequests()),
+    orders: (userId) => attempt(() => engine.orderList(userId)).pipe(Effect.orDie),
+    trades: Effect.sync(() => engine.tradeList().slice()),
+    balances: (userId) => attempt(() => engine.balances(userId)),
+    ledger: (userId, accountType) => attempt(() => engine.ledgerOf(userId, accountType)),
+    totals: Effect.sync(() => engine.totals())
+  }
+  return service
+})
+
+// Places `levels` bids below and asks above `mid`, `step` apart, as plain limit orders of `owner`.
+const placeLiquidity = (engine: Engine.Engine, owner: string, spec: LiquiditySpec, now: number): void => {
+  const decimals = (spec.mid.split(".")[1] ?? "").length
+  const scale = 10 ** Math.max(decimals, (spec.step.split(".")[1] ?? "").length)
+  const mid = Math.round(Number(spec.mid) * scale)
+  const step = Math.round(Number(spec.step) * scale)
+  const format = (units: number) => {
+    const text = String(units).padStart(String(scale).length, "0")
+    const cut = text.length - (String(scale).length - 1)
+    return scale === 1 ? text : `${text.slice(0, cut)}.${text.slice(cut)}`
+  }
+  for (let level = 1; level <= spec.levels; level++) {
+    for (const side of ["buy", "sell"] as const) {
+      const price = format(side === "buy" ? mid - level * step : mid + level * step)
+      const placed = engine.placeOrder(owner, {
+        symbol: spec.symbol,
+        side,
+        orderType: "limit",
+        force: "normal",
+        price,
+        quantity: spec.quantity,
+        clientOrderId: `liquidity-${spec.symbol}-${side}-${level}`
+      }, now)
+      if (!placed.ok) {
+        throw new Engine.EngineError(`liquidity ${spec.symbol} ${side} ${price}: ${placed.code} ${placed.msg}`)
+      }
+    }
+  }
+}
+
+/**
+ * The exchange as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<TestExchange, Engine.EngineError> =>
+  Layer.effect(TestExchange, make(options))
+
+const decoder = new TextDecoder()
+
+const bodyText = (request: HttpClientRequest.HttpClientRequest): string => {
+  const body = request.body
+  switch (body._tag) {
+    case "Uint8Array":
+      return body.text ?? decoder.decode(body.body)
+    case "Empty":
+      return ""
+    default:
+      return ""
+  }
+}
+
+const contentTypeOf = (request: HttpClientRequest.HttpClientRequest): string | undefined =>
+  request.headers["content-type"] ?? (request.body._tag === "Empty" ? undefined : request.body.contentType)
+
+/**
+ * An `HttpClient` that routes every request into the exchange with the full protocol (headers, signature, timestamp
+ * window, envelopes, status codes, rate limits, faults) and no sockets. Latency faults sleep on the `Clock`;
+ * timeouts never answer; dropped connections fail with a transport error.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient, never, TestExchange> = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.gen(function*() {
+    const exchange = yield* TestExchange
+    return HttpClient.make((request, url) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const outcome = exchange.handleAt({
+          method: request.method,
+          path: url.pathname + url.search,
+          header: (name) => name === "content-type" ? contentTypeOf(request) : request.headers[name],
+          body: bodyText(request),
+          clientAddress: "127.0.0.1"
+        }, now)
+        switch (outcome._tag) {
+          case "Respond": {
+            const response = new InProcessResponse(request, url.href, outcome.status, outcome.contentType, outcome.body)
+            return outcome.delayMillis > 0
+              ? Effect.as(Effect.sleep(outcome.delayMillis), response)
+              : Effect.succeed(response)
+          }
+          case "Drop":
+            return Effect.fail(
+              new HttpClientError.HttpClientError({
+                reason: new HttpClientError.TransportError({ request, description: "connection reset by the exchange" })
+              })
+            )
+          case "Hang":
+            return Effect.never
+        }
+      })
+    )
+  })
+)
+
+/**
+ * Demo accounts: deterministic credentials (test values, not secrets) for the preset and the sandbox.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const demoKeys = {
+  alice: { apiKey: "demo-alice-key", secretKey: "demo-alice-secret", passphrase: "demo-alice-pass" },
+  bob: { apiKey: "demo-bob-key", secretKey: "demo-bob-secret", passphrase: "demo-bob-pass" }
+} as const
+
+/**
+ * Options of a demo exchange: alice (index 0) with USDT, BTC and ETH in SPOT and FUND and a funding-bill history of
+ * `bills` entries; bob (index 1), the market maker, with resting liquidity on BTCUSDT_SPBL and ETHUSDT_SPBL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const demo = (
+  options: { readonly seed?: number | undefined; readonly bills?: number | undefined } = {}
+): Options => ({
+  seed: options.seed ?? 1,
+  accounts: [
+    {
+      keys: [demoKeys.alice],
+      bills: { count: options.bills ?? 1000 },
+      balances: [
+        { accountType: "SPOT", coin: "USDT", amount: "1000000" },
+        { accountType: "SPOT", coin: "BTC", amount: "10" },
+        { accountType: "SPOT", coin: "ETH", amount: "100" },
+        { accountType: "FUND", coin: "USDT", amount: "50000" },
+        { accountType: "FUND", coin: "BTC", amount: "2" }
+      ]
+    },
+    {
+      keys: [demoKeys.bob],
+      balances: [
+        { accountType: "SPOT", coin: "USDT", amount: "5000000" },
+        { accountType: "SPOT", coin: "BTC", amount: "500" },
+        { accountType: "SPOT", coin: "ETH", amount: "5000" },
+        { accountType: "FUND", coin: "USDT", amount: "10000" }
+      ]
+    }
+  ],
+  liquidity: [
+    { symbol: "BTCUSDT_SPBL", owner: 1, mid: "30000.00", step: "5.00", levels: 20, quantity: "0.5" },
+    { symbol: "ETHUSDT_SPBL", owner: 1, mid: "2000.00", step: "0.50", levels: 20, quantity: "5" }
+  ]
+})
+
+/**
+ * Base URL the preset client uses; any URL works in process.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const inProcessBaseUrl = "http://exchange.test"
+
+/**
+ * A ready `SpotClient` (as alice of `demo`) over the in-process transport, plus the `TestExchange` behind it, for
+ * one-line test setup. Client-side rate limiting is off unless given; the venue's limits stay on.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSpotClient = (
+  options: {
+    readonly exchange?: Options | undefined
+    readonly client?: Partial<SpotClient.Options> | undefined
+  } = {}
+): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
+  const exchange = layer(options.exchange ?? demo())
+  const client = Layer.unwrap(Effect.gen(function*() {
+    const ex = yield* TestExchange
+    const account = ex.accounts[0]
+    if (account === undefined) {
+      return yield* Effect.fail(new Engine.EngineError("layerSpotClient: no account to act as"))
+    }
+    return SpotClient.layer({
+      baseUrl: inProcessBaseUrl,
+      credentials: account.credentials,
+      rateLimit: false,
+      ...options.client
+    })
+  }))
+  return client.pipe(Layer.provide(layerHttpClient), Layer.provideMerge(exchange))
+}
