@@ -149,6 +149,8 @@ export interface Service {
   readonly engine: Engine.Engine
   /** The users created from `Options.accounts`, in order. */
   readonly accounts: ReadonlyArray<Account>
+  /** Bodies larger than this are refused (HTTP 413). */
+  readonly maxBodyBytes: number
   /** Handles one request at the current `Clock` time. */
   readonly handle: (request: WireRequest) => Effect.Effect<Outcome>
   /** Handles one request at a given time (for transports with their own clock). */
@@ -268,6 +270,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const service: Service = {
     engine,
     accounts,
+    maxBodyBytes: protocol.options.maxBodyBytes,
     handle: (request) => Effect.map(now, (time) => protocol.handle(request, time)),
     handleAt: (request, time) => protocol.handle(request, time),
     addAccount,

@@ -19,3 +19,8 @@ export * as Fault from "./Fault.ts"
  * @since 0.1.0
  */
 export * as TestExchange from "./TestExchange.ts"
+
+/**
+ * @since 0.1.0
+ */
+export * as Sandbox from "./Sandbox.ts"

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
-import { Effect, Stream } from "effect"
-import { TestExchange } from "../src/index.ts"
+import { Effect, Layer, Stream } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { Sandbox, TestExchange } from "../src/index.ts"
 
 describe("preset", () => {
   it.layer(TestExchange.layerSpotClient())("in process", (it) => {
@@ -31,6 +32,32 @@ describe("preset", () => {
           toAccountType: "SPOT"
         })
         assert.match(transfer.id, /^\d{19}$/)
+      }))
+  })
+})
+
+describe("sandbox", () => {
+  const SandboxLayer = Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(TestExchange.demo({ bills: 250 }))))
+  it.layer(SandboxLayer)("over loopback HTTP", (it) => {
+    it.effect("serves the client", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.Sandbox
+        const exchange = yield* TestExchange.TestExchange
+        const client = yield* SpotClient.make({
+          baseUrl: sandbox.baseUrl,
+          credentials: exchange.accounts[0]!.credentials,
+          rateLimit: false
+        }).pipe(Effect.provide(FetchHttpClient.layer))
+        const bills = yield* Stream.runCollect(client.fundingBills({ pageSize: 100 }))
+        assert.strictEqual(bills.length, exchange.engine.fundingBillCount(exchange.accounts[0]!.userId))
+        const placed = yield* client.placeOrder({
+          symbol: "ETHUSDT_SPBL",
+          side: "sell",
+          orderType: "market",
+          force: "normal",
+          quantity: "1.5"
+        })
+        assert.strictEqual(exchange.engine.order(placed.orderId)?.status, "filled")
       }))
   })
 })

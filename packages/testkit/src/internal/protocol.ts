@@ -16,6 +16,8 @@ export interface WireRequest {
   /** Header value by lower-case name. */
   readonly header: (name: string) => string | undefined
   readonly body: string
+  /** The transport stopped reading a body larger than the limit. */
+  readonly bodyTooLarge?: boolean | undefined
   readonly clientAddress: string
 }
 
@@ -286,7 +288,7 @@ export class Protocol {
       return finish(respond(200, this.envelope("00000", "success", now, quote(this.engine.productList()))), "00000")
     }
     if (request.method !== "POST") return refuse(new Refusal("40405", "Method Not Allowed", 405))
-    if (request.body.length > this.options.maxBodyBytes) {
+    if (request.bodyTooLarge === true || request.body.length > this.options.maxBodyBytes) {
       return refuse(new Refusal("40017", "Request body too large", 413))
     }
 

@@ -1,0 +1,147 @@
+/**
+ * The sandbox: the exchange's protocol as a real HTTP server on loopback, for programs and tools that must cross a
+ * socket (the CLI, other languages, load tests). The same `TestExchange` serves it, so a test can seed and inspect
+ * the state while a client talks HTTP.
+ *
+ * Faults act on the wire: a dropped connection is a socket reset, a timeout is a request that is never answered
+ * (until the sandbox stops), latency delays the answer on the real clock.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Data, Effect, Layer } from "effect"
+import { Buffer } from "node:buffer"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { TestExchange } from "./TestExchange.ts"
+
+/**
+ * @since 0.1.0
+ * @category options
+ */
+export interface Options {
+  /** @default 0 (any free port) */
+  readonly port?: number | undefined
+  /** @default "127.0.0.1" */
+  readonly host?: string | undefined
+}
+
+/**
+ * A running sandbox.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** e.g. `"http://127.0.0.1:39421"` */
+  readonly baseUrl: string
+  readonly port: number
+}
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export class Sandbox extends Context.Service<Sandbox, Service>()("@spotkit/testkit/Sandbox") {}
+
+/**
+ * The server could not listen.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SandboxError extends Data.TaggedError("SandboxError")<{ readonly message: string }> {}
+
+const headerOf = (request: IncomingMessage) => (name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+/**
+ * Starts the sandbox for the lifetime of the layer's scope; stopping it closes every connection, including requests
+ * held by a `Timeout` fault.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError, TestExchange> =>
+  Layer.effect(
+    Sandbox,
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange
+      const clock = yield* Clock.clockWith(Effect.succeed)
+      const maxBody = exchange.maxBodyBytes
+      const timers = new Set<ReturnType<typeof setTimeout>>()
+
+      const answer = (request: IncomingMessage, response: ServerResponse, body: string, bodyTooLarge: boolean) => {
+        const outcome = exchange.handleAt({
+          method: request.method ?? "GET",
+          path: request.url ?? "/",
+          header: headerOf(request),
+          body,
+          bodyTooLarge,
+          clientAddress: request.socket.remoteAddress ?? "unknown"
+        }, clock.currentTimeMillisUnsafe())
+        const send = () => {
+          switch (outcome._tag) {
+            case "Respond":
+              response.writeHead(outcome.status, {
+                "content-type": outcome.contentType,
+                "content-length": Buffer.byteLength(outcome.body)
+              })
+              response.end(outcome.body)
+              return
+            case "Drop":
+              request.socket.destroy()
+              return
+            case "Hang":
+              return
+          }
+        }
+        const delay = outcome._tag === "Hang" ? 0 : outcome.delayMillis
+        if (delay > 0) {
+          const timer = setTimeout(() => {
+            timers.delete(timer)
+            send()
+          }, delay)
+          timers.add(timer)
+        } else {
+          send()
+        }
+      }
+
+      const server = createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        let tooLarge = false
+        request.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          // Keep reading (so the connection stays usable) but stop buffering: the protocol answers 413.
+          if (size > maxBody) tooLarge = true
+          else chunks.push(chunk)
+        })
+        request.on("end", () => {
+          answer(request, response, tooLarge ? "" : Buffer.concat(chunks).toString("utf8"), tooLarge)
+        })
+        request.on("error", () => request.socket.destroy())
+      })
+      server.keepAliveTimeout = 5_000
+
+      const port = yield* Effect.acquireRelease(
+        Effect.callback<number, SandboxError>((resume) => {
+          server.once("error", (error) => resume(Effect.fail(new SandboxError({ message: error.message }))))
+          server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+            resume(Effect.succeed((server.address() as AddressInfo).port))
+          })
+        }),
+        () =>
+          Effect.callback<void>((resume) => {
+            for (const timer of timers) clearTimeout(timer)
+            server.close(() => resume(Effect.void))
+            server.closeAllConnections()
+          })
+      )
+      const host = options.host ?? "127.0.0.1"
+      return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${port}`, port }
+    })
+  )
