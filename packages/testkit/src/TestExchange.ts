@@ -16,8 +16,8 @@
  */
 import { SpotClient } from "@spotkit/core"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientError } from "effect/http"
-import type { HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientError, UrlParams } from "effect/http"
+import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { InProcessResponse } from "./internal/inProcess.ts"
@@ -349,10 +349,22 @@ const bodyText = (request: HttpClientRequest.HttpClientRequest): string => {
 const contentTypeOf = (request: HttpClientRequest.HttpClientRequest): string | undefined =>
   request.headers["content-type"] ?? (request.body._tag === "Empty" ? undefined : request.body.contentType)
 
+// The path and query of a request, as the venue signs and routes it ("http://host/api/x?a=1" -> "/api/x?a=1").
+const pathOf = (request: HttpClientRequest.HttpClientRequest): string => {
+  const url = request.url
+  const scheme = url.indexOf("://")
+  const slash = scheme < 0 ? url.indexOf("/") : url.indexOf("/", scheme + 3)
+  const path = slash < 0 ? "/" : url.slice(slash)
+  const params = UrlParams.toString(request.urlParams)
+  return params === "" ? path : `${path}${path.includes("?") ? "&" : "?"}${params}`
+}
+
 /**
  * An `HttpClient` that routes every request into the exchange with the full protocol (headers, signature, timestamp
  * window, envelopes, status codes, rate limits, faults) and no sockets. Latency faults sleep on the `Clock`;
- * timeouts never answer; dropped connections fail with a transport error.
+ * timeouts never answer; dropped connections fail with a transport error. With no connection there is nothing to
+ * abort or trace at the HTTP level, so it skips `HttpClient.make`'s URL parsing, abort controller and client span
+ * (the client's own operation spans remain).
  *
  * @since 0.1.0
  * @category layers
@@ -361,32 +373,44 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient, never, TestExch
   HttpClient.HttpClient,
   Effect.gen(function*() {
     const exchange = yield* TestExchange
-    return HttpClient.make((request, url) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const outcome = exchange.handleAt({
-          method: request.method,
-          path: url.pathname + url.search,
-          header: (name) => name === "content-type" ? contentTypeOf(request) : request.headers[name],
-          body: bodyText(request),
-          clientAddress: "127.0.0.1"
-        }, now)
-        switch (outcome._tag) {
-          case "Respond": {
-            const response = new InProcessResponse(request, url.href, outcome.status, outcome.contentType, outcome.body)
-            return outcome.delayMillis > 0
-              ? Effect.as(Effect.sleep(outcome.delayMillis), response)
-              : Effect.succeed(response)
-          }
-          case "Drop":
-            return Effect.fail(
-              new HttpClientError.HttpClientError({
-                reason: new HttpClientError.TransportError({ request, description: "connection reset by the exchange" })
-              })
-            )
-          case "Hang":
-            return Effect.never
+    const send = (
+      request: HttpClientRequest.HttpClientRequest,
+      now: number
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+      const outcome = exchange.handleAt({
+        method: request.method,
+        path: pathOf(request),
+        header: (name) => name === "content-type" ? contentTypeOf(request) : request.headers[name],
+        body: bodyText(request),
+        clientAddress: "127.0.0.1"
+      }, now)
+      switch (outcome._tag) {
+        case "Respond": {
+          const response = new InProcessResponse(
+            request,
+            request.url,
+            outcome.status,
+            outcome.contentType,
+            outcome.body
+          )
+          return outcome.delayMillis > 0
+            ? Effect.as(Effect.sleep(outcome.delayMillis), response)
+            : Effect.succeed(response)
         }
-      })
+        case "Drop":
+          return Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, description: "connection reset by the exchange" })
+            })
+          )
+        case "Hang":
+          return Effect.never
+      }
+    }
+    return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
+      (effect) =>
+        Effect.flatMap(effect, (request) => Clock.clockWith((clock) => send(request, clock.currentTimeMillisUnsafe()))),
+      Effect.succeed as HttpClient.HttpClient.Preprocess<HttpClientError.HttpClientError, never>
     )
   })
 )
