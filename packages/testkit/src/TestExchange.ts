@@ -14,13 +14,14 @@
  *
  * @since 0.1.0
  */
-import { SpotClient } from "@spotkit/core"
+import { Signer, SpotClient } from "@spotkit/core"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError, UrlParams } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { InProcessResponse } from "./internal/inProcess.ts"
+import { nodeSigner } from "./internal/nodeSigner.ts"
 import * as Protocol from "./internal/protocol.ts"
 
 /**
@@ -475,7 +476,8 @@ export const inProcessBaseUrl = "http://exchange.test"
 
 /**
  * A ready `SpotClient` (as alice of `demo`) over the in-process transport, plus the `TestExchange` behind it, for
- * one-line test setup. Client-side rate limiting is off unless given; the venue's limits stay on.
+ * one-line test setup. Client-side rate limiting is off unless given; the venue's limits stay on. The client signs
+ * with node:crypto (synchronous) rather than the portable WebCrypto default; both produce the same signature.
  *
  * @since 0.1.0
  * @category layers
@@ -500,5 +502,8 @@ export const layerSpotClient = (
       ...options.client
     })
   }))
-  return client.pipe(Layer.provide(layerHttpClient), Layer.provideMerge(exchange))
+  return client.pipe(
+    Layer.provide([layerHttpClient, Signer.layer(nodeSigner)]),
+    Layer.provideMerge(exchange)
+  )
 }

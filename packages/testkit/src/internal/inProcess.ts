@@ -12,8 +12,8 @@ export class InProcessResponse extends Inspectable.Class implements HttpClientRe
   readonly request: HttpClientRequest.HttpClientRequest
   readonly status: number
   readonly url: string
-  readonly headers: Headers.Headers
   readonly body: string
+  private readonly contentType: string
 
   constructor(
     request: HttpClientRequest.HttpClientRequest,
@@ -27,7 +27,12 @@ export class InProcessResponse extends Inspectable.Class implements HttpClientRe
     this.url = url
     this.status = status
     this.body = body
-    this.headers = Headers.fromRecordUnsafe({ "content-type": contentType })
+    this.contentType = contentType
+  }
+
+  // Built on demand: the client reads the status and the text, rarely the headers.
+  get headers(): Headers.Headers {
+    return Headers.fromRecordUnsafe({ "content-type": this.contentType })
   }
 
   toJSON(): unknown {

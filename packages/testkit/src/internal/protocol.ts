@@ -3,7 +3,8 @@
 // outcome out; the transports (in-process HttpClient, loopback server) only carry bytes.
 import { Result } from "effect"
 import { Buffer } from "node:buffer"
-import { createHmac, timingSafeEqual } from "node:crypto"
+import type { KeyObject } from "node:crypto"
+import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto"
 import type * as Engine from "../Engine.ts"
 import type * as Fault from "../Fault.ts"
 import type { Budget } from "./limits.ts"
@@ -169,6 +170,8 @@ export class Protocol {
   readonly engine: Engine.Engine
   readonly options: ProtocolOptions
   private readonly limits = new Limits()
+  // HMAC keys imported once per secret, not per request.
+  private readonly hmacKeys = new Map<string, KeyObject>()
   private rules: Array<{ rule: Fault.Rule; left: number }> = []
   private log: Array<RequestRecord> = []
   private random: () => number
@@ -352,7 +355,12 @@ export class Protocol {
     if (Math.abs(now - Number(timestamp)) > this.options.windowMillis) {
       return new Refusal("40008", "Request timestamp expired")
     }
-    const expected = createHmac("sha256", key.secretKey)
+    let hmacKey = this.hmacKeys.get(key.secretKey)
+    if (hmacKey === undefined) {
+      hmacKey = createSecretKey(Buffer.from(key.secretKey, "utf8"))
+      this.hmacKeys.set(key.secretKey, hmacKey)
+    }
+    const expected = createHmac("sha256", hmacKey)
       .update(timestamp + request.method.toUpperCase() + request.path + request.body)
       .digest("base64")
     if (!constantTimeEqual(sign, expected)) return new Refusal("40009", "sign signature error")

@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+/**
+ * `spotkit-sandbox`: the test exchange as a real HTTP server on loopback, for programs and tools that cannot run it
+ * in process. It prints its base URL and the demo users' ids and credentials as shell lines, then serves until
+ * SIGINT or SIGTERM.
+ *
+ * ```sh
+ * spotkit-sandbox --port 8080 --seed 7 --bills 1000 > sandbox.env &
+ * . ./sandbox.env                    # SPOTKIT_BASE_URL, SPOTKIT_API_KEY, ... (alice), SPOTKIT_BOB_*, ...
+ * ```
+ *
+ * Every line of the output is either a `# comment` or `export NAME=value`, so it can be read by people, sourced by
+ * a shell, or parsed. Exit codes: 0 after a clean stop (or `--help`), 1 when the sandbox cannot start, 2 for bad
+ * flags.
+ *
+ * @since 0.1.0
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Console, Data, Effect, Exit, Layer, Redacted, Runtime } from "effect"
+import { CliError, CliOutput, Command, Flag } from "effect/cli"
+import { createRequire } from "node:module"
+import * as Sandbox from "../Sandbox.ts"
+import * as TestExchange from "../TestExchange.ts"
+
+const NAME = "spotkit-sandbox"
+
+// The package's version; `../../package.json` from both `src/bin` and `dist/bin`.
+const version = ((): string => {
+  const pkg: unknown = createRequire(import.meta.url)("../../package.json")
+  return typeof pkg === "object" && pkg !== null && "version" in pkg && typeof pkg.version === "string"
+    ? pkg.version
+    : "0.0.0"
+})()
+
+const port = Flag.Int("port").pipe(
+  Flag.withDescription("Port to listen on; 0 picks any free port"),
+  Flag.withDefault(0),
+  Flag.filter((n) => n >= 0 && n <= 65535, (n) => `port must be 0..65535, got ${n}`)
+)
+
+const host = Flag.String("host").pipe(
+  Flag.withDescription("Address to listen on (keep it on loopback: the sandbox has no real security)"),
+  Flag.withDefault("127.0.0.1"),
+  Flag.filter((h) => h.trim().length > 0, () => "host must not be empty")
+)
+
+const seed = Flag.Int("seed").pipe(
+  Flag.withDescription("Seed of ids and generated histories; the same seed gives the same exchange"),
+  Flag.withDefault(1),
+  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, (n) => `seed must be a non-negative integer, got ${n}`)
+)
+
+const demo = Flag.Boolean("demo").pipe(
+  Flag.withDescription("Create the demo users alice (trader) and bob (market maker with resting liquidity)"),
+  Flag.withDefault(true)
+)
+
+const bills = Flag.Int("bills").pipe(
+  Flag.withDescription("Funding bills in alice's generated history (with --demo)"),
+  Flag.withDefault(200_000),
+  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, (n) => `bills must be a non-negative integer, got ${n}`)
+)
+
+const rateLimits = Flag.Literals("rate-limits", ["on", "off"]).pipe(
+  Flag.withDescription("Enforce the venue's rate limits (DESIGN §4)"),
+  Flag.withDefault("on")
+)
+
+/** The sandbox could not start (the port is taken, bad seeding options, ...). Reported as one line, exit code 1. */
+class StartError extends Data.TaggedError("StartError")<{ readonly message: string }> {
+  override readonly [Runtime.errorReported] = false
+  override readonly [Runtime.errorExitCode] = 1
+}
+
+// Values of `export NAME=value` lines: bare when that is safe for a POSIX shell, single-quoted otherwise.
+const shellValue = (value: string): string =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`
+
+const exportLine = (name: string, value: string): string => `export ${name}=${shellValue(value)}`
+
+const demoUsers = [
+  { name: "alice", role: "the trader, with balances and a funding-bill history" },
+  { name: "bob", role: "the market maker, with resting liquidity on BTCUSDT_SPBL and ETHUSDT_SPBL" }
+] as const
+
+const credentialLines = (prefix: string, account: TestExchange.Account): Array<string> => [
+  exportLine(`${prefix}_API_KEY`, Redacted.value(account.credentials.apiKey)),
+  exportLine(`${prefix}_SECRET_KEY`, Redacted.value(account.credentials.secretKey)),
+  exportLine(`${prefix}_PASSPHRASE`, Redacted.value(account.credentials.passphrase))
+]
+
+// What the sandbox prints on start. The credentials are the fixed demo keys of `TestExchange.demoKeys` (test values,
+// not secrets); nothing else is ever printed.
+const banner = (
+  options: { readonly seed: number; readonly demo: boolean; readonly bills: number; readonly rateLimits: string },
+  baseUrl: string,
+  accounts: ReadonlyArray<TestExchange.Account>
+): Array<string> => {
+  const lines = [
+    `# ${NAME} ${version}: seed ${options.seed}, demo data ${
+      options.demo ? "on" : "off"
+    }, venue rate limits ${options.rateLimits}`,
+    exportLine("SPOTKIT_BASE_URL", baseUrl)
+  ]
+  if (!options.demo) {
+    lines.push("# no demo data: the exchange has its default products and no users")
+  }
+  demoUsers.forEach((user, index) => {
+    const account = accounts[index]
+    if (account === undefined) return
+    const prefix = `SPOTKIT_${user.name.toUpperCase()}`
+    const extra = index === 0 ? `, ${options.bills} funding bills` : ""
+    lines.push(`# ${user.name}: ${user.role}${extra}`)
+    if (index === 0) {
+      lines.push(
+        `# (SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY, SPOTKIT_PASSPHRASE: SpotClient.layerConfig() acts as ${user.name})`
+      )
+      lines.push(...credentialLines("SPOTKIT", account))
+    }
+    lines.push(exportLine(`${prefix}_USER_ID`, account.userId), ...credentialLines(prefix, account))
+  })
+  lines.push("# serving; stop with Ctrl-C (SIGINT) or SIGTERM")
+  return lines
+}
+
+const command = Command.make(
+  NAME,
+  { port, host, seed, demo, bills, rateLimits },
+  Effect.fnUntraced(function*(options) {
+    const exchangeOptions: TestExchange.Options = {
+      ...(options.demo ? TestExchange.demo({ seed: options.seed, bills: options.bills }) : { seed: options.seed }),
+      rateLimits: options.rateLimits === "on" ? undefined : false
+    }
+    const server = Sandbox.layer({ port: options.port, host: options.host }).pipe(
+      Layer.provideMerge(TestExchange.layer(exchangeOptions))
+    )
+    yield* Effect.gen(function*() {
+      const sandbox = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      yield* Console.log(banner(options, sandbox.baseUrl, exchange.accounts).join("\n"))
+      return yield* Effect.never
+    }).pipe(
+      Effect.provide(server),
+      Effect.mapError((error) =>
+        new StartError({
+          message: error instanceof Sandbox.SandboxError
+            ? `cannot listen on ${options.host}:${options.port}: ${error.message}`
+            : `cannot seed the exchange: ${error.message}`
+        })
+      ),
+      Effect.tapError((error) => Console.error(`${NAME}: ${error.message}`))
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Runs the spotkit test exchange as an HTTP server on loopback and prints its base URL and demo credentials"
+  ),
+  Command.withExamples([
+    { command: `${NAME} --port 8080 --seed 7`, description: "Serve on port 8080 with seed 7" },
+    { command: `${NAME} --bills 1000 --rate-limits off`, description: "A small history and no venue rate limits" },
+    { command: `${NAME} --no-demo`, description: "Only the products, no users" }
+  ])
+)
+
+// Bad flags: one line on stderr (no help page); `--help` and `--version` as usual.
+const presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Console.error(
+        `${NAME}: ${
+          event.errors.map((error) =>
+            error._tag === "UnrecognizedOption" && error.suggestions.length > 0
+              ? `unrecognized flag ${error.option} (did you mean ${error.suggestions.join(" or ")}?)`
+              : error.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
+          ).join("; ")
+        } (see --help)`
+      )
+      : CliOutput.defaultPresenter.present(event)
+})
+
+// SIGINT/SIGTERM interrupt the program after the server has closed: a clean stop, exit code 0. Bad flags: 2.
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit)) {
+    if (Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+    const error = Cause.squash(exit.cause)
+    if (CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0) return onExit(2)
+  }
+  Runtime.defaultTeardown(exit, onExit)
+}
+
+command.pipe(
+  Command.run({ version }),
+  Effect.provide(Layer.merge(NodeServices.layer, presenter)),
+  NodeRuntime.runMain({ teardown })
+)
