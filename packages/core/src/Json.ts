@@ -9,6 +9,8 @@
  * @since 0.1.0
  */
 
+import { Result } from "effect"
+
 interface ReviverContext {
   readonly source?: string
 }
@@ -23,6 +25,9 @@ interface JsonWithRaw {
 const UNSAFE_NUMBER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/
 
 const PLAIN_INTEGER = /^-?\d+$/
+
+// An integer literal of 17+ digits in value position (after `:`, `[` or `,`, before `,`, `]` or `}`).
+const LONG_INTEGER = /([:[,]\s*)(-?\d{17,})(?=\s*[,\]}])/g
 
 // Keeps a number only when its source is a plain integer a double holds exactly; everything else (`1.0`, `1e5`,
 // `99.999999999999999999`, `602876318261969338`) is returned as its exact source text.
@@ -44,8 +49,18 @@ const reviver = function(this: unknown, _key: string, value: unknown, context?: 
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (text: string): unknown =>
-  UNSAFE_NUMBER.test(text) ? JSON.parse(text, reviver as never) : JSON.parse(text)
+export const parse = (text: string): unknown => {
+  if (!UNSAFE_NUMBER.test(text)) return JSON.parse(text)
+  // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
+  // is several times faster. A match inside a string literal cannot go unnoticed: the inserted quote ends the string
+  // and leaves digits right after it, which is never valid JSON, so the exact reviver path decides.
+  const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
+  if (quoted !== text && !UNSAFE_NUMBER.test(quoted)) {
+    const fast = Result.try(() => JSON.parse(quoted) as unknown)
+    if (Result.isSuccess(fast)) return fast.success
+  }
+  return JSON.parse(text, reviver as never)
+}
 
 const rawJSON = (JSON as unknown as JsonWithRaw).rawJSON
 

@@ -312,18 +312,32 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   )
   const times = retryOptions.times ?? 4
 
+  const logged = <A>(
+    effect: Effect.Effect<A, SpotError.SpotErrorReason>,
+    retryable: (reason: SpotError.SpotErrorReason) => boolean
+  ) =>
+    Effect.tapError(effect, (reason) =>
+      retryable(reason)
+        ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
+        : Effect.void)
+
+  // The retry schedule only starts after a first retryable failure, so a call that succeeds at once pays for one
+  // `catch`, not for a schedule driver. The first failure is replayed into the schedule, so delays and the number of
+  // attempts are exactly those of `Effect.retry` over the whole call.
   const retrying = <A>(
     effect: Effect.Effect<A, SpotError.SpotErrorReason>,
     retryable: (reason: SpotError.SpotErrorReason) => boolean
   ): Effect.Effect<A, SpotError.SpotErrorReason> =>
-    effect.pipe(
-      Effect.tapError((reason) =>
-        retryable(reason)
-          ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
-          : Effect.void
-      ),
-      Effect.retry({ schedule, times, while: retryable })
-    )
+    Effect.catch(logged(effect, retryable), (first) => {
+      if (times <= 0 || !retryable(first)) return Effect.fail(first)
+      let replayed = false
+      const again = Effect.suspend(() => {
+        if (replayed) return logged(effect, retryable)
+        replayed = true
+        return Effect.fail(first)
+      })
+      return Effect.retry(again, { schedule, times, while: retryable })
+    })
 
   const fail = (operation: string) => (reason: SpotError.SpotErrorReason) =>
     new SpotError.SpotError({ operation: `SpotClient.${operation}`, reason })

@@ -309,3 +309,22 @@ describe("ids over the client", () => {
     }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
   })
 })
+
+describe("Json.parse id fast path", () => {
+  it("quotes ids in value position but never touches digits inside strings", () => {
+    const text =
+      `{"msg":"a:12345678901234567890,","data":{"orderId":602876318261969338,"ids":[18446744073709551615, 1]}}`
+    assert.deepStrictEqual(Json.parse(text), {
+      msg: "a:12345678901234567890,",
+      data: { orderId: "602876318261969338", ids: ["18446744073709551615", 1] }
+    })
+  })
+
+  it("keeps 16-digit safe integers as numbers next to a 19-digit id", () => {
+    assert.deepStrictEqual(Json.parse(`{"t":1234567890123456,"id":9223372036854775807,"p":1.50}`), {
+      t: 1234567890123456,
+      id: "9223372036854775807",
+      p: "1.50"
+    })
+  })
+})
