@@ -6,7 +6,8 @@
  *
  * ```sh
  * spotkit-sandbox --port 8080 --seed 7 --bills 1000 > sandbox.env &
- * . ./sandbox.env                    # SPOTKIT_BASE_URL, SPOTKIT_API_KEY, ... (alice), SPOTKIT_BOB_*, ...
+ * until grep -q "^# serving" sandbox.env 2>/dev/null; do sleep 0.1; done
+ * . ./sandbox.env      # SPOTKIT_BASE_URL, SPOTKIT_API_KEY, ... (alice), SPOTKIT_ALICE_*, SPOTKIT_BOB_*
  * ```
  *
  * Every line of the output is either a `# comment` or `export NAME=value`, so it can be read by people, sourced by
@@ -15,8 +16,9 @@
  *
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, Data, Effect, Exit, Layer, Redacted, Runtime } from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Cause, Console, Data, Effect, Exit, Layer, Redacted, Runtime, Stdio } from "effect"
 import { CliError, CliOutput, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import * as Sandbox from "../Sandbox.ts"
@@ -35,19 +37,19 @@ const version = ((): string => {
 const port = Flag.Int("port").pipe(
   Flag.withDescription("Port to listen on; 0 picks any free port"),
   Flag.withDefault(0),
-  Flag.filter((n) => n >= 0 && n <= 65535, (n) => `port must be 0..65535, got ${n}`)
+  Flag.filter((n) => n >= 0 && n <= 65535, () => "an integer in 0..65535")
 )
 
 const host = Flag.String("host").pipe(
   Flag.withDescription("Address to listen on (keep it on loopback: the sandbox has no real security)"),
   Flag.withDefault("127.0.0.1"),
-  Flag.filter((h) => h.trim().length > 0, () => "host must not be empty")
+  Flag.filter((h) => h.trim().length > 0, () => "a non-empty address")
 )
 
 const seed = Flag.Int("seed").pipe(
   Flag.withDescription("Seed of ids and generated histories; the same seed gives the same exchange"),
   Flag.withDefault(1),
-  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, (n) => `seed must be a non-negative integer, got ${n}`)
+  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, () => "a non-negative integer")
 )
 
 const demo = Flag.Boolean("demo").pipe(
@@ -58,7 +60,7 @@ const demo = Flag.Boolean("demo").pipe(
 const bills = Flag.Int("bills").pipe(
   Flag.withDescription("Funding bills in alice's generated history (with --demo)"),
   Flag.withDefault(200_000),
-  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, (n) => `bills must be a non-negative integer, got ${n}`)
+  Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, () => "a non-negative integer")
 )
 
 const rateLimits = Flag.Literals("rate-limits", ["on", "off"]).pipe(
@@ -188,8 +190,11 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
   Runtime.defaultTeardown(exit, onExit)
 }
 
-command.pipe(
-  Command.run({ version }),
+// `pnpm sandbox -- --port 8080` passes the `--` on; the command takes no positional arguments, so a leading `--` is
+// dropped rather than turning every flag after it into one.
+const run = Command.runWith(command, { version })
+
+Stdio.Stdio.use(({ args }) => Effect.flatMap(args, (argv) => run(argv[0] === "--" ? argv.slice(1) : argv))).pipe(
   Effect.provide(Layer.merge(NodeServices.layer, presenter)),
   NodeRuntime.runMain({ teardown })
 )

@@ -1,0 +1,315 @@
+// The engine benchmark of issue #3: our engine and nodejs-order-book on the same steady-state workload, in one
+// process, alternating contestants, repeated; then bytes per resting order. Prints a table and writes
+// bench/results/engine-<date>.json. Targets are printed, not asserted.
+//
+//   pnpm bench            1M orders, 5 runs
+//   pnpm bench --quick    100K orders, 1 run
+//   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import { performance } from "node:perf_hooks"
+import {
+  type Contestant,
+  engineStrings,
+  engineUnits,
+  type Instance,
+  library,
+  liveBytes,
+  memoryEngine,
+  memoryIds,
+  memoryLibrary
+} from "./contestants.ts"
+import { type Book, generate, type Levels, prefix, restingSet } from "./workload.ts"
+
+const args = process.argv.slice(2)
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(`--${name}`)
+  if (at < 0) return fallback
+  const value = Number(args[at + 1])
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} takes a positive integer`)
+  return value
+}
+const quick = args.includes("--quick")
+const ORDERS = option("orders", quick ? 100_000 : 1_000_000)
+const RUNS = option("runs", quick ? 1 : 5)
+const MEMORY = option("memory", 200_000)
+const SEED = option("seed", 42)
+const WARMUP_OPS = 60_000
+
+const TARGETS = { ordersPerSecond: 2_000_000, ratio: 30, bytesPerRestingOrder: 200 }
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+const log = (line = "") => console.log(line)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Machine
+
+const cpuModel = (() => {
+  try {
+    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"))
+    return line?.split(":")[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown"
+  } catch {
+    return os.cpus()[0]?.model ?? "unknown"
+  }
+})()
+const machine = {
+  cpu: cpuModel,
+  nproc: os.availableParallelism(),
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  v8: process.versions.v8,
+  platform: `${process.platform} ${process.arch}`
+}
+log(`machine: ${machine.cpu}, nproc ${machine.nproc}, ${machine.memoryGiB} GiB, node ${machine.node}`)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Workload
+
+let t = performance.now()
+const workload = generate({ orders: ORDERS, seed: SEED })
+const generateMs = performance.now() - t
+const s = workload.stats
+const pct = (n: number) => `${((100 * n) / workload.orders).toFixed(1)} %`
+log(
+  `workload: ${fmt(workload.orders)} orders + ${fmt(s.cancels)} cancels = ${fmt(workload.ops)} ops ` +
+    `(seed ${workload.seed}, generated in ${fmt(generateMs)} ms, before any timing)`
+)
+log(
+  `  crossing limit ${pct(s.crossing)}, market ${pct(s.market)}, passive limit ${pct(s.passive)}; ` +
+    `postOnly ${fmt(s.postOnly)}, IOC ${fmt(s.ioc)}, FOK ${fmt(s.fok)} (${fmt(s.fokKilled)} killed)`
+)
+log(
+  `  orders that traded: ${pct(s.takers)}, maker fills ${fmt(s.fills)}; cancels effective ` +
+    `${fmt(s.cancelsEffective)} of ${fmt(s.cancels)} (the rest had filled)`
+)
+log(
+  `  resting orders: mean ${fmt(s.meanResting)}, max ${fmt(s.maxResting)}; mid drifted within ` +
+    `${(s.midMin / 100).toFixed(2)}..${(s.midMax / 100).toFixed(2)}`
+)
+
+const contestants: ReadonlyArray<Contestant> = [
+  engineUnits(false),
+  engineUnits(true),
+  engineStrings(false),
+  library
+]
+for (const c of contestants) c.prepare(workload)
+
+// ---------------------------------------------------------------------------------------------------------------
+// The equivalence check: every contestant must end with the resting book the reference model predicts.
+
+const summary = (levels: Levels) => {
+  let orders = 0
+  let lots = 0
+  for (const [, q, n] of levels) {
+    orders += n
+    lots += q
+  }
+  return { orders, lots, levels: levels.length }
+}
+const firstDifference = (got: Book, want: Book): string | undefined => {
+  for (const key of ["bids", "asks"] as const) {
+    const a = got[key]
+    const b = want[key]
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const x = a[i]
+      const y = b[i]
+      if (x === undefined || y === undefined || x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2]) {
+        return `${key} level ${i}: got ${JSON.stringify(x)}, model ${JSON.stringify(y)}`
+      }
+    }
+  }
+  return undefined
+}
+const expected = {
+  bids: summary(workload.expected.bids),
+  asks: summary(workload.expected.asks)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Warm-up (untimed): every contestant once over a prefix of the stream, so the first timed run is not the JIT's.
+
+const warm = prefix(workload, WARMUP_OPS)
+for (const c of contestants) c.fresh().run(warm)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memory: bytes per resting order
+
+log()
+log(`memory: ${fmt(MEMORY)} non-crossing resting orders into a fresh book (heapUsed + external, after gc)`)
+const set = restingSet(MEMORY)
+const memory = {
+  orders: MEMORY,
+  idBytesEach: memoryIds(MEMORY),
+  engine: memoryEngine(set),
+  library: memoryLibrary(set)
+}
+log(
+  `  ours:              ${fmt(memory.engine.perOrder, 1)} bytes per resting order (${
+    fmt(memory.engine.resting)
+  } resting)`
+)
+log(
+  `  nodejs-order-book: ${fmt(memory.library.perOrder, 1)} bytes per resting order (${
+    fmt(memory.library.resting)
+  } resting)`
+)
+log(
+  `  (the id strings, ${
+    fmt(memory.idBytesEach, 1)
+  } bytes each with their array slot, exist before and count for neither)`
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Throughput: runs alternate the contestants (rotating who goes first); each run is a fresh book.
+
+interface RunResult {
+  readonly ms: number
+  readonly refused: number
+  readonly retainedBytes: number
+  readonly matchesModel: boolean
+}
+const results = new Map<string, Array<RunResult>>(contestants.map((c) => [c.key, []]))
+const books = new Map<string, Book>()
+log()
+log(`throughput: ${RUNS} run(s) of ${fmt(workload.ops)} ops, contestants alternating`)
+for (let run = 0; run < RUNS; run++) {
+  for (let j = 0; j < contestants.length; j++) {
+    const c = contestants[(run + j) % contestants.length]!
+    let instance: Instance | undefined = c.fresh()
+    t = performance.now()
+    const refused = instance.run(workload)
+    const ms = performance.now() - t
+    const book = instance.book()
+    // What the book holds after the stream: live bytes with it, minus live bytes once it is dropped.
+    const withBook = liveBytes()
+    instance = undefined
+    const retainedBytes = withBook - liveBytes()
+    const difference = firstDifference(book, workload.expected)
+    if (difference !== undefined) log(`  ${c.key}: book differs from the model: ${difference}`)
+    books.set(c.key, book)
+    results.get(c.key)!.push({ ms, refused, retainedBytes, matchesModel: difference === undefined })
+    log(
+      `  run ${run + 1} ${c.key.padEnd(26)} ${fmt(ms).padStart(7)} ms  ` +
+        `${fmt(workload.orders / (ms / 1000)).padStart(11)} orders/s`
+    )
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const rows = contestants.map((c) => {
+  const runs = results.get(c.key)!
+  const ms = median(runs.map((r) => r.ms))
+  return {
+    key: c.key,
+    label: c.label,
+    medianMs: ms,
+    ordersPerSecond: workload.orders / (ms / 1000),
+    opsPerSecond: workload.ops / (ms / 1000),
+    runsMs: runs.map((r) => Math.round(r.ms * 10) / 10),
+    refused: runs[0]!.refused,
+    retainedMiB: median(runs.map((r) => r.retainedBytes)) / 2 ** 20,
+    matchesModel: runs.every((r) => r.matchesModel)
+  }
+})
+const lib = rows.find((r) => r.key === library.key)!
+const ours = rows.find((r) => r.key === "engine-placeUnits")!
+
+log()
+log("equivalence: the resting book after the stream, per side (orders / lots / price levels)")
+log(
+  `  model (predicted):  bids ${fmt(expected.bids.orders)} / ${fmt(expected.bids.lots)} / ${expected.bids.levels}, ` +
+    `asks ${fmt(expected.asks.orders)} / ${fmt(expected.asks.lots)} / ${expected.asks.levels}`
+)
+for (const row of rows) {
+  const book = books.get(row.key)!
+  const b = summary(book.bids)
+  const a = summary(book.asks)
+  log(
+    `  ${row.key.padEnd(26)} bids ${fmt(b.orders)} / ${fmt(b.lots)} / ${b.levels}, asks ${fmt(a.orders)} / ` +
+      `${fmt(a.lots)} / ${a.levels}  ${row.matchesModel ? "identical to the model, level by level" : "DIFFERS"}` +
+      `; refused ${fmt(row.refused)}`
+  )
+}
+log(`  (nodejs-order-book refuses a FOK order it cannot fill; the model killed ${fmt(s.fokKilled)}; ours accepts`)
+log("   and cancels them, as the venue does, so they count as placed there)")
+
+log()
+log(
+  `| contestant | median ms | orders/s | ops/s (orders + cancels) | × nodejs-order-book | retained MiB after run |`
+)
+log("| --- | ---: | ---: | ---: | ---: | ---: |")
+for (const row of rows) {
+  log(
+    `| ${row.label} | ${fmt(row.medianMs)} | ${fmt(row.ordersPerSecond)} | ${fmt(row.opsPerSecond)} | ` +
+      `${(row.ordersPerSecond / lib.ordersPerSecond).toFixed(1)} | ${fmt(row.retainedMiB, 1)} |`
+  )
+}
+log()
+log(
+  `orders/s = ${fmt(workload.orders)} new orders / the time of the whole stream, cancels included; ` +
+    `ops/s counts the ${fmt(s.cancels)} cancels too.`
+)
+const ratio = ours.ordersPerSecond / lib.ordersPerSecond
+const check = (ok: boolean) => ok ? "met" : "MISSED"
+log()
+log("targets (issue #3), for Engine.placeUnits:")
+log(
+  `  >= ${fmt(TARGETS.ordersPerSecond)} orders/s: ${fmt(ours.ordersPerSecond)} ` +
+    `(${check(ours.ordersPerSecond >= TARGETS.ordersPerSecond)})`
+)
+log(`  >= ${TARGETS.ratio}x nodejs-order-book: ${ratio.toFixed(1)}x (${check(ratio >= TARGETS.ratio)})`)
+log(
+  `  <= ${TARGETS.bytesPerRestingOrder} bytes per resting order: ${fmt(memory.engine.perOrder, 1)} ` +
+    `(${check(memory.engine.perOrder <= TARGETS.bytesPerRestingOrder)})`
+)
+
+const date = new Date().toISOString().slice(0, 10)
+const dir = new URL("../results/", import.meta.url)
+mkdirSync(dir, { recursive: true })
+const file = new URL(`engine-${date}${quick ? "-quick" : ""}.json`, dir)
+const report = {
+  benchmark: "engine",
+  date: new Date().toISOString(),
+  command: `pnpm bench${quick ? " --quick" : ""}`,
+  args,
+  machine,
+  workload: {
+    orders: workload.orders,
+    cancels: s.cancels,
+    ops: workload.ops,
+    seed: workload.seed,
+    cancelAfter: workload.cancelAfter,
+    generateMs: Math.round(generateMs),
+    stats: s
+  },
+  method: {
+    runs: RUNS,
+    warmupOps: WARMUP_OPS,
+    ordersPerSecond: "new orders / wall time of the whole stream (cancels included)",
+    opsPerSecond: "(orders + cancels) / wall time of the whole stream",
+    memory: "(heapUsed + external) after gc, after minus before placing N non-crossing resting orders, divided by N"
+  },
+  results: rows,
+  ratioOursToLibrary: ratio,
+  memory,
+  equivalence: { expected, matches: Object.fromEntries(rows.map((r) => [r.key, r.matchesModel])) },
+  targets: {
+    ...TARGETS,
+    met: {
+      ordersPerSecond: ours.ordersPerSecond >= TARGETS.ordersPerSecond,
+      ratio: ratio >= TARGETS.ratio,
+      bytesPerRestingOrder: memory.engine.perOrder <= TARGETS.bytesPerRestingOrder
+    }
+  }
+}
+writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
+log()
+log(`wrote ${file.pathname}`)

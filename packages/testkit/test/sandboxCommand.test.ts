@@ -1,0 +1,253 @@
+/**
+ * The `spotkit-sandbox` command as a user runs it: a real subprocess (`node --conditions=@spotkit/source
+ * src/bin/sandbox.ts ...`), its printed banner parsed, the core `SpotClient` talking to it over loopback HTTP, and
+ * its exit codes (0 after SIGINT/SIGTERM and for `--help`, 2 for bad flags).
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
+import { Effect, Fiber, Redacted, Stream } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { ChildProcess } from "effect/process"
+import type { ChildProcessSpawner } from "effect/process"
+import { fileURLToPath } from "node:url"
+import { TestExchange } from "../src/index.ts"
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+const TIMEOUT = 60_000
+
+const sandbox = (args: ReadonlyArray<string>) =>
+  ChildProcess.make(process.execPath, ["--conditions=@spotkit/source", "src/bin/sandbox.ts", ...args], {
+    cwd: packageDir
+  })
+
+const text = (stream: ChildProcessSpawner.ChildProcessHandle["stdout"]) => Stream.mkString(Stream.decodeText(stream))
+
+/** Runs the command to its end: exit code, stdout and stderr. */
+const runToEnd = (args: ReadonlyArray<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const handle = yield* sandbox(args)
+    const [stdout, stderr] = yield* Effect.all([text(handle.stdout), text(handle.stderr)], { concurrency: 2 })
+    const exitCode = yield* handle.exitCode
+    return { exitCode: Number(exitCode), stdout, stderr }
+  })).pipe(Effect.timeout("30 seconds"), Effect.provide(NodeServices.layer))
+
+interface Banner {
+  readonly lines: ReadonlyArray<string>
+  readonly env: ReadonlyMap<string, string>
+}
+
+const EXPORT = /^export ([A-Z][A-Z0-9_]*)=(.*)$/
+
+/**
+ * Starts the command in the current scope (it is killed when the scope closes) and reads its banner up to the
+ * "# serving" line. `stop(signal)` sends the signal and answers the exit code and everything written to stderr.
+ */
+const start = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const handle = yield* sandbox(args)
+    const stderr = yield* Effect.forkScoped(text(handle.stderr))
+    const lines = yield* handle.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.takeUntil((line) => line.startsWith("# serving")),
+      Stream.runCollect,
+      Effect.timeout("30 seconds")
+    )
+    assert.isTrue(lines.at(-1)?.startsWith("# serving"), `no "# serving" line in:\n${lines.join("\n")}`)
+    const env = new Map<string, string>()
+    for (const line of lines) {
+      const match = EXPORT.exec(line)
+      if (match !== null) env.set(match[1]!, match[2]!)
+    }
+    const banner: Banner = { lines, env }
+    const stop = (signal: "SIGINT" | "SIGTERM") =>
+      Effect.gen(function*() {
+        yield* handle.kill({ killSignal: signal })
+        const exitCode = yield* handle.exitCode
+        return { exitCode: Number(exitCode), stderr: yield* Fiber.join(stderr) }
+      }).pipe(Effect.timeout("30 seconds"))
+    return { banner, stop }
+  })
+
+const get = (banner: Banner, name: string): string => {
+  const value = banner.env.get(name)
+  assert.isDefined(value, `${name} is not printed`)
+  return value!
+}
+
+// The exported values of the banner without the base URL (which differs from run to run: port 0).
+const withoutBaseUrl = (banner: Banner) => [...banner.env].filter(([name]) => name !== "SPOTKIT_BASE_URL")
+
+// Decimal strings compared as exact values: "50000.00000000" and "50000" are the same amount.
+const canonical = (decimal: string): string => {
+  const [whole = "", fraction = ""] = decimal.split(".")
+  const trimmed = fraction.replace(/0+$/, "")
+  return trimmed.length > 0 ? `${whole}.${trimmed}` : whole
+}
+
+describe("spotkit-sandbox", () => {
+  it.live(
+    "prints its base URL and alice's credentials, serves the client over HTTP, and stops cleanly on SIGINT",
+    () =>
+      Effect.gen(function*() {
+        const { banner, stop } = yield* start(["--bills", "1000", "--seed", "7"])
+
+        // Every line is a shell comment or an `export NAME=value` line: a person can read it, a shell can source it.
+        for (const line of banner.lines) {
+          assert.isTrue(line.startsWith("# ") || EXPORT.test(line), `neither a comment nor an export: ${line}`)
+        }
+        const baseUrl = get(banner, "SPOTKIT_BASE_URL")
+        assert.match(baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+        assert.notStrictEqual(baseUrl, "http://127.0.0.1:0")
+
+        // The demo keys (fixed test values of TestExchange.demoKeys), per user, and alice's as SpotClient.layerConfig's.
+        const alice = TestExchange.demoKeys.alice
+        const bob = TestExchange.demoKeys.bob
+        assert.strictEqual(get(banner, "SPOTKIT_ALICE_API_KEY"), alice.apiKey)
+        assert.strictEqual(get(banner, "SPOTKIT_ALICE_SECRET_KEY"), alice.secretKey)
+        assert.strictEqual(get(banner, "SPOTKIT_ALICE_PASSPHRASE"), alice.passphrase)
+        assert.strictEqual(get(banner, "SPOTKIT_BOB_API_KEY"), bob.apiKey)
+        assert.strictEqual(get(banner, "SPOTKIT_BOB_SECRET_KEY"), bob.secretKey)
+        assert.strictEqual(get(banner, "SPOTKIT_BOB_PASSPHRASE"), bob.passphrase)
+        assert.strictEqual(get(banner, "SPOTKIT_API_KEY"), alice.apiKey)
+        assert.strictEqual(get(banner, "SPOTKIT_SECRET_KEY"), alice.secretKey)
+        assert.strictEqual(get(banner, "SPOTKIT_PASSPHRASE"), alice.passphrase)
+        const aliceId = get(banner, "SPOTKIT_ALICE_USER_ID")
+        const bobId = get(banner, "SPOTKIT_BOB_USER_ID")
+        for (const id of [aliceId, bobId]) {
+          assert.match(id, /^\d{19}$/)
+          assert.isTrue(BigInt(id) > 2n ** 53n, `${id} is not above 2^53`)
+        }
+        assert.notStrictEqual(aliceId, bobId)
+
+        const client = yield* SpotClient.make({
+          baseUrl,
+          credentials: {
+            apiKey: Redacted.make(get(banner, "SPOTKIT_API_KEY")),
+            secretKey: Redacted.make(get(banner, "SPOTKIT_SECRET_KEY")),
+            passphrase: Redacted.make(get(banner, "SPOTKIT_PASSPHRASE"))
+          },
+          rateLimit: false
+        }).pipe(Effect.provide(FetchHttpClient.layer))
+
+        // alice's funding account: the 1000 generated bills plus the demo's two FUND deposits (50000 USDT, 2 BTC),
+        // which come after the history (it ends one millisecond before the start).
+        const bills = yield* Stream.runCollect(client.fundingBills({ pageSize: 100 }))
+        assert.strictEqual(bills.length, 1002)
+        assert.strictEqual(new Set(bills.map((bill) => bill.billId)).size, 1002)
+        for (let i = 1; i < bills.length; i++) {
+          assert.isTrue(bills[i - 1]!.cTime >= bills[i]!.cTime, `bills out of order at ${i}`)
+        }
+        assert.deepStrictEqual(
+          bills.slice(0, 2).map((bill) => `${bill.bizType} ${bill.coinName} ${canonical(bill.deltaAmount)}`).sort(),
+          ["deposit BTC 2", "deposit USDT 50000"]
+        )
+        assert.isTrue(bills.slice(2).every((bill) => bill.cTime < bills[1]!.cTime))
+
+        // An order below bob's lowest ask (30005) rests; it is alice's only open order on the symbol.
+        const placed = yield* client.placeOrder({
+          symbol: "BTCUSDT_SPBL",
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price: "29000",
+          quantity: "0.01",
+          clientOrderId: "sandbox-command-1"
+        })
+        assert.strictEqual(placed.clientOrderId, "sandbox-command-1")
+        assert.isTrue(BigInt(placed.orderId) > 2n ** 53n)
+        const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
+        assert.deepStrictEqual(open.map((order) => order.orderId), [placed.orderId])
+
+        const stopped = yield* stop("SIGINT")
+        assert.strictEqual(stopped.exitCode, 0)
+        assert.strictEqual(stopped.stderr, "")
+      }).pipe(Effect.provide(NodeServices.layer)),
+    TIMEOUT
+  )
+
+  it.live(
+    "prints the same ids and credentials for the same seed, other user ids for another seed",
+    () =>
+      Effect.gen(function*() {
+        const [first, second, other] = yield* Effect.all(
+          [start(["--bills", "10", "--seed", "7"]), start(["--bills", "10", "--seed", "7"]), start(["--seed", "8"])],
+          { concurrency: 3 }
+        )
+        assert.notStrictEqual(get(first.banner, "SPOTKIT_BASE_URL"), get(second.banner, "SPOTKIT_BASE_URL"))
+        assert.deepStrictEqual(withoutBaseUrl(first.banner), withoutBaseUrl(second.banner))
+        assert.strictEqual(withoutBaseUrl(first.banner).length, 11)
+        assert.notStrictEqual(get(first.banner, "SPOTKIT_ALICE_USER_ID"), get(other.banner, "SPOTKIT_ALICE_USER_ID"))
+        assert.notStrictEqual(get(first.banner, "SPOTKIT_BOB_USER_ID"), get(other.banner, "SPOTKIT_BOB_USER_ID"))
+        for (const run of [first, second, other]) {
+          const stopped = yield* run.stop("SIGTERM")
+          assert.strictEqual(stopped.exitCode, 0)
+        }
+      }).pipe(Effect.provide(NodeServices.layer)),
+    TIMEOUT
+  )
+
+  it.live("--no-demo prints only the base URL; --port and --host are honoured", () =>
+    Effect.gen(function*() {
+      // A fixed port could be taken; ask the OS for a free one through a first run, then reuse it.
+      const probe = yield* start(["--no-demo"])
+      const port = get(probe.banner, "SPOTKIT_BASE_URL").split(":").at(-1)!
+      assert.strictEqual((yield* probe.stop("SIGINT")).exitCode, 0)
+
+      const { banner, stop } = yield* start([
+        "--no-demo",
+        "--port",
+        port,
+        "--host",
+        "127.0.0.1",
+        "--rate-limits",
+        "off"
+      ])
+      assert.deepStrictEqual([...banner.env.keys()], ["SPOTKIT_BASE_URL"])
+      assert.strictEqual(get(banner, "SPOTKIT_BASE_URL"), `http://127.0.0.1:${port}`)
+      assert.strictEqual((yield* stop("SIGINT")).exitCode, 0)
+    }).pipe(Effect.provide(NodeServices.layer)), TIMEOUT)
+
+  it.live("--help exits 0 and describes every flag", () =>
+    Effect.gen(function*() {
+      const run = yield* runToEnd(["--help"])
+      assert.strictEqual(run.exitCode, 0)
+      for (const flag of ["--port", "--host", "--seed", "--demo", "--bills", "--rate-limits"]) {
+        assert.include(run.stdout, flag)
+      }
+      assert.strictEqual(run.stderr, "")
+    }), TIMEOUT)
+
+  it.live("a bad flag or value exits 2 with one line on stderr naming it", () =>
+    Effect.gen(function*() {
+      const cases = [
+        { args: ["--bogus"], mentions: "--bogus" },
+        { args: ["--port", "seventy"], mentions: "--port" },
+        { args: ["--port", "70000"], mentions: "--port" },
+        { args: ["--bills", "-5"], mentions: "--bills" },
+        { args: ["--rate-limits", "maybe"], mentions: "--rate-limits" }
+      ]
+      const runs = yield* Effect.forEach(cases, (c) => runToEnd(c.args), { concurrency: 2 })
+      runs.forEach((run, i) => {
+        const { args, mentions } = cases[i]!
+        assert.strictEqual(run.exitCode, 2, `${args.join(" ")}: exit code`)
+        assert.strictEqual(run.stdout, "", `${args.join(" ")}: stdout`)
+        const lines = run.stderr.split("\n").filter((line) => line.length > 0)
+        assert.strictEqual(lines.length, 1, `${args.join(" ")}: ${run.stderr}`)
+        assert.include(lines[0], mentions)
+      })
+    }), TIMEOUT)
+
+  it.live("a port that is taken exits 1 with one line on stderr", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const first = yield* start(["--no-demo"])
+      const port = get(first.banner, "SPOTKIT_BASE_URL").split(":").at(-1)!
+      const run = yield* runToEnd(["--no-demo", "--port", port])
+      assert.strictEqual(run.exitCode, 1)
+      const lines = run.stderr.split("\n").filter((line) => line.length > 0)
+      assert.strictEqual(lines.length, 1, run.stderr)
+      assert.include(lines[0], port)
+      assert.strictEqual((yield* first.stop("SIGINT")).exitCode, 0)
+    })).pipe(Effect.provide(NodeServices.layer)), TIMEOUT)
+})
