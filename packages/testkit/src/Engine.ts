@@ -30,6 +30,7 @@ import {
   STATUS_SHIFT,
   TYPE_MARKET
 } from "./internal/book.ts"
+import { ClientIds } from "./internal/clientIds.ts"
 import { EntryList, Ledger } from "./internal/ledger.ts"
 import { fixed, mulDivFloor, pow10, rate, RATE_SCALE, toUnits, trimmed } from "./internal/units.ts"
 
@@ -341,6 +342,13 @@ export class EngineError extends Error {
 
 const reject = (code: string, msg: string): Rejection => ({ ok: false, code, msg })
 
+// Refusals of the matching path, as negative results (no allocation on the hot path).
+const REJECT_DUPLICATE = -1
+const REJECT_MIN_VALUE = -2
+const REJECT_BALANCE = -3
+const REJECT_POST_ONLY = -4
+const REJECT_UNKNOWN = -5
+
 const ID_DIGITS = 15
 const KIND_ORDER = 1
 const KIND_BILL = 2
@@ -382,7 +390,6 @@ interface User {
   readonly accountId: string
   /** (account * coins + coin) * 2 + (0 available | 1 frozen), in units. */
   readonly balances: Float64Array
-  readonly clientOrders: Map<string, number>
   readonly fundBills: EntryList
   readonly fundBillsByCoin: Array<EntryList>
 }
@@ -440,6 +447,7 @@ export class Engine {
   readonly seed: number
   readonly orders = new OrderStore()
   readonly ledger = new Ledger()
+  private readonly clientIds = new ClientIds(this.orders)
   private readonly coins: Array<Coin>
   private readonly coinByName = new Map<string, Coin>()
   private readonly coinById = new Map<number, Coin>()
@@ -605,7 +613,6 @@ export class Engine {
       userId: id,
       accountId: this.id(KIND_ACCOUNT, index + 1),
       balances: new Float64Array(accountTypes.length * this.coins.length * 2),
-      clientOrders: new Map(),
       fundBills: new EntryList(),
       fundBillsByCoin: this.coins.map(() => new EntryList())
     }
@@ -677,9 +684,13 @@ export class Engine {
     }
     const random = prng(options.seed ?? this.seed)
     this.ledger.reserve(this.ledger.size + count)
+    // Evenly spread over [from, to] without forming span × i, which can pass 2^53 (ten years × 30K bills).
     const span = options.to - options.from
+    const gaps = Math.max(1, count - 1)
+    const spare = span % gaps
+    const step = (span - spare) / gaps
     for (let i = 0; i < count; i++) {
-      const time = count === 1 ? options.from : options.from + Math.floor((span * i) / (count - 1))
+      const time = count === 1 ? options.from : options.from + step * i + Math.floor((spare * i) / (count - 1))
       const coin = coins[Math.floor(random() * coins.length)]!
       const slot = (FUND * this.coins.length + coin.index) * 2
       const available = user.balances[slot]!
@@ -779,7 +790,28 @@ export class Engine {
     const quantity = toUnits(request.quantity, quantityScale)
     if (quantity === "scale") return reject("40808", "parameter scale error: quantity")
     if (typeof quantity !== "number" || quantity === 0) return reject("40020", "Parameter quantity error")
-    return this.place(user, product, side, market, force, price, quantity, cid, now)
+    return this.placed(product, this.place(user, product, side, market, force, price, quantity, cid, now), cid)
+  }
+
+  private placed(product: Product, result: number, clientOrderId: string): Placed | Rejection {
+    return result >= 0
+      ? { ok: true, orderId: this.id(KIND_ORDER, result), clientOrderId }
+      : this.rejection(result, product)
+  }
+
+  private rejection(result: number, product: Product): Rejection {
+    switch (result) {
+      case REJECT_DUPLICATE:
+        return reject("43118", "clientOrderId duplicate")
+      case REJECT_MIN_VALUE:
+        return reject("45110", `less than the minimum amount ${product.minOrderValue}`)
+      case REJECT_BALANCE:
+        return reject("43012", "Insufficient balance")
+      case REJECT_POST_ONLY:
+        return reject("40020", "Parameter force error: a postOnly order would take liquidity")
+      default:
+        return reject("40034", "Parameter does not exist")
+    }
   }
 
   /**
@@ -803,7 +835,69 @@ export class Engine {
     const user = this.userById.get(userId)
     const product = this.productBySymbol.get(symbol)
     if (user === undefined || product === undefined) return reject("40034", "Parameter does not exist")
-    return this.place(user, product, side, market, force, price, quantity, clientOrderId, now)
+    const result = this.place(user, product, side, market, force, price, quantity, clientOrderId, now)
+    return this.placed(product, result, clientOrderId)
+  }
+
+  /**
+   * The allocation-free form of `placeUnits` for hot loops: users and products by index (`userIndex`,
+   * `productIndex`); answers the order's sequence number (`orderIdOf` makes its id), or a negative number for a
+   * refusal (`rejectionOf` says which).
+   *
+   * @since 0.1.0
+   */
+  submit(
+    user: number,
+    product: number,
+    side: number,
+    market: number,
+    force: number,
+    price: number,
+    quantity: number,
+    clientOrderId: string,
+    now: number
+  ): number {
+    const u = this.users[user]
+    const p = this.products[product]
+    if (u === undefined || p === undefined) return REJECT_UNKNOWN
+    return this.place(u, p, side, market, force, price, quantity, clientOrderId, now)
+  }
+
+  /**
+   * The refusal behind a negative result of `submit`.
+   *
+   * @since 0.1.0
+   */
+  rejectionOf(result: number, product: number): Rejection {
+    const p = this.products[product]
+    return p === undefined ? reject("40034", "Parameter does not exist") : this.rejection(result, p)
+  }
+
+  /**
+   * The id of the order with this sequence number.
+   *
+   * @since 0.1.0
+   */
+  orderIdOf(seq: number): string {
+    return this.id(KIND_ORDER, seq)
+  }
+
+  /**
+   * A user's index for `submit`, or -1.
+   *
+   * @since 0.1.0
+   */
+  userIndex(userId: string): number {
+    return this.userById.get(userId)?.index ?? -1
+  }
+
+  /**
+   * A product's index for `submit`, or -1.
+   *
+   * @since 0.1.0
+   */
+  productIndex(symbol: string): number {
+    return this.productBySymbol.get(symbol)?.index ?? -1
   }
 
   private place(
@@ -816,8 +910,8 @@ export class Engine {
     quantity: number,
     clientOrderId: string,
     nowInput: number
-  ): Placed | Rejection {
-    if (user.clientOrders.has(clientOrderId)) return reject("43118", "clientOrderId duplicate")
+  ): number {
+    if (this.clientIds.get(user.index, clientOrderId) >= 0) return REJECT_DUPLICATE
     const buy = side === 0
     const opposite = buy ? product.asks : product.bids
     // What the order freezes: a limit buy its full value at its price, a market buy its quote amount, a sell its
@@ -837,16 +931,16 @@ export class Engine {
       value = price * quantity * product.notional
       freeze = buy ? value : quantity * product.lot
     }
-    if (value < product.minValue) return reject("45110", `less than the minimum amount ${product.minOrderValue}`)
+    if (value < product.minValue) return REJECT_MIN_VALUE
     const coin = buy ? product.quote : product.base
     if (!Number.isSafeInteger(freeze) || freeze > this.available(user, SPOT, coin)) {
-      return reject("43012", "Insufficient balance")
+      return REJECT_BALANCE
     }
     if (market === 0 && force === FORCE_POST_ONLY) {
       const best = opposite.best()
       // It would take when the best opposite price is at least as good as its own.
       if (best !== undefined && !opposite.better(price, best.price)) {
-        return reject("40020", "Parameter force error: a postOnly order would take liquidity")
+        return REJECT_POST_ONLY
       }
     }
     const now = this.tick(nowInput)
@@ -867,13 +961,13 @@ export class Engine {
     store.product[seq] = product.index
     store.flags[seq] = (buy ? 0 : SIDE_SELL) | (market === 1 ? TYPE_MARKET : 0) | (force << FORCE_SHIFT)
     store.clientOrderId[seq] = clientOrderId
-    user.clientOrders.set(clientOrderId, seq)
+    this.clientIds.add(user.index, clientOrderId, seq)
     this.freeze(user, coin, freeze)
 
     // Fill-or-kill: all of it now at acceptable prices, or nothing (the order is accepted and cancelled).
     if (market === 0 && force === FORCE_FOK && !this.canFill(opposite, price, quantity)) {
       this.finish(user, product, seq, now)
-      return { ok: true, orderId: this.id(KIND_ORDER, seq), clientOrderId }
+      return seq
     }
     this.match(user, product, seq, opposite, now)
     if (store.remaining[seq]! > 0 && market === 0 && (force === FORCE_NORMAL || force === FORCE_POST_ONLY)) {
@@ -882,7 +976,7 @@ export class Engine {
     } else {
       this.finish(user, product, seq, now)
     }
-    return { ok: true, orderId: this.id(KIND_ORDER, seq), clientOrderId }
+    return seq
   }
 
   /** Whether the opposite side holds `quantity` lots at prices at least as good as `limit`. */
@@ -1033,9 +1127,26 @@ export class Engine {
     if (user === undefined) return false
     const seq = id.orderId !== undefined
       ? this.seqOf(KIND_ORDER, id.orderId)
-      : user.clientOrders.get(id.clientOrderId ?? "") ?? -1
+      : this.clientIds.get(user.index, id.clientOrderId ?? "")
+    return this.cancel(user.index, seq, now)
+  }
+
+  /**
+   * Cancels by clientOrderId with the user by index: the allocation-free form of `cancelOrder` for hot loops.
+   *
+   * @since 0.1.0
+   */
+  cancelByClientId(user: number, clientOrderId: string, now: number): boolean {
+    return this.cancel(user, this.clientIds.get(user, clientOrderId), now)
+  }
+
+  private cancel(userIndex: number, seq: number, now: number): boolean {
+    const user = this.users[userIndex]
     const store = this.orders
-    if (seq < 0 || seq >= store.size || store.user[seq] !== user.index || store.status(seq) !== STATUS_OPEN) {
+    if (
+      user === undefined || seq < 0 || seq >= store.size || store.user[seq] !== user.index ||
+      store.status(seq) !== STATUS_OPEN
+    ) {
       return false
     }
     const product = this.products[store.product[seq]!]!
@@ -1110,8 +1221,8 @@ export class Engine {
    * @since 0.1.0
    */
   orderByClientId(userId: string, clientOrderId: string): OrderView | undefined {
-    const seq = this.user(userId).clientOrders.get(clientOrderId)
-    return seq === undefined ? undefined : this.view(seq)
+    const seq = this.clientIds.get(this.user(userId).index, clientOrderId)
+    return seq < 0 ? undefined : this.view(seq)
   }
 
   private view(seq: number): OrderView {

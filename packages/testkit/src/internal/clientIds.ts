@@ -1,0 +1,72 @@
+// Every clientOrderId ever used, per user: the venue refuses a reused one (43118) for as long as it exists, so this
+// index only grows. A `Map<string, number>` of a million strings costs hundreds of nanoseconds per lookup (bucket,
+// entry and key string are three scattered reads); this open-addressing table keeps (hash, seq) pairs side by side in
+// one Int32Array, so a lookup usually reads one cache line and compares strings only when the hashes agree. The
+// keys themselves live in the order store (`clientOrderId[seq]`, `user[seq]`), not here.
+import type { OrderStore } from "./book.ts"
+
+const EMPTY = 0
+
+// FNV-1a over the user and the UTF-16 code units, then a final avalanche (murmur3 fmix32) for the low bits used as
+// the slot. Never 0, so 0 can mark an empty slot.
+const hashOf = (user: number, id: string): number => {
+  let h = 0x811C9DC5 ^ user
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85EBCA6B)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xC2B2AE35)
+  h ^= h >>> 16
+  return h === 0 ? 1 : h
+}
+
+export class ClientIds {
+  private readonly store: OrderStore
+  /** Pairs (hash, seq + 1); a zero hash is an empty slot. */
+  private slots = new Int32Array(2 * 1024)
+  private mask = 1023
+  private size = 0
+
+  constructor(store: OrderStore) {
+    this.store = store
+  }
+
+  /** The order of `user` with this clientOrderId, or -1. */
+  get(user: number, id: string): number {
+    const hash = hashOf(user, id)
+    const slots = this.slots
+    const store = this.store
+    for (let i = hash & this.mask;; i = (i + 1) & this.mask) {
+      const h = slots[2 * i]!
+      if (h === EMPTY) return -1
+      if (h === hash) {
+        const seq = slots[2 * i + 1]! - 1
+        if (store.user[seq] === user && store.clientOrderId[seq] === id) return seq
+      }
+    }
+  }
+
+  /** Records the order `seq` of `user` under its clientOrderId; the caller has checked it is absent. */
+  add(user: number, id: string, seq: number): void {
+    if (2 * (this.size + 1) > this.mask + 1) this.grow()
+    this.put(hashOf(user, id), seq)
+    this.size++
+  }
+
+  private put(hash: number, seq: number): void {
+    const slots = this.slots
+    let i = hash & this.mask
+    while (slots[2 * i] !== EMPTY) i = (i + 1) & this.mask
+    slots[2 * i] = hash
+    slots[2 * i + 1] = seq + 1
+  }
+
+  private grow(): void {
+    const old = this.slots
+    this.slots = new Int32Array(old.length * 2)
+    this.mask = this.mask * 2 + 1
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i] !== EMPTY) this.put(old[i]!, old[i + 1]! - 1)
+    }
+  }
+}
