@@ -41,7 +41,7 @@ export class OrderStore {
   user: Int32Array
   product: Int32Array
   flags: Uint8Array
-  clientOrderId: Array<string> = []
+  clientOrderId: Array<string>
 
   constructor(capacity = 1024) {
     this.capacity = capacity
@@ -60,6 +60,8 @@ export class OrderStore {
     this.user = new Int32Array(capacity)
     this.product = new Int32Array(capacity)
     this.flags = new Uint8Array(capacity)
+    // Sized with the typed arrays: appending one element at a time would reallocate it over and over.
+    this.clientOrderId = new Array<string>(capacity)
   }
 
   alloc(): number {
@@ -96,6 +98,9 @@ export class OrderStore {
     const flags = new Uint8Array(capacity)
     flags.set(this.flags)
     this.flags = flags
+    const ids = new Array<string>(capacity)
+    for (let i = 0; i < this.size; i++) ids[i] = this.clientOrderId[i]!
+    this.clientOrderId = ids
     this.capacity = capacity
   }
 
