@@ -1347,7 +1347,9 @@ export class Engine {
     const pageIndex = query.pageIndex ?? 1
     const pageSize = query.pageSize ?? 10
     const empty = { total: 0, page: pageIndex, pageSize, hasNextPage: false, items: [] }
-    if (user === undefined) return empty
+    // The protocol refuses such pages (40020); a direct caller gets an empty page rather than reads out of range.
+    const valid = (n: number) => Number.isSafeInteger(n) && n >= 1
+    if (user === undefined || !valid(pageIndex) || !valid(pageSize)) return empty
     let list = user.fundBills
     if (query.coinId !== undefined) {
       const coin = this.coinById.get(query.coinId)

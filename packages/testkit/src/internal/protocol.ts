@@ -193,6 +193,8 @@ export class Protocol {
   // Faults and the request log
 
   inject(rule: Fault.Rule): void {
+    // "The next 0 requests" is no fault at all.
+    if (rule.times !== undefined && !(rule.times > 0)) return
     this.rules.push({ rule, left: rule.times ?? Infinity })
   }
 
@@ -261,8 +263,10 @@ export class Protocol {
       body,
       delayMillis
     })
+    // A latency fault delays whatever the venue answers, refusals included.
+    const delay = fault?._tag === "Latency" ? fault.millis : 0
     const refuse = (refusal: Refusal): Outcome =>
-      finish(respond(refusal.status, this.envelope(refusal.code, refusal.msg, now, "null")), refusal.code)
+      finish(respond(refusal.status, this.envelope(refusal.code, refusal.msg, now, "null"), delay), refusal.code)
 
     if (fault !== undefined) {
       switch (fault._tag) {
@@ -308,7 +312,6 @@ export class Protocol {
     const result = this.dispatch(endpoint, auth.userId, body, now)
     if (result instanceof Refusal) return refuse(result)
     const code = endpoint === "internalTransfer" ? "200" : "00000"
-    const delay = fault?._tag === "Latency" ? fault.millis : 0
     if (fault?._tag === "AppliedLost") return finish({ _tag: "Drop", delayMillis: 0 }, code)
     if (fault?._tag === "Truncated") {
       return finish(respond(200, result.slice(0, Math.max(1, Math.floor(result.length / 2)))), code)

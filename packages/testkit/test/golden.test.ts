@@ -1,0 +1,501 @@
+/**
+ * Golden wire fixtures: raw JSON texts written by hand in the shapes of the spec's samples (§2, §4, §7 and
+ * DESIGN §3: a 64-bit `orderId` as a bare JSON number, open-order fields as strings with "0" before any fill,
+ * `nextPage`/`totals` null, the transfer's own envelope, the error envelope).
+ *
+ * (a) The client decodes each fixture text exactly (served through a tiny `HttpClient`; signatures are not checked).
+ * (b) The sandbox answers the same operations with texts of the same shape: same keys, the same JSON type per key,
+ *     ids above 2^53 as bare integer literals where the fixture has them, decimals as strings.
+ * Both directions read the same texts, so a schema mistake shared by the client and the sandbox cannot hide.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
+import type { SpotError } from "@spotkit/core"
+import { Clock, Effect, Layer, Redacted, Stream } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { createHmac } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { Sandbox, TestExchange } from "../src/index.ts"
+
+type FixtureName = "place-order" | "batch-orders" | "open-orders" | "funding-bills" | "transfer" | "error"
+
+const fixture = (name: FixtureName): string => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), "utf8")
+
+const TWO_53 = 2n ** 53n
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks every text must pass, fixture and sandbox alike
+
+/** Every `"orderId": <literal>` of a text: bare integers with more than 15 digits, above 2^53. */
+const bareOrderIds = (text: string): Array<string> => {
+  const ids = [...text.matchAll(/"orderId"\s*:\s*([^,}\s]+)/g)].map((m) => m[1]!)
+  assert.isTrue(ids.length > 0, "the text has order ids")
+  for (const id of ids) {
+    assert.match(id, /^\d{16,20}$/, `orderId ${id} is a bare integer literal with more than 15 digits`)
+    assert.isTrue(BigInt(id) > TWO_53, `orderId ${id} lies above 2^53`)
+  }
+  return ids
+}
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+const typeOf = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "array" : typeof value === "number" && Number.isInteger(value)
+    ? "integer"
+    : typeof value
+
+/** Same keys and the same JSON type per key, recursively; each array element against the fixture's first. */
+const assertSameShape = (expected: Json, actual: Json, path = "$"): void => {
+  assert.strictEqual(typeOf(actual), typeOf(expected), `${path}: JSON type`)
+  if (Array.isArray(expected)) {
+    const list = actual as ReadonlyArray<Json>
+    assert.isTrue(expected.length > 0 && list.length > 0, `${path}: both arrays have elements to compare`)
+    for (const item of expected) assertSameShape(expected[0]!, item, `${path}[fixture]`)
+    list.forEach((item, i) => assertSameShape(expected[0]!, item, `${path}[${i}]`))
+  } else if (typeof expected === "object" && expected !== null) {
+    const record = expected as { readonly [key: string]: Json }
+    const object = actual as { readonly [key: string]: Json }
+    assert.deepStrictEqual(Object.keys(object).sort(), Object.keys(record).sort(), `${path}: keys`)
+    for (const key of Object.keys(record)) assertSameShape(record[key]!, object[key]!, `${path}.${key}`)
+  }
+}
+
+const standardEnvelope = (parsed: { readonly [key: string]: Json }, code: string) => {
+  assert.deepStrictEqual(Object.keys(parsed).sort(), ["code", "data", "msg", "requestTime"])
+  assert.strictEqual(parsed.code, code)
+  assert.strictEqual(typeOf(parsed.msg), "string")
+  assert.strictEqual(typeOf(parsed.requestTime), "integer")
+}
+
+const digits = (value: Json, what: string, length?: number) => {
+  assert.strictEqual(typeof value, "string", `${what} is a string`)
+  assert.match(value as string, length === undefined ? /^\d+$/ : new RegExp(`^\\d{${length}}$`), `${what} digits`)
+}
+
+const decimals = (record: { readonly [key: string]: Json }, fields: ReadonlyArray<string>) => {
+  for (const field of fields) {
+    assert.strictEqual(typeof record[field], "string", `${field} is a decimal string`)
+    assert.match(record[field] as string, DECIMAL, `${field}`)
+  }
+}
+
+const orderDecimals = [
+  "price",
+  "quantity",
+  "latestFillPrice",
+  "maxFillPrice",
+  "minFillPrice",
+  "fillQuantity",
+  "fillTotalAmount"
+]
+const fillFields = ["latestFillPrice", "maxFillPrice", "minFillPrice", "fillQuantity", "fillTotalAmount"]
+
+/** The spec's rules for each kind of answer, on the raw text. */
+const wireRules: Record<FixtureName, (text: string) => void> = {
+  "place-order": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.deepStrictEqual(Object.keys(parsed.data).sort(), ["clientOrderId", "orderId"])
+    assert.strictEqual(bareOrderIds(text).length, 1)
+  },
+  "batch-orders": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.strictEqual(bareOrderIds(text).length, parsed.data.resultList.length)
+    for (const failure of parsed.data.failure) digits(failure.errorCode, "errorCode", 5)
+  },
+  "open-orders": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.strictEqual(parsed.data.nextPage, null)
+    assert.strictEqual(parsed.data.totals, null)
+    for (const order of parsed.data.orderInfoResultList) {
+      // Open-order records carry ids as strings (DESIGN §3), exact in the text.
+      digits(order.orderId, "orderId")
+      assert.isTrue(BigInt(order.orderId) > TWO_53)
+      assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
+      digits(order.accountId, "accountId")
+      digits(order.cTime, "cTime", 13)
+      digits(order.uTime, "uTime", 13)
+      decimals(order, orderDecimals)
+      // Before any fill, every fill field is exactly the string "0".
+      if (order.fillQuantity === "0") { for (const field of fillFields) assert.strictEqual(order[field], "0", field) }
+    }
+  },
+  "funding-bills": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const bill of parsed.data.items) {
+      digits(bill.billId, "billId")
+      assert.strictEqual(typeOf(bill.coinId), "integer")
+      digits(bill.cTime, "cTime", 13)
+      decimals(bill, ["deltaAmount", "afterAmount", "fees"])
+    }
+  },
+  transfer: (text) => {
+    const parsed = JSON.parse(text)
+    // Not the standard envelope: no msg, no data.
+    assert.deepStrictEqual(Object.keys(parsed).sort(), ["code", "id", "timestamp"])
+    assert.strictEqual(parsed.code, "200")
+    digits(parsed.id, "id")
+    assert.match(text, /"timestamp"\s*:\s*\d{13}\s*[,}]/, "timestamp is a bare 13-digit integer")
+  },
+  error: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, parsed.code)
+    digits(parsed.code, "code", 5)
+    assert.strictEqual(parsed.data, null)
+  }
+}
+
+const fixtureNames: ReadonlyArray<FixtureName> = [
+  "place-order",
+  "batch-orders",
+  "open-orders",
+  "funding-bills",
+  "transfer",
+  "error"
+]
+
+describe("golden fixtures", () => {
+  for (const name of fixtureNames) {
+    it(`${name}.json follows the spec's wire rules`, () => wireRules[name](fixture(name)))
+  }
+
+  it("place-order.json holds an id that JSON.parse would round", () => {
+    const text = fixture("place-order")
+    assert.include(text, "602876318261969338")
+    assert.notStrictEqual(String(JSON.parse(text).data.orderId), "602876318261969338")
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// (a) The client decodes each fixture exactly
+
+const goldenClient = (routes: Record<string, { readonly name: FixtureName; readonly status?: number }>) => {
+  const paths: Array<string> = []
+  const http = HttpClient.make((request, url) =>
+    Effect.sync(() => {
+      paths.push(url.pathname)
+      const route = routes[url.pathname]
+      if (route === undefined) throw new Error(`no fixture for ${url.pathname}`)
+      return HttpClientResponse.fromWeb(
+        request,
+        new Response(fixture(route.name), {
+          status: route.status ?? 200,
+          headers: { "content-type": "application/json" }
+        })
+      )
+    })
+  )
+  return Effect.map(
+    SpotClient.make({
+      baseUrl: "http://golden.test",
+      credentials: {
+        apiKey: Redacted.make("golden-key"),
+        secretKey: Redacted.make("golden-secret"),
+        passphrase: Redacted.make("golden-pass")
+      },
+      rateLimit: false,
+      retry: false
+    }).pipe(Effect.provideService(HttpClient.HttpClient, http)),
+    (client) => ({ client, paths })
+  )
+}
+
+const p = SpotClient.paths
+
+describe("(a) the client decodes the fixtures exactly", () => {
+  it.effect("place order: the 64-bit orderId survives digit for digit", () =>
+    Effect.gen(function*() {
+      const { client, paths } = yield* goldenClient({ [p.placeOrder]: { name: "place-order" } })
+      const placed = yield* client.placeOrder({
+        symbol: "BTCUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        force: "normal",
+        price: "29000.00",
+        quantity: "0.01",
+        clientOrderId: "golden-1"
+      })
+      assert.deepStrictEqual(placed, { orderId: "602876318261969338", clientOrderId: "golden-1" })
+      assert.deepStrictEqual(paths, [p.placeOrder])
+    }))
+
+  it.effect("batch: resultList and failure map onto the items by clientOrderId", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [p.placeOrders]: { name: "batch-orders" } })
+      const item = (clientOrderId: string) => ({
+        side: "buy" as const,
+        orderType: "limit" as const,
+        price: "29000",
+        quantity: "0.01",
+        clientOrderId
+      })
+      const result = yield* client.placeOrders("BTCUSDT_SPBL", [
+        item("golden-b1"),
+        item("golden-b2"),
+        item("golden-b3")
+      ])
+      assert.deepStrictEqual<unknown>(result, {
+        outcomes: [
+          { _tag: "Placed", index: 0, clientOrderId: "golden-b1", orderId: "602876318261969339" },
+          { _tag: "Placed", index: 1, clientOrderId: "golden-b2", orderId: "9007199254740993" },
+          {
+            _tag: "Failed",
+            index: 2,
+            clientOrderId: "golden-b3",
+            code: "43012",
+            message: "Insufficient balance",
+            mayExist: false
+          }
+        ],
+        placed: 2,
+        failed: 1
+      })
+    }))
+
+  it.effect("open orders: every field, ids and decimals as sent, \"0\" before fills, nextPage/totals null", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [p.openOrders]: { name: "open-orders" } })
+      const page = yield* client.openOrdersPage({ symbol: "BTCUSDT_SPBL", limit: 10, pageNo: 0 })
+      assert.deepStrictEqual<unknown>(page, {
+        orderInfoResultList: [
+          {
+            accountId: "6001000000000000001",
+            symbol: "BTCUSDT_SPBL",
+            orderId: "602876318261969340",
+            clientOrderId: "golden-pf",
+            price: "30010.00",
+            quantity: "1.500000",
+            orderType: "limit",
+            side: "buy",
+            status: "open",
+            latestFillPrice: "30010.00",
+            maxFillPrice: "30010.00",
+            minFillPrice: "30005.00",
+            fillQuantity: "1.000000",
+            fillTotalAmount: "30007.5",
+            cTime: 1695808940001,
+            uTime: 1695808940001
+          },
+          {
+            accountId: "6001000000000000001",
+            symbol: "BTCUSDT_SPBL",
+            orderId: "602876318261969338",
+            clientOrderId: "golden-1",
+            price: "29000.00",
+            quantity: "0.010000",
+            orderType: "limit",
+            side: "buy",
+            status: "open",
+            latestFillPrice: "0",
+            maxFillPrice: "0",
+            minFillPrice: "0",
+            fillQuantity: "0",
+            fillTotalAmount: "0",
+            cTime: 1695806875837,
+            uTime: 1695806875837
+          }
+        ],
+        nextPage: null,
+        totals: null
+      })
+      // Two records on a page of 10: the stream stops after this one page.
+      const streamed = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL", pageSize: 10 }))
+      assert.deepStrictEqual(streamed.map((o) => o.orderId), ["602876318261969340", "602876318261969338"])
+    }))
+
+  it.effect("funding bills: a page with total, page, pageSize, hasNextPage and every bill field", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [p.fundingBills]: { name: "funding-bills" } })
+      const page = yield* client.fundingBillsPage({ pageSize: 2 })
+      assert.deepStrictEqual<unknown>(page, {
+        total: 3,
+        page: 1,
+        pageSize: 2,
+        hasNextPage: true,
+        items: [
+          {
+            billId: "2001000000000000004",
+            coinId: 2,
+            coinName: "USDT",
+            bizType: "transfer_out",
+            deltaAmount: "-12.5",
+            afterAmount: "49987.5",
+            fees: "0",
+            cTime: 1695806875837
+          },
+          {
+            billId: "2001000000000000002",
+            coinId: 1,
+            coinName: "BTC",
+            bizType: "deposit",
+            deltaAmount: "2",
+            afterAmount: "2",
+            fees: "0",
+            cTime: 1695806870000
+          }
+        ]
+      })
+    }))
+
+  it.effect("transfer: the {code: \"200\", id, timestamp} envelope", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [p.internalTransfer]: { name: "transfer" } })
+      const done = yield* client.internalTransfer({
+        toUserId: "4001000000000000002",
+        coin: "USDT",
+        amount: "12.5",
+        fromAccountType: "FUND",
+        toAccountType: "SPOT"
+      })
+      assert.deepStrictEqual(done, { id: "3001000000000000001", timestamp: 1695806875837 })
+    }))
+
+  it.effect("error envelope: HTTP 400 with code 43012 is an InsufficientBalanceError with the venue's fields", () =>
+    Effect.gen(function*() {
+      const { client, paths } = yield* goldenClient({ [p.placeOrder]: { name: "error", status: 400 } })
+      const error: SpotError.SpotError = yield* Effect.flip(client.placeOrder({
+        symbol: "BTCUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        price: "29000",
+        quantity: "1000",
+        clientOrderId: "golden-err"
+      }))
+      assert.strictEqual(error.reason._tag, "InsufficientBalanceError")
+      if (error.reason._tag === "InsufficientBalanceError") {
+        assert.deepStrictEqual(
+          {
+            code: error.reason.code,
+            msg: error.reason.msg,
+            requestTime: error.reason.requestTime,
+            httpStatus: error.reason.httpStatus
+          },
+          { code: "43012", msg: "Insufficient balance", requestTime: 1695806875837, httpStatus: 400 }
+        )
+      }
+      assert.strictEqual(error.operation, "SpotClient.placeOrder")
+      assert.deepStrictEqual(paths, [p.placeOrder], "not retried")
+    }))
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b) The sandbox answers in the same shapes
+
+const alice = TestExchange.demoKeys.alice
+
+/** Signs a request per DESIGN §3 with node:crypto and sends it; answers the status and the raw text. */
+const send = (baseUrl: string, path: string, body: string) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const timestamp = String(now)
+    const sign = createHmac("sha256", alice.secretKey).update(timestamp + "POST" + path + body).digest("base64")
+    return Effect.promise(async () => {
+      const response = await fetch(baseUrl + path, {
+        method: "POST",
+        headers: {
+          "ACCESS-KEY": alice.apiKey,
+          "ACCESS-SIGN": sign,
+          "ACCESS-PASSPHRASE": alice.passphrase,
+          "ACCESS-TIMESTAMP": timestamp,
+          locale: "en-US",
+          "Content-Type": "application/json"
+        },
+        body
+      })
+      return { status: response.status, text: await response.text() }
+    })
+  })
+
+const compare = (name: FixtureName, text: string) => {
+  wireRules[name](text)
+  assertSameShape(JSON.parse(fixture(name)), JSON.parse(text))
+}
+
+describe("(b) the sandbox answers in the shapes of the fixtures", () => {
+  it.live("every operation, read as raw text", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      const aliceId = exchange.accounts[0]!.userId
+      const bobId = exchange.accounts[1]!.userId
+      const order = (clientOrderId: string, price: string, quantity: string) =>
+        `{"symbol":"BTCUSDT_SPBL","side":"buy","orderType":"limit","force":"normal","price":"${price}",` +
+        `"quantity":"${quantity}","clientOrderId":"${clientOrderId}"}`
+
+      const placed = yield* send(baseUrl, p.placeOrder, order("golden-1", "29000.00", "0.01"))
+      assert.strictEqual(placed.status, 200)
+      compare("place-order", placed.text)
+      const [literal] = bareOrderIds(placed.text)
+      assert.strictEqual(literal, exchange.engine.orderByClientId(aliceId, "golden-1")?.orderId)
+
+      // Takes 0.5 at 30,005 and 0.5 at 30,010 from bob's asks and rests the other 0.5: a partly filled open order.
+      const partial = yield* send(baseUrl, p.placeOrder, order("golden-pf", "30010.00", "1.5"))
+      compare("place-order", partial.text)
+
+      const batch = yield* send(
+        baseUrl,
+        p.placeOrders,
+        `{"symbol":"BTCUSDT_SPBL","orderList":[` +
+          `{"side":"buy","orderType":"limit","force":"normal","price":"29001","quantity":"0.01","clientOrderId":"golden-b1"},` +
+          `{"side":"buy","orderType":"limit","force":"normal","price":"29002","quantity":"0.01","clientOrderId":"golden-b2"},` +
+          `{"side":"buy","orderType":"limit","force":"normal","price":"29003","quantity":"100","clientOrderId":"golden-b3"}]}`
+      )
+      assert.strictEqual(batch.status, 200)
+      compare("batch-orders", batch.text)
+      assert.deepStrictEqual(
+        bareOrderIds(batch.text),
+        ["golden-b1", "golden-b2"].map((cid) => exchange.engine.orderByClientId(aliceId, cid)?.orderId)
+      )
+      assert.deepStrictEqual(JSON.parse(batch.text).data.failure.map((f: { errorCode: string }) => f.errorCode), [
+        "43012"
+      ])
+
+      const open = yield* send(baseUrl, p.openOrders, `{"symbol":"BTCUSDT_SPBL","limit":10,"pageNo":0}`)
+      assert.strictEqual(open.status, 200)
+      compare("open-orders", open.text)
+      const records = JSON.parse(open.text).data.orderInfoResultList as ReadonlyArray<Record<string, string>>
+      const byCid = new Map(records.map((r) => [r.clientOrderId, r]))
+      // The unfilled order: every fill field is the string "0". The partly filled one shows its fills.
+      for (const field of fillFields) assert.strictEqual(byCid.get("golden-1")?.[field], "0", field)
+      const pf = byCid.get("golden-pf")!
+      assert.deepStrictEqual(
+        [pf.fillQuantity, pf.fillTotalAmount, pf.latestFillPrice, pf.maxFillPrice, pf.minFillPrice].map((d) =>
+          d!.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "")
+        ),
+        ["1", "30007.5", "30010", "30010", "30005"]
+      )
+
+      const transfer = yield* send(
+        baseUrl,
+        p.internalTransfer,
+        `{"toUserId":${bobId},"coin":"USDT","amount":"12.5","fromAccountType":"FUND","toAccountType":"SPOT"}`
+      )
+      assert.strictEqual(transfer.status, 200)
+      compare("transfer", transfer.text)
+
+      // Alice's funding bills: the transfer and her two deposits; a page of 2 has a next page.
+      const bills = yield* send(baseUrl, p.fundingBills, `{"pageSize":2}`)
+      assert.strictEqual(bills.status, 200)
+      compare("funding-bills", bills.text)
+      const billPage = JSON.parse(bills.text).data
+      assert.deepStrictEqual([billPage.total, billPage.page, billPage.pageSize, billPage.hasNextPage], [3, 1, 2, true])
+      assert.deepStrictEqual(
+        billPage.items.map((b: Record<string, string>) => [b.bizType, b.deltaAmount, b.afterAmount]),
+        [["transfer_out", "-12.5", "49987.5"], ["deposit", "2", "2"]]
+      )
+
+      const refused = yield* send(baseUrl, p.placeOrder, order("golden-err", "29000", "1000"))
+      assert.strictEqual(refused.status, 400)
+      compare("error", refused.text)
+      assert.strictEqual(JSON.parse(refused.text).code, "43012")
+    }).pipe(
+      Effect.provide(
+        Sandbox.layer().pipe(
+          Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+        )
+      )
+    ))
+})
