@@ -1110,7 +1110,8 @@ export class Engine {
 
   private dust(product: Product, remainingQuote: number): boolean {
     const best = product.asks.best()
-    return best === undefined || remainingQuote < best.price * product.notional
+    // With no asks left the rest was not spent for want of liquidity: that is a cancelled remainder, not dust.
+    return best !== undefined && remainingQuote < best.price * product.notional
   }
 
   /**
