@@ -90,6 +90,40 @@ export const engineUnits = (recordTrades: boolean): Contestant => ({
   }
 })
 
+/** Engine.submit + cancelByClientId: users and the product by index, results as numbers (no allocation). */
+export const engineSubmit = (recordTrades: boolean): Contestant => ({
+  key: recordTrades ? "engine-submit-trades" : "engine-submit",
+  label: `@spotkit/testkit Engine.submit + cancelByClientId (recordTrades ${recordTrades ? "on" : "off"})`,
+  prepare: () => {},
+  fresh: () => {
+    const { engine, users } = newEngine(recordTrades)
+    const u0 = engine.userIndex(users[0])
+    const u1 = engine.userIndex(users[1])
+    const product = engine.productIndex(SYMBOL)
+    const run = (w: Workload): number => {
+      const { force, ids, kind, lots, order, price, quote, side } = w
+      let refused = 0
+      for (let i = 0; i < w.ops; i++) {
+        const k = order[i]!
+        const user = (k & 1) === 0 ? u0 : u1
+        const op = kind[i]!
+        const now = T0 + i
+        if (op === CANCEL) {
+          engine.cancelByClientId(user, ids[k]!, now)
+          continue
+        }
+        const s = side[i]!
+        const result = op === LIMIT
+          ? engine.submit(user, product, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+          : engine.submit(user, product, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+        if (result < 0) refused++
+      }
+      return refused
+    }
+    return { run, book: engineBook(engine) }
+  }
+})
+
 const SIDE_TEXT = ["buy", "sell"] as const
 const FORCE_TEXT = ["normal", "postOnly", "fok", "ioc"] as const
 

@@ -1,11 +1,13 @@
 // One contestant alone over the benchmark workload, for a CPU profile:
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --conditions=@spotkit/source src/profile.ts [key] [orders]
-import { engineStrings, engineUnits, library } from "./contestants.ts"
+import { engineStrings, engineSubmit, engineUnits, library } from "./contestants.ts"
 import { generate } from "./workload.ts"
 
 const key = process.argv[2] ?? "engine-placeUnits"
 const orders = Number(process.argv[3] ?? 1_000_000)
-const contestant = [engineUnits(false), engineUnits(true), engineStrings(false), library].find((c) => c.key === key)
+const contestant = [engineSubmit(false), engineUnits(false), engineUnits(true), engineStrings(false), library].find((
+  c
+) => c.key === key)
 if (contestant === undefined) throw new Error(`unknown contestant ${key}`)
 const workload = generate({ orders })
 contestant.prepare(workload)

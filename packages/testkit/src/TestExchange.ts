@@ -486,6 +486,8 @@ export const layerSpotClient = (
   options: {
     readonly exchange?: Options | undefined
     readonly client?: Partial<SpotClient.Options> | undefined
+    /** How the client signs. @default HMAC-SHA256 with node:crypto */
+    readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
   const exchange = layer(options.exchange ?? demo())
@@ -503,7 +505,7 @@ export const layerSpotClient = (
     })
   }))
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(nodeSigner)]),
+    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeSigner)]),
     Layer.provideMerge(exchange)
   )
 }
