@@ -3,7 +3,7 @@ import eslint from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/dist", "**/build", "**/node_modules", ".cache", "**/*.md", "coverage"] },
+  { ignores: ["**/dist", "**/build", "**/node_modules", ".cache", "**/*.md", "coverage", "bench/tmp"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
