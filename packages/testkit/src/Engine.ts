@@ -32,6 +32,7 @@ import {
 } from "./internal/book.ts"
 import { ClientIds } from "./internal/clientIds.ts"
 import { EntryList, Ledger } from "./internal/ledger.ts"
+import { TradeLog } from "./internal/trades.ts"
 import { fixed, mulDivFloor, pow10, rate, RATE_SCALE, toUnits, trimmed } from "./internal/units.ts"
 
 /**
@@ -459,12 +460,11 @@ export class Engine {
   private readonly makerRate: number
   private readonly takerRate: number
   private readonly recordTrades: boolean
-  private readonly tradeLog: Array<Trade> = []
+  private readonly tradeLog = new TradeLog()
   private readonly supplyUnits: Array<number>
   private readonly feeUnits: Array<number>
   private readonly idPrefix: string
   private transfers = 0
-  private trades = 0
   private clock = 0
 
   constructor(options: EngineOptions = {}) {
@@ -1061,21 +1061,16 @@ export class Engine {
     this.recordFill(t, price, lots, value, now)
     this.recordFill(m, price, lots, value, now)
     if (this.recordTrades) {
-      this.tradeLog.push({
-        tradeId: this.id(KIND_TRADE, ++this.trades),
-        symbol: product.symbol,
-        price: fixed(price, product.pricePrecision),
-        quantity: fixed(lots, product.quantityPrecision),
-        amount: trimmed(value, quote.scale),
-        takerSide: takerBuys ? "buy" : "sell",
-        makerOrderId: this.id(KIND_ORDER, m),
-        takerOrderId: this.id(KIND_ORDER, t),
-        makerFee: trimmed(takerBuys ? sellerFee : buyerFee, takerBuys ? quote.scale : base.scale),
-        takerFee: trimmed(takerBuys ? buyerFee : sellerFee, takerBuys ? base.scale : quote.scale),
-        time: now
-      })
-    } else {
-      this.trades++
+      this.tradeLog.append(
+        m,
+        t,
+        price,
+        lots,
+        value,
+        takerBuys ? sellerFee : buyerFee,
+        takerBuys ? buyerFee : sellerFee,
+        now
+      )
     }
   }
 
@@ -1282,7 +1277,32 @@ export class Engine {
    * @since 0.1.0
    */
   tradeList(): ReadonlyArray<Trade> {
-    return this.tradeLog
+    const log = this.tradeLog
+    const store = this.orders
+    const out: Array<Trade> = []
+    for (let i = 0; i < log.size; i++) {
+      const maker = log.maker[i]!
+      const taker = log.taker[i]!
+      const product = this.products[store.product[taker]!]!
+      const takerBuys = (store.flags[taker]! & SIDE_SELL) === 0
+      // Each side pays its fee in the coin it receives: the buyer in base, the seller in quote.
+      const makerScale = takerBuys ? product.quote.scale : product.base.scale
+      const takerScale = takerBuys ? product.base.scale : product.quote.scale
+      out.push({
+        tradeId: this.id(KIND_TRADE, i + 1),
+        symbol: product.symbol,
+        price: fixed(log.price[i]!, product.pricePrecision),
+        quantity: fixed(log.lots[i]!, product.quantityPrecision),
+        amount: trimmed(log.value[i]!, product.quote.scale),
+        takerSide: takerBuys ? "buy" : "sell",
+        makerOrderId: this.id(KIND_ORDER, maker),
+        takerOrderId: this.id(KIND_ORDER, taker),
+        makerFee: trimmed(log.makerFee[i]!, makerScale),
+        takerFee: trimmed(log.takerFee[i]!, takerScale),
+        time: log.time[i]!
+      })
+    }
+    return out
   }
 
   /**

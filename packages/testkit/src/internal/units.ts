@@ -53,6 +53,12 @@ const div = (a: number, b: number): number => (a - (a % b)) / b
  * 10^6, without any intermediate leaving the safe-integer range.
  */
 export const mulDivFloor = (amount: number, numerator: number, denominator: number): number => {
+  const product = amount * numerator
+  if (product <= Number.MAX_SAFE_INTEGER) {
+    // The usual case: the product is exact; correct the double quotient's floor if it rounded up.
+    const quotient = Math.floor(product / denominator)
+    return quotient * denominator > product ? quotient - 1 : quotient
+  }
   const remainder = amount % denominator
   return div(amount, denominator) * numerator + div(remainder * numerator, denominator)
 }
