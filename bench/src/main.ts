@@ -363,3 +363,6 @@ const report = {
 writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
 log()
 log(`wrote ${file.pathname}`)
+
+// Then placeOrder through the client over the in-process transport (its own options: --client-orders, --client-runs).
+await import("./client.ts")
