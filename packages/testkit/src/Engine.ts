@@ -14,6 +14,7 @@
  *
  * @since 0.1.0
  */
+import { Bill } from "@spotkit/core"
 import {
   BookSide,
   FORCE_FOK,
@@ -32,6 +33,7 @@ import {
 } from "./internal/book.ts"
 import { ClientIds } from "./internal/clientIds.ts"
 import { EntryList, Ledger } from "./internal/ledger.ts"
+import { prng } from "./internal/prng.ts"
 import { TradeLog } from "./internal/trades.ts"
 import { fixed, mulDivFloor, pow10, rate, RATE_SCALE, toUnits, trimmed } from "./internal/units.ts"
 
@@ -53,40 +55,18 @@ const SPOT = 0
 const FUND = 2
 
 /**
- * The bill business types of spec §2.6, in the engine's index order.
+ * The bill business types of spec §2.6 (core's `Bill.BizType`), in the engine's index order.
  *
  * @since 0.1.0
  * @category constants
  */
-export const bizTypes = [
-  "deposit",
-  "buy_success",
-  "sell_cancel",
-  "withdraw_freeze",
-  "withdraw_complete",
-  "withdraw_failed",
-  "sell_freeze",
-  "sell_complete",
-  "transfer_in",
-  "transfer_out",
-  "internal_deposit",
-  "internal_withdraw",
-  "interest_receive",
-  "platform_retrieve",
-  "platform_lock",
-  "platform_unlock",
-  "platform_lock_reward",
-  "c2c_buy",
-  "c2c_sell",
-  "c2c_freeze",
-  "c2c_unfreeze"
-] as const
+export const bizTypes: ReadonlyArray<Bill.BizType> = Bill.BizType.literals
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type BizType = typeof bizTypes[number]
+export type BizType = Bill.BizType
 
 const BIZ = Object.fromEntries(bizTypes.map((name, i) => [name, i])) as Record<BizType, number>
 
@@ -425,18 +405,6 @@ export const defaultCoins: ReadonlyArray<CoinSpec> = [
 const SIDES = ["buy", "sell"] as const
 const FORCES = ["normal", "postOnly", "fok", "ioc"] as const
 const STATUSES = ["open", "filled", "cancelled"] as const
-
-// A small, fast, seedable generator (mulberry32): the same seed gives the same histories on every platform.
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return (): number => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /**
  * The exchange engine.

@@ -80,6 +80,24 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
 
   const decodeStandard = Schema.decodeUnknownEffect(Envelope.Standard)
 
+  // The parts of a request that never change, built once per path; each call adds its signature and timestamp.
+  const baseRequests = new Map<string, HttpClientRequest.HttpClientRequest>()
+  const baseRequest = (path: string): HttpClientRequest.HttpClientRequest => {
+    let request = baseRequests.get(path)
+    if (request === undefined) {
+      request = HttpClientRequest.post(options.baseUrl + path).pipe(
+        HttpClientRequest.setHeaders({
+          [Signer.headerNames.key]: apiKey,
+          [Signer.headerNames.passphrase]: passphrase,
+          [Signer.headerNames.locale]: options.locale,
+          "Content-Type": "application/json"
+        })
+      )
+      baseRequests.set(path, request)
+    }
+    return request
+  }
+
   const once = <A>(
     endpoint: Endpoint,
     body: string,
@@ -92,16 +110,13 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
       // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
       const timestamp = String(Math.round(sentAt + offset))
       const signature = yield* sign(Signer.prehash(timestamp, "POST", endpoint.path, body))
-      const request = HttpClientRequest.post(options.baseUrl + endpoint.path).pipe(
-        HttpClientRequest.setHeaders({
-          [Signer.headerNames.key]: apiKey,
+      const request = HttpClientRequest.bodyText(
+        HttpClientRequest.setHeaders(baseRequest(endpoint.path), {
           [Signer.headerNames.sign]: signature,
-          [Signer.headerNames.passphrase]: passphrase,
-          [Signer.headerNames.timestamp]: timestamp,
-          [Signer.headerNames.locale]: options.locale,
-          "Content-Type": "application/json"
+          [Signer.headerNames.timestamp]: timestamp
         }),
-        HttpClientRequest.bodyText(body, "application/json")
+        body,
+        "application/json"
       )
       const exchange = Effect.flatMap(http.execute(request), (response) =>
         Effect.map(response.text, (text) => ({ status: response.status, text })))

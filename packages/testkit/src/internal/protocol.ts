@@ -4,11 +4,12 @@
 import { Result } from "effect"
 import { Buffer } from "node:buffer"
 import type { KeyObject } from "node:crypto"
-import { createHmac, createSecretKey, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey } from "node:crypto"
 import type * as Engine from "../Engine.ts"
 import type * as Fault from "../Fault.ts"
 import type { Budget } from "./limits.ts"
 import { Limits } from "./limits.ts"
+import { prng } from "./prng.ts"
 
 export interface WireRequest {
   readonly method: string
@@ -174,19 +175,12 @@ export class Protocol {
   private readonly hmacKeys = new Map<string, KeyObject>()
   private rules: Array<{ rule: Fault.Rule; left: number }> = []
   private log: Array<RequestRecord> = []
-  private random: () => number
+  private readonly random: () => number
 
   constructor(engine: Engine.Engine, options: ProtocolOptions) {
     this.engine = engine
     this.options = options
-    let a = (options.seed ^ 0x5EED) >>> 0
-    this.random = () => {
-      a = (a + 0x6D2B79F5) >>> 0
-      let t = a
-      t = Math.imul(t ^ (t >>> 15), t | 1)
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
+    this.random = prng(options.seed ^ 0x5EED)
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -534,15 +528,13 @@ export class Protocol {
   }
 }
 
+// Compares in time that depends on the lengths only, never on where the strings first differ; no allocation.
 const constantTimeEqual = (given: string, expected: string): boolean => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  // Compare equal lengths only; a length mismatch still spends one comparison so timing says nothing about content.
-  if (a.length !== b.length) {
-    timingSafeEqual(b, b)
-    return false
+  let difference = given.length ^ expected.length
+  for (let i = 0; i < expected.length; i++) {
+    difference |= (given.charCodeAt(i % Math.max(1, given.length)) | 0) ^ expected.charCodeAt(i)
   }
-  return timingSafeEqual(a, b)
+  return difference === 0 && given.length === expected.length
 }
 
 // Lossless parse: the reviver only runs when the body holds a number literal (single orders have none).
