@@ -10,26 +10,12 @@ import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
+import { median, option, quick } from "./cli.ts"
 
-const args = process.argv.slice(2)
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(`--${name}`)
-  if (at < 0) return fallback
-  const value = Number(args[at + 1])
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} takes a positive integer`)
-  return value
-}
-const quick = args.includes("--quick")
 const ORDERS = option("client-orders", quick ? 5_000 : 20_000)
 const RUNS = option("client-runs", quick ? 1 : 5)
 const WARMUP = quick ? 5_000 : 40_000
 const TARGET = 20_000
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 // Every order rests (a limit buy far below the book), so each contestant does the same engine work per order.
 const order = (i: number) =>

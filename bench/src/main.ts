@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
+import { median, option, quick } from "./cli.ts"
 import {
   type Contestant,
   engineStrings,
@@ -22,15 +23,6 @@ import {
 } from "./contestants.ts"
 import { type Book, generate, type Levels, prefix, restingSet } from "./workload.ts"
 
-const args = process.argv.slice(2)
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(`--${name}`)
-  if (at < 0) return fallback
-  const value = Number(args[at + 1])
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} takes a positive integer`)
-  return value
-}
-const quick = args.includes("--quick")
 const ORDERS = option("orders", quick ? 100_000 : 1_000_000)
 const RUNS = option("runs", quick ? 1 : 5)
 const MEMORY = option("memory", 200_000)
@@ -40,11 +32,6 @@ const WARMUP_OPS = 60_000
 const TARGETS = { ordersPerSecond: 2_000_000, ratio: 30, bytesPerRestingOrder: 200 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 const log = (line = "") => console.log(line)
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -332,7 +319,7 @@ const report = {
   benchmark: "engine",
   date: new Date().toISOString(),
   command: `pnpm bench${quick ? " --quick" : ""}`,
-  args,
+  args: process.argv.slice(2),
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   workload: {
     orders: workload.orders,
