@@ -353,3 +353,6 @@ log(`wrote ${file.pathname}`)
 
 // Then placeOrder through the client over the in-process transport (its own options: --client-orders, --client-runs).
 await import("./client.ts")
+
+// And the synthetic bill history generator (--bills N).
+await import("./bills.ts")
