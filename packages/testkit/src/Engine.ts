@@ -329,6 +329,7 @@ const REJECT_MIN_VALUE = -2
 const REJECT_BALANCE = -3
 const REJECT_POST_ONLY = -4
 const REJECT_UNKNOWN = -5
+const REJECT_PARAMETER = -6
 
 const ID_DIGITS = 15
 const KIND_ORDER = 1
@@ -617,10 +618,12 @@ export class Engine {
   deposit(userId: string, accountType: AccountType, coinName: string, amount: string, now: number): void {
     const user = this.user(userId)
     const coin = this.coin(coinName)
+    const account = accountTypes.indexOf(accountType)
+    if (account < 0) throw new EngineError(`unknown account type ${accountType}: one of ${accountTypes.join(", ")}`)
     const units = toUnits(amount, coin.scale)
     if (typeof units !== "number" || units === 0) throw new EngineError(`deposit ${amount}: a positive decimal`)
     this.external(coin, units)
-    this.post(user, accountTypes.indexOf(accountType), coin, BIZ.deposit, units, 0, this.tick(now))
+    this.post(user, account, coin, BIZ.deposit, units, 0, this.tick(now))
   }
 
   private external(coin: Coin, units: number): void {
@@ -777,6 +780,8 @@ export class Engine {
         return reject("43012", "Insufficient balance")
       case REJECT_POST_ONLY:
         return reject("40020", "Parameter force error: a postOnly order would take liquidity")
+      case REJECT_PARAMETER:
+        return reject("40020", "Parameter error: side, orderType, force, price or quantity out of range")
       default:
         return reject("40034", "Parameter does not exist")
     }
@@ -879,6 +884,14 @@ export class Engine {
     clientOrderId: string,
     nowInput: number
   ): number {
+    // The numeric entry points skip the string checks; keep their numbers inside what the string path could produce.
+    if (
+      (side !== 0 && side !== 1) || (market !== 0 && market !== 1) || !(force >= 0 && force <= 3) ||
+      !Number.isSafeInteger(force) || !Number.isSafeInteger(quantity) || quantity <= 0 ||
+      !Number.isSafeInteger(price) || (market === 0 ? price <= 0 : price !== 0)
+    ) {
+      return REJECT_PARAMETER
+    }
     if (this.clientIds.get(user.index, clientOrderId) >= 0) return REJECT_DUPLICATE
     const buy = side === 0
     const opposite = buy ? product.asks : product.bids
@@ -1379,6 +1392,7 @@ export class Engine {
   ledgerOf(userId: string, accountType?: AccountType): ReadonlyArray<LedgerEntry> {
     const user = this.user(userId)
     const account = accountType === undefined ? -1 : accountTypes.indexOf(accountType)
+    if (accountType !== undefined && account < 0) throw new EngineError(`unknown account type ${accountType}`)
     const out: Array<LedgerEntry> = []
     const ledger = this.ledger
     for (let i = 0; i < ledger.size; i++) {

@@ -131,6 +131,9 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
         Effect.callback<number, SandboxError>((resume) => {
           server.once("error", (error) => resume(Effect.fail(new SandboxError({ message: error.message }))))
           server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+            // From now on a server error (rare after listening) must not crash the process: connections fail alone.
+            server.removeAllListeners("error")
+            server.on("error", () => undefined)
             resume(Effect.succeed((server.address() as AddressInfo).port))
           })
         }),

@@ -23,6 +23,7 @@ import type * as Fault from "./Fault.ts"
 import { InProcessResponse } from "./internal/inProcess.ts"
 import { nodeSigner } from "./internal/nodeSigner.ts"
 import * as Protocol from "./internal/protocol.ts"
+import { fixed, toUnits } from "./internal/units.ts"
 
 /**
  * A request as the exchange sees it.
@@ -172,14 +173,14 @@ export interface Service {
     userId: string,
     id: { readonly orderId?: string; readonly clientOrderId?: string }
   ) => Effect.Effect<boolean>
-  /** Adds a fault rule; rules are tried in the order they were added. */
-  readonly injectFault: (rule: Fault.Rule) => Effect.Effect<void>
+  /** Adds a fault rule; rules are tried in the order they were added. Fails on an invalid rule (status, share). */
+  readonly injectFault: (rule: Fault.Rule) => Effect.Effect<void, Engine.EngineError>
   readonly clearFaults: Effect.Effect<void>
   /** Forgets every rate-limit window. */
   readonly resetRateLimits: Effect.Effect<void>
   readonly requests: Effect.Effect<ReadonlyArray<RequestRecord>>
   readonly clearRequests: Effect.Effect<void>
-  readonly orders: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.OrderView>>
+  readonly orders: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.OrderView>, Engine.EngineError>
   readonly trades: Effect.Effect<ReadonlyArray<Engine.Trade>>
   readonly balances: (userId: string) => Effect.Effect<ReadonlyArray<Engine.Balance>, Engine.EngineError>
   readonly ledger: (
@@ -280,12 +281,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     generateBills: (userId, history) => attempt(() => engine.generateBills(userId, history)),
     placeOrder: (userId, request) => Effect.map(now, (time) => engine.placeOrder(userId, request, time)),
     cancelOrder: (userId, id) => Effect.map(now, (time) => engine.cancelOrder(userId, id, time)),
-    injectFault: (rule) => Effect.sync(() => protocol.inject(rule)),
+    injectFault: (rule) =>
+      Effect.suspend(() => {
+        const invalid = protocol.inject(rule)
+        return invalid === undefined ? Effect.void : Effect.fail(new Engine.EngineError(`fault rule: ${invalid}`))
+      }),
     clearFaults: Effect.sync(() => protocol.clearFaults()),
     resetRateLimits: Effect.sync(() => protocol.clearRateLimits()),
     requests: Effect.sync(() => protocol.requests().slice()),
     clearRequests: Effect.sync(() => protocol.clearRequests()),
-    orders: (userId) => attempt(() => engine.orderList(userId)).pipe(Effect.orDie),
+    orders: (userId) => attempt(() => engine.orderList(userId)),
     trades: Effect.sync(() => engine.tradeList().slice()),
     balances: (userId) => attempt(() => engine.balances(userId)),
     ledger: (userId, accountType) => attempt(() => engine.ledgerOf(userId, accountType)),
@@ -294,20 +299,18 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   return service
 })
 
-// Places `levels` bids below and asks above `mid`, `step` apart, as plain limit orders of `owner`.
+// Places `levels` bids below and asks above `mid`, `step` apart, as plain limit orders of `owner`. Prices are exact
+// integers of the finer of the two decimals, never floats.
 const placeLiquidity = (engine: Engine.Engine, owner: string, spec: LiquiditySpec, now: number): void => {
-  const decimals = (spec.mid.split(".")[1] ?? "").length
-  const scale = 10 ** Math.max(decimals, (spec.step.split(".")[1] ?? "").length)
-  const mid = Math.round(Number(spec.mid) * scale)
-  const step = Math.round(Number(spec.step) * scale)
-  const format = (units: number) => {
-    const text = String(units).padStart(String(scale).length, "0")
-    const cut = text.length - (String(scale).length - 1)
-    return scale === 1 ? text : `${text.slice(0, cut)}.${text.slice(cut)}`
+  const decimals = Math.max((spec.mid.split(".")[1] ?? "").length, (spec.step.split(".")[1] ?? "").length)
+  const mid = toUnits(spec.mid, decimals)
+  const step = toUnits(spec.step, decimals)
+  if (typeof mid !== "number" || typeof step !== "number" || step === 0) {
+    throw new Engine.EngineError(`liquidity ${spec.symbol}: mid and step must be positive decimals`)
   }
   for (let level = 1; level <= spec.levels; level++) {
     for (const side of ["buy", "sell"] as const) {
-      const price = format(side === "buy" ? mid - level * step : mid + level * step)
+      const price = fixed(side === "buy" ? mid - level * step : mid + level * step, decimals)
       const placed = engine.placeOrder(owner, {
         symbol: spec.symbol,
         side,
@@ -476,7 +479,9 @@ export const inProcessBaseUrl = "http://exchange.test"
 
 /**
  * A ready `SpotClient` (as alice of `demo`) over the in-process transport, plus the `TestExchange` behind it, for
- * one-line test setup. Client-side rate limiting is off unless given; the venue's limits stay on. The client signs
+ * one-line test setup. Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a
+ * client retrying after a 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits`
+ * (and advance the clock, or use `it.live`) to test them. The client signs
  * with node:crypto (synchronous) rather than the portable WebCrypto default; both produce the same signature.
  *
  * @since 0.1.0
@@ -490,7 +495,9 @@ export const layerSpotClient = (
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
-  const exchange = layer(options.exchange ?? demo())
+  // The venue's rate limits are off unless the options say otherwise: under a TestClock a 429 would make the
+  // client's retry sleep on a clock that never moves.
+  const exchange = layer(options.exchange ?? { ...demo(), rateLimits: false })
   const client = Layer.unwrap(Effect.gen(function*() {
     const ex = yield* TestExchange
     const account = ex.accounts[0]

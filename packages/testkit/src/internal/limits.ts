@@ -13,8 +13,22 @@ class WindowLog {
   private head = 0
   private used = 0
 
+  /** Whether `weight` fits in the window at `now`. */
+  hasRoom(now: number, weight: number, budget: Budget): boolean {
+    this.prune(now, budget)
+    return this.used + weight <= budget.limit
+  }
+
   /** Takes `weight` if the window has room at `now`; answers whether it did. */
   take(now: number, weight: number, budget: Budget): boolean {
+    if (!this.hasRoom(now, weight, budget)) return false
+    this.times.push(now)
+    this.weights.push(weight)
+    this.used += weight
+    return true
+  }
+
+  private prune(now: number, budget: Budget): void {
     const cutoff = now - budget.windowMillis
     while (this.head < this.times.length && this.times[this.head]! <= cutoff) {
       this.used -= this.weights[this.head]!
@@ -25,24 +39,27 @@ class WindowLog {
       this.weights = this.weights.slice(this.head)
       this.head = 0
     }
-    if (this.used + weight > budget.limit) return false
-    this.times.push(now)
-    this.weights.push(weight)
-    this.used += weight
-    return true
   }
 }
 
 export class Limits {
   private readonly logs = new Map<string, WindowLog>()
 
-  take(key: string, now: number, weight: number, budget: Budget): boolean {
+  private log(key: string): WindowLog {
     let log = this.logs.get(key)
     if (log === undefined) {
       log = new WindowLog()
       this.logs.set(key, log)
     }
-    return log.take(now, weight, budget)
+    return log
+  }
+
+  hasRoom(key: string, now: number, weight: number, budget: Budget): boolean {
+    return this.log(key).hasRoom(now, weight, budget)
+  }
+
+  take(key: string, now: number, weight: number, budget: Budget): boolean {
+    return this.log(key).take(now, weight, budget)
   }
 
   clear(): void {

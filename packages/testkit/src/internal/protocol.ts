@@ -165,7 +165,10 @@ const longField = (body: Json, name: string): string | Refusal => {
 const quote = JSON.stringify
 
 const HTML_PAGE = (status: number) =>
-  `<html><head><title>${status}</title></head><body><center><h1>${status} Service Unavailable</h1></center></body></html>`
+  `<html><head><title>${status}</title></head><body><center><h1>${status} Error</h1></center><hr>` +
+  `<center>upstream</center></body></html>`
+
+const afterApplying = (fault: Fault.Fault): boolean => fault._tag === "AppliedLost" || fault._tag === "Truncated"
 
 export class Protocol {
   readonly engine: Engine.Engine
@@ -186,10 +189,22 @@ export class Protocol {
   // -------------------------------------------------------------------------------------------------------------
   // Faults and the request log
 
-  inject(rule: Fault.Rule): void {
+  /** Adds a rule; answers why it is invalid instead, if it is. */
+  inject(rule: Fault.Rule): string | undefined {
+    const fault = rule.fault
+    const status = fault._tag === "HttpError" || fault._tag === "VenueError" ? fault.status : 200
+    if (!Number.isInteger(status) || status < 100 || status > 599) return `HTTP status ${status} is not in 100..599`
+    if (fault._tag === "Latency" && !(fault.millis >= 0 && Number.isFinite(fault.millis))) {
+      return `latency ${fault.millis} is not a finite non-negative number of milliseconds`
+    }
+    if (rule.share !== undefined && !(rule.share >= 0 && rule.share <= 1)) return `share ${rule.share} is not in 0..1`
+    if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) {
+      return `times ${rule.times} is not a non-negative integer`
+    }
     // "The next 0 requests" is no fault at all.
-    if (rule.times !== undefined && !(rule.times > 0)) return
+    if (rule.times === 0) return undefined
     this.rules.push({ rule, left: rule.times ?? Infinity })
+    return undefined
   }
 
   clearFaults(): void {
@@ -208,17 +223,23 @@ export class Protocol {
     this.log = []
   }
 
-  private nextFault(path: string): Fault.Fault | undefined {
+  // The rule that strikes this request, if any. A rule whose fault acts only on an applied request (the answer is
+  // truncated or lost after the venue acted) is used up only when the request is applied: see `spend`.
+  private nextFault(path: string): { readonly fault: Fault.Fault; readonly entry: { left: number } } | undefined {
     for (let i = 0; i < this.rules.length; i++) {
       const entry = this.rules[i]!
       const rule = entry.rule
       if (rule.path !== undefined && rule.path !== path) continue
       if (rule.share !== undefined && this.random() >= rule.share) continue
-      entry.left--
-      if (entry.left <= 0) this.rules.splice(i, 1)
-      return rule.fault
+      if (!afterApplying(rule.fault)) this.spend(entry)
+      return { fault: rule.fault, entry }
     }
     return undefined
+  }
+
+  private spend(entry: { left: number }): void {
+    entry.left--
+    if (entry.left <= 0) this.rules = this.rules.filter((e) => e !== entry)
   }
 
   private record(record: RequestRecord): void {
@@ -234,7 +255,10 @@ export class Protocol {
     const queryAt = request.path.indexOf("?")
     const path = queryAt < 0 ? request.path : request.path.slice(0, queryAt)
     const endpoint = endpointByPath.get(path)
-    const fault = endpoint === undefined || endpoint === "products" ? undefined : this.nextFault(path)
+    const strike = endpoint === undefined || endpoint === "products" ? undefined : this.nextFault(path)
+    const fault = strike?.fault
+    // Whether the fault acted on this request (one that acts after applying does not act on a refused request).
+    let acted = fault !== undefined && !afterApplying(fault)
     // The user is known once the request authenticates; records made before say undefined.
     const caller: { userId: string | undefined } = { userId: undefined }
     const finish = (outcome: Outcome, code: string | undefined): Outcome => {
@@ -246,7 +270,7 @@ export class Protocol {
         userId: caller.userId,
         status: outcome._tag === "Respond" ? outcome.status : undefined,
         code,
-        fault: fault?._tag
+        fault: acted ? fault?._tag : undefined
       })
       return outcome
     }
@@ -289,7 +313,11 @@ export class Protocol {
       return finish(respond(200, this.envelope("00000", "success", now, quote(this.engine.productList()))), "00000")
     }
     if (request.method !== "POST") return refuse(new Refusal("40405", "Method Not Allowed", 405))
-    if (request.bodyTooLarge === true || request.body.length > this.options.maxBodyBytes) {
+    const max = this.options.maxBodyBytes
+    // The limit is in UTF-8 bytes, as a socket counts them; a body of n code units has at most 3n bytes.
+    const tooLarge = request.bodyTooLarge === true || request.body.length > max ||
+      (request.body.length * 3 > max && Buffer.byteLength(request.body, "utf8") > max)
+    if (tooLarge) {
       return refuse(new Refusal("40017", "Request body too large", 413))
     }
 
@@ -306,8 +334,10 @@ export class Protocol {
     const result = this.dispatch(endpoint, auth.userId, body, now)
     if (result instanceof Refusal) return refuse(result)
     const code = endpoint === "internalTransfer" ? "200" : "00000"
-    if (fault?._tag === "AppliedLost") return finish({ _tag: "Drop", delayMillis: 0 }, code)
-    if (fault?._tag === "Truncated") {
+    if (strike !== undefined && afterApplying(strike.fault)) {
+      this.spend(strike.entry)
+      acted = true
+      if (strike.fault._tag === "AppliedLost") return finish({ _tag: "Drop", delayMillis: 0 }, code)
       return finish(respond(200, result.slice(0, Math.max(1, Math.floor(result.length / 2)))), code)
     }
     return finish(respond(200, result, delay), code)
@@ -371,9 +401,14 @@ export class Protocol {
     if (limits === false || endpoint === "products") return false
     if (endpoint === "fundingBills") {
       const weight = limits.fundingBillsWeight
-      // Both budgets must have room; the IP's is only charged when the key's was.
-      return !this.limits.take(`bills:key:${apiKey}`, now, weight, limits.fundingBills) ||
-        !this.limits.take(`bills:ip:${address}`, now, weight, limits.fundingBills)
+      // Both budgets must have room, and a refused request charges neither.
+      const byKey = `bills:key:${apiKey}`
+      const byAddress = `bills:ip:${address}`
+      if (!this.limits.hasRoom(byKey, now, weight, limits.fundingBills)) return true
+      if (!this.limits.hasRoom(byAddress, now, weight, limits.fundingBills)) return true
+      this.limits.take(byKey, now, weight, limits.fundingBills)
+      this.limits.take(byAddress, now, weight, limits.fundingBills)
+      return false
     }
     return !this.limits.take(`${endpoint}:${apiKey}`, now, 1, limits[endpoint])
   }
