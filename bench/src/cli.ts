@@ -1,6 +1,7 @@
 // Command-line options and statistics shared by the benchmark entry points.
 
-const args = process.argv.slice(2)
+/** The command-line arguments after the script. */
+export const args = process.argv.slice(2)
 
 /** `--quick`: a short run for smoke tests. */
 export const quick = args.includes("--quick")

@@ -7,13 +7,15 @@
 import { Signer, SpotClient } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
-import { median, option, quick } from "./cli.ts"
+import { fileURLToPath } from "node:url"
+import { args, median, option, quick } from "./cli.ts"
 
 const ORDERS = option("client-orders", quick ? 5_000 : 20_000)
-const RUNS = option("client-runs", quick ? 1 : 5)
+const RUNS = option("client-runs", quick ? 1 : 7)
 const WARMUP = quick ? 5_000 : 40_000
 const TARGET = 20_000
 
@@ -110,23 +112,27 @@ const contestants: ReadonlyArray<Contestant> = [
   )
 ]
 
-// Alternates the contestants of one phase, after a warm-up of each.
-const phase = async (group: ReadonlyArray<Contestant>, times: Map<string, Array<number>>) => {
-  for (const c of group) await c.run(WARMUP)
-  for (let r = 0; r < RUNS; r++) {
-    for (const c of group) {
-      ;(globalThis as { gc?: () => void }).gc?.()
-      times.get(c.key)!.push(await c.run(ORDERS))
-    }
-  }
+// Each timed run is a child process that warms up and then times one contestant, so that no contestant shares a
+// JIT state (call-site shapes, heap) with another: a user's process runs one client, not three. The runs alternate
+// between contestants.
+const CHILD = args.indexOf("--child")
+
+const runChild = (key: string): number => {
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), "--child", key, ...args.filter((a) => a !== "--child")],
+    { encoding: "utf8" }
+  )
+  const ms = Number(child.stdout.trim().split("\n").pop())
+  if (child.status !== 0 || !Number.isFinite(ms)) throw new Error(`run of ${key} failed: ${child.stderr}`)
+  return ms
 }
 
 const main = async () => {
   const times = new Map<string, Array<number>>(contestants.map((c) => [c.key, []]))
-  // The baseline and the client alternate; the WebCrypto variant runs after them, so that its different signer does
-  // not turn the client's call sites polymorphic while the two are compared.
-  await phase(contestants.slice(0, 2), times)
-  await phase(contestants.slice(2), times)
+  for (let r = 0; r < RUNS; r++) {
+    for (const c of contestants) times.get(c.key)!.push(runChild(c.key))
+  }
   const baseline = median(times.get(rawProtocol.key)!)
   const results = contestants.map((c) => {
     const ms = median(times.get(c.key)!)
@@ -168,7 +174,9 @@ const main = async () => {
         node: process.version,
         orders: ORDERS,
         runs: RUNS,
-        method: "each run places ORDERS resting limit orders on a fresh exchange; contestants alternate; medians",
+        method: "each run is a child process that warms up (WARMUP orders) and then places ORDERS resting limit " +
+          "orders on a fresh exchange; runs alternate between contestants; medians",
+        warmup: WARMUP,
         results,
         target: { ordersPerSecond: TARGET, met: ours.ordersPerSecond >= TARGET }
       },
@@ -178,4 +186,12 @@ const main = async () => {
   )
 }
 
-await main()
+if (CHILD >= 0) {
+  const contestant = contestants.find((c) => c.key === args[CHILD + 1])
+  if (contestant === undefined) throw new Error(`unknown contestant ${args[CHILD + 1]}`)
+  await contestant.run(WARMUP)
+  ;(globalThis as { gc?: () => void }).gc?.()
+  console.log(await contestant.run(ORDERS))
+} else {
+  await main()
+}

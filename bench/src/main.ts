@@ -5,6 +5,7 @@
 //   pnpm bench            1M orders, 5 runs
 //   pnpm bench --quick    100K orders, 1 run
 //   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N
+import { spawnSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
@@ -351,8 +352,16 @@ writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
 log()
 log(`wrote ${file.pathname}`)
 
-// Then placeOrder through the client over the in-process transport (its own options: --client-orders, --client-runs).
-await import("./client.ts")
-
-// And the synthetic bill history generator (--bills N).
-await import("./bills.ts")
+// Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
+// over the in-process transport (options --client-orders, --client-runs) and the synthetic bill history generator
+// (--bills N).
+for (const next of ["client.ts", "bills.ts"]) {
+  const child = spawnSync(process.execPath, [
+    ...process.execArgv,
+    new URL(next, import.meta.url).pathname,
+    ...process.argv.slice(2)
+  ], {
+    stdio: "inherit"
+  })
+  if (child.status !== 0) process.exit(child.status ?? 1)
+}
