@@ -288,7 +288,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       }),
     clearFaults: Effect.sync(() => protocol.clearFaults()),
     resetRateLimits: Effect.sync(() => protocol.clearRateLimits()),
-    requests: Effect.sync(() => protocol.requests().slice()),
+    requests: Effect.sync(() => protocol.requests()),
     clearRequests: Effect.sync(() => protocol.clearRequests()),
     orders: (userId) => attempt(() => engine.orderList(userId)),
     trades: Effect.sync(() => engine.tradeList().slice()),

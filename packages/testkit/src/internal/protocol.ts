@@ -177,7 +177,9 @@ export class Protocol {
   // HMAC keys imported once per secret, not per request.
   private readonly hmacKeys = new Map<string, KeyObject>()
   private rules: Array<{ rule: Fault.Rule; left: number }> = []
+  // A ring of the latest `requestLogSize` records: `log[next]` is the oldest once the ring is full.
   private log: Array<RequestRecord> = []
+  private next = 0
   private readonly random: () => number
 
   constructor(engine: Engine.Engine, options: ProtocolOptions) {
@@ -216,11 +218,14 @@ export class Protocol {
   }
 
   requests(): ReadonlyArray<RequestRecord> {
-    return this.log
+    return this.log.length < this.options.requestLogSize
+      ? this.log.slice()
+      : [...this.log.slice(this.next), ...this.log.slice(0, this.next)]
   }
 
   clearRequests(): void {
     this.log = []
+    this.next = 0
   }
 
   // The rule that strikes this request, if any. A rule whose fault acts only on an applied request (the answer is
@@ -244,8 +249,12 @@ export class Protocol {
 
   private record(record: RequestRecord): void {
     if (this.options.requestLogSize <= 0) return
-    if (this.log.length >= this.options.requestLogSize) this.log.shift()
-    this.log.push(record)
+    if (this.log.length < this.options.requestLogSize) {
+      this.log.push(record)
+      return
+    }
+    this.log[this.next] = record
+    this.next = (this.next + 1) % this.options.requestLogSize
   }
 
   // -------------------------------------------------------------------------------------------------------------
