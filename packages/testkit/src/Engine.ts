@@ -663,7 +663,7 @@ export class Engine {
     for (let i = 0; i < count; i++) {
       const time = count === 1 ? options.from : options.from + step * i + Math.floor((spare * i) / (count - 1))
       const coin = coins[Math.floor(random() * coins.length)]!
-      const slot = (FUND * this.coins.length + coin.index) * 2
+      const slot = this.slot(FUND, coin)
       const available = user.balances[slot]!
       // Credits and debits are equally likely, so a long history is a random walk that stays far from 2^53.
       const credit = available === 0 || random() < 0.5
@@ -696,7 +696,7 @@ export class Engine {
 
   /** Changes an account's available balance by `delta` and writes the ledger entry (total after the change). */
   private post(user: User, account: number, coin: Coin, biz: number, delta: number, fee: number, time: number): void {
-    const slot = (account * this.coins.length + coin.index) * 2
+    const slot = this.slot(account, coin)
     const balances = user.balances
     balances[slot] = balances[slot]! + delta
     const after = balances[slot]! + balances[slot + 1]!
@@ -709,7 +709,7 @@ export class Engine {
 
   /** Moves units from a frozen balance out of the account (spent by a fill). */
   private spendFrozen(user: User, coin: Coin, units: number, biz: number, time: number): void {
-    const slot = (SPOT * this.coins.length + coin.index) * 2
+    const slot = this.slot(SPOT, coin)
     const balances = user.balances
     balances[slot + 1] = balances[slot + 1]! - units
     const after = balances[slot]! + balances[slot + 1]!
@@ -717,13 +717,18 @@ export class Engine {
   }
 
   private freeze(user: User, coin: Coin, units: number): void {
-    const slot = (SPOT * this.coins.length + coin.index) * 2
+    const slot = this.slot(SPOT, coin)
     user.balances[slot] = user.balances[slot]! - units
     user.balances[slot + 1] = user.balances[slot + 1]! + units
   }
 
+  /** Index of an account's available balance in `User.balances`; the frozen one follows it. */
+  private slot(account: number, coin: Coin): number {
+    return (account * this.coins.length + coin.index) * 2
+  }
+
   private available(user: User, account: number, coin: Coin): number {
-    return user.balances[(account * this.coins.length + coin.index) * 2]!
+    return user.balances[this.slot(account, coin)]!
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -1025,11 +1030,7 @@ export class Engine {
     const frozenAtLimit = buyerMarket ? value : store.price[buyerSeq]! * lots * product.notional
     this.spendFrozen(buyer, quote, value, BIZ.buy_success, now)
     const released = frozenAtLimit - value
-    if (released > 0) {
-      const slot = (SPOT * this.coins.length + quote.index) * 2
-      buyer.balances[slot + 1] = buyer.balances[slot + 1]! - released
-      buyer.balances[slot] = buyer.balances[slot]! + released
-    }
+    if (released > 0) this.freeze(buyer, quote, -released)
     const buyerFee = mulDivFloor(baseUnits, buyerRate, pow10(RATE_SCALE))
     this.post(buyer, SPOT, base, BIZ.buy_success, baseUnits - buyerFee, buyerFee, now)
 
@@ -1296,7 +1297,7 @@ export class Engine {
     const out: Array<Balance> = []
     accountTypes.forEach((accountType, account) => {
       for (const coin of this.coins) {
-        const slot = (account * this.coins.length + coin.index) * 2
+        const slot = this.slot(account, coin)
         const available = user.balances[slot]!
         const frozen = user.balances[slot + 1]!
         if (available !== 0 || frozen !== 0) {
@@ -1325,7 +1326,7 @@ export class Engine {
       let held = 0
       for (const user of this.users) {
         for (let account = 0; account < accountTypes.length; account++) {
-          const slot = (account * this.coins.length + coin.index) * 2
+          const slot = this.slot(account, coin)
           held += user.balances[slot]! + user.balances[slot + 1]!
         }
       }
