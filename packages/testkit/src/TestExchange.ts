@@ -338,17 +338,10 @@ export const layer = (options: Options = {}): Layer.Layer<TestExchange, Engine.E
 
 const decoder = new TextDecoder()
 
-const bodyText = (request: HttpClientRequest.HttpClientRequest): string => {
-  const body = request.body
-  switch (body._tag) {
-    case "Uint8Array":
-      return body.text ?? decoder.decode(body.body)
-    case "Empty":
-      return ""
-    default:
-      return ""
-  }
-}
+// The venue's requests are JSON text, which `HttpClientRequest.bodyText` stores as bytes (keeping the text). Other
+// bodies (form data, streams) are no venue request; they reach the protocol as empty and fail its checks.
+const bodyText = (request: HttpClientRequest.HttpClientRequest): string =>
+  request.body._tag === "Uint8Array" ? request.body.text ?? decoder.decode(request.body.body) : ""
 
 const contentTypeOf = (request: HttpClientRequest.HttpClientRequest): string | undefined =>
   request.headers["content-type"] ?? (request.body._tag === "Empty" ? undefined : request.body.contentType)
