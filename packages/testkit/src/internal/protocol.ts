@@ -87,18 +87,18 @@ export const paths = {
 } as const
 
 type Endpoint = keyof typeof paths
+type Signed = Exclude<Endpoint, "products">
 
 const endpointByPath = new Map<string, Endpoint>(
   Object.entries(paths).map(([name, path]) => [path, name as Endpoint])
 )
 
-const permissionOf: Record<Endpoint, "read" | "trade" | "transfer"> = {
+const permissionOf: Record<Signed, "read" | "trade" | "transfer"> = {
   placeOrder: "trade",
   placeOrders: "trade",
   openOrders: "read",
   fundingBills: "read",
-  internalTransfer: "transfer",
-  products: "read"
+  internalTransfer: "transfer"
 }
 
 const BATCH_LIMIT = 50
@@ -368,7 +368,7 @@ export class Protocol {
 
   private authenticate(
     request: WireRequest,
-    endpoint: Endpoint,
+    endpoint: Signed,
     now: number
   ): { readonly userId: string; readonly apiKey: string } | Refusal {
     const apiKey = request.header("access-key")
@@ -405,9 +405,9 @@ export class Protocol {
     return { userId: key.userId, apiKey }
   }
 
-  private rateLimited(endpoint: Endpoint, apiKey: string, address: string, now: number): boolean {
+  private rateLimited(endpoint: Signed, apiKey: string, address: string, now: number): boolean {
     const limits = this.options.rateLimits
-    if (limits === false || endpoint === "products") return false
+    if (limits === false) return false
     if (endpoint === "fundingBills") {
       const weight = limits.fundingBillsWeight
       // Both budgets must have room, and a refused request charges neither.
@@ -422,7 +422,8 @@ export class Protocol {
     return !this.limits.take(`${endpoint}:${apiKey}`, now, 1, limits[endpoint])
   }
 
-  private dispatch(endpoint: Endpoint, userId: string, body: Json, now: number): string | Refusal {
+  // `/products` is public and answered before authentication.
+  private dispatch(endpoint: Signed, userId: string, body: Json, now: number): string | Refusal {
     switch (endpoint) {
       case "placeOrder":
         return this.placeOrder(userId, body, now)
@@ -434,8 +435,6 @@ export class Protocol {
         return this.fundingBills(userId, body, now)
       case "internalTransfer":
         return this.transfer(userId, body, now)
-      case "products":
-        return this.envelope("00000", "success", now, quote(this.engine.productList()))
     }
   }
 
