@@ -1,0 +1,109 @@
+/**
+ * A ready `SpotClient` on Node: `SpotClient.layer` of `@spotkit/core` over an undici `HttpClient` (a keep-alive
+ * connection pool with connect, header and body timeouts), signing with `node:crypto` (`NodeSigner`), and the live
+ * clock. The client corrects the clock's skew from the server times in the venue's answers by itself (core's
+ * `clockOffset`), so a machine whose clock is off by a minute still signs timestamps the venue accepts.
+ *
+ * ```ts
+ * import { NodeSpotClient } from "@spotkit/node"
+ * import { SpotClient } from "@spotkit/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.flatMap(SpotClient.SpotClient.asEffect(), (client) =>
+ *   client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", force: "normal",
+ *     price: "30000", quantity: "0.01" }))
+ *
+ * program.pipe(Effect.provide(NodeSpotClient.layerConfig()), Effect.runPromise)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { SpotClient } from "@spotkit/core"
+import { Config, Duration, Effect, Layer } from "effect"
+import type { HttpClient } from "effect/http"
+import * as NodeSigner from "./NodeSigner.ts"
+
+/**
+ * The connection pool of the undici `HttpClient`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface HttpOptions {
+  /** Connections per origin; `undefined` lets undici open as many as there are requests in flight. @default unbounded */
+  readonly connections?: number | undefined
+  /** How long an idle keep-alive connection stays open. @default 30 seconds */
+  readonly keepAliveTimeout?: Duration.Input | undefined
+  /** Time allowed to open a connection (DNS, TCP, TLS). @default 10 seconds */
+  readonly connectTimeout?: Duration.Input | undefined
+}
+
+/**
+ * The client's options (core `SpotClient.Options`: base URL, credentials, locale, rate limits, retries, the request
+ * timeout) and those of the connection pool.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface Options extends SpotClient.Options, HttpOptions {}
+
+const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
+  Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
+
+/**
+ * An undici `HttpClient` with a keep-alive pool. Its header and body timeouts follow the client's request `timeout`
+ * (core enforces that bound on the whole exchange; undici's own timers make sure a stalled socket is released too).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient = (
+  options: HttpOptions & { readonly timeout?: Duration.Input | undefined } = {}
+): Layer.Layer<HttpClient.HttpClient> => {
+  const timeout = millis(options.timeout, "10 seconds")
+  return NodeHttpClient.layerUndiciOptions({
+    ...(options.connections === undefined ? {} : { connections: options.connections }),
+    keepAliveTimeout: millis(options.keepAliveTimeout, "30 seconds"),
+    connect: { timeout: millis(options.connectTimeout, "10 seconds") },
+    headersTimeout: timeout,
+    bodyTimeout: timeout
+  })
+}
+
+/**
+ * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient> =>
+  SpotClient.layer(options).pipe(Layer.provide([layerHttpClient(options), NodeSigner.layer]))
+
+/**
+ * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
+ * `SPOTKIT_PASSPHRASE` (the three secrets read as `Redacted`), `SPOTKIT_LOCALE` (optional), and
+ * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits of DESIGN §4 off, for a venue
+ * that does not enforce them (the sandbox started with `--rate-limits off`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const defaultConfig: Config.Wrap<Options> = {
+  ...SpotClient.defaultConfig,
+  rateLimit: Config.Literals(["on", "off"], "SPOTKIT_RATE_LIMIT").pipe(
+    Config.withDefault("on"),
+    Config.map((value) => value === "off" ? false as const : undefined)
+  )
+}
+
+/**
+ * A ready `SpotClient` configured from `Config`, by default the environment (see `defaultConfig`). A missing
+ * variable fails the layer with a `ConfigError` that names it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Wrap<Options> = defaultConfig
+): Layer.Layer<SpotClient.SpotClient, Config.ConfigError> => Layer.unwrap(Effect.map(Config.unwrap(config), layer))

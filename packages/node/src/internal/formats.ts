@@ -1,0 +1,85 @@
+// Text forms of the CLI's data: CSV (csv-stringify, RFC 4180 quoting) and NDJSON for bills; a table, JSON or NDJSON
+// for orders and batch outcomes. Ids and amounts are the exact strings the client decoded (64-bit ids never become
+// JS numbers); times are millisecond epochs.
+import type { Bill, Order } from "@spotkit/core"
+import { stringify } from "csv-stringify/sync"
+
+export const BILL_COLUMNS = [
+  "billId",
+  "coinId",
+  "coinName",
+  "bizType",
+  "deltaAmount",
+  "afterAmount",
+  "fees",
+  "cTime"
+] as const
+
+const billRow = (bill: Bill.Bill): Array<string | number> => [
+  bill.billId,
+  bill.coinId,
+  bill.coinName,
+  bill.bizType,
+  bill.deltaAmount,
+  bill.afterAmount,
+  bill.fees,
+  bill.cTime
+]
+
+export const csvHeader = (): string => stringify([BILL_COLUMNS as unknown as Array<string>])
+
+export const billsCsv = (bills: ReadonlyArray<Bill.Bill>): string => stringify(bills.map(billRow))
+
+export const billsNdjson = (bills: ReadonlyArray<Bill.Bill>): string => {
+  let text = ""
+  for (const bill of bills) text += JSON.stringify(bill) + "\n"
+  return text
+}
+
+/** Left-aligned columns separated by two spaces, with a header row. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ").trimEnd() + "\n"
+  return [header, ...rows].map(line).join("")
+}
+
+export const openOrderRow = (order: Order.OpenOrder): Array<string> => [
+  order.orderId,
+  order.clientOrderId,
+  order.side,
+  order.orderType,
+  order.price,
+  order.quantity,
+  order.fillQuantity,
+  order.status,
+  String(order.cTime)
+]
+
+export const OPEN_ORDER_COLUMNS = [
+  "orderId",
+  "clientOrderId",
+  "side",
+  "type",
+  "price",
+  "quantity",
+  "filled",
+  "status",
+  "cTime"
+] as const
+
+export const outcomeRow = (outcome: Order.BatchOutcome): Array<string> =>
+  outcome._tag === "Placed"
+    ? [String(outcome.index), "placed", outcome.clientOrderId, outcome.orderId, ""]
+    : [
+      String(outcome.index),
+      outcome.mayExist ? "unknown" : "failed",
+      outcome.clientOrderId,
+      outcome.code,
+      outcome.message
+    ]
+
+export const OUTCOME_COLUMNS = ["index", "outcome", "clientOrderId", "orderId/code", "message"] as const
+
+export const ndjson = (values: ReadonlyArray<unknown>): string =>
+  values.map((value) => JSON.stringify(value) + "\n").join("")

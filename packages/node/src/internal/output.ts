@@ -1,0 +1,97 @@
+// The CLI's output layer: the only code of the package that writes to the terminal or to files. Every write
+// respects backpressure (it resumes on `drain`), so a million-row export to a slow pipe or disk holds at most one
+// stream buffer in memory, and every write is a whole piece of text (whole rows), so what reaches a file is always
+// complete rows, also when Ctrl-C stops an export.
+import { Context, Data, Effect, Layer } from "effect"
+import type { Scope } from "effect"
+import { createWriteStream } from "node:fs"
+import type { Writable } from "node:stream"
+
+/** Writing failed: the file cannot be opened or written, or the reader of stdout went away (`code` "EPIPE"). */
+export class OutputError extends Data.TaggedError("OutputError")<{
+  readonly message: string
+  readonly code: string | undefined
+}> {}
+
+const outputError = (what: string, cause: unknown): OutputError => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+  const detail = cause instanceof Error ? cause.message : String(cause)
+  return new OutputError({ message: `cannot write ${what}: ${detail}`, code })
+}
+
+export interface Channel {
+  readonly write: (text: string) => Effect.Effect<void, OutputError>
+  /** Whether a person is watching (a terminal), for progress lines. */
+  readonly isTTY: boolean
+}
+
+/** Writes to a Node stream, waiting for `drain` when its buffer is full; an error event fails the next write. */
+const channelOf = (stream: Writable, what: string, isTTY: boolean): Channel => {
+  let failure: OutputError | undefined
+  stream.on("error", (cause) => {
+    failure ??= outputError(what, cause)
+  })
+  const write = (text: string) =>
+    Effect.callback<void, OutputError>((resume) => {
+      if (failure !== undefined) return resume(Effect.fail(failure))
+      if (stream.write(text)) return resume(Effect.void)
+      const cleanup = () => {
+        stream.off("drain", onDrain)
+        stream.off("error", onError)
+      }
+      const onDrain = () => {
+        cleanup()
+        resume(Effect.void)
+      }
+      const onError = (cause: unknown) => {
+        cleanup()
+        resume(Effect.fail(failure ?? outputError(what, cause)))
+      }
+      stream.once("drain", onDrain)
+      stream.once("error", onError)
+      return Effect.sync(cleanup)
+    })
+  return { write, isTTY }
+}
+
+/**
+ * Standard output (data) and standard error (diagnostics).
+ */
+export class Output extends Context.Service<Output, {
+  readonly stdout: Channel
+  readonly stderr: Channel
+}>()("@spotkit/node/internal/output/Output") {}
+
+/** The process's stdout and stderr. */
+export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, () => ({
+  stdout: channelOf(process.stdout, "to standard output", process.stdout.isTTY === true),
+  stderr: channelOf(process.stderr, "to standard error", process.stderr.isTTY === true)
+}))
+
+/**
+ * A file opened for writing (created or truncated) for the scope. Closing it flushes every write made; an
+ * interrupted export therefore leaves every row it wrote, and only whole rows.
+ */
+export const openFile = (path: string): Effect.Effect<Channel, OutputError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<Writable, OutputError>((resume) => {
+      const stream = createWriteStream(path, { flags: "w" })
+      const onOpen = () => {
+        stream.off("error", onError)
+        resume(Effect.succeed(stream))
+      }
+      const onError = (cause: unknown) => {
+        stream.off("open", onOpen)
+        resume(Effect.fail(outputError(path, cause)))
+      }
+      stream.once("open", onOpen)
+      stream.once("error", onError)
+    }),
+    (stream) =>
+      Effect.callback<void>((resume) => {
+        if (stream.destroyed) return resume(Effect.void)
+        stream.end(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map((stream) => channelOf(stream, path, false)))

@@ -1,0 +1,55 @@
+// The export's progress line on stderr: rows, pages, rows/s and elapsed time. On a terminal it redraws one line in
+// place a few times a second; elsewhere (only with --progress) it writes a plain line every few seconds, so a log
+// file is not flooded with carriage returns. Time comes from `Clock`.
+import { Clock, Effect } from "effect"
+import type { Channel, OutputError } from "./output.ts"
+
+const TTY_INTERVAL = 200
+const LOG_INTERVAL = 5_000
+
+const number = new Intl.NumberFormat("en-US")
+
+export const formatDuration = (millis: number): string => {
+  const seconds = Math.floor(millis / 1000)
+  if (seconds < 60) return `${(millis / 1000).toFixed(1)} s`
+  const minutes = Math.floor(seconds / 60)
+  return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`
+}
+
+/** The figures of an export so far. */
+export const describe = (rows: number, pages: number, elapsed: number): string => {
+  const rate = elapsed > 0 ? Math.round(rows / (elapsed / 1000)) : 0
+  return `${number.format(rows)} rows, ${number.format(pages)} pages, ${number.format(rate)} rows/s, ${
+    formatDuration(elapsed)
+  }`
+}
+
+export interface Progress {
+  /** Called after each page; draws when enough time has passed. */
+  readonly update: (rows: number, pages: number) => Effect.Effect<void, OutputError>
+  /** When enabled: clears the live line (on a terminal) and writes the last figures after `verb`. */
+  readonly finish: (verb: string, rows: number, pages: number, suffix: string) => Effect.Effect<void, OutputError>
+}
+
+export const make = (stderr: Channel, forced: boolean): Effect.Effect<Progress> =>
+  Effect.map(Clock.currentTimeMillis, (started): Progress => {
+    const live = stderr.isTTY
+    const enabled = live || forced
+    const interval = live ? TTY_INTERVAL : LOG_INTERVAL
+    let drawn = started
+    let dirty = false
+    const update = (rows: number, pages: number) =>
+      !enabled ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (now - drawn < interval) return Effect.void
+        drawn = now
+        dirty = live
+        const line = `spotkit: ${describe(rows, pages, now - started)}`
+        return stderr.write(live ? `\r\x1b[K${line}` : `${line}\n`)
+      })
+    const finish = (verb: string, rows: number, pages: number, suffix: string) =>
+      !enabled ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const line = `spotkit: ${verb} ${describe(rows, pages, now - started)}${suffix}\n`
+        return stderr.write(dirty ? `\r\x1b[K${line}` : line)
+      })
+    return { update, finish }
+  })

@@ -1,0 +1,27 @@
+// Times given on the command line: a millisecond epoch, or an ISO-8601 date (UTC) or date-time with a zone.
+import { DateTime, Option } from "effect"
+
+const DIGITS = /^\d+$/
+// A date, or a date-time that says its zone: a local time would mean something else on every machine.
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i
+const ISO_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
+
+/** Milliseconds since the epoch, or why the text is not a time. */
+export const parseTime = (text: string): { readonly millis: number } | { readonly error: string } => {
+  const trimmed = text.trim()
+  if (DIGITS.test(trimmed)) {
+    const millis = Number(trimmed)
+    return Number.isSafeInteger(millis) ? { millis } : { error: `${text} is too large for a millisecond epoch` }
+  }
+  if (!ISO.test(trimmed)) {
+    return {
+      error: ISO_WITHOUT_ZONE.test(trimmed)
+        ? `${text} has no time zone: add Z (UTC) or an offset such as +02:00`
+        : `${text} is neither a millisecond epoch nor an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z`
+    }
+  }
+  return Option.match(DateTime.make(trimmed), {
+    onNone: () => ({ error: `${text} is not a valid date` }),
+    onSome: (date) => ({ millis: DateTime.toEpochMillis(date) })
+  })
+}
