@@ -355,7 +355,7 @@ log(`wrote ${file.pathname}`)
 // Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
 // over the in-process transport (options --client-orders, --client-runs) and the synthetic bill history generator
 // (--bills N).
-for (const next of ["client.ts", "bills.ts"]) {
+for (const next of ["client.ts", "bills.ts", "signer.ts"]) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,
     new URL(next, import.meta.url).pathname,
