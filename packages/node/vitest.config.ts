@@ -6,7 +6,9 @@ export default defineProject({
   test: {
     name: "node",
     include: ["test/**/*.test.ts"],
-    // The end-to-end tests start the CLI and the sandbox as subprocesses.
+    // Builds dist/ (tsc -b) so that the end-to-end tests run the built CLI.
+    globalSetup: ["test/globalSetup.ts"],
+    // The end-to-end tests start the CLI as subprocesses.
     testTimeout: 60_000
   }
 })

@@ -6,6 +6,14 @@ const DIGITS = /^\d+$/
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i
 const ISO_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
 
+// The date parser rolls a day past the month's end over into the next month (2024-02-30 is 2024-03-01): refuse it.
+const isCalendarDate = (text: string): boolean => {
+  const [year, month, day] = text.slice(0, 10).split("-").map(Number) as [number, number, number]
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+  return month >= 1 && month <= 12 && day >= 1 && day <= days
+}
+
 /** Milliseconds since the epoch, or why the text is not a time. */
 export const parseTime = (text: string): { readonly millis: number } | { readonly error: string } => {
   const trimmed = text.trim()
@@ -20,6 +28,7 @@ export const parseTime = (text: string): { readonly millis: number } | { readonl
         : `${text} is neither a millisecond epoch nor an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z`
     }
   }
+  if (!isCalendarDate(trimmed)) return { error: `${text} is not a valid date` }
   return Option.match(DateTime.make(trimmed), {
     onNone: () => ({ error: `${text} is not a valid date` }),
     onSome: (date) => ({ millis: DateTime.toEpochMillis(date) })

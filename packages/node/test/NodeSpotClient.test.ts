@@ -1,0 +1,167 @@
+/**
+ * `NodeSpotClient` against the sandbox on a loopback port (real HTTP through undici, node:crypto signatures): the
+ * client from `layer` places an order, streams open orders and reads a bills page; `layerConfig` reads the
+ * environment (here a `ConfigProvider` from a record), names a missing variable without printing a secret, and reads
+ * `SPOTKIT_RATE_LIMIT`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
+import { Sandbox, TestExchange } from "@spotkit/testkit"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { NodeSpotClient } from "../src/index.ts"
+import { sandboxLayer } from "./support/cli.ts"
+
+const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 5, bills: 230 })
+
+const clientFromConfig = (env: Record<string, string>) =>
+  NodeSpotClient.layerConfig().pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))
+
+it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopback HTTP", (it) => {
+  const aliceOptions = Effect.gen(function*() {
+    const exchange = yield* TestExchange.TestExchange
+    const sandbox = yield* Sandbox.Sandbox
+    return { baseUrl: sandbox.baseUrl, credentials: exchange.accounts[0]!.credentials, rateLimit: false as const }
+  })
+
+  const env = Effect.map(aliceOptions, (options) => ({
+    SPOTKIT_BASE_URL: options.baseUrl,
+    SPOTKIT_API_KEY: Redacted.value(options.credentials.apiKey),
+    SPOTKIT_SECRET_KEY: Redacted.value(options.credentials.secretKey),
+    SPOTKIT_PASSPHRASE: Redacted.value(options.credentials.passphrase)
+  } as Record<string, string>))
+
+  it.effect("layer: places an order, streams it among the open orders, reads a page of bills", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const alice = exchange.accounts[0]!.userId
+      const options = yield* aliceOptions
+      const before = signatures.length
+      yield* Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        const placed = yield* client.placeOrder({
+          symbol: "BTCUSDT_SPBL",
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price: "29000",
+          quantity: "0.01",
+          clientOrderId: "node-client-1"
+        })
+        assert.strictEqual(exchange.engine.order(placed.orderId)?.clientOrderId, "node-client-1")
+        const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
+        assert.deepStrictEqual(open.map((order) => order.orderId), [placed.orderId])
+
+        const page = yield* client.fundingBillsPage({ pageSize: 50 })
+        const expected = exchange.engine.fundingBills(alice, { pageSize: 50 })
+        assert.strictEqual(page.total, expected.total)
+        assert.strictEqual(page.items?.length, 50)
+        assert.deepStrictEqual(
+          page.items?.map((bill) => [bill.billId, bill.deltaAmount, bill.afterAmount, String(bill.cTime)]),
+          expected.items.map((bill) => [bill.billId, bill.deltaAmount, bill.afterAmount, bill.cTime])
+        )
+      }).pipe(Effect.provide(NodeSpotClient.layer(options)))
+      // Three signed requests crossed the socket, each signed by node:crypto as the venue checks it.
+      assert.strictEqual(signatures.length - before, 3)
+    }))
+
+  it.effect("layerConfig: reads SPOTKIT_* from the ConfigProvider", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const orders = yield* Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        return yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
+      }).pipe(Effect.provide(clientFromConfig({ ...(yield* env), SPOTKIT_RATE_LIMIT: "off" })))
+      assert.deepStrictEqual(
+        orders.map((order) => order.orderId),
+        exchange.engine.orderList(exchange.accounts[0]!.userId).filter((order) => order.status === "open").map((
+          order
+        ) => order.orderId)
+      )
+      assert.isAbove(orders.length, 0)
+    }))
+
+  for (const missing of ["SPOTKIT_BASE_URL", "SPOTKIT_API_KEY", "SPOTKIT_SECRET_KEY", "SPOTKIT_PASSPHRASE"]) {
+    it.effect(`layerConfig: a missing ${missing} fails naming it, with no secret in the error`, () =>
+      Effect.gen(function*() {
+        const full = yield* env
+        const partial = { ...full }
+        delete partial[missing]
+        const exit = yield* Effect.exit(Layer.build(clientFromConfig(partial)))
+        assert.isTrue(Exit.isFailure(exit))
+        const rendered = Exit.isFailure(exit) ? String(exit.cause) : ""
+        assert.include(rendered, missing)
+        for (const secret of [full.SPOTKIT_SECRET_KEY!, full.SPOTKIT_PASSPHRASE!]) {
+          assert.notInclude(rendered, secret)
+        }
+      }))
+  }
+
+  it.effect("layerConfig: SPOTKIT_RATE_LIMIT other than on or off fails naming it", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(clientFromConfig({ ...(yield* env), SPOTKIT_RATE_LIMIT: "bad" })))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(Exit.isFailure(exit) ? String(exit.cause) : "", "SPOTKIT_RATE_LIMIT")
+    }))
+})
+
+// A venue that enforces DESIGN §4 (10 orders a second): SPOTKIT_RATE_LIMIT=on (and unset) paces the client so that
+// the venue never answers 429; off sends at once, and the venue refuses part of a burst.
+describe("SPOTKIT_RATE_LIMIT against a venue that enforces its limits", () => {
+  const LimitedSandbox = Sandbox.layer().pipe(
+    Layer.provideMerge(TestExchange.layer(TestExchange.demo({ seed: 9, bills: 0 })))
+  )
+  const BURST = 14
+
+  const burst = (setting: string | undefined) =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const sandbox = yield* Sandbox.Sandbox
+      const { apiKey, passphrase, secretKey } = exchange.accounts[0]!.credentials
+      const env: Record<string, string> = {
+        SPOTKIT_BASE_URL: sandbox.baseUrl,
+        SPOTKIT_API_KEY: Redacted.value(apiKey),
+        SPOTKIT_SECRET_KEY: Redacted.value(secretKey),
+        SPOTKIT_PASSPHRASE: Redacted.value(passphrase),
+        ...(setting === undefined ? {} : { SPOTKIT_RATE_LIMIT: setting })
+      }
+      yield* exchange.clearRequests
+      yield* exchange.resetRateLimits
+      yield* Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* Effect.forEach(
+          Array.from({ length: BURST }, (_, i) => i),
+          (i) =>
+            // A rate-limited order may be refused for good once the client's retries run out: count the answers.
+            Effect.exit(client.placeOrder({
+              symbol: "ETHUSDT_SPBL",
+              side: "buy",
+              orderType: "limit",
+              force: "normal",
+              price: "1900",
+              quantity: "0.01",
+              clientOrderId: `burst-${setting ?? "unset"}-${i}`
+            })),
+          { concurrency: "unbounded" }
+        )
+      }).pipe(Effect.provide(clientFromConfig(env)))
+      const requests = yield* exchange.requests
+      return requests.filter((request) => request.path === "/api/v2/trade/orders").map((request) => request.status)
+    })
+
+  it.layer(LimitedSandbox, { excludeTestServices: true })("", (it) => {
+    it.effect("off: the venue refuses part of the burst with HTTP 429", () =>
+      Effect.gen(function*() {
+        const statuses = yield* burst("off")
+        assert.isTrue(statuses.includes(429), `statuses: ${statuses.join(",")}`)
+      }))
+
+    for (const setting of ["on", undefined]) {
+      it.effect(`${setting ?? "unset"}: the client paces the burst, the venue never answers 429`, () =>
+        Effect.gen(function*() {
+          const statuses = yield* burst(setting)
+          assert.strictEqual(statuses.length, BURST)
+          assert.deepStrictEqual([...new Set(statuses)], [200])
+        }))
+    }
+  })
+})

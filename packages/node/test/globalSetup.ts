@@ -1,0 +1,15 @@
+/**
+ * Builds the package (and `@spotkit/core` through the project references) before the tests, so the end-to-end tests
+ * run the real artifact: `node dist/bin/spotkit.js`, resolving `@spotkit/core` to its built `dist`. `tsc -b` is
+ * incremental: when nothing changed it only compares timestamps (about 0.1 s).
+ */
+import { execFileSync } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+
+export default function setup(): void {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  execFileSync(process.execPath, [tsc, "-b", "tsconfig.build.json"], { cwd: packageDir, stdio: "inherit" })
+}

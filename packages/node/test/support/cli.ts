@@ -1,0 +1,125 @@
+/**
+ * Helpers of the CLI tests: a seeded sandbox on a real loopback port, the environment that makes the CLI act as
+ * alice on it, the CLI run in process (with stdout and stderr captured), and the built CLI run as a subprocess.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Sandbox, TestExchange } from "@spotkit/testkit"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { CliError, Command } from "effect/cli"
+import { ChildProcess } from "effect/process"
+import type { ChildProcessSpawner } from "effect/process"
+import { fileURLToPath } from "node:url"
+import * as Cli from "../../src/Cli.ts"
+import * as Output from "../../src/internal/output.ts"
+
+export const packageDir = fileURLToPath(new URL("../..", import.meta.url))
+
+/** The built CLI (see `test/globalSetup.ts`). */
+export const builtCli = fileURLToPath(new URL("../../dist/bin/spotkit.js", import.meta.url))
+
+/**
+ * A demo exchange (alice with `bills` funding bills, bob with resting liquidity), venue rate limits off, served on
+ * a free loopback port. Every `ACCESS-SIGN` header that reaches it is kept in `signatures`.
+ */
+export const sandboxLayer = (options: { readonly seed: number; readonly bills: number }) => {
+  const signatures: Array<string> = []
+  const exchange = Layer.effect(
+    TestExchange.TestExchange,
+    Effect.map(TestExchange.make({ ...TestExchange.demo(options), rateLimits: false }), (exchange) => ({
+      ...exchange,
+      handleAt: (request, now) => {
+        const sign = request.header("access-sign")
+        if (sign !== undefined) signatures.push(sign)
+        return exchange.handleAt(request, now)
+      }
+    }))
+  )
+  return { signatures, layer: Sandbox.layer().pipe(Layer.provideMerge(exchange)) }
+}
+
+/** alice's environment for the CLI: credentials, the sandbox's URL, client-side rate limits off. */
+export const aliceEnv = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const sandbox = yield* Sandbox.Sandbox
+  const { apiKey, passphrase, secretKey } = exchange.accounts[0]!.credentials
+  return {
+    SPOTKIT_BASE_URL: sandbox.baseUrl,
+    SPOTKIT_API_KEY: Redacted.value(apiKey),
+    SPOTKIT_SECRET_KEY: Redacted.value(secretKey),
+    SPOTKIT_PASSPHRASE: Redacted.value(passphrase),
+    SPOTKIT_RATE_LIMIT: "off"
+  } as Record<string, string>
+})
+
+/** The secret parts of alice's credentials (the API key is sent in clear on every request: not a secret). */
+export const secretsOf = (env: Record<string, string>) => [env.SPOTKIT_SECRET_KEY!, env.SPOTKIT_PASSPHRASE!]
+
+export interface Run {
+  readonly args: ReadonlyArray<string>
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The exit code `bin/spotkit.ts` gives an exit of the command (its teardown). */
+const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit)) return 0
+  if (Cause.hasInterruptsOnly(exit.cause)) return 130
+  const error = Cause.squash(exit.cause)
+  if (Cli.isCliFailure(error)) return error.exitCode
+  if (CliError.isCliError(error) && error._tag === "ShowHelp") return error.errors.length > 0 ? 2 : 0
+  return 1
+}
+
+const capture = (chunks: Array<string>, isTTY: boolean): Output.Channel => ({
+  isTTY,
+  write: (text) => Effect.sync(() => void chunks.push(text))
+})
+
+/**
+ * Runs the command tree in this process, with `env` as its configuration and stdout and stderr captured (neither a
+ * terminal).
+ */
+export const runInProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const output = Layer.succeed(Output.Output, { stdout: capture(stdout, false), stderr: capture(stderr, false) })
+    const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
+      Effect.provide(Layer.mergeAll(
+        NodeServices.layer,
+        Layer.provideMerge(Cli.layerPresenter, output),
+        ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))
+      )),
+      Effect.exit
+    )
+    return { args, exitCode: exitCodeOf(exit), stdout: stdout.join(""), stderr: stderr.join(""), exit }
+  })
+
+const text = (stream: ChildProcessSpawner.ChildProcessHandle["stdout"]) => Stream.mkString(Stream.decodeText(stream))
+
+/** Starts the built CLI in the current scope (killed when it closes), with exactly `env` plus PATH. */
+export const spawn = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  ChildProcess.make(process.execPath, [builtCli, ...args], {
+    cwd: packageDir,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    extendEnv: false
+  })
+
+/** Runs the built CLI to its end: exit code, stdout and stderr. */
+export const runBuilt = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const handle = yield* spawn(args, env)
+    const [stdout, stderr] = yield* Effect.all([text(handle.stdout), text(handle.stderr)], { concurrency: 2 })
+    const exitCode = Number(yield* handle.exitCode)
+    return { args, exitCode, stdout, stderr } satisfies Run
+  })).pipe(Effect.timeout("50 seconds"), Effect.provide(NodeServices.layer))
+
+export { text as decodeAll }
+
+/** The lines of a text, without the empty one after its final newline. */
+export const linesOf = (text: string): Array<string> => {
+  const lines = text.split("\n")
+  if (lines.at(-1) === "") lines.pop()
+  return lines
+}
