@@ -6,17 +6,13 @@
  * Default suite: 400 placements. `pnpm test:reliability`: 10,000.
  */
 import { describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { report, sized, testTimeout } from "./support/reliability.ts"
+import { reported, sized, testTimeout } from "./support/reliability.ts"
 import { idempotencySoak } from "./support/soak.ts"
 
 describe("reliability: idempotency soak", () => {
   it.live(
     "one order per clientOrderId while 20 % of the answers are lost after applying",
-    () =>
-      idempotencySoak({ placements: sized(400, 10_000) }).pipe(
-        Effect.flatMap((figures) => report("idempotency", figures))
-      ),
+    () => reported("idempotency", idempotencySoak({ placements: sized(400, 10_000) })),
     testTimeout(30_000, 1_800_000)
   )
 })

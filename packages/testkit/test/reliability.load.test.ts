@@ -6,17 +6,13 @@
  * Default suite: 8 clients for 2 s. `pnpm test:reliability`: 64 clients for 30 s.
  */
 import { describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { full, report, testTimeout } from "./support/reliability.ts"
+import { full, reported, testTimeout } from "./support/reliability.ts"
 import { load } from "./support/soak.ts"
 
 describe("reliability: load", () => {
   it.live(
     "mixed traffic of many clients: no failure without a fault, consistent state",
-    () =>
-      load(full ? { clients: 64, seconds: 30 } : { clients: 8, seconds: 2 }).pipe(
-        Effect.flatMap((figures) => report("load", figures))
-      ),
+    () => reported("load", load(full ? { clients: 64, seconds: 30 } : { clients: 8, seconds: 2 })),
     testTimeout(30_000, 600_000)
   )
 })

@@ -7,26 +7,19 @@
  * orders (bills 100 a page, orders 10 a page).
  */
 import { describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { report, sized, testTimeout } from "./support/reliability.ts"
+import { reported, sized, testTimeout } from "./support/reliability.ts"
 import { billsSoak, openOrdersSoak } from "./support/soak.ts"
 
 describe("reliability: fault soak", () => {
   it.live(
     "bills export under 10 % faults equals the ledger",
-    () =>
-      billsSoak({ bills: sized(3_000, 100_000), pageSize: sized(10, 100) }).pipe(
-        Effect.flatMap((figures) => report("soak-bills", figures))
-      ),
+    () => reported("soak-bills", billsSoak({ bills: sized(3_000, 100_000), pageSize: sized(10, 100) })),
     testTimeout(30_000, 1_800_000)
   )
 
   it.live(
     "open-orders export under 10 % faults equals the engine's open orders",
-    () =>
-      openOrdersSoak({ orders: sized(600, 10_000), pageSize: 10 }).pipe(
-        Effect.flatMap((figures) => report("soak-open-orders", figures))
-      ),
+    () => reported("soak-open-orders", openOrdersSoak({ orders: sized(600, 10_000), pageSize: 10 })),
     testTimeout(30_000, 1_800_000)
   )
 })

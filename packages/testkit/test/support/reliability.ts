@@ -45,6 +45,10 @@ export const report = (name: string, figures: Record<string, unknown>) =>
     writeFileSync(join(resultsDir, `reliability-${name}.json`), `${JSON.stringify(record, null, 2)}\n`)
   })
 
+/** Runs a test's runner and reports the figures it answers. */
+export const reported = <A extends Record<string, unknown>, E>(name: string, run: Effect.Effect<A, E>) =>
+  Effect.flatMap(run, (figures) => report(name, figures))
+
 /** sha256 (hex) over rows sorted by code unit, one per line: equal sets of rows give equal checksums. */
 export const checksum = (rows: Iterable<string>): string => {
   const hash = createHash("sha256")
