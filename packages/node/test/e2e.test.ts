@@ -1,0 +1,524 @@
+/**
+ * The built CLI (`node dist/bin/spotkit.js`, see `globalSetup.ts`) as a real subprocess against the sandbox on a
+ * loopback port, acting as alice of the seeded demo exchange: exports equal the engine's funding ledger row for row,
+ * with every filter; each exit code (0, 1, 2, 130 after SIGINT); progress only on request; orders and a transfer move
+ * the engine as they say; and no secret or signature in any output of any run.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { Fault, TestExchange } from "@spotkit/testkit"
+import type { Engine } from "@spotkit/testkit"
+import { Effect, Fiber } from "effect"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { aliceEnv, decodeAll, linesOf, type Run, runBuilt, sandboxLayer, secretsOf, spawn } from "./support/cli.ts"
+
+const BILLS = 3000
+const BILLS_PATH = "/api/v2/account/fundingBills"
+const HEADER = "billId,coinId,coinName,bizType,deltaAmount,afterAmount,fees,cTime"
+
+const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 42, bills: BILLS })
+
+const dir = mkdtempSync(join(tmpdir(), "spotkit-e2e-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+// Every run of the file, for the final check that no secret was ever printed; and the secrets to look for (alice's,
+// and a wrong one that a test signs with).
+const runs: Array<Run> = []
+const WRONG_SECRET = "not-alices-secret-5f1c9e"
+const secrets = new Set<string>([WRONG_SECRET])
+
+/** Runs the built CLI as alice (with `env` changes), records the run and checks it printed no secret. */
+const cli = (args: ReadonlyArray<string>, change: Record<string, string | undefined> = {}) =>
+  Effect.gen(function*() {
+    const base = yield* aliceEnv
+    for (const secret of secretsOf(base)) secrets.add(secret)
+    const env: Record<string, string> = {}
+    for (const [name, value] of Object.entries({ ...base, ...change })) if (value !== undefined) env[name] = value
+    const run = yield* runBuilt(args, env)
+    runs.push(run)
+    for (const secret of secrets) {
+      assert.notInclude(run.stdout + run.stderr, secret, `${args.join(" ")} printed a secret`)
+    }
+    return run
+  })
+
+const oneLine = (run: Run) => {
+  const lines = linesOf(run.stderr)
+  assert.strictEqual(lines.length, 1, `${run.args.join(" ")}: ${run.stderr}`)
+  return lines[0]!
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the engine's view of alice's funding bills
+
+const aliceId = Effect.map(Effect.service(TestExchange.TestExchange), (exchange) => exchange.accounts[0]!.userId)
+
+/** alice's funding ledger, newest first (cTime, then billId, descending: the bills endpoint's order). */
+const ledger = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const entries = exchange.engine.ledgerOf(yield* aliceId, "FUND").slice()
+  return entries.sort((a, b) => Number(b.cTime) - Number(a.cTime) || (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1))
+})
+
+interface Filter {
+  readonly coinId?: number
+  readonly since?: number
+  readonly until?: number
+}
+
+const expected = (filter: Filter = {}) =>
+  Effect.map(
+    ledger,
+    (entries) =>
+      entries.filter((bill) =>
+        (filter.coinId === undefined || bill.coinId === filter.coinId) &&
+        (filter.since === undefined || Number(bill.cTime) >= filter.since) &&
+        (filter.until === undefined || Number(bill.cTime) < filter.until)
+      )
+  )
+
+const csvRow = (bill: Engine.BillView) =>
+  [bill.billId, bill.coinId, bill.coinName, bill.bizType, bill.deltaAmount, bill.afterAmount, bill.fees, bill.cTime]
+    .join(",")
+
+const ndjsonRow = (bill: Engine.BillView) =>
+  JSON.stringify({
+    billId: bill.billId,
+    coinId: bill.coinId,
+    coinName: bill.coinName,
+    bizType: bill.bizType,
+    deltaAmount: bill.deltaAmount,
+    afterAmount: bill.afterAmount,
+    fees: bill.fees,
+    cTime: Number(bill.cTime)
+  })
+
+const csvOf = (bills: ReadonlyArray<Engine.BillView>) => [HEADER, ...bills.map(csvRow)].map((l) => l + "\n").join("")
+const ndjsonOf = (bills: ReadonlyArray<Engine.BillView>) => bills.map((bill) => ndjsonRow(bill) + "\n").join("")
+
+/** `millis` as ISO-8601 with a +05:30 offset: the same instant, another zone. */
+const isoWithOffset = (millis: number) => new Date(millis + 330 * 60_000).toISOString().replace("Z", "+05:30")
+
+// Decimal amounts as exact integers of 1e-8.
+const units = (decimal: string) => {
+  const [whole = "0", fraction = ""] = decimal.split(".")
+  return BigInt(whole + fraction.padEnd(8, "0"))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
+  "spotkit (built) against the sandbox",
+  (it) => {
+    describe("bills export", () => {
+      it.effect("CSV and NDJSON, to --out and to stdout, equal alice's funding ledger row for row", () =>
+        Effect.gen(function*() {
+          const all = yield* expected()
+          // The demo's history plus its two FUND deposits.
+          assert.strictEqual(all.length, BILLS + 2)
+          const csvFile = join(dir, "all.csv")
+          const ndjsonFile = join(dir, "all.ndjson")
+          const [toCsvFile, toNdjsonFile, csvStdout, ndjsonStdout] = yield* Effect.all([
+            cli(["bills", "export", "--out", csvFile]),
+            cli(["bills", "export", "--format", "ndjson", "--out", ndjsonFile]),
+            cli(["bills", "export"]),
+            cli(["bills", "export", "--format", "ndjson"])
+          ], { concurrency: 2 })
+          for (const run of [toCsvFile, toNdjsonFile, csvStdout, ndjsonStdout]) {
+            assert.strictEqual(run.exitCode, 0, run.stderr)
+            // No progress unless asked for (stderr is a pipe here).
+            assert.strictEqual(run.stderr, "")
+          }
+          assert.strictEqual(toCsvFile.stdout, "")
+          assert.strictEqual(toNdjsonFile.stdout, "")
+          assert.strictEqual(readFileSync(csvFile, "utf8"), csvOf(all))
+          assert.strictEqual(readFileSync(ndjsonFile, "utf8"), ndjsonOf(all))
+          // stdout without --out is exactly the data.
+          assert.strictEqual(csvStdout.stdout, csvOf(all))
+          assert.strictEqual(ndjsonStdout.stdout, ndjsonOf(all))
+        }))
+
+      it.effect("--coin-id, --since (inclusive) and --until (exclusive), as epochs and ISO-8601, give exact subsets", () =>
+        Effect.gen(function*() {
+          const all = yield* expected()
+          const times = [...new Set(all.map((bill) => Number(bill.cTime)))].sort((a, b) => a - b)
+          // Bounds that are the times of real bills, so inclusive and exclusive differ.
+          const since = times[Math.floor(times.length * 0.3)]!
+          const until = times[Math.floor(times.length * 0.7)]!
+          const coinId = all.find((bill) => bill.coinName === "USDT")!.coinId
+          const cases: ReadonlyArray<{ readonly args: ReadonlyArray<string>; readonly filter: Filter }> = [
+            { args: ["--coin-id", String(coinId)], filter: { coinId } },
+            { args: ["--since", String(since)], filter: { since } },
+            { args: ["--until", String(until)], filter: { until } },
+            { args: ["--since", String(since), "--until", String(until)], filter: { since, until } },
+            {
+              args: [
+                "--since",
+                new Date(since).toISOString(),
+                "--until",
+                isoWithOffset(until),
+                "--coin-id",
+                String(coinId)
+              ],
+              filter: { since, until, coinId }
+            },
+            { args: ["--since", String(since), "--until", String(since + 1)], filter: { since, until: since + 1 } }
+          ]
+          const results = yield* Effect.forEach(
+            cases,
+            ({ args }) => cli(["bills", "export", "--format", "ndjson", ...args]),
+            { concurrency: 2 }
+          )
+          for (let i = 0; i < cases.length; i++) {
+            const { args, filter } = cases[i]!
+            const run = results[i]!
+            const subset = yield* expected(filter)
+            assert.strictEqual(run.exitCode, 0, `${args.join(" ")}: ${run.stderr}`)
+            assert.isAbove(subset.length, 0, args.join(" "))
+            assert.isBelow(subset.length, all.length, args.join(" "))
+            assert.strictEqual(run.stdout, ndjsonOf(subset), args.join(" "))
+          }
+          // The bill at exactly --since is in; one at exactly --until is out.
+          assert.isTrue(linesOf(results[1]!.stdout).some((line) => JSON.parse(line).cTime === since))
+          assert.isFalse(linesOf(results[2]!.stdout).some((line) => JSON.parse(line).cTime === until))
+        }))
+
+      it.effect("--progress writes progress and a summary on stderr (pages: the requests made); the data stays exact", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const file = join(dir, "progress.csv")
+          const all = yield* expected()
+          const rows = new Intl.NumberFormat("en-US").format(all.length)
+          for (const args of [["--out", file, "--page-size", "50"], []]) {
+            yield* exchange.clearRequests
+            const run = yield* cli(["bills", "export", "--progress", ...args])
+            assert.strictEqual(run.exitCode, 0)
+            assert.strictEqual(args.length === 0 ? run.stdout : readFileSync(file, "utf8"), csvOf(all))
+            if (args.length > 0) assert.strictEqual(run.stdout, "")
+            const pages = (yield* exchange.requests).filter((request) => request.path === BILLS_PATH).length
+            const lines = linesOf(run.stderr)
+            assert.isAbove(lines.length, 0)
+            // Plain lines (no carriage returns or escapes: stderr is no terminal), the summary last.
+            for (const line of lines) assert.match(line, /^spotkit: [\d,]+ rows|^spotkit: exported /)
+            assert.notInclude(run.stderr, "\r")
+            assert.match(
+              lines.at(-1)!,
+              new RegExp(
+                `^spotkit: exported ${rows} rows, ${pages} pages, [\\d,]+ rows/s, [\\d.]+ s${
+                  args.length > 0 ? ` to ${file}` : ""
+                }$`
+              )
+            )
+          }
+        }))
+
+      it.effect("SIGINT during a slow export: exit code 130, and the file holds whole rows, a prefix of the export", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const file = join(dir, "interrupted.csv")
+          const all = yield* expected()
+          // Each page answers 150 ms late: the whole export would take about 4.5 s.
+          yield* exchange.injectFault({ fault: Fault.latency(150), path: BILLS_PATH })
+          const env = yield* aliceEnv
+          const run = yield* Effect.scoped(Effect.gen(function*() {
+            const handle = yield* spawn(["bills", "export", "--out", file], env)
+            const stdout = yield* Effect.forkScoped(decodeAll(handle.stdout))
+            const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+            // Wait for the header and three pages on disk, then press Ctrl-C.
+            const written = () => {
+              try {
+                return linesOf(readFileSync(file, "utf8")).length
+              } catch {
+                return 0
+              }
+            }
+            while (written() < 301) yield* Effect.sleep("25 millis")
+            yield* handle.kill({ killSignal: "SIGINT" })
+            const exitCode = Number(yield* handle.exitCode)
+            return {
+              args: ["bills", "export", "--out", file],
+              exitCode,
+              stdout: yield* Fiber.join(stdout),
+              stderr: yield* Fiber.join(stderr)
+            }
+          })).pipe(
+            Effect.timeout("30 seconds"),
+            Effect.provide(NodeServices.layer),
+            Effect.ensuring(exchange.clearFaults)
+          )
+          runs.push(run)
+          assert.strictEqual(run.exitCode, 130, run.stderr)
+          const text = readFileSync(file, "utf8")
+          assert.isTrue(text.endsWith("\n"), "the file ends inside a row")
+          const lines = linesOf(text)
+          assert.strictEqual(lines[0], HEADER)
+          for (const line of lines) assert.strictEqual(line.split(",").length, 8, line)
+          const rows = lines.slice(1)
+          assert.isAtLeast(rows.length, 300)
+          // Stopped before the end: it was still running.
+          assert.isBelow(rows.length, all.length)
+          assert.deepStrictEqual(rows, all.slice(0, rows.length).map(csvRow))
+          assert.include(run.stderr, `interrupted after ${rows.length} rows to ${file}; every row written is complete`)
+        }))
+    })
+
+    describe("exit codes", () => {
+      it.effect("0: --help of every command, and --version", () =>
+        Effect.gen(function*() {
+          const cases = [
+            ["--help"],
+            ["bills", "export", "--help"],
+            ["orders", "open", "--help"],
+            ["orders", "place", "--help"],
+            ["orders", "batch", "--help"],
+            ["transfer", "--help"]
+          ]
+          const results = yield* Effect.forEach(cases, (args) => cli(args, { SPOTKIT_BASE_URL: undefined }), {
+            concurrency: 2
+          })
+          for (const run of results) {
+            assert.strictEqual(run.exitCode, 0, `${run.args.join(" ")}: ${run.stderr}`)
+            assert.include(run.stdout, "USAGE")
+            assert.strictEqual(run.stderr, "")
+          }
+          assert.include(results[1]!.stdout, "--since")
+          const version = yield* cli(["--version"])
+          assert.strictEqual(version.exitCode, 0)
+          assert.match(version.stdout, /\d+\.\d+\.\d+/)
+        }))
+
+      it.effect("1: the venue refuses (43012, 40009) or cannot be reached; one line, the venue's code", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const bob = exchange.accounts[1]!.userId
+          const [insufficient, wrongSecret, unreachable] = yield* Effect.all([
+            cli([
+              "transfer",
+              "--to-user",
+              bob,
+              "--coin",
+              "USDT",
+              "--amount",
+              "99999999",
+              "--from-account",
+              "FUND",
+              "--to-account",
+              "SPOT"
+            ]),
+            cli(["orders", "open", "--symbol", "BTCUSDT_SPBL"], { SPOTKIT_SECRET_KEY: WRONG_SECRET }),
+            // A port nothing listens on (the client retries the transport error, then gives up).
+            cli(["orders", "open", "--symbol", "BTCUSDT_SPBL"], { SPOTKIT_BASE_URL: "http://127.0.0.1:9" })
+          ], { concurrency: 3 })
+          for (const run of [insufficient, wrongSecret, unreachable]) {
+            assert.strictEqual(run.exitCode, 1, `${run.args.join(" ")}: ${run.stderr}`)
+            assert.strictEqual(run.stdout, "")
+            assert.notInclude(run.stderr, "    at ")
+          }
+          assert.include(oneLine(insufficient), "(code 43012)")
+          assert.include(oneLine(wrongSecret), "(code 40009)")
+          assert.include(oneLine(unreachable), "127.0.0.1:9")
+        }))
+
+      it.effect("2: bad usage, bad values, a missing variable, client-side validation, a bad --file; nothing sent", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const invalidFile = join(dir, "invalid.json")
+          writeFileSync(invalidFile, "[{\"side\":\"buy\",")
+          const place = ["orders", "place", "--symbol", "BTCUSDT_SPBL", "--side", "buy", "--type", "limit"]
+          const cases: ReadonlyArray<{
+            readonly args: ReadonlyArray<string>
+            readonly env?: Record<string, string | undefined>
+            readonly mentions: string
+          }> = [
+            { args: ["bills", "export", "--bogus"], mentions: "--bogus" },
+            { args: ["bills", "frobnicate"], mentions: "frobnicate" },
+            { args: ["bills", "export", "--format", "xml"], mentions: "--format" },
+            { args: ["bills", "export", "--coin-id", "two"], mentions: "--coin-id" },
+            { args: ["bills", "export", "--since", "yesterday"], mentions: "--since" },
+            { args: ["bills", "export", "--until", "2024-05-01T00:00:00"], mentions: "no time zone" },
+            { args: ["bills", "export"], env: { SPOTKIT_API_KEY: undefined }, mentions: "SPOTKIT_API_KEY" },
+            { args: ["bills", "export"], env: { SPOTKIT_PASSPHRASE: undefined }, mentions: "SPOTKIT_PASSPHRASE" },
+            { args: ["bills", "export"], env: { SPOTKIT_RATE_LIMIT: "sometimes" }, mentions: "SPOTKIT_RATE_LIMIT" },
+            { args: [...place, "--price", "29,000", "--quantity", "0.01"], mentions: "price" },
+            { args: [...place, "--price", "29000"], mentions: "--quantity" },
+            {
+              args: ["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", join(dir, "absent.json")],
+              mentions: "absent.json"
+            },
+            { args: ["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", invalidFile], mentions: "not valid JSON" }
+          ]
+          yield* exchange.clearRequests
+          const results = yield* Effect.forEach(cases, ({ args, env }) => cli(args, env), { concurrency: 2 })
+          results.forEach((run, i) => {
+            const name = cases[i]!.args.join(" ")
+            assert.strictEqual(run.exitCode, 2, `${name}: ${run.stderr}`)
+            assert.strictEqual(run.stdout, "", name)
+            assert.include(oneLine(run), cases[i]!.mentions, name)
+            assert.match(run.stderr, /^spotkit: /, name)
+          })
+          // Usage errors are caught before anything reaches the venue.
+          assert.deepStrictEqual(yield* exchange.requests, [])
+        }))
+    })
+
+    describe("orders and transfers", () => {
+      it.effect("orders place: a limit order rests and is listed by orders open as a table, JSON and NDJSON", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const alice = yield* aliceId
+          const placed = yield* cli([
+            "orders",
+            "place",
+            "--symbol",
+            "BTCUSDT_SPBL",
+            "--side",
+            "buy",
+            "--type",
+            "limit",
+            "--price",
+            "29000.5",
+            "--quantity",
+            "0.01",
+            "--client-order-id",
+            "e2e-limit-1"
+          ])
+          assert.strictEqual(placed.exitCode, 0, placed.stderr)
+          const match = /^placed (\d+) clientOrderId e2e-limit-1\n$/.exec(placed.stdout)
+          assert.isNotNull(match, placed.stdout)
+          const orderId = match![1]!
+          const order = exchange.engine.order(orderId)
+          assert.strictEqual(order?.status, "open")
+          assert.strictEqual(order?.userId, alice)
+
+          const open = exchange.engine.orderList(alice).filter((o) =>
+            o.symbol === "BTCUSDT_SPBL" && o.status === "open"
+          )
+          const [table, json, ndjson] = yield* Effect.forEach(
+            ["table", "json", "ndjson"],
+            (format) => cli(["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", format]),
+            { concurrency: 2 }
+          )
+          for (const run of [table, json, ndjson]) assert.strictEqual(run.exitCode, 0, run.stderr)
+          const tableLines = linesOf(table!.stdout)
+          assert.match(
+            tableLines[0]!,
+            /^orderId\s+clientOrderId\s+side\s+type\s+price\s+quantity\s+filled\s+status\s+cTime$/
+          )
+          assert.strictEqual(tableLines.length, open.length + 1)
+          assert.isTrue(tableLines.some((line) => line.startsWith(orderId) && line.includes("e2e-limit-1")))
+          const fromJson: Array<{ orderId: string; clientOrderId: string; price: string }> = JSON.parse(json!.stdout)
+          const fromNdjson = linesOf(ndjson!.stdout).map((line) => JSON.parse(line))
+          assert.deepStrictEqual(fromJson.map((o) => o.orderId).sort(), open.map((o) => o.orderId).sort())
+          assert.deepStrictEqual(fromNdjson, fromJson)
+          assert.strictEqual(fromJson.find((o) => o.orderId === orderId)?.clientOrderId, "e2e-limit-1")
+        }))
+
+      it.effect("orders place: a market order fills", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const run = yield* cli([
+            "orders",
+            "place",
+            "--symbol",
+            "ETHUSDT_SPBL",
+            "--side",
+            "sell",
+            "--type",
+            "market",
+            "--quantity",
+            "1.5",
+            "--format",
+            "json"
+          ])
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          const placed: { orderId: string } = JSON.parse(run.stdout)
+          const order = exchange.engine.order(placed.orderId)
+          assert.strictEqual(order?.status, "filled")
+          assert.strictEqual(units(order!.fillQuantity), units("1.5"))
+        }))
+
+      it.effect("orders batch: 120 items with 4 invalid ones; an outcome per item, the engine holds the 116 placed", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const alice = yield* aliceId
+          const invalid = new Map<number, Record<string, unknown>>([
+            [7, { price: "abc" }],
+            [48, { quantity: "-1" }],
+            [50, { side: "hold" }],
+            [111, { price: "20000.123" }]
+          ])
+          const items = Array.from({ length: 120 }, (_, i) => ({
+            side: "buy",
+            orderType: "limit",
+            force: "normal",
+            price: String(20000 + i),
+            quantity: "0.001",
+            clientOrderId: `e2e-batch-${i}`,
+            ...invalid.get(i)
+          }))
+          const file = join(dir, "batch.ndjson")
+          writeFileSync(file, items.map((item) => JSON.stringify(item)).join("\n") + "\n")
+          const run = yield* cli(["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", file, "--format", "ndjson"])
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          const outcomes: Array<{ _tag: string; index: number; clientOrderId: string; orderId?: string }> = linesOf(
+            run.stdout
+          ).map((line) => JSON.parse(line))
+          assert.deepStrictEqual(outcomes.map((o) => o.index), items.map((_, i) => i))
+          const failed = outcomes.filter((o) => o._tag !== "Placed").map((o) => o.index)
+          assert.deepStrictEqual(failed, [...invalid.keys()])
+          assert.strictEqual(oneLine(run), "spotkit: placed 116 of 120, 4 failed")
+          const held = exchange.engine.orderList(alice).filter((o) => o.clientOrderId.startsWith("e2e-batch-"))
+          assert.deepStrictEqual(
+            held.map((o) => o.orderId).sort(),
+            outcomes.filter((o) => o._tag === "Placed").map((o) => o.orderId!).sort()
+          )
+          assert.isTrue(held.every((o) => o.status === "open"))
+        }))
+
+      it.effect("transfer: USDT from alice's spot account to bob's funding account; the balances move", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const alice = yield* aliceId
+          const bob = exchange.accounts[1]!.userId
+          const available = (userId: string, accountType: string) =>
+            units(
+              exchange.engine.balances(userId).find((b) => b.accountType === accountType && b.coin === "USDT")
+                ?.available ?? "0"
+            )
+          const before = { alice: available(alice, "SPOT"), bob: available(bob, "FUND") }
+          const run = yield* cli([
+            "transfer",
+            "--to-user",
+            bob,
+            "--coin",
+            "USDT",
+            "--amount",
+            "25.125",
+            "--from-account",
+            "SPOT",
+            "--to-account",
+            "FUND"
+          ])
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.match(run.stdout, /^transferred \d+\n$/)
+          assert.strictEqual(available(alice, "SPOT"), before.alice - units("25.125"))
+          assert.strictEqual(available(bob, "FUND"), before.bob + units("25.125"))
+        }))
+    })
+
+    it.effect("no secret key, passphrase or request signature appears in any output of any run", () =>
+      Effect.sync(() => {
+        assert.isAtLeast(runs.length, 40)
+        // Signatures of every signed request that reached the sandbox (from every run above).
+        assert.isAtLeast(signatures.length, 100)
+        const outputs = runs.flatMap((run) => [run.stdout, run.stderr]).join("\n")
+        for (const secret of secrets) assert.notInclude(outputs, secret)
+        assert.isAtLeast(secrets.size, 3)
+        const leaked = signatures.filter((signature) => outputs.includes(signature))
+        assert.deepStrictEqual(leaked, [])
+      }))
+  }
+)
