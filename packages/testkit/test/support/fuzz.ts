@@ -284,6 +284,15 @@ export const fuzzCredentials = [credentials.apiKey, credentials.secretKey, crede
 
 const limit = { symbol: BTC, side: "buy", orderType: "limit", price: "100", quantity: "1" } as const
 
+/** A buy of alice's that rests on the demo exchange (below bob's lowest ask), as the venue's request body. */
+export const restingOrder = (clientOrderId: string) => ({
+  ...limit,
+  price: "29000",
+  quantity: "0.01",
+  force: "normal",
+  clientOrderId
+})
+
 /** Every public operation, each as one call. */
 const operations: ReadonlyArray<readonly [string, (client: SpotClient.Service) => Effect.Effect<unknown, unknown>]> = [
   ["placeOrder", (client) => client.placeOrder({ ...limit, clientOrderId: "fz-1" })],
@@ -375,27 +384,20 @@ export const responseFuzz = (options: { readonly cases: number; readonly seed: n
 // ---------------------------------------------------------------------------------------------------------------
 // Request fuzzing
 
-interface WireAnswer {
+export interface WireAnswer {
   readonly status: number
   readonly body: string
 }
 
 const alice = TestExchange.demoKeys.alice
 
-const sign = (timestamp: string, method: string, path: string, body: string) =>
+export const sign = (timestamp: string, method: string, path: string, body: string) =>
   createHmac("sha256", alice.secretKey).update(`${timestamp}${method}${path}${body}`).digest("base64")
 
 const endpoints = Object.values(SpotClient.paths)
 
 const validBodies: Record<string, Record<string, unknown>> = {
-  [SpotClient.paths.placeOrder]: {
-    ...limit,
-    symbol: BTC,
-    price: "29000",
-    quantity: "0.01",
-    force: "normal",
-    clientOrderId: "h-1"
-  },
+  [SpotClient.paths.placeOrder]: restingOrder("h-1"),
   [SpotClient.paths.placeOrders]: {
     symbol: BTC,
     orderList: [{
@@ -552,8 +554,8 @@ const framing = fc.record({
   eol: fc.constantFrom("\r\n", "\n")
 })
 
-const sendHttp = (
-  agent: Agent,
+export const sendHttp = (
+  agent: Agent | undefined,
   port: number,
   request: {
     readonly method: string
