@@ -396,21 +396,20 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           const open = exchange.engine.orderList(alice).filter((o) =>
             o.symbol === "BTCUSDT_SPBL" && o.status === "open"
           )
-          const [table, json, ndjson] = yield* Effect.forEach(
-            ["table", "json", "ndjson"],
-            (format) => cli(["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", format]),
-            { concurrency: 2 }
-          )
+          const list = (format: string) => cli(["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", format])
+          const [table, json, ndjson] = yield* Effect.all([list("table"), list("json"), list("ndjson")], {
+            concurrency: 2
+          })
           for (const run of [table, json, ndjson]) assert.strictEqual(run.exitCode, 0, run.stderr)
-          const tableLines = linesOf(table!.stdout)
+          const tableLines = linesOf(table.stdout)
           assert.match(
             tableLines[0]!,
             /^orderId\s+clientOrderId\s+side\s+type\s+price\s+quantity\s+filled\s+status\s+cTime$/
           )
           assert.strictEqual(tableLines.length, open.length + 1)
           assert.isTrue(tableLines.some((line) => line.startsWith(orderId) && line.includes("e2e-limit-1")))
-          const fromJson: Array<{ orderId: string; clientOrderId: string; price: string }> = JSON.parse(json!.stdout)
-          const fromNdjson = linesOf(ndjson!.stdout).map((line) => JSON.parse(line))
+          const fromJson: Array<{ orderId: string; clientOrderId: string; price: string }> = JSON.parse(json.stdout)
+          const fromNdjson = linesOf(ndjson.stdout).map((line) => JSON.parse(line))
           assert.deepStrictEqual(fromJson.map((o) => o.orderId).sort(), open.map((o) => o.orderId).sort())
           assert.deepStrictEqual(fromNdjson, fromJson)
           assert.strictEqual(fromJson.find((o) => o.orderId === orderId)?.clientOrderId, "e2e-limit-1")
