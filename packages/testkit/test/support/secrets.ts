@@ -38,9 +38,19 @@ export interface Leak {
   readonly excerpt: string
 }
 
-// A base64 HMAC-SHA256 is 43 characters and one "=". Texts are also searched with JSON's "\/" and URL encoding
-// undone, the forms a signature takes when a body or a URL quotes it.
-const SIGNATURE = /[A-Za-z0-9+/]{43}=/g
+// A base64 HMAC-SHA256 is 43 characters and one "=": each "=" preceded by 43 base64 characters is a candidate.
+// Linear in the text (a regular expression backtracks on megabyte runs of base64 characters).
+const signaturesIn = (text: string, known: ReadonlySet<string>): Array<readonly [string, number]> => {
+  const found: Array<readonly [string, number]> = []
+  for (let at = text.indexOf("=", 43); at >= 0; at = text.indexOf("=", at + 1)) {
+    const candidate = text.slice(at - 43, at + 1)
+    if (known.has(candidate)) found.push([candidate, at - 43])
+  }
+  return found
+}
+
+// Texts are also searched with JSON's "\/" and URL encoding undone, the forms a signature takes when a body or a
+// URL quotes it.
 const unescapings = (text: string): Array<string> => [
   text,
   text.replaceAll("\\/", "/"),
@@ -97,30 +107,23 @@ export class Collector {
     return counts
   }
 
-  /** Every occurrence of a credential (or its first 10 characters) or of a recorded signature. */
+  /** Each text that holds a credential (or its first 10 characters) or a recorded signature, once per secret. */
   leaks(credentials: ReadonlyArray<string>): Array<Leak> {
-    const needles = credentials.flatMap((secret) => [secret, secret.slice(0, 10)])
-    const all = [
-      ...this.texts,
-      ...this.spans.flatMap((span) => spanTexts(span).map((text) => ({ source: "span", text })))
-    ]
+    const needles = [...new Set(credentials.flatMap((secret) => [secret, secret.slice(0, 10)]))]
+    const spans = this.spans.flatMap((span) => spanTexts(span).map((text) => ({ source: "span", text })))
     const found: Array<Leak> = []
-    for (const { source, text } of all) {
-      for (const form of unescapings(text)) {
-        for (const needle of needles) {
-          const at = form.indexOf(needle)
-          if (at >= 0) found.push({ source, secret: needle, excerpt: form.slice(Math.max(0, at - 40), at + 60) })
-        }
-        for (const match of form.matchAll(SIGNATURE)) {
-          if (this.signatures.has(match[0])) {
-            found.push({
-              source,
-              secret: "a signature",
-              excerpt: form.slice(Math.max(0, match.index - 40), match.index + 60)
-            })
-          }
-        }
+    for (const { source, text } of [...this.texts, ...spans]) {
+      const forms = [...new Set(unescapings(text))]
+      const excerpt = (form: string, at: number) => form.slice(Math.max(0, at - 40), at + 60)
+      for (const needle of needles) {
+        const form = forms.find((f) => f.includes(needle))
+        if (form !== undefined) found.push({ source, secret: needle, excerpt: excerpt(form, form.indexOf(needle)) })
       }
+      const signatures = new Map<string, string>()
+      for (const form of forms) {
+        for (const [signature, at] of signaturesIn(form, this.signatures)) signatures.set(signature, excerpt(form, at))
+      }
+      for (const at of signatures.values()) found.push({ source, secret: "a signature", excerpt: at })
     }
     return found
   }

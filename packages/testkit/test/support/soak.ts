@@ -268,6 +268,14 @@ interface Call {
   readonly placed: ReadonlyArray<{ readonly clientOrderId: string; readonly orderId: string }>
 }
 
+/** The credentials of the load's clients. */
+export const loadKeys = (clients: number) =>
+  Array.from({ length: clients }, (_, c) => ({
+    apiKey: `load-key-${c}`,
+    secretKey: `load-secret-${c}-0123456789`,
+    passphrase: `load-pass-${c}`
+  }))
+
 const loadFaults = [Fault.httpError(503), Fault.rateLimited, Fault.drop]
 
 /**
@@ -278,8 +286,8 @@ const loadFaults = [Fault.httpError(503), Fault.rateLimited, Fault.drop]
  * transfers in the ledger are those that succeeded, and coins are conserved.
  */
 export const load = (options: { readonly clients: number; readonly seconds: number }, collector?: Collector) => {
-  const accounts = Array.from({ length: options.clients }, (_, c) => ({
-    keys: [{ apiKey: `load-key-${c}`, secretKey: `load-secret-${c}-0123456789`, passphrase: `load-pass-${c}` }],
+  const accounts = loadKeys(options.clients).map((key) => ({
+    keys: [key],
     bills: { count: 50 },
     balances: [
       { accountType: "SPOT" as const, coin: "USDT", amount: "1000000" },
