@@ -280,8 +280,11 @@ const loadFaults = [Fault.httpError(503), Fault.rateLimited, Fault.drop]
 
 /**
  * `clients` clients, each its own user with its own key, run mixed traffic (limit, market and batch orders, open
- * orders, bills, transfers) for `seconds` against the sandbox, with the venue's rate limits on and 1 % of the
- * requests meeting a fault the venue did not apply. Afterwards: no request failed without an injected fault, every
+ * orders, bills, transfers) for `seconds` against the sandbox, as fast as it answers, while 1 % of the requests
+ * meet a fault the venue did not apply. Rate limits are off on both sides, so any refusal would be the sandbox's
+ * own failure: with the venue's limits on, 64 clients sharing one 2-vCPU process with the sandbox saw transit
+ * delays vary by more than a second, more than any client-side margin absorbs (DESIGN §4 limits are tested in the
+ * conformance suite). Afterwards: no request failed without an injected fault, every
  * call that failed failed because of one, every order is in the engine once with the id its call answered, the
  * transfers in the ledger are those that succeeded, and coins are conserved.
  */
@@ -296,12 +299,7 @@ export const load = (options: { readonly clients: number; readonly seconds: numb
     ]
   }))
   const base = demoExchange(0)
-  // Every client shares 127.0.0.1, so the per-address bills budget is scaled by the number of clients.
-  const exchangeOptions: TestExchange.Options = {
-    ...base,
-    accounts: [...base.accounts!, ...accounts],
-    rateLimits: { fundingBills: { limit: 500 * options.clients, windowMillis: 10_000 } }
-  }
+  const exchangeOptions: TestExchange.Options = { ...base, accounts: [...base.accounts!, ...accounts] }
   return withSandbox(exchangeOptions, (harness) => runLoad(harness, options, collector), collector)
 }
 
@@ -329,10 +327,6 @@ const runLoad = (
       Effect.gen(function*() {
         const spot = yield* client({
           account: user,
-          // The venue's own limits are on and the client keeps within them. Its margin must exceed the delay between
-          // its clock and the venue's receipt: here one 2-vCPU process runs 64 clients, undici's queues and the
-          // sandbox, and requests wait far longer than on a network (a 250 ms margin met venue 429s at 64 clients).
-          rateLimit: { marginMillis: 1_000 },
           retry: { times: 8, baseDelay: "5 millis", maxDelay: "100 millis" },
           timeout: "10 seconds"
         })
