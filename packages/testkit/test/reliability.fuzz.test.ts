@@ -6,7 +6,7 @@
  * - Requests: hostile raw HTTP requests to the sandbox; each is answered with a venue code or a 4xx, and afterwards
  *   the state is intact, coins are conserved and signed requests still work.
  *
- * Default suite: 3,000 cases each. `pnpm test:reliability`: 100,000 each.
+ * Default suite: 2,000 responses and 3,000 requests. `pnpm test:reliability`: 100,000 each.
  */
 import { describe, it } from "@effect/vitest"
 import { requestFuzz, responseFuzz } from "./support/fuzz.ts"

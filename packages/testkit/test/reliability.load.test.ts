@@ -1,7 +1,7 @@
 /**
- * Load (issue #6): many clients, each its own user and key, run mixed traffic against the sandbox on loopback with
- * the venue's rate limits on and 1 % of the requests meeting a fault the venue did not apply. No request fails
- * without an injected fault, and the state is consistent afterwards (see `support/soak.ts`, `load`).
+ * Load (issue #6): many clients, each its own user and key, run mixed traffic against the sandbox on loopback as fast
+ * as it answers, while 1 % of the requests meet a fault the venue did not apply. No request fails without an
+ * injected fault, and the state is consistent afterwards (see `support/soak.ts`, `load`).
  *
  * Default suite: 8 clients for 2 s. `pnpm test:reliability`: 64 clients for 30 s.
  */
