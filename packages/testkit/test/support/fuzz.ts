@@ -12,7 +12,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Signer, SpotClient } from "@spotkit/core"
-import { Duration, Effect, Redacted, Stream } from "effect"
+import { Clock, Duration, Effect, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as fc from "fast-check"
 import { Buffer } from "node:buffer"
@@ -352,13 +352,14 @@ export const responseFuzz = (options: { readonly cases: number; readonly seed: n
       Effect.provideService(HttpClient.HttpClient, collector === undefined ? http : collector.tap(http)),
       Effect.provide(Signer.layer(nodeSigner))
     )
+    const start = yield* Clock.currentTimeMillis
     const outcomes: Array<string> = []
     const kinds: Array<string> = []
     const byOperation: Array<string> = []
-    for (let start = 0; start < options.cases; start += BATCH) {
+    for (let first = 0; first < options.cases; first += BATCH) {
       const cases = fc.sample(responseCase, {
-        seed: options.seed + start,
-        numRuns: Math.min(BATCH, options.cases - start)
+        seed: options.seed + first,
+        numRuns: Math.min(BATCH, options.cases - first)
       })
       for (const c of cases) {
         const [name, run] = operations[c.operation]!
@@ -377,7 +378,8 @@ export const responseFuzz = (options: { readonly cases: number; readonly seed: n
       hangs: 0,
       outcomes: tally(outcomes),
       operations: tally(byOperation),
-      answerKinds: tally(kinds)
+      answerKinds: tally(kinds),
+      durationMillis: (yield* Clock.currentTimeMillis) - start
     }
   })
 
@@ -640,6 +642,7 @@ export const requestFuzz = (
           ledger: exchange.engine.ledgerOf(aliceId!).length + exchange.engine.ledgerOf(bobId!).length
         })
         const before = snapshot()
+        const start = yield* Clock.currentTimeMillis
         const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
         const statuses: Array<string> = []
         const codes: Array<string> = []
@@ -692,6 +695,7 @@ export const requestFuzz = (
             }), { concurrency: options.concurrency, discard: true })
         }
         agent.destroy()
+        const millis = (yield* Clock.currentTimeMillis) - start
         // Nothing was applied, no coin appeared or vanished, and the sandbox still serves signed requests.
         assert.deepStrictEqual(snapshot(), before, "state intact")
         yield* assertConserved(exchange)
@@ -719,7 +723,8 @@ export const requestFuzz = (
           unanswered: 0,
           statuses: tally(statuses),
           venueCodes: tally(codes),
-          kinds: tally(kinds)
+          kinds: tally(kinds),
+          durationMillis: millis
         }
       }),
     collector
