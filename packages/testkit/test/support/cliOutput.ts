@@ -65,71 +65,25 @@ export const cliOutputs = (collector: Collector) => {
       ].map((item) => JSON.stringify(item)).join("\n")
     )
     const { SPOTKIT_PASSPHRASE: _, ...withoutPassphrase } = env
+    // Arguments as one line each (split on spaces: no argument here contains one).
+    const args = (line: string) => line.split(" ")
     const runs: Array<readonly [ReadonlyArray<string>, Record<string, string>]> = [
-      [["--help"], env],
-      [["bills", "export"], env],
-      [["bills", "export", "--format", "ndjson", "--progress"], env],
-      [[
-        "orders",
-        "place",
-        "--symbol",
-        "BTCUSDT_SPBL",
-        "--side",
-        "buy",
-        "--type",
-        "limit",
-        "--price",
-        "29000",
-        "--quantity",
-        "0.01"
-      ], env],
-      [[
-        "orders",
-        "place",
-        "--symbol",
-        "BTCUSDT_SPBL",
-        "--side",
-        "sell",
-        "--type",
-        "limit",
-        "--price",
-        "40000",
-        "--quantity",
-        "100000"
-      ], env],
-      [["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", "json"], env],
-      [["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", batch, "--format", "json"], env],
-      [[
-        "transfer",
-        "--to-user",
-        bob!.userId,
-        "--coin",
-        "USDT",
-        "--amount",
-        "5",
-        "--from-account",
-        "SPOT",
-        "--to-account",
-        "FUND",
-        "--format",
-        "json"
-      ], env],
-      [["orders", "open", "--symbol", "BTCUSDT_SPBL"], { ...env, SPOTKIT_SECRET_KEY: wrongSecret }],
-      [["orders", "open", "--symbol", "BTCUSDT_SPBL"], withoutPassphrase],
-      [[
-        "orders",
-        "place",
-        "--symbol",
-        "BTCUSDT_SPBL",
-        "--side",
-        "buy",
-        "--type",
-        "limit",
-        "--price",
-        "29,000",
-        "--quantity",
-        "0.01"
-      ], env]
+      [args("--help"), env],
+      [args("bills export"), env],
+      [args("bills export --format ndjson --progress"), env],
+      [args("orders place --symbol BTCUSDT_SPBL --side buy --type limit --price 29000 --quantity 0.01"), env],
+      [args("orders place --symbol BTCUSDT_SPBL --side sell --type limit --price 40000 --quantity 100000"), env],
+      [args("orders open --symbol BTCUSDT_SPBL --format json"), env],
+      [[...args("orders batch --symbol BTCUSDT_SPBL --format json --file"), batch], env],
+      [
+        args(
+          `transfer --to-user ${bob!.userId} --coin USDT --amount 5 --from-account SPOT --to-account FUND --format json`
+        ),
+        env
+      ],
+      [args("orders open --symbol BTCUSDT_SPBL"), { ...env, SPOTKIT_SECRET_KEY: wrongSecret }],
+      [args("orders open --symbol BTCUSDT_SPBL"), withoutPassphrase],
+      [args("orders place --symbol BTCUSDT_SPBL --side buy --type limit --price 29,000 --quantity 0.01"), env]
     ]
     const codes: Array<number> = []
     for (const [args, runEnv] of runs) {
