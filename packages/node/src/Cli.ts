@@ -139,19 +139,35 @@ const billsExport = Command.make(
       const millis = (parsed: typeof since) =>
         Option.isSome(parsed) && "millis" in parsed.value ? parsed.value.millis : undefined
       const sinceMillis = millis(since)
+      const untilMillis = millis(until)
+      // Checked before --out is opened (created or truncated) and before a header is written: a bad flag must leave
+      // an earlier export in that file alone and print no data.
+      if (sinceMillis !== undefined && untilMillis !== undefined && untilMillis < sinceMillis) {
+        return yield* usage(`--until (${untilMillis}) is before --since (${sinceMillis})`)
+      }
+      if (!Number.isInteger(flags.pageSize) || flags.pageSize < 1 || flags.pageSize > 100) {
+        return yield* usage(`--page-size: ${flags.pageSize} is not from 1 to 100`)
+      }
+      if (Option.isSome(flags.coinId) && flags.coinId.value < 0) {
+        return yield* usage(`--coin-id: ${flags.coinId.value} is negative`)
+      }
       const query: Bill.BillQuery = {
         coinId: optionalString(flags.coinId),
-        // The venue's startTime is exclusive; --since is inclusive.
-        startTime: sinceMillis === undefined ? undefined : Math.max(0, sinceMillis - 1),
-        endTime: millis(until),
+        // The venue's startTime is exclusive; --since is inclusive (--since 0 is every bill, those at 0 included).
+        startTime: sinceMillis === undefined || sinceMillis === 0 ? undefined : sinceMillis - 1,
+        endTime: untilMillis,
         pageSize: flags.pageSize
       }
       const { stderr, stdout } = yield* Output.Output
       yield* withClient((client) =>
         Effect.scoped(Effect.gen(function*() {
-          const out = Option.isSome(flags.out) ? yield* Output.openFile(flags.out.value) : stdout
+          const file = Option.isSome(flags.out) ? yield* Output.openFile(flags.out.value) : undefined
+          const out = file ?? stdout
           const target = Option.isSome(flags.out) ? ` to ${flags.out.value}` : ""
-          const progress = yield* Progress.make(stderr, flags.progress)
+          const progress = yield* Progress.make(stderr, {
+            forced: flags.progress,
+            dataOnTerminal: file === undefined && stdout.isTTY
+          })
           const csv = flags.format === "csv"
           if (csv) yield* out.write(Formats.csvHeader())
           let rows = 0
@@ -167,11 +183,13 @@ const billsExport = Command.make(
               )
             }),
             Effect.onInterrupt(() =>
-              stderr.write(
-                `\n${NAME}: interrupted after ${rows} rows${target}; every row written is complete\n`
-              ).pipe(Effect.ignore)
+              progress.note(`${NAME}: interrupted after ${rows} rows${target}; every row written is complete\n`).pipe(
+                Effect.ignore
+              )
             )
           )
+          // A file's last writes are still buffered: only once it is closed is the export known to be complete.
+          if (file !== undefined) yield* file.close
           yield* progress.finish("exported", rows, pages, target)
         }))
       )

@@ -5,6 +5,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { createWriteStream } from "node:fs"
+import type { WriteStream } from "node:fs"
 import type { Writable } from "node:stream"
 
 /** Writing failed: the file cannot be opened or written, or the reader of stdout went away (`code` "EPIPE"). */
@@ -70,13 +71,32 @@ export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, () => ({
   stderr: channelOf(process.stderr, "to standard error", process.stderr.isTTY === true)
 }))
 
+/** A file being written: a `Channel` that can also be closed, which says whether everything written reached it. */
+export interface FileChannel extends Channel {
+  /**
+   * Ends the file and waits until it is closed. Writes to a file are buffered, so a failure of the last ones (a full
+   * disk) only shows now: it fails here rather than going unnoticed.
+   */
+  readonly close: Effect.Effect<void, OutputError>
+}
+
+// Ends the stream if nobody did and waits for its `close`: every write made has then reached the file or failed.
+const ended = (stream: WriteStream) =>
+  Effect.callback<void>((resume) => {
+    if (stream.closed) return resume(Effect.void)
+    const onClose = () => resume(Effect.void)
+    stream.once("close", onClose)
+    if (!stream.writableEnded && !stream.destroyed) stream.end()
+    return Effect.sync(() => stream.off("close", onClose))
+  })
+
 /**
  * A file opened for writing (created or truncated) for the scope. Closing it flushes every write made; an
  * interrupted export therefore leaves every row it wrote, and only whole rows.
  */
-export const openFile = (path: string): Effect.Effect<Channel, OutputError, Scope.Scope> =>
+export const openFile = (path: string): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.callback<Writable, OutputError>((resume) => {
+    Effect.callback<WriteStream, OutputError>((resume) => {
       const stream = createWriteStream(path, { flags: "w" })
       const onOpen = () => {
         stream.off("error", onError)
@@ -89,9 +109,11 @@ export const openFile = (path: string): Effect.Effect<Channel, OutputError, Scop
       stream.once("open", onOpen)
       stream.once("error", onError)
     }),
-    (stream) =>
-      Effect.callback<void>((resume) => {
-        if (stream.destroyed) return resume(Effect.void)
-        stream.end(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map((stream) => channelOf(stream, path, false)))
+    ended
+  ).pipe(Effect.map((stream): FileChannel => ({
+    ...channelOf(stream, path, false),
+    close: Effect.flatMap(ended(stream), () => {
+      const cause: unknown = stream.errored
+      return cause === null || cause === undefined ? Effect.void : Effect.fail(outputError(path, cause))
+    })
+  })))

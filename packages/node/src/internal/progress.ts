@@ -29,12 +29,26 @@ export interface Progress {
   readonly update: (rows: number, pages: number) => Effect.Effect<void, OutputError>
   /** When enabled: clears the live line (on a terminal) and writes the last figures after `verb`. */
   readonly finish: (verb: string, rows: number, pages: number, suffix: string) => Effect.Effect<void, OutputError>
+  /**
+   * Writes `line` (ending in a newline) on stderr: in place of the live line if one is drawn, else on a terminal on a
+   * line of its own (after the `^C` it echoed), else as it is.
+   */
+  readonly note: (line: string) => Effect.Effect<void, OutputError>
 }
 
-export const make = (stderr: Channel, forced: boolean): Effect.Effect<Progress> =>
+/**
+ * `forced`: --progress was given. `dataOnTerminal`: the data goes to the same terminal (stdout), where a line redrawn
+ * in place would end up in the middle of the rows: then progress is only written as plain lines, and only if forced.
+ */
+export interface Options {
+  readonly forced: boolean
+  readonly dataOnTerminal: boolean
+}
+
+export const make = (stderr: Channel, options: Options): Effect.Effect<Progress> =>
   Effect.map(Clock.currentTimeMillis, (started): Progress => {
-    const live = stderr.isTTY
-    const enabled = live || forced
+    const live = stderr.isTTY && !options.dataOnTerminal
+    const enabled = live || options.forced
     const interval = live ? TTY_INTERVAL : LOG_INTERVAL
     let drawn = started
     let dirty = false
@@ -51,5 +65,11 @@ export const make = (stderr: Channel, forced: boolean): Effect.Effect<Progress> 
         const line = `spotkit: ${verb} ${describe(rows, pages, now - started)}${suffix}\n`
         return stderr.write(dirty ? `\r\x1b[K${line}` : line)
       })
-    return { update, finish }
+    const note = (line: string) =>
+      Effect.suspend(() => {
+        const clear = dirty
+        dirty = false
+        return stderr.write(clear ? `\r\x1b[K${line}` : stderr.isTTY ? `\n${line}` : line)
+      })
+    return { update, finish, note }
   })

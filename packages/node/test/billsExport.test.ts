@@ -1,0 +1,157 @@
+/**
+ * `bills export` where it can go wrong: a file whose last buffered writes fail (a full disk) must not end with exit
+ * code 0; a bad flag must leave an earlier export in `--out` alone and print no data; `--since 0` includes every
+ * bill; and the progress line never draws itself in the middle of rows that go to the same terminal.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { TestExchange } from "@spotkit/testkit"
+import { Effect, FileSystem } from "effect"
+import { TestClock } from "effect/testing"
+import { existsSync } from "node:fs"
+import * as Output from "../src/internal/output.ts"
+import * as Progress from "../src/internal/progress.ts"
+import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "./support/cli.ts"
+
+const HEADER = "billId,coinId,coinName,bizType,deltaAmount,afterAmount,fees,cTime\n"
+const FAR_FUTURE = "4102444800000" // 2100-01-01: no bill is that new
+const hasDevFull = existsSync("/dev/full")
+
+const capture = (isTTY: boolean) => {
+  const chunks: Array<string> = []
+  const channel: Output.Channel = { isTTY, write: (text) => Effect.sync(() => void chunks.push(text)) }
+  return { chunks, channel }
+}
+
+describe("Output.openFile", () => {
+  it.live("close: every write has reached the file", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-out-" })
+      const path = `${dir}/out.csv`
+      const file = yield* Output.openFile(path)
+      yield* file.write("a,b\n")
+      yield* file.write("1,2\n")
+      yield* file.close
+      assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live.skipIf(!hasDevFull)(
+    "close: a failure of the last, buffered writes fails it (ENOSPC)",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* Output.openFile("/dev/full")
+        // Buffered: the write itself succeeds, the disk's refusal comes later.
+        yield* file.write(HEADER)
+        const error = yield* Effect.flip(file.close)
+        assert.strictEqual(error.code, "ENOSPC")
+        assert.include(error.message, "cannot write /dev/full")
+      }).pipe(Effect.scoped)
+  )
+})
+
+describe("Progress", () => {
+  it.effect("on a terminal that also shows the data: no line redrawn in place; --progress gives plain lines", () =>
+    Effect.gen(function*() {
+      const quiet = capture(true)
+      const progress = yield* Progress.make(quiet.channel, { forced: false, dataOnTerminal: true })
+      yield* TestClock.adjust("1 second")
+      yield* progress.update(100, 1)
+      yield* progress.finish("exported", 100, 1, "")
+      assert.deepStrictEqual(quiet.chunks, [])
+
+      const forced = capture(true)
+      const plain = yield* Progress.make(forced.channel, { forced: true, dataOnTerminal: true })
+      yield* TestClock.adjust("10 seconds")
+      yield* plain.update(100, 1)
+      assert.strictEqual(forced.chunks.length, 1)
+      assert.isFalse(forced.chunks[0]!.includes("\r"), JSON.stringify(forced.chunks))
+      assert.isTrue(forced.chunks[0]!.endsWith("\n"))
+    }))
+
+  it.effect("a terminal alone: redrawn in place; a note replaces the live line", () =>
+    Effect.gen(function*() {
+      const tty = capture(true)
+      const progress = yield* Progress.make(tty.channel, { forced: false, dataOnTerminal: false })
+      yield* TestClock.adjust("1 second")
+      yield* progress.update(100, 1)
+      assert.isTrue(tty.chunks[0]!.startsWith("\r\x1b[K"))
+      yield* progress.note("spotkit: interrupted\n")
+      assert.strictEqual(tty.chunks[1], "\r\x1b[Kspotkit: interrupted\n")
+    }))
+
+  it.effect("not a terminal: a note is exactly its line (no blank line before it)", () =>
+    Effect.gen(function*() {
+      const log = capture(false)
+      const progress = yield* Progress.make(log.channel, { forced: true, dataOnTerminal: false })
+      yield* progress.note("spotkit: interrupted\n")
+      assert.deepStrictEqual(log.chunks, ["spotkit: interrupted\n"])
+    }))
+})
+
+describe("bills export, in process, against the sandbox", () => {
+  const { layer } = sandboxLayer({ seed: 5, bills: 40 })
+
+  it.layer(layer, { excludeTestServices: true })("edge cases", (it) => {
+    const exportWith = (args: ReadonlyArray<string>) =>
+      Effect.flatMap(aliceEnv, (env) => runInProcess(["bills", "export", ...args], env))
+
+    const billRequests = Effect.map(
+      Effect.flatMap(Effect.service(TestExchange.TestExchange), (exchange) => exchange.requests),
+      (requests) => requests.filter((request) => request.path === "/api/v2/account/fundingBills")
+    )
+
+    it.effect.skipIf(!hasDevFull)(
+      "--out on a full disk: exit code 1 and one line, never \"exported\"",
+      () =>
+        Effect.gen(function*() {
+          // No bill matches: the header is the only write, still in the stream's buffer when the export ends.
+          const run = yield* exportWith(["--since", FAR_FUTURE, "--out", "/dev/full", "--progress"])
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          const lines = linesOf(run.stderr)
+          assert.strictEqual(lines.length, 1, run.stderr)
+          assert.include(lines[0], "ENOSPC")
+        })
+    )
+
+    const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
+      ["--until before --since", ["--since", "2024-06-01", "--until", "2024-05-01"], "--until"],
+      ["--page-size 0", ["--page-size", "0"], "--page-size"],
+      ["--page-size 101", ["--page-size", "101"], "--page-size"],
+      ["--coin-id -1", ["--coin-id", "-1"], "--coin-id"]
+    ]
+    for (const [name, args, flag] of badFlags) {
+      it.effect(`${name}: exit code 2 naming ${flag}; the --out file is untouched; no data, nothing sent`, () =>
+        Effect.gen(function*() {
+          const fs = yield* FileSystem.FileSystem
+          const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-keep-" })
+          const path = `${dir}/bills.csv`
+          yield* fs.writeFileString(path, "an earlier export\n")
+          const before = (yield* billRequests).length
+          const run = yield* exportWith([...args, "--out", path])
+          assert.strictEqual(run.exitCode, 2, run.stderr)
+          assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
+          assert.include(run.stderr, flag)
+          assert.strictEqual(yield* fs.readFileString(path), "an earlier export\n")
+          const onStdout = yield* exportWith(args)
+          assert.strictEqual(onStdout.exitCode, 2)
+          assert.strictEqual(onStdout.stdout, "")
+          assert.strictEqual((yield* billRequests).length, before)
+        }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+    }
+
+    it.effect("--since 0 asks for every bill (no exclusive startTime of 0); --since 0 --until 0 is empty", () =>
+      Effect.gen(function*() {
+        const all = yield* exportWith([])
+        const before = (yield* billRequests).length
+        const since0 = yield* exportWith(["--since", "0"])
+        assert.strictEqual(since0.exitCode, 0, since0.stderr)
+        assert.strictEqual(since0.stdout, all.stdout)
+        for (const request of (yield* billRequests).slice(before)) assert.notInclude(request.body, "startTime")
+        const empty = yield* exportWith(["--since", "0", "--until", "0"])
+        assert.strictEqual(empty.exitCode, 0, empty.stderr)
+        assert.strictEqual(empty.stdout, HEADER)
+      }))
+  })
+})
