@@ -140,7 +140,7 @@ export interface Service {
   /** One page of bills. */
   readonly fundingBillsPage: (query?: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotError>
   /**
-   * Transfers a coin to another user. Retried only when the venue provably did not apply it (429, maintenance,
+   * Transfers a coin to another user. Retried only when the venue provably did not apply it (no connection, 429, maintenance,
    * timestamp); when the answer is lost the call fails with `OutcomeUnknownError` instead of risking a second
    * transfer.
    */
@@ -193,13 +193,14 @@ const billsBudget: RateLimit = { limit: 500, windowMillis: 10_000 }
 // Reasons after which the venue may have applied a state-changing request: the answer was lost or garbled, or the
 // server failed (5xx, with or without an envelope of an unknown code) after possibly acting on it.
 const isAmbiguous = (reason: SpotError.SpotErrorReason): boolean =>
-  reason._tag === "TransportError" ||
+  (reason._tag === "TransportError" && reason.notSent !== true) ||
   reason._tag === "DecodeError" ||
   ((reason._tag === "HttpStatusError" || reason._tag === "ApiError") && reason.isRetryable)
 
 // Reasons that prove the venue did not apply the request.
 const isDefinitelyNotApplied = (reason: SpotError.SpotErrorReason): boolean =>
-  reason._tag === "RateLimitError" || reason._tag === "MaintenanceError" || reason._tag === "TimestampError"
+  reason._tag === "RateLimitError" || reason._tag === "MaintenanceError" || reason._tag === "TimestampError" ||
+  (reason._tag === "TransportError" && reason.notSent === true)
 
 const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => {
   const decode = Schema.decodeUnknownEffect(schema)

@@ -263,14 +263,19 @@ export class ApiError extends Schema.Error<ApiError>("@spotkit/core/SpotError/Ap
 
 /**
  * The request or its answer was lost in transit (connection refused or reset, timeout). Whether the venue applied
- * the request is unknown.
+ * the request is unknown, unless `notSent` says no connection was ever made.
  *
  * @since 0.1.0
  * @category reasons
  */
 export class TransportError extends Schema.Error<TransportError>("@spotkit/core/SpotError/TransportError")({
   _tag: Schema.tag("TransportError"),
-  description: Schema.String
+  description: Schema.String,
+  /**
+   * True when the request provably never reached the venue: no connection could be made (refused, unknown host,
+   * unreachable network, connect timeout). Then even a transfer is retried, and an order is known not to exist.
+   */
+  notSent: Schema.optional(Schema.Boolean)
 }) {
   get isRetryable(): boolean {
     return true

@@ -5,8 +5,8 @@
  * retried, `hasNextPage: false` stops, a zero market price is accepted).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Option, Redacted, Schema, Stream } from "effect"
-import { HttpClient, HttpClientResponse } from "effect/http"
+import { Cause, Effect, Exit, Fiber, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { inspect } from "node:util"
 import { type Bill, type Order, Primitives, SpotClient, SpotError } from "../src/index.ts"
@@ -15,6 +15,7 @@ import {
   BATCH,
   BILLS,
   clientLayer,
+  clientOptions,
   envelope,
   type FakeBill,
   FakeVenue,
@@ -723,6 +724,77 @@ describe("market order prices", () => {
         const result = yield* client.placeOrder(market("0"))
         assert.strictEqual(result.orderId, venueOrderId(venue, "m0"))
         assert.strictEqual(venue.requests[0]!.json.price, "0")
+      }))
+  })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// A connection that could not be made (review of the CLI: a refused connection was reported as "may have been
+// applied", a transfer was not retried, and an order was looked up among the open orders for nothing).
+
+/** The venue behind a connection that is refused `times` times (ECONNREFUSED, as undici reports it) first. */
+const refusedFirst = (venue: FakeVenue, times: number): HttpClient.HttpClient => {
+  let left = times
+  return HttpClient.make((request) => {
+    if (left-- <= 0) return venue.client.execute(request)
+    const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" })
+    return Effect.fail(
+      new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+    )
+  })
+}
+
+const overRefused = <A, E>(venue: FakeVenue, times: number, f: (client: SpotClient.Service) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    return yield* f(yield* SpotClient.SpotClient)
+  }).pipe(
+    Effect.provide(
+      SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 } }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, refusedFirst(venue, times)))
+      )
+    )
+  )
+
+describe("regressions: a connection that could not be made", () => {
+  it.effect("a transfer is retried after refused connections, and applied once", () => {
+    const venue = new FakeVenue()
+    return overRefused(venue, 2, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(sampleTransfer)
+        assert.isString(result.id)
+        assert.strictEqual(venue.count(TRANSFER), 1)
+      }))
+  })
+
+  it.effect("a transfer that never connects fails with a TransportError that says it was not sent", () => {
+    const venue = new FakeVenue()
+    return overRefused(venue, 100, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        const reason = reasonOf(error, "TransportError")
+        assert.isTrue(reason.notSent)
+        assert.include(error.message, "ECONNREFUSED")
+        assert.strictEqual(venue.count(TRANSFER), 0)
+      }))
+  })
+
+  it.effect("an order that never connects is not looked up and not reported as possibly placed", () => {
+    const venue = new FakeVenue()
+    return overRefused(venue, 100, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrder("refused-1")))
+        assert.isTrue(reasonOf(error, "TransportError").notSent)
+        assert.strictEqual(venue.requests.length, 0, "no open-orders look-up either")
+      }))
+  })
+
+  it.effect("a connection reset after sending stays ambiguous: the transfer's outcome is unknown", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        reasonOf(error, "OutcomeUnknownError")
       }))
   })
 })

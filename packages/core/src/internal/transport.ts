@@ -1,5 +1,5 @@
 import { Clock, Duration, Effect, Redacted, Schema } from "effect"
-import { Headers, HttpClient, HttpClientRequest } from "effect/http"
+import { Headers, HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as Envelope from "../Envelope.ts"
 import * as Json from "../Json.ts"
 import * as Signer from "../Signer.ts"
@@ -7,6 +7,37 @@ import * as SpotError from "../SpotError.ts"
 import type * as RateLimiter from "./rateLimiter.ts"
 
 /** One endpoint: its path, which limiter it counts against, and its weight there. */
+// System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
+// have seen it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT"
+])
+
+/** The first system error code (`ECONNREFUSED`, ...) along an error's `cause` chain. */
+const systemCode = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && typeof current.code === "string" && /^[A-Z][A-Z0-9_]+$/.test(current.code)) {
+      return current.code
+    }
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+const transportError = (error: HttpClientError.HttpClientError, scrub: (text: string) => string) => {
+  const code = systemCode(error.reason.cause)
+  return new SpotError.TransportError({
+    description: scrub(`${error.reason._tag}: ${error.message}${code === undefined ? "" : ` (${code})`}`),
+    notSent: code !== undefined && NOT_SENT_CODES.has(code)
+  })
+}
+
 export interface Endpoint {
   readonly path: string
   readonly limiter: RateLimiter.Limiter | undefined
@@ -132,15 +163,15 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
         Effect.mapError((error) =>
           error instanceof SpotError.TransportError
             ? error
-            : new SpotError.TransportError({ description: scrub(`${error.reason._tag}: ${error.message}`, signature) })
+            : transportError(error, (text) =>
+              scrub(text, signature))
         )
       )
       const receivedAt = yield* Clock.currentTimeMillis
       // Texts that can end up in messages are scrubbed of credentials before they are cut to an excerpt (so no
       // fragment survives at the cut). The data itself is never scrubbed: a short passphrase may be a substring of
       // a price.
-      const excerptOf = (text: string) =>
-        scrub(text, signature).slice(0, EXCERPT)
+      const excerptOf = (text: string) => scrub(text, signature).slice(0, EXCERPT)
       const scrubText = (text: string) => scrub(text, signature)
 
       // An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page.
