@@ -140,9 +140,9 @@ export interface Service {
   /** One page of bills. */
   readonly fundingBillsPage: (query?: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotError>
   /**
-   * Transfers a coin to another user. Retried only when the venue provably did not apply it (no connection, 429, maintenance,
-   * timestamp); when the answer is lost the call fails with `OutcomeUnknownError` instead of risking a second
-   * transfer.
+   * Transfers a coin to another user. Retried only when the venue provably did not apply it (no connection, 429,
+   * maintenance, timestamp); when the answer is lost the call fails with `OutcomeUnknownError` instead of risking a
+   * second transfer.
    */
   readonly internalTransfer: (
     transfer: Transfer.InternalTransferInput
