@@ -780,7 +780,12 @@ export const layerConfig = (
  * @category layers
  */
 export const defaultConfig: Config.Wrap<Options> = {
-  baseUrl: Config.String("SPOTKIT_BASE_URL"),
+  baseUrl: Config.schema(
+    Schema.String.check(
+      Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/, { message: "must be an http:// or https:// URL" })
+    ),
+    "SPOTKIT_BASE_URL"
+  ),
   credentials: {
     apiKey: Config.Redacted("SPOTKIT_API_KEY"),
     secretKey: Config.Redacted("SPOTKIT_SECRET_KEY"),

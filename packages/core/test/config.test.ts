@@ -44,6 +44,22 @@ describe("SpotClient.layerConfig", () => {
     }).pipe(Effect.provide(clientFromEnv(venue, { ...fullEnv, SPOTKIT_LOCALE: "zh-CN" })))
   })
 
+  for (const baseUrl of ["not a url", "ftp://venue.test", "venue.test", "https://"]) {
+    it.effect(`refuses SPOTKIT_BASE_URL=${JSON.stringify(baseUrl)}, naming it, before any request`, () => {
+      const venue = new FakeVenue()
+      return Effect.gen(function*() {
+        const exit = yield* Effect.exit(
+          Layer.build(clientFromEnv(venue, { ...fullEnv, SPOTKIT_BASE_URL: baseUrl })).pipe(Effect.scoped)
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const rendered = String(Exit.isFailure(exit) ? exit.cause : "")
+        assert.include(rendered, "SPOTKIT_BASE_URL")
+        assert.include(rendered, "http:// or https://")
+        assert.strictEqual(venue.requests.length, 0)
+      })
+    })
+  }
+
   for (const missing of Object.keys(fullEnv)) {
     it.effect(`fails with an error naming ${missing} when it is missing`, () => {
       const env: Record<string, string> = { ...fullEnv }
