@@ -36,6 +36,8 @@ const startSandbox = (): Promise<{ readonly env: Record<string, string>; readonl
       [...source, sandboxBin, "--seed", String(SEED), "--bills", String(BILLS), "--rate-limits", "off"],
       { stdio: ["ignore", "pipe", "inherit"] }
     )
+    // Whatever way the demo ends (a failed step exits early), the sandbox does not outlive it.
+    process.once("exit", () => child.kill("SIGTERM"))
     const env: Record<string, string> = {}
     const exited = new Promise<number>((done) => child.once("exit", (code) => done(code ?? 1)))
     void exited.then((code) => {
@@ -232,4 +234,4 @@ const main = async () => {
   if (bills.length < BILLS) fail(`expected at least ${BILLS} bills, exported ${bills.length}`)
 }
 
-void main()
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))

@@ -5,7 +5,7 @@
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
  * network failed (or a batch had failed items), 2 for bad usage or input caught before anything was sent, 130
- * after Ctrl-C. Every expected error is one line on stderr, with the venue's code where it gave one, never a stack
+ * after Ctrl-C, 143 after SIGTERM. Every expected error is one line on stderr, with the venue's code where it gave one, never a stack
  * trace and never a secret.
  *
  * @since 0.1.0

@@ -1,7 +1,7 @@
 /**
  * The built CLI (`node dist/bin/spotkit.js`, see `globalSetup.ts`) as a real subprocess against the sandbox on a
  * loopback port, acting as alice of the seeded demo exchange: exports equal the engine's funding ledger row for row,
- * with every filter; each exit code (0, 1, 2, 130 after SIGINT); progress only on request; orders and a transfer move
+ * with every filter; each exit code (0, 1, 2, 130 after SIGINT, 143 after SIGTERM); progress only on request; orders and a transfer move
  * the engine as they say; and no secret or signature in any output of any run.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -215,54 +215,59 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           }
         }))
 
-      it.effect("SIGINT during a slow export: exit code 130, and the file holds whole rows, a prefix of the export", () =>
-        Effect.gen(function*() {
-          const exchange = yield* TestExchange.TestExchange
-          const file = join(dir, "interrupted.csv")
-          const all = yield* expected()
-          // Each page answers 150 ms late: the whole export would take about 4.5 s.
-          yield* exchange.injectFault({ fault: Fault.latency(150), path: BILLS_PATH })
-          const env = yield* aliceEnv
-          const run = yield* Effect.scoped(Effect.gen(function*() {
-            const handle = yield* spawn(["bills", "export", "--out", file], env)
-            const stdout = yield* Effect.forkScoped(decodeAll(handle.stdout))
-            const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
-            // Wait for the header and three pages on disk, then press Ctrl-C.
-            const written = () => {
-              try {
-                return linesOf(readFileSync(file, "utf8")).length
-              } catch {
-                return 0
+      for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+        it.effect(`${signal} during a slow export: exit code ${code}, and the file holds whole rows, a prefix of the export`, () =>
+          Effect.gen(function*() {
+            const exchange = yield* TestExchange.TestExchange
+            const file = join(dir, `interrupted-${signal}.csv`)
+            const all = yield* expected()
+            // Each page answers 150 ms late: the whole export would take about 4.5 s.
+            yield* exchange.injectFault({ fault: Fault.latency(150), path: BILLS_PATH })
+            const env = yield* aliceEnv
+            const run = yield* Effect.scoped(Effect.gen(function*() {
+              const handle = yield* spawn(["bills", "export", "--out", file], env)
+              const stdout = yield* Effect.forkScoped(decodeAll(handle.stdout))
+              const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+              // Wait for the header and three pages on disk, then press Ctrl-C.
+              const written = () => {
+                try {
+                  return linesOf(readFileSync(file, "utf8")).length
+                } catch {
+                  return 0
+                }
               }
-            }
-            while (written() < 301) yield* Effect.sleep("25 millis")
-            yield* handle.kill({ killSignal: "SIGINT" })
-            const exitCode = Number(yield* handle.exitCode)
-            return {
-              args: ["bills", "export", "--out", file],
-              exitCode,
-              stdout: yield* Fiber.join(stdout),
-              stderr: yield* Fiber.join(stderr)
-            }
-          })).pipe(
-            Effect.timeout("30 seconds"),
-            Effect.provide(NodeServices.layer),
-            Effect.ensuring(exchange.clearFaults)
-          )
-          runs.push(run)
-          assert.strictEqual(run.exitCode, 130, run.stderr)
-          const text = readFileSync(file, "utf8")
-          assert.isTrue(text.endsWith("\n"), "the file ends inside a row")
-          const lines = linesOf(text)
-          assert.strictEqual(lines[0], HEADER)
-          for (const line of lines) assert.strictEqual(line.split(",").length, 8, line)
-          const rows = lines.slice(1)
-          assert.isAtLeast(rows.length, 300)
-          // Stopped before the end: it was still running.
-          assert.isBelow(rows.length, all.length)
-          assert.deepStrictEqual(rows, all.slice(0, rows.length).map(csvRow))
-          assert.include(run.stderr, `interrupted after ${rows.length} rows to ${file}; every row written is complete`)
-        }))
+              while (written() < 301) yield* Effect.sleep("25 millis")
+              yield* handle.kill({ killSignal: signal })
+              const exitCode = Number(yield* handle.exitCode)
+              return {
+                args: ["bills", "export", "--out", file],
+                exitCode,
+                stdout: yield* Fiber.join(stdout),
+                stderr: yield* Fiber.join(stderr)
+              }
+            })).pipe(
+              Effect.timeout("30 seconds"),
+              Effect.provide(NodeServices.layer),
+              Effect.ensuring(exchange.clearFaults)
+            )
+            runs.push(run)
+            assert.strictEqual(run.exitCode, code, run.stderr)
+            const text = readFileSync(file, "utf8")
+            assert.isTrue(text.endsWith("\n"), "the file ends inside a row")
+            const lines = linesOf(text)
+            assert.strictEqual(lines[0], HEADER)
+            for (const line of lines) assert.strictEqual(line.split(",").length, 8, line)
+            const rows = lines.slice(1)
+            assert.isAtLeast(rows.length, 300)
+            // Stopped before the end: it was still running.
+            assert.isBelow(rows.length, all.length)
+            assert.deepStrictEqual(rows, all.slice(0, rows.length).map(csvRow))
+            assert.include(
+              run.stderr,
+              `interrupted after ${rows.length} rows to ${file}; every row written is complete`
+            )
+          }))
+      }
     })
 
     describe("exit codes", () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `spotkit`: the command-line tool (see `Cli.ts`). Exit codes: 0 success, 1 venue/network error, 2 bad usage or
- * input, 130 after Ctrl-C.
+ * input, 130 after Ctrl-C, 143 after SIGTERM.
  *
  * @since 0.1.0
  */

@@ -1,5 +1,6 @@
 // The body of the `spotkit` command: parses the arguments, runs the command on the Node runtime, and maps how it
-// ended to the exit code (0 success, 1 venue/network error, 2 bad usage or input, 130 after Ctrl-C). Loaded by
+// ended to the exit code (0 success, 1 venue/network error, 2 bad usage or input, 130 after Ctrl-C (SIGINT), 143
+// after SIGTERM: 128 + the signal, as shells report it). Loaded by
 // `bin/spotkit.ts` once V8 is configured.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -16,9 +17,15 @@ const version = ((): string => {
     : "0.0.0"
 })()
 
+// The runtime interrupts the program on SIGINT and SIGTERM alike; which one it was decides the exit code.
+let interruptedBy: "SIGINT" | "SIGTERM" = "SIGINT"
+process.once("SIGTERM", () => {
+  interruptedBy = "SIGTERM"
+})
+
 const teardown: Runtime.Teardown = (exit, onExit) => {
   if (Exit.isFailure(exit)) {
-    if (Cause.hasInterruptsOnly(exit.cause)) return onExit(130)
+    if (Cause.hasInterruptsOnly(exit.cause)) return onExit(interruptedBy === "SIGTERM" ? 143 : 130)
     const error = Cause.squash(exit.cause)
     if (Cli.isCliFailure(error)) return onExit(error.exitCode)
     if (CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0) return onExit(2)
