@@ -77,7 +77,9 @@ const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
         return usage(
           name === undefined
             ? `configuration: ${detail}`
-            : `environment variable ${name} is missing or invalid (${detail}); see spotkit --help`
+            : detail === "Expected string"
+            ? `environment variable ${name} is not set; see spotkit --help`
+            : `environment variable ${name} is invalid (${detail}); see spotkit --help`
         )
       }
     }

@@ -213,3 +213,15 @@ describe("orders batch --file", () => {
       }))
   })
 })
+
+describe("tables", () => {
+  it("escapes control characters so that a value cannot split a row", () => {
+    const text = Formats.table(["index", "clientOrderId"], [["0", "a\nb"], ["1", "tab\there"]])
+    assert.deepStrictEqual(text.split("\n"), [
+      "index  clientOrderId",
+      "0      a\\u000ab",
+      "1      tab\\u0009here",
+      ""
+    ])
+  })
+})

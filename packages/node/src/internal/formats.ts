@@ -36,8 +36,16 @@ export const billsNdjson = (bills: ReadonlyArray<Bill.Bill>): string => {
   return text
 }
 
-/** Left-aligned columns separated by two spaces, with a header row. */
-export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+// Control characters (a newline in a clientOrderId from a batch file, say) would break a row of a table in two:
+// they are shown as JSON escapes instead. Only tables are for people; CSV and JSON carry the values as they are.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/g
+const printable = (cell: string): string =>
+  cell.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** Left-aligned columns separated by two spaces, with a header row; control characters escaped. */
+export const table = (header: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const rows = body.map((row) => row.map(printable))
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) =>
     cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ").trimEnd() + "\n"
