@@ -11,8 +11,7 @@
  * @since 0.1.0
  */
 import { type Bill, Order, SpotClient, type SpotError, Transfer } from "@spotkit/core"
-import type { Config } from "effect"
-import { Data, Effect, FileSystem, Layer, Option, Result, Runtime, Stream } from "effect"
+import { Config, Data, Effect, FileSystem, Layer, Option, Result, Runtime, Stream } from "effect"
 import { CliOutput, Command, Flag } from "effect/cli"
 import * as Formats from "./internal/formats.ts"
 import * as Output from "./internal/output.ts"
@@ -85,12 +84,20 @@ const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
     }
   })
 
+// The client from the environment, over Node's own HTTP client: the CLI sends one request at a time, where undici's
+// pool gains nothing, and undici's WebAssembly parser and allocations cost about 40 MB of peak RSS on a long export
+// (BENCHMARKS.md).
+const config: Config.Wrap<NodeSpotClient.Options> = {
+  ...NodeSpotClient.defaultConfig,
+  transport: Config.succeed("node:http" as const)
+}
+
 /** Runs a command's body with a client from the environment, reporting its errors. */
 const withClient = <A>(
   body: (client: SpotClient.Service) => Effect.Effect<A, CommandError, Output.Output | FileSystem.FileSystem>
 ) =>
   reported(
-    Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layerConfig()))
+    Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layerConfig(config)))
   )
 
 const write = (text: string) => Effect.flatMap(Effect.service(Output.Output), ({ stdout }) => stdout.write(text))

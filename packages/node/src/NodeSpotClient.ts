@@ -1,6 +1,6 @@
 /**
  * A ready `SpotClient` on Node: `SpotClient.layer` of `@spotkit/core` over an undici `HttpClient` (a keep-alive
- * connection pool with connect, header and body timeouts), signing with `node:crypto` (`NodeSigner`), and the live
+ * connection pool with connect, header and body timeouts; `transport: "node:http"` for Node's own client), signing with `node:crypto` (`NodeSigner`), and the live
  * clock. The client corrects the clock's skew from the server times in the venue's answers by itself (core's
  * `clockOffset`), so a machine whose clock is off by a minute still signs timestamps the venue accepts.
  *
@@ -31,7 +31,13 @@ import * as NodeSigner from "./NodeSigner.ts"
  * @category options
  */
 export interface HttpOptions {
-  /** Connections per origin; `undefined` lets undici open as many as there are requests in flight. @default unbounded */
+  /**
+   * The HTTP implementation. `"undici"`: a pooled client built for many requests in flight. `"node:http"`: Node's
+   * own client with a keep-alive agent, which holds far less memory (its parser is native, undici's is WebAssembly);
+   * the `spotkit` CLI uses it, as it sends one request at a time. @default "undici"
+   */
+  readonly transport?: "undici" | "node:http" | undefined
+  /** Connections per origin; `undefined` opens as many as there are requests in flight. @default unbounded */
   readonly connections?: number | undefined
   /** How long an idle keep-alive connection stays open. @default 30 seconds */
   readonly keepAliveTimeout?: Duration.Input | undefined
@@ -52,8 +58,9 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input): nu
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
 /**
- * An undici `HttpClient` with a keep-alive pool. Its header and body timeouts follow the client's request `timeout`
- * (core enforces that bound on the whole exchange; undici's own timers make sure a stalled socket is released too).
+ * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"`. Its socket timeouts follow
+ * the client's request `timeout` (core enforces that bound on the whole exchange; the transport's own timers make
+ * sure a stalled socket is released too).
  *
  * @since 0.1.0
  * @category layers
@@ -62,6 +69,13 @@ export const layerHttpClient = (
   options: HttpOptions & { readonly timeout?: Duration.Input | undefined } = {}
 ): Layer.Layer<HttpClient.HttpClient> => {
   const timeout = millis(options.timeout, "10 seconds")
+  if (options.transport === "node:http") {
+    return NodeHttpClient.layerNodeHttpOptions({
+      keepAlive: true,
+      ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
+      timeout
+    })
+  }
   return NodeHttpClient.layerUndiciOptions({
     ...(options.connections === undefined ? {} : { connections: options.connections }),
     keepAliveTimeout: millis(options.keepAliveTimeout, "30 seconds"),
