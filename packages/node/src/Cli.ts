@@ -368,12 +368,17 @@ const ordersBatch = Command.make(
         Effect.gen(function*() {
           // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
           const result = yield* client.placeOrders(flags.symbol, parsed.items as ReadonlyArray<Order.BatchItemInput>)
-          yield* write(
+          // The orders are placed whether or not stdout still has a reader (`| head`): the summary and the exit code
+          // must still say whether items failed.
+          const closed = yield* write(
             flags.format === "table"
               ? Formats.table(Formats.OUTCOME_COLUMNS, result.outcomes.map(Formats.outcomeRow))
               : flags.format === "json"
               ? json(result)
               : Formats.ndjson(result.outcomes)
+          ).pipe(
+            Effect.as(undefined),
+            Effect.catchIf((error) => error.code === "EPIPE", (error) => Effect.succeed(error))
           )
           const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
           yield* stderr.write(
@@ -384,6 +389,7 @@ const ordersBatch = Command.make(
           if (result.failed > 0) {
             return yield* Effect.fail(new CliFailure({ message: `${result.failed} items failed`, exitCode: 1 }))
           }
+          if (closed !== undefined) return yield* Effect.fail(closed)
         })
       )
     })

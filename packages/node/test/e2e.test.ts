@@ -9,11 +9,22 @@ import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
 import type { Engine } from "@spotkit/testkit"
 import { Effect, Fiber } from "effect"
+import { spawn as spawnChild } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { aliceEnv, decodeAll, linesOf, type Run, runBuilt, sandboxLayer, secretsOf, spawn } from "./support/cli.ts"
+import {
+  aliceEnv,
+  builtCli,
+  decodeAll,
+  linesOf,
+  type Run,
+  runBuilt,
+  sandboxLayer,
+  secretsOf,
+  spawn
+} from "./support/cli.ts"
 
 const BILLS = 3000
 const BILLS_PATH = "/api/v2/account/fundingBills"
@@ -480,6 +491,44 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             outcomes.filter((o) => o._tag === "Placed").map((o) => o.orderId!).sort()
           )
           assert.isTrue(held.every((o) => o.status === "open"))
+        }))
+
+      it.effect("orders batch into a reader that went away: the summary still on stderr, exit 1 on failures", () =>
+        Effect.gen(function*() {
+          const env = yield* aliceEnv
+          const batch = (name: string, items: ReadonlyArray<Record<string, string>>) => {
+            const file = join(dir, name)
+            writeFileSync(file, items.map((item) => JSON.stringify(item)).join("\n"))
+            return file
+          }
+          const item = (i: number, side = "buy") => ({
+            side,
+            orderType: "limit",
+            force: "normal",
+            price: String(21000 + i),
+            quantity: "0.001",
+            clientOrderId: `e2e-epipe-${i}`
+          })
+          // The read end of the CLI's stdout is closed at once, before the CLI writes: its write meets EPIPE.
+          const piped = (file: string) =>
+            Effect.callback<{ readonly code: number; readonly stderr: string }>((resume) => {
+              const child = spawnChild(
+                process.execPath,
+                [builtCli, "orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", file],
+                { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }
+              )
+              child.stdout.destroy()
+              let stderr = ""
+              child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+              child.on("close", (code) => resume(Effect.succeed({ code: code ?? -1, stderr })))
+              return Effect.sync(() => child.kill())
+            })
+          const withFailure = yield* piped(batch("epipe-fail.ndjson", [item(0), item(1, "hold")]))
+          assert.strictEqual(withFailure.code, 1, withFailure.stderr)
+          assert.include(withFailure.stderr, "spotkit: placed 1 of 2, 1 failed")
+          const allPlaced = yield* piped(batch("epipe-ok.ndjson", [item(2), item(3)]))
+          assert.strictEqual(allPlaced.code, 0, allPlaced.stderr)
+          assert.include(allPlaced.stderr, "spotkit: placed 2 of 2, 0 failed")
         }))
 
       it.effect("transfer: USDT from alice's spot account to bob's funding account; the balances move", () =>
