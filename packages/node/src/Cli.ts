@@ -341,6 +341,20 @@ const parseItems = (text: string): { readonly items: ReadonlyArray<unknown> } | 
   return { items }
 }
 
+/** Why a file could not be read, in words (the platform's tag names are not for users). */
+const readProblem = (reason: { readonly _tag: string; readonly message: string }): string => {
+  switch (reason._tag) {
+    case "NotFound":
+      return "no such file"
+    case "BadResource":
+      return "not a readable file (a directory?)"
+    case "PermissionDenied":
+      return "permission denied"
+    default:
+      return reason.message
+  }
+}
+
 const ordersBatch = Command.make(
   "batch",
   {
@@ -358,7 +372,7 @@ const ordersBatch = Command.make(
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const text = yield* fs.readFileString(flags.file).pipe(
-        Effect.catch((error) => usage(`--file: cannot read ${flags.file}: ${error.message}`))
+        Effect.catch((error) => usage(`--file: cannot read ${flags.file}: ${readProblem(error.reason)}`))
       )
       const parsed = parseItems(text)
       if ("error" in parsed) return yield* usage(`--file ${flags.file}: ${parsed.error}`)

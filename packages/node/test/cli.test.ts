@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Bill } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect, FileSystem, Schema } from "effect"
+import { tmpdir } from "node:os"
 import * as Formats from "../src/internal/formats.ts"
 import { parseTime } from "../src/internal/time.ts"
 import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "./support/cli.ts"
@@ -205,11 +206,14 @@ describe("orders batch --file", () => {
           })))
     }
 
-    it.effect("a file that cannot be read: exit code 2 naming it", () =>
+    it.effect("a file that cannot be read: exit code 2 naming it and saying why", () =>
       Effect.gen(function*() {
-        const run = yield* batch("/nonexistent/spotkit-items.json")
-        assert.strictEqual(run.exitCode, 2)
-        assert.include(run.stderr, "--file: cannot read /nonexistent/spotkit-items.json")
+        const missing = yield* batch("/nonexistent/spotkit-items.json")
+        assert.strictEqual(missing.exitCode, 2)
+        assert.include(missing.stderr, "--file: cannot read /nonexistent/spotkit-items.json: no such file")
+        const directory = yield* batch(tmpdir())
+        assert.strictEqual(directory.exitCode, 2)
+        assert.include(directory.stderr, `--file: cannot read ${tmpdir()}: not a readable file (a directory?)`)
       }))
   })
 })
