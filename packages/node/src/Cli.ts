@@ -154,7 +154,7 @@ const billsExport = Command.make(
       if (sinceMillis !== undefined && untilMillis !== undefined && untilMillis < sinceMillis) {
         return yield* usage(`--until (${untilMillis}) is before --since (${sinceMillis})`)
       }
-      if (!Number.isInteger(flags.pageSize) || flags.pageSize < 1 || flags.pageSize > 100) {
+      if (flags.pageSize < 1 || flags.pageSize > 100) {
         return yield* usage(`--page-size: ${flags.pageSize} is not from 1 to 100`)
       }
       if (Option.isSome(flags.coinId) && flags.coinId.value < 0) {

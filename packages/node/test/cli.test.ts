@@ -10,6 +10,7 @@ import { TestExchange } from "@spotkit/testkit"
 import { Effect, FileSystem, Schema } from "effect"
 import { tmpdir } from "node:os"
 import * as Formats from "../src/internal/formats.ts"
+import * as Progress from "../src/internal/progress.ts"
 import { parseTime } from "../src/internal/time.ts"
 import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "./support/cli.ts"
 
@@ -227,5 +228,16 @@ describe("tables", () => {
       "1      tab\\u0009here",
       ""
     ])
+  })
+})
+
+describe("progress figures", () => {
+  it("thousands separators, the rate and the elapsed time", () => {
+    assert.strictEqual(
+      Progress.describe(1_234_567, 12_346, 2_000),
+      "1,234,567 rows, 12,346 pages, 617,284 rows/s, 2.0 s"
+    )
+    assert.strictEqual(Progress.describe(999, 10, 0), "999 rows, 10 pages, 0 rows/s, 0.0 s")
+    assert.strictEqual(Progress.describe(0, 0, 61_000), "0 rows, 0 pages, 0 rows/s, 1 min 01 s")
   })
 })

@@ -6,7 +6,6 @@ import * as Signer from "../Signer.ts"
 import * as SpotError from "../SpotError.ts"
 import type * as RateLimiter from "./rateLimiter.ts"
 
-/** One endpoint: its path, which limiter it counts against, and its weight there. */
 // System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
 // have seen it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
 const NOT_SENT_CODES: ReadonlySet<string> = new Set([
@@ -38,6 +37,7 @@ const transportError = (error: HttpClientError.HttpClientError, scrub: (text: st
   })
 }
 
+/** One endpoint: its path, which limiter it counts against, and its weight there. */
 export interface Endpoint {
   readonly path: string
   readonly limiter: RateLimiter.Limiter | undefined

@@ -9,7 +9,7 @@ const LOG_INTERVAL = 5_000
 
 // Thousands separators without `Intl`: an `Intl.NumberFormat` pulls ICU data into memory (about 7 MB of RSS) for
 // every command, also those that print no progress.
-const number = { format: (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",") }
+const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
 export const formatDuration = (millis: number): string => {
   const seconds = Math.floor(millis / 1000)
@@ -21,9 +21,7 @@ export const formatDuration = (millis: number): string => {
 /** The figures of an export so far. */
 export const describe = (rows: number, pages: number, elapsed: number): string => {
   const rate = elapsed > 0 ? Math.round(rows / (elapsed / 1000)) : 0
-  return `${number.format(rows)} rows, ${number.format(pages)} pages, ${number.format(rate)} rows/s, ${
-    formatDuration(elapsed)
-  }`
+  return `${thousands(rows)} rows, ${thousands(pages)} pages, ${thousands(rate)} rows/s, ${formatDuration(elapsed)}`
 }
 
 export interface Progress {
