@@ -16,23 +16,40 @@
  */
 import { Bill } from "@spotkit/core"
 import {
+  at,
   BookSide,
+  C_TIME,
+  FILL_TOTAL,
+  FILLED,
+  FLAGS,
   FORCE_FOK,
   FORCE_NORMAL,
   FORCE_POST_ONLY,
   FORCE_SHIFT,
+  LATEST_FILL,
+  LEVEL,
   type Level,
+  MAX_FILL,
+  MIN_FILL,
+  NEXT,
   NO_ORDER,
   OrderStore,
+  PRICE,
+  PRODUCT,
+  QUANTITY,
+  REMAINING,
+  setStatus,
   SIDE_SELL,
   STATUS_CANCELLED,
   STATUS_FILLED,
   STATUS_OPEN,
   STATUS_SHIFT,
-  TYPE_MARKET
+  TYPE_MARKET,
+  U_TIME,
+  USER
 } from "./internal/book.ts"
 import { ClientIds } from "./internal/clientIds.ts"
-import { EntryList, Ledger } from "./internal/ledger.ts"
+import * as Ledger from "./internal/ledger.ts"
 import { prng } from "./internal/prng.ts"
 import { TradeLog } from "./internal/trades.ts"
 import { fixed, mulDivFloor, pow10, rate, RATE_SCALE, toUnits, trimmed } from "./internal/units.ts"
@@ -69,6 +86,9 @@ export const bizTypes: ReadonlyArray<Bill.BizType> = Bill.BizType.literals
 export type BizType = Bill.BizType
 
 const BIZ = Object.fromEntries(bizTypes.map((name, i) => [name, i])) as Record<BizType, number>
+// The ones a fill writes, as plain constants for the hot path.
+const BUY_SUCCESS = BIZ.buy_success
+const SELL_COMPLETE = BIZ.sell_complete
 
 // The bizTypes of synthetic history that debit the funding account; the others credit it.
 const DEBITS =
@@ -372,8 +392,8 @@ interface User {
   readonly accountId: string
   /** (account * coins + coin) * 2 + (0 available | 1 frozen), in units. */
   readonly balances: Float64Array
-  readonly fundBills: EntryList
-  readonly fundBillsByCoin: Array<EntryList>
+  readonly fundBills: Ledger.EntryList
+  readonly fundBillsByCoin: Array<Ledger.EntryList>
 }
 
 /**
@@ -415,8 +435,8 @@ const STATUSES = ["open", "filled", "cancelled"] as const
  */
 export class Engine {
   readonly seed: number
-  readonly orders = new OrderStore()
-  readonly ledger = new Ledger()
+  private readonly orders = new OrderStore()
+  private readonly ledger = new Ledger.Ledger()
   private readonly clientIds = new ClientIds(this.orders)
   private readonly coins: Array<Coin>
   private readonly coinByName = new Map<string, Coin>()
@@ -582,8 +602,8 @@ export class Engine {
       userId: id,
       accountId: this.id(KIND_ACCOUNT, index + 1),
       balances: new Float64Array(accountTypes.length * this.coins.length * 2),
-      fundBills: new EntryList(),
-      fundBillsByCoin: this.coins.map(() => new EntryList())
+      fundBills: new Ledger.EntryList(),
+      fundBillsByCoin: this.coins.map(() => new Ledger.EntryList())
     }
     this.users.push(user)
     this.userById.set(id, user)
@@ -649,12 +669,11 @@ export class Engine {
     if (coins.length === 0) throw new EngineError("coins: at least one")
     const last = user.fundBills.size === 0
       ? -Infinity
-      : this.ledger.time[user.fundBills.items[user.fundBills.size - 1]!]!
+      : this.ledger.time(user.fundBills.items[user.fundBills.size - 1]!)
     if (options.from < last || options.to < options.from) {
       throw new EngineError("history: from <= to, and not before the account's last bill")
     }
     const random = prng(options.seed ?? this.seed)
-    this.ledger.reserve(this.ledger.size + count)
     // Evenly spread over [from, to] without forming span × i, which can pass 2^53 (ten years × 30K bills).
     const span = options.to - options.from
     const gaps = Math.max(1, count - 1)
@@ -931,23 +950,20 @@ export class Engine {
     }
     const now = this.tick(nowInput)
     const store = this.orders
-    const seq = store.alloc()
-    store.price[seq] = price
-    store.quantity[seq] = quantity
+    const seq = store.alloc(clientOrderId)
+    this.clientIds.addMissed(seq)
+    // A fresh record is all zeros: the fill fields start so.
+    const record = store.segment(seq)
+    const o = at(seq)
+    record[o + PRICE] = price
+    record[o + QUANTITY] = quantity
     // A market buy counts down what it may still spend, in units of the quote coin.
-    store.remaining[seq] = market === 1 && buy ? freeze : quantity
-    store.filled[seq] = 0
-    store.fillTotal[seq] = 0
-    store.latestFill[seq] = 0
-    store.maxFill[seq] = 0
-    store.minFill[seq] = 0
-    store.cTime[seq] = now
-    store.uTime[seq] = now
-    store.user[seq] = user.index
-    store.product[seq] = product.index
-    store.flags[seq] = (buy ? 0 : SIDE_SELL) | (market === 1 ? TYPE_MARKET : 0) | (force << FORCE_SHIFT)
-    store.clientOrderId[seq] = clientOrderId
-    this.clientIds.add(user.index, clientOrderId, seq)
+    record[o + REMAINING] = market === 1 && buy ? freeze : quantity
+    record[o + C_TIME] = now
+    record[o + U_TIME] = now
+    record[o + USER] = user.index
+    record[o + PRODUCT] = product.index
+    record[o + FLAGS] = (buy ? 0 : SIDE_SELL) | (market === 1 ? TYPE_MARKET : 0) | (force << FORCE_SHIFT)
     this.freeze(user, coin, freeze)
 
     // Fill-or-kill: all of it now at acceptable prices, or nothing (the order is accepted and cancelled).
@@ -956,7 +972,7 @@ export class Engine {
       return seq
     }
     this.match(user, product, seq, opposite, now)
-    if (store.remaining[seq]! > 0 && market === 0 && (force === FORCE_NORMAL || force === FORCE_POST_ONLY)) {
+    if (record[o + REMAINING]! > 0 && market === 0 && (force === FORCE_NORMAL || force === FORCE_POST_ONLY)) {
       const own = buy ? product.bids : product.asks
       own.append(store, own.levelFor(price), seq)
     } else {
@@ -979,42 +995,60 @@ export class Engine {
 
   private match(taker: User, product: Product, seq: number, opposite: BookSide, now: number): void {
     const store = this.orders
-    const flags = store.flags[seq]!
+    const t = store.segment(seq)
+    const to = at(seq)
+    const flags = t[to + FLAGS]!
     const buy = (flags & SIDE_SELL) === 0
     const market = (flags & TYPE_MARKET) !== 0
-    const limit = store.price[seq]!
+    const limit = t[to + PRICE]!
     const lotCost = product.notional
     let level: Level | undefined
-    while (store.remaining[seq]! > 0 && (level = opposite.best()) !== undefined) {
+    while (t[to + REMAINING]! > 0 && (level = opposite.best()) !== undefined) {
       const levelPrice = level.price
       if (!market && (buy ? levelPrice > limit : levelPrice < limit)) break
       let maker = level.head
-      while (maker !== NO_ORDER && store.remaining[seq]! > 0) {
-        const next = store.next[maker]!
-        let lots = store.remaining[maker]!
+      while (maker !== NO_ORDER && t[to + REMAINING]! > 0) {
+        const m = store.segment(maker)
+        const mo = at(maker)
+        const next = m[mo + NEXT]!
+        let lots = m[mo + REMAINING]!
         if (market && buy) {
           // Both are safe integers, so the floor of the double quotient is the exact integer quotient.
-          const affordable = Math.floor(store.remaining[seq]! / (levelPrice * lotCost))
+          const affordable = Math.floor(t[to + REMAINING]! / (levelPrice * lotCost))
           if (affordable === 0) return
           if (affordable < lots) lots = affordable
-        } else if (store.remaining[seq]! < lots) {
-          lots = store.remaining[seq]!
+        } else if (t[to + REMAINING]! < lots) {
+          lots = t[to + REMAINING]!
         }
-        this.fill(taker, product, seq, maker, levelPrice, lots, now)
+        this.fill(taker, product, t, to, m, mo, levelPrice, lots, now)
+        if (this.recordTrades) this.recordTrade(maker, seq, buy, levelPrice, lots, product, now)
         level.total -= lots
-        if (store.remaining[maker] === 0) {
+        if (m[mo + REMAINING] === 0) {
           opposite.unlink(store, level, maker)
-          store.setStatus(maker, STATUS_FILLED)
+          setStatus(m, mo, STATUS_FILLED)
         }
         maker = next
       }
     }
   }
 
-  private fill(taker: User, product: Product, t: number, m: number, price: number, lots: number, now: number): void {
-    const store = this.orders
-    const maker = this.users[store.user[m]!]!
-    const takerBuys = (store.flags[t]! & SIDE_SELL) === 0
+  // The fees of the last fill, for the trade log.
+  private lastBuyerFee = 0
+  private lastSellerFee = 0
+
+  private fill(
+    taker: User,
+    product: Product,
+    t: Float64Array,
+    to: number,
+    m: Float64Array,
+    mo: number,
+    price: number,
+    lots: number,
+    now: number
+  ): void {
+    const maker = this.users[m[mo + USER]!]!
+    const takerBuys = (t[to + FLAGS]! & SIDE_SELL) === 0
     const value = price * lots * product.notional
     const baseUnits = lots * product.lot
     const buyer = takerBuys ? taker : maker
@@ -1025,64 +1059,59 @@ export class Engine {
     const quote = product.quote
 
     // The buyer's frozen quote: a taker limit buy froze at its own price and gets the difference back.
-    const buyerSeq = takerBuys ? t : m
-    const buyerMarket = (store.flags[buyerSeq]! & TYPE_MARKET) !== 0
-    const frozenAtLimit = buyerMarket ? value : store.price[buyerSeq]! * lots * product.notional
-    this.spendFrozen(buyer, quote, value, BIZ.buy_success, now)
+    const b = takerBuys ? t : m
+    const bo = takerBuys ? to : mo
+    const buyerMarket = (b[bo + FLAGS]! & TYPE_MARKET) !== 0
+    const frozenAtLimit = buyerMarket ? value : b[bo + PRICE]! * lots * product.notional
+    this.spendFrozen(buyer, quote, value, BUY_SUCCESS, now)
     const released = frozenAtLimit - value
     if (released > 0) this.freeze(buyer, quote, -released)
     const buyerFee = mulDivFloor(baseUnits, buyerRate, pow10(RATE_SCALE))
-    this.post(buyer, SPOT, base, BIZ.buy_success, baseUnits - buyerFee, buyerFee, now)
+    this.post(buyer, SPOT, base, BUY_SUCCESS, baseUnits - buyerFee, buyerFee, now)
 
-    this.spendFrozen(seller, base, baseUnits, BIZ.sell_complete, now)
+    this.spendFrozen(seller, base, baseUnits, SELL_COMPLETE, now)
     const sellerFee = mulDivFloor(value, sellerRate, pow10(RATE_SCALE))
-    this.post(seller, SPOT, quote, BIZ.sell_complete, value - sellerFee, sellerFee, now)
+    this.post(seller, SPOT, quote, SELL_COMPLETE, value - sellerFee, sellerFee, now)
     this.feeUnits[base.index] = this.feeUnits[base.index]! + buyerFee
     this.feeUnits[quote.index] = this.feeUnits[quote.index]! + sellerFee
+    this.lastBuyerFee = buyerFee
+    this.lastSellerFee = sellerFee
 
-    this.recordFill(t, price, lots, value, now)
-    this.recordFill(m, price, lots, value, now)
-    if (this.recordTrades) {
-      this.tradeLog.append(
-        m,
-        t,
-        price,
-        lots,
-        value,
-        takerBuys ? sellerFee : buyerFee,
-        takerBuys ? buyerFee : sellerFee,
-        now
-      )
-    }
+    recordFill(t, to, price, lots, value, now)
+    recordFill(m, mo, price, lots, value, now)
   }
 
-  private recordFill(seq: number, price: number, lots: number, value: number, now: number): void {
-    const store = this.orders
-    const marketBuy = (store.flags[seq]! & (TYPE_MARKET | SIDE_SELL)) === TYPE_MARKET
-    store.remaining[seq] = store.remaining[seq]! - (marketBuy ? value : lots)
-    store.filled[seq] = store.filled[seq]! + lots
-    store.fillTotal[seq] = store.fillTotal[seq]! + value
-    store.latestFill[seq] = price
-    if (store.maxFill[seq]! < price) store.maxFill[seq] = price
-    if (store.minFill[seq] === 0 || store.minFill[seq]! > price) store.minFill[seq] = price
-    store.uTime[seq] = now
+  private recordTrade(
+    maker: number,
+    taker: number,
+    takerBuys: boolean,
+    price: number,
+    lots: number,
+    product: Product,
+    now: number
+  ): void {
+    const value = price * lots * product.notional
+    const makerFee = takerBuys ? this.lastSellerFee : this.lastBuyerFee
+    const takerFee = takerBuys ? this.lastBuyerFee : this.lastSellerFee
+    this.tradeLog.append(maker, taker, price, lots, value, makerFee, takerFee, now)
   }
 
   /** Ends an order that does not rest: releases what it still has frozen; filled if nothing is left. */
   private finish(user: User, product: Product, seq: number, now: number): void {
-    const store = this.orders
-    const flags = store.flags[seq]!
+    const r = this.orders.segment(seq)
+    const o = at(seq)
+    const flags = r[o + FLAGS]!
     const buy = (flags & SIDE_SELL) === 0
     const market = (flags & TYPE_MARKET) !== 0
-    const remaining = store.remaining[seq]!
+    const remaining = r[o + REMAINING]!
     const release = buy
-      ? (market ? remaining : remaining * store.price[seq]! * product.notional)
+      ? (market ? remaining : remaining * r[o + PRICE]! * product.notional)
       : remaining * product.lot
     if (release > 0) this.freeze(user, buy ? product.quote : product.base, -release)
     // A market buy is done when what is left cannot buy one more lot.
-    const done = remaining === 0 || (market && buy && store.filled[seq]! > 0 && this.dust(product, remaining))
-    store.setStatus(seq, done ? STATUS_FILLED : STATUS_CANCELLED)
-    store.uTime[seq] = now
+    const done = remaining === 0 || (market && buy && r[o + FILLED]! > 0 && this.dust(product, remaining))
+    setStatus(r, o, done ? STATUS_FILLED : STATUS_CANCELLED)
+    r[o + U_TIME] = now
   }
 
   private dust(product: Product, remainingQuote: number): boolean {
@@ -1121,26 +1150,25 @@ export class Engine {
   private cancel(userIndex: number, seq: number, now: number): boolean {
     const user = this.users[userIndex]
     const store = this.orders
-    if (
-      user === undefined || seq < 0 || seq >= store.size || store.user[seq] !== user.index ||
-      store.status(seq) !== STATUS_OPEN
-    ) {
-      return false
-    }
-    const product = this.products[store.product[seq]!]!
-    const buy = (store.flags[seq]! & SIDE_SELL) === 0
+    if (user === undefined || seq < 0 || seq >= store.size) return false
+    const r = store.segment(seq)
+    const o = at(seq)
+    const flags = r[o + FLAGS]!
+    if (r[o + USER] !== user.index || ((flags >> STATUS_SHIFT) & 3) !== STATUS_OPEN) return false
+    const product = this.products[r[o + PRODUCT]!]!
+    const buy = (flags & SIDE_SELL) === 0
     const side = buy ? product.bids : product.asks
-    const level = side.byPrice.get(store.price[seq]!)
-    if (level === undefined) return false
-    side.unlink(store, level, seq)
-    const remaining = store.remaining[seq]!
+    // Open orders of a limit kind rest; market, FOK and IOC orders are never open after their call.
+    side.unlink(store, side.byId[r[o + LEVEL]!]!, seq)
+    const remaining = r[o + REMAINING]!
+    const price = r[o + PRICE]!
     this.freeze(
       user,
       buy ? product.quote : product.base,
-      -(buy ? remaining * store.price[seq]! * product.notional : remaining * product.lot)
+      -(buy ? remaining * price * product.notional : remaining * product.lot)
     )
-    store.setStatus(seq, STATUS_CANCELLED)
-    store.uTime[seq] = this.tick(now)
+    setStatus(r, o, STATUS_CANCELLED)
+    r[o + U_TIME] = this.tick(now)
     return true
   }
 
@@ -1160,12 +1188,13 @@ export class Engine {
     const seqs: Array<number> = []
     for (const side of [product.bids, product.asks]) {
       for (const level of side.levels) {
-        for (let seq = level.head; seq !== NO_ORDER; seq = store.next[seq]!) {
-          if (store.user[seq] === user.index) seqs.push(seq)
+        for (let seq = level.head; seq !== NO_ORDER; seq = store.segment(seq)[at(seq) + NEXT]!) {
+          if (store.user(seq) === user.index) seqs.push(seq)
         }
       }
     }
-    seqs.sort((a, b) => (store.cTime[b]! - store.cTime[a]!) || b - a)
+    const cTime = (seq: number) => store.segment(seq)[at(seq) + C_TIME]!
+    seqs.sort((a, b) => (cTime(b) - cTime(a)) || b - a)
     return seqs.slice(pageNo * limit, pageNo * limit + limit).map((seq) => this.view(seq))
   }
 
@@ -1188,7 +1217,7 @@ export class Engine {
     const out: Array<OrderView> = []
     const user = userId === undefined ? undefined : this.user(userId)
     for (let seq = 0; seq < this.orders.size; seq++) {
-      if (user === undefined || this.orders.user[seq] === user.index) out.push(this.view(seq))
+      if (user === undefined || this.orders.user(seq) === user.index) out.push(this.view(seq))
     }
     return out
   }
@@ -1204,34 +1233,35 @@ export class Engine {
   }
 
   private view(seq: number): OrderView {
-    const store = this.orders
-    const product = this.products[store.product[seq]!]!
-    const user = this.users[store.user[seq]!]!
-    const flags = store.flags[seq]!
+    const r = this.orders.segment(seq)
+    const o = at(seq)
+    const product = this.products[r[o + PRODUCT]!]!
+    const user = this.users[r[o + USER]!]!
+    const flags = r[o + FLAGS]!
     const market = (flags & TYPE_MARKET) !== 0
     const buy = (flags & SIDE_SELL) === 0
     const pp = product.pricePrecision
     const fillPrice = (ticks: number) => ticks === 0 ? "0" : fixed(ticks, pp)
-    const filled = store.filled[seq]!
+    const filled = r[o + FILLED]!
     return {
       accountId: user.accountId,
       userId: user.userId,
       symbol: product.symbol,
       orderId: this.id(KIND_ORDER, seq),
-      clientOrderId: store.clientOrderId[seq]!,
-      price: market ? "0" : fixed(store.price[seq]!, pp),
-      quantity: fixed(store.quantity[seq]!, market && buy ? product.quotePrecision : product.quantityPrecision),
+      clientOrderId: this.orders.clientOrderId(seq),
+      price: market ? "0" : fixed(r[o + PRICE]!, pp),
+      quantity: fixed(r[o + QUANTITY]!, market && buy ? product.quotePrecision : product.quantityPrecision),
       orderType: market ? "market" : "limit",
       side: SIDES[buy ? 0 : 1],
       force: FORCES[(flags >> FORCE_SHIFT) & 3]!,
       status: STATUSES[(flags >> STATUS_SHIFT) & 3]!,
-      latestFillPrice: fillPrice(store.latestFill[seq]!),
-      maxFillPrice: fillPrice(store.maxFill[seq]!),
-      minFillPrice: fillPrice(store.minFill[seq]!),
+      latestFillPrice: fillPrice(r[o + LATEST_FILL]!),
+      maxFillPrice: fillPrice(r[o + MAX_FILL]!),
+      minFillPrice: fillPrice(r[o + MIN_FILL]!),
       fillQuantity: filled === 0 ? "0" : fixed(filled, product.quantityPrecision),
-      fillTotalAmount: trimmed(store.fillTotal[seq]!, product.quote.scale),
-      cTime: String(store.cTime[seq]),
-      uTime: String(store.uTime[seq])
+      fillTotalAmount: trimmed(r[o + FILL_TOTAL]!, product.quote.scale),
+      cTime: String(r[o + C_TIME]),
+      uTime: String(r[o + U_TIME])
     }
   }
 
@@ -1265,8 +1295,8 @@ export class Engine {
     for (let i = 0; i < log.size; i++) {
       const maker = log.maker[i]!
       const taker = log.taker[i]!
-      const product = this.products[store.product[taker]!]!
-      const takerBuys = (store.flags[taker]! & SIDE_SELL) === 0
+      const product = this.products[store.segment(taker)[at(taker) + PRODUCT]!]!
+      const takerBuys = (store.flags(taker) & SIDE_SELL) === 0
       // Each side pays its fee in the coin it receives: the buyer in base, the seller in quote.
       const makerScale = takerBuys ? product.quote.scale : product.base.scale
       const takerScale = takerBuys ? product.base.scale : product.quote.scale
@@ -1371,17 +1401,19 @@ export class Engine {
   }
 
   private billView(entry: number): BillView {
-    const ledger = this.ledger
-    const coin = this.coins[ledger.coin[entry]!]!
+    const r = this.ledger.segment(entry)
+    const o = Ledger.at(entry)
+    const kind = r[o + Ledger.KIND]!
+    const coin = this.coins[Ledger.coinOf(kind)]!
     return {
       billId: this.id(KIND_BILL, entry + 1),
       coinId: coin.coinId,
       coinName: coin.name,
-      bizType: bizTypes[ledger.bizType[entry]!]!,
-      deltaAmount: trimmed(ledger.delta[entry]!, coin.scale),
-      afterAmount: trimmed(ledger.after[entry]!, coin.scale),
-      fees: trimmed(ledger.fee[entry]!, coin.scale),
-      cTime: String(ledger.time[entry])
+      bizType: bizTypes[Ledger.bizTypeOf(kind)]!,
+      deltaAmount: trimmed(r[o + Ledger.DELTA]!, coin.scale),
+      afterAmount: trimmed(r[o + Ledger.AFTER]!, coin.scale),
+      fees: trimmed(r[o + Ledger.FEE]!, coin.scale),
+      cTime: String(r[o + Ledger.TIME])
     }
   }
 
@@ -1397,8 +1429,11 @@ export class Engine {
     const out: Array<LedgerEntry> = []
     const ledger = this.ledger
     for (let i = 0; i < ledger.size; i++) {
-      if (ledger.user[i] === user.index && (account < 0 || ledger.account[i] === account)) {
-        out.push({ ...this.billView(i), userId: user.userId, accountType: accountTypes[ledger.account[i]!]! })
+      const r = ledger.segment(i)
+      const o = Ledger.at(i)
+      const entryAccount = Ledger.accountOf(r[o + Ledger.KIND]!)
+      if (r[o + Ledger.USER] === user.index && (account < 0 || entryAccount === account)) {
+        out.push({ ...this.billView(i), userId: user.userId, accountType: accountTypes[entryAccount]! })
       }
     }
     return out
@@ -1450,4 +1485,16 @@ export class Engine {
     this.post(receiver, to, coin, oneFund && to === FUND ? BIZ.transfer_in : BIZ.internal_deposit, amount, 0, time)
     return { ok: true, id: this.id(KIND_TRANSFER, ++this.transfers) }
   }
+}
+
+/** Adds a fill to an order's fill fields (spec §2.5). */
+const recordFill = (r: Float64Array, o: number, price: number, lots: number, value: number, now: number): void => {
+  const marketBuy = (r[o + FLAGS]! & (TYPE_MARKET | SIDE_SELL)) === TYPE_MARKET
+  r[o + REMAINING] = r[o + REMAINING]! - (marketBuy ? value : lots)
+  r[o + FILLED] = r[o + FILLED]! + lots
+  r[o + FILL_TOTAL] = r[o + FILL_TOTAL]! + value
+  r[o + LATEST_FILL] = price
+  if (r[o + MAX_FILL]! < price) r[o + MAX_FILL] = price
+  if (r[o + MIN_FILL] === 0 || r[o + MIN_FILL]! > price) r[o + MIN_FILL] = price
+  r[o + U_TIME] = now
 }

@@ -31,25 +31,42 @@ export class ClientIds {
     this.store = store
   }
 
+  // What the last `get` that found nothing hashed, and the empty slot its probe ended on.
+  private lastHash = 0
+  private lastSlot = 0
+
   /** The order of `user` with this clientOrderId, or -1. */
   get(user: number, id: string): number {
     const hash = hashOf(user, id)
     const slots = this.slots
     const store = this.store
-    for (let i = hash & this.mask;; i = (i + 1) & this.mask) {
+    const mask = this.mask
+    for (let i = hash & mask;; i = (i + 1) & mask) {
       const h = slots[2 * i]!
-      if (h === EMPTY) return -1
+      if (h === EMPTY) {
+        this.lastHash = hash
+        this.lastSlot = i
+        return -1
+      }
       if (h === hash) {
         const seq = slots[2 * i + 1]! - 1
-        if (store.user[seq] === user && store.clientOrderId[seq] === id) return seq
+        if (store.user(seq) === user && store.clientOrderId(seq) === id) return seq
       }
     }
   }
 
-  /** Records the order `seq` of `user` under its clientOrderId; the caller has checked it is absent. */
-  add(user: number, id: string, seq: number): void {
-    if (2 * (this.size + 1) > this.mask + 1) this.grow()
-    this.put(hashOf(user, id), seq)
+  /**
+   * Records the order `seq` under the clientOrderId that the last `get` looked up and did not find (nothing else
+   * may change the table in between): placing an order neither hashes nor probes twice.
+   */
+  addMissed(seq: number): void {
+    if (2 * (this.size + 1) > this.mask + 1) {
+      this.grow()
+      this.put(this.lastHash, seq)
+    } else {
+      this.slots[2 * this.lastSlot] = this.lastHash
+      this.slots[2 * this.lastSlot + 1] = seq + 1
+    }
     this.size++
   }
 

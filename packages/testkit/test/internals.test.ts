@@ -1,0 +1,90 @@
+/**
+ * The engine's internal structures against plain references, over random operation sequences: the price index of a
+ * book side (open addressing with backward-shift deletion) against a `Map`, and the clientOrderId index against a
+ * `Map` of every id placed, across many growths of its tables.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { at, OrderStore, PriceIndex, USER } from "../src/internal/book.ts"
+import { ClientIds } from "../src/internal/clientIds.ts"
+
+const runs = Number(process.env.SPOTKIT_PROPERTY_RUNS ?? 200)
+
+describe("PriceIndex", () => {
+  it("finds the rest of a run of one home slot after its first entry is removed", () => {
+    const index = new PriceIndex()
+    const [a, b, c] = [5, 5 + 2 ** 32, 5 + 2 * 2 ** 32]
+    index.set(a, 0)
+    index.set(b, 1)
+    index.set(c, 2)
+    index.remove(a)
+    assert.deepStrictEqual([index.get(a), index.get(b), index.get(c)], [-1, 1, 2])
+  })
+
+  it("answers as a Map would after any sequence of adds and removes", () => {
+    // Prices that differ by multiples of 2^32 share a home slot (the hash reads the low 32 bits), so long runs of
+    // probes form, wrap around the table and get shifted back on removal.
+    const price = fc.tuple(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 12 })).map(([low, high]) =>
+      low + high * 2 ** 32
+    )
+    const op = fc.tuple(fc.boolean(), price)
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 50, maxLength: 1000 }), (ops) => {
+        const index = new PriceIndex()
+        const reference = new Map<number, number>()
+        let next = 0
+        for (const [add, p] of ops) {
+          if (add && !reference.has(p)) {
+            index.set(p, next)
+            reference.set(p, next++)
+          } else if (!add && reference.has(p)) {
+            index.remove(p)
+            reference.delete(p)
+          }
+          assert.strictEqual(index.get(p), reference.get(p) ?? -1)
+        }
+        for (let low = 1; low <= 40; low++) {
+          for (let high = 0; high <= 12; high++) {
+            const p = low + high * 2 ** 32
+            assert.strictEqual(index.get(p), reference.get(p) ?? -1)
+          }
+        }
+      }),
+      { numRuns: runs }
+    )
+  })
+})
+
+describe("ClientIds", () => {
+  it("finds every id placed, per user, and no other, through many growths", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1_000, max: 120_000 }), (seed, n) => {
+        const store = new OrderStore()
+        const ids = new ClientIds(store)
+        const reference = new Map<string, number>()
+        let x = seed
+        const random = () => (x = (Math.imul(x, 48271) >>> 0) % 2147483647) / 2147483647
+        for (let i = 0; i < n; i++) {
+          const user = random() < 0.5 ? 0 : 1
+          // Repeats are likely among short ids and certain across users.
+          const id = random() < 0.3 ? `s${Math.floor(random() * 500)}` : `id-${seed}-${i}`
+          const key = `${user}/${id}`
+          const found = ids.get(user, id)
+          assert.strictEqual(found, reference.get(key) ?? -1, key)
+          if (found < 0) {
+            const seq = store.alloc(id)
+            store.segment(seq)[at(seq) + USER] = user
+            ids.addMissed(seq)
+            reference.set(key, seq)
+          }
+        }
+        for (const [key, seq] of reference) {
+          const slash = key.indexOf("/")
+          assert.strictEqual(ids.get(Number(key.slice(0, slash)), key.slice(slash + 1)), seq, key)
+        }
+        assert.strictEqual(ids.get(0, "never-placed"), -1)
+      }),
+      { numRuns: Math.max(5, Math.floor(runs / 20)) }
+    )
+  }, 120_000)
+})
