@@ -132,7 +132,7 @@ describe("bills page decoding", () => {
         cTime: "1795354473040"
       }]
     }
-    assert.deepStrictEqual(fastBillPage(input), {
+    assert.deepStrictEqual(fastBillPage(input) as unknown, {
       ...input,
       items: [{ ...input.items[0]!, cTime: 1795354473040 }]
     })
