@@ -168,7 +168,10 @@ const cpuModel = (() => {
 })()
 const gitCommit = (() => {
   const result = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root })
-  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root })
+  // Result files of earlier benchmark runs do not change the code measured.
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results"], {
+    cwd: root
+  })
   return result.status === 0
     ? result.stdout.toString().trim() + (dirty.stdout.toString().trim() === "" ? "" : " (with uncommitted changes)")
     : "unknown"
