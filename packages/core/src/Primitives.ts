@@ -6,9 +6,8 @@
  * @since 0.1.0
  */
 import { Schema, SchemaGetter } from "effect"
+import { DECIMAL, DIGITS } from "./internal/patterns.ts"
 
-const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/
-const DIGITS = /^(?:0|[1-9]\d*)$/
 const U64_MAX = 18446744073709551615n
 
 /**

@@ -11,6 +11,7 @@
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Schedule, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Bill from "./Bill.ts"
+import { decodeBillPage } from "./internal/billPage.ts"
 import * as RateLimiter from "./internal/rateLimiter.ts"
 import * as Transport from "./internal/transport.ts"
 import * as validate from "./internal/validate.ts"
@@ -219,7 +220,6 @@ const decodeBatchResponse = (data: unknown, scrub: (text: string) => string) =>
     }))
   }))
 const decodeOpenOrdersPage = decoder(Order.OpenOrdersPage)
-const decodeBillPage = decoder(Bill.BillPage)
 const decodeTransferSuccess = decoder(Transfer.TransferSuccess)
 const validatePlaceOrder = validate.input(Order.PlaceOrder)
 const validateBatchItem = validate.input(Order.BatchItem)

@@ -314,3 +314,91 @@ describe("rateLimiter", () => {
     )
   })
 })
+
+// -----------------------------------------------------------------------------------------------------------------
+// latency: the venue counts a request when it receives it, which can be well after the client granted it
+
+describe("rate limits under latency", () => {
+  it.effect("a first request that reaches the venue 300 ms late does not make the 101st bills page a 429", () => {
+    // The sandbox's own budget check (testkit `limits.ts`): 500 per 10 s at weight 5, counted on arrival.
+    const arrivals: Array<number> = []
+    const venue = new FakeVenue()
+    const slowFirst = HttpClient.make((request) =>
+      Effect.gen(function*() {
+        // The first request opens the connection (and the process is busy): it arrives 300 ms after its grant.
+        yield* Effect.sleep(arrivals.length === 0 ? 300 : 1)
+        arrivals.push(yield* now)
+        yield* Effect.sleep(2)
+        return yield* venue.client.execute(request)
+      })
+    )
+    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+      Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, slowFirst), nodeSigner))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      // One page after another, as the export sends them.
+      const fiber = yield* Effect.forkChild(
+        Effect.forEach(Array.from({ length: 101 }), () => client.fundingBillsPage({ pageSize: 10 }), { discard: true })
+      )
+      yield* advanceTo(NOW + 11_000, 50)
+      yield* Fiber.join(fiber)
+      assert.strictEqual(arrivals.length, 101)
+      // Granted one window (+ margin) after the first grant, the 101st would arrive 9,726 ms after the first did.
+      assert.isAbove(arrivals[100]! - arrivals[0]!, 10_000, "the venue's window still holds the first request")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it("property: with any latency below the window, the venue never sees more than the limit in its window", () => {
+    const scenario = fc.record({
+      limit: fc.integer({ min: 1, max: 8 }),
+      windowMillis: fc.integer({ min: 200, max: 1000 }),
+      marginMillis: fc.integer({ min: 0, max: 30 }),
+      requests: fc.array(
+        fc.record({ gap: fc.nat(300), weight: fc.integer({ min: 1, max: 3 }), out: fc.nat(95), back: fc.nat(95) }),
+        { minLength: 1, maxLength: 25 }
+      )
+    })
+    return fc.assert(
+      fc.asyncProperty(scenario, ({ limit, marginMillis, requests, windowMillis }) => {
+        const limiter = RateLimiter.make({ limit, windowMillis }, marginMillis)
+        // Each request: granted, then on the wire for `out` ms (the venue counts it on arrival), answered `back` ms
+        // later, then settled, as the client's transport does.
+        const venue: Array<{ readonly at: number; readonly weight: number }> = []
+        let at = 0
+        const program = Effect.gen(function*() {
+          const fibers = yield* Effect.forEach(requests, ({ back, gap, out, weight }) => {
+            at += gap % 4 === 0 ? 0 : gap
+            const start = at
+            const w = Math.min(weight, limit)
+            return Effect.forkChild(Effect.gen(function*() {
+              yield* Effect.sleep(start)
+              const permit = yield* limiter.acquire(w)
+              yield* Effect.sleep(out)
+              venue.push({ at: yield* now, weight: w })
+              yield* Effect.sleep(back)
+              yield* permit.settle
+            }))
+          })
+          // Each request waits at most about a window (and its latency) after the one before it.
+          for (let step = 0; step < requests.length + 3 && venue.length < requests.length; step++) {
+            yield* TestClock.adjust(at + windowMillis + marginMillis + 200)
+          }
+          assert.strictEqual(venue.length, requests.length, "every request was sent")
+          yield* TestClock.adjust(windowMillis)
+          yield* Fiber.joinAll(fibers)
+          for (const arrival of venue) {
+            const used = venue.reduce(
+              (sum, other) => other.at > arrival.at - windowMillis && other.at <= arrival.at ? sum + other.weight : sum,
+              0
+            )
+            assert.isAtMost(used, limit, `the venue's window ending at ${arrival.at} holds ${used}`)
+          }
+        })
+        return Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+      }),
+      { numRuns: 200 }
+    )
+  })
+})

@@ -6,7 +6,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
-import { Effect, FileSystem } from "effect"
+import { Deferred, Effect, Fiber, FileSystem } from "effect"
 import { TestClock } from "effect/testing"
 import { existsSync } from "node:fs"
 import * as Output from "../src/internal/output.ts"
@@ -114,6 +114,37 @@ describe("bills export, in process, against the sandbox", () => {
           assert.include(lines[0], "ENOSPC")
         })
     )
+
+    it.effect("reads one page ahead: the next page is requested while a page is written, and no more", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const gate = yield* Deferred.make<void>()
+        const written: Array<string> = []
+        // Write 1 is the header, write 2 the first page: that one waits until the gate opens.
+        const stdout: Output.Channel = {
+          isTTY: false,
+          write: (text) =>
+            Effect.suspend(() => {
+              written.push(text)
+              return written.length === 2 ? Deferred.await(gate) : Effect.void
+            })
+        }
+        const before = (yield* billRequests).length
+        const run = yield* Effect.forkChild(
+          runInProcess(["bills", "export", "--page-size", "5"], env, { stdout })
+        )
+        const requested = () => Effect.map(billRequests, (requests) => requests.length - before)
+        for (let i = 0; i < 400 && (written.length < 2 || (yield* requested()) < 2); i++) yield* Effect.sleep(5)
+        assert.strictEqual(written.length, 2, "the first page is being written")
+        assert.isAtLeast(yield* requested(), 2, "the second page was requested during the first page's write")
+        yield* Effect.sleep(100)
+        // One page waits in the buffer and at most one more request is in flight: the read-ahead is bounded.
+        assert.isAtMost(yield* requested(), 3)
+        yield* Deferred.succeed(gate, undefined)
+        const result = yield* Fiber.join(run)
+        assert.strictEqual(result.exitCode, 0, result.stderr)
+        assert.strictEqual(linesOf(written.join("")).length, 42 + 1, "every bill once, and the header")
+      }))
 
     const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
       ["--until before --since", ["--since", "2024-06-01", "--until", "2024-05-01"], "--until"],

@@ -7,7 +7,9 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Bill } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
+import { stringify } from "csv-stringify/sync"
 import { Effect, FileSystem, Schema } from "effect"
+import * as fc from "fast-check"
 import { tmpdir } from "node:os"
 import * as Formats from "../src/internal/formats.ts"
 import * as Progress from "../src/internal/progress.ts"
@@ -91,6 +93,41 @@ describe("bill formats", () => {
         "1714521600000\n"
     )
     assert.strictEqual(Formats.billsCsv([]), "")
+  })
+
+  it("CSV: byte for byte what csv-stringify writes, for any text in any field", () => {
+    // The writer joins plain rows itself and hands the others to csv-stringify: both must agree on every row.
+    const text = fc.oneof(
+      fc.constantFrom("USDT", "deposit", "0", "-1.5", "2001000000001000005"),
+      fc.string({ unit: fc.constantFrom("a", "1", ",", "\"", "\n", "\r", " ", "'", "=", "-", "\t", "é") })
+    )
+    const row = fc.record({
+      billId: text,
+      coinId: fc.integer(),
+      coinName: text,
+      bizType: text,
+      deltaAmount: text,
+      afterAmount: text,
+      fees: text,
+      cTime: fc.nat()
+    })
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 5 }), (rows) => {
+        const bills = rows as unknown as ReadonlyArray<Bill.Bill>
+        const reference = stringify(bills.map((b) => [
+          b.billId,
+          b.coinId,
+          b.coinName,
+          b.bizType,
+          b.deltaAmount,
+          b.afterAmount,
+          b.fees,
+          b.cTime
+        ]))
+        assert.strictEqual(Formats.billsCsv(bills), reference)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("NDJSON: one object per line that parses back to the bill", () => {

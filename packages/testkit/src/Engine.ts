@@ -90,6 +90,11 @@ const BIZ = Object.fromEntries(bizTypes.map((name, i) => [name, i])) as Record<B
 const BUY_SUCCESS = BIZ.buy_success
 const SELL_COMPLETE = BIZ.sell_complete
 
+// Each bizType as a JSON string, for bills written as JSON text.
+const BIZ_TYPE_JSON: ReadonlyArray<string> = bizTypes.map((name) => JSON.stringify(name))
+
+const EMPTY_LIST = new EntryList()
+
 // The bizTypes of synthetic history that debit the funding account; the others credit it.
 const DEBITS =
   /^(withdraw_freeze|withdraw_complete|sell_freeze|transfer_out|internal_withdraw|platform_lock|c2c_sell|c2c_freeze)$/
@@ -441,6 +446,8 @@ export class Engine {
   private readonly coins: Array<Coin>
   private readonly coinByName = new Map<string, Coin>()
   private readonly coinById = new Map<number, Coin>()
+  // Each coin's name as a JSON string, by coin index.
+  private readonly coinNameJson: Array<string>
   private readonly products: Array<Product> = []
   private readonly productBySymbol = new Map<string, Product>()
   private readonly users: Array<User> = []
@@ -466,6 +473,7 @@ export class Engine {
       return { index, name: spec.name, coinId: spec.coinId, scale }
     })
     if (this.coins.length > 255) throw new EngineError("at most 255 coins")
+    this.coinNameJson = this.coins.map((coin) => JSON.stringify(coin.name))
     for (const coin of this.coins) {
       this.coinByName.set(coin.name, coin)
       this.coinById.set(coin.coinId, coin)
@@ -1376,10 +1384,59 @@ export class Engine {
    * @since 0.1.0
    */
   fundingBills(userId: string, query: BillQuery = {}): BillPage {
+    const range = this.billRange(userId, query)
+    const items: Array<BillView> = []
+    for (let position = range.first; position > range.last; position--) {
+      items.push(this.billView(range.list.items[position]!))
+    }
+    return {
+      total: range.total,
+      page: range.pageIndex,
+      pageSize: range.pageSize,
+      hasNextPage: range.hasNextPage,
+      items
+    }
+  }
+
+  /**
+   * The JSON text of `fundingBills(userId, query)`, exactly what `JSON.stringify` gives for it, written without
+   * building the bills as objects first: the sandbox serves a million-bill export as 10,000 such pages, and the
+   * objects and their stringification were most of its work.
+   *
+   * @since 0.1.0
+   */
+  fundingBillsJson(userId: string, query: BillQuery = {}): string {
+    const range = this.billRange(userId, query)
+    const ledger = this.ledger
+    let items = ""
+    for (let position = range.first; position > range.last; position--) {
+      const entry = range.list.items[position]!
+      const coin = this.coins[ledger.coin[entry]!]!
+      // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
+      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.id(KIND_BILL, entry + 1) +
+        "\",\"coinId\":" + coin.coinId + ",\"coinName\":" + this.coinNameJson[coin.index] + ",\"bizType\":" +
+        BIZ_TYPE_JSON[ledger.bizType[entry]!] + ",\"deltaAmount\":\"" + trimmed(ledger.delta[entry]!, coin.scale) +
+        "\",\"afterAmount\":\"" + trimmed(ledger.after[entry]!, coin.scale) + "\",\"fees\":\"" +
+        trimmed(ledger.fee[entry]!, coin.scale) + "\",\"cTime\":\"" + ledger.time[entry] + "\"}"
+    }
+    return "{\"total\":" + range.total + ",\"page\":" + range.pageIndex + ",\"pageSize\":" + range.pageSize +
+      ",\"hasNextPage\":" + range.hasNextPage + ",\"items\":[" + items + "]}"
+  }
+
+  // Positions `first` down to `last` (exclusive) of the page in the user's (or the coin's) bill list, newest first.
+  private billRange(userId: string, query: BillQuery): {
+    readonly list: EntryList
+    readonly first: number
+    readonly last: number
+    readonly total: number
+    readonly pageIndex: number
+    readonly pageSize: number
+    readonly hasNextPage: boolean
+  } {
     const user = this.userById.get(userId)
     const pageIndex = query.pageIndex ?? 1
     const pageSize = query.pageSize ?? 10
-    const empty = { total: 0, page: pageIndex, pageSize, hasNextPage: false, items: [] }
+    const empty = { list: EMPTY_LIST, first: 0, last: 0, total: 0, pageIndex, pageSize, hasNextPage: false }
     // The protocol refuses such pages (40020); a direct caller gets an empty page rather than reads out of range.
     const valid = (n: number) => Number.isSafeInteger(n) && n >= 1
     if (user === undefined || !valid(pageIndex) || !valid(pageSize)) return empty
@@ -1392,12 +1449,16 @@ export class Engine {
     const lo = query.startTime === undefined ? 0 : list.bound(this.ledger, query.startTime, false)
     const hi = query.endTime === undefined ? list.size : list.bound(this.ledger, query.endTime, true)
     const total = Math.max(0, hi - lo)
-    const items: Array<BillView> = []
     const first = hi - 1 - (pageIndex - 1) * pageSize
-    for (let position = first; position >= lo && position > first - pageSize; position--) {
-      items.push(this.billView(list.items[position]!))
+    return {
+      list,
+      first,
+      last: Math.max(lo - 1, first - pageSize),
+      total,
+      pageIndex,
+      pageSize,
+      hasNextPage: pageIndex * pageSize < total
     }
-    return { total, page: pageIndex, pageSize, hasNextPage: pageIndex * pageSize < total, items }
   }
 
   private billView(entry: number): BillView {

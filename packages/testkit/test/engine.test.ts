@@ -4,7 +4,9 @@
  * the product BTCUSDT_SPBL: price 2 decimals, quantity 4 decimals, minimum order value 5 USDT, default fees 0.001.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { Engine } from "../src/index.ts"
+import { trimmed } from "../src/internal/units.ts"
 
 const T0 = 1_700_000_000_000
 const SYMBOL = "BTCUSDT_SPBL"
@@ -943,6 +945,63 @@ describe("Engine: funding bills", () => {
       assert.strictEqual(new Set(page.items.map((bill) => bill.billId)).size, page.items.length, "no repeats")
       assert.isFalse(page.items.length === 0 && page.hasNextPage, `${JSON.stringify(query)}: an empty page with a next`)
     }
+  })
+})
+
+describe("units: trimmed", () => {
+  it("is the exact decimal without trailing zeros, for any safe integer and scale", () => {
+    // Reference: the digits with the point placed by string operations, then trailing zeros cut.
+    const reference = (units: number, scale: number) => {
+      if (units === 0) return "0"
+      const digits = String(Math.abs(units)).padStart(scale + 1, "0")
+      const whole = digits.slice(0, digits.length - scale)
+      const fraction = digits.slice(digits.length - scale).replace(/0+$/, "")
+      return (units < 0 ? "-" : "") + whole + (fraction === "" ? "" : "." + fraction)
+    }
+    const units = fc.oneof(
+      fc.maxSafeInteger(),
+      fc.integer({ min: -1_000_000, max: 1_000_000 }),
+      fc.tuple(fc.integer({ min: -99_999, max: 99_999 }), fc.integer({ min: 0, max: 10 })).map(([n, zeros]) =>
+        n * 10 ** zeros
+      )
+    )
+    fc.assert(
+      fc.property(units, fc.integer({ min: 0, max: 18 }), (n, scale) => {
+        assert.strictEqual(trimmed(n, scale), reference(n, scale), `${n} at scale ${scale}`)
+      }),
+      { numRuns: 3000 }
+    )
+  })
+})
+
+describe("Engine: fundingBillsJson", () => {
+  it("is exactly JSON.stringify of fundingBills for any query, also with names that need escaping", () => {
+    const engine = new Engine.Engine({
+      seed: 3,
+      coins: [
+        { name: "BTC", coinId: 1, scale: 8 },
+        { name: "US\"D\\T", coinId: 2, scale: 2 },
+        { name: "ZERO", coinId: 7, scale: 0 }
+      ]
+    })
+    const a = engine.addUser()
+    const b = engine.addUser()
+    engine.generateBills(a, { count: 3000, from: T0, to: T0 + 1000, seed: 5 })
+    engine.generateBills(b, { count: 50, from: T0, to: T0 + 1000, seed: 6 })
+    const time = fc.option(fc.integer({ min: T0 - 10, max: T0 + 1010 }), { nil: undefined })
+    const query = fc.record({
+      coinId: fc.option(fc.constantFrom(1, 2, 7, 9), { nil: undefined }),
+      startTime: time,
+      endTime: time,
+      pageIndex: fc.option(fc.integer({ min: -1, max: 40 }), { nil: undefined }),
+      pageSize: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined })
+    })
+    fc.assert(
+      fc.property(fc.constantFrom(a, b, "1999999999999999999"), query, (user, q) => {
+        assert.strictEqual(engine.fundingBillsJson(user, q), JSON.stringify(engine.fundingBills(user, q)))
+      }),
+      { numRuns: 500 }
+    )
   })
 })
 

@@ -15,13 +15,25 @@ export interface Budget {
  * drives it in tests). Reservations are made in one synchronous step, so concurrent fibers queue in order. Time is
  * the clock's monotonic time, so a wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter
  * that is interrupted gives its slot back.
+ *
+ * The venue counts a request when it receives it, which can be well after the slot was granted (a first request
+ * that opens the connection, a pause of the process): the 101st of a burst granted exactly one window after the
+ * 1st can then reach the venue less than a window after the 1st did, and be refused with 429. So a permit is
+ * settled when the answer arrives: from then on the request counts from that moment, which is never before the
+ * venue received it. A waiter whose slot was reserved before an earlier request settled checks its window again
+ * when it wakes and waits longer if that request now fills it.
  */
 export interface Limiter {
-  readonly acquire: (weight: number) => Effect.Effect<void>
+  readonly acquire: (weight: number) => Effect.Effect<Permit>
+}
+
+/** A granted acquisition: `settle` once the request's answer (or failure) arrived. */
+export interface Permit {
+  readonly settle: Effect.Effect<void>
 }
 
 interface Entry {
-  readonly time: number
+  time: number
   weight: number
   released: boolean
 }
@@ -32,7 +44,12 @@ export const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
 /** Whether a budget can be enforced: a positive, finite limit and window. */
 export const isValidBudget = (budget: Budget): boolean => isPositive(budget.limit) && isPositive(budget.windowMillis)
 
-const monotonicMillis = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e6)
+// Whole milliseconds converted exactly (a clock at epoch time counts ~1.8e18 ns, beyond a double's exact integers), so
+// that times computed from settled requests stay whole on a whole-millisecond clock.
+const monotonicMillis = Effect.map(
+  Clock.monotonicTimeNanos,
+  (nanos) => Number(nanos / 1_000_000n) + Number(nanos % 1_000_000n) / 1e6
+)
 
 export const make = (budget: Budget, marginMillis: number): Limiter => {
   const window = budget.windowMillis + Math.max(0, marginMillis)
@@ -80,13 +97,62 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
       while (log.length > head && log[log.length - 1]!.released) log.pop()
     })
 
-  return {
-    acquire: (weight) =>
-      Effect.flatMap(monotonicMillis, (now) => {
-        const entry = reserve(now, weight)
-        return entry.time > now
-          ? Effect.onInterrupt(Effect.sleep(entry.time - now), () => release(entry))
-          : Effect.void
-      })
+  // Bumped whenever a settled request moves later, so that sleeping waiters know to check their window again.
+  let version = 0
+
+  // The request behind `entry` was answered at `now`: it counts from then on. The log stays sorted by time.
+  const settle = (entry: Entry, now: number) => {
+    if (entry.released || now <= entry.time) return
+    let i = log.indexOf(entry, head)
+    entry.time = now
+    version++
+    if (i === -1) {
+      // Already dropped as expired while in flight (an answer slower than the window): it counts again from now.
+      let j = log.length
+      while (j > head && log[j - 1]!.time > now) j--
+      log.splice(j, 0, entry)
+      total += entry.weight
+      return
+    }
+    while (i + 1 < log.length && log[i + 1]!.time < now) {
+      log[i] = log[i + 1]!
+      i++
+    }
+    log[i] = entry
   }
+
+  // Weight of the other entries counting in the window that ends at `at`.
+  const othersIn = (entry: Entry, at: number): number => {
+    let used = 0
+    for (let i = head; i < log.length; i++) {
+      const other = log[i]!
+      if (other !== entry && other.time > at - window && other.time <= at) used += other.weight
+    }
+    return used
+  }
+
+  const permit = (entry: Entry): Permit => ({
+    settle: Effect.map(monotonicMillis, (now) => settle(entry, now))
+  })
+
+  const acquire = (weight: number): Effect.Effect<Permit> =>
+    Effect.flatMap(monotonicMillis, (now) => {
+      const entry = reserve(now, weight)
+      if (entry.time <= now) return Effect.succeed(permit(entry))
+      const reservedAt = version
+      return Effect.onInterrupt(Effect.sleep(entry.time - now), () => release(entry)).pipe(
+        Effect.flatMap(() =>
+          Effect.flatMap(monotonicMillis, (woke) => {
+            // An earlier request settled later than its grant while this one slept: if it now fills this window,
+            // give the slot back and queue again.
+            if (reservedAt === version || othersIn(entry, woke) + entry.weight <= budget.limit) {
+              return Effect.succeed(permit(entry))
+            }
+            return Effect.andThen(release(entry), acquire(weight))
+          })
+        )
+      )
+    })
+
+  return { acquire }
 }

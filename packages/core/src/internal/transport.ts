@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Redacted, Schema } from "effect"
+import { Clock, Duration, Effect, identity, Redacted, Schema } from "effect"
 import { Headers, HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as Envelope from "../Envelope.ts"
 import * as Json from "../Json.ts"
@@ -136,7 +136,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     clientOrderId: string | undefined
   ): Effect.Effect<A, SpotError.SpotErrorReason> =>
     Effect.gen(function*() {
-      if (endpoint.limiter !== undefined) yield* endpoint.limiter.acquire(endpoint.weight)
+      const permit = endpoint.limiter === undefined ? undefined : yield* endpoint.limiter.acquire(endpoint.weight)
       const sentAt = yield* Clock.currentTimeMillis
       // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
       const timestamp = String(Math.round(sentAt + offset))
@@ -153,6 +153,8 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
         Effect.map(response.text, (text) => ({ status: response.status, text })))
       const { status, text } = yield* exchange.pipe(
         Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
+        // Once answered (or failed), the request counts against the budget from now: see RateLimiter.Limiter.
+        permit === undefined ? identity : Effect.ensuring(permit.settle),
         Effect.timeoutOrElse({
           duration: options.timeout,
           orElse: () =>

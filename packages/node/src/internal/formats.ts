@@ -28,7 +28,31 @@ const billRow = (bill: Bill.Bill): Array<string | number> => [
 
 export const csvHeader = (): string => stringify([BILL_COLUMNS as unknown as Array<string>])
 
-export const billsCsv = (bills: ReadonlyArray<Bill.Bill>): string => stringify(bills.map(billRow))
+// A field csv-stringify would quote (its defaults: a comma, a quote, or a line break).
+const SPECIAL = /[",\r\n]/
+
+/**
+ * Bills as CSV rows, exactly as csv-stringify writes them. A row whose text fields hold no comma, quote or line
+ * break (every bill an honest venue sends: decimals and ids are digits) is the fields joined by commas, which is what
+ * csv-stringify writes for it; any other row goes through csv-stringify. csv-stringify allocates about 7 KB per row
+ * (tuples per field and per check), which made the young-generation collector the export's largest cost.
+ */
+export const billsCsv = (bills: ReadonlyArray<Bill.Bill>): string => {
+  let text = ""
+  for (let i = 0; i < bills.length; i++) {
+    const b = bills[i]!
+    if (
+      SPECIAL.test(b.billId) || SPECIAL.test(b.coinName) || SPECIAL.test(b.bizType) || SPECIAL.test(b.deltaAmount) ||
+      SPECIAL.test(b.afterAmount) || SPECIAL.test(b.fees)
+    ) {
+      text += stringify([billRow(b)])
+    } else {
+      text += b.billId + "," + b.coinId + "," + b.coinName + "," + b.bizType + "," + b.deltaAmount + "," +
+        b.afterAmount + "," + b.fees + "," + b.cTime + "\n"
+    }
+  }
+  return text
+}
 
 export const billsNdjson = (bills: ReadonlyArray<Bill.Bill>): string => {
   let text = ""

@@ -80,11 +80,18 @@ const capture = (chunks: Array<string>, isTTY: boolean): Output.Channel => ({
  * Runs the command tree in this process, with `env` as its configuration and stdout and stderr captured (neither a
  * terminal).
  */
-export const runInProcess = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+export const runInProcess = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly stdout?: Output.Channel | undefined } = {}
+) =>
   Effect.gen(function*() {
     const stdout: Array<string> = []
     const stderr: Array<string> = []
-    const output = Layer.succeed(Output.Output, { stdout: capture(stdout, false), stderr: capture(stderr, false) })
+    const output = Layer.succeed(Output.Output, {
+      stdout: options.stdout ?? capture(stdout, false),
+      stderr: capture(stderr, false)
+    })
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
       Effect.provide(Layer.mergeAll(
         NodeServices.layer,

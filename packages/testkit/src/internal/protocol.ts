@@ -546,8 +546,8 @@ export class Protocol {
     if (pageIndex instanceof Refusal) return pageIndex
     const pageSize = integerField(body, "pageSize", 1, 100)
     if (pageSize instanceof Refusal) return pageSize
-    const page = this.engine.fundingBills(userId, { coinId, startTime, endTime, pageIndex, pageSize })
-    return this.envelope("00000", "success", now, quote(page))
+    const page = this.engine.fundingBillsJson(userId, { coinId, startTime, endTime, pageIndex, pageSize })
+    return this.envelope("00000", "success", now, page)
   }
 
   private transfer(userId: string, body: Json, now: number): string | Refusal {

@@ -33,16 +33,20 @@ export const fixed = (units: number, scale: number): string => {
   const negative = units < 0
   const digits = String(negative ? -units : units)
   if (scale === 0) return negative ? "-" + digits : digits
-  const padded = digits.padStart(scale + 1, "0")
-  const text = padded.slice(0, padded.length - scale) + "." + padded.slice(padded.length - scale)
-  return negative ? "-" + text : text
+  const padded = digits.length > scale ? digits : digits.padStart(scale + 1, "0")
+  const point = padded.length - scale
+  return (negative ? "-" : "") + padded.slice(0, point) + "." + padded.slice(point)
 }
 
 /** Formats integer units as the shortest exact decimal ("1.5", "0", "-0.0001"). */
 export const trimmed = (units: number, scale: number): string => {
   if (units === 0) return "0"
-  const text = fixed(units, scale)
-  return scale === 0 ? text : text.replace(/\.?0+$/, "")
+  // Trailing zeros dropped by integer division (exact: `units` is a safe integer, and so is every quotient).
+  while (scale > 0 && units % 10 === 0) {
+    units /= 10
+    scale--
+  }
+  return fixed(units, scale)
 }
 
 // Integer division of non-negative safe integers; `%` on doubles is exact, so the quotient is exact too.

@@ -1,0 +1,159 @@
+/**
+ * The bills page decoder of the export's hot path (`internal/billPage.ts`): its hand-checked fast path must accept
+ * only what the `Bill.BillPage` schema accepts and give exactly the schema's value (same fields, same order, unknown
+ * fields dropped); everything else goes to the schema, with its errors. Checked on generated pages that mix the
+ * usual shape with every variation the schema allows or refuses.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Schema } from "effect"
+import * as fc from "fast-check"
+import { Bill } from "../src/index.ts"
+import { decodeBillPage, fastBillPage } from "../src/internal/billPage.ts"
+
+const schemaDecode = Schema.decodeUnknownExit(Bill.BillPage)
+
+// Each field is usually what an honest venue sends and sometimes one of the variations the schema converts (numbers
+// for ids, exponent decimals, numeric times) or refuses (leading zeros, floats, unsafe integers, wrong types), so
+// that pages with exactly one odd field are common.
+const anyJson = fc.oneof(fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.constant([]), fc.constant({}))
+const field = <A, B>(usual: fc.Arbitrary<A>, odd: fc.Arbitrary<B>) =>
+  fc.oneof({ weight: 30, arbitrary: usual }, { weight: 1, arbitrary: odd }, { weight: 1, arbitrary: anyJson })
+
+const decimal = fc.oneof(
+  fc.constantFrom("0", "-0.00000001", "123456789012345.12345678", "1.5", "50000"),
+  fc.tuple(fc.boolean(), fc.nat(), fc.option(fc.nat(), { nil: undefined })).map(([negative, whole, fraction]) =>
+    `${negative ? "-" : ""}${whole}${fraction === undefined ? "" : `.${fraction}`}`
+  )
+)
+const oddDecimal = fc.oneof(
+  fc.constantFrom("01", "1.", ".5", "+1", "1e5", "0E-8", "1.5E3", " 1", "1,5", "", "-", "NaN", "-0"),
+  fc.integer(),
+  fc.double()
+)
+
+const bill = fc.record({
+  billId: field(fc.constantFrom("2001000000001000005", "9007199254740993001"), fc.oneof(fc.nat(), fc.string())),
+  coinId: field(fc.nat(100), fc.constantFrom(-1, 1.5, 2 ** 53, "2", 2 ** 53 - 1)),
+  coinName: field(fc.constantFrom("USDT", "BTC"), fc.string()),
+  bizType: field(fc.constantFrom(...Bill.BizType.literals), fc.string()),
+  deltaAmount: field(decimal, oddDecimal),
+  afterAmount: field(decimal, oddDecimal),
+  fees: field(decimal, oddDecimal),
+  cTime: field(
+    fc.oneof(fc.constant("1795354440198"), fc.nat().map(String)),
+    fc.constantFrom("01", "-5", "1e12", "99999999999999999999", "9007199254740993", "", 1795354440198, -1, 1.5, 2 ** 60)
+  ),
+  extra: fc.oneof(fc.constant(undefined), anyJson)
+}, { requiredKeys: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"] })
+
+const optionalBill = fc.oneof(
+  { weight: 20, arbitrary: bill },
+  {
+    weight: 1,
+    arbitrary: bill.map((b) => {
+      const { billId: _, ...rest } = b
+      return rest
+    })
+  }
+)
+
+const page = fc.record({
+  total: field(fc.nat(), fc.constantFrom(null, 1.5, -3, "7")),
+  page: field(fc.nat(), fc.constant(null)),
+  pageSize: field(fc.nat(100), fc.constant(null)),
+  hasNextPage: field(fc.boolean(), fc.constantFrom(null, "true", 1)),
+  items: fc.oneof(
+    { weight: 20, arbitrary: fc.array(optionalBill, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constantFrom(null, [], "[]", {}, 3) }
+  ),
+  unknown: fc.string()
+}, { requiredKeys: [] })
+
+// What JSON.parse of the page would give: `undefined` fields are absent.
+const asParsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+describe("bills page decoding", () => {
+  it("the fast path answers exactly the schema's value, or leaves the page to the schema", () => {
+    let fast = 0
+    fc.assert(
+      fc.property(page, (generated) => {
+        const input = asParsed(generated)
+        const expected = schemaDecode(input)
+        const got = fastBillPage(input)
+        if (got === undefined) return
+        fast++
+        assert.isTrue(
+          Exit.isSuccess(expected),
+          `the fast path accepted what the schema refuses: ${JSON.stringify(input)}`
+        )
+        if (Exit.isSuccess(expected)) {
+          // Field order too: the CSV and NDJSON writers rely on the decoded shape.
+          assert.strictEqual(JSON.stringify(got), JSON.stringify(expected.value))
+          assert.deepStrictEqual(got, expected.value)
+        }
+      }),
+      { numRuns: 3000 }
+    )
+    // The generator must exercise the fast path, not only the fallback.
+    assert.isAbove(fast, 100)
+  })
+
+  it.effect("the decoder answers the schema's result on every page, fast path or not", () =>
+    Effect.sync(() => {
+      fc.assert(
+        fc.property(page, (generated) => {
+          const input = asParsed(generated)
+          const expected = schemaDecode(input)
+          const got = Effect.runSyncExit(decodeBillPage(input))
+          assert.strictEqual(got._tag, expected._tag)
+          if (Exit.isSuccess(got) && Exit.isSuccess(expected)) assert.deepStrictEqual(got.value, expected.value)
+          if (Exit.isFailure(got) && Exit.isFailure(expected)) {
+            assert.strictEqual(String(got.cause), String(expected.cause))
+          }
+        }),
+        { numRuns: 1000 }
+      )
+    }))
+
+  it("the usual page takes the fast path: ids and decimals as sent, the time as a number", () => {
+    const input = {
+      total: 2,
+      page: 1,
+      pageSize: 100,
+      hasNextPage: false,
+      items: [{
+        billId: "2001000000001000005",
+        coinId: 1,
+        coinName: "BTC",
+        bizType: "deposit",
+        deltaAmount: "-0.00000001",
+        afterAmount: "27979.56445917",
+        fees: "0",
+        cTime: "1795354473040"
+      }]
+    }
+    assert.deepStrictEqual(fastBillPage(input) as unknown, {
+      ...input,
+      items: [{ ...input.items[0]!, cTime: 1795354473040 }]
+    })
+  })
+
+  it("an exponent-form decimal or a numeric id goes to the schema, which converts it exactly", () => {
+    const input = {
+      items: [{
+        billId: 7,
+        coinId: 2,
+        coinName: "USDT",
+        bizType: "deposit",
+        deltaAmount: "0E-8",
+        afterAmount: "1",
+        fees: "0",
+        cTime: 5
+      }]
+    }
+    assert.isUndefined(fastBillPage(input))
+    const decoded = Effect.runSync(decodeBillPage(input))
+    assert.strictEqual(decoded.items![0]!.billId, "7")
+    assert.strictEqual(decoded.items![0]!.deltaAmount, "0.00000000")
+  })
+})
