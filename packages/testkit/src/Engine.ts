@@ -93,7 +93,7 @@ const SELL_COMPLETE = BIZ.sell_complete
 // Each bizType as a JSON string, for bills written as JSON text.
 const BIZ_TYPE_JSON: ReadonlyArray<string> = bizTypes.map((name) => JSON.stringify(name))
 
-const EMPTY_LIST = new EntryList()
+const EMPTY_LIST = new Ledger.EntryList()
 
 // The bizTypes of synthetic history that debit the funding account; the others credit it.
 const DEBITS =
@@ -1411,13 +1411,16 @@ export class Engine {
     let items = ""
     for (let position = range.first; position > range.last; position--) {
       const entry = range.list.items[position]!
-      const coin = this.coins[ledger.coin[entry]!]!
+      const r = ledger.segment(entry)
+      const o = Ledger.at(entry)
+      const kind = r[o + Ledger.KIND]!
+      const coin = this.coins[Ledger.coinOf(kind)]!
       // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
       items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.id(KIND_BILL, entry + 1) +
         "\",\"coinId\":" + coin.coinId + ",\"coinName\":" + this.coinNameJson[coin.index] + ",\"bizType\":" +
-        BIZ_TYPE_JSON[ledger.bizType[entry]!] + ",\"deltaAmount\":\"" + trimmed(ledger.delta[entry]!, coin.scale) +
-        "\",\"afterAmount\":\"" + trimmed(ledger.after[entry]!, coin.scale) + "\",\"fees\":\"" +
-        trimmed(ledger.fee[entry]!, coin.scale) + "\",\"cTime\":\"" + ledger.time[entry] + "\"}"
+        BIZ_TYPE_JSON[Ledger.bizTypeOf(kind)] + ",\"deltaAmount\":\"" + trimmed(r[o + Ledger.DELTA]!, coin.scale) +
+        "\",\"afterAmount\":\"" + trimmed(r[o + Ledger.AFTER]!, coin.scale) + "\",\"fees\":\"" +
+        trimmed(r[o + Ledger.FEE]!, coin.scale) + "\",\"cTime\":\"" + r[o + Ledger.TIME] + "\"}"
     }
     return "{\"total\":" + range.total + ",\"page\":" + range.pageIndex + ",\"pageSize\":" + range.pageSize +
       ",\"hasNextPage\":" + range.hasNextPage + ",\"items\":[" + items + "]}"
@@ -1425,7 +1428,7 @@ export class Engine {
 
   // Positions `first` down to `last` (exclusive) of the page in the user's (or the coin's) bill list, newest first.
   private billRange(userId: string, query: BillQuery): {
-    readonly list: EntryList
+    readonly list: Ledger.EntryList
     readonly first: number
     readonly last: number
     readonly total: number
