@@ -347,7 +347,14 @@ describe("unknown extra fields", () => {
 })
 
 describe("timeouts and handling reasons", () => {
-  const silent = HttpClient.make(() => Effect.never)
+  // Counts the requests it was handed, and never answers them.
+  let received = 0
+  const silent = HttpClient.make(() =>
+    Effect.suspend(() => {
+      received++
+      return Effect.never
+    })
+  )
   const silentClient = (options: Partial<SpotClient.Options>) =>
     SpotClient.layer({ ...clientOptions, rateLimit: false, ...options }).pipe(
       Layer.provide(Layer.succeed(HttpClient.HttpClient, silent))
@@ -357,8 +364,11 @@ describe("timeouts and handling reasons", () => {
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const client = yield* SpotClient.SpotClient
+      received = 0
       const fiber = yield* Effect.forkChild(Effect.flip(client.openOrdersPage({ symbol: SYMBOL })))
-      // Let the request start (and its timer register) before moving the clock.
+      // Let the request reach the HTTP client (signing with WebCrypto takes real time, longer on a loaded machine),
+      // then its timer register, before moving the clock.
+      while (received === 0) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       for (let i = 0; i < 20; i++) yield* Effect.yieldNow
       yield* TestClock.adjust("2999 millis")
       assert.isUndefined(fiber.pollUnsafe())
