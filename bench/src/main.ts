@@ -353,9 +353,9 @@ log()
 log(`wrote ${file.pathname}`)
 
 // Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
-// over the in-process transport (options --client-orders, --client-runs) and the synthetic bill history generator
-// (--bills N).
-for (const next of ["client.ts", "bills.ts", "signer.ts"]) {
+// over the in-process transport (options --client-orders, --client-runs), the synthetic bill history generator
+// (--bills N), the signers, and the client over HTTP against peer SDKs (--peers-requests N, --peers-runs N, ...).
+for (const next of ["client.ts", "bills.ts", "signer.ts", "peers.ts"]) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,
     new URL(next, import.meta.url).pathname,
