@@ -1,9 +1,11 @@
-import { Clock, Duration, Effect, Redacted, Schema } from "effect"
+import type { Schema } from "effect"
+import { Clock, Duration, Effect, Redacted } from "effect"
 import { Headers, HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as Envelope from "../Envelope.ts"
 import * as Json from "../Json.ts"
 import * as Signer from "../Signer.ts"
 import * as SpotError from "../SpotError.ts"
+import * as Fast from "./fast.ts"
 import type * as RateLimiter from "./rateLimiter.ts"
 
 // System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
@@ -109,7 +111,7 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     }
   }
 
-  const decodeStandard = Schema.decodeUnknownEffect(Envelope.Standard)
+  const decodeStandard = Fast.decoder(Envelope.Standard, Fast.standard)
 
   // The parts of a request that never change, built once per path; each call adds its signature and timestamp.
   const baseRequests = new Map<string, HttpClientRequest.HttpClientRequest>()
