@@ -7,7 +7,8 @@
 // printed, not asserted.
 //
 //   node --expose-gc --conditions=@spotkit/source src/peers.ts [--quick] [--peers-requests N] [--peers-warmup N]
-//     [--peers-runs N] [--peers-servers raw,sandbox] [--peers-contestants raw,spotkit,bitget-api,ccxt]
+//     [--peers-runs N] [--peers-servers raw,sandbox]
+//     [--peers-contestants raw,spotkit,spotkit-effect-undici,bitget-api,ccxt]
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
@@ -30,8 +31,8 @@ const list = (name: string, all: ReadonlyArray<string>): ReadonlyArray<string> =
   return picked
 }
 const SERVERS = list("peers-servers", ["raw", "sandbox"])
-const CONTESTANTS = list("peers-contestants", ["raw", "spotkit", "bitget-api", "ccxt"])
-const PEERS = CONTESTANTS.filter((c) => c !== "raw" && c !== "spotkit")
+const CONTESTANTS = list("peers-contestants", ["raw", "spotkit", "spotkit-effect-undici", "bitget-api", "ccxt"])
+const PEERS = CONTESTANTS.filter((c) => c === "bitget-api" || c === "ccxt")
 
 const serverScripts: Record<string, string> = {
   raw: fileURLToPath(new URL("peers/serverRaw.ts", import.meta.url)),
@@ -42,6 +43,7 @@ const clientScript = fileURLToPath(new URL("peers/client.ts", import.meta.url))
 const labels: Record<string, string> = {
   raw: "raw baseline (undici.request + node:crypto + JSON.parse)",
   spotkit: "spotkit (SpotClient over NodeSpotClient.layer)",
+  "spotkit-effect-undici": "spotkit, transport \"effect-undici\" (platform-node's HttpClient)",
   "bitget-api": "bitget-api 3.2.3 (RestClientV2.postPrivate)",
   ccxt: "ccxt 4.5.84 (bitget.request, private spot POST)"
 }
@@ -161,7 +163,7 @@ for (let run = 0; run < RUNS; run++) {
         measured.set(k, [...(measured.get(k) ?? []), r])
       }
       log(
-        `  run ${run + 1} ${server.padEnd(7)} ${contestant.padEnd(10)} ` +
+        `  run ${run + 1} ${server.padEnd(7)} ${contestant.padEnd(21)} ` +
           results.map((r) =>
             `${r.path === "placeOrder" ? "place" : "open"}/c${r.concurrency} ${
               fmt(r.requestsPerSecond).padStart(6)
@@ -247,7 +249,7 @@ if (SERVERS.includes("sandbox")) {
       r.server === "sandbox" && r.contestant === contestant && r.path === "placeOrder" && r.concurrency === 1
     )!
     log(
-      `  ${contestant.padEnd(10)} ${fmt(row.distinctOrderIds)} distinct ids, e.g. ${row.sampleOrderId}` +
+      `  ${contestant.padEnd(21)} ${fmt(row.distinctOrderIds)} distinct ids, e.g. ${row.sampleOrderId}` +
         (row.distinctOrderIds === REQUESTS ? " (exact)" : " (rounded through a JS number)")
     )
   }

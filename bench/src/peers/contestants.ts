@@ -128,47 +128,57 @@ export const raw: Contestant = {
 // spotkit over the Node layer: NodeSpotClient.layer (undici, node:crypto signer, live clock), client-side rate
 // limits off; everything else as a user gets it (validation, spans, retries, timeout, lossless ids, decoding).
 
-export const spotkit: Contestant = {
-  key: "spotkit",
-  label: "spotkit: SpotClient over NodeSpotClient.layer (undici), rate limits off",
-  make: async (baseUrl) => {
-    const runtime = ManagedRuntime.make(NodeSpotClient.layer({
-      baseUrl,
-      credentials: {
-        apiKey: Redacted.make(credentials.apiKey),
-        secretKey: Redacted.make(credentials.secretKey),
-        passphrase: Redacted.make(credentials.passphrase)
-      },
-      rateLimit: false
-    }))
-    const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
-    const nextId = clientOrderIds()
-    const indices = (n: number) => Array.from({ length: n }, (_, i) => i)
-    return {
-      run: (path, n, concurrency) => {
-        const ids = new Set<string>()
-        let ok = 0
-        const one = path === "placeOrder"
-          ? Effect.suspend(() => client.placeOrder(orderBody(nextId()))).pipe(Effect.map((placed) => {
-            ids.add(placed.orderId)
-            ok++
+const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contestant["make"] => async (baseUrl) => {
+  const runtime = ManagedRuntime.make(NodeSpotClient.layer({
+    baseUrl,
+    credentials: {
+      apiKey: Redacted.make(credentials.apiKey),
+      secretKey: Redacted.make(credentials.secretKey),
+      passphrase: Redacted.make(credentials.passphrase)
+    },
+    rateLimit: false,
+    transport
+  }))
+  const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
+  const nextId = clientOrderIds()
+  const indices = (n: number) => Array.from({ length: n }, (_, i) => i)
+  return {
+    run: (path, n, concurrency) => {
+      const ids = new Set<string>()
+      let ok = 0
+      const one = path === "placeOrder"
+        ? Effect.suspend(() => client.placeOrder(orderBody(nextId()))).pipe(Effect.map((placed) => {
+          ids.add(placed.orderId)
+          ok++
+        }))
+        : Effect.map(client.openOrdersPage(openOrdersBody), (page) => {
+          if (page.orderInfoResultList?.length !== OPEN_ORDERS_LIMIT) fail("open orders: a short page", page)
+          ok++
+        })
+      return runtime.runPromise(
+        Effect.forEach(indices(n), () => one, { concurrency, discard: true }).pipe(
+          Effect.map((): Check => ({
+            ok,
+            distinctOrderIds: ids.size,
+            sampleOrderId: ids.size === 0 ? undefined : `string ${[...ids][0]}`
           }))
-          : Effect.map(client.openOrdersPage(openOrdersBody), (page) => {
-            if (page.orderInfoResultList?.length !== OPEN_ORDERS_LIMIT) fail("open orders: a short page", page)
-            ok++
-          })
-        return runtime.runPromise(
-          Effect.forEach(indices(n), () => one, { concurrency, discard: true }).pipe(
-            Effect.map((): Check => ({
-              ok,
-              distinctOrderIds: ids.size,
-              sampleOrderId: ids.size === 0 ? undefined : `string ${[...ids][0]}`
-            }))
-          )
         )
-      }
+      )
     }
   }
+}
+
+export const spotkit: Contestant = {
+  key: "spotkit",
+  label: "spotkit: SpotClient over NodeSpotClient.layer (undici used directly, the default), rate limits off",
+  make: spotkitOver("undici")
+}
+
+// The same over platform-node's undici HttpClient (an HTTP span per request): the HTTP layer spotkit used before.
+export const spotkitEffectUndici: Contestant = {
+  key: "spotkit-effect-undici",
+  label: "spotkit over NodeSpotClient.layer with transport \"effect-undici\" (platform-node's HttpClient)",
+  make: spotkitOver("effect-undici")
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -245,4 +255,4 @@ export const ccxtBitget: Contestant = {
   }
 }
 
-export const contestants: ReadonlyArray<Contestant> = [raw, spotkit, bitgetApi, ccxtBitget]
+export const contestants: ReadonlyArray<Contestant> = [raw, spotkit, spotkitEffectUndici, bitgetApi, ccxtBitget]
