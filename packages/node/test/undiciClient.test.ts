@@ -7,7 +7,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { HttpTimeout, SpotClient } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { createServer, type IncomingMessage } from "node:http"
@@ -22,8 +22,8 @@ interface Seen {
   readonly body: string
 }
 
-// A loopback server that records every request and answers from `answer`; `/hold` is never answered, and
-// `closed` completes when such a held request's connection goes away.
+// A loopback server that records every request and answers it, except those under `/hold`, which it never
+// answers; `held` completes when one arrives, `closed` when a held request's connection goes away.
 const server = Effect.gen(function*() {
   const seen: Array<Seen> = []
   const held = yield* Deferred.make<void>()
@@ -38,7 +38,7 @@ const server = Effect.gen(function*() {
         headers: request.headers,
         body: Buffer.concat(chunks).toString("utf8")
       })
-      if (request.url === "/hold") {
+      if (request.url?.startsWith("/hold") === true) {
         response.on("close", () => Deferred.doneUnsafe(closed, Effect.void))
         Deferred.doneUnsafe(held, Effect.void)
         return
@@ -131,6 +131,42 @@ describe("NodeSpotClient's undici HttpClient", () => {
       yield* Fiber.interrupt(fiber)
       yield* Deferred.await(closed)
       assert.isTrue(Deferred.isDoneUnsafe(closed))
+    }).pipe(Effect.provide(client)))
+
+  it.effect("under HttpTimeout.Timeout, a request with no answer fails with a TimeoutError cause and is aborted", () =>
+    Effect.gen(function*() {
+      const { baseUrl, closed } = yield* server
+      const http = yield* HttpClient.HttpClient
+      assert.isTrue(HttpTimeout.isEnforcing(http))
+      const error = yield* Effect.flip(
+        http.post(`${baseUrl}/hold`).pipe(Effect.provideService(HttpTimeout.Timeout, 50))
+      )
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.instanceOf(error.reason.cause, HttpTimeout.TimeoutError)
+      yield* Deferred.await(closed)
+    }).pipe(Effect.provide(client)))
+
+  it.effect("through SpotClient, its timeout is the client's: no answer within the timeout, retryable", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const error = yield* Effect.flip(
+        Effect.flatMap(Effect.service(SpotClient.SpotClient), (spot) => spot.openOrdersPage({ symbol: "BTCUSDT_SPBL" }))
+          .pipe(
+            Effect.provide(NodeSpotClient.layer({
+              baseUrl: `${baseUrl}/hold`,
+              credentials: {
+                apiKey: Redacted.make("k"),
+                secretKey: Redacted.make("s"),
+                passphrase: Redacted.make("p")
+              },
+              retry: false,
+              timeout: "100 millis"
+            }))
+          )
+      )
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.include(error.message, "no answer within 100ms")
+      assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(client)))
 
   it.effect("query parameters and stream bodies go through platform-node's client, unchanged", () =>

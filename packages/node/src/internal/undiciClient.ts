@@ -3,9 +3,11 @@
 // request (URL parsing, an AbortController, an HTTP span with header attributes and trace-context headers, response
 // streams and a TextDecoder per answer). This one dispatches with undici's handler API, collects the answer's bytes
 // and hands them over in memory; interruption aborts the request. Anything else (query parameters, a hash, stream or
-// form bodies, upgrades) goes to platform-node's client over the same dispatcher.
+// form bodies, upgrades) goes to platform-node's client over the same dispatcher. It enforces core's request timeout
+// itself (`HttpTimeout`): a plain timer per request instead of the fibers of a race.
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
+import { HttpTimeout } from "@spotkit/core"
 import { Effect, Inspectable, Option, Result, Stream } from "effect"
 import {
   Cookies,
@@ -162,18 +164,31 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Di
   const send = (
     request: HttpClientRequest.HttpClientRequest,
     target: Target,
-    body: Uint8Array | string | null
+    body: Uint8Array | string | null,
+    timeoutMillis: number | undefined
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
     Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
       let controller: Undici.Dispatcher.DispatchController | undefined
-      let interrupted: Error | undefined
+      // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
+      let aborted: Error | undefined
       let status = 0
       let headers: IncomingHttpHeaders = {}
       const chunks: Array<Buffer> = []
+      const abort = (reason: Error) => {
+        aborted ??= reason
+        controller?.abort(reason)
+      }
+      // HttpTimeout's promise: the whole exchange (answer read whole) within the fiber's Timeout, or a
+      // TransportError caused by HttpTimeout.TimeoutError.
+      const timer = timeoutMillis === undefined ? undefined : setTimeout(() => {
+        const timeout = new HttpTimeout.TimeoutError({ millis: timeoutMillis })
+        abort(timeout)
+        resume(Effect.fail(transportError(request, timeout)))
+      }, timeoutMillis)
       const handler: Undici.Dispatcher.DispatchHandler = {
         onRequestStart(c) {
           controller = c
-          if (interrupted !== undefined) c.abort(interrupted)
+          if (aborted !== undefined) c.abort(aborted)
         },
         onResponseStart(_c, statusCode, responseHeaders) {
           status = statusCode
@@ -183,10 +198,12 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Di
           chunks.push(chunk)
         },
         onResponseEnd() {
+          clearTimeout(timer)
           const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
           resume(Effect.succeed(new BufferedResponse(request, target.href, status, headers, bytes)))
         },
         onResponseError(_c, error) {
+          clearTimeout(timer)
           resume(Effect.fail(transportError(request, error)))
         }
       }
@@ -199,15 +216,41 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Di
           body
         }, handler)
       )
-      if (Result.isFailure(dispatched)) resume(Effect.fail(transportError(request, dispatched.failure)))
+      if (Result.isFailure(dispatched)) {
+        clearTimeout(timer)
+        resume(Effect.fail(transportError(request, dispatched.failure)))
+      }
       return Effect.sync(() => {
-        interrupted = new Error("The request was interrupted")
-        controller?.abort(interrupted)
+        clearTimeout(timer)
+        abort(new Error("The request was interrupted"))
       })
     })
 
+  // Requests this client does not send itself go to platform-node's. Under a Timeout the answer is read whole
+  // there too, so the bound covers the whole exchange as it does here.
+  const fallback = (request: HttpClientRequest.HttpClientRequest, timeoutMillis: number | undefined) =>
+    timeoutMillis === undefined ? full.execute(request) : Effect.timeoutOrElse(
+      Effect.flatMap(
+        full.execute(request),
+        (response) =>
+          Effect.map(response.arrayBuffer, (bytes): HttpClientResponse.HttpClientResponse =>
+            new BufferedResponse(
+              request,
+              response.url,
+              response.status,
+              response.headers as IncomingHttpHeaders,
+              Buffer.from(bytes)
+            ))
+      ),
+      {
+        duration: timeoutMillis,
+        orElse: () => Effect.fail(transportError(request, new HttpTimeout.TimeoutError({ millis: timeoutMillis })))
+      }
+    )
+
   const execute = (
-    request: HttpClientRequest.HttpClientRequest
+    request: HttpClientRequest.HttpClientRequest,
+    timeoutMillis: number | undefined
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
     const plain = request.urlParams.params.length === 0 && Option.isNone(request.hash) &&
       request.headers.upgrade === undefined
@@ -215,20 +258,25 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Di
     if (target !== undefined) {
       switch (request.body._tag) {
         case "Empty":
-          return send(request, target, null)
+          return send(request, target, null, timeoutMillis)
         case "Uint8Array":
-          return send(request, target, request.body.body)
+          return send(request, target, request.body.body, timeoutMillis)
         case "Raw":
           if (typeof request.body.body === "string" || request.body.body instanceof Uint8Array) {
-            return send(request, target, request.body.body)
+            return send(request, target, request.body.body, timeoutMillis)
           }
       }
     }
-    return full.execute(request)
+    return fallback(request, timeoutMillis)
   }
 
-  return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-    (effect) => Effect.flatMap(effect, execute),
+  const client = HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
+    (effect) =>
+      Effect.flatMap(
+        effect,
+        (request) => Effect.withFiber((fiber) => execute(request, fiber.getRef(HttpTimeout.Timeout)))
+      ),
     Effect.succeed
   )
+  return HttpTimeout.enforcing(client)
 })
