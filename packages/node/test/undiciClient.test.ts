@@ -169,7 +169,7 @@ describe("NodeSpotClient's undici HttpClient", () => {
       assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(client)))
 
-  it.effect("query parameters and stream bodies go through platform-node's client, unchanged", () =>
+  it.effect("query parameters and stream bodies go through platform-node's client, bounded by the Timeout too", () =>
     Effect.gen(function*() {
       const { baseUrl, seen } = yield* server
       const http = yield* HttpClient.HttpClient
@@ -181,9 +181,21 @@ describe("NodeSpotClient's undici HttpClient", () => {
         )
       )
       assert.strictEqual(yield* streamed.text, `{"status":200,"text":"naïve ✓"}`)
+      // Under a Timeout the answer is read whole there too, and still readable.
+      const bounded = yield* http.get(`${baseUrl}/search`, { urlParams: { q: "c" } }).pipe(
+        Effect.provideService(HttpTimeout.Timeout, 10_000)
+      )
+      assert.strictEqual(bounded.status, 200)
+      assert.strictEqual(yield* bounded.text, `{"status":200,"text":"naïve ✓"}`)
+      const heldThere = yield* Effect.flip(
+        http.get(`${baseUrl}/hold`, { urlParams: { q: "d" } }).pipe(Effect.provideService(HttpTimeout.Timeout, 50))
+      )
+      assert.instanceOf(heldThere.reason.cause, HttpTimeout.TimeoutError)
       assert.deepStrictEqual(seen.map((s) => [s.method, s.url, s.body]), [
         ["GET", "/search?q=a+b&n=2", ""],
-        ["POST", "/upload", "one two"]
+        ["POST", "/upload", "one two"],
+        ["GET", "/search?q=c", ""],
+        ["GET", "/hold?q=d", ""]
       ])
     }).pipe(Effect.provide(client)))
 })

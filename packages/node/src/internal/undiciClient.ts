@@ -227,26 +227,34 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Di
     })
 
   // Requests this client does not send itself go to platform-node's. Under a Timeout the answer is read whole
-  // there too, so the bound covers the whole exchange as it does here.
-  const fallback = (request: HttpClientRequest.HttpClientRequest, timeoutMillis: number | undefined) =>
-    timeoutMillis === undefined ? full.execute(request) : Effect.timeoutOrElse(
-      Effect.flatMap(
-        full.execute(request),
-        (response) =>
-          Effect.map(response.arrayBuffer, (bytes): HttpClientResponse.HttpClientResponse =>
-            new BufferedResponse(
-              request,
-              response.url,
-              response.status,
-              response.headers as IncomingHttpHeaders,
-              Buffer.from(bytes)
-            ))
-      ),
-      {
-        duration: timeoutMillis,
-        orElse: () => Effect.fail(transportError(request, new HttpTimeout.TimeoutError({ millis: timeoutMillis })))
-      }
+  // there too, so the bound covers the whole exchange, on the same real-time timer as above (not the Clock: this is
+  // a socket's deadline); the loser of the race is interrupted, which aborts the request.
+  const fallback = (
+    request: HttpClientRequest.HttpClientRequest,
+    timeoutMillis: number | undefined
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+    if (timeoutMillis === undefined) return full.execute(request)
+    const whole = Effect.flatMap(
+      full.execute(request),
+      (response) =>
+        Effect.map(response.arrayBuffer, (bytes): HttpClientResponse.HttpClientResponse =>
+          new BufferedResponse(
+            request,
+            response.url,
+            response.status,
+            response.headers as IncomingHttpHeaders,
+            Buffer.from(bytes)
+          ))
     )
+    const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
+      const timer = setTimeout(
+        () => resume(Effect.fail(transportError(request, new HttpTimeout.TimeoutError({ millis: timeoutMillis })))),
+        timeoutMillis
+      )
+      return Effect.sync(() => clearTimeout(timer))
+    })
+    return Effect.raceFirst(whole, deadline)
+  }
 
   const execute = (
     request: HttpClientRequest.HttpClientRequest,
