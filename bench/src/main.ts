@@ -354,9 +354,9 @@ log(`wrote ${file.pathname}`)
 
 // Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
 // over the in-process transport (options --client-orders, --client-runs), the synthetic bill history generator
-// (--bills N), the signers, and the bills export through the CLI (--export-bills N, --export-runs N,
-// --limited-seconds S).
-for (const next of ["client.ts", "bills.ts", "signer.ts", "export.ts"]) {
+// (--bills N), the signers, the client over HTTP against peer SDKs (--peers-requests N, --peers-runs N, ...), and
+// the bills export through the CLI (--export-bills N, --export-runs N, --limited-seconds S).
+for (const next of ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts"]) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,
     new URL(next, import.meta.url).pathname,

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Schema, SchemaGetter } from "effect"
-import { DECIMAL, DIGITS } from "./internal/patterns.ts"
+import { CLIENT_ORDER_ID, DECIMAL, DIGITS, TRADING_PAIR } from "./internal/patterns.ts"
 
 const U64_MAX = 18446744073709551615n
 
@@ -114,7 +114,7 @@ export const DecimalFromWire = Schema.Union([
  * @category symbols
  */
 export const TradingPair = Schema.String.check(
-  Schema.isPattern(/^[A-Z0-9]{2,40}_SPBL$/, {
+  Schema.isPattern(TRADING_PAIR, {
     expected: "a trading pair such as \"BTCUSDT_SPBL\"",
     message: "must be a trading pair <BASE><QUOTE>_SPBL in upper case, such as \"BTCUSDT_SPBL\""
   })
@@ -222,7 +222,7 @@ export const MillisFromWire = Schema.Union([
  * @category ids
  */
 export const ClientOrderId = Schema.String.check(
-  Schema.isPattern(/^\S{1,64}$/, {
+  Schema.isPattern(CLIENT_ORDER_ID, {
     expected: "1 to 64 characters without whitespace",
     message: "must be 1 to 64 characters without whitespace"
   })

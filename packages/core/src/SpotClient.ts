@@ -11,7 +11,7 @@
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Schedule, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Bill from "./Bill.ts"
-import { decodeBillPage } from "./internal/billPage.ts"
+import * as Fast from "./internal/fast.ts"
 import * as RateLimiter from "./internal/rateLimiter.ts"
 import * as Transport from "./internal/transport.ts"
 import * as validate from "./internal/validate.ts"
@@ -208,7 +208,7 @@ const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(sc
   return (data: unknown) => decode(data)
 }
 
-const decodePlaceOrderResult = decoder(Order.PlaceOrderResult)
+const decodePlaceOrderResult = Fast.decoder(Order.PlaceOrderResult, Fast.placeOrderResult)
 const decodeBatchAnswer = decoder(Order.BatchResponse)
 // Failure texts of a batch end up in outcomes and logs: scrub them like every other text from the network.
 const decodeBatchResponse = (data: unknown, scrub: (text: string) => string) =>
@@ -219,12 +219,13 @@ const decodeBatchResponse = (data: unknown, scrub: (text: string) => string) =>
       errorMsg: typeof failure.errorMsg === "string" ? scrub(failure.errorMsg) : failure.errorMsg
     }))
   }))
-const decodeOpenOrdersPage = decoder(Order.OpenOrdersPage)
+const decodeOpenOrdersPage = Fast.decoder(Order.OpenOrdersPage, Fast.openOrdersPage)
+const decodeBillPage = Fast.decoder(Bill.BillPage, Fast.billPage)
 const decodeTransferSuccess = decoder(Transfer.TransferSuccess)
-const validatePlaceOrder = validate.input(Order.PlaceOrder)
+const validatePlaceOrder = validate.input(Order.PlaceOrder, undefined, Fast.placeOrder)
 const validateBatchItem = validate.input(Order.BatchItem)
 const validateSymbol = validate.input(TradingPair, "symbol")
-const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery)
+const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery, undefined, Fast.openOrdersQuery)
 const validatePageSize = validate.input(Schema.UndefinedOr(PageSize), "pageSize")
 const validateBillQuery = validate.input(Bill.BillQuery)
 const validateBillPageQuery = validate.input(Bill.BillPageQuery)

@@ -19,6 +19,13 @@ export * as Bill from "./Bill.ts"
 export * as Envelope from "./Envelope.ts"
 
 /**
+ * The request timeout, for HTTP clients that enforce it themselves.
+ *
+ * @since 0.1.0
+ */
+export * as HttpTimeout from "./HttpTimeout.ts"
+
+/**
  * Lossless JSON.
  *
  * @since 0.1.0

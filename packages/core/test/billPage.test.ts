@@ -1,5 +1,5 @@
 /**
- * The bills page decoder of the export's hot path (`internal/billPage.ts`): its hand-checked fast path must accept
+ * The bills page decoder of the export's hot path (`billPage` in `internal/fast.ts`): its hand-checked fast path must accept
  * only what the `Bill.BillPage` schema accepts and give exactly the schema's value (same fields, same order, unknown
  * fields dropped); everything else goes to the schema, with its errors. Checked on generated pages that mix the
  * usual shape with every variation the schema allows or refuses.
@@ -8,9 +8,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import * as fc from "fast-check"
 import { Bill } from "../src/index.ts"
-import { decodeBillPage, fastBillPage } from "../src/internal/billPage.ts"
+import { billPage as fastBillPage, decoder } from "../src/internal/fast.ts"
 
 const schemaDecode = Schema.decodeUnknownExit(Bill.BillPage)
+const decodeBillPage = decoder(Bill.BillPage, fastBillPage)
 
 // Each field is usually what an honest venue sends and sometimes one of the variations the schema converts (numbers
 // for ids, exponent decimals, numeric times) or refuses (leading zeros, floats, unsafe integers, wrong types), so

@@ -4,9 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
-import { HttpClient } from "effect/http"
+import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
-import { SpotClient, SpotError } from "../src/index.ts"
+import { HttpTimeout, SpotClient, SpotError } from "../src/index.ts"
 import {
   clientLayer,
   clientOptions,
@@ -378,6 +378,44 @@ describe("timeouts and handling reasons", () => {
       assert.include(error.message, "no answer within 3s")
       assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(silentClient({ timeout: "3 seconds", retry: false }))))
+
+  // An HttpClient that enforces the timeout itself (HttpTimeout) is told the bound instead of being raced: here one
+  // that reports the bound it was given and then fails as the contract says.
+  it.effect("an enforcing HttpClient is given the timeout; its timeout failure reads as no answer, retryable", () => {
+    const bounds: Array<number | undefined> = []
+    const enforcing = HttpTimeout.enforcing(HttpClient.make((request) =>
+      Effect.withFiber((fiber) => {
+        const millis = fiber.getRef(HttpTimeout.Timeout)
+        bounds.push(millis)
+        return Effect.fail(
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({
+              request,
+              cause: new HttpTimeout.TimeoutError({ millis: millis ?? 0 })
+            })
+          })
+        )
+      })
+    ))
+    return Effect.gen(function*() {
+      const client = yield* SpotClient.SpotClient
+      const error = yield* Effect.flip(client.openOrdersPage({ symbol: SYMBOL }))
+      assert.deepStrictEqual(bounds, [3000])
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.include(error.message, "no answer within 3s")
+      assert.isTrue(error.isRetryable)
+      // Outside the client's exchanges no bound is set.
+      assert.isUndefined(yield* Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(HttpTimeout.Timeout))))
+      // A client that is not marked is raced instead, and never sees the reference.
+      assert.isFalse(HttpTimeout.isEnforcing(silent))
+    }).pipe(
+      Effect.provide(
+        SpotClient.layer({ ...clientOptions, rateLimit: false, timeout: "3 seconds", retry: false }).pipe(
+          Layer.provide(Layer.succeed(HttpClient.HttpClient, enforcing))
+        )
+      )
+    )
+  })
 
   it.effect("reasons can be handled with Effect.catchReason", () => {
     const venue = new FakeVenue().fail({ kind: "venue", code: "43012", msg: "Insufficient balance" })

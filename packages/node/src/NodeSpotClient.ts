@@ -1,7 +1,7 @@
 /**
- * A ready `SpotClient` on Node: `SpotClient.layer` of `@spotkit/core` over an undici `HttpClient` (a keep-alive
- * connection pool with connect, header and body timeouts; `transport: "node:http"` for Node's own client), signing with `node:crypto` (`NodeSigner`), and the live
- * clock. The client corrects the clock's skew from the server times in the venue's answers by itself (core's
+ * A ready `SpotClient` on Node: `SpotClient.layer` of `@spotkit/core` over undici (a keep-alive connection pool
+ * with connect, header and body timeouts, used directly; `transport` picks platform-node's undici client or Node's
+ * own), signing with `node:crypto` (`NodeSigner`), and the live clock. The client corrects the clock's skew from the server times in the venue's answers by itself (core's
  * `clockOffset`), so a machine whose clock is off by a minute still signs timestamps the venue accepts.
  *
  * ```ts
@@ -21,7 +21,8 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { SpotClient } from "@spotkit/core"
 import { Config, Duration, Effect, Layer } from "effect"
-import type { HttpClient } from "effect/http"
+import { HttpClient } from "effect/http"
+import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 
 /**
@@ -32,11 +33,18 @@ import * as NodeSigner from "./NodeSigner.ts"
  */
 export interface HttpOptions {
   /**
-   * The HTTP implementation. `"undici"`: a pooled client built for many requests in flight. `"node:http"`: Node's
-   * own client with a keep-alive agent, which holds far less memory (its parser is native, undici's is WebAssembly);
-   * the `spotkit` CLI uses it, as it sends one request at a time. @default "undici"
+   * The HTTP implementation.
+   *
+   * - `"undici"`: undici's pooled dispatcher, built for many requests in flight, used directly (each answer read
+   *   whole into memory; no HTTP span per request: the client's own operation spans remain). The fastest.
+   * - `"effect-undici"`: `@effect/platform-node`'s undici `HttpClient` over the same pool: an HTTP client span per
+   *   request and trace-context headers to the venue, at about twice the CPU per request.
+   * - `"node:http"`: Node's own client with a keep-alive agent, which holds far less memory (its parser is native,
+   *   undici's is WebAssembly); the `spotkit` CLI uses it, as it sends one request at a time.
+   *
+   * @default "undici"
    */
-  readonly transport?: "undici" | "node:http" | undefined
+  readonly transport?: "undici" | "effect-undici" | "node:http" | undefined
   /** Connections per origin; `undefined` opens as many as there are requests in flight. @default unbounded */
   readonly connections?: number | undefined
   /** How long an idle keep-alive connection stays open. @default 30 seconds */
@@ -58,7 +66,7 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input): nu
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
 /**
- * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"`. Its socket timeouts follow
+ * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"` (see `HttpOptions`). Its socket timeouts follow
  * the client's request `timeout` (core enforces that bound on the whole exchange; the transport's own timers make
  * sure a stalled socket is released too).
  *
@@ -76,13 +84,19 @@ export const layerHttpClient = (
       timeout
     })
   }
-  return NodeHttpClient.layerUndiciOptions({
+  const dispatcher = NodeHttpClient.layerDispatcherOptions({
     ...(options.connections === undefined ? {} : { connections: options.connections }),
     keepAliveTimeout: millis(options.keepAliveTimeout, "30 seconds"),
     connect: { timeout: millis(options.connectTimeout, "10 seconds") },
     headersTimeout: timeout,
     bodyTimeout: timeout
   })
+  if (options.transport === "effect-undici") {
+    // Note: platform-node's client sets its own headersTimeout (1 hour) and bodyTimeout (none) on every request,
+    // which win over the pool's; core's timeout still bounds every exchange.
+    return NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(dispatcher))
+  }
+  return Layer.effect(HttpClient.HttpClient, UndiciClient.make).pipe(Layer.provide(dispatcher))
 }
 
 /**

@@ -30,7 +30,7 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
     SPOTKIT_PASSPHRASE: Redacted.value(options.credentials.passphrase)
   } as Record<string, string>))
 
-  for (const transport of ["undici", "node:http"] as const) {
+  for (const transport of ["undici", "effect-undici", "node:http"] as const) {
     it.effect(`layer over ${transport}: places an order, streams it among the open orders, reads a page of bills`, () =>
       Effect.gen(function*() {
         const exchange = yield* TestExchange.TestExchange

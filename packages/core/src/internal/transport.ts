@@ -1,9 +1,12 @@
-import { Clock, Duration, Effect, identity, Redacted, Schema } from "effect"
+import type { Schema } from "effect"
+import { Clock, Duration, Effect, identity, Redacted } from "effect"
 import { Headers, HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as Envelope from "../Envelope.ts"
+import * as HttpTimeout from "../HttpTimeout.ts"
 import * as Json from "../Json.ts"
 import * as Signer from "../Signer.ts"
 import * as SpotError from "../SpotError.ts"
+import * as Fast from "./fast.ts"
 import type * as RateLimiter from "./rateLimiter.ts"
 
 // System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
@@ -109,7 +112,19 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     }
   }
 
-  const decodeStandard = Schema.decodeUnknownEffect(Envelope.Standard)
+  const decodeStandard = Fast.decoder(Envelope.Standard, Fast.standard)
+
+  // The request timeout: an HttpClient that enforces it itself (HttpTimeout.ts) is told the bound; any other is
+  // raced against the clock.
+  const timeoutMillis = Duration.toMillis(options.timeout)
+  const noAnswer = () =>
+    new SpotError.TransportError({ description: `no answer within ${Duration.format(options.timeout)}` })
+  const bounded: <A>(
+    exchange: Effect.Effect<A, HttpClientError.HttpClientError>
+  ) => Effect.Effect<A, HttpClientError.HttpClientError | SpotError.TransportError> =
+    HttpTimeout.isEnforcing(http) && Number.isFinite(timeoutMillis)
+      ? Effect.provideService(HttpTimeout.Timeout, timeoutMillis)
+      : Effect.timeoutOrElse({ duration: options.timeout, orElse: () => Effect.fail(noAnswer()) })
 
   // The parts of a request that never change, built once per path; each call adds its signature and timestamp.
   const baseRequests = new Map<string, HttpClientRequest.HttpClientRequest>()
@@ -155,16 +170,12 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
         Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
         // Once answered (or failed), the request counts against the budget from now: see RateLimiter.Limiter.
         permit === undefined ? identity : Effect.ensuring(permit.settle),
-        Effect.timeoutOrElse({
-          duration: options.timeout,
-          orElse: () =>
-            Effect.fail(
-              new SpotError.TransportError({ description: `no answer within ${Duration.format(options.timeout)}` })
-            )
-        }),
+        bounded,
         Effect.mapError((error) =>
           error instanceof SpotError.TransportError
             ? error
+            : error.reason._tag === "TransportError" && error.reason.cause instanceof HttpTimeout.TimeoutError
+            ? noAnswer()
             : transportError(error, (text) =>
               scrub(text, signature))
         )

@@ -11,9 +11,20 @@ export const toValidationError = (error: Schema.SchemaError, root?: string): Spo
   return new SpotError.ValidationError({ field, description: issue?.message ?? error.message })
 }
 
-/** Decodes user input, failing with a `ValidationError` reason. */
-export const input = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, root?: string) => {
+/**
+ * Decodes user input, failing with a `ValidationError` reason. `fast` (see fast.ts) may accept plain input without
+ * the Schema; whatever it does not accept, the Schema judges.
+ */
+export const input = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  root?: string,
+  fast?: (value: unknown) => S["Type"] | undefined
+) => {
   const decode = Schema.decodeUnknownEffect(schema)
-  return (value: unknown): Effect.Effect<S["Type"], SpotError.ValidationError> =>
-    Effect.mapError(decode(value), (error) => toValidationError(error, root))
+  return (value: unknown): Effect.Effect<S["Type"], SpotError.ValidationError> => {
+    const plain = fast?.(value)
+    return plain !== undefined
+      ? Effect.succeed(plain)
+      : Effect.mapError(decode(value), (error) => toValidationError(error, root))
+  }
 }

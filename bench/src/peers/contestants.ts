@@ -1,0 +1,258 @@
+// The four clients of the client benchmark (bench/src/peers.ts). Each sends the same signed POSTs (the same JSON
+// text, the same headers but for peers' extras) to the same server, and checks every answer: envelope code
+// "00000", an orderId for each placed order, a full page of open orders.
+import { SpotClient } from "@spotkit/core"
+import { NodeSpotClient } from "@spotkit/node"
+import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Buffer } from "node:buffer"
+import { createHmac, createSecretKey } from "node:crypto"
+import { credentials, OPEN_ORDERS_LIMIT, openOrdersBody, orderBody, type PathKey, paths } from "./shared.ts"
+
+/** What the answers of one batch contained. */
+export interface Check {
+  /** Answers that were a success with the expected content. */
+  readonly ok: number
+  /** Distinct orderIds among the placed orders, as the client gives them to its caller. */
+  readonly distinctOrderIds: number
+  /** One orderId as the client gives it to its caller (its type and digits show whether it survived). */
+  readonly sampleOrderId: string | undefined
+}
+
+export interface Runner {
+  /** Sends `n` requests to `path` with `concurrency` of them in flight; answers what the answers contained. */
+  readonly run: (path: PathKey, n: number, concurrency: number) => Promise<Check>
+}
+
+export interface Contestant {
+  readonly key: string
+  readonly label: string
+  readonly make: (baseUrl: string) => Promise<Runner>
+}
+
+const fail = (what: string, answer: unknown): never => {
+  throw new Error(`${what}: ${JSON.stringify(answer)?.slice(0, 300)}`)
+}
+
+// A client-side pool: `concurrency` workers, each sending its next request when its last one is answered.
+const pool = async (n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> => {
+  let next = 0
+  const worker = async () => {
+    while (next < n) await task(next++)
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker))
+}
+
+// Every contestant's clientOrderIds are unique (the sandbox refuses a reused one): the process id, then a counter.
+const clientOrderIds = () => {
+  const prefix = `b${process.pid.toString(36)}-`
+  let counter = 0
+  return () => prefix + counter++
+}
+
+interface Envelope {
+  readonly code?: unknown
+  readonly data?: {
+    readonly orderId?: unknown
+    readonly orderInfoResultList?: ReadonlyArray<unknown>
+  } | null
+}
+
+// Checks a parsed envelope as the peers and the baseline hand it over; collects placed orderIds.
+const checker = () => {
+  const ids = new Set<unknown>()
+  let ok = 0
+  return {
+    placed: (answer: Envelope) => {
+      if (answer.code !== "00000" || answer.data?.orderId === undefined) fail("place order refused", answer)
+      ids.add(answer.data!.orderId)
+      ok++
+    },
+    page: (answer: Envelope) => {
+      if (answer.code !== "00000" || answer.data?.orderInfoResultList?.length !== OPEN_ORDERS_LIMIT) {
+        fail("open orders refused", answer)
+      }
+      ok++
+    },
+    result: (): Check => ({
+      ok,
+      distinctOrderIds: ids.size,
+      sampleOrderId: ids.size === 0 ? undefined : `${typeof [...ids][0]} ${String([...ids][0])}`
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The raw baseline: undici.request + node:crypto HMAC (key imported once) + JSON.parse. No validation, no retries,
+// no timeout, no lossless ids: the floor of this transport.
+
+export const raw: Contestant = {
+  key: "raw",
+  label: "raw baseline: undici.request + node:crypto HMAC + JSON.parse",
+  make: async (baseUrl) => {
+    const { request } = await import("undici")
+    const key = createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
+    const nextId = clientOrderIds()
+    const send = async (path: string, body: string): Promise<Envelope> => {
+      const timestamp = String(Date.now())
+      const sign = createHmac("sha256", key).update(timestamp + "POST" + path + body).digest("base64")
+      const response = await request(baseUrl + path, {
+        method: "POST",
+        headers: {
+          "access-key": credentials.apiKey,
+          "access-sign": sign,
+          "access-timestamp": timestamp,
+          "access-passphrase": credentials.passphrase,
+          "content-type": "application/json",
+          locale: "en-US"
+        },
+        body
+      })
+      const answer = JSON.parse(await response.body.text()) as Envelope
+      if (response.statusCode !== 200) fail(`HTTP ${response.statusCode}`, answer)
+      return answer
+    }
+    return {
+      run: async (path, n, concurrency) => {
+        const check = checker()
+        await pool(n, concurrency, async () => {
+          if (path === "placeOrder") check.placed(await send(paths.placeOrder, JSON.stringify(orderBody(nextId()))))
+          else check.page(await send(paths.openOrders, JSON.stringify(openOrdersBody)))
+        })
+        return check.result()
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// spotkit over the Node layer: NodeSpotClient.layer (undici, node:crypto signer, live clock), client-side rate
+// limits off; everything else as a user gets it (validation, spans, retries, timeout, lossless ids, decoding).
+
+const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contestant["make"] => async (baseUrl) => {
+  const runtime = ManagedRuntime.make(NodeSpotClient.layer({
+    baseUrl,
+    credentials: {
+      apiKey: Redacted.make(credentials.apiKey),
+      secretKey: Redacted.make(credentials.secretKey),
+      passphrase: Redacted.make(credentials.passphrase)
+    },
+    rateLimit: false,
+    transport
+  }))
+  const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
+  const nextId = clientOrderIds()
+  const indices = (n: number) => Array.from({ length: n }, (_, i) => i)
+  return {
+    run: (path, n, concurrency) => {
+      const ids = new Set<string>()
+      let ok = 0
+      const one = path === "placeOrder"
+        ? Effect.suspend(() => client.placeOrder(orderBody(nextId()))).pipe(Effect.map((placed) => {
+          ids.add(placed.orderId)
+          ok++
+        }))
+        : Effect.map(client.openOrdersPage(openOrdersBody), (page) => {
+          if (page.orderInfoResultList?.length !== OPEN_ORDERS_LIMIT) fail("open orders: a short page", page)
+          ok++
+        })
+      return runtime.runPromise(
+        Effect.forEach(indices(n), () => one, { concurrency, discard: true }).pipe(
+          Effect.map((): Check => ({
+            ok,
+            distinctOrderIds: ids.size,
+            sampleOrderId: ids.size === 0 ? undefined : `string ${[...ids][0]}`
+          }))
+        )
+      )
+    }
+  }
+}
+
+export const spotkit: Contestant = {
+  key: "spotkit",
+  label: "spotkit: SpotClient over NodeSpotClient.layer (undici used directly, the default), rate limits off",
+  make: spotkitOver("undici")
+}
+
+// The same over platform-node's undici HttpClient (an HTTP span per request): the HTTP layer spotkit used before.
+export const spotkitEffectUndici: Contestant = {
+  key: "spotkit-effect-undici",
+  label: "spotkit over NodeSpotClient.layer with transport \"effect-undici\" (platform-node's HttpClient)",
+  make: spotkitOver("effect-undici")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// bitget-api (tiagosiebler): RestClientV2 with its `baseUrl` option and its generic signed `postPrivate(path,
+// params)`, the method every typed call (`spotSubmitOrder` ...) goes through. Its own path: WebCrypto HMAC (the key
+// imported on every request), axios over Node's keep-alive http agent, axios' JSON.parse.
+
+export const bitgetApi: Contestant = {
+  key: "bitget-api",
+  label: "bitget-api 3.2.3: RestClientV2.postPrivate (WebCrypto HMAC, axios)",
+  make: async (baseUrl) => {
+    const { RestClientV2 } = await import("bitget-api")
+    const client = new RestClientV2({
+      apiKey: credentials.apiKey,
+      apiSecret: credentials.secretKey,
+      apiPass: credentials.passphrase,
+      baseUrl
+    })
+    const nextId = clientOrderIds()
+    return {
+      run: async (path, n, concurrency) => {
+        const check = checker()
+        await pool(n, concurrency, async () => {
+          if (path === "placeOrder") check.placed(await client.postPrivate(paths.placeOrder, orderBody(nextId())))
+          else check.page(await client.postPrivate(paths.openOrders, { ...openOrdersBody }))
+        })
+        return check.result()
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ccxt: its bitget exchange with every `urls.api` entry pointed at the server, and its generic signed
+// `request(path, ["private", "spot"], "POST", params)` (fetch2 -> bitget's sign() -> fetch -> handleRestResponse ->
+// handleErrors), client-side throttling off. Its own path: @noble/hashes HMAC in JavaScript, undici.request
+// (ccxt's own undici 7), its JSON parsing and error mapping. The unified createOrder cannot be used: it builds
+// bitget's own body for its own path (/api/v2/spot/trade/place-order) and needs loadMarkets from bitget's public
+// endpoints first.
+
+export const ccxtBitget: Contestant = {
+  key: "ccxt",
+  label: "ccxt 4.5.84: bitget.request(path, ['private', 'spot'], 'POST') (@noble/hashes HMAC, undici)",
+  make: async (baseUrl) => {
+    const { bitget } = await import("ccxt")
+    const exchange = new bitget({
+      apiKey: credentials.apiKey,
+      secret: credentials.secretKey,
+      password: credentials.passphrase,
+      enableRateLimit: false
+    })
+    const api = exchange.urls["api"] as Record<string, string>
+    for (const name of Object.keys(api)) api[name] = baseUrl
+    // ccxt's paths are relative to `/api/`.
+    const relative = (path: string) => path.replace(/^\/api\//, "")
+    const nextId = clientOrderIds()
+    return {
+      run: async (path, n, concurrency) => {
+        const check = checker()
+        await pool(n, concurrency, async () => {
+          if (path === "placeOrder") {
+            check.placed(
+              await exchange.request(relative(paths.placeOrder), ["private", "spot"], "POST", orderBody(nextId()))
+            )
+          } else {
+            check.page(
+              await exchange.request(relative(paths.openOrders), ["private", "spot"], "POST", { ...openOrdersBody })
+            )
+          }
+        })
+        return check.result()
+      }
+    }
+  }
+}
+
+export const contestants: ReadonlyArray<Contestant> = [raw, spotkit, spotkitEffectUndici, bitgetApi, ccxtBitget]

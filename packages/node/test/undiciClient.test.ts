@@ -1,0 +1,201 @@
+/**
+ * The `HttpClient` that `NodeSpotClient` uses by default (`transport: "undici"`): undici's dispatcher used directly.
+ * Against a real loopback server it sends the exact method, path, headers and body, answers any status with its
+ * headers and text, fails a refused connection with a `TransportError` that carries the system code (so the client
+ * knows the request was never sent), aborts the request on the server's side when the caller is interrupted, and
+ * hands requests it does not handle itself (query parameters, stream bodies) to platform-node's client.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import { HttpTimeout, SpotClient } from "@spotkit/core"
+import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+import { NodeSpotClient } from "../src/index.ts"
+import * as UndiciClient from "../src/internal/undiciClient.ts"
+
+interface Seen {
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingMessage["headers"]
+  readonly body: string
+}
+
+// A loopback server that records every request and answers it, except those under `/hold`, which it never
+// answers; `held` completes when one arrives, `closed` when a held request's connection goes away.
+const server = Effect.gen(function*() {
+  const seen: Array<Seen> = []
+  const held = yield* Deferred.make<void>()
+  const closed = yield* Deferred.make<void>()
+  const http = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      seen.push({
+        method: request.method ?? "",
+        url: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8")
+      })
+      if (request.url?.startsWith("/hold") === true) {
+        response.on("close", () => Deferred.doneUnsafe(closed, Effect.void))
+        Deferred.doneUnsafe(held, Effect.void)
+        return
+      }
+      const status = request.url === "/teapot" ? 418 : 200
+      response.writeHead(status, { "content-type": "application/json", "x-answer": "yes" })
+      response.end(`{"status":${status},"text":"naïve ✓"}`)
+    })
+  })
+  const port = yield* Effect.acquireRelease(
+    Effect.callback<number>((resume) => {
+      http.listen(0, "127.0.0.1", () => resume(Effect.succeed((http.address() as AddressInfo).port)))
+    }),
+    () =>
+      Effect.callback<void>((resume) => {
+        http.close(() => resume(Effect.void))
+        http.closeAllConnections()
+      })
+  )
+  return { baseUrl: `http://127.0.0.1:${port}`, seen, held, closed }
+})
+
+const client = Layer.effect(HttpClient.HttpClient, UndiciClient.make).pipe(
+  Layer.provide(NodeHttpClient.layerDispatcherOptions({}))
+)
+
+describe("NodeSpotClient's undici HttpClient", () => {
+  it.effect("sends the exact request; answers the status, headers and UTF-8 text", () =>
+    Effect.gen(function*() {
+      const { baseUrl, seen } = yield* server
+      const http = yield* HttpClient.HttpClient
+      const body = `{"clientOrderId":"é-1","price":"30000.5"}`
+      const response = yield* http.execute(
+        HttpClientRequest.post(`${baseUrl}/api/v2/trade/orders`).pipe(
+          HttpClientRequest.setHeaders({ "ACCESS-KEY": "key", locale: "en-US" }),
+          HttpClientRequest.bodyText(body, "application/json")
+        )
+      )
+      assert.strictEqual(response.status, 200)
+      assert.strictEqual(response.headers["x-answer"], "yes")
+      assert.strictEqual(response.url, `${baseUrl}/api/v2/trade/orders`)
+      assert.strictEqual(yield* response.text, `{"status":200,"text":"naïve ✓"}`)
+      assert.deepStrictEqual(yield* response.json, { status: 200, text: "naïve ✓" })
+      assert.strictEqual(seen.length, 1)
+      assert.strictEqual(seen[0]!.method, "POST")
+      assert.strictEqual(seen[0]!.url, "/api/v2/trade/orders")
+      assert.strictEqual(seen[0]!.body, body)
+      assert.strictEqual(seen[0]!.headers["access-key"], "key")
+      assert.strictEqual(seen[0]!.headers["content-type"], "application/json")
+      assert.strictEqual(seen[0]!.headers["content-length"], String(Buffer.byteLength(body)))
+    }).pipe(Effect.provide(client)))
+
+  it.effect("an error status is an answer, not a failure", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const http = yield* HttpClient.HttpClient
+      const response = yield* http.get(`${baseUrl}/teapot`)
+      assert.strictEqual(response.status, 418)
+      assert.strictEqual(yield* response.text, `{"status":418,"text":"naïve ✓"}`)
+    }).pipe(Effect.provide(client)))
+
+  it.effect("a refused connection fails with a TransportError carrying ECONNREFUSED", () =>
+    Effect.gen(function*() {
+      const http = yield* HttpClient.HttpClient
+      const error = yield* Effect.flip(http.get("http://127.0.0.1:9/nothing"))
+      assert.strictEqual(error.reason._tag, "TransportError")
+      const cause = error.reason.cause as { readonly code?: unknown }
+      assert.strictEqual(cause.code, "ECONNREFUSED")
+    }).pipe(Effect.provide(client)))
+
+  it.effect("through SpotClient, a refused connection is a TransportError that was not sent", () =>
+    Effect.gen(function*() {
+      const spot = yield* SpotClient.SpotClient
+      const error = yield* Effect.flip(spot.openOrdersPage({ symbol: "BTCUSDT_SPBL" }))
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.isTrue(error.reason._tag === "TransportError" && error.reason.notSent === true)
+      assert.include(error.message, "ECONNREFUSED")
+    }).pipe(Effect.provide(NodeSpotClient.layer({
+      baseUrl: "http://127.0.0.1:9",
+      credentials: { apiKey: Redacted.make("k"), secretKey: Redacted.make("s"), passphrase: Redacted.make("p") },
+      retry: false
+    }))))
+
+  it.effect("interrupting the caller aborts the request: the server sees its connection close", () =>
+    Effect.gen(function*() {
+      const { baseUrl, closed, held } = yield* server
+      const http = yield* HttpClient.HttpClient
+      const fiber = yield* Effect.forkChild(http.post(`${baseUrl}/hold`, { body: undefined }))
+      yield* Deferred.await(held)
+      yield* Fiber.interrupt(fiber)
+      yield* Deferred.await(closed)
+      assert.isTrue(Deferred.isDoneUnsafe(closed))
+    }).pipe(Effect.provide(client)))
+
+  it.effect("under HttpTimeout.Timeout, a request with no answer fails with a TimeoutError cause and is aborted", () =>
+    Effect.gen(function*() {
+      const { baseUrl, closed } = yield* server
+      const http = yield* HttpClient.HttpClient
+      assert.isTrue(HttpTimeout.isEnforcing(http))
+      const error = yield* Effect.flip(
+        http.post(`${baseUrl}/hold`).pipe(Effect.provideService(HttpTimeout.Timeout, 50))
+      )
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.instanceOf(error.reason.cause, HttpTimeout.TimeoutError)
+      yield* Deferred.await(closed)
+    }).pipe(Effect.provide(client)))
+
+  it.effect("through SpotClient, its timeout is the client's: no answer within the timeout, retryable", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const error = yield* Effect.flip(
+        Effect.flatMap(Effect.service(SpotClient.SpotClient), (spot) => spot.openOrdersPage({ symbol: "BTCUSDT_SPBL" }))
+          .pipe(
+            Effect.provide(NodeSpotClient.layer({
+              baseUrl: `${baseUrl}/hold`,
+              credentials: {
+                apiKey: Redacted.make("k"),
+                secretKey: Redacted.make("s"),
+                passphrase: Redacted.make("p")
+              },
+              retry: false,
+              timeout: "100 millis"
+            }))
+          )
+      )
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.include(error.message, "no answer within 100ms")
+      assert.isTrue(error.isRetryable)
+    }).pipe(Effect.provide(client)))
+
+  it.effect("query parameters and stream bodies go through platform-node's client, bounded by the Timeout too", () =>
+    Effect.gen(function*() {
+      const { baseUrl, seen } = yield* server
+      const http = yield* HttpClient.HttpClient
+      const withQuery = yield* http.get(`${baseUrl}/search`, { urlParams: { q: "a b", n: "2" } })
+      assert.strictEqual(withQuery.status, 200)
+      const streamed = yield* http.execute(
+        HttpClientRequest.post(`${baseUrl}/upload`).pipe(
+          HttpClientRequest.bodyStream(Stream.make(new TextEncoder().encode("one "), new TextEncoder().encode("two")))
+        )
+      )
+      assert.strictEqual(yield* streamed.text, `{"status":200,"text":"naïve ✓"}`)
+      // Under a Timeout the answer is read whole there too, and still readable.
+      const bounded = yield* http.get(`${baseUrl}/search`, { urlParams: { q: "c" } }).pipe(
+        Effect.provideService(HttpTimeout.Timeout, 10_000)
+      )
+      assert.strictEqual(bounded.status, 200)
+      assert.strictEqual(yield* bounded.text, `{"status":200,"text":"naïve ✓"}`)
+      const heldThere = yield* Effect.flip(
+        http.get(`${baseUrl}/hold`, { urlParams: { q: "d" } }).pipe(Effect.provideService(HttpTimeout.Timeout, 50))
+      )
+      assert.instanceOf(heldThere.reason.cause, HttpTimeout.TimeoutError)
+      assert.deepStrictEqual(seen.map((s) => [s.method, s.url, s.body]), [
+        ["GET", "/search?q=a+b&n=2", ""],
+        ["POST", "/upload", "one two"],
+        ["GET", "/search?q=c", ""],
+        ["GET", "/hold?q=d", ""]
+      ])
+    }).pipe(Effect.provide(client)))
+})
