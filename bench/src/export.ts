@@ -353,7 +353,10 @@ const limitedResult = {
 }
 log(
   `  answered ${answered} of ${allowed} allowed in ${LIMITED_SECONDS} s (${(share * 100).toFixed(1)} %), ` +
-    `429 answers: ${rejected}; later windows began at ${bursts.map((b) => `${fmt(b / 1000, 3)} s`).join(", ")}`
+    `429 answers: ${rejected}; ` +
+    (bursts.length === 0
+      ? "no later window began"
+      : `later windows began at ${bursts.map((b) => `${fmt(b / 1000, 3)} s`).join(", ")}`)
 )
 if (limitedRun.exitCode !== 143 && limitedRun.signal !== "SIGTERM") {
   problems.push(`the rate-limited export ended with ${limitedRun.exitCode} before it was stopped: ${limitedRun.stderr}`)
