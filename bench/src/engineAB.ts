@@ -1,0 +1,82 @@
+// Side by side, in one process: the engine-submit contestant of the engine benchmark over several versions of the
+// engine's source, to measure what a change to the engine buys. Each version is a copy of packages/testkit/src under
+// bench/tmp/<name>/ (gitignored), e.g. the current source and the one before a change:
+//
+//   cp -r packages/testkit/src bench/tmp/after
+//   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
+//   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
+//
+// Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
+// warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time.
+import type { Engine } from "@spotkit/testkit/Engine"
+import { option } from "./cli.ts"
+import { CANCEL, generate, LIMIT } from "./workload.ts"
+
+interface EngineModule {
+  readonly Engine: typeof Engine
+}
+
+const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"))
+if (names.length === 0) throw new Error("name at least one directory under bench/tmp/")
+const ORDERS = option("orders", 1_000_000)
+const ROUNDS = option("rounds", 7)
+const T0 = 1_700_000_000_000
+
+const engines = await Promise.all(
+  names.map((name) => import(new URL(`../tmp/${name}/Engine.ts`, import.meta.url).href) as Promise<EngineModule>)
+)
+const w = generate({ orders: ORDERS })
+
+const fresh = ({ Engine }: EngineModule) => {
+  const engine = new Engine({ recordTrades: false })
+  engine.addProduct({ symbol: "BTCUSDT_SPBL", base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 4 })
+  const users = [engine.addUser(), engine.addUser()] as const
+  for (const user of users) {
+    engine.deposit(user, "SPOT", "BTC", "40000000", T0)
+    engine.deposit(user, "SPOT", "USDT", "40000000", T0)
+  }
+  const u0 = engine.userIndex(users[0])
+  const u1 = engine.userIndex(users[1])
+  const product = engine.productIndex("BTCUSDT_SPBL")
+  return () => {
+    const { force, ids, kind, lots, order, price, quote, side } = w
+    for (let i = 0; i < w.ops; i++) {
+      const k = order[i]!
+      const user = (k & 1) === 0 ? u0 : u1
+      const now = T0 + i
+      if (kind[i] === CANCEL) {
+        engine.cancelByClientId(user, ids[k]!, now)
+      } else if (kind[i] === LIMIT) {
+        engine.submit(user, product, side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+      } else {
+        engine.submit(user, product, side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+      }
+    }
+  }
+}
+
+const cpu = names.map((): Array<number> => [])
+const wall = names.map((): Array<number> => [])
+for (let round = 0; round < ROUNDS; round++) {
+  for (let j = 0; j < names.length; j++) {
+    const e = (round + j) % names.length
+    const run = fresh(engines[e]!)
+    globalThis.gc?.()
+    const cpu0 = process.threadCpuUsage()
+    const t0 = performance.now()
+    run()
+    const ms = performance.now() - t0
+    const used = process.threadCpuUsage(cpu0)
+    if (round > 0) {
+      cpu[e]!.push((used.user + used.system) / 1000)
+      wall[e]!.push(ms)
+    }
+  }
+}
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+names.forEach((name, j) =>
+  console.log(
+    `${name.padEnd(16)} main-thread CPU median ${median(cpu[j]!).toFixed(0)} ms, wall median ` +
+      `${median(wall[j]!).toFixed(0)} ms (CPU of each run: ${cpu[j]!.map((x) => x.toFixed(0)).join(", ")})`
+  )
+)
