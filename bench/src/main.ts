@@ -260,6 +260,13 @@ for (const row of rows) {
 }
 log(`  (nodejs-order-book refuses a FOK order it cannot fill; the model killed ${fmt(s.fokKilled)}; ours accepts`)
 log("   and cancels them, as the venue does, so they count as placed there)")
+// A book that differs from the model is a wrong result, not a slow one: the run fails (after its report), so that
+// `pnpm bench --quick` in CI catches it. Speed is never asserted.
+const differing = rows.filter((row) => !row.matchesModel).map((row) => row.key)
+if (differing.length > 0) {
+  log(`  FAILED: ${differing.join(", ")} ended with a book other than the model's`)
+  process.exitCode = 1
+}
 
 log()
 log(
