@@ -1,4 +1,6 @@
-// Command-line options and statistics shared by the benchmark entry points.
+// Command-line options, statistics, output and the machine's description, shared by the benchmark entry points.
+import { readFileSync } from "node:fs"
+import * as os from "node:os"
 
 /** The command-line arguments after the script. */
 export const args = process.argv.slice(2)
@@ -19,4 +21,28 @@ export const median = (xs: ReadonlyArray<number>): number => {
   const s = [...xs].sort((a, b) => a - b)
   const mid = s.length >> 1
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** A number with thousands separators. */
+export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
+
+export const log = (line = "") => console.log(line)
+
+const cpuModel = (() => {
+  try {
+    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"))
+    return line?.split(":")[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown"
+  } catch {
+    return os.cpus()[0]?.model ?? "unknown"
+  }
+})()
+
+/** The machine the figures come from, as every result file records it. */
+export const machine = {
+  cpu: cpuModel,
+  nproc: os.availableParallelism(),
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  v8: process.versions.v8,
+  platform: `${process.platform} ${process.arch}`
 }

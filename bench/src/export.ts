@@ -27,7 +27,7 @@ import * as os from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import { median, option, quick } from "./cli.ts"
+import { fmt, log, machine as sharedMachine, median, option, quick } from "./cli.ts"
 
 const BILLS = option("export-bills", quick ? 100_000 : 1_000_000)
 const RUNS = option("export-runs", quick ? 1 : 3)
@@ -37,8 +37,6 @@ const TARGETS = { rowsPerSecond: 100_000, peakRssMB: 150, share: 0.95, rateLimit
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const cli = join(root, "packages/node/dist/bin/spotkit.js")
 const baseline = fileURLToPath(new URL("export/baseline.ts", import.meta.url))
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
-const log = (line = "") => console.log(line)
 
 // ---------------------------------------------------------------------------------------------------------------
 // The CLI as users run it: built (dist), started by its bin.
@@ -158,14 +156,6 @@ const fileDigest = (
 // ---------------------------------------------------------------------------------------------------------------
 // Machine
 
-const cpuModel = (() => {
-  try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"))
-    return line?.split(":")[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown"
-  } catch {
-    return os.cpus()[0]?.model ?? "unknown"
-  }
-})()
 const gitCommit = (() => {
   const result = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root })
   // Result files of earlier benchmark runs do not change the code measured.
@@ -179,17 +169,7 @@ const gitCommit = (() => {
 const effectVersion = (JSON.parse(
   readFileSync(join(root, "bench/node_modules/effect/package.json"), "utf8")
 ) as { version: string }).version
-const machine = {
-  cpu: cpuModel,
-  nproc: os.availableParallelism(),
-  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-  node: process.version,
-  v8: process.versions.v8,
-  effect: effectVersion,
-  platform: `${process.platform} ${process.arch}`,
-  kernel: os.release(),
-  commit: gitCommit
-}
+const machine = { ...sharedMachine, effect: effectVersion, kernel: os.release(), commit: gitCommit }
 const loadAtStart = os.loadavg()
 log(
   `machine: ${machine.cpu}, nproc ${machine.nproc}, ${machine.memoryGiB} GiB, node ${machine.node}, effect ${machine.effect}, commit ${machine.commit}`

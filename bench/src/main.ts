@@ -6,10 +6,10 @@
 //   pnpm bench --quick    100K orders, 1 run
 //   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N
 import { spawnSync } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
-import { median, option, quick } from "./cli.ts"
+import { fmt, log, machine, median, option, quick } from "./cli.ts"
 import {
   type Contestant,
   engineStrings,
@@ -32,28 +32,9 @@ const WARMUP_OPS = 60_000
 
 const TARGETS = { ordersPerSecond: 2_000_000, ratio: 30, bytesPerRestingOrder: 200 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
-const log = (line = "") => console.log(line)
-
 // ---------------------------------------------------------------------------------------------------------------
 // Machine
 
-const cpuModel = (() => {
-  try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"))
-    return line?.split(":")[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown"
-  } catch {
-    return os.cpus()[0]?.model ?? "unknown"
-  }
-})()
-const machine = {
-  cpu: cpuModel,
-  nproc: os.availableParallelism(),
-  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-  node: process.version,
-  v8: process.versions.v8,
-  platform: `${process.platform} ${process.arch}`
-}
 const loadAtStart = os.loadavg()
 log(`machine: ${machine.cpu}, nproc ${machine.nproc}, ${machine.memoryGiB} GiB, node ${machine.node}`)
 log(`load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(" ")}`)

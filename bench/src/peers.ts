@@ -10,10 +10,10 @@
 //     [--peers-runs N] [--peers-servers raw,sandbox]
 //     [--peers-contestants raw,spotkit,spotkit-effect-undici,bitget-api,ccxt]
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
-import { args, median, option, quick } from "./cli.ts"
+import { args, fmt, log, machine, median, option, quick } from "./cli.ts"
 
 const REQUESTS = option("peers-requests", quick ? 300 : 4_000)
 const WARMUP = option("peers-warmup", quick ? 300 : 2_000)
@@ -50,29 +50,6 @@ const labels: Record<string, string> = {
 const serverLabels: Record<string, string> = {
   raw: "minimal node:http server, canned answers, checks nothing",
   sandbox: "testkit sandbox (TestExchange over node:http), signatures checked, orders placed, rate limits off"
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
-const log = (line = "") => console.log(line)
-
-// ---------------------------------------------------------------------------------------------------------------
-// Machine
-
-const cpuModel = (() => {
-  try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"))
-    return line?.split(":")[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown"
-  } catch {
-    return os.cpus()[0]?.model ?? "unknown"
-  }
-})()
-const machine = {
-  cpu: cpuModel,
-  nproc: os.availableParallelism(),
-  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-  node: process.version,
-  v8: process.versions.v8,
-  platform: `${process.platform} ${process.arch}`
 }
 
 // ---------------------------------------------------------------------------------------------------------------
