@@ -15,8 +15,17 @@ import { Context, Data } from "effect"
 import type { HttpClient } from "effect/http"
 
 /**
+ * The longest `Timeout` the client hands to an enforcing `HttpClient`: what one `setTimeout` can wait (2^31 - 1 ms,
+ * about 24.8 days; a longer one fires at once). A longer request timeout is raced against the clock instead.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxMillis = 2 ** 31 - 1
+
+/**
  * Milliseconds allowed for each request of the current fiber, set by the client around its exchanges with an
- * enforcing `HttpClient`; `undefined` (the default) means no bound.
+ * enforcing `HttpClient`; `undefined` (the default) means no bound. Never more than `maxMillis`.
  *
  * @since 0.1.0
  * @category references

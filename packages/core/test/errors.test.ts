@@ -3,7 +3,7 @@
  * and transport failures have their own reasons with short excerpts; unknown extra fields in answers are tolerated.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
 import { HttpTimeout, SpotClient, SpotError } from "../src/index.ts"
@@ -415,6 +415,35 @@ describe("timeouts and handling reasons", () => {
         )
       )
     )
+  })
+
+  // One timer cannot wait longer than 2^31 - 1 ms (Node's setTimeout fires at once beyond it), so a longer timeout is
+  // raced against the clock even over an enforcing client.
+  it.effect("a timeout longer than one timer can hold is raced, not handed to an enforcing HttpClient", () => {
+    const bounds: Array<number | undefined> = []
+    const enforcing = HttpTimeout.enforcing(HttpClient.make(() =>
+      Effect.withFiber((fiber) => {
+        bounds.push(fiber.getRef(HttpTimeout.Timeout))
+        return Effect.never
+      })
+    ))
+    const layer = (timeout: Duration.Input) =>
+      SpotClient.layer({ ...clientOptions, rateLimit: false, timeout, retry: false }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, enforcing))
+      )
+    // Sends one request and waits until the HTTP client has it.
+    const oneRequest = Effect.gen(function*() {
+      const client = yield* SpotClient.SpotClient
+      const before = bounds.length
+      const fiber = yield* Effect.forkChild(Effect.flip(client.openOrdersPage({ symbol: SYMBOL })))
+      while (bounds.length === before) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* Fiber.interrupt(fiber)
+    })
+    return Effect.gen(function*() {
+      yield* oneRequest.pipe(Effect.provide(layer(Duration.millis(HttpTimeout.maxMillis))))
+      yield* oneRequest.pipe(Effect.provide(layer("30 days")))
+      assert.deepStrictEqual(bounds, [HttpTimeout.maxMillis, undefined])
+    })
   })
 
   it.effect("reasons can be handled with Effect.catchReason", () => {

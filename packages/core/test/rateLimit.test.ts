@@ -230,7 +230,10 @@ interface Grant {
   readonly grantedAt: number
 }
 
-/** Each arrival sleeps until its time, then acquires; answers the grants in acquisition order. */
+/**
+ * Each arrival sleeps until its time, then acquires and is answered at once (settles); answers the grants in
+ * acquisition order.
+ */
 const simulate = (
   budget: RateLimiter.Budget,
   marginMillis: number,
@@ -244,8 +247,9 @@ const simulate = (
         yield* Effect.sleep(at)
         const grant = { weight, arrivedAt: yield* now, grantedAt: -1 }
         grants.push(grant)
-        yield* limiter.acquire(weight)
+        const permit = yield* limiter.acquire(weight)
         grant.grantedAt = yield* now
+        yield* permit.settle
       })))
     const latest = Math.max(0, ...arrivals.map((arrival) => arrival.at))
     yield* TestClock.adjust(latest + (arrivals.length + 1) * (budget.windowMillis + marginMillis))
@@ -347,6 +351,53 @@ describe("rate limits under latency", () => {
       assert.strictEqual(arrivals.length, 101)
       // Granted one window (+ margin) after the first grant, the 101st would arrive 9,726 ms after the first did.
       assert.isAbove(arrivals[100]! - arrivals[0]!, 10_000, "the venue's window still holds the first request")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a request still in flight keeps counting: the next one waits for its answer, then one window", () =>
+    Effect.gen(function*() {
+      const limiter = RateLimiter.make({ limit: 1, windowMillis: 1000 }, 0)
+      const first = yield* limiter.acquire(1)
+      // One window later the first request has not been answered: the venue may have received it just now.
+      yield* TestClock.adjust(1001)
+      const second = yield* Effect.forkChild(Effect.andThen(limiter.acquire(1), now))
+      yield* TestClock.adjust(499)
+      assert.isUndefined(second.pollUnsafe(), "granted while the first request was in flight")
+      yield* first.settle
+      // Answered at 1500: it counts until 2500.
+      yield* TestClock.adjust(999)
+      assert.isUndefined(second.pollUnsafe(), "granted within a window of the first answer")
+      yield* TestClock.adjust(1501)
+      assert.isAtLeast(yield* Fiber.join(second), 2500)
+    }))
+
+  it.effect("a call that ends before its request is sent (a signer that dies) gives its permit back", () => {
+    // Without the settle on every path, ten such calls would hold the whole orders budget for good.
+    let signatures = 0
+    const dying = Signer.layer({
+      name: "dies-ten-times",
+      prepare: (secret) =>
+        Effect.succeed((prehash) =>
+          ++signatures <= 10
+            ? Effect.die(new Error("signer down"))
+            : Effect.sync(() => createHmac("sha256", Redacted.value(secret)).update(prehash).digest("base64"))
+        )
+    })
+    const venue = new FakeVenue()
+    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+      Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, venue.client), dying))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      for (let i = 0; i < 10; i++) {
+        const exit = yield* Effect.exit(client.placeOrder(order(`dies-${i}`)))
+        assert.isTrue(exit._tag === "Failure", "the signer died")
+      }
+      const next = yield* Effect.forkChild(Effect.andThen(client.placeOrder(order("after")), now))
+      yield* advanceTo(NOW + 2_000)
+      // The ten count from when they ended (NOW), for one window plus the margin.
+      assert.strictEqual(yield* Fiber.join(next), NOW + 1_000 + MARGIN)
     }).pipe(Effect.provide(layer))
   })
 

@@ -287,15 +287,17 @@ describe("recovery matches the order, not only its clientOrderId", () => {
 const tenPerSecond = () => RateLimiter.make({ limit: 10, windowMillis: 1000 }, 0)
 
 /** Starts `count` acquisitions of weight 1, each running at once up to its sleep; `granted()` counts the done. */
+// Each acquisition is answered at once (its permit settled when granted).
 const acquireMany = (limiter: RateLimiter.Limiter, count: number) =>
   Effect.gen(function*() {
     let granted = 0
     const fibers = yield* Effect.forEach(
       Array.from({ length: count }),
       () =>
-        Effect.forkChild(Effect.tap(limiter.acquire(1), () => Effect.sync(() => granted++)), {
-          startImmediately: true
-        })
+        Effect.forkChild(
+          Effect.tap(limiter.acquire(1), (permit) => Effect.andThen(permit.settle, Effect.sync(() => granted++))),
+          { startImmediately: true }
+        )
     )
     return { fibers, granted: () => granted }
   })

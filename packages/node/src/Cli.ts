@@ -182,8 +182,9 @@ const billsExport = Command.make(
           let rows = 0
           let pages = 0
           yield* client.fundingBills(query).pipe(
-            // One page of read-ahead: the next request (it needs only the last bill of this page) is in flight while
-            // this page is formatted and written, so neither side of the connection waits for the other.
+            // Read-ahead: while this page is formatted and written, the next one waits in a buffer of one page and the
+            // request for the one after (it needs only the last bill of the page before) is in flight, so neither side
+            // of the connection waits for the other; at most two pages ahead.
             Stream.bufferArray({ capacity: 1 }),
             // Each array is one page of the venue's answer: written as one piece, so the output only ever holds
             // whole rows.

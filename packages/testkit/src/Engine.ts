@@ -1166,8 +1166,10 @@ export class Engine {
     const product = this.products[r[o + PRODUCT]!]!
     const buy = (flags & SIDE_SELL) === 0
     const side = buy ? product.bids : product.asks
-    // Open orders of a limit kind rest; market, FOK and IOC orders are never open after their call.
-    side.unlink(store, side.byId[r[o + LEVEL]!]!, seq)
+    // An open order rests (market, FOK and IOC orders are never open after their call), in the level it recorded.
+    const level = side.byId[r[o + LEVEL]!]
+    if (level === undefined || level.count === 0 || level.price !== r[o + PRICE]) return false
+    side.unlink(store, level, seq)
     const remaining = r[o + REMAINING]!
     const price = r[o + PRICE]!
     this.freeze(
@@ -1422,7 +1424,9 @@ export class Engine {
         "\",\"afterAmount\":\"" + trimmed(r[o + Ledger.AFTER]!, coin.scale) + "\",\"fees\":\"" +
         trimmed(r[o + Ledger.FEE]!, coin.scale) + "\",\"cTime\":\"" + r[o + Ledger.TIME] + "\"}"
     }
-    return "{\"total\":" + range.total + ",\"page\":" + range.pageIndex + ",\"pageSize\":" + range.pageSize +
+    // The page numbers through JSON.stringify: a direct caller's NaN or Infinity is written as null, as it would be.
+    return "{\"total\":" + range.total + ",\"page\":" + JSON.stringify(range.pageIndex) + ",\"pageSize\":" +
+      JSON.stringify(range.pageSize) +
       ",\"hasNextPage\":" + range.hasNextPage + ",\"items\":[" + items + "]}"
   }
 

@@ -993,8 +993,13 @@ describe("Engine: fundingBillsJson", () => {
       coinId: fc.option(fc.constantFrom(1, 2, 7, 9), { nil: undefined }),
       startTime: time,
       endTime: time,
-      pageIndex: fc.option(fc.integer({ min: -1, max: 40 }), { nil: undefined }),
-      pageSize: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined })
+      // Direct callers may pass anything numeric (the protocol refuses such pages before): NaN and infinities too.
+      pageIndex: fc.option(fc.oneof(fc.integer({ min: -1, max: 40 }), fc.constantFrom(NaN, Infinity, 1.5)), {
+        nil: undefined
+      }),
+      pageSize: fc.option(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(NaN, -Infinity)), {
+        nil: undefined
+      })
     })
     fc.assert(
       fc.property(fc.constantFrom(a, b, "1999999999999999999"), query, (user, q) => {

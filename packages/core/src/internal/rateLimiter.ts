@@ -20,8 +20,10 @@ export interface Budget {
  * that opens the connection, a pause of the process): the 101st of a burst granted exactly one window after the
  * 1st can then reach the venue less than a window after the 1st did, and be refused with 429. So a permit is
  * settled when the answer arrives: from then on the request counts from that moment, which is never before the
- * venue received it. A waiter whose slot was reserved before an earlier request settled checks its window again
- * when it wakes and waits longer if that request now fills it.
+ * venue received it; until then it counts as if it arrived now, so it never leaves the window while in flight. A
+ * waiter checks its window again when it wakes, and waits longer if a request that settled late, or is still in
+ * flight, now fills it. Every permit must be settled (the transport does so when the exchange ends, however it
+ * ends); an unsettled one keeps its weight.
  */
 export interface Limiter {
   readonly acquire: (weight: number) => Effect.Effect<Permit>
@@ -36,6 +38,8 @@ interface Entry {
   time: number
   weight: number
   released: boolean
+  /** Answered (or given back): it counts from `time` for one window. Until then it counts as in flight. */
+  settled: boolean
 }
 
 /** A positive, finite number. */
@@ -58,9 +62,14 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
   let head = 0
   let total = 0
 
+  // When an entry stops counting, as far as is known at `now`: one window after it was answered, and never while in
+  // flight (an answer now is the soonest it can come).
+  const expiresAt = (entry: Entry, now: number) => (entry.settled ? entry.time : Math.max(entry.time, now)) + window
+
   const reserve = (now: number, weight: number): Entry => {
-    // Entries at or before now - window can never count again: every later slot is >= now.
-    while (head < log.length && log[head]!.time <= now - window) {
+    // Entries that expired by now can never count again: every later slot is >= now. One still in flight at the head
+    // keeps the ones behind it too (counted a little longer: never fewer than the venue counts).
+    while (head < log.length && expiresAt(log[head]!, now) <= now) {
       total -= log[head]!.weight
       head++
     }
@@ -73,14 +82,15 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
     let i = head
     let used = total
     for (;;) {
-      while (i < log.length && log[i]!.time <= slot - window) {
+      while (i < log.length && expiresAt(log[i]!, now) <= slot) {
         used -= log[i]!.weight
         i++
       }
       if (used + w <= budget.limit || i >= log.length) break
-      slot = log[i]!.time + window
+      // For an entry in flight this assumes its answer comes now; the waiter checks again when it wakes.
+      slot = expiresAt(log[i]!, now)
     }
-    const entry: Entry = { time: slot, weight: w, released: false }
+    const entry: Entry = { time: slot, weight: w, released: false, settled: false }
     log.push(entry)
     total += w
     return entry
@@ -92,28 +102,20 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
     Effect.sync(() => {
       if (entry.released) return
       entry.released = true
+      entry.settled = true
       if (log.indexOf(entry, head) !== -1) total -= entry.weight
       entry.weight = 0
       while (log.length > head && log[log.length - 1]!.released) log.pop()
     })
 
-  // Bumped whenever a settled request moves later, so that sleeping waiters know to check their window again.
-  let version = 0
-
-  // The request behind `entry` was answered at `now`: it counts from then on. The log stays sorted by time.
+  // The request behind `entry` was answered at `now`: it counts from then on. The log stays sorted by time. (An
+  // unsettled entry never expires, so it is still in the log.)
   const settle = (entry: Entry, now: number) => {
-    if (entry.released || now <= entry.time) return
+    if (entry.settled) return
+    entry.settled = true
+    if (now <= entry.time) return
     let i = log.indexOf(entry, head)
     entry.time = now
-    version++
-    if (i === -1) {
-      // Already dropped as expired while in flight (an answer slower than the window): it counts again from now.
-      let j = log.length
-      while (j > head && log[j - 1]!.time > now) j--
-      log.splice(j, 0, entry)
-      total += entry.weight
-      return
-    }
     while (i + 1 < log.length && log[i + 1]!.time < now) {
       log[i] = log[i + 1]!
       i++
@@ -121,12 +123,13 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
     log[i] = entry
   }
 
-  // Weight of the other entries counting in the window that ends at `at`.
+  // Weight of the other entries counting in the window that ends at `at` (now): those answered within it, and
+  // those granted and still in flight.
   const othersIn = (entry: Entry, at: number): number => {
     let used = 0
     for (let i = head; i < log.length; i++) {
       const other = log[i]!
-      if (other !== entry && other.time > at - window && other.time <= at) used += other.weight
+      if (other !== entry && other.time <= at && (!other.settled || other.time > at - window)) used += other.weight
     }
     return used
   }
@@ -139,15 +142,12 @@ export const make = (budget: Budget, marginMillis: number): Limiter => {
     Effect.flatMap(monotonicMillis, (now) => {
       const entry = reserve(now, weight)
       if (entry.time <= now) return Effect.succeed(permit(entry))
-      const reservedAt = version
       return Effect.onInterrupt(Effect.sleep(entry.time - now), () => release(entry)).pipe(
         Effect.flatMap(() =>
           Effect.flatMap(monotonicMillis, (woke) => {
-            // An earlier request settled later than its grant while this one slept: if it now fills this window,
-            // give the slot back and queue again.
-            if (reservedAt === version || othersIn(entry, woke) + entry.weight <= budget.limit) {
-              return Effect.succeed(permit(entry))
-            }
+            // An earlier request settled later than assumed, or is still in flight: if it fills this window, give
+            // the slot back and queue again.
+            if (othersIn(entry, woke) + entry.weight <= budget.limit) return Effect.succeed(permit(entry))
             return Effect.andThen(release(entry), acquire(weight))
           })
         )

@@ -40,6 +40,25 @@ const transportError = (error: HttpClientError.HttpClientError, scrub: (text: st
   })
 }
 
+/**
+ * Runs `use` with a permit of the endpoint's limiter, if it has one, and settles the permit however `use` ends:
+ * an unsettled permit keeps counting against the budget (RateLimiter.Limiter). Waiting for the permit stays
+ * interruptible; from the grant to the finalizer being in place, nothing can interrupt.
+ */
+const permitted = <A, E>(
+  endpoint: Endpoint,
+  use: (permit: RateLimiter.Permit | undefined) => Effect.Effect<A, E>
+): Effect.Effect<A, E> => {
+  const limiter = endpoint.limiter
+  if (limiter === undefined) return use(undefined)
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      restore(limiter.acquire(endpoint.weight)),
+      (permit) => Effect.ensuring(restore(use(permit)), permit.settle)
+    )
+  )
+}
+
 /** One endpoint: its path, which limiter it counts against, and its weight there. */
 export interface Endpoint {
   readonly path: string
@@ -114,15 +133,15 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
 
   const decodeStandard = Fast.decoder(Envelope.Standard, Fast.standard)
 
-  // The request timeout: an HttpClient that enforces it itself (HttpTimeout.ts) is told the bound; any other is
-  // raced against the clock.
+  // The request timeout: an HttpClient that enforces it itself (HttpTimeout.ts) is told the bound, when one timer can
+  // hold it; any other, or a longer bound, is raced against the clock (whose sleeps have no such limit).
   const timeoutMillis = Duration.toMillis(options.timeout)
   const noAnswer = () =>
     new SpotError.TransportError({ description: `no answer within ${Duration.format(options.timeout)}` })
   const bounded: <A>(
     exchange: Effect.Effect<A, HttpClientError.HttpClientError>
   ) => Effect.Effect<A, HttpClientError.HttpClientError | SpotError.TransportError> =
-    HttpTimeout.isEnforcing(http) && Number.isFinite(timeoutMillis)
+    HttpTimeout.isEnforcing(http) && timeoutMillis <= HttpTimeout.maxMillis
       ? Effect.provideService(HttpTimeout.Timeout, timeoutMillis)
       : Effect.timeoutOrElse({ duration: options.timeout, orElse: () => Effect.fail(noAnswer()) })
 
@@ -150,89 +169,90 @@ export const make = Effect.fnUntraced(function*(options: TransportOptions) {
     decode: (data: unknown, scrub: (text: string) => string) => Effect.Effect<A, Schema.SchemaError>,
     clientOrderId: string | undefined
   ): Effect.Effect<A, SpotError.SpotErrorReason> =>
-    Effect.gen(function*() {
-      const permit = endpoint.limiter === undefined ? undefined : yield* endpoint.limiter.acquire(endpoint.weight)
-      const sentAt = yield* Clock.currentTimeMillis
-      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
-      const timestamp = String(Math.round(sentAt + offset))
-      const signature = yield* sign(Signer.prehash(timestamp, "POST", endpoint.path, body))
-      const request = HttpClientRequest.bodyText(
-        HttpClientRequest.setHeaders(baseRequest(endpoint.path), {
-          [Signer.headerNames.sign]: signature,
-          [Signer.headerNames.timestamp]: timestamp
-        }),
-        body,
-        "application/json"
-      )
-      const exchange = Effect.flatMap(http.execute(request), (response) =>
-        Effect.map(response.text, (text) => ({ status: response.status, text })))
-      const { status, text } = yield* exchange.pipe(
-        Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
-        // Once answered (or failed), the request counts against the budget from now: see RateLimiter.Limiter.
-        permit === undefined ? identity : Effect.ensuring(permit.settle),
-        bounded,
-        Effect.mapError((error) =>
-          error instanceof SpotError.TransportError
-            ? error
-            : error.reason._tag === "TransportError" && error.reason.cause instanceof HttpTimeout.TimeoutError
-            ? noAnswer()
-            : transportError(error, (text) =>
-              scrub(text, signature))
+    permitted(endpoint, (permit) =>
+      Effect.gen(function*() {
+        const sentAt = yield* Clock.currentTimeMillis
+        // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+        const timestamp = String(Math.round(sentAt + offset))
+        const signature = yield* sign(Signer.prehash(timestamp, "POST", endpoint.path, body))
+        const request = HttpClientRequest.bodyText(
+          HttpClientRequest.setHeaders(baseRequest(endpoint.path), {
+            [Signer.headerNames.sign]: signature,
+            [Signer.headerNames.timestamp]: timestamp
+          }),
+          body,
+          "application/json"
         )
-      )
-      const receivedAt = yield* Clock.currentTimeMillis
-      // Texts that can end up in messages are scrubbed of credentials before they are cut to an excerpt (so no
-      // fragment survives at the cut). The data itself is never scrubbed: a short passphrase may be a substring of
-      // a price.
-      const excerptOf = (text: string) => scrub(text, signature).slice(0, EXCERPT)
-      const scrubText = (text: string) => scrub(text, signature)
+        const exchange = Effect.flatMap(
+          http.execute(request),
+          (response) => Effect.map(response.text, (text) => ({ status: response.status, text }))
+        )
+        const { status, text } = yield* exchange.pipe(
+          Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
+          // Once answered (or failed), the request counts against the budget from now: see RateLimiter.Limiter.
+          permit === undefined ? identity : Effect.ensuring(permit.settle),
+          bounded,
+          Effect.mapError((error) =>
+            error instanceof SpotError.TransportError
+              ? error
+              : error.reason._tag === "TransportError" && error.reason.cause instanceof HttpTimeout.TimeoutError
+              ? noAnswer()
+              : transportError(error, (text) => scrub(text, signature))
+          )
+        )
+        const receivedAt = yield* Clock.currentTimeMillis
+        // Texts that can end up in messages are scrubbed of credentials before they are cut to an excerpt (so no
+        // fragment survives at the cut). The data itself is never scrubbed: a short passphrase may be a substring of
+        // a price.
+        const excerptOf = (text: string) => scrub(text, signature).slice(0, EXCERPT)
+        const scrubText = (text: string) => scrub(text, signature)
 
-      // An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page.
-      const withoutEnvelope = (kind: "json" | "schema", description: string): SpotError.SpotErrorReason =>
-        status === 429
-          ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
-          : status >= 200 && status < 300
-          ? new SpotError.DecodeError({ kind, description, excerpt: excerptOf(text), httpStatus: status })
-          : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) })
+        // An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page.
+        const withoutEnvelope = (kind: "json" | "schema", description: string): SpotError.SpotErrorReason =>
+          status === 429
+            ? new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: status })
+            : status >= 200 && status < 300
+            ? new SpotError.DecodeError({ kind, description, excerpt: excerptOf(text), httpStatus: status })
+            : new SpotError.HttpStatusError({ httpStatus: status, excerpt: excerptOf(text) })
 
-      const parsed = yield* Effect.try({
-        try: () => Json.parse(text),
-        // The parser's own message quotes the body; say only what and where.
-        catch: () => withoutEnvelope("json", `the body (${text.length} characters) is not valid JSON`)
-      })
-
-      const schemaError = (error: Schema.SchemaError) =>
-        new SpotError.DecodeError({
-          kind: "schema",
-          description: error.message.slice(0, 400),
-          excerpt: excerptOf(text),
-          httpStatus: status
+        const parsed = yield* Effect.try({
+          try: () => Json.parse(text),
+          // The parser's own message quotes the body; say only what and where.
+          catch: () => withoutEnvelope("json", `the body (${text.length} characters) is not valid JSON`)
         })
 
-      const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      if (!isObject || !("code" in parsed)) {
-        return yield* Effect.fail(withoutEnvelope("schema", "expected an envelope object with a code"))
-      }
+        const schemaError = (error: Schema.SchemaError) =>
+          new SpotError.DecodeError({
+            kind: "schema",
+            description: error.message.slice(0, 400),
+            excerpt: excerptOf(text),
+            httpStatus: status
+          })
 
-      if (endpoint.envelope === "transfer" && String(parsed.code) === Envelope.TRANSFER_SUCCESS) {
-        const timestampField = (parsed as { readonly timestamp?: unknown }).timestamp
-        learn(typeof timestampField === "number" ? timestampField : Number(timestampField), sentAt, receivedAt)
-        return yield* Effect.mapError(decode(parsed, scrubText), schemaError)
-      }
+        const isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+        if (!isObject || !("code" in parsed)) {
+          return yield* Effect.fail(withoutEnvelope("schema", "expected an envelope object with a code"))
+        }
 
-      const envelope = yield* Effect.mapError(decodeStandard(parsed), schemaError)
-      learn(envelope.requestTime, sentAt, receivedAt)
-      if (envelope.code !== Envelope.SUCCESS) {
-        return yield* Effect.fail(SpotError.fromVenue({
-          code: envelope.code,
-          msg: scrubText(envelope.msg ?? ""),
-          requestTime: envelope.requestTime ?? undefined,
-          httpStatus: status,
-          clientOrderId
-        }))
-      }
-      return yield* Effect.mapError(decode(envelope.data, scrubText), schemaError)
-    })
+        if (endpoint.envelope === "transfer" && String(parsed.code) === Envelope.TRANSFER_SUCCESS) {
+          const timestampField = (parsed as { readonly timestamp?: unknown }).timestamp
+          learn(typeof timestampField === "number" ? timestampField : Number(timestampField), sentAt, receivedAt)
+          return yield* Effect.mapError(decode(parsed, scrubText), schemaError)
+        }
+
+        const envelope = yield* Effect.mapError(decodeStandard(parsed), schemaError)
+        learn(envelope.requestTime, sentAt, receivedAt)
+        if (envelope.code !== Envelope.SUCCESS) {
+          return yield* Effect.fail(SpotError.fromVenue({
+            code: envelope.code,
+            msg: scrubText(envelope.msg ?? ""),
+            requestTime: envelope.requestTime ?? undefined,
+            httpStatus: status,
+            clientOrderId
+          }))
+        }
+        return yield* Effect.mapError(decode(envelope.data, scrubText), schemaError)
+      }))
 
   const call: Transport["call"] = (endpoint, body, decode, context) => {
     const attempt = once(endpoint, body, decode, context?.clientOrderId)

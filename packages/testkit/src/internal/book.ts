@@ -147,6 +147,11 @@ export class BookSide {
       level = new Level(this.byId.length)
       this.byId.push(level)
     }
+    // A reused level emptied exactly (integer units), but state nothing on that.
+    level.head = NONE
+    level.tail = NONE
+    level.total = 0
+    level.count = 0
     level.price = price
     const levels = this.levels
     const i = this.after(price)
