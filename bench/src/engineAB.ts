@@ -7,7 +7,9 @@
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
-// warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time.
+// warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
+// versions with each other only: the engine benchmark (main.ts) holds every contestant's heap in one process, so
+// its absolute times are higher than these.
 import type { Engine } from "@spotkit/testkit/Engine"
 import { option } from "./cli.ts"
 import { CANCEL, generate, LIMIT } from "./workload.ts"
