@@ -1,9 +1,8 @@
 // How long the engine takes to write a synthetic funding-bill history (issue #3: "1M bills in seconds"), median of
 // a few runs, each on a fresh engine. Writes bench/results/bills-<date>.json.
 import { Engine } from "@spotkit/testkit/Engine"
-import { mkdirSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
-import { median, option, quick } from "./cli.ts"
+import { median, option, quick, writeResult } from "./cli.ts"
 
 const COUNT = option("bills", quick ? 100_000 : 1_000_000)
 const RUNS = quick ? 1 : 3
@@ -26,20 +25,12 @@ console.log(
     `${Math.round(ms)} ms (${Math.round(COUNT / (ms / 1000)).toLocaleString("en-US")} bills/s)`
 )
 const date = new Date().toISOString()
-mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
-writeFileSync(
-  new URL(`../results/bills-${date.slice(0, 10)}${quick ? "-quick" : ""}.json`, import.meta.url),
-  JSON.stringify(
-    {
-      benchmark: "synthetic-bills",
-      date,
-      node: process.version,
-      count: COUNT,
-      written,
-      runsMs: times.map((t) => Math.round(t)),
-      medianMs: ms
-    },
-    null,
-    2
-  ) + "\n"
-)
+writeResult("bills", {
+  benchmark: "synthetic-bills",
+  date,
+  node: process.version,
+  count: COUNT,
+  written,
+  runsMs: times.map((t) => Math.round(t)),
+  medianMs: ms
+})

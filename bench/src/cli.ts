@@ -1,5 +1,5 @@
 // Command-line options, statistics, output and the machine's description, shared by the benchmark entry points.
-import { readFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 
 /** The command-line arguments after the script. */
@@ -45,4 +45,16 @@ export const machine = {
   node: process.version,
   v8: process.versions.v8,
   platform: `${process.platform} ${process.arch}`
+}
+
+/**
+ * Writes a benchmark's full result to bench/results/<name>-<day of its date>.json (`-quick.json` after `--quick`)
+ * and answers the file.
+ */
+export const writeResult = <R extends { readonly date: string }>(name: string, report: R): URL => {
+  const dir = new URL("../results/", import.meta.url)
+  mkdirSync(dir, { recursive: true })
+  const file = new URL(`${name}-${report.date.slice(0, 10)}${quick ? "-quick" : ""}.json`, dir)
+  writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
+  return file
 }

@@ -9,10 +9,9 @@ import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { mkdirSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import { args, median, option, quick } from "./cli.ts"
+import { args, median, option, quick, writeResult } from "./cli.ts"
 
 const ORDERS = option("client-orders", quick ? 5_000 : 20_000)
 const RUNS = option("client-runs", quick ? 1 : 7)
@@ -162,28 +161,19 @@ const main = async () => {
     `target ≥ ${TARGET.toLocaleString("en-US")} orders/s: ${ours.ordersPerSecond >= TARGET ? "met" : "not met"}`
   )
   const date = new Date().toISOString()
-  mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
-  const file = new URL(`../results/client-${date.slice(0, 10)}${quick ? "-quick" : ""}.json`, import.meta.url)
-  writeFileSync(
-    file,
-    JSON.stringify(
-      {
-        benchmark: "client-in-process",
-        date,
-        command: `pnpm bench${quick ? " --quick" : ""}`,
-        node: process.version,
-        orders: ORDERS,
-        runs: RUNS,
-        method: "each run is a child process that warms up (WARMUP orders) and then places ORDERS resting limit " +
-          "orders on a fresh exchange; runs alternate between contestants; medians",
-        warmup: WARMUP,
-        results,
-        target: { ordersPerSecond: TARGET, met: ours.ordersPerSecond >= TARGET }
-      },
-      null,
-      2
-    ) + "\n"
-  )
+  writeResult("client", {
+    benchmark: "client-in-process",
+    date,
+    command: `pnpm bench${quick ? " --quick" : ""}`,
+    node: process.version,
+    orders: ORDERS,
+    runs: RUNS,
+    method: "each run is a child process that warms up (WARMUP orders) and then places ORDERS resting limit " +
+      "orders on a fresh exchange; runs alternate between contestants; medians",
+    warmup: WARMUP,
+    results,
+    target: { ordersPerSecond: TARGET, met: ours.ordersPerSecond >= TARGET }
+  })
 }
 
 if (CHILD >= 0) {

@@ -22,12 +22,12 @@ import { Sandbox, TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import * as os from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import { fmt, log, machine as sharedMachine, median, option, quick } from "./cli.ts"
+import { fmt, log, machine as sharedMachine, median, option, quick, writeResult } from "./cli.ts"
 
 const BILLS = option("export-bills", quick ? 100_000 : 1_000_000)
 const RUNS = option("export-runs", quick ? 1 : 3)
@@ -388,35 +388,25 @@ const loadAtEnd = os.loadavg()
 log(`load average at end: ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}`)
 
 const date = new Date().toISOString()
-const results = new URL("../results/", import.meta.url)
-mkdirSync(results, { recursive: true })
-const file = new URL(`export-${date.slice(0, 10)}${quick ? "-quick" : ""}.json`, results)
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      benchmark: "export",
-      date,
-      command: `pnpm bench${quick ? " --quick" : ""}`,
-      args: process.argv.slice(2),
-      machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
-      method: {
-        bills: expectedRows,
-        runs: RUNS,
-        wall: "spawn to exit of the process, Node's start included",
-        peakRss: "VmHWM of /proc/<pid>/status, sampled every 10 ms",
-        cpu: "utime + stime of /proc/<pid>/stat (all threads), sampled every 10 ms",
-        limited: "requests the sandbox answered with 200 in the first S seconds after the first request, over " +
-          "100 × ceil(S / 10) (the most a sliding window of 100 requests per 10 s admits in S seconds)"
-      },
-      unlimited: { summary, ratios, identicalFiles: identical, digest: [...digests][0] },
-      limited: limitedResult,
-      targets: { ...TARGETS, met },
-      problems
-    },
-    null,
-    2
-  ) + "\n"
-)
+const file = writeResult("export", {
+  benchmark: "export",
+  date,
+  command: `pnpm bench${quick ? " --quick" : ""}`,
+  args: process.argv.slice(2),
+  machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
+  method: {
+    bills: expectedRows,
+    runs: RUNS,
+    wall: "spawn to exit of the process, Node's start included",
+    peakRss: "VmHWM of /proc/<pid>/status, sampled every 10 ms",
+    cpu: "utime + stime of /proc/<pid>/stat (all threads), sampled every 10 ms",
+    limited: "requests the sandbox answered with 200 in the first S seconds after the first request, over " +
+      "100 × ceil(S / 10) (the most a sliding window of 100 requests per 10 s admits in S seconds)"
+  },
+  unlimited: { summary, ratios, identicalFiles: identical, digest: [...digests][0] },
+  limited: limitedResult,
+  targets: { ...TARGETS, met },
+  problems
+})
 log(`wrote ${fileURLToPath(file)}`)
 if (problems.length > 0) process.exitCode = 1

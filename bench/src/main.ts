@@ -6,10 +6,9 @@
 //   pnpm bench --quick    100K orders, 1 run
 //   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N
 import { spawnSync } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
-import { fmt, log, machine, median, option, quick } from "./cli.ts"
+import { fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
 import {
   type Contestant,
   engineStrings,
@@ -300,10 +299,6 @@ log(
     `(${check(memory.engine.perOrder <= TARGETS.bytesPerRestingOrder)})`
 )
 
-const date = new Date().toISOString().slice(0, 10)
-const dir = new URL("../results/", import.meta.url)
-mkdirSync(dir, { recursive: true })
-const file = new URL(`engine-${date}${quick ? "-quick" : ""}.json`, dir)
 const report = {
   benchmark: "engine",
   date: new Date().toISOString(),
@@ -336,7 +331,7 @@ const report = {
     bytesPerRestingOrderMet: memory.engine.perOrder <= TARGETS.bytesPerRestingOrder
   }
 }
-writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
+const file = writeResult("engine", report)
 log()
 log(`wrote ${file.pathname}`)
 

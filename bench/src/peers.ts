@@ -10,10 +10,9 @@
 //     [--peers-runs N] [--peers-servers raw,sandbox]
 //     [--peers-contestants raw,spotkit,spotkit-effect-undici,bitget-api,ccxt]
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
-import { args, fmt, log, machine, median, option, quick } from "./cli.ts"
+import { args, fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
 
 const REQUESTS = option("peers-requests", quick ? 300 : 4_000)
 const WARMUP = option("peers-warmup", quick ? 300 : 2_000)
@@ -275,40 +274,31 @@ log()
 log(`load average at end: ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}`)
 
 const date = started.toISOString()
-mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
-const file = new URL(`../results/peers-${date.slice(0, 10)}${quick ? "-quick" : ""}.json`, import.meta.url)
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      benchmark: "peers",
-      date,
-      command: `pnpm bench${quick ? " --quick" : ""}`,
-      args: process.argv.slice(2),
-      machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
-      method: {
-        requests: REQUESTS,
-        warmup: WARMUP,
-        runs: RUNS,
-        concurrency: CONCURRENCY,
-        servers: Object.fromEntries(SERVERS.map((s) => [s, serverLabels[s]])),
-        contestants: Object.fromEntries(CONTESTANTS.map((c) => [c, labels[c]])),
-        timing: "each run: a fresh server process and a fresh client process per contestant and server; the " +
-          "client warms up every (path, concurrency) pair, then times each once; contestants and servers alternate, " +
-          "rotating who goes first",
-        requestsPerSecond: "requests / wall time of the batch",
-        clientCpuMicrosPerRequest: "process.cpuUsage() of the client process over the batch (all its threads) / " +
-          "requests",
-        serverCpuMicrosPerRequest: "utime + stime of the server process from /proc over the batch / requests " +
-          "(10 ms ticks)",
-        ratios: "per run against the raw baseline (or a peer) of the same run and server, then the median; " +
-          "higher is better: req/s ÷ theirs, and their CPU per request ÷ ours"
-      },
-      results: rows,
-      targets: { ...TARGETS, measured: targets }
-    },
-    null,
-    2
-  ) + "\n"
-)
+const file = writeResult("peers", {
+  benchmark: "peers",
+  date,
+  command: `pnpm bench${quick ? " --quick" : ""}`,
+  args: process.argv.slice(2),
+  machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
+  method: {
+    requests: REQUESTS,
+    warmup: WARMUP,
+    runs: RUNS,
+    concurrency: CONCURRENCY,
+    servers: Object.fromEntries(SERVERS.map((s) => [s, serverLabels[s]])),
+    contestants: Object.fromEntries(CONTESTANTS.map((c) => [c, labels[c]])),
+    timing: "each run: a fresh server process and a fresh client process per contestant and server; the " +
+      "client warms up every (path, concurrency) pair, then times each once; contestants and servers alternate, " +
+      "rotating who goes first",
+    requestsPerSecond: "requests / wall time of the batch",
+    clientCpuMicrosPerRequest: "process.cpuUsage() of the client process over the batch (all its threads) / " +
+      "requests",
+    serverCpuMicrosPerRequest: "utime + stime of the server process from /proc over the batch / requests " +
+      "(10 ms ticks)",
+    ratios: "per run against the raw baseline (or a peer) of the same run and server, then the median; " +
+      "higher is better: req/s ÷ theirs, and their CPU per request ÷ ours"
+  },
+  results: rows,
+  targets: { ...TARGETS, measured: targets }
+})
 log(`wrote ${fileURLToPath(file)}`)

@@ -5,9 +5,8 @@
 import { Signer } from "@spotkit/core"
 import { NodeSigner } from "@spotkit/node"
 import { Effect, Redacted } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
-import { median, option, quick } from "./cli.ts"
+import { median, option, quick, writeResult } from "./cli.ts"
 
 const N = option("signatures", quick ? 5_000 : 50_000)
 const ROUNDS = quick ? 1 : 5
@@ -57,21 +56,13 @@ console.log(
     `WebCrypto ${web.toLocaleString("en-US")}/s (${(1e6 / web).toFixed(2)} µs): ${(node / web).toFixed(1)}×`
 )
 const date = new Date().toISOString()
-mkdirSync(new URL("../results/", import.meta.url), { recursive: true })
-writeFileSync(
-  new URL(`../results/signer-${date.slice(0, 10)}${quick ? "-quick" : ""}.json`, import.meta.url),
-  JSON.stringify(
-    {
-      benchmark: "signer",
-      date,
-      node: process.version,
-      signatures: N,
-      rounds: ROUNDS,
-      runsMs: times,
-      perSecond: { nodeCrypto: node, webCrypto: web },
-      ratio: node / web
-    },
-    null,
-    2
-  ) + "\n"
-)
+writeResult("signer", {
+  benchmark: "signer",
+  date,
+  node: process.version,
+  signatures: N,
+  rounds: ROUNDS,
+  runsMs: times,
+  perSecond: { nodeCrypto: node, webCrypto: web },
+  ratio: node / web
+})

@@ -90,10 +90,6 @@ export class OrderStore {
   flags(seq: number): number {
     return this.segment(seq)[at(seq) + FLAGS]!
   }
-
-  status(seq: number): number {
-    return (this.flags(seq) >> STATUS_SHIFT) & 3
-  }
 }
 
 /** Sets an order's status in its record. */
