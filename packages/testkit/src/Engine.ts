@@ -1028,8 +1028,7 @@ export class Engine {
         } else if (t[to + REMAINING]! < lots) {
           lots = t[to + REMAINING]!
         }
-        this.fill(taker, product, t, to, m, mo, levelPrice, lots, now)
-        if (this.recordTrades) this.recordTrade(maker, seq, buy, levelPrice, lots, product, now)
+        this.fill(taker, product, seq, maker, levelPrice, lots, now)
         level.total -= lots
         if (m[mo + REMAINING] === 0) {
           opposite.unlink(store, level, maker)
@@ -1040,21 +1039,12 @@ export class Engine {
     }
   }
 
-  // The fees of the last fill, for the trade log.
-  private lastBuyerFee = 0
-  private lastSellerFee = 0
-
-  private fill(
-    taker: User,
-    product: Product,
-    t: Float64Array,
-    to: number,
-    m: Float64Array,
-    mo: number,
-    price: number,
-    lots: number,
-    now: number
-  ): void {
+  private fill(taker: User, product: Product, ts: number, ms: number, price: number, lots: number, now: number): void {
+    const store = this.orders
+    const t = store.segment(ts)
+    const to = at(ts)
+    const m = store.segment(ms)
+    const mo = at(ms)
     const maker = this.users[m[mo + USER]!]!
     const takerBuys = (t[to + FLAGS]! & SIDE_SELL) === 0
     const value = price * lots * product.notional
@@ -1082,26 +1072,14 @@ export class Engine {
     this.post(seller, SPOT, quote, SELL_COMPLETE, value - sellerFee, sellerFee, now)
     this.feeUnits[base.index] = this.feeUnits[base.index]! + buyerFee
     this.feeUnits[quote.index] = this.feeUnits[quote.index]! + sellerFee
-    this.lastBuyerFee = buyerFee
-    this.lastSellerFee = sellerFee
 
     recordFill(t, to, price, lots, value, now)
     recordFill(m, mo, price, lots, value, now)
-  }
-
-  private recordTrade(
-    maker: number,
-    taker: number,
-    takerBuys: boolean,
-    price: number,
-    lots: number,
-    product: Product,
-    now: number
-  ): void {
-    const value = price * lots * product.notional
-    const makerFee = takerBuys ? this.lastSellerFee : this.lastBuyerFee
-    const takerFee = takerBuys ? this.lastBuyerFee : this.lastSellerFee
-    this.tradeLog.append(maker, taker, price, lots, value, makerFee, takerFee, now)
+    if (this.recordTrades) {
+      const makerFee = takerBuys ? sellerFee : buyerFee
+      const takerFee = takerBuys ? buyerFee : sellerFee
+      this.tradeLog.append(ms, ts, price, lots, value, makerFee, takerFee, now)
+    }
   }
 
   /** Ends an order that does not rest: releases what it still has frozen; filled if nothing is left. */
