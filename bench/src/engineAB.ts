@@ -28,6 +28,10 @@ const engines = await Promise.all(
   names.map((name) => import(new URL(`../tmp/${name}/Engine.ts`, import.meta.url).href) as Promise<EngineModule>)
 )
 const w = generate({ orders: ORDERS })
+// A heap like the full benchmark's (its other contestants' data), which every major collection must mark: N million
+// strings kept alive for the whole run.
+const BALLAST = option("ballast", 0)
+const ballast = Array.from({ length: BALLAST * 1_000_000 }, (_, i) => `ballast-${i}`)
 
 const fresh = ({ Engine }: EngineModule) => {
   const engine = new Engine({ recordTrades: false })
@@ -75,6 +79,7 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
 }
+if (ballast.length !== BALLAST * 1_000_000) throw new Error("unreachable")
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 names.forEach((name, j) =>
   console.log(

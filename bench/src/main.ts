@@ -4,11 +4,12 @@
 //
 //   pnpm bench            1M orders, 5 runs
 //   pnpm bench --quick    100K orders, 1 run
-//   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N
+//   options: --orders N, --runs N, --memory N (resting orders for the memory figure), --seed N, --engine-only (not
+//   the benchmarks that follow in their own processes)
 import { spawnSync } from "node:child_process"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
-import { fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import { args, fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
 import {
   type Contestant,
   engineStrings,
@@ -116,15 +117,17 @@ for (const c of contestants) c.fresh().run(warm)
 // Memory: bytes per resting order
 
 log()
-log(`memory: ${fmt(MEMORY)} non-crossing resting orders into a fresh book (heapUsed + external, after gc)`)
+log(
+  `memory: ${fmt(MEMORY)} non-crossing resting orders into a fresh book (heapUsed + external + arrayBuffers, after gc)`
+)
 const set = restingSet(MEMORY)
 const memory = {
   orders: MEMORY,
   idBytesEach: memoryIds(MEMORY),
   engine: memoryEngine(set),
   library: memoryLibrary(set),
-  // Our order store doubles its typed arrays from 1024 slots, so unused capacity is charged to the orders: just
-  // below a doubling (2^17 = 131,072 slots) an order costs least, just above it most.
+  // The clientOrderId table doubles when half full, so unused capacity is charged to the orders: at 130,000 ids it
+  // has 2^18 slots, at 140,000 just past a doubling 2^19.
   engineAroundDoubling: [130_000, 140_000].map((n) => ({ orders: n, perOrder: memoryEngine(restingSet(n)).perOrder }))
 }
 log(
@@ -138,7 +141,7 @@ log(
   } resting)`
 )
 log(
-  `  ours around a capacity doubling of the order store: ` +
+  `  ours around a doubling of the clientOrderId table: ` +
     memory.engineAroundDoubling.map((m) => `${fmt(m.perOrder, 1)} at ${fmt(m.orders)}`).join(", ")
 )
 log(
@@ -320,7 +323,8 @@ const report = {
     ordersPerSecond: "new orders / wall time of the whole stream (cancels included)",
     opsPerSecond: "(orders + cancels) / wall time of the whole stream",
     ordersPerCpuSecond: "new orders / CPU time of the main thread (process.threadCpuUsage) over the stream",
-    memory: "(heapUsed + external) after gc, after minus before placing N non-crossing resting orders, divided by N"
+    memory:
+      "(heapUsed + external + arrayBuffers) after gc (an ordinary ArrayBuffer counts twice, a shared one once), after minus before placing N non-crossing resting orders, divided by N"
   },
   results: rows,
   memory,
@@ -339,7 +343,12 @@ log(`wrote ${file.pathname}`)
 // over the in-process transport (options --client-orders, --client-runs), the synthetic bill history generator
 // (--bills N), the signers, the client over HTTP against peer SDKs (--peers-requests N, --peers-runs N, ...), and
 // the bills export through the CLI (--export-bills N, --export-runs N, --limited-seconds S).
-for (const next of ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts"]) {
+// `--engine-only` stops here.
+for (
+  const next of args.includes("--engine-only")
+    ? []
+    : ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts"]
+) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,
     new URL(next, import.meta.url).pathname,

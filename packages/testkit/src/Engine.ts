@@ -51,7 +51,7 @@ import {
 import { ClientIds } from "./internal/clientIds.ts"
 import * as Ledger from "./internal/ledger.ts"
 import { prng } from "./internal/prng.ts"
-import { TradeLog } from "./internal/trades.ts"
+import * as Trades from "./internal/trades.ts"
 import { fixed, mulDivFloor, pow10, rate, RATE_SCALE, toUnits, trimmed } from "./internal/units.ts"
 
 /**
@@ -456,7 +456,7 @@ export class Engine {
   private readonly makerRate: number
   private readonly takerRate: number
   private readonly recordTrades: boolean
-  private readonly tradeLog = new TradeLog()
+  private readonly tradeLog = new Trades.TradeLog()
   private readonly supplyUnits: Array<number>
   private readonly feeUnits: Array<number>
   private readonly idPrefix: string
@@ -1281,8 +1281,10 @@ export class Engine {
     const store = this.orders
     const out: Array<Trade> = []
     for (let i = 0; i < log.size; i++) {
-      const maker = log.maker[i]!
-      const taker = log.taker[i]!
+      const r = log.segment(i)
+      const o = Trades.at(i)
+      const maker = r[o + Trades.MAKER]!
+      const taker = r[o + Trades.TAKER]!
       const product = this.products[store.segment(taker)[at(taker) + PRODUCT]!]!
       const takerBuys = (store.flags(taker) & SIDE_SELL) === 0
       // Each side pays its fee in the coin it receives: the buyer in base, the seller in quote.
@@ -1291,15 +1293,15 @@ export class Engine {
       out.push({
         tradeId: this.id(KIND_TRADE, i + 1),
         symbol: product.symbol,
-        price: fixed(log.price[i]!, product.pricePrecision),
-        quantity: fixed(log.lots[i]!, product.quantityPrecision),
-        amount: trimmed(log.value[i]!, product.quote.scale),
+        price: fixed(r[o + Trades.PRICE]!, product.pricePrecision),
+        quantity: fixed(r[o + Trades.LOTS]!, product.quantityPrecision),
+        amount: trimmed(r[o + Trades.VALUE]!, product.quote.scale),
         takerSide: takerBuys ? "buy" : "sell",
         makerOrderId: this.id(KIND_ORDER, maker),
         takerOrderId: this.id(KIND_ORDER, taker),
-        makerFee: trimmed(log.makerFee[i]!, makerScale),
-        takerFee: trimmed(log.takerFee[i]!, takerScale),
-        time: log.time[i]!
+        makerFee: trimmed(r[o + Trades.MAKER_FEE]!, makerScale),
+        takerFee: trimmed(r[o + Trades.TAKER_FEE]!, takerScale),
+        time: r[o + Trades.TIME]!
       })
     }
     return out

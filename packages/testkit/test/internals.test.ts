@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { at, OrderStore, PriceIndex, USER } from "../src/internal/book.ts"
 import { ClientIds } from "../src/internal/clientIds.ts"
+import { Segments } from "../src/internal/segments.ts"
 
 const runs = Number(process.env.SPOTKIT_PROPERTY_RUNS ?? 200)
 
@@ -87,4 +88,36 @@ describe("ClientIds", () => {
       { numRuns: Math.max(5, Math.floor(runs / 20)) }
     )
   }, 120_000)
+})
+
+describe("Segments", () => {
+  it("keeps every record's slots while the first segment doubles and later ones are added", () => {
+    // Segments of 2^9 records of 3 slots: the first starts at 256 records and doubles once to 512 (copying), then
+    // each growth adds a segment of 512.
+    const bits = 9
+    const store = new Segments(bits, 3)
+    const records = 5 * 512 + 7
+    for (let i = 0; i < records; i++) {
+      assert.strictEqual(store.alloc(), i)
+      const r = store.segments[i >>> bits]!
+      const o = (i & 511) * 3
+      assert.deepStrictEqual([r[o], r[o + 1], r[o + 2]], [0, 0, 0], `record ${i} starts zeroed`)
+      r[o] = i
+      r[o + 1] = -i
+      r[o + 2] = i * 2 ** 40
+    }
+    assert.strictEqual(store.segments.length, 6)
+    assert.deepStrictEqual(store.segments.map((s) => s.length), [1536, 1536, 1536, 1536, 1536, 1536])
+    for (let i = 0; i < records; i++) {
+      const r = store.segments[i >>> bits]!
+      const o = (i & 511) * 3
+      assert.deepStrictEqual([r[o], r[o + 1], r[o + 2]], [i, -i, i * 2 ** 40], `record ${i}`)
+    }
+  })
+
+  it("allocates memory that V8 does not count as external, where the platform has SharedArrayBuffer", () => {
+    const store = new Segments(4, 2)
+    store.alloc()
+    assert.instanceOf(store.segments[0]!.buffer, SharedArrayBuffer)
+  })
 })

@@ -4,6 +4,7 @@
 // one Int32Array, so a lookup usually reads one cache line and compares strings only when the hashes agree. The
 // keys themselves live in the order store (`clientOrderId[seq]`, `user[seq]`), not here.
 import type { OrderStore } from "./book.ts"
+import { zeroed } from "./segments.ts"
 
 const EMPTY = 0
 
@@ -23,7 +24,7 @@ const hashOf = (user: number, id: string): number => {
 export class ClientIds {
   private readonly store: OrderStore
   /** Pairs (hash, seq + 1); a zero hash is an empty slot. */
-  private slots = new Int32Array(2 * 1024)
+  private slots = new Int32Array(zeroed(4 * 2 * 1024))
   private mask = 1023
   private size = 0
 
@@ -80,7 +81,7 @@ export class ClientIds {
 
   private grow(): void {
     const old = this.slots
-    this.slots = new Int32Array(old.length * 2)
+    this.slots = new Int32Array(zeroed(4 * old.length * 2))
     this.mask = this.mask * 2 + 1
     for (let i = 0; i < old.length; i += 2) {
       if (old[i] !== EMPTY) this.put(old[i]!, old[i + 1]! - 1)

@@ -1,24 +1,60 @@
 // Growable storage of fixed-size float64 records in fixed-size segments. Growth allocates one more segment and
 // copies nothing, so the store never leaves a grown-out array behind as garbage: large typed arrays live outside
-// V8's heap, and every few tens of megabytes of such garbage forced a full collection (BENCHMARKS.md).
+// V8's heap, and every few tens of megabytes of such garbage forced a full collection (BENCHMARKS.md). Only the first
+// segment grows by doubling (from 256 records), so that a small engine stays small.
+//
+// The memory is shared (`SharedArrayBuffer`) where the platform has it. V8 counts an ordinary ArrayBuffer as
+// "external memory" and starts a full collection for about every 64 MB of it allocated, on the assumption that
+// collecting may free some. An engine keeps every record it ever allocates for as long as it lives, so those
+// collections free nothing of it, and each one marks the whole heap of the program the engine runs in: with
+// 3 million strings live beside it, a million orders took 953 instead of 563 ms (BENCHMARKS.md). V8 does not count
+// shared buffers there, so a growing engine no longer calls for collections; its memory is still freed with it. No
+// other thread ever sees these buffers.
+
+const Shared: typeof SharedArrayBuffer | undefined = typeof SharedArrayBuffer === "function"
+  ? SharedArrayBuffer
+  : undefined
+
+/** `bytes` of zeroed memory, shared where the platform allows it (see above). */
+export const zeroed = (bytes: number): ArrayBufferLike =>
+  Shared !== undefined ? new Shared(bytes) : new ArrayBuffer(bytes)
+
+const FIRST_BITS = 8
 
 export class Segments {
   size = 0
   readonly segments: Array<Float64Array> = []
+  private capacity = 0
   private readonly segmentBits: number
-  private readonly length: number
+  private readonly stride: number
 
   /** Segments of `2^segmentBits` records of `stride` slots each. */
   constructor(segmentBits: number, stride: number) {
     this.segmentBits = segmentBits
-    this.length = stride << segmentBits
+    this.stride = stride
   }
 
   /** The index of a new record (all zeros). */
   alloc(): number {
     const index = this.size
-    if (index >>> this.segmentBits === this.segments.length) this.segments.push(new Float64Array(this.length))
+    if (index === this.capacity) this.grow()
     this.size = index + 1
     return index
+  }
+
+  private grow(): void {
+    const full = 1 << this.segmentBits
+    const segments = this.segments
+    if (this.capacity < full) {
+      // The first segment, doubled (copied) until it is a full one.
+      const records = Math.min(this.capacity === 0 ? 1 << FIRST_BITS : 2 * this.capacity, full)
+      const first = new Float64Array(zeroed(8 * this.stride * records))
+      if (segments.length === 1) first.set(segments[0]!)
+      segments[0] = first
+      this.capacity = records
+    } else {
+      segments.push(new Float64Array(zeroed(8 * this.stride * full)))
+      this.capacity += full
+    }
   }
 }

@@ -1,17 +1,32 @@
-// Every trade as numbers in columns; `Engine.tradeList` formats them only when asked, so recording costs a few
-// array writes per fill instead of an object and seven strings.
+// Every trade as one record of numbers (eight float64 slots, one cache line) in segments (see segments.ts);
+// `Engine.tradeList` formats them only when asked, so recording costs a few writes per fill instead of an object and
+// seven strings.
+import { Segments } from "./segments.ts"
+
+const STRIDE = 8
+const SEGMENT_BITS = 14
+const MASK = (1 << SEGMENT_BITS) - 1
+
+export const MAKER = 0
+export const TAKER = 1
+export const PRICE = 2
+export const LOTS = 3
+export const VALUE = 4
+export const MAKER_FEE = 5
+export const TAKER_FEE = 6
+export const TIME = 7
 
 export class TradeLog {
-  size = 0
-  private capacity = 1024
-  maker = new Int32Array(1024)
-  taker = new Int32Array(1024)
-  price = new Float64Array(1024)
-  lots = new Float64Array(1024)
-  value = new Float64Array(1024)
-  makerFee = new Float64Array(1024)
-  takerFee = new Float64Array(1024)
-  time = new Float64Array(1024)
+  private readonly records = new Segments(SEGMENT_BITS, STRIDE)
+
+  get size(): number {
+    return this.records.size
+  }
+
+  /** The segment holding trade `i`; `at(i)` is its offset there. */
+  segment(i: number): Float64Array {
+    return this.records.segments[i >>> SEGMENT_BITS]!
+  }
 
   append(
     maker: number,
@@ -23,38 +38,19 @@ export class TradeLog {
     takerFee: number,
     time: number
   ): void {
-    if (this.size === this.capacity) this.grow()
-    const i = this.size++
-    this.maker[i] = maker
-    this.taker[i] = taker
-    this.price[i] = price
-    this.lots[i] = lots
-    this.value[i] = value
-    this.makerFee[i] = makerFee
-    this.takerFee[i] = takerFee
-    this.time[i] = time
-  }
-
-  private grow(): void {
-    const capacity = this.capacity * 2
-    const i32 = (from: Int32Array) => {
-      const to = new Int32Array(capacity)
-      to.set(from)
-      return to
-    }
-    const f64 = (from: Float64Array) => {
-      const to = new Float64Array(capacity)
-      to.set(from)
-      return to
-    }
-    this.maker = i32(this.maker)
-    this.taker = i32(this.taker)
-    this.price = f64(this.price)
-    this.lots = f64(this.lots)
-    this.value = f64(this.value)
-    this.makerFee = f64(this.makerFee)
-    this.takerFee = f64(this.takerFee)
-    this.time = f64(this.time)
-    this.capacity = capacity
+    const i = this.records.alloc()
+    const r = this.segment(i)
+    const o = at(i)
+    r[o + MAKER] = maker
+    r[o + TAKER] = taker
+    r[o + PRICE] = price
+    r[o + LOTS] = lots
+    r[o + VALUE] = value
+    r[o + MAKER_FEE] = makerFee
+    r[o + TAKER_FEE] = takerFee
+    r[o + TIME] = time
   }
 }
+
+/** Offset of trade `i` in its segment. */
+export const at = (i: number): number => (i & MASK) * STRIDE
