@@ -5,13 +5,17 @@
 //   cp -r packages/testkit/src bench/tmp/after
 //   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
+//     [--ballast N] [--library]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
 // warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
 // versions with each other only: the engine benchmark (main.ts) holds every contestant's heap in one process, so
-// its absolute times are higher than these.
+// its absolute times are higher than these. `--ballast N` keeps N million strings alive throughout (a heap like the
+// full benchmark's, which every full collection must mark); `--library` runs nodejs-order-book in the rotation too
+// and prints each version's ratio to it.
 import type { Engine } from "@spotkit/testkit/Engine"
-import { option } from "./cli.ts"
+import { args, option } from "./cli.ts"
+import { library } from "./contestants.ts"
 import { CANCEL, generate, LIMIT } from "./workload.ts"
 
 interface EngineModule {
@@ -61,12 +65,21 @@ const fresh = ({ Engine }: EngineModule) => {
   }
 }
 
-const cpu = names.map((): Array<number> => [])
-const wall = names.map((): Array<number> => [])
+// `--library`: nodejs-order-book takes part in the rotation too, so that each version's ratio to it comes from the
+// same process and the same minutes.
+const withLibrary = args.includes("--library")
+const labels = withLibrary ? [...names, "nodejs-order-book"] : names
+const runner = (e: number): () => void => {
+  if (e < names.length) return fresh(engines[e]!)
+  const instance = library.fresh()
+  return () => instance.run(w)
+}
+const cpu = labels.map((): Array<number> => [])
+const wall = labels.map((): Array<number> => [])
 for (let round = 0; round < ROUNDS; round++) {
-  for (let j = 0; j < names.length; j++) {
-    const e = (round + j) % names.length
-    const run = fresh(engines[e]!)
+  for (let j = 0; j < labels.length; j++) {
+    const e = (round + j) % labels.length
+    const run = runner(e)
     globalThis.gc?.()
     const cpu0 = process.threadCpuUsage()
     const t0 = performance.now()
@@ -81,9 +94,11 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 if (ballast.length !== BALLAST * 1_000_000) throw new Error("unreachable")
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
-names.forEach((name, j) =>
+const libraryWall = withLibrary ? median(wall[names.length]!) : NaN
+labels.forEach((name, j) =>
   console.log(
-    `${name.padEnd(16)} main-thread CPU median ${median(cpu[j]!).toFixed(0)} ms, wall median ` +
-      `${median(wall[j]!).toFixed(0)} ms (CPU of each run: ${cpu[j]!.map((x) => x.toFixed(0)).join(", ")})`
+    `${name.padEnd(17)} main-thread CPU median ${median(cpu[j]!).toFixed(0)} ms, wall median ` +
+      `${median(wall[j]!).toFixed(0)} ms (CPU of each run: ${cpu[j]!.map((x) => x.toFixed(0)).join(", ")})` +
+      (withLibrary ? `, ${(libraryWall / median(wall[j]!)).toFixed(1)}x nodejs-order-book (wall)` : "")
   )
 )

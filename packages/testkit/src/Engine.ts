@@ -1395,7 +1395,7 @@ export class Engine {
       const entry = range.list.items[position]!
       const r = ledger.segment(entry)
       const o = Ledger.at(entry)
-      const kind = r[o + Ledger.KIND]!
+      const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
       const coin = this.coins[Ledger.coinOf(kind)]!
       // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
       items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.id(KIND_BILL, entry + 1) +
@@ -1451,7 +1451,7 @@ export class Engine {
   private billView(entry: number): BillView {
     const r = this.ledger.segment(entry)
     const o = Ledger.at(entry)
-    const kind = r[o + Ledger.KIND]!
+    const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
     const coin = this.coins[Ledger.coinOf(kind)]!
     return {
       billId: this.id(KIND_BILL, entry + 1),
@@ -1479,8 +1479,9 @@ export class Engine {
     for (let i = 0; i < ledger.size; i++) {
       const r = ledger.segment(i)
       const o = Ledger.at(i)
-      const entryAccount = Ledger.accountOf(r[o + Ledger.KIND]!)
-      if (r[o + Ledger.USER] === user.index && (account < 0 || entryAccount === account)) {
+      const who = r[o + Ledger.WHO]!
+      const entryAccount = Ledger.accountOf(Ledger.kindOf(who))
+      if (Ledger.userOf(who) === user.index && (account < 0 || entryAccount === account)) {
         out.push({ ...this.billView(i), userId: user.userId, accountType: accountTypes[entryAccount]! })
       }
     }

@@ -3,10 +3,11 @@
  * book side (open addressing with backward-shift deletion) against a `Map`, and the clientOrderId index against a
  * `Map` of every id placed, across many growths of its tables.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 import * as fc from "fast-check"
 import { at, OrderStore, PriceIndex, USER } from "../src/internal/book.ts"
 import { ClientIds } from "../src/internal/clientIds.ts"
+import * as Ledger from "../src/internal/ledger.ts"
 import { Segments } from "../src/internal/segments.ts"
 
 const runs = Number(process.env.SPOTKIT_PROPERTY_RUNS ?? 200)
@@ -119,5 +120,39 @@ describe("Segments", () => {
     const store = new Segments(4, 2)
     store.alloc()
     assert.instanceOf(store.segments[0]!.buffer, SharedArrayBuffer)
+  })
+
+  it("falls back to ordinary ArrayBuffers where SharedArrayBuffer is missing (a browser page without isolation)", async () => {
+    vi.stubGlobal("SharedArrayBuffer", undefined)
+    vi.resetModules()
+    try {
+      const fallback = await import("../src/internal/segments.ts")
+      const store = new fallback.Segments(4, 2)
+      for (let i = 0; i < 40; i++) store.segments[store.alloc() >>> 4]![(i & 15) * 2] = i
+      assert.isTrue(store.segments.every((s) => s.buffer instanceof ArrayBuffer))
+      assert.strictEqual(store.segments[2]![7 * 2], 39)
+    } finally {
+      vi.unstubAllGlobals()
+      vi.resetModules()
+    }
+  })
+})
+
+describe("Ledger", () => {
+  it("keeps each entry's user, account, coin and bizType apart in its one packed slot", () => {
+    const ledger = new Ledger.Ledger()
+    const cases = [[0, 0, 0, 0], [1, 2, 3, 4], [2 ** 29 - 1, 2, 255, 255], [123_456_789, 1, 254, 17]] as const
+    for (const [user, account, coin, biz] of cases) {
+      ledger.append(user, account, coin, biz, -5, 10, 1, 1_700_000_000_000)
+    }
+    cases.forEach(([user, account, coin, biz], i) => {
+      const who = ledger.segment(i)[Ledger.at(i) + Ledger.WHO]!
+      const kind = Ledger.kindOf(who)
+      assert.deepStrictEqual(
+        [Ledger.userOf(who), Ledger.accountOf(kind), Ledger.coinOf(kind), Ledger.bizTypeOf(kind)],
+        [user, account, coin, biz]
+      )
+      assert.strictEqual(ledger.time(i), 1_700_000_000_000)
+    })
   })
 })

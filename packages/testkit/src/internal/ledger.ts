@@ -1,10 +1,10 @@
-// The ledger: one entry per change of an account's total balance, a record of six float64 slots each in segments
-// (see segments.ts for why), so that millions of entries cost 48 bytes each and writing one touches one place.
+// The ledger: one entry per change of an account's total balance, a record of five float64 slots each in segments
+// (see segments.ts for why), so that millions of entries cost 40 bytes each and writing one touches one place.
 // Entries are appended in time order (the engine's clock never goes back), so a per-account list of entry indices is
 // sorted by (time, index) and time ranges are found by binary search.
 import { Segments } from "./segments.ts"
 
-const STRIDE = 6
+const STRIDE = 5
 const SEGMENT_BITS = 16
 const MASK = (1 << SEGMENT_BITS) - 1
 
@@ -12,9 +12,10 @@ export const TIME = 0
 export const DELTA = 1
 export const AFTER = 2
 export const FEE = 3
-export const USER = 4
-/** account × 2^16 + coin × 2^8 + bizType */
-export const KIND = 5
+/** user × 2^24 + kind, where kind = account × 2^16 + coin × 2^8 + bizType (exact: below 2^53 for users < 2^29) */
+export const WHO = 4
+
+const KINDS = 2 ** 24
 
 export class Ledger {
   private readonly records = new Segments(SEGMENT_BITS, STRIDE)
@@ -45,8 +46,7 @@ export class Ledger {
     r[o + DELTA] = delta
     r[o + AFTER] = after
     r[o + FEE] = fee
-    r[o + USER] = user
-    r[o + KIND] = (account << 16) | (coin << 8) | bizType
+    r[o + WHO] = user * KINDS + ((account << 16) | (coin << 8) | bizType)
     return i
   }
 
@@ -57,6 +57,11 @@ export class Ledger {
 
 /** Offset of entry `i` in its segment. */
 export const at = (i: number): number => (i & MASK) * STRIDE
+
+/** The user of an entry, from its WHO slot. */
+export const userOf = (who: number): number => Math.floor(who / KINDS)
+/** The kind of an entry (account, coin, bizType), from its WHO slot. */
+export const kindOf = (who: number): number => who % KINDS
 
 export const accountOf = (kind: number): number => kind >>> 16
 export const coinOf = (kind: number): number => (kind >>> 8) & 0xFF
