@@ -240,14 +240,15 @@ const gc = (): void => {
 }
 
 /**
- * Live bytes: the V8 heap plus memory outside it (typed arrays' backing stores). `external` counts ordinary
- * ArrayBuffers but not SharedArrayBuffers (the engine's records are shared: see its internal/segments.ts);
- * `arrayBuffers` counts both, so an ordinary ArrayBuffer counts twice here: the figure is an upper bound.
+ * Live bytes: the V8 heap plus the memory of ArrayBuffers and SharedArrayBuffers (typed arrays' backing stores).
+ * `arrayBuffers`, not `external`: external counts ordinary ArrayBuffers but not shared ones (the engine's records are
+ * shared: see its internal/segments.ts). What it leaves out, external memory other than buffers, neither contestant
+ * grows.
  */
 export const liveBytes = (): number => {
   gc()
   const m = process.memoryUsage()
-  return m.heapUsed + m.external + m.arrayBuffers
+  return m.heapUsed + m.arrayBuffers
 }
 
 export interface MemoryResult {

@@ -22,7 +22,12 @@ interface EngineModule {
   readonly Engine: typeof Engine
 }
 
-const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"))
+// The names: every argument that is neither an option nor an option's value (`--library` takes none).
+const FLAGS = new Set(["--library"])
+const names = process.argv.slice(2).filter((a, i, all) => {
+  const previous = all[i - 1]
+  return !a.startsWith("--") && !(previous?.startsWith("--") && !FLAGS.has(previous))
+})
 if (names.length === 0) throw new Error("name at least one directory under bench/tmp/")
 const ORDERS = option("orders", 1_000_000)
 const ROUNDS = option("rounds", 7)

@@ -1179,3 +1179,70 @@ describe("Engine: ids and determinism", () => {
     )
   })
 })
+
+describe("storage", () => {
+  // Exact decimals as integers of 10^-8, whatever trailing zeros a figure is written with.
+  const units = (s: string): bigint => {
+    const [whole, fraction = ""] = s.split(".")
+    return BigInt(whole! + fraction.padEnd(8, "0"))
+  }
+
+  it.each([true, false])(
+    "keeps every order, trade and ledger entry exact while the first segments double and after (sharedMemory %s)",
+    (sharedMemory) => {
+      // The first segment of each store starts at 256 records and doubles: 2,400 orders, 1,200 trades and 4,800+
+      // ledger entries cross every doubling of the orders' and trades' first segments and four of the ledger's.
+      const engine = makeEngine({ sharedMemory })
+      const seller = addUser(engine, { BTC: "200" })
+      const buyer = addUser(engine, { USDT: "20000" })
+      const pairs = 1_200
+      const ids: Array<readonly [string, string]> = []
+      for (let i = 0; i < pairs; i++) {
+        const price = `${100 + (i % 7)}.25`
+        const sell = place(engine, seller, limit("sell", price, "0.1", `s${i}`), T0 + i)
+        const buy = place(engine, buyer, limit("buy", price, "0.1", `b${i}`), T0 + i)
+        ids.push([sell, buy])
+      }
+      const trades = engine.tradeList()
+      assert.strictEqual(trades.length, pairs)
+      trades.forEach((trade, i) => {
+        const price = units(`${100 + (i % 7)}.25`)
+        const value = price / 10n
+        assert.deepStrictEqual(
+          [trade.makerOrderId, trade.takerOrderId, trade.takerSide, units(trade.price), units(trade.quantity)],
+          [ids[i]![0], ids[i]![1], "buy", price, units("0.1")],
+          `trade ${i}`
+        )
+        assert.deepStrictEqual([units(trade.amount), units(trade.makerFee), units(trade.takerFee)], [
+          value,
+          value / 1000n,
+          units("0.0001")
+        ], `trade ${i} amounts`)
+        assert.strictEqual(trade.time, T0 + i)
+        for (const orderId of ids[i]!) {
+          const order = engine.order(orderId)!
+          assert.deepStrictEqual(
+            [order.status, units(order.fillQuantity), units(order.latestFillPrice), units(order.fillTotalAmount)],
+            ["filled", units("0.1"), price, value],
+            `order ${orderId}`
+          )
+        }
+      })
+      // Each account's afterAmount chain, from zero, ends at its balance.
+      for (const user of [seller, buyer]) {
+        const after = new Map<string, bigint>()
+        for (const entry of engine.ledgerOf(user)) {
+          const key = `${entry.accountType}/${entry.coinName}`
+          const total = (after.get(key) ?? 0n) + units(entry.deltaAmount)
+          assert.strictEqual(units(entry.afterAmount), total, `${user} ${key} ${entry.billId}`)
+          after.set(key, total)
+        }
+        for (const coin of ["BTC", "USDT"]) {
+          const { available, frozen } = balance(engine, user, coin)
+          assert.strictEqual(units(available) + units(frozen), after.get(`SPOT/${coin}`) ?? 0n, `${user} ${coin}`)
+        }
+      }
+      assert.strictEqual(engine.ledgerOf(seller).length + engine.ledgerOf(buyer).length, 2 + 4 * pairs)
+    }
+  )
+})

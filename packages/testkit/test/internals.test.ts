@@ -122,6 +122,12 @@ describe("Segments", () => {
     assert.instanceOf(store.segments[0]!.buffer, SharedArrayBuffer)
   })
 
+  it("allocates ordinary ArrayBuffers when told not to share (EngineOptions.sharedMemory: false)", () => {
+    const store = new Segments(4, 2, false)
+    for (let i = 0; i < 40; i++) store.alloc()
+    assert.isTrue(store.segments.every((s) => s.buffer instanceof ArrayBuffer))
+  })
+
   it("falls back to ordinary ArrayBuffers where SharedArrayBuffer is missing (a browser page without isolation)", async () => {
     vi.stubGlobal("SharedArrayBuffer", undefined)
     vi.resetModules()

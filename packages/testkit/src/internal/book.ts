@@ -6,8 +6,8 @@
 // fill) touch one order at a random place in history and then read most of its fields: one or two cache lines
 // instead of fifteen. Segments rather than one array grown by copying, because each copy left the old array as
 // garbage outside V8's heap, and every 64 MB or so of such memory forced a full garbage collection: with growth by
-// copying, collections cost about a third of a million-order run; with segments the store only ever allocates what
-// it keeps.
+// copying, collections cost about a third of a million-order run; with segments the store allocates little more than
+// it keeps (only its first segment grows by copying, up to 2 MB).
 import { Segments } from "./segments.ts"
 
 /** Flags packed in the FLAGS slot of a record. */
@@ -58,14 +58,22 @@ export const NO_ORDER = NONE
 
 /** Every order ever placed, indexed by its sequence number (the low digits of its id). */
 export class OrderStore {
-  private readonly records = new Segments(SEGMENT_BITS, 1 << RECORD_BITS)
+  private readonly records: Segments
   private readonly ids: Array<Array<string>> = []
+
+  /** In shared memory if `shared` (see segments.ts). */
+  constructor(shared = true) {
+    this.records = new Segments(SEGMENT_BITS, 1 << RECORD_BITS, shared)
+  }
 
   get size(): number {
     return this.records.size
   }
 
-  /** The segment holding the record of order `seq`; `at(seq)` is its offset there. */
+  /**
+   * The segment holding the record of order `seq`; `at(seq)` is its offset there. Valid until the next `alloc`
+   * (segments.ts).
+   */
   segment(seq: number): Float64Array {
     return this.records.segments[seq >>> SEGMENT_BITS]!
   }

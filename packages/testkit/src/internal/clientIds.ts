@@ -24,12 +24,17 @@ const hashOf = (user: number, id: string): number => {
 export class ClientIds {
   private readonly store: OrderStore
   /** Pairs (hash, seq + 1); a zero hash is an empty slot. */
-  private slots = new Int32Array(zeroed(4 * 2 * 1024))
+  private slots: Int32Array
   private mask = 1023
   private size = 0
 
-  constructor(store: OrderStore) {
+  private readonly shared: boolean
+
+  /** Its table in shared memory if `shared` (see segments.ts). */
+  constructor(store: OrderStore, shared = true) {
     this.store = store
+    this.shared = shared
+    this.slots = new Int32Array(zeroed(4 * 2 * 1024, shared))
   }
 
   // What the last `get` that found nothing hashed, and the empty slot its probe ended on.
@@ -81,7 +86,7 @@ export class ClientIds {
 
   private grow(): void {
     const old = this.slots
-    this.slots = new Int32Array(zeroed(4 * old.length * 2))
+    this.slots = new Int32Array(zeroed(4 * old.length * 2, this.shared))
     this.mask = this.mask * 2 + 1
     for (let i = 0; i < old.length; i += 2) {
       if (old[i] !== EMPTY) this.put(old[i]!, old[i + 1]! - 1)

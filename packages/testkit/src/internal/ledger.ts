@@ -18,13 +18,18 @@ export const WHO = 4
 const KINDS = 2 ** 24
 
 export class Ledger {
-  private readonly records = new Segments(SEGMENT_BITS, STRIDE)
+  private readonly records: Segments
+
+  /** In shared memory if `shared` (see segments.ts). */
+  constructor(shared = true) {
+    this.records = new Segments(SEGMENT_BITS, STRIDE, shared)
+  }
 
   get size(): number {
     return this.records.size
   }
 
-  /** The segment holding entry `i`; `at(i)` is its offset there. */
+  /** The segment holding entry `i`; `at(i)` is its offset there. Valid until the next `append` (segments.ts). */
   segment(i: number): Float64Array {
     return this.records.segments[i >>> SEGMENT_BITS]!
   }

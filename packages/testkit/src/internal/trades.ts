@@ -1,4 +1,4 @@
-// Every trade as one record of numbers (eight float64 slots, one cache line) in segments (see segments.ts);
+// Every trade as one record of numbers (eight float64 slots, 64 bytes) in segments (see segments.ts);
 // `Engine.tradeList` formats them only when asked, so recording costs a few writes per fill instead of an object and
 // seven strings.
 import { Segments } from "./segments.ts"
@@ -17,13 +17,18 @@ export const TAKER_FEE = 6
 export const TIME = 7
 
 export class TradeLog {
-  private readonly records = new Segments(SEGMENT_BITS, STRIDE)
+  private readonly records: Segments
+
+  /** In shared memory if `shared` (see segments.ts). */
+  constructor(shared = true) {
+    this.records = new Segments(SEGMENT_BITS, STRIDE, shared)
+  }
 
   get size(): number {
     return this.records.size
   }
 
-  /** The segment holding trade `i`; `at(i)` is its offset there. */
+  /** The segment holding trade `i`; `at(i)` is its offset there. Valid until the next `append` (segments.ts). */
   segment(i: number): Float64Array {
     return this.records.segments[i >>> SEGMENT_BITS]!
   }
