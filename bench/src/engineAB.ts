@@ -5,14 +5,14 @@
 //   cp -r packages/testkit/src bench/tmp/after
 //   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
-//     [--ballast N] [--library]
+//     [--ballast N] [--library] [--units]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
 // warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
 // versions with each other only: the engine benchmark (main.ts) holds every contestant's heap in one process, so
 // its absolute times are higher than these. `--ballast N` keeps N million strings alive throughout (a heap like the
 // full benchmark's, which every full collection must mark); `--library` runs nodejs-order-book in the rotation too
-// and prints each version's ratio to it.
+// and prints each version's ratio to it; `--units` runs Engine.placeUnits + cancelOrder instead of submit.
 import type { Engine } from "@spotkit/testkit/Engine"
 import { args, option } from "./cli.ts"
 import { library } from "./contestants.ts"
@@ -23,7 +23,7 @@ interface EngineModule {
 }
 
 // The names: every argument that is neither an option nor an option's value (`--library` takes none).
-const FLAGS = new Set(["--library"])
+const FLAGS = new Set(["--library", "--units"])
 const names = process.argv.slice(2).filter((a, i, all) => {
   const previous = all[i - 1]
   return !a.startsWith("--") && !(previous?.startsWith("--") && !FLAGS.has(previous))
@@ -31,6 +31,8 @@ const names = process.argv.slice(2).filter((a, i, all) => {
 if (names.length === 0) throw new Error("name at least one directory under bench/tmp/")
 const ORDERS = option("orders", 1_000_000)
 const ROUNDS = option("rounds", 7)
+// `--units`: the engines run Engine.placeUnits + cancelOrder (an answer object per order) instead of submit.
+const UNITS = args.includes("--units")
 const T0 = 1_700_000_000_000
 
 const engines = await Promise.all(
@@ -53,6 +55,23 @@ const fresh = ({ Engine }: EngineModule) => {
   const u0 = engine.userIndex(users[0])
   const u1 = engine.userIndex(users[1])
   const product = engine.productIndex("BTCUSDT_SPBL")
+  if (UNITS) {
+    return () => {
+      const { force, ids, kind, lots, order, price, quote, side } = w
+      for (let i = 0; i < w.ops; i++) {
+        const k = order[i]!
+        const user = (k & 1) === 0 ? users[0] : users[1]
+        const now = T0 + i
+        if (kind[i] === CANCEL) {
+          engine.cancelOrder(user, { clientOrderId: ids[k]! }, now)
+        } else if (kind[i] === LIMIT) {
+          engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+        } else {
+          engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+        }
+      }
+    }
+  }
   return () => {
     const { force, ids, kind, lots, order, price, quote, side } = w
     for (let i = 0; i < w.ops; i++) {

@@ -468,6 +468,11 @@ export class Engine {
   private readonly supplyUnits: Array<number>
   private readonly feeUnits: Array<number>
   private readonly idPrefix: string
+  /**
+   * By kind and by the number of digits of a sequence number: the kind, the prefix and the zeros that pad it to
+   * `ID_DIGITS`, so that an id is one concatenation (`padStart` and two concatenations took about 80 ns).
+   */
+  private readonly idHeads: ReadonlyArray<ReadonlyArray<string>>
   private transfers = 0
   private clock = 0
 
@@ -475,6 +480,11 @@ export class Engine {
     this.seed = options.seed ?? 1
     if (!Number.isSafeInteger(this.seed) || this.seed < 0) throw new EngineError(`seed must be a non-negative integer`)
     this.idPrefix = String(this.seed % 1000).padStart(3, "0")
+    this.idHeads = Array.from(
+      { length: KIND_ACCOUNT + 1 },
+      (_, kind) =>
+        Array.from({ length: ID_DIGITS + 1 }, (_, digits) => kind + this.idPrefix + "0".repeat(ID_DIGITS - digits))
+    )
     this.coins = (options.coins ?? defaultCoins).map((spec, index) => {
       const scale = spec.scale ?? 8
       if (!Number.isInteger(scale) || scale < 0 || scale > 18) throw new EngineError(`coin ${spec.name}: bad scale`)
@@ -505,7 +515,9 @@ export class Engine {
   // Ids and time
 
   private id(kind: number, seq: number): string {
-    return kind + this.idPrefix + String(seq).padStart(ID_DIGITS, "0")
+    let digits = 1
+    for (let bound = 10; bound <= seq; bound *= 10) digits++
+    return this.idHeads[kind]![digits]! + seq
   }
 
   /** The sequence number behind an id of this engine, or -1. */

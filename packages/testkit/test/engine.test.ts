@@ -1246,3 +1246,15 @@ describe("storage", () => {
     }
   )
 })
+
+describe("ids", () => {
+  it("writes every sequence number zero-padded to 15 digits behind the kind and the seed's prefix", () => {
+    const engine = makeEngine() // seed 7
+    const seqs = [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, 2 ** 31 - 1, 10 ** 14, 10 ** 15 - 1]
+    for (const seq of seqs) {
+      const id = engine.orderIdOf(seq)
+      assert.strictEqual(id, `1007${String(seq).padStart(15, "0")}`, `seq ${seq}`)
+      assert.strictEqual(id.length, 19)
+    }
+  })
+})
