@@ -5,7 +5,7 @@
 //   cp -r packages/testkit/src bench/tmp/after
 //   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
-//     [--ballast N] [--library] [--units]
+//     [--ballast N (N >= 1)] [--library] [--units]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
 // warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
@@ -22,12 +22,13 @@ interface EngineModule {
   readonly Engine: typeof Engine
 }
 
-// The names: every argument that is neither an option nor an option's value (`--library` takes none).
+// The names: every argument that is neither an option nor an option's value (`--library` and `--units` take none).
 const FLAGS = new Set(["--library", "--units"])
-const names = process.argv.slice(2).filter((a, i, all) => {
-  const previous = all[i - 1]
-  return !a.startsWith("--") && !(previous?.startsWith("--") && !FLAGS.has(previous))
-})
+const VALUED = new Set(["--orders", "--rounds", "--ballast"])
+for (const a of process.argv.slice(2)) {
+  if (a.startsWith("--") && !FLAGS.has(a) && !VALUED.has(a)) throw new Error(`unknown option ${a}`)
+}
+const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !VALUED.has(all[i - 1] ?? ""))
 if (names.length === 0) throw new Error("name at least one directory under bench/tmp/")
 const ORDERS = option("orders", 1_000_000)
 const ROUNDS = option("rounds", 7)
@@ -119,10 +120,14 @@ for (let round = 0; round < ROUNDS; round++) {
 if (ballast.length !== BALLAST * 1_000_000) throw new Error("unreachable")
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 const libraryWall = withLibrary ? median(wall[names.length]!) : NaN
+const libraryCpu = withLibrary ? median(cpu[names.length]!) : NaN
 labels.forEach((name, j) =>
   console.log(
     `${name.padEnd(17)} main-thread CPU median ${median(cpu[j]!).toFixed(0)} ms, wall median ` +
       `${median(wall[j]!).toFixed(0)} ms (CPU of each run: ${cpu[j]!.map((x) => x.toFixed(0)).join(", ")})` +
-      (withLibrary ? `, ${(libraryWall / median(wall[j]!)).toFixed(1)}x nodejs-order-book (wall)` : "")
+      (withLibrary
+        ? `, ${(libraryWall / median(wall[j]!)).toFixed(1)}x nodejs-order-book (wall), ` +
+          `${(libraryCpu / median(cpu[j]!)).toFixed(1)}x (CPU)`
+        : "")
   )
 )

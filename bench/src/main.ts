@@ -127,7 +127,8 @@ const memory = {
   engine: memoryEngine(set),
   library: memoryLibrary(set),
   // The clientOrderId table doubles when half full, so unused capacity is charged to the orders: at 130,000 ids it
-  // has 2^18 slots, at 140,000 just past a doubling 2^19.
+  // has 2^18 slots, at 140,000 just past a doubling 2^19; the order store's 9th segment (of 2^14 records) starts at
+  // 131,072.
   engineAroundDoubling: [130_000, 140_000].map((n) => ({ orders: n, perOrder: memoryEngine(restingSet(n)).perOrder }))
 }
 log(
@@ -141,7 +142,7 @@ log(
   } resting)`
 )
 log(
-  `  ours around a doubling of the clientOrderId table: ` +
+  `  ours around a doubling of the clientOrderId table (and a new order segment): ` +
     memory.engineAroundDoubling.map((m) => `${fmt(m.perOrder, 1)} at ${fmt(m.orders)}`).join(", ")
 )
 log(

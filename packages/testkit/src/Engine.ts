@@ -151,11 +151,12 @@ export interface EngineOptions {
   /** Keep a record of every trade (`trades()`). @default true */
   readonly recordTrades?: boolean | undefined
   /**
-   * Keep orders, ledger entries and trades in `SharedArrayBuffer`s where the platform has them. V8 does not count
-   * those as external memory, so a growing engine calls for no full garbage collections (which could free none of
-   * it, and each of which marks the whole program's heap: twice the throughput with a few million live strings
-   * around). Set `false` in a program that creates and drops many large engines: a dropped engine's shared memory is
-   * freed only at the next full collection, which its size no longer brings on. @default true
+   * Keep orders, ledger entries, trades and the clientOrderId table in `SharedArrayBuffer`s where the platform has
+   * them. V8 does not count those as external memory, so a growing engine calls for no full garbage collections
+   * (which could free none of it, and each of which marks the whole program's heap: twice the throughput with a few
+   * million live strings around). Set `false` in a program that creates and drops many large engines: a dropped
+   * engine's shared memory is freed only at the next full collection, which its size no longer brings on.
+   * @default true
    */
   readonly sharedMemory?: boolean | undefined
 }
@@ -904,11 +905,15 @@ export class Engine {
   }
 
   /**
-   * The id of the order with this sequence number.
+   * The id of the order with this sequence number (a non-negative result of `submit`); throws `EngineError` for
+   * anything that cannot be one (a refusal's negative code, a fraction, 10^15 or more).
    *
    * @since 0.1.0
    */
   orderIdOf(seq: number): string {
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= 10 ** ID_DIGITS) {
+      throw new EngineError(`not an order's sequence number: ${seq}`)
+    }
     return this.id(KIND_ORDER, seq)
   }
 

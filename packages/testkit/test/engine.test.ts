@@ -1180,6 +1180,21 @@ describe("Engine: ids and determinism", () => {
   })
 })
 
+/** The buffers behind an engine's stores (private fields, read for this test only), by store. */
+const buffersOf = (engine: Engine.Engine): Array<readonly [string, ArrayBufferLike]> => {
+  const field = (from: unknown, name: string): unknown => Reflect.get(from as object, name)
+  const segments = (store: string) =>
+    (field(field(field(engine, store), "records"), "segments") as Array<Float64Array>).map((s) =>
+      [store, s.buffer] as const
+    )
+  return [
+    ...segments("orders"),
+    ...segments("ledger"),
+    ...segments("tradeLog"),
+    ["clientIds", (field(field(engine, "clientIds"), "slots") as Int32Array).buffer]
+  ]
+}
+
 describe("storage", () => {
   // Exact decimals as integers of 10^-8, whatever trailing zeros a figure is written with.
   const units = (s: string): bigint => {
@@ -1190,12 +1205,13 @@ describe("storage", () => {
   it.each([true, false])(
     "keeps every order, trade and ledger entry exact while the first segments double and after (sharedMemory %s)",
     (sharedMemory) => {
-      // The first segment of each store starts at 256 records and doubles: 2,400 orders, 1,200 trades and 4,800+
-      // ledger entries cross every doubling of the orders' and trades' first segments and four of the ledger's.
+      // The first segment of each store starts at 256 records and doubles up to a full one (2^14 records for orders
+      // and trades, 2^16 for the ledger), then whole segments are added: 32,800 orders, 16,400 trades and 65,602
+      // ledger entries cross every doubling and reach each store's second segment.
       const engine = makeEngine({ sharedMemory })
-      const seller = addUser(engine, { BTC: "200" })
-      const buyer = addUser(engine, { USDT: "20000" })
-      const pairs = 1_200
+      const seller = addUser(engine, { BTC: "2000" })
+      const buyer = addUser(engine, { USDT: "200000" })
+      const pairs = 16_400
       const ids: Array<readonly [string, string]> = []
       for (let i = 0; i < pairs; i++) {
         const price = `${100 + (i % 7)}.25`
@@ -1243,6 +1259,10 @@ describe("storage", () => {
         }
       }
       assert.strictEqual(engine.ledgerOf(seller).length + engine.ledgerOf(buyer).length, 2 + 4 * pairs)
+      // Each store's memory is of the kind asked for.
+      for (const [store, buffer] of buffersOf(engine)) {
+        assert.strictEqual(buffer instanceof SharedArrayBuffer, sharedMemory, store)
+      }
     }
   )
 })
@@ -1250,11 +1270,19 @@ describe("storage", () => {
 describe("ids", () => {
   it("writes every sequence number zero-padded to 15 digits behind the kind and the seed's prefix", () => {
     const engine = makeEngine() // seed 7
-    const seqs = [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, 2 ** 31 - 1, 10 ** 14, 10 ** 15 - 1]
+    const seqs = [0]
+    for (let digits = 1; digits <= 15; digits++) seqs.push(10 ** (digits - 1), 10 ** digits - 1)
     for (const seq of seqs) {
       const id = engine.orderIdOf(seq)
       assert.strictEqual(id, `1007${String(seq).padStart(15, "0")}`, `seq ${seq}`)
       assert.strictEqual(id.length, 19)
+    }
+  })
+
+  it("refuses what cannot be an order's sequence number", () => {
+    const engine = makeEngine()
+    for (const seq of [-1, 1.5, Number.NaN, 10 ** 15, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => engine.orderIdOf(seq), Engine.EngineError)
     }
   })
 })

@@ -100,6 +100,7 @@ describe("Segments", () => {
     const records = 5 * 512 + 7
     for (let i = 0; i < records; i++) {
       assert.strictEqual(store.alloc(), i)
+      if (i === 0) assert.strictEqual(store.segments[0]!.length, 256 * 3, "the first segment starts at 256 records")
       const r = store.segments[i >>> bits]!
       const o = (i & 511) * 3
       assert.deepStrictEqual([r[o], r[o + 1], r[o + 2]], [0, 0, 0], `record ${i} starts zeroed`)
@@ -116,7 +117,7 @@ describe("Segments", () => {
     }
   })
 
-  it("allocates memory that V8 does not count as external, where the platform has SharedArrayBuffer", () => {
+  it("allocates SharedArrayBuffers (which V8 does not count as external memory) where the platform has them", () => {
     const store = new Segments(4, 2)
     store.alloc()
     assert.instanceOf(store.segments[0]!.buffer, SharedArrayBuffer)

@@ -84,6 +84,8 @@ export class ClientIds {
     slots[2 * i + 1] = seq + 1
   }
 
+  // The outgrown table is left to the garbage collector; in shared memory (segments.ts) it does not prompt a
+  // collection, so up to the size of the new table may wait for the next one.
   private grow(): void {
     const old = this.slots
     this.slots = new Int32Array(zeroed(4 * old.length * 2, this.shared))

@@ -16,6 +16,7 @@ export const MAKER_FEE = 5
 export const TAKER_FEE = 6
 export const TIME = 7
 
+/** Every trade of an engine, in the order they happened. */
 export class TradeLog {
   private readonly records: Segments
 
