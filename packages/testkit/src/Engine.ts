@@ -1211,9 +1211,13 @@ export class Engine {
         }
       }
     }
-    const cTime = (seq: number) => store.segment(seq)[at(seq) + C_TIME]!
-    seqs.sort((a, b) => (cTime(b) - cTime(a)) || b - a)
-    return seqs.slice(pageNo * limit, pageNo * limit + limit).map((seq) => this.view(seq))
+    // The venue's order is cTime desc, then orderId desc. An order's cTime is the engine's clock when it was placed,
+    // which never goes back, so that order is descending sequence numbers: a numeric sort, no comparator.
+    const sorted = Float64Array.from(seqs).sort()
+    const out: Array<OrderView> = []
+    const first = sorted.length - 1 - pageNo * limit
+    for (let i = first; i > first - limit && i >= 0; i--) out.push(this.view(sorted[i]!))
+    return out
   }
 
   /**
