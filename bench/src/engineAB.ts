@@ -5,14 +5,15 @@
 //   cp -r packages/testkit/src bench/tmp/after
 //   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
-//     [--ballast N (N >= 1)] [--library] [--units]
+//     [--ballast N (N >= 1)] [--library] [--units] [--by-seq]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
 // warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
 // versions with each other only: the engine benchmark (main.ts) holds every contestant's heap in one process, so
 // its absolute times are higher than these. `--ballast N` keeps N million strings alive throughout (a heap like the
 // full benchmark's, which every full collection must mark); `--library` runs nodejs-order-book in the rotation too
-// and prints each version's ratio to it; `--units` runs Engine.placeUnits + cancelOrder instead of submit.
+// and prints each version's ratio to it; `--units` runs Engine.placeUnits + cancelOrder instead of submit, `--by-seq`
+// cancels by sequence number instead of clientOrderId.
 import type { Engine } from "@spotkit/testkit/Engine"
 import { args, option } from "./cli.ts"
 import { library } from "./contestants.ts"
@@ -22,8 +23,8 @@ interface EngineModule {
   readonly Engine: typeof Engine
 }
 
-// The names: every argument that is neither an option nor an option's value (`--library` and `--units` take none).
-const FLAGS = new Set(["--library", "--units"])
+// The names: every argument that is neither an option nor an option's value (the flags take none).
+const FLAGS = new Set(["--library", "--units", "--by-seq"])
 const VALUED = new Set(["--orders", "--rounds", "--ballast"])
 for (const a of process.argv.slice(2)) {
   if (a.startsWith("--") && !FLAGS.has(a) && !VALUED.has(a)) throw new Error(`unknown option ${a}`)
@@ -34,6 +35,8 @@ const ORDERS = option("orders", 1_000_000)
 const ROUNDS = option("rounds", 7)
 // `--units`: the engines run Engine.placeUnits + cancelOrder (an answer object per order) instead of submit.
 const UNITS = args.includes("--units")
+// `--by-seq`: cancels by the sequence number submit answered (Engine.cancelBySeq) instead of by clientOrderId.
+const BY_SEQ = args.includes("--by-seq")
 const T0 = 1_700_000_000_000
 
 const engines = await Promise.all(
@@ -69,6 +72,24 @@ const fresh = ({ Engine }: EngineModule) => {
           engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
         } else {
           engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+        }
+      }
+    }
+  }
+  if (BY_SEQ) {
+    const seqs = new Float64Array(w.orders)
+    return () => {
+      const { force, ids, kind, lots, order, price, quote, side } = w
+      for (let i = 0; i < w.ops; i++) {
+        const k = order[i]!
+        const user = (k & 1) === 0 ? u0 : u1
+        const now = T0 + i
+        if (kind[i] === CANCEL) {
+          engine.cancelBySeq(user, seqs[k]!, now)
+        } else if (kind[i] === LIMIT) {
+          seqs[k] = engine.submit(user, product, side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+        } else {
+          seqs[k] = engine.submit(user, product, side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
         }
       }
     }

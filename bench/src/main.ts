@@ -14,6 +14,7 @@ import {
   type Contestant,
   engineStrings,
   engineSubmit,
+  engineSubmitBySeq,
   engineUnits,
   type Instance,
   library,
@@ -69,6 +70,7 @@ log(
 
 const contestants: ReadonlyArray<Contestant> = [
   engineSubmit(false),
+  engineSubmitBySeq(),
   engineUnits(false),
   engineUnits(true),
   engineStrings(false),
@@ -226,8 +228,11 @@ const rows = contestants.map((c) => {
   }
 })
 const lib = rows.find((r) => r.key === library.key)!
-// The targets are judged for both numeric paths: placeUnits (answers objects) and submit (answers numbers).
-const judged = ["engine-placeUnits", "engine-submit"].map((key) => rows.find((r) => r.key === key)!)
+// The targets are judged for the numeric paths: placeUnits (answers objects) and submit (answers numbers), the latter
+// with cancels by clientOrderId and by the order's number.
+const judged = ["engine-placeUnits", "engine-submit", "engine-submit-by-seq"].map((key) =>
+  rows.find((r) => r.key === key)!
+)
 
 log()
 log("equivalence: the resting book after the stream, per side (orders / lots / price levels)")

@@ -1163,6 +1163,17 @@ export class Engine {
     return this.cancel(user, this.clientIds.get(user, clientOrderId), now)
   }
 
+  /**
+   * Cancels by the order's sequence number (what `submit` answered; `orderIdOf` makes its id) with the user by index:
+   * the allocation-free form of `cancelOrder` by orderId for hot loops. False, as `cancelOrder`, for an order that is
+   * not the user's or not open, and for anything that is not a sequence number.
+   *
+   * @since 0.1.0
+   */
+  cancelBySeq(user: number, seq: number, now: number): boolean {
+    return Number.isSafeInteger(seq) && this.cancel(user, seq, now)
+  }
+
   private cancel(userIndex: number, seq: number, now: number): boolean {
     const user = this.users[userIndex]
     const store = this.orders

@@ -1304,3 +1304,47 @@ describe("open orders", () => {
     assert.deepStrictEqual(views.map((o) => o.cTime), [9, 5, 5, 5, 5].map((t) => String(T0 + t)))
   })
 })
+
+describe("cancelBySeq", () => {
+  it("cancels as cancelOrder by orderId does, and refuses what cancelOrder refuses", () => {
+    // Twin engines given the same calls, one cancelling by sequence number, the other by orderId.
+    const run = (bySeq: boolean) => {
+      const engine = makeEngine()
+      const alice = addUser(engine, { USDT: "1000", BTC: "1" })
+      const bob = addUser(engine, { USDT: "1000" })
+      const a = engine.userIndex(alice)
+      const b = engine.userIndex(bob)
+      const product = engine.productIndex(SYMBOL)
+      // A resting buy of Alice, a resting sell of Alice, and an IOC of Bob that never rests.
+      const buy = engine.submit(a, product, 0, 0, 0, 10_000, 1_000, "a1", T0)
+      const sell = engine.submit(a, product, 1, 0, 0, 20_000, 1_000, "a2", T0)
+      const ioc = engine.submit(b, product, 0, 0, 3, 10_000, 1_000, "b1", T0)
+      const cancel = (user: number, userId: string, seq: number) =>
+        bySeq
+          ? engine.cancelBySeq(user, seq, T0 + 1)
+          : engine.cancelOrder(userId, { orderId: engine.orderIdOf(seq) }, T0 + 1)
+      const answers = [
+        cancel(b, bob, buy), // not Bob's
+        cancel(b, bob, ioc), // Bob's, but not open
+        cancel(a, alice, buy), // cancelled
+        cancel(a, alice, buy) // not open any more
+      ]
+      return { answers, views: engine.orderList(alice), balances: engine.balances(alice), sell }
+    }
+    const bySeq = run(true)
+    assert.deepStrictEqual(bySeq.answers, [false, false, true, false])
+    assert.deepStrictEqual(bySeq, run(false))
+    assert.deepStrictEqual(bySeq.views.map((o) => o.status), ["cancelled", "open"])
+  })
+
+  it("refuses what is not a sequence number without touching any order", () => {
+    const engine = makeEngine()
+    const alice = addUser(engine, { USDT: "1000" })
+    const a = engine.userIndex(alice)
+    const seq = engine.submit(a, engine.productIndex(SYMBOL), 0, 0, 0, 10_000, 1_000, "a1", T0)
+    assert.strictEqual(seq, 0)
+    for (const bad of [-1, 0.5, 1, Number.NaN, 2 ** 53]) assert.isFalse(engine.cancelBySeq(a, bad, T0), String(bad))
+    assert.isFalse(engine.cancelBySeq(a + 5, seq, T0), "unknown user")
+    assert.deepStrictEqual(engine.orderList(alice).map((o) => o.status), ["open"])
+  })
+})
