@@ -90,56 +90,26 @@ export const engineUnits = (recordTrades: boolean): Contestant => ({
   }
 })
 
-/** Engine.submit + cancelByClientId: users and the product by index, results as numbers (no allocation). */
-export const engineSubmit = (recordTrades: boolean): Contestant => ({
-  key: recordTrades ? "engine-submit-trades" : "engine-submit",
-  label: `@spotkit/testkit Engine.submit + cancelByClientId (recordTrades ${recordTrades ? "on" : "off"})`,
-  prepare: () => {},
-  fresh: () => {
-    const { engine, users } = newEngine(recordTrades)
-    const u0 = engine.userIndex(users[0])
-    const u1 = engine.userIndex(users[1])
-    const product = engine.productIndex(SYMBOL)
-    const run = (w: Workload): number => {
-      const { force, ids, kind, lots, order, price, quote, side } = w
-      let refused = 0
-      for (let i = 0; i < w.ops; i++) {
-        const k = order[i]!
-        const user = (k & 1) === 0 ? u0 : u1
-        const op = kind[i]!
-        const now = T0 + i
-        if (op === CANCEL) {
-          engine.cancelByClientId(user, ids[k]!, now)
-          continue
-        }
-        const s = side[i]!
-        const result = op === LIMIT
-          ? engine.submit(user, product, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-          : engine.submit(user, product, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
-        if (result < 0) refused++
-      }
-      return refused
-    }
-    return { run, book: engineBook(engine) }
-  }
-})
-
 /**
- * Engine.submit + cancelBySeq: as `engineSubmit`, but each cancel names the order by the sequence number `submit`
- * answered (its orderId, in number form), as a program that keeps the ids the venue returned does, so a cancel needs
- * no clientOrderId lookup.
+ * Engine.submit + a cancel by index: users and the product by index, results as numbers (no allocation). Each cancel
+ * names its order by clientOrderId (`cancelByClientId`), or with `bySeq` by the sequence number `submit` answered
+ * (`cancelBySeq`: the orderId in number form, as a program that keeps the ids the venue returned does; no
+ * clientOrderId lookup).
  */
-export const engineSubmitBySeq = (): Contestant => {
-  // The sequence number of each order of the stream, written by its placement before any cancel of it reads it.
+export const engineSubmit = (recordTrades: boolean, bySeq = false): Contestant => {
+  // With `bySeq`: the sequence number of each order of the stream, written by its placement before any cancel of it
+  // reads it.
   let seqs = new Float64Array(0)
   return {
-    key: "engine-submit-by-seq",
-    label: "@spotkit/testkit Engine.submit + cancelBySeq (recordTrades off)",
+    key: `engine-submit${recordTrades ? "-trades" : ""}${bySeq ? "-by-seq" : ""}`,
+    label: `@spotkit/testkit Engine.submit + ${bySeq ? "cancelBySeq" : "cancelByClientId"} (recordTrades ${
+      recordTrades ? "on" : "off"
+    })`,
     prepare: (w) => {
-      seqs = new Float64Array(w.orders)
+      if (bySeq) seqs = new Float64Array(w.orders)
     },
     fresh: () => {
-      const { engine, users } = newEngine(false)
+      const { engine, users } = newEngine(recordTrades)
       const u0 = engine.userIndex(users[0])
       const u1 = engine.userIndex(users[1])
       const product = engine.productIndex(SYMBOL)
@@ -152,14 +122,15 @@ export const engineSubmitBySeq = (): Contestant => {
           const op = kind[i]!
           const now = T0 + i
           if (op === CANCEL) {
-            engine.cancelBySeq(user, seqs[k]!, now)
+            if (bySeq) engine.cancelBySeq(user, seqs[k]!, now)
+            else engine.cancelByClientId(user, ids[k]!, now)
             continue
           }
           const s = side[i]!
           const result = op === LIMIT
             ? engine.submit(user, product, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
             : engine.submit(user, product, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
-          seqs[k] = result
+          if (bySeq) seqs[k] = result
           if (result < 0) refused++
         }
         return refused

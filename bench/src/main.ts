@@ -14,7 +14,6 @@ import {
   type Contestant,
   engineStrings,
   engineSubmit,
-  engineSubmitBySeq,
   engineUnits,
   type Instance,
   library,
@@ -70,7 +69,7 @@ log(
 
 const contestants: ReadonlyArray<Contestant> = [
   engineSubmit(false),
-  engineSubmitBySeq(),
+  engineSubmit(false, true),
   engineUnits(false),
   engineUnits(true),
   engineStrings(false),
