@@ -37,8 +37,12 @@ export interface Contestant {
 // ---------------------------------------------------------------------------------------------------------------
 // @spotkit/testkit Engine
 
-const newEngine = (recordTrades: boolean) => {
-  const engine = new Engine({ recordTrades })
+/**
+ * A fresh engine with the product and two funded users. `EngineClass`: another version of the engine's source
+ * (`engineAB.ts` compares copies of it).
+ */
+const newEngine = (recordTrades: boolean, EngineClass: typeof Engine = Engine) => {
+  const engine = new EngineClass({ recordTrades })
   engine.addProduct({ symbol: SYMBOL, base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 4 })
   const users = [engine.addUser(), engine.addUser()] as const
   // 4e7 of each coin per user: far more than the workload ever freezes, within the engine's 2^53-unit supply cap.
@@ -78,14 +82,14 @@ const runUnits = (engine: Engine, u0: string, u1: string) => (w: Workload): numb
   return refused
 }
 
-export const engineUnits = (recordTrades: boolean): Contestant => ({
+export const engineUnits = (recordTrades: boolean, EngineClass: typeof Engine = Engine): Contestant => ({
   key: recordTrades ? "engine-placeUnits-trades" : "engine-placeUnits",
   label: recordTrades
     ? "@spotkit/testkit Engine.placeUnits (recordTrades on, the default)"
     : "@spotkit/testkit Engine.placeUnits (recordTrades off)",
   prepare: () => {},
   fresh: () => {
-    const { engine, users } = newEngine(recordTrades)
+    const { engine, users } = newEngine(recordTrades, EngineClass)
     return { run: runUnits(engine, users[0], users[1]), book: engineBook(engine) }
   }
 })
@@ -96,7 +100,11 @@ export const engineUnits = (recordTrades: boolean): Contestant => ({
  * (`cancelBySeq`: the orderId in number form, as a program that keeps the ids the venue returned does; no
  * clientOrderId lookup).
  */
-export const engineSubmit = (recordTrades: boolean, bySeq = false): Contestant => {
+export const engineSubmit = (
+  recordTrades: boolean,
+  bySeq = false,
+  EngineClass: typeof Engine = Engine
+): Contestant => {
   // With `bySeq`: the sequence number of each order of the stream, written by its placement before any cancel of it
   // reads it.
   let seqs = new Float64Array(0)
@@ -109,7 +117,7 @@ export const engineSubmit = (recordTrades: boolean, bySeq = false): Contestant =
       if (bySeq) seqs = new Float64Array(w.orders)
     },
     fresh: () => {
-      const { engine, users } = newEngine(recordTrades)
+      const { engine, users } = newEngine(recordTrades, EngineClass)
       const u0 = engine.userIndex(users[0])
       const u1 = engine.userIndex(users[1])
       const product = engine.productIndex(SYMBOL)

@@ -16,8 +16,8 @@
 // cancels by sequence number instead of clientOrderId.
 import type { Engine } from "@spotkit/testkit/Engine"
 import { args, option } from "./cli.ts"
-import { library } from "./contestants.ts"
-import { CANCEL, generate, LIMIT } from "./workload.ts"
+import { engineSubmit, engineUnits, library } from "./contestants.ts"
+import { generate } from "./workload.ts"
 
 interface EngineModule {
   readonly Engine: typeof Engine
@@ -37,7 +37,6 @@ const ROUNDS = option("rounds", 7)
 const UNITS = args.includes("--units")
 // `--by-seq`: cancels by the sequence number submit answered (Engine.cancelBySeq) instead of by clientOrderId.
 const BY_SEQ = args.includes("--by-seq")
-const T0 = 1_700_000_000_000
 
 const engines = await Promise.all(
   names.map((name) => import(new URL(`../tmp/${name}/Engine.ts`, import.meta.url).href) as Promise<EngineModule>)
@@ -48,67 +47,14 @@ const w = generate({ orders: ORDERS })
 const BALLAST = option("ballast", 0)
 const ballast = Array.from({ length: BALLAST * 1_000_000 }, (_, i) => `ballast-${i}`)
 
-const fresh = ({ Engine }: EngineModule) => {
-  const engine = new Engine({ recordTrades: false })
-  engine.addProduct({ symbol: "BTCUSDT_SPBL", base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 4 })
-  const users = [engine.addUser(), engine.addUser()] as const
-  for (const user of users) {
-    engine.deposit(user, "SPOT", "BTC", "40000000", T0)
-    engine.deposit(user, "SPOT", "USDT", "40000000", T0)
-  }
-  const u0 = engine.userIndex(users[0])
-  const u1 = engine.userIndex(users[1])
-  const product = engine.productIndex("BTCUSDT_SPBL")
-  if (UNITS) {
-    return () => {
-      const { force, ids, kind, lots, order, price, quote, side } = w
-      for (let i = 0; i < w.ops; i++) {
-        const k = order[i]!
-        const user = (k & 1) === 0 ? users[0] : users[1]
-        const now = T0 + i
-        if (kind[i] === CANCEL) {
-          engine.cancelOrder(user, { clientOrderId: ids[k]! }, now)
-        } else if (kind[i] === LIMIT) {
-          engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-        } else {
-          engine.placeUnits(user, "BTCUSDT_SPBL", side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
-        }
-      }
-    }
-  }
-  if (BY_SEQ) {
-    const seqs = new Float64Array(w.orders)
-    return () => {
-      const { force, ids, kind, lots, order, price, quote, side } = w
-      for (let i = 0; i < w.ops; i++) {
-        const k = order[i]!
-        const user = (k & 1) === 0 ? u0 : u1
-        const now = T0 + i
-        if (kind[i] === CANCEL) {
-          engine.cancelBySeq(user, seqs[k]!, now)
-        } else if (kind[i] === LIMIT) {
-          seqs[k] = engine.submit(user, product, side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-        } else {
-          seqs[k] = engine.submit(user, product, side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
-        }
-      }
-    }
-  }
-  return () => {
-    const { force, ids, kind, lots, order, price, quote, side } = w
-    for (let i = 0; i < w.ops; i++) {
-      const k = order[i]!
-      const user = (k & 1) === 0 ? u0 : u1
-      const now = T0 + i
-      if (kind[i] === CANCEL) {
-        engine.cancelByClientId(user, ids[k]!, now)
-      } else if (kind[i] === LIMIT) {
-        engine.submit(user, product, side[i]!, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-      } else {
-        engine.submit(user, product, side[i]!, 1, 0, 0, side[i] === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
-      }
-    }
-  }
+// Each version runs the engine benchmark's own contestant (contestants.ts) over its Engine class.
+const contestantOf = ({ Engine }: EngineModule) =>
+  UNITS ? engineUnits(false, Engine) : engineSubmit(false, BY_SEQ, Engine)
+const fresh = (module: EngineModule): () => void => {
+  const contestant = contestantOf(module)
+  contestant.prepare(w)
+  const instance = contestant.fresh()
+  return () => instance.run(w)
 }
 
 // `--library`: nodejs-order-book takes part in the rotation too, so that each version's ratio to it comes from the
