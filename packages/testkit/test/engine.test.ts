@@ -1196,12 +1196,6 @@ const buffersOf = (engine: Engine.Engine): Array<readonly [string, ArrayBufferLi
 }
 
 describe("storage", () => {
-  // Exact decimals as integers of 10^-8, whatever trailing zeros a figure is written with.
-  const units = (s: string): bigint => {
-    const [whole, fraction = ""] = s.split(".")
-    return BigInt(whole! + fraction.padEnd(8, "0"))
-  }
-
   it.each([true, false])(
     "keeps every order, trade and ledger entry exact while the first segments double and after (sharedMemory %s)",
     (sharedMemory) => {
@@ -1222,24 +1216,24 @@ describe("storage", () => {
       const trades = engine.tradeList()
       assert.strictEqual(trades.length, pairs)
       trades.forEach((trade, i) => {
-        const price = units(`${100 + (i % 7)}.25`)
+        const price = toUnits(`${100 + (i % 7)}.25`)
         const value = price / 10n
         assert.deepStrictEqual(
-          [trade.makerOrderId, trade.takerOrderId, trade.takerSide, units(trade.price), units(trade.quantity)],
-          [ids[i]![0], ids[i]![1], "buy", price, units("0.1")],
+          [trade.makerOrderId, trade.takerOrderId, trade.takerSide, toUnits(trade.price), toUnits(trade.quantity)],
+          [ids[i]![0], ids[i]![1], "buy", price, toUnits("0.1")],
           `trade ${i}`
         )
-        assert.deepStrictEqual([units(trade.amount), units(trade.makerFee), units(trade.takerFee)], [
+        assert.deepStrictEqual([toUnits(trade.amount), toUnits(trade.makerFee), toUnits(trade.takerFee)], [
           value,
           value / 1000n,
-          units("0.0001")
+          toUnits("0.0001")
         ], `trade ${i} amounts`)
         assert.strictEqual(trade.time, T0 + i)
         for (const orderId of ids[i]!) {
           const order = engine.order(orderId)!
           assert.deepStrictEqual(
-            [order.status, units(order.fillQuantity), units(order.latestFillPrice), units(order.fillTotalAmount)],
-            ["filled", units("0.1"), price, value],
+            [order.status, toUnits(order.fillQuantity), toUnits(order.latestFillPrice), toUnits(order.fillTotalAmount)],
+            ["filled", toUnits("0.1"), price, value],
             `order ${orderId}`
           )
         }
@@ -1249,13 +1243,13 @@ describe("storage", () => {
         const after = new Map<string, bigint>()
         for (const entry of engine.ledgerOf(user)) {
           const key = `${entry.accountType}/${entry.coinName}`
-          const total = (after.get(key) ?? 0n) + units(entry.deltaAmount)
-          assert.strictEqual(units(entry.afterAmount), total, `${user} ${key} ${entry.billId}`)
+          const total = (after.get(key) ?? 0n) + toUnits(entry.deltaAmount)
+          assert.strictEqual(toUnits(entry.afterAmount), total, `${user} ${key} ${entry.billId}`)
           after.set(key, total)
         }
         for (const coin of ["BTC", "USDT"]) {
           const { available, frozen } = balance(engine, user, coin)
-          assert.strictEqual(units(available) + units(frozen), after.get(`SPOT/${coin}`) ?? 0n, `${user} ${coin}`)
+          assert.strictEqual(toUnits(available) + toUnits(frozen), after.get(`SPOT/${coin}`) ?? 0n, `${user} ${coin}`)
         }
       }
       assert.strictEqual(engine.ledgerOf(seller).length + engine.ledgerOf(buyer).length, 2 + 4 * pairs)
