@@ -48,13 +48,14 @@ export const machine = {
 }
 
 /**
- * Writes a benchmark's full result to bench/results/<name>-<day of its date>.json (`-quick.json` after `--quick`)
- * and answers the file.
+ * Writes a benchmark's full result to bench/results/<name>-<day of its date>.json (`-quick.json` after `--quick`),
+ * with the command and arguments that produced it, and answers the file.
  */
 export const writeResult = <R extends { readonly date: string }>(name: string, report: R): URL => {
   const dir = new URL("../results/", import.meta.url)
   mkdirSync(dir, { recursive: true })
   const file = new URL(`${name}-${report.date.slice(0, 10)}${quick ? "-quick" : ""}.json`, dir)
-  writeFileSync(file, JSON.stringify(report, null, 2) + "\n")
+  const written = { ...report, command: `pnpm bench${quick ? " --quick" : ""}`, args }
+  writeFileSync(file, JSON.stringify(written, null, 2) + "\n")
   return file
 }

@@ -164,7 +164,6 @@ const main = async () => {
   writeResult("client", {
     benchmark: "client-in-process",
     date,
-    command: `pnpm bench${quick ? " --quick" : ""}`,
     node: process.version,
     orders: ORDERS,
     runs: RUNS,

@@ -391,8 +391,6 @@ const date = new Date().toISOString()
 const file = writeResult("export", {
   benchmark: "export",
   date,
-  command: `pnpm bench${quick ? " --quick" : ""}`,
-  args: process.argv.slice(2),
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   method: {
     bills: expectedRows,

@@ -313,8 +313,6 @@ log(
 const report = {
   benchmark: "engine",
   date: new Date().toISOString(),
-  command: `pnpm bench${quick ? " --quick" : ""}`,
-  args: process.argv.slice(2),
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   workload: {
     orders: workload.orders,

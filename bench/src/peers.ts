@@ -277,8 +277,6 @@ const date = started.toISOString()
 const file = writeResult("peers", {
   benchmark: "peers",
   date,
-  command: `pnpm bench${quick ? " --quick" : ""}`,
-  args: process.argv.slice(2),
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   method: {
     requests: REQUESTS,
