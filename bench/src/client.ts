@@ -4,7 +4,7 @@
 // bench/results/client-<date>.json. Targets are printed, not asserted.
 //
 //   node --expose-gc --conditions=@spotkit/source src/client.ts [--quick] [--orders N] [--runs N]
-import { Signer, SpotClient } from "@spotkit/core"
+import { Signer, SpotClient, Venue } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
@@ -52,7 +52,7 @@ const rawProtocol: Contestant = {
     Effect.runPromise(Effect.gen(function*() {
       const exchange = yield* TestExchange.make(exchangeOptions)
       const key = TestExchange.demoKeys.alice
-      const path = SpotClient.paths.placeOrder
+      const path = Venue.endpoints.placeOrder.path
       const started = performance.now()
       for (let i = 0; i < n; i++) {
         const body = JSON.stringify(order(i))

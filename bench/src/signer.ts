@@ -2,7 +2,7 @@
 // process on the same prehash strings (issue #4: "measurably faster than WebCrypto"). Each signs N prehashes of a
 // realistic size one after another (as a client signs its requests), median of a few alternating rounds. Writes
 // bench/results/signer-<date>.json.
-import { Signer } from "@spotkit/core"
+import { Signer, Venue } from "@spotkit/core"
 import { NodeSigner } from "@spotkit/node"
 import { Effect, Redacted } from "effect"
 import { performance } from "node:perf_hooks"
@@ -16,7 +16,7 @@ const body =
   `"clientOrderId":"bench-000000"}`
 const prehashes = Array.from(
   { length: N },
-  (_, i) => Signer.prehash(String(1_700_000_000_000 + i), "POST", "/api/v2/trade/orders", body)
+  (_, i) => Venue.prehash(String(1_700_000_000_000 + i), "POST", "/api/v2/trade/orders", body)
 )
 
 const signAll = (service: Signer.Service) =>

@@ -3,7 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
+import * as Fast from "./internal/fast.ts"
+import { DIGITS } from "./internal/patterns.ts"
 import { DecimalFromWire, IdFromWire, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**
@@ -141,3 +143,71 @@ export const BillPageQuery = Schema.Struct({
  * @category requests
  */
 export type BillPageQuery = typeof BillPageQuery.Encoded
+
+// A bill in the usual shape, or undefined when the Schema must judge it.
+const fastBill = (u: unknown): Bill | undefined => {
+  if (!Fast.isPlainObject(u)) return undefined
+  const { afterAmount, billId, bizType, coinId, coinName, cTime, deltaAmount, fees } = u
+  if (
+    typeof billId !== "string" || typeof coinName !== "string" || typeof bizType !== "string" ||
+    typeof coinId !== "number" || !Number.isSafeInteger(coinId) || !Fast.decimal(deltaAmount) ||
+    !Fast.decimal(afterAmount) || !Fast.decimal(fees)
+  ) {
+    return undefined
+  }
+  const time = typeof cTime === "string" ? (DIGITS.test(cTime) ? Number(cTime) : NaN) : cTime
+  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) return undefined
+  return { billId, coinId, coinName, bizType, deltaAmount, afterAmount, fees, cTime: time } as Bill
+}
+
+/**
+ * The hand-written fast path of `BillPage`, the export's hot path (about 1 µs and 0.7 KB of garbage less per bill
+ * than the Schema: BENCHMARKS.md): a page whose every bill is in the plain wire form (ids and decimals as strings,
+ * safe integers, no undefined-valued keys) decoded to exactly the Schema's value, or `undefined` to leave the whole
+ * page to the Schema. Property-tested against the Schema in both directions (test/Bill.test.ts).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const fastBillPage = (u: unknown): BillPage | undefined => {
+  if (!Fast.isPlainObject(u)) return undefined
+  // Built in the schema's field order; absent optional fields stay absent.
+  const page: Record<string, unknown> = {}
+  for (const key of ["total", "page", "pageSize"] as const) {
+    if (key in u) {
+      const value = u[key]
+      if (!Fast.intField(value)) return undefined
+      page[key] = value
+    }
+  }
+  if ("hasNextPage" in u) {
+    const value = u.hasNextPage
+    if (value !== null && typeof value !== "boolean") return undefined
+    page.hasNextPage = value
+  }
+  const items = u.items
+  if (items === null) {
+    page.items = null
+  } else {
+    if (!Array.isArray(items)) return undefined
+    const bills: Array<Bill> = new Array(items.length)
+    for (let i = 0; i < items.length; i++) {
+      const bill = fastBill(items[i])
+      if (bill === undefined) return undefined
+      bills[i] = bill
+    }
+    page.items = bills
+  }
+  return page as BillPage
+}
+
+/**
+ * Decodes a page of bills: the fast path when it applies, the Schema otherwise.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeBillPage: (input: unknown) => Effect.Effect<BillPage, Schema.SchemaError> = Fast.decoder(
+  BillPage,
+  fastBillPage
+)

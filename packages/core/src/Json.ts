@@ -49,14 +49,54 @@ const reviver = function(this: unknown, _key: string, value: unknown, context?: 
 }
 
 /**
- * Parses JSON text without losing precision: plain integer literals that are safe integers stay numbers; every
- * other number (large integers, fractions, exponent forms) becomes its exact source text. Throws `SyntaxError` on bad input;
- * callers in this package wrap it in `Effect.try`.
+ * A JSON number as its exact source text, for `parse(text, "tagged")`: a reader that must tell `1` from `"1"` and
+ * keep every digit (the test exchange checks that string fields are strings).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export class JsonNumber {
+  readonly source: string
+  constructor(source: string) {
+    this.source = source
+  }
+}
+
+/**
+ * What `parse` makes of a JSON number.
+ *
+ * - `"lossless"`: a plain integer literal that is a safe integer stays a `number`; every other number (large
+ *   integers, fractions, exponent forms) becomes its exact source text, a `string`.
+ * - `"text"`: every number becomes its exact source text (for input whose fields are all strings on the wire).
+ * - `"tagged"`: every number becomes a `JsonNumber` holding its source text.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export type Numbers = "lossless" | "text" | "tagged"
+
+const textReviver = (_key: string, value: unknown, context?: ReviverContext): unknown =>
+  typeof value === "number" ? context?.source ?? String(value) : value
+
+const taggedReviver = (_key: string, value: unknown, context?: ReviverContext): unknown =>
+  typeof value === "number" ? new JsonNumber(context?.source ?? String(value)) : value
+
+// Texts with no number literal at all need no reviver.
+const HAS_NUMBER = /[:[,]\s*-?\d|^\s*-?\d/
+
+/**
+ * Parses JSON text without losing precision (see `Numbers`; `"lossless"` by default). Throws `SyntaxError` on bad
+ * input; callers in this package wrap it in `Effect.try`.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (text: string): unknown => {
+export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
+  if (numbers !== "lossless") {
+    return HAS_NUMBER.test(text)
+      ? JSON.parse(text, (numbers === "text" ? textReviver : taggedReviver) as never)
+      : JSON.parse(text)
+  }
   if (!unsafe(text)) return JSON.parse(text)
   // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
   // is several times faster. A match inside a string literal cannot go unnoticed: the inserted quote ends the string

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
+import * as Fast from "./internal/fast.ts"
+import { CLIENT_ORDER_ID, TRADING_PAIR } from "./internal/patterns.ts"
 import {
   ClientOrderId,
   Decimal,
@@ -269,3 +271,170 @@ export const OpenOrdersQuery = Schema.Struct({
  * @category requests
  */
 export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fast paths: the plain forms of the hot inputs and answers, decoded to exactly the Schema's value, or `undefined` to
+// leave the input to the Schema. Property-tested against their Schemas in both directions (test/Order.test.ts).
+
+/**
+ * The fast path of `PlaceOrderResult`: the orderId as digits (as `Json.parse` gives a 64-bit id).
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const fastPlaceOrderResult = (input: unknown): PlaceOrderResult | undefined =>
+  Fast.isRecord(input) && Fast.u64(input.orderId) && typeof input.clientOrderId === "string"
+    ? { orderId: input.orderId as OrderId, clientOrderId: input.clientOrderId }
+    : undefined
+
+const fastOpenOrder = (input: unknown): OpenOrder | undefined => {
+  if (!Fast.isRecord(input)) return undefined
+  const {
+    accountId,
+    clientOrderId,
+    fillQuantity,
+    fillTotalAmount,
+    latestFillPrice,
+    maxFillPrice,
+    minFillPrice,
+    orderId,
+    orderType,
+    price,
+    quantity,
+    side,
+    status,
+    symbol
+  } = input
+  const cTime = Fast.millis(input.cTime)
+  const uTime = Fast.millis(input.uTime)
+  if (
+    typeof accountId !== "string" || typeof symbol !== "string" || !Fast.u64(orderId) ||
+    typeof clientOrderId !== "string" || !Fast.decimal(price) || !Fast.decimal(quantity) ||
+    (orderType !== "limit" && orderType !== "market") || (side !== "buy" && side !== "sell") ||
+    typeof status !== "string" || !Fast.decimal(latestFillPrice) || !Fast.decimal(maxFillPrice) ||
+    !Fast.decimal(minFillPrice) || !Fast.decimal(fillQuantity) || !Fast.decimal(fillTotalAmount) ||
+    cTime === undefined || uTime === undefined
+  ) {
+    return undefined
+  }
+  return {
+    accountId,
+    symbol,
+    orderId,
+    clientOrderId,
+    price,
+    quantity,
+    orderType,
+    side,
+    status,
+    latestFillPrice,
+    maxFillPrice,
+    minFillPrice,
+    fillQuantity,
+    fillTotalAmount,
+    cTime,
+    uTime
+  } as OpenOrder
+}
+
+/**
+ * The fast path of `OpenOrdersPage`: every order in its plain form, or the Schema decides the whole page.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const fastOpenOrdersPage = (input: unknown): OpenOrdersPage | undefined => {
+  if (!Fast.isRecord(input) || !("orderInfoResultList" in input)) return undefined
+  const list = input.orderInfoResultList
+  let orders: Array<OpenOrder> | null = null
+  if (list !== null) {
+    if (!Array.isArray(list)) return undefined
+    orders = new Array(list.length)
+    for (let i = 0; i < list.length; i++) {
+      const order = fastOpenOrder(list[i])
+      if (order === undefined) return undefined
+      orders[i] = order
+    }
+  }
+  const out: { -readonly [K in keyof OpenOrdersPage]: OpenOrdersPage[K] } = { orderInfoResultList: orders }
+  if ("nextPage" in input) {
+    if (input.nextPage === undefined) return undefined
+    out.nextPage = input.nextPage
+  }
+  if ("totals" in input) {
+    if (input.totals === undefined) return undefined
+    out.totals = input.totals
+  }
+  return out
+}
+
+/**
+ * The fast path of `PlaceOrder` on the caller's input, the limit-price rule included.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const fastPlaceOrder = (input: unknown): PlaceOrder | undefined => {
+  if (!Fast.isRecord(input)) return undefined
+  const { clientOrderId, force, orderType, price, quantity, side, symbol } = input
+  if (
+    typeof symbol !== "string" || !TRADING_PAIR.test(symbol) || (side !== "buy" && side !== "sell") ||
+    (orderType !== "limit" && orderType !== "market") || !Fast.decimal(quantity) || !Fast.isPositive(quantity) ||
+    !Fast.optional(input, "force", (f) => f === "normal" || f === "postOnly" || f === "fok" || f === "ioc") ||
+    !Fast.optional(input, "price", Fast.decimal) ||
+    !Fast.optional(input, "clientOrderId", (id) => typeof id === "string" && CLIENT_ORDER_ID.test(id))
+  ) {
+    return undefined
+  }
+  // The limit-price rule (`limitNeedsPrice`): a limit order needs a price above 0; no order may have a negative one.
+  const priced = price as string | undefined
+  if (orderType === "limit" ? priced === undefined || !Fast.isPositive(priced) : priced?.startsWith("-") === true) {
+    return undefined
+  }
+  const out: Record<string, unknown> = { symbol, side, orderType }
+  if ("force" in input) out.force = force
+  if ("price" in input) out.price = price
+  out.quantity = quantity
+  if ("clientOrderId" in input) out.clientOrderId = clientOrderId
+  return out as PlaceOrder
+}
+
+const pageSize = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 100
+
+/**
+ * The fast path of `OpenOrdersQuery` on the caller's input.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const fastOpenOrdersQuery = (input: unknown): typeof OpenOrdersQuery.Type | undefined => {
+  if (
+    !Fast.isRecord(input) || typeof input.symbol !== "string" || !TRADING_PAIR.test(input.symbol) ||
+    !Fast.optional(input, "limit", pageSize) ||
+    !Fast.optional(input, "pageNo", (n) => Number.isSafeInteger(n) && (n as number) >= 0)
+  ) {
+    return undefined
+  }
+  const out: Record<string, unknown> = { symbol: input.symbol }
+  if ("limit" in input) out.limit = input.limit
+  if ("pageNo" in input) out.pageNo = input.pageNo
+  return out as typeof OpenOrdersQuery.Type
+}
+
+/**
+ * Decodes a place-order answer: the fast path when it applies, the Schema otherwise.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodePlaceOrderResult: (input: unknown) => Effect.Effect<PlaceOrderResult, Schema.SchemaError> = Fast
+  .decoder(PlaceOrderResult, fastPlaceOrderResult)
+
+/**
+ * Decodes a page of open orders: the fast path when it applies, the Schema otherwise.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeOpenOrdersPage: (input: unknown) => Effect.Effect<OpenOrdersPage, Schema.SchemaError> = Fast
+  .decoder(OpenOrdersPage, fastOpenOrdersPage)

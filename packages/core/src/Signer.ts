@@ -1,5 +1,6 @@
 /**
- * Request signing (DESIGN §3): `ACCESS-SIGN = base64(HMAC-SHA256(secret, timestamp + METHOD + requestPath + body))`.
+ * Request signing (DESIGN §3): `ACCESS-SIGN = base64(HMAC-SHA256(secret, prehash))`, with the prehash text and the
+ * header names of `Venue`.
  *
  * `Signer` is a replaceable service with a default: WebCrypto HMAC-SHA256, available on every platform. A platform
  * layer can provide a faster implementation (Node's `node:crypto`), and another algorithm (RSA) fits the same shape:
@@ -89,27 +90,3 @@ export const Signer: Context.Reference<Service> = Context.Reference<Service>("@s
  * @category layers
  */
 export const layer = (service: Service): Layer.Layer<never> => Layer.succeed(Signer, service)
-
-/**
- * The text that is signed: `timestamp + METHOD + requestPath + body`.
- *
- * @since 0.1.0
- * @category signing
- */
-export const prehash = (timestamp: string, method: string, requestPath: string, body: string): string =>
-  timestamp + method.toUpperCase() + requestPath + body
-
-/**
- * Names of the signed headers. `ACCESS-KEY`, `ACCESS-SIGN` and `ACCESS-PASSPHRASE` are added to the HTTP client's
- * redacted header names so that tracing never records them.
- *
- * @since 0.1.0
- * @category signing
- */
-export const headerNames = {
-  key: "ACCESS-KEY",
-  sign: "ACCESS-SIGN",
-  passphrase: "ACCESS-PASSPHRASE",
-  timestamp: "ACCESS-TIMESTAMP",
-  locale: "locale"
-} as const

@@ -12,18 +12,18 @@
 export * as Bill from "./Bill.ts"
 
 /**
- * The two response envelopes.
+ * An HTTP response whose body is already in memory.
+ *
+ * @since 0.2.0
+ */
+export * as BufferedResponse from "./BufferedResponse.ts"
+
+/**
+ * The standard response envelope.
  *
  * @since 0.1.0
  */
 export * as Envelope from "./Envelope.ts"
-
-/**
- * The request timeout, for HTTP clients that enforce it themselves.
- *
- * @since 0.1.0
- */
-export * as HttpTimeout from "./HttpTimeout.ts"
 
 /**
  * Lossless JSON.
@@ -73,3 +73,10 @@ export * as SpotError from "./SpotError.ts"
  * @since 0.1.0
  */
 export * as Transfer from "./Transfer.ts"
+
+/**
+ * Every fact about the venue: endpoints, signing, codes, limits.
+ *
+ * @since 0.2.0
+ */
+export * as Venue from "./Venue.ts"

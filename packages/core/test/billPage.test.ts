@@ -8,7 +8,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import * as fc from "fast-check"
 import { Bill } from "../src/index.ts"
-import { billPage as fastBillPage, decoder } from "../src/internal/fast.ts"
+import { decoder } from "../src/internal/fast.ts"
+
+const fastBillPage = Bill.fastBillPage
 
 const schemaDecode = Schema.decodeUnknownExit(Bill.BillPage)
 const decodeBillPage = decoder(Bill.BillPage, fastBillPage)

@@ -3,10 +3,10 @@
  * and transport failures have their own reasons with short excerpts; unknown extra fields in answers are tolerated.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer } from "effect"
+import { Cause, Effect, Fiber, Layer } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
-import { HttpTimeout, SpotClient, SpotError } from "../src/index.ts"
+import { SpotClient, SpotError } from "../src/index.ts"
 import {
   clientLayer,
   clientOptions,
@@ -379,71 +379,45 @@ describe("timeouts and handling reasons", () => {
       assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(silentClient({ timeout: "3 seconds", retry: false }))))
 
-  // An HttpClient that enforces the timeout itself (HttpTimeout) is told the bound instead of being raced: here one
-  // that reports the bound it was given and then fails as the contract says.
-  it.effect("an enforcing HttpClient is given the timeout; its timeout failure reads as no answer, retryable", () => {
-    const bounds: Array<number | undefined> = []
-    const enforcing = HttpTimeout.enforcing(HttpClient.make((request) =>
-      Effect.withFiber((fiber) => {
-        const millis = fiber.getRef(HttpTimeout.Timeout)
-        bounds.push(millis)
-        return Effect.fail(
+  // With `timeoutBy: "transport"` the HttpClient bounds the exchange itself: the client does not race it, and reads
+  // the transport's failure (a TransportError caused by a TimeoutError) as no answer within the timeout.
+  it.effect("timeoutBy transport: a transport's TimeoutError reads as no answer, retryable; the client never races", () => {
+    let calls = 0
+    const bounding = HttpClient.make((request) => {
+      calls++
+      return calls === 1
+        ? Effect.fail(
           new HttpClientError.HttpClientError({
-            reason: new HttpClientError.TransportError({
-              request,
-              cause: new HttpTimeout.TimeoutError({ millis: millis ?? 0 })
-            })
+            reason: new HttpClientError.TransportError({ request, cause: new Cause.TimeoutError() })
           })
         )
-      })
-    ))
+        : Effect.never
+    })
     return Effect.gen(function*() {
       const client = yield* SpotClient.SpotClient
       const error = yield* Effect.flip(client.openOrdersPage({ symbol: SYMBOL }))
-      assert.deepStrictEqual(bounds, [3000])
       assert.strictEqual(error.reason._tag, "TransportError")
       assert.include(error.message, "no answer within 3s")
       assert.isTrue(error.isRetryable)
-      // Outside the client's exchanges no bound is set.
-      assert.isUndefined(yield* Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(HttpTimeout.Timeout))))
-      // A client that is not marked is raced instead, and never sees the reference.
-      assert.isFalse(HttpTimeout.isEnforcing(silent))
+      // A transport that never answers is not cut short by the client's clock.
+      const fiber = yield* Effect.forkChild(client.openOrdersPage({ symbol: SYMBOL }))
+      while (calls < 2) yield* Effect.yieldNow
+      yield* TestClock.adjust("1 hour")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(calls, 2)
     }).pipe(
       Effect.provide(
-        SpotClient.layer({ ...clientOptions, rateLimit: false, timeout: "3 seconds", retry: false }).pipe(
-          Layer.provide(Layer.succeed(HttpClient.HttpClient, enforcing))
-        )
+        SpotClient.layer({
+          ...clientOptions,
+          rateLimit: false,
+          timeout: "3 seconds",
+          timeoutBy: "transport",
+          retry: false
+        })
+          .pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, bounding)))
       )
     )
-  })
-
-  // One timer cannot wait longer than 2^31 - 1 ms (Node's setTimeout fires at once beyond it), so a longer timeout is
-  // raced against the clock even over an enforcing client.
-  it.effect("a timeout longer than one timer can hold is raced, not handed to an enforcing HttpClient", () => {
-    const bounds: Array<number | undefined> = []
-    const enforcing = HttpTimeout.enforcing(HttpClient.make(() =>
-      Effect.withFiber((fiber) => {
-        bounds.push(fiber.getRef(HttpTimeout.Timeout))
-        return Effect.never
-      })
-    ))
-    const layer = (timeout: Duration.Input) =>
-      SpotClient.layer({ ...clientOptions, rateLimit: false, timeout, retry: false }).pipe(
-        Layer.provide(Layer.succeed(HttpClient.HttpClient, enforcing))
-      )
-    // Sends one request and waits until the HTTP client has it.
-    const oneRequest = Effect.gen(function*() {
-      const client = yield* SpotClient.SpotClient
-      const before = bounds.length
-      const fiber = yield* Effect.forkChild(Effect.flip(client.openOrdersPage({ symbol: SYMBOL })))
-      while (bounds.length === before) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-      yield* Fiber.interrupt(fiber)
-    })
-    return Effect.gen(function*() {
-      yield* oneRequest.pipe(Effect.provide(layer(Duration.millis(HttpTimeout.maxMillis))))
-      yield* oneRequest.pipe(Effect.provide(layer("30 days")))
-      assert.deepStrictEqual(bounds, [HttpTimeout.maxMillis, undefined])
-    })
   })
 
   it.effect("reasons can be handled with Effect.catchReason", () => {

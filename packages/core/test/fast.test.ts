@@ -119,24 +119,24 @@ const arbitraries = {
 }
 
 const cases = [
-  { name: "Envelope.Standard", schema: Envelope.Standard, fast: Fast.standard, input: arbitraries.standard },
+  { name: "Envelope.Standard", schema: Envelope.Standard, fast: Envelope.fastStandard, input: arbitraries.standard },
   {
     name: "Order.PlaceOrderResult",
     schema: Order.PlaceOrderResult,
-    fast: Fast.placeOrderResult,
+    fast: Order.fastPlaceOrderResult,
     input: arbitraries.placeOrderResult
   },
   {
     name: "Order.OpenOrdersPage",
     schema: Order.OpenOrdersPage,
-    fast: Fast.openOrdersPage,
+    fast: Order.fastOpenOrdersPage,
     input: arbitraries.openOrdersPage
   },
-  { name: "Order.PlaceOrder", schema: Order.PlaceOrder, fast: Fast.placeOrder, input: arbitraries.placeOrder },
+  { name: "Order.PlaceOrder", schema: Order.PlaceOrder, fast: Order.fastPlaceOrder, input: arbitraries.placeOrder },
   {
     name: "Order.OpenOrdersQuery",
     schema: Order.OpenOrdersQuery,
-    fast: Fast.openOrdersQuery,
+    fast: Order.fastOpenOrdersQuery,
     input: arbitraries.openOrdersQuery
   }
 ] as const
@@ -170,7 +170,7 @@ describe("fast decoders", () => {
 
   it.effect("the decoder with a fast path fails exactly when the Schema does, with the Schema's error", () =>
     Effect.gen(function*() {
-      const decode = Fast.decoder(Order.PlaceOrderResult, Fast.placeOrderResult)
+      const decode = Fast.decoder(Order.PlaceOrderResult, Order.fastPlaceOrderResult)
       const numeric = yield* decode({ orderId: 42, clientOrderId: "a" })
       assert.deepStrictEqual(numeric, { orderId: "42", clientOrderId: "a" }) // the Schema's conversion
       const bad = yield* Effect.flip(decode({ orderId: "-1", clientOrderId: "a" }))
@@ -186,9 +186,9 @@ describe("fast decoders", () => {
         `{"code":"00000","msg":"success","requestTime":1795353820150,` +
           `"data":{"orderId":1001000000000000090,"clientOrderId":"x1"}}`
       )
-      const envelope = Fast.standard(placed)
+      const envelope = Envelope.fastStandard(placed)
       assert.isDefined(envelope)
-      assert.deepStrictEqual(Fast.placeOrderResult(envelope?.data), {
+      assert.deepStrictEqual(Order.fastPlaceOrderResult(envelope?.data), {
         orderId: "1001000000000000090",
         clientOrderId: "x1"
       } as Order.PlaceOrderResult)
@@ -210,10 +210,10 @@ describe("fast decoders", () => {
         cTime: "1795353817335",
         uTime: "1795353817335"
       }
-      const page = Fast.openOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
+      const page = Order.fastOpenOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
       assert.strictEqual(page?.orderInfoResultList?.[1]?.cTime, 1795353817335)
       assert.isDefined(
-        Fast.placeOrder({
+        Order.fastPlaceOrder({
           symbol: "BTCUSDT_SPBL",
           side: "buy",
           orderType: "limit",
@@ -223,7 +223,9 @@ describe("fast decoders", () => {
           clientOrderId: "b-1"
         })
       )
-      assert.isDefined(Fast.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "market", quantity: "10" }))
-      assert.isDefined(Fast.openOrdersQuery({ symbol: "BTCUSDT_SPBL", limit: 100, pageNo: 3 }))
+      assert.isDefined(
+        Order.fastPlaceOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "market", quantity: "10" })
+      )
+      assert.isDefined(Order.fastOpenOrdersQuery({ symbol: "BTCUSDT_SPBL", limit: 100, pageNo: 3 }))
     }))
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import type { SpotClient } from "../src/index.ts"
+import { type SpotClient } from "../src/index.ts"
 import { type Order } from "../src/index.ts"
 import {
   BATCH,

@@ -13,7 +13,7 @@ import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
-import { Signer, SpotClient } from "../src/index.ts"
+import { Signer, SpotClient, Venue } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/rateLimiter.ts"
 import { clientOptions, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
@@ -107,7 +107,7 @@ describe("client-side rate limits", () => {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* placeMany(25)
       yield* settle
-      const sentAt = () => times(SpotClient.paths.placeOrder)
+      const sentAt = () => times(Venue.endpoints.placeOrder.path)
       assert.strictEqual(sentAt().length, 10, "the first 10 go at once")
       assert.strictEqual(done(), 10)
 
@@ -134,7 +134,7 @@ describe("client-side rate limits", () => {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* billPages(101)
       yield* settle
-      const sentAt = () => times(SpotClient.paths.fundingBills)
+      const sentAt = () => times(Venue.endpoints.fundingBills.path)
       assert.strictEqual(sentAt().length, 100, "500 / 5 = 100 pages at once")
       yield* advanceTo(NOW + 10_000, 250)
       assert.strictEqual(sentAt().length, 100, "the 101st waits for the window to pass")
@@ -154,7 +154,7 @@ describe("client-side rate limits", () => {
       yield* settle
       assert.strictEqual(done(), 101, "no waiting without advancing the clock")
       assert.strictEqual((yield* Fiber.join(fiber)).length, 101)
-      assert.deepStrictEqual(new Set(times(SpotClient.paths.fundingBills)), new Set([NOW]))
+      assert.deepStrictEqual(new Set(times(Venue.endpoints.fundingBills.path)), new Set([NOW]))
     }).pipe(Effect.provide(layer))
   })
 
@@ -169,7 +169,7 @@ describe("client-side rate limits", () => {
       assert.strictEqual(done(), 5)
       yield* advanceTo(NOW + 10_000 + 4 * MARGIN)
       yield* Fiber.join(fiber)
-      assert.isAtMost(busiestWindow(times(SpotClient.paths.fundingBills), 10_000 + MARGIN, 100), 500)
+      assert.isAtMost(busiestWindow(times(Venue.endpoints.fundingBills.path), 10_000 + MARGIN, 100), 500)
     }).pipe(Effect.provide(layer))
   })
 
@@ -186,7 +186,7 @@ describe("client-side rate limits", () => {
       assert.strictEqual(done(), 6, "with no margin the next 3 go as soon as the 500 ms window has passed")
       yield* advanceTo(NOW + 1000)
       assert.strictEqual((yield* Fiber.join(fiber)).length, 7)
-      assert.isAtMost(busiestWindow(times(SpotClient.paths.placeOrder), 500), 3)
+      assert.isAtMost(busiestWindow(times(Venue.endpoints.placeOrder.path), 500), 3)
     }).pipe(Effect.provide(layer))
   })
 

@@ -7,7 +7,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpClient, type HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
-import { Signer, SpotClient, type SpotError } from "../src/index.ts"
+import { Signer, SpotClient, type SpotError, Venue } from "../src/index.ts"
 import { clientOptions, credentials, FakeVenue, NOW, type Received } from "./support/FakeVenue.ts"
 
 const hmac = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("base64")
@@ -204,7 +204,7 @@ describe("Signer.webCrypto known-answer vectors", () => {
   it.effect("matches a venue-shaped vector through prehash", () =>
     Effect.gen(function*() {
       const { base64, body, path, secret, timestamp } = venueVector
-      const prehash = Signer.prehash(timestamp, "post", path, body)
+      const prehash = Venue.prehash(timestamp, "post", path, body)
       assert.strictEqual(prehash, timestamp + "POST" + path + body)
       assert.strictEqual(hmac(secret, prehash), base64)
       assert.strictEqual(yield* webCryptoSign(secret, prehash), base64)

@@ -11,7 +11,7 @@ import { Effect, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { type Bill, SpotClient, SpotError } from "../src/index.ts"
+import { type Bill, SpotError, Venue } from "../src/index.ts"
 import {
   type FakeBill,
   type FakeOrder,
@@ -22,8 +22,8 @@ import {
   withClient
 } from "./support/FakeVenue.ts"
 
-const OPEN_ORDERS = SpotClient.paths.openOrders
-const BILLS = SpotClient.paths.fundingBills
+const OPEN_ORDERS = Venue.endpoints.openOrders.path
+const BILLS = Venue.endpoints.fundingBills.path
 
 /** Runs `f` with a client over `venue`: no rate limiting (time is not the point here), retries without delay. */
 const bodiesTo = (venue: FakeVenue, path: string) =>

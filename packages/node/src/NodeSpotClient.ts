@@ -66,9 +66,10 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input): nu
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
 /**
- * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"` (see `HttpOptions`). Its socket timeouts follow
- * the client's request `timeout` (core enforces that bound on the whole exchange; the transport's own timers make
- * sure a stalled socket is released too).
+ * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"` (see `HttpOptions`). Its socket
+ * timeouts follow the client's request `timeout`, so that a stalled socket is released. The default transport bounds
+ * the whole exchange by it too, failing with a `TransportError` caused by a `TimeoutError`, as core's
+ * `timeoutBy: "transport"` expects.
  *
  * @since 0.1.0
  * @category layers
@@ -96,17 +97,26 @@ export const layerHttpClient = (
     // which win over the pool's; core's timeout still bounds every exchange.
     return NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(dispatcher))
   }
-  return Layer.effect(HttpClient.HttpClient, UndiciClient.make).pipe(Layer.provide(dispatcher))
+  return Layer.effect(HttpClient.HttpClient, UndiciClient.make({ timeoutMillis: timeout })).pipe(
+    Layer.provide(dispatcher)
+  )
 }
 
 /**
- * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock.
+ * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock. Over the default transport the HTTP client
+ * bounds each exchange by `timeout` itself (`timeoutBy: "transport"`); over the others the client races it.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient> =>
-  SpotClient.layer(options).pipe(Layer.provide([layerHttpClient(options), NodeSigner.layer]))
+export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient> => {
+  // The undici client bounds the exchange itself, unless one timer cannot hold the timeout.
+  const bounding = (options.transport ?? "undici") === "undici" &&
+    millis(options.timeout, "10 seconds") <= UndiciClient.MAX_TIMER
+  return SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") }).pipe(
+    Layer.provide([layerHttpClient(options), NodeSigner.layer])
+  )
+}
 
 /**
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,

@@ -4,7 +4,7 @@
  * exact bytes), and generated secrets and prehash strings, unicode included.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Signer } from "@spotkit/core"
+import { Signer, Venue } from "@spotkit/core"
 import { Effect, Redacted } from "effect"
 import * as fc from "fast-check"
 import { Buffer } from "node:buffer"
@@ -56,8 +56,8 @@ describe("NodeSigner", () => {
       const node = yield* NodeSigner.nodeCrypto.prepare(Redacted.make("demo-alice-secret"))
       const web = yield* Signer.webCrypto.prepare(Redacted.make("demo-alice-secret"))
       const prehashes = [
-        Signer.prehash("1714521600000", "post", "/api/v2/trade/orders", "{\"symbol\":\"BTCUSDT_SPBL\"}"),
-        Signer.prehash("1714521600001", "POST", "/api/v2/account/fundingBills", ""),
+        Venue.prehash("1714521600000", "post", "/api/v2/trade/orders", "{\"symbol\":\"BTCUSDT_SPBL\"}"),
+        Venue.prehash("1714521600001", "POST", "/api/v2/account/fundingBills", ""),
         "",
         "€ 𝄞 ✓"
       ]

@@ -14,13 +14,12 @@
  *
  * @since 0.1.0
  */
-import { Signer, SpotClient } from "@spotkit/core"
+import { BufferedResponse, Signer, SpotClient } from "@spotkit/core"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError, UrlParams } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
-import { InProcessResponse } from "./internal/inProcess.ts"
 import { nodeSigner } from "./internal/nodeSigner.ts"
 import * as Protocol from "./internal/protocol.ts"
 import { fixed, toUnits } from "./internal/units.ts"
@@ -383,13 +382,13 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient, never, TestExch
       }, now)
       switch (outcome._tag) {
         case "Respond": {
-          const response = new InProcessResponse(
+          const response = new BufferedResponse.BufferedResponse({
             request,
-            request.url,
-            outcome.status,
-            outcome.contentType,
-            outcome.body
-          )
+            status: outcome.status,
+            headers: { "content-type": outcome.contentType },
+            body: outcome.body,
+            remoteAddress: "127.0.0.1"
+          })
           return outcome.delayMillis > 0
             ? Effect.as(Effect.sleep(outcome.delayMillis), response)
             : Effect.succeed(response)

@@ -9,7 +9,7 @@
  * Both directions read the same texts, so a schema mistake shared by the client and the sandbox cannot hide.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { SpotClient, Venue } from "@spotkit/core"
 import type { SpotError } from "@spotkit/core"
 import { Clock, Effect, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
@@ -204,7 +204,13 @@ const goldenClient = (routes: Record<string, { readonly name: FixtureName; reado
   )
 }
 
-const p = SpotClient.paths
+const p = {
+  placeOrder: Venue.endpoints.placeOrder.path,
+  placeOrders: Venue.endpoints.placeOrders.path,
+  openOrders: Venue.endpoints.openOrders.path,
+  fundingBills: Venue.endpoints.fundingBills.path,
+  internalTransfer: Venue.endpoints.internalTransfer.path
+}
 
 describe("(a) the client decodes the fixtures exactly", () => {
   it.effect("place order: the 64-bit orderId survives digit for digit", () =>

@@ -5,7 +5,7 @@
  * checks are constant-time: the comparison reads every character of the expected value whatever the input.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { Venue } from "@spotkit/core"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { Sandbox, TestExchange } from "../src/index.ts"
@@ -15,8 +15,8 @@ import type { WireAnswer } from "./support/fuzz.ts"
 import { assertConserved, demoExchange } from "./support/reliability.ts"
 
 const T0 = 1_700_000_000_000
-const ORDERS = SpotClient.paths.placeOrder
-const OPEN_ORDERS = SpotClient.paths.openOrders
+const ORDERS = Venue.endpoints.placeOrder.path
+const OPEN_ORDERS = Venue.endpoints.openOrders.path
 const alice = TestExchange.demoKeys.alice
 
 type Headers = Record<string, string>

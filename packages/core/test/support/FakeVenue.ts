@@ -8,7 +8,7 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
-import { type Order, SpotClient, type SpotError, type Transfer } from "../../src/index.ts"
+import { type Order, SpotClient, type SpotError, type Transfer, Venue } from "../../src/index.ts"
 
 export const credentials = {
   apiKey: "test-api-key-7f3a",
@@ -350,13 +350,11 @@ export const reasonOf = <T extends SpotError.SpotErrorReason["_tag"]>(
 }
 
 /** Endpoint paths, by short name. */
-export const {
-  fundingBills: BILLS,
-  internalTransfer: TRANSFER,
-  openOrders: OPEN_ORDERS,
-  placeOrder: ORDERS,
-  placeOrders: BATCH
-} = SpotClient.paths
+export const BILLS = Venue.endpoints.fundingBills.path
+export const TRANSFER = Venue.endpoints.internalTransfer.path
+export const OPEN_ORDERS = Venue.endpoints.openOrders.path
+export const ORDERS = Venue.endpoints.placeOrder.path
+export const BATCH = Venue.endpoints.placeOrders.path
 
 /** The venue's own order id (exact digits) for a clientOrderId, asserting there is exactly one such order. */
 export const venueOrderId = (venue: FakeVenue, clientOrderId: string): string => {

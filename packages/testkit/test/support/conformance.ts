@@ -11,7 +11,7 @@
  * are at the maker's price; fees are floor(what a side receives × 0.001) in 10^-8 units.
  */
 import { assert } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { SpotClient, Venue } from "@spotkit/core"
 import type { Order, SpotError } from "@spotkit/core"
 import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
@@ -177,7 +177,7 @@ export const successOf = <A>(result: Outcome<A>): A => {
   return result.ok
 }
 
-const endpointName = new Map<string, string>(Object.entries(SpotClient.paths).map(([name, path]) => [path, name]))
+const endpointName = new Map<string, string>(Object.values(Venue.endpoints).map((e) => [e.path, e.name]))
 
 /** What the exchange saw, in order: endpoint, HTTP status (null when none was sent), venue code, fault. */
 export const wireLog = (exchange: TestExchange.Service) =>
@@ -1016,8 +1016,8 @@ const rateLimitScenarios: ReadonlyArray<Scenario> = [
 // ---------------------------------------------------------------------------------------------------------------
 // Faults
 
-const ORDER_PATH = SpotClient.paths.placeOrder
-const TRANSFER_PATH = SpotClient.paths.internalTransfer
+const ORDER_PATH = Venue.endpoints.placeOrder.path
+const TRANSFER_PATH = Venue.endpoints.internalTransfer.path
 
 interface OrderFaultCase {
   readonly label: string
@@ -1369,7 +1369,7 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
     name: "fault on placeOrders — AppliedLost on a chunk: the retry meets 43118 and every item is recovered once",
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
-        yield* exchange.injectFault({ fault: Fault.appliedLost, path: SpotClient.paths.placeOrders, times: 1 })
+        yield* exchange.injectFault({ fault: Fault.appliedLost, path: Venue.endpoints.placeOrders.path, times: 1 })
         const items = [0, 1, 2].map((i): Order.BatchItemInput => ({
           side: "buy",
           orderType: "limit",
@@ -1402,8 +1402,8 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
     name: "fault on placeOrders — HttpError then Malformed: retried, every item placed once",
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
-        yield* exchange.injectFault({ fault: Fault.httpError(500), path: SpotClient.paths.placeOrders, times: 1 })
-        yield* exchange.injectFault({ fault: Fault.malformed, path: SpotClient.paths.placeOrders, times: 1 })
+        yield* exchange.injectFault({ fault: Fault.httpError(500), path: Venue.endpoints.placeOrders.path, times: 1 })
+        yield* exchange.injectFault({ fault: Fault.malformed, path: Venue.endpoints.placeOrders.path, times: 1 })
         const result = yield* alice.placeOrders(
           BTC,
           [0, 1].map((i) => ({
@@ -1428,7 +1428,7 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
           ids.push((yield* alice.placeOrder(limitOrder("buy", String(29000 - i), "0.01", `oo-${i}`))).orderId)
         }
         yield* exchange.clearRequests
-        const path = SpotClient.paths.openOrders
+        const path = Venue.endpoints.openOrders.path
         for (const fault of [Fault.httpError(503), Fault.drop, Fault.malformed, Fault.rateLimited]) {
           yield* exchange.injectFault({ fault, path, times: 1 })
         }
@@ -1454,7 +1454,7 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
     run: ({ alice, exchange }) =>
       Effect.gen(function*() {
         const placed = yield* alice.placeOrder(limitOrder("buy", "29000", "0.01", "to-1"))
-        yield* exchange.injectFault({ fault: Fault.timeout, path: SpotClient.paths.openOrders, times: 1 })
+        yield* exchange.injectFault({ fault: Fault.timeout, path: Venue.endpoints.openOrders.path, times: 1 })
         const [elapsed, page] = yield* Effect.timed(alice.openOrdersPage({ symbol: BTC }))
         assert.deepStrictEqual(page.orderInfoResultList?.map((o) => o.orderId), [placed.orderId])
         assert.isAtLeast(Duration.toMillis(elapsed), 199)
@@ -1466,7 +1466,11 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
     exchange: baseExchange({ ...TestExchange.demo({ bills: 300 }), rateLimits: false }),
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
-        yield* exchange.injectFault({ fault: Fault.httpError(503), path: SpotClient.paths.fundingBills, share: 0.3 })
+        yield* exchange.injectFault({
+          fault: Fault.httpError(503),
+          path: Venue.endpoints.fundingBills.path,
+          share: 0.3
+        })
         const bills = yield* Stream.runCollect(alice.fundingBills({ pageSize: 25 }))
         assert.deepStrictEqual(bills.map((b) => b.billId), yield* fundBillIds(exchange, aliceId))
         const wire = yield* wireLog(exchange)
@@ -1480,7 +1484,7 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
     client: { timeout: "200 millis" },
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
-        const path = SpotClient.paths.fundingBills
+        const path = Venue.endpoints.fundingBills.path
         yield* exchange.injectFault({ fault: Fault.venueError("40200", "server upgrade"), path, times: 1 })
         yield* exchange.injectFault({ fault: Fault.latency(50), path, times: 1 })
         yield* exchange.injectFault({ fault: Fault.truncated, path, times: 1 })

@@ -11,7 +11,7 @@
  *   requests still work.
  */
 import { assert } from "@effect/vitest"
-import { Signer, SpotClient } from "@spotkit/core"
+import { Signer, SpotClient, Venue } from "@spotkit/core"
 import { Clock, Duration, Effect, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as fc from "fast-check"
@@ -103,11 +103,11 @@ const fixture = (name: string): Record<string, unknown> =>
 
 /** A valid answer of each path. */
 const valid: Record<string, Record<string, unknown>> = {
-  [SpotClient.paths.placeOrder]: fixture("place-order"),
-  [SpotClient.paths.placeOrders]: fixture("batch-orders"),
-  [SpotClient.paths.openOrders]: fixture("open-orders"),
-  [SpotClient.paths.fundingBills]: fixture("funding-bills"),
-  [SpotClient.paths.internalTransfer]: fixture("transfer")
+  [Venue.endpoints.placeOrder.path]: fixture("place-order"),
+  [Venue.endpoints.placeOrders.path]: fixture("batch-orders"),
+  [Venue.endpoints.openOrders.path]: fixture("open-orders"),
+  [Venue.endpoints.fundingBills.path]: fixture("funding-bills"),
+  [Venue.endpoints.internalTransfer.path]: fixture("transfer")
 }
 
 const withData = (path: string, data: Record<string, unknown>) => ({
@@ -118,13 +118,13 @@ const withData = (path: string, data: Record<string, unknown>) => ({
 /** The answers once a case's are used up: valid, and last pages so that streams end. */
 const lastPage: Record<string, unknown> = {
   ...valid,
-  [SpotClient.paths.openOrders]: withData(SpotClient.paths.openOrders, { orderInfoResultList: [] }),
-  [SpotClient.paths.fundingBills]: withData(SpotClient.paths.fundingBills, { items: [], hasNextPage: false })
+  [Venue.endpoints.openOrders.path]: withData(Venue.endpoints.openOrders.path, { orderInfoResultList: [] }),
+  [Venue.endpoints.fundingBills.path]: withData(Venue.endpoints.fundingBills.path, { items: [], hasNextPage: false })
 }
 
 const NOW = 1_700_000_000_000
 const standard = (data: unknown) => ({ code: "00000", msg: "success", requestTime: NOW, data })
-const openOrder = (valid[SpotClient.paths.openOrders]!.data as { orderInfoResultList: Array<unknown> })
+const openOrder = (valid[Venue.endpoints.openOrders.path]!.data as { orderInfoResultList: Array<unknown> })
   .orderInfoResultList[0]
 
 type Mutation = { readonly at: number; readonly kind: "delete" | "replace" | "wrap"; readonly value: unknown }
@@ -396,11 +396,11 @@ const alice = TestExchange.demoKeys.alice
 export const sign = (timestamp: string, method: string, path: string, body: string) =>
   createHmac("sha256", alice.secretKey).update(`${timestamp}${method}${path}${body}`).digest("base64")
 
-const endpoints = Object.values(SpotClient.paths)
+const endpoints = Object.values(Venue.endpoints).filter((e) => e.permission !== undefined).map((e) => e.path)
 
 const validBodies: Record<string, Record<string, unknown>> = {
-  [SpotClient.paths.placeOrder]: restingOrder("h-1"),
-  [SpotClient.paths.placeOrders]: {
+  [Venue.endpoints.placeOrder.path]: restingOrder("h-1"),
+  [Venue.endpoints.placeOrders.path]: {
     symbol: BTC,
     orderList: [{
       side: "buy",
@@ -411,9 +411,9 @@ const validBodies: Record<string, Record<string, unknown>> = {
       clientOrderId: "h-2"
     }]
   },
-  [SpotClient.paths.openOrders]: { symbol: BTC, limit: 10, pageNo: 0 },
-  [SpotClient.paths.fundingBills]: { pageSize: 10, pageIndex: 1 },
-  [SpotClient.paths.internalTransfer]: {
+  [Venue.endpoints.openOrders.path]: { symbol: BTC, limit: 10, pageNo: 0 },
+  [Venue.endpoints.fundingBills.path]: { pageSize: 10, pageIndex: 1 },
+  [Venue.endpoints.internalTransfer.path]: {
     toUserId: "0",
     coin: "USDT",
     amount: "1",
@@ -447,7 +447,7 @@ const hostileBody: fc.Arbitrary<(path: string) => string> = fc.oneof(
     weight: 5,
     arbitrary: fc.tuple(fc.nat(), invalidValue).map(([at, value]) => (path: string) => {
       // One field of a valid body made invalid; the clientOrderId only ever gets a non-string.
-      const template = validBodies[path] ?? validBodies[SpotClient.paths.placeOrder]!
+      const template = validBodies[path] ?? validBodies[Venue.endpoints.placeOrder.path]!
       const fields = Object.keys(template)
       const field = fields[at % fields.length]!
       const bad = field === "clientOrderId" && typeof value === "string" ? 0 : value

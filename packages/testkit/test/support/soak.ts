@@ -5,8 +5,8 @@
  * clientOrderId, conservation) and answers its figures.
  */
 import { assert } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
-import type { Bill, Order, SpotError } from "@spotkit/core"
+import { Venue } from "@spotkit/core"
+import type { Bill, Order, SpotClient, SpotError } from "@spotkit/core"
 import { Clock, Duration, Effect, Exit, Stream } from "effect"
 import { Fault } from "../../src/index.ts"
 import type { TestExchange } from "../../src/index.ts"
@@ -94,7 +94,7 @@ export const billsSoak = (options: { readonly bills: number; readonly pageSize: 
   withSandbox(demoExchange(options.bills), ({ client, exchange }) =>
     Effect.gen(function*() {
       const aliceId = exchange.accounts[0]!.userId
-      yield* injectAll(exchange, faultMix(soakFaults, 0.1, SpotClient.paths.fundingBills))
+      yield* injectAll(exchange, faultMix(soakFaults, 0.1, Venue.endpoints.fundingBills.path))
       const alice = yield* client(soakClient)
       const start = yield* Clock.currentTimeMillis
       const bills = yield* successOf(
@@ -136,7 +136,7 @@ export const openOrdersSoak = (
         })
         assert.isTrue(placed.ok, `seed order ${i}`)
       }
-      yield* injectAll(exchange, faultMix(soakFaults, 0.1, SpotClient.paths.openOrders))
+      yield* injectAll(exchange, faultMix(soakFaults, 0.1, Venue.endpoints.openOrders.path))
       const alice = yield* client(soakClient)
       const start = yield* Clock.currentTimeMillis
       const open = yield* successOf(
@@ -203,7 +203,7 @@ export const idempotencySoak = (options: { readonly placements: number }, collec
     Effect.gen(function*() {
       const aliceId = exchange.accounts[0]!.userId
       yield* Effect.orDie(
-        exchange.injectFault({ fault: Fault.appliedLost, path: SpotClient.paths.placeOrder, share: 0.2 })
+        exchange.injectFault({ fault: Fault.appliedLost, path: Venue.endpoints.placeOrder.path, share: 0.2 })
       )
       const alice = yield* client({ ...soakClient, timeout: "5 seconds" })
       const outcomes: Array<string> = []
@@ -432,7 +432,7 @@ const runLoad = (
     // The calls: only transfers may fail (they are not retried once sent), each because a fault met it.
     const failed = calls.filter((call) => call.tag !== "success")
     const transferFaults = records.filter((r) =>
-      r.path === SpotClient.paths.internalTransfer && (r.fault === "HttpError" || r.fault === "Drop")
+      r.path === Venue.endpoints.internalTransfer.path && (r.fault === "HttpError" || r.fault === "Drop")
     ).length
     assert.deepStrictEqual(
       failed.filter((call) =>

@@ -1,0 +1,155 @@
+/**
+ * An `HttpClientResponse` whose body is already in memory, as bytes or as text. The venue's answers are small
+ * and read whole, so an `HttpClient` that collects the body itself (`@spotkit/node`'s undici client, the test
+ * exchange's in-process client) hands it over in one of these: no web `Response`, no streams, no copies. The text is
+ * decoded once, when first read.
+ *
+ * @since 0.2.0
+ */
+import { Effect, Inspectable, Option, Stream } from "effect"
+import { Cookies, Headers, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
+import type { HttpClientRequest } from "effect/http"
+import { pipeArguments } from "effect/Pipeable"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * Header values as a transport has them: a record of strings (or lists of strings, as Node gives `set-cookie`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type HeadersInput = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export class BufferedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpIncomingMessage.TypeId]: typeof HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  readonly [HttpClientResponse.TypeId]: typeof HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly url: string
+  readonly status: number
+  readonly remoteAddress: Option.Option<string>
+  private readonly source: HeadersInput
+  private body: Uint8Array | string
+
+  constructor(options: {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly status: number
+    readonly headers: HeadersInput
+    readonly body: Uint8Array | string
+    /** @default the request's URL */
+    readonly url?: string | undefined
+    readonly remoteAddress?: string | undefined
+  }) {
+    super()
+    this.request = options.request
+    this.url = options.url ?? options.request.url
+    this.status = options.status
+    this.source = options.headers
+    this.body = options.body
+    this.remoteAddress = Option.fromUndefinedOr(options.remoteAddress)
+  }
+
+  /**
+   * The body as text, decoded (as UTF-8) once.
+   *
+   * @since 0.2.0
+   */
+  get bodyText(): string {
+    if (typeof this.body !== "string") this.body = decoder.decode(this.body)
+    return this.body
+  }
+
+  /**
+   * The body's size in bytes.
+   *
+   * @since 0.2.0
+   */
+  get byteLength(): number {
+    return typeof this.body === "string" ? encoder.encode(this.body).byteLength : this.body.byteLength
+  }
+
+  // Built when read: the client reads the status and the text, rarely the headers.
+  get headers(): Headers.Headers {
+    return Headers.fromInput(this.source as Headers.Input)
+  }
+
+  get cookies(): Cookies.Cookies {
+    const header = this.source["set-cookie"]
+    return header === undefined ? Cookies.empty : Cookies.fromSetCookie(header)
+  }
+
+  get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
+    return Effect.sync(() => this.bodyText)
+  }
+
+  get json(): Effect.Effect<never, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => (text === "" ? null : JSON.parse(text)) as never,
+        catch: (cause) => this.decodeError(cause)
+      }))
+  }
+
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
+    return Effect.sync(() => {
+      const bytes = this.bytes()
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+    })
+  }
+
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
+    return Stream.suspend(() => Stream.succeed(this.bytes()))
+  }
+
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        // A leading "?" is form data; URLSearchParams would drop it as a query prefix.
+        try: () => UrlParams.fromInput(new URLSearchParams(text.replace(/^\?/, "%3F"))),
+        catch: (cause) => this.decodeError(cause)
+      }))
+  }
+
+  get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
+    return Effect.tryPromise({
+      try: () => new Response(this.bytes().slice(), { headers: this.headers }).formData(),
+      catch: (cause) => this.decodeError(cause)
+    })
+  }
+
+  get upgrade(): Effect.Effect<never, HttpClientError.HttpClientError> {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.StatusCodeError({
+          request: this.request,
+          response: this,
+          description: "the request did not ask for an upgrade"
+        })
+      })
+    )
+  }
+
+  toJSON(): unknown {
+    return HttpIncomingMessage.inspect(this, { _id: "HttpClientResponse", url: this.url, status: this.status })
+  }
+
+  pipe() {
+    // eslint-disable-next-line prefer-rest-params
+    return pipeArguments(this, arguments)
+  }
+
+  private bytes(): Uint8Array {
+    return typeof this.body === "string" ? encoder.encode(this.body) : this.body
+  }
+
+  private decodeError(cause: unknown): HttpClientError.HttpClientError {
+    return new HttpClientError.HttpClientError({
+      reason: new HttpClientError.DecodeError({ request: this.request, response: this, cause })
+    })
+  }
+}

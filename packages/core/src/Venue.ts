@@ -1,0 +1,378 @@
+/**
+ * Every fact spotkit knows about the venue, in one place: the endpoints (path, method, signing, permission, rate
+ * limit and weight, envelope, idempotency, request and response schemas), the signed headers and the text that is
+ * signed, the success codes, the batch limit, the timestamp window, and the table of error codes with the reason
+ * each one means. The client (`SpotClient`), the test exchange (`@spotkit/testkit`) and the CLI read them from here;
+ * nothing about the venue is written a second time. Sources: `spec/spot-api.md` and DESIGN §3–§4.
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import * as Bill from "./Bill.ts"
+import * as Order from "./Order.ts"
+import * as SpotError from "./SpotError.ts"
+import * as Transfer from "./Transfer.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Signing
+
+/**
+ * Names of the headers of a signed request (spec §5). `key`, `sign` and `passphrase` carry credentials.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const headers = {
+  key: "ACCESS-KEY",
+  sign: "ACCESS-SIGN",
+  passphrase: "ACCESS-PASSPHRASE",
+  timestamp: "ACCESS-TIMESTAMP",
+  locale: "locale"
+} as const
+
+/**
+ * The credential headers in lower case, as HTTP clients redact them from traces.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.sign, headers.passphrase].map((name) =>
+  name.toLowerCase()
+)
+
+/**
+ * The text that is signed (DESIGN §3): `timestamp + METHOD + requestPath + body`, where `requestPath` carries the
+ * `?query` of a GET and `body` is the exact text sent.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const prehash = (timestamp: string, method: string, requestPath: string, body: string): string =>
+  timestamp + method.toUpperCase() + requestPath + body
+
+/**
+ * How far a request's `ACCESS-TIMESTAMP` may be from the venue's clock (ms) before it answers `40008`.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const TIMESTAMP_WINDOW_MILLIS = 30_000
+
+// ---------------------------------------------------------------------------------------------------------------
+// Envelopes and limits
+
+/**
+ * Success code of the standard envelope `{ code, msg, requestTime, data }`.
+ *
+ * @since 0.2.0
+ * @category envelopes
+ */
+export const SUCCESS = "00000"
+
+/**
+ * Success code of the transfer envelope `{ code, id, timestamp }` (spec §4.5).
+ *
+ * @since 0.2.0
+ * @category envelopes
+ */
+export const TRANSFER_SUCCESS = "200"
+
+/**
+ * Most orders in one batch request (DESIGN §3).
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const BATCH_LIMIT = 50
+
+// ---------------------------------------------------------------------------------------------------------------
+// Error codes
+
+/**
+ * The reasons a venue code can mean.
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export type CodeReason =
+  | typeof SpotError.AuthenticationError
+  | typeof SpotError.TimestampError
+  | typeof SpotError.PermissionError
+  | typeof SpotError.RateLimitError
+  | typeof SpotError.InvalidRequestError
+  | typeof SpotError.InsufficientBalanceError
+  | typeof SpotError.DuplicateOrderError
+  | typeof SpotError.UnknownSymbolError
+  | typeof SpotError.InvalidOrderError
+  | typeof SpotError.MaintenanceError
+  | typeof SpotError.ApiError
+
+/**
+ * One venue error code: the reason it means, the venue's message (`{0}` stands for a parameter's name) and the HTTP
+ * status it comes with. Every code is a refusal: the venue did not apply the request. Whether a retry may help is
+ * the reason's `isRetryable`.
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export interface Code {
+  readonly reason: CodeReason
+  readonly msg: string
+  readonly status: number
+}
+
+const code = (reason: CodeReason, msg: string, status = 400): Code => ({ reason, msg, status })
+
+/**
+ * The venue's error codes (DESIGN §3), and the two the test exchange adds for unknown paths and methods.
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export const codes: ReadonlyMap<string, Code> = new Map([
+  ["40001", code(SpotError.AuthenticationError, "ACCESS_KEY cannot be empty")],
+  ["40002", code(SpotError.AuthenticationError, "ACCESS_SIGN cannot be empty")],
+  ["40003", code(SpotError.AuthenticationError, "ACCESS_TIMESTAMP cannot be empty")],
+  ["40005", code(SpotError.AuthenticationError, "Invalid ACCESS_TIMESTAMP")],
+  ["40006", code(SpotError.AuthenticationError, "Invalid ACCESS_KEY")],
+  ["40007", code(SpotError.AuthenticationError, "Invalid Content_Type, please use \"application/json\"")],
+  ["40008", code(SpotError.TimestampError, "Request timestamp expired")],
+  ["40009", code(SpotError.AuthenticationError, "sign signature error")],
+  ["40011", code(SpotError.AuthenticationError, "ACCESS_PASSPHRASE cannot be empty")],
+  ["40012", code(SpotError.AuthenticationError, "apikey/password is incorrect")],
+  ["40014", code(SpotError.PermissionError, "Incorrect permissions")],
+  ["40017", code(SpotError.InvalidRequestError, "Parameter verification failed")],
+  ["40019", code(SpotError.InvalidRequestError, "Parameter {0} cannot be empty")],
+  ["40020", code(SpotError.InvalidRequestError, "Parameter {0} error")],
+  ["40034", code(SpotError.InvalidRequestError, "Parameter {0} does not exist")],
+  ["43012", code(SpotError.InsufficientBalanceError, "Insufficient balance")],
+  ["43118", code(SpotError.DuplicateOrderError, "clientOrderId duplicate")],
+  ["40102", code(SpotError.UnknownSymbolError, "Symbol does not exist")],
+  ["45110", code(SpotError.InvalidOrderError, "less than the minimum amount {0}")],
+  ["40808", code(SpotError.InvalidOrderError, "parameter scale error: {0}")],
+  ["429", code(SpotError.RateLimitError, "Too Many Requests", 429)],
+  ["40200", code(SpotError.MaintenanceError, "server upgrade")],
+  // Not venue codes: the test exchange's answers to an unknown path or method, which the client sees as ApiError.
+  ["40404", code(SpotError.ApiError, "Request URL NOT FOUND", 404)],
+  ["40405", code(SpotError.ApiError, "Method Not Allowed", 405)]
+])
+
+/**
+ * The venue's message for a code, with `{0}` filled in (`message("40020", "side")` is `"Parameter side error"`).
+ * An unknown code answers itself.
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export const message = (venueCode: string, parameter = ""): string =>
+  (codes.get(venueCode)?.msg ?? venueCode).replace("{0}", parameter)
+
+/**
+ * The reason for an error the venue answered. Unknown codes become `ApiError`, or `RateLimitError` under HTTP 429;
+ * `43118` becomes a `DuplicateOrderError` for `clientOrderId`.
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export const reasonOf = (props: {
+  readonly code: string
+  readonly msg: string
+  readonly requestTime?: number | undefined
+  readonly httpStatus?: number | undefined
+  readonly clientOrderId?: string | undefined
+}): SpotError.SpotErrorReason => {
+  const { clientOrderId, ...venue } = props
+  // `has` first: a code such as "constructor" must not reach an Object.prototype member.
+  const known = codes.has(venue.code) ? codes.get(venue.code)!.reason : undefined
+  if (known === SpotError.DuplicateOrderError) {
+    return new SpotError.DuplicateOrderError({ ...venue, clientOrderId, afterRetry: false })
+  }
+  const Reason = known ?? (venue.httpStatus === 429 ? SpotError.RateLimitError : SpotError.ApiError)
+  return new (Reason as typeof SpotError.ApiError)(venue)
+}
+
+/**
+ * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
+ * lost or garbled after the request left (a transport failure once connected, a body that cannot be read) or the
+ * server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of an unknown code).
+ * False when the venue refused it (every code it answers with), rate limited it, or never saw it (no connection
+ * could be made, or it was refused before sending).
+ *
+ * @since 0.2.0
+ * @category codes
+ */
+export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
+  switch (reason._tag) {
+    case "TransportError":
+      return reason.notSent !== true
+    case "DecodeError":
+      return true
+    case "HttpStatusError":
+    case "ApiError":
+      return reason.isRetryable
+    default:
+      return false
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Endpoints
+
+/**
+ * A rate-limit budget: at most `limit` weight in any window of `windowMillis`.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export interface Budget {
+  readonly limit: number
+  readonly windowMillis: number
+}
+
+/**
+ * What a retry of a failed request risks. `"read"`: nothing changes on the venue, retry freely. `"clientOrderId"`:
+ * the venue refuses a second order with the same clientOrderId (43118), so a retry with the same body is safe and a
+ * duplicate answer means an earlier attempt went through. `"none"`: no key deduplicates it, so it is retried only
+ * when it provably was not applied (`mayHaveApplied` is false).
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export type Idempotency = "read" | "clientOrderId" | "none"
+
+/**
+ * What an API key must be allowed to do for a signed endpoint.
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export type Permission = "read" | "trade" | "transfer"
+
+/**
+ * One endpoint, declared once: the client sends and decodes by it, the test exchange routes, authorizes and
+ * rate-limits by it.
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export interface Endpoint<
+  Name extends string = string,
+  Request extends Schema.Top = Schema.Top,
+  Response extends Schema.Top = Schema.Top
+> {
+  readonly name: Name
+  readonly method: "GET" | "POST"
+  /** The path below the base URL. */
+  readonly path: string
+  /** Signed (spec §5), with the permission the key needs; `undefined` for a public endpoint. */
+  readonly permission: Permission | undefined
+  /** `standard`: `{code, msg, requestTime, data}`. `transfer`: `{code: "200", id, timestamp}` on success. */
+  readonly envelope: "standard" | "transfer"
+  readonly idempotency: Idempotency
+  /** The default budget each caller (API key) has on this endpoint, and what one request weighs in it. */
+  readonly rateLimit: { readonly budget: Budget; readonly weight: number; readonly perAddress: boolean }
+  /** What the client accepts from its caller and validates before anything is sent. */
+  readonly request: Request
+  /** The venue's answer: the envelope's `data` (the whole envelope for `transfer`). */
+  readonly response: Response
+}
+
+const perSecond: Budget = { limit: 10, windowMillis: 1000 }
+
+const endpoint = <const Name extends string, Request extends Schema.Top, Response extends Schema.Top>(
+  spec: Endpoint<Name, Request, Response>
+): Endpoint<Name, Request, Response> => spec
+
+/**
+ * The endpoints of spec §4, with their default rate limits (DESIGN §4).
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export const endpoints = {
+  placeOrder: endpoint({
+    name: "placeOrder",
+    method: "POST",
+    path: "/api/v2/trade/orders",
+    permission: "trade",
+    envelope: "standard",
+    idempotency: "clientOrderId",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    request: Order.PlaceOrder,
+    response: Order.PlaceOrderResult
+  }),
+  placeOrders: endpoint({
+    name: "placeOrders",
+    method: "POST",
+    path: "/api/v2/trade/batch-orders",
+    permission: "trade",
+    envelope: "standard",
+    idempotency: "clientOrderId",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    request: Order.BatchItem,
+    response: Order.BatchResponse
+  }),
+  openOrders: endpoint({
+    name: "openOrders",
+    method: "POST",
+    path: "/api/v2/trade/open-orders",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    request: Order.OpenOrdersQuery,
+    response: Order.OpenOrdersPage
+  }),
+  fundingBills: endpoint({
+    name: "fundingBills",
+    method: "POST",
+    path: "/api/v2/account/fundingBills",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    // Weight 5 of 500 per 10 s, against the API key and, separately, against the caller's address (spec §4.4).
+    rateLimit: { budget: { limit: 500, windowMillis: 10_000 }, weight: 5, perAddress: true },
+    request: Bill.BillPageQuery,
+    response: Bill.BillPage
+  }),
+  internalTransfer: endpoint({
+    name: "internalTransfer",
+    method: "POST",
+    path: "/api/v2/rebate/affiliate/internalWithdrawal",
+    permission: "transfer",
+    envelope: "transfer",
+    idempotency: "none",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    request: Transfer.InternalTransfer,
+    response: Transfer.TransferSuccess
+  }),
+  products: endpoint({
+    name: "products",
+    method: "GET",
+    path: "/products",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    request: Schema.Struct({}),
+    response: Schema.Array(Schema.Unknown)
+  })
+} as const
+
+/**
+ * The name of an endpoint.
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export type EndpointName = keyof typeof endpoints
+
+/**
+ * Every endpoint, by its path.
+ *
+ * @since 0.2.0
+ * @category endpoints
+ */
+export const endpointByPath: ReadonlyMap<string, Endpoint> = new Map(
+  Object.values(endpoints).map((e): [string, Endpoint] => [e.path, e])
+)

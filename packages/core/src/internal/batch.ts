@@ -1,0 +1,136 @@
+// Batches of any size: items validated one by one (an invalid item fails alone), sent in chunks of the venue's batch
+// limit, and answered with one outcome per item in input order. An item an ambiguous attempt may have placed is
+// looked up among the open orders before it is reported failed.
+import { Effect } from "effect"
+import * as Order from "../Order.ts"
+import type { OrderId, TradingPair } from "../Primitives.ts"
+import * as SpotError from "../SpotError.ts"
+import * as Venue from "../Venue.ts"
+import type * as Retry from "./retry.ts"
+import * as validate from "./validate.ts"
+
+/** An item on its way: its place in the input, the validated order, and its clientOrderId. */
+export interface Pending {
+  readonly index: number
+  readonly item: Order.BatchItem
+  readonly clientOrderId: string
+}
+
+/** What batching needs from the client. */
+export interface Client {
+  /** Sends one chunk (retried) and answers the venue's batch answer. */
+  readonly send: (
+    symbol: string,
+    chunk: ReadonlyArray<Pending>
+  ) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
+  /** The orders among `wanted` (by clientOrderId) that are open on the symbol. */
+  readonly find: (
+    symbol: TradingPair,
+    wanted: ReadonlyMap<string, Order.BatchItem>
+  ) => Effect.Effect<Map<string, OrderId>, SpotError.SpotErrorReason>
+  readonly newClientOrderId: Effect.Effect<string>
+}
+
+const validateItem = validate.input(Order.BatchItem)
+
+const failed = (index: number, clientOrderId: string, reason: SpotError.SpotErrorReason, mayExist = false) =>
+  ({
+    _tag: "Failed",
+    index,
+    clientOrderId,
+    code: "code" in reason ? reason.code : reason._tag,
+    message: reason.message,
+    mayExist
+  }) satisfies Order.BatchOutcome
+
+const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
+  Effect.gen(function*() {
+    const answer = yield* Effect.result(client.send(symbol, chunk))
+    const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
+    const accepted = new Map<string, OrderId>()
+    const rejected = new Map<string, { readonly code: string; readonly message: string }>()
+    if (answer._tag === "Success") {
+      for (const result of answer.success.value.resultList ?? []) accepted.set(result.clientOrderId, result.orderId)
+      for (const failure of answer.success.value.failure ?? []) {
+        rejected.set(failure.clientOrderId, {
+          code: failure.errorCode ?? "unknown",
+          message: failure.errorMsg ?? "rejected"
+        })
+      }
+    }
+    // After an ambiguous attempt, every item not accepted by the last answer may have been placed by an earlier one,
+    // whatever the last answer says of it (a venue may check the balance before duplicates): look them up.
+    const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
+    const recovered = unknown.length === 0
+      ? new Map<string, OrderId>()
+      : yield* client.find(symbol, new Map(unknown.map((pending) => [pending.clientOrderId, pending.item]))).pipe(
+        Effect.orElseSucceed(() => new Map<string, OrderId>())
+      )
+
+    return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
+      const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)
+      if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
+      if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied)
+      const rejection = rejected.get(clientOrderId)
+      if (rejection !== undefined) {
+        // 43118: an order with this clientOrderId exists (placed earlier), so it must be looked up, not re-sent.
+        return {
+          _tag: "Failed",
+          index,
+          clientOrderId,
+          ...rejection,
+          mayExist: mayHaveApplied || rejection.code === "43118"
+        }
+      }
+      return {
+        _tag: "Failed",
+        index,
+        clientOrderId,
+        code: "unknown",
+        message: "the venue's answer did not mention this order",
+        mayExist: true
+      }
+    })
+  })
+
+/** Places every item: one outcome per item, in input order. */
+export const placeOrders = (
+  client: Client,
+  symbol: TradingPair,
+  inputs: ReadonlyArray<Order.BatchItemInput>
+): Effect.Effect<Order.BatchResult> =>
+  Effect.gen(function*() {
+    const outcomes: Array<Order.BatchOutcome | undefined> = new Array(inputs.length)
+    const pending: Array<Pending> = []
+    const used = new Set<string>()
+    for (let index = 0; index < inputs.length; index++) {
+      const result = yield* Effect.result(validateItem(inputs[index]))
+      if (result._tag === "Failure") {
+        const reason = new SpotError.ValidationError({
+          field: `items[${index}].${result.failure.field}`,
+          description: result.failure.description
+        })
+        outcomes[index] = failed(index, inputs[index]?.clientOrderId ?? "", reason)
+        continue
+      }
+      const clientOrderId = result.success.clientOrderId ?? (yield* client.newClientOrderId)
+      if (used.has(clientOrderId)) {
+        const reason = new SpotError.ValidationError({
+          field: `items[${index}].clientOrderId`,
+          description: `repeats ${clientOrderId} from an earlier item of this batch`
+        })
+        outcomes[index] = failed(index, clientOrderId, reason)
+        continue
+      }
+      used.add(clientOrderId)
+      pending.push({ index, item: result.success, clientOrderId })
+    }
+    for (let start = 0; start < pending.length; start += Venue.BATCH_LIMIT) {
+      for (const outcome of yield* placeChunk(client, symbol, pending.slice(start, start + Venue.BATCH_LIMIT))) {
+        outcomes[outcome.index] = outcome
+      }
+    }
+    const all = outcomes as ReadonlyArray<Order.BatchOutcome>
+    const placed = all.filter((outcome) => outcome._tag === "Placed").length
+    return { outcomes: all, placed, failed: all.length - placed } satisfies Order.BatchResult
+  })

@@ -1,0 +1,110 @@
+// How a failed exchange becomes a SpotError reason, and how texts from the network are made safe to show: the one
+// place that reads HTTP failures, statuses and envelopes into reasons, and that scrubs credentials from what it
+// quotes. Used by the answer stage of the pipeline (pipeline.ts) and by decoding (a schema failure on a payload).
+import { Cause, Duration, Redacted, type Schema } from "effect"
+import type { HttpClientError } from "effect/http"
+import type * as Signer from "../Signer.ts"
+import * as SpotError from "../SpotError.ts"
+import * as Venue from "../Venue.ts"
+
+// System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
+// have seen it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT"
+])
+
+/** The first system error code (`ECONNREFUSED`, ...) along an error's `cause` chain. */
+const systemCode = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && typeof current.code === "string" && /^[A-Z][A-Z0-9_]+$/.test(current.code)) {
+      return current.code
+    }
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+/** How long an excerpt of a body may be in a message. */
+const EXCERPT = 160
+
+/**
+ * Removes every credential from texts that came over the network, raw or JSON-escaped (some servers also escape
+ * `/`, which base64 signatures contain). Secrets shorter than 4 characters are left alone: they would match
+ * everywhere. Data is never scrubbed, only texts that end up in messages: a short passphrase may be part of a price.
+ */
+export class Scrubber {
+  private readonly forms: ReadonlyArray<string>
+
+  constructor(secrets: ReadonlyArray<string>) {
+    this.forms = secrets.filter((secret) => secret.length >= 4).flatMap(formsOf)
+  }
+
+  static of(credentials: Signer.Credentials): Scrubber {
+    return new Scrubber([
+      Redacted.value(credentials.apiKey),
+      Redacted.value(credentials.passphrase),
+      Redacted.value(credentials.secretKey)
+    ])
+  }
+
+  /** The text without any credential, nor `signature` (the request's own). */
+  scrub(text: string, signature = ""): string {
+    let out = text
+    for (const secret of signature.length >= 4 ? [...this.forms, ...formsOf(signature)] : this.forms) {
+      if (out.includes(secret)) out = out.split(secret).join("<redacted>")
+    }
+    return out
+  }
+
+  /** The start of a body for a message: scrubbed first, then cut, so that no fragment survives at the cut. */
+  excerpt(text: string, signature = ""): string {
+    return this.scrub(text, signature).slice(0, EXCERPT)
+  }
+}
+
+const formsOf = (secret: string): ReadonlyArray<string> => {
+  const escaped = JSON.stringify(secret).slice(1, -1)
+  return [...new Set([secret, escaped, escaped.replaceAll("/", "\\/")])]
+}
+
+/**
+ * An HTTP client failure (no answer, a reset, the request's deadline) as a `TransportError`. A timeout reads "no
+ * answer within …" whether the pipeline's clock or the transport itself (NodeSpotClient) ended it.
+ */
+export const transportError = (
+  error: HttpClientError.HttpClientError,
+  timeout: Duration.Duration,
+  scrub: (text: string) => string
+): SpotError.TransportError => {
+  if (error.reason._tag === "TransportError" && Cause.isTimeoutError(error.reason.cause)) {
+    return new SpotError.TransportError({ description: `no answer within ${Duration.format(timeout)}` })
+  }
+  const code = systemCode(error.reason.cause)
+  return new SpotError.TransportError({
+    description: scrub(`${error.reason._tag}: ${error.message}${code === undefined ? "" : ` (${code})`}`),
+    notSent: code !== undefined && NOT_SENT_CODES.has(code)
+  })
+}
+
+/** An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page. */
+export const withoutEnvelope = (
+  status: number,
+  kind: "json" | "schema",
+  description: string,
+  excerpt: string
+): SpotError.SpotErrorReason =>
+  status === 429
+    ? new SpotError.RateLimitError({ code: "429", msg: Venue.message("429"), httpStatus: status })
+    : status >= 200 && status < 300
+    ? new SpotError.DecodeError({ kind, description, excerpt, httpStatus: status })
+    : new SpotError.HttpStatusError({ httpStatus: status, excerpt })
+
+/** A payload or envelope of the wrong shape. */
+export const schemaError = (error: Schema.SchemaError, excerpt: string, status: number): SpotError.DecodeError =>
+  new SpotError.DecodeError({ kind: "schema", description: error.message.slice(0, 400), excerpt, httpStatus: status })

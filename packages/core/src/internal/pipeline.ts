@@ -1,0 +1,277 @@
+// The client's HTTP pipeline: one HttpClient, built once per client from the platform's, by stages that each do one
+// thing. A request passes them outermost first:
+//
+//   limit    waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on
+//   sign     stamps the request with the clock corrected by the server's, signs it, learns the server's clock back
+//   answer   reads the body, checks status and envelope, maps every failure to a reason, scrubs what it quotes
+//   timeout  bounds the exchange on the Clock (unless the transport bounds it itself: `timeoutBy: "transport"`)
+//   the platform's HttpClient
+//
+// What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
+// not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
+import { Cause, Clock, type Duration, Effect, Redacted, Result, type Schema } from "effect"
+import { Headers, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { BufferedResponse } from "../BufferedResponse.ts"
+import * as Envelope from "../Envelope.ts"
+import * as Json from "../Json.ts"
+import * as Signer from "../Signer.ts"
+import type * as SpotError from "../SpotError.ts"
+import * as Venue from "../Venue.ts"
+import * as Errors from "./errors.ts"
+import type * as RateLimiter from "./rateLimiter.ts"
+
+/** An endpoint's limiter and what one request weighs in it. */
+export interface Limit {
+  readonly limiter: RateLimiter.Limiter
+  readonly weight: number
+}
+
+export interface Options {
+  readonly baseUrl: string
+  readonly credentials: Signer.Credentials
+  readonly locale: string
+  readonly timeout: Duration.Duration
+  /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
+  readonly timeoutBy: "client" | "transport"
+  /** By endpoint name; none for an endpoint that is not limited. */
+  readonly limits: ReadonlyMap<string, Limit>
+}
+
+/**
+ * A venue's answer that passed the envelope check: the payload (the standard envelope's `data`, or the whole
+ * transfer envelope) and the server time it carried.
+ */
+export class VenueResponse extends BufferedResponse {
+  readonly payload: unknown
+  readonly serverTime: number | undefined
+  private readonly scrubber: Errors.Scrubber
+  private readonly signature: string
+
+  constructor(
+    response: HttpClientResponse.HttpClientResponse,
+    text: string,
+    payload: unknown,
+    serverTime: number | undefined,
+    scrubber: Errors.Scrubber,
+    signature: string
+  ) {
+    super({ request: response.request, url: response.url, status: response.status, headers: {}, body: text })
+    this.payload = payload
+    this.serverTime = serverTime
+    this.scrubber = scrubber
+    this.signature = signature
+  }
+
+  /** A text of the answer made safe for a message. */
+  scrub(text: string): string {
+    return this.scrubber.scrub(text, this.signature)
+  }
+
+  /** A payload of the wrong shape, as a reason quoting the body's start. */
+  schemaError(error: Schema.SchemaError): SpotError.DecodeError {
+    return Errors.schemaError(error, this.scrubber.excerpt(this.bodyText, this.signature), this.status)
+  }
+}
+
+type Next<E> = (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<HttpClientResponse.HttpClientResponse, E>
+
+// One stage around an HttpClient: `f` gets each request and the inner client's `execute`, to call (or not) with the
+// same or another request.
+const stage = <E, E2>(
+  inner: HttpClient.HttpClient.With<E>,
+  f: (request: HttpClientRequest.HttpClientRequest, next: Next<E>) => Effect.Effect<
+    HttpClientResponse.HttpClientResponse,
+    E2
+  >
+): HttpClient.HttpClient.With<E2> =>
+  HttpClient.makeWith(
+    (effect) => Effect.flatMap(effect, (request) => f(request, inner.execute)),
+    Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
+  )
+
+const decodeStandard = Envelope.decodeStandard
+
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): string =>
+  request.body._tag === "Uint8Array" ? request.body.text ?? new TextDecoder().decode(request.body.body) : ""
+
+const signHeader = Venue.headers.sign.toLowerCase()
+
+/** The pipeline of one client. */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  const http = yield* HttpClient.HttpClient
+  const signer = yield* Signer.Signer
+  const sign = yield* signer.prepare(options.credentials.secretKey)
+  const scrubber = Errors.Scrubber.of(options.credentials)
+  const redactedNames = yield* Effect.map(
+    Effect.service(Headers.CurrentRedactedNames),
+    (names) => [...names, ...Venue.credentialHeaders]
+  )
+
+  // The endpoint of a request, by its URL without the query.
+  const byUrl = new Map<string, Venue.Endpoint>()
+  for (const endpoint of Object.values(Venue.endpoints)) byUrl.set(options.baseUrl + endpoint.path, endpoint)
+  const endpointOf = (request: HttpClientRequest.HttpClientRequest): Venue.Endpoint | undefined => {
+    const query = request.url.indexOf("?")
+    return byUrl.get(query < 0 ? request.url : request.url.slice(0, query))
+  }
+
+  // The parts of a request that never change, built once per endpoint; each call adds its body, signature and
+  // timestamp.
+  const bases = new Map<string, HttpClientRequest.HttpClientRequest>()
+  for (const endpoint of Object.values(Venue.endpoints)) {
+    const headers: Record<string, string> = {
+      [Venue.headers.locale]: options.locale,
+      "Content-Type": "application/json"
+    }
+    if (endpoint.permission !== undefined) {
+      headers[Venue.headers.key] = Redacted.value(options.credentials.apiKey)
+      headers[Venue.headers.passphrase] = Redacted.value(options.credentials.passphrase)
+    }
+    bases.set(
+      endpoint.name,
+      HttpClientRequest.make(endpoint.method)(options.baseUrl + endpoint.path).pipe(
+        HttpClientRequest.setHeaders(headers)
+      )
+    )
+  }
+
+  // --- timeout: the exchange (answer read whole) within `timeout`, or a TransportError caused by a TimeoutError, as
+  // a transport that bounds it itself fails (errors.ts reads both as "no answer within …").
+  const bounded: HttpClient.HttpClient = options.timeoutBy === "transport" ?
+    http :
+    stage(http, (request, next) =>
+      Effect.timeoutOrElse(next(request), {
+        duration: options.timeout,
+        orElse: () =>
+          Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, cause: new Cause.TimeoutError() })
+            })
+          )
+      }))
+
+  // --- answer
+  const answered = stage(bounded, (request, next) => {
+    const signature = request.headers[signHeader] ?? ""
+    const scrub = (text: string) => scrubber.scrub(text, signature)
+    const excerpt = (text: string) => scrubber.excerpt(text, signature)
+    return next(request).pipe(
+      Effect.flatMap((response) =>
+        response instanceof BufferedResponse
+          ? Effect.succeed([response, response.bodyText] as const)
+          : Effect.map(response.text, (text) => [response, text] as const)
+      ),
+      Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
+      Effect.mapError((error) => Errors.transportError(error, options.timeout, scrub)),
+      Effect.flatMap(([response, text]) => interpret(request, response, text, signature, excerpt, scrub))
+    )
+  })
+
+  const interpret = (
+    request: HttpClientRequest.HttpClientRequest,
+    response: HttpClientResponse.HttpClientResponse,
+    text: string,
+    signature: string,
+    excerpt: (text: string) => string,
+    scrub: (text: string) => string
+  ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
+    const status = response.status
+    const result = Result.try(() => Json.parse(text))
+    if (Result.isFailure(result)) {
+      // The parser's own message quotes the body; say only what and where.
+      return Effect.fail(
+        Errors.withoutEnvelope(status, "json", `the body (${text.length} characters) is not valid JSON`, excerpt(text))
+      )
+    }
+    const parsed = result.success
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
+      return Effect.fail(
+        Errors.withoutEnvelope(status, "schema", "expected an envelope object with a code", excerpt(text))
+      )
+    }
+    const endpoint = endpointOf(request)
+    if (endpoint?.envelope === "transfer" && String(parsed.code) === Venue.TRANSFER_SUCCESS) {
+      const field = (parsed as { readonly timestamp?: unknown }).timestamp
+      const serverTime = typeof field === "number" ? field : Number(field)
+      return Effect.succeed(new VenueResponse(response, text, parsed, serverTime, scrubber, signature))
+    }
+    return decodeStandard(parsed).pipe(
+      Effect.mapError((error) => Errors.schemaError(error, excerpt(text), status)),
+      Effect.flatMap((envelope) =>
+        envelope.code === Venue.SUCCESS
+          ? Effect.succeed(
+            new VenueResponse(response, text, envelope.data, envelope.requestTime ?? undefined, scrubber, signature)
+          )
+          : Effect.fail(Venue.reasonOf({
+            code: envelope.code,
+            msg: scrub(envelope.msg ?? ""),
+            requestTime: envelope.requestTime ?? undefined,
+            httpStatus: status
+          }))
+      )
+    )
+  }
+
+  // --- sign: server time minus local time, learned from every answer that carries a plausible server time.
+  let offset = 0
+  // Only a plausible millisecond epoch (years 2001..2286) moves the offset: one answer with seconds, or garbage,
+  // must not make every later request fail its timestamp check.
+  const learn = (serverTime: number | undefined, sentAt: number) =>
+    Effect.map(Clock.currentTimeMillis, (receivedAt) => {
+      if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
+        offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+      }
+    })
+
+  const signed = stage(answered, (request, next) => {
+    const endpoint = endpointOf(request)
+    if (endpoint?.permission === undefined) return next(request)
+    return Effect.flatMap(Clock.currentTimeMillis, (sentAt) => {
+      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+      const timestamp = String(Math.round(sentAt + offset))
+      const requestPath = request.url.slice(options.baseUrl.length)
+      return Effect.flatMap(
+        sign(Venue.prehash(timestamp, request.method, requestPath, bodyOf(request))),
+        (sig) =>
+          next(HttpClientRequest.setHeaders(request, {
+            [Venue.headers.sign]: sig,
+            [Venue.headers.timestamp]: timestamp
+          })).pipe(
+            Effect.tap((response) => learn((response as VenueResponse).serverTime, sentAt)),
+            Effect.tapError((reason) => learn("requestTime" in reason ? reason.requestTime : undefined, sentAt))
+          )
+      )
+    })
+  })
+
+  // --- limit: runs the exchange with a permit and settles it however the exchange ends: an unsettled permit keeps
+  // counting against the budget (RateLimiter.Limiter). Waiting stays interruptible; from the grant to the finalizer
+  // being in place, nothing can interrupt.
+  const limited = options.limits.size === 0 ? signed : stage(signed, (request, next) => {
+    const limit = options.limits.get(endpointOf(request)?.name ?? "")
+    if (limit === undefined) return next(request)
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        restore(limit.limiter.acquire(limit.weight)),
+        (permit) => Effect.ensuring(restore(next(request)), permit.settle)
+      )
+    )
+  })
+
+  const client = limited as HttpClient.HttpClient.With<SpotError.SpotErrorReason>
+
+  return {
+    client,
+    /** A request to an endpoint with this body (JSON text). */
+    request: (endpoint: Venue.Endpoint, body: string): HttpClientRequest.HttpClientRequest =>
+      HttpClientRequest.bodyText(bases.get(endpoint.name)!, body, "application/json"),
+    /** Sends a request through the pipeline. */
+    execute: (request: HttpClientRequest.HttpClientRequest): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
+      client.execute(request) as Effect.Effect<VenueResponse, SpotError.SpotErrorReason>,
+    /** Current estimate of server time minus local time, in ms. */
+    clockOffset: Effect.sync(() => offset)
+  }
+})
+
+/** The pipeline of one client. */
+export type Pipeline = Effect.Success<ReturnType<typeof make>>
