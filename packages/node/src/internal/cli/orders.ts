@@ -15,7 +15,8 @@ import {
   symbol,
   usage,
   withClient,
-  write
+  write,
+  writeResult
 } from "./shared.ts"
 
 const ordersOpen = Command.make(
@@ -65,20 +66,19 @@ const ordersPlace = Command.make(
   },
   (flags) =>
     withClient((client) =>
-      Effect.gen(function*() {
-        const placed = yield* client.placeOrder({
-          symbol: flags.symbol,
-          side: flags.side,
-          orderType: flags.type,
-          force: flags.force,
-          price: optional(flags.price),
-          quantity: flags.quantity,
-          clientOrderId: optional(flags.clientOrderId)
-        })
-        yield* write(
-          flags.format === "json" ? json(placed) : `placed ${placed.orderId} clientOrderId ${placed.clientOrderId}\n`
+      client.placeOrder({
+        symbol: flags.symbol,
+        side: flags.side,
+        orderType: flags.type,
+        force: flags.force,
+        price: optional(flags.price),
+        quantity: flags.quantity,
+        clientOrderId: optional(flags.clientOrderId)
+      }).pipe(
+        Effect.flatMap((placed) =>
+          writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
         )
-      })
+      )
     )
 ).pipe(
   Command.withDescription("Places one order"),

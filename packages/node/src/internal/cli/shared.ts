@@ -88,6 +88,10 @@ export const write = (text: string) => Effect.flatMap(Effect.service(Output.Outp
 /** A value as indented JSON, one document. */
 export const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n"
 
+/** A command's result on stdout: one line of text, or the value as JSON with `--format json` (`resultFormat`). */
+export const writeResult = <A>(format: "text" | "json", value: A, line: (value: A) => string) =>
+  write(format === "json" ? json(value) : `${line(value)}\n`)
+
 /** An optional flag's value, as the client's optional fields take it. */
 export const optional = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
 

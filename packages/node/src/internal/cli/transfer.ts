@@ -2,7 +2,7 @@
 import { Transfer } from "@spotkit/core"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { json, NAME, resultFormat, withClient, write } from "./shared.ts"
+import { NAME, resultFormat, withClient, writeResult } from "./shared.ts"
 
 const accountType = (name: string, description: string) =>
   Flag.Literals(name, Transfer.AccountType.literals).pipe(Flag.withDescription(description))
@@ -20,16 +20,13 @@ export const transfer = Command.make(
   },
   (flags) =>
     withClient((client) =>
-      Effect.gen(function*() {
-        const result = yield* client.internalTransfer({
-          toUserId: flags.toUser,
-          coin: flags.coin,
-          amount: flags.amount,
-          fromAccountType: flags.fromAccount,
-          toAccountType: flags.toAccount
-        })
-        yield* write(flags.format === "json" ? json(result) : `transferred ${result.id}\n`)
-      })
+      client.internalTransfer({
+        toUserId: flags.toUser,
+        coin: flags.coin,
+        amount: flags.amount,
+        fromAccountType: flags.fromAccount,
+        toAccountType: flags.toAccount
+      }).pipe(Effect.flatMap((result) => writeResult(flags.format, result, (r) => `transferred ${r.id}`)))
     )
 ).pipe(
   Command.withDescription("Transfers a coin to another user's account"),
