@@ -4,12 +4,13 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { Cause, ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
-import { CliError, Command } from "effect/cli"
+import { ConfigProvider, Effect, Layer, Redacted, Stream } from "effect"
+import { Command } from "effect/cli"
 import { ChildProcess } from "effect/process"
 import type { ChildProcessSpawner } from "effect/process"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../../src/Cli.ts"
+import * as CliRuntime from "../../src/CliRuntime.ts"
 import * as Output from "../../src/internal/output.ts"
 
 export const packageDir = fileURLToPath(new URL("../..", import.meta.url))
@@ -61,20 +62,12 @@ export interface Run {
   readonly stderr: string
 }
 
-/** The exit code `bin/spotkit.ts` gives an exit of the command (its teardown). */
-const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
-  if (Exit.isSuccess(exit)) return 0
-  if (Cause.hasInterruptsOnly(exit.cause)) return 130
-  const error = Cause.squash(exit.cause)
-  if (Cli.isCliFailure(error)) return error.exitCode
-  if (CliError.isCliError(error) && error._tag === "ShowHelp") return error.errors.length > 0 ? 2 : 0
-  return 1
+/** A channel that keeps what is written to it, in `chunks`. */
+export const capture = (isTTY: boolean) => {
+  const chunks: Array<string> = []
+  const channel: Output.Channel = { isTTY, write: (text) => Effect.sync(() => void chunks.push(text)) }
+  return { chunks, channel }
 }
-
-const capture = (chunks: Array<string>, isTTY: boolean): Output.Channel => ({
-  isTTY,
-  write: (text) => Effect.sync(() => void chunks.push(text))
-})
 
 /**
  * Runs the command tree in this process, with `env` as its configuration and stdout and stderr captured (neither a
@@ -86,11 +79,11 @@ export const runInProcess = (
   options: { readonly stdout?: Output.Channel | undefined } = {}
 ) =>
   Effect.gen(function*() {
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
+    const stdout = capture(false)
+    const stderr = capture(false)
     const output = Layer.succeed(Output.Output, {
-      stdout: options.stdout ?? capture(stdout, false),
-      stderr: capture(stderr, false)
+      stdout: options.stdout ?? stdout.channel,
+      stderr: stderr.channel
     })
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
       Effect.provide(Layer.mergeAll(
@@ -100,7 +93,9 @@ export const runInProcess = (
       )),
       Effect.exit
     )
-    return { args, exitCode: exitCodeOf(exit), stdout: stdout.join(""), stderr: stderr.join(""), exit }
+    // The exit code `bin/spotkit.ts` gives it (130 for an interrupt: no signal here).
+    const exitCode = CliRuntime.exitCode(exit, { interrupted: 130 })
+    return { args, exitCode, stdout: stdout.chunks.join(""), stderr: stderr.chunks.join(""), exit }
   })
 
 const text = (stream: ChildProcessSpawner.ChildProcessHandle["stdout"]) => Stream.mkString(Stream.decodeText(stream))

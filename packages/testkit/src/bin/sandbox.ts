@@ -16,23 +16,16 @@
  *
  * @since 0.1.0
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Data, Effect, Exit, Layer, Redacted, Runtime, Stdio } from "effect"
-import { CliError, CliOutput, Command, Flag } from "effect/cli"
-import { createRequire } from "node:module"
+import * as CliRuntime from "@spotkit/node/CliRuntime"
+import { Console, Data, Effect, Layer, Redacted, Runtime } from "effect"
+import { Command, Flag } from "effect/cli"
 import * as Sandbox from "../Sandbox.ts"
 import * as TestExchange from "../TestExchange.ts"
 
 const NAME = "spotkit-sandbox"
 
 // The package's version; `../../package.json` from both `src/bin` and `dist/bin`.
-const version = ((): string => {
-  const pkg: unknown = createRequire(import.meta.url)("../../package.json")
-  return typeof pkg === "object" && pkg !== null && "version" in pkg && typeof pkg.version === "string"
-    ? pkg.version
-    : "0.0.0"
-})()
+const version = CliRuntime.packageVersion(new URL("../../package.json", import.meta.url))
 
 const port = Flag.Int("port").pipe(
   Flag.withDescription("Port to listen on; 0 picks any free port"),
@@ -164,37 +157,10 @@ const command = Command.make(
   ])
 )
 
-// Bad flags: one line on stderr (no help page); `--help` and `--version` as usual.
-const presenter = CliOutput.layerPresenter({
-  present: (event) =>
-    event._tag === "InvalidInvocation"
-      ? Console.error(
-        `${NAME}: ${
-          event.errors.map((error) =>
-            error._tag === "UnrecognizedOption" && error.suggestions.length > 0
-              ? `unrecognized flag ${error.option} (did you mean ${error.suggestions.join(" or ")}?)`
-              : error.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
-          ).join("; ")
-        } (see --help)`
-      )
-      : CliOutput.defaultPresenter.present(event)
+// Bad flags: one line on stderr (no help page), exit code 2. SIGINT/SIGTERM interrupt the program after the server
+// has closed: a clean stop, exit code 0.
+CliRuntime.runMain(command, {
+  version,
+  layer: CliRuntime.layerPresenter({ name: NAME }),
+  interrupted: () => 0
 })
-
-// SIGINT/SIGTERM interrupt the program after the server has closed: a clean stop, exit code 0. Bad flags: 2.
-const teardown: Runtime.Teardown = (exit, onExit) => {
-  if (Exit.isFailure(exit)) {
-    if (Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
-    const error = Cause.squash(exit.cause)
-    if (CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0) return onExit(2)
-  }
-  Runtime.defaultTeardown(exit, onExit)
-}
-
-// `pnpm sandbox -- --port 8080` passes the `--` on; the command takes no positional arguments, so a leading `--` is
-// dropped rather than turning every flag after it into one.
-const run = Command.runWith(command, { version })
-
-Stdio.Stdio.use(({ args }) => Effect.flatMap(args, (argv) => run(argv[0] === "--" ? argv.slice(1) : argv))).pipe(
-  Effect.provide(Layer.merge(NodeServices.layer, presenter)),
-  NodeRuntime.runMain({ teardown })
-)

@@ -1,93 +1,19 @@
 /**
- * `bills export` where it can go wrong: a file whose last buffered writes fail (a full disk) must not end with exit
- * code 0; a bad flag must leave an earlier export in `--out` alone and print no data; `--since 0` includes every
- * bill; and the progress line never draws itself in the middle of rows that go to the same terminal.
+ * `spotkit bills export` (`internal/cli/bills.ts`) where it can go wrong, in process against the sandbox: a file
+ * whose last buffered writes fail (a full disk) must not end with exit code 0; a bad flag must leave an earlier export
+ * in `--out` alone and print no data; `--since 0` includes every bill; one page of read-ahead, no more.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Deferred, Effect, Fiber, FileSystem } from "effect"
-import { TestClock } from "effect/testing"
 import { existsSync } from "node:fs"
-import * as Output from "../src/internal/output.ts"
-import * as Progress from "../src/internal/progress.ts"
-import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "./support/cli.ts"
+import type * as Output from "../../src/internal/output.ts"
+import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "../support/cli.ts"
 
 const HEADER = "billId,coinId,coinName,bizType,deltaAmount,afterAmount,fees,cTime\n"
 const FAR_FUTURE = "4102444800000" // 2100-01-01: no bill is that new
 const hasDevFull = existsSync("/dev/full")
-
-const capture = (isTTY: boolean) => {
-  const chunks: Array<string> = []
-  const channel: Output.Channel = { isTTY, write: (text) => Effect.sync(() => void chunks.push(text)) }
-  return { chunks, channel }
-}
-
-describe("Output.openFile", () => {
-  it.live("close: every write has reached the file", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-out-" })
-      const path = `${dir}/out.csv`
-      const file = yield* Output.openFile(path)
-      yield* file.write("a,b\n")
-      yield* file.write("1,2\n")
-      yield* file.close
-      assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
-
-  it.live.skipIf(!hasDevFull)(
-    "close: a failure of the last, buffered writes fails it (ENOSPC)",
-    () =>
-      Effect.gen(function*() {
-        const file = yield* Output.openFile("/dev/full")
-        // Buffered: the write itself succeeds, the disk's refusal comes later.
-        yield* file.write(HEADER)
-        const error = yield* Effect.flip(file.close)
-        assert.strictEqual(error.code, "ENOSPC")
-        assert.include(error.message, "cannot write /dev/full")
-      }).pipe(Effect.scoped)
-  )
-})
-
-describe("Progress", () => {
-  it.effect("on a terminal that also shows the data: no line redrawn in place; --progress gives plain lines", () =>
-    Effect.gen(function*() {
-      const quiet = capture(true)
-      const progress = yield* Progress.make(quiet.channel, { forced: false, dataOnTerminal: true })
-      yield* TestClock.adjust("1 second")
-      yield* progress.update(100, 1)
-      yield* progress.finish("exported", 100, 1, "")
-      assert.deepStrictEqual(quiet.chunks, [])
-
-      const forced = capture(true)
-      const plain = yield* Progress.make(forced.channel, { forced: true, dataOnTerminal: true })
-      yield* TestClock.adjust("10 seconds")
-      yield* plain.update(100, 1)
-      assert.strictEqual(forced.chunks.length, 1)
-      assert.isFalse(forced.chunks[0]!.includes("\r"), JSON.stringify(forced.chunks))
-      assert.isTrue(forced.chunks[0]!.endsWith("\n"))
-    }))
-
-  it.effect("a terminal alone: redrawn in place; a note replaces the live line", () =>
-    Effect.gen(function*() {
-      const tty = capture(true)
-      const progress = yield* Progress.make(tty.channel, { forced: false, dataOnTerminal: false })
-      yield* TestClock.adjust("1 second")
-      yield* progress.update(100, 1)
-      assert.isTrue(tty.chunks[0]!.startsWith("\r\x1b[K"))
-      yield* progress.note("spotkit: interrupted\n")
-      assert.strictEqual(tty.chunks[1], "\r\x1b[Kspotkit: interrupted\n")
-    }))
-
-  it.effect("not a terminal: a note is exactly its line (no blank line before it)", () =>
-    Effect.gen(function*() {
-      const log = capture(false)
-      const progress = yield* Progress.make(log.channel, { forced: true, dataOnTerminal: false })
-      yield* progress.note("spotkit: interrupted\n")
-      assert.deepStrictEqual(log.chunks, ["spotkit: interrupted\n"])
-    }))
-})
 
 describe("bills export, in process, against the sandbox", () => {
   const { layer } = sandboxLayer({ seed: 5, bills: 40 })

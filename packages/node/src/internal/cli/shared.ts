@@ -1,0 +1,130 @@
+// What the `spotkit` commands share: the reported failure (one line on stderr and an exit code), the client from the
+// environment, stdout, and the flags that recur. Each command group is a module beside this one; `Cli.ts` assembles
+// the tree.
+import { SpotClient, type SpotError } from "@spotkit/core"
+import { Config, Data, Effect, FileSystem, Option, Runtime } from "effect"
+import { Flag } from "effect/cli"
+import * as NodeSpotClient from "../../NodeSpotClient.ts"
+import * as Output from "../output.ts"
+
+/** The command's name. */
+export const NAME = "spotkit"
+
+/** An expected failure, already reported on stderr as one line; `exitCode` 1 (venue, network, output) or 2 (usage). */
+export class CliFailure extends Data.TaggedError("CliFailure")<{
+  readonly message: string
+  readonly exitCode: number
+}> {
+  override readonly [Runtime.errorReported] = false
+  // The process's exit code (`CliRuntime.exitCode`).
+  override get [Runtime.errorExitCode](): number {
+    return this.exitCode
+  }
+}
+
+const report = (message: string, exitCode: number) =>
+  Effect.flatMap(
+    Effect.service(Output.Output),
+    ({ stderr }) =>
+      stderr.write(`${NAME}: ${message}\n`).pipe(
+        Effect.ignore,
+        Effect.andThen(Effect.fail(new CliFailure({ message, exitCode })))
+      )
+  )
+
+/** Bad usage or input: nothing was sent. */
+export const usage = (message: string) => report(message, 2)
+
+// Errors of a command, each turned into one line and an exit code. A ValidationError was caught by the client
+// before anything was sent (bad input: 2); every other SpotError reason comes from the venue or the network (1).
+type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure
+
+const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
+  Effect.catch(effect, (error): Effect.Effect<never, CliFailure, Output.Output> => {
+    switch (error._tag) {
+      case "CliFailure":
+        return Effect.fail(error)
+      case "SpotError":
+        return report(error.message, error.reason._tag === "ValidationError" ? 2 : 1)
+      case "OutputError":
+        // The reader of stdout went away (`spotkit ... | head`): a normal way to stop, as for other Unix tools.
+        return error.code === "EPIPE" ?
+          Effect.fail(new CliFailure({ message: error.message, exitCode: 0 })) :
+          report(error.message, 1)
+      default: {
+        // "SchemaError(Expected string\n  at ["SPOTKIT_API_KEY"])": name the variable.
+        const name = /at \["([^"]+)"\]/.exec(error.message)?.[1]
+        const detail = error.message.split("\n")[0]!.replace(/^SchemaError\(/, "")
+        return usage(
+          name === undefined
+            ? `configuration: ${detail}`
+            : detail === "Expected string"
+            ? `environment variable ${name} is not set; see ${NAME} --help`
+            : `environment variable ${name} is invalid (${detail}); see ${NAME} --help`
+        )
+      }
+    }
+  })
+
+// The client from the environment, over Node's own HTTP client: the CLI sends one request at a time, where undici's
+// pool gains nothing, and undici's WebAssembly parser and allocations cost about 40 MB of peak RSS on a long export
+// (BENCHMARKS.md).
+const config: Config.Wrap<NodeSpotClient.Options> = {
+  ...NodeSpotClient.defaultConfig,
+  transport: Config.succeed("node:http" as const)
+}
+
+/** Runs a command's body with a client from the environment, reporting its errors. */
+export const withClient = <A>(
+  body: (client: SpotClient.Service) => Effect.Effect<A, CommandError, Output.Output | FileSystem.FileSystem>
+) =>
+  reported(
+    Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layerConfig(config)))
+  )
+
+/** Writes to stdout. */
+export const write = (text: string) => Effect.flatMap(Effect.service(Output.Output), ({ stdout }) => stdout.write(text))
+
+/** A value as indented JSON, one document. */
+export const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n"
+
+/** A command's result on stdout: one line of text, or the value as JSON with `--format json` (`resultFormat`). */
+export const writeResult = <A>(format: "text" | "json", value: A, line: (value: A) => string) =>
+  write(format === "json" ? json(value) : `${line(value)}\n`)
+
+/** An optional flag's value, as the client's optional fields take it. */
+export const optional = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
+
+/** Why a file could not be read, in words (the platform's tag names are not for users). */
+const readProblem = (reason: { readonly _tag: string; readonly message: string }): string => {
+  switch (reason._tag) {
+    case "NotFound":
+      return "no such file"
+    case "BadResource":
+      return "not a readable file (a directory?)"
+    case "PermissionDenied":
+      return "permission denied"
+    default:
+      return reason.message
+  }
+}
+
+/** The text of the file a flag names; a file that cannot be read is bad input (exit code 2). */
+export const readFlagFile = (flag: string, path: string) =>
+  Effect.flatMap(
+    Effect.service(FileSystem.FileSystem),
+    (fs) =>
+      fs.readFileString(path).pipe(
+        Effect.catch((error) => usage(`${flag}: cannot read ${path}: ${readProblem(error.reason)}`))
+      )
+  )
+
+/** `--symbol`. */
+export const symbol = Flag.String("symbol").pipe(Flag.withDescription("The symbol, e.g. BTCUSDT_SPBL"))
+
+/** `--format` of a command's output: one of `choices`, the first by default. */
+export const format = <const A extends string>(choices: readonly [A, ...Array<A>], description: string) =>
+  Flag.Literals("format", choices).pipe(Flag.withDescription(description), Flag.withDefault(choices[0]))
+
+/** `--format` of a command whose result is one line of text or a JSON document. */
+export const resultFormat = format(["text", "json"], "text or json")
