@@ -189,7 +189,7 @@ describe("venue codes that are Object.prototype keys", () => {
   )
 })
 
-describe("the code table", () => {
+describe("the code table, mayHaveApplied and prehash", () => {
   const prototypeKeys = ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf"]
 
   it("reasonOf gives every code of the table its reason, keeping the venue's code, msg, time and status", () => {

@@ -7,7 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
-import { SpotClient, SpotError } from "../src/index.ts"
+import { SpotClient, SpotError, Venue } from "../src/index.ts"
+import * as Retry from "../src/internal/retry.ts"
 import {
   answer,
   clientOptions,
@@ -24,6 +25,42 @@ import {
   venueOrderId,
   withClient
 } from "./support/FakeVenue.ts"
+
+describe("isRetried", () => {
+  it("retries a retryable failure of a read or an order, and of a transfer only when it provably was not applied", () => {
+    const notApplied: ReadonlyArray<SpotError.SpotErrorReason> = [
+      new SpotError.TransportError({ description: "connect ECONNREFUSED", notSent: true }),
+      new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: 429 }),
+      new SpotError.MaintenanceError({ code: "40200", msg: "server upgrade", httpStatus: 400 }),
+      new SpotError.TimestampError({ code: "40008", msg: "Request timestamp expired", httpStatus: 400 })
+    ]
+    const mayBeApplied: ReadonlyArray<SpotError.SpotErrorReason> = [
+      new SpotError.TransportError({ description: "connection reset" }),
+      new SpotError.DecodeError({ kind: "json", description: "truncated", excerpt: "{" }),
+      new SpotError.HttpStatusError({ httpStatus: 502, excerpt: "<html>" }),
+      new SpotError.ApiError({ code: "50000", msg: "internal", httpStatus: 500 })
+    ]
+    const final: ReadonlyArray<SpotError.SpotErrorReason> = [
+      new SpotError.DecodeError({ kind: "schema", description: "wrong shape", excerpt: "{}" }),
+      new SpotError.HttpStatusError({ httpStatus: 404, excerpt: "<html>" }),
+      new SpotError.ApiError({ code: "49999", msg: "odd", httpStatus: 400 }),
+      new SpotError.AuthenticationError({ code: "40009", msg: "sign signature error", httpStatus: 400 }),
+      new SpotError.InsufficientBalanceError({ code: "43012", msg: "Insufficient balance", httpStatus: 400 }),
+      new SpotError.ValidationError({ field: "price", description: "is required" })
+    ]
+    const { internalTransfer, openOrders, placeOrder, placeOrders } = Venue.endpoints
+    for (const endpoint of [openOrders, placeOrder, placeOrders]) {
+      for (const reason of [...notApplied, ...mayBeApplied]) {
+        assert.isTrue(Retry.isRetried(endpoint, reason), `${endpoint.name}: ${reason._tag}`)
+      }
+    }
+    for (const reason of notApplied) assert.isTrue(Retry.isRetried(internalTransfer, reason), reason.message)
+    for (const reason of mayBeApplied) assert.isFalse(Retry.isRetried(internalTransfer, reason), reason.message)
+    for (const endpoint of [openOrders, placeOrder, placeOrders, internalTransfer]) {
+      for (const reason of final) assert.isFalse(Retry.isRetried(endpoint, reason), `${endpoint.name}: ${reason._tag}`)
+    }
+  })
+})
 
 /** HTTP 500 with a venue envelope whose code spotkit does not know. */
 const unknownCode500 = answer(500, "50000")

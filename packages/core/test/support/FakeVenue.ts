@@ -1,7 +1,9 @@
 /**
  * A scripted, stateful fake of the venue behind an `HttpClient`, for the core tests. It checks signatures with
  * node:crypto (independently of the client's WebCrypto signer), keeps orders and bills, pages them the way
- * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`.
+ * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`. Also here: a
+ * `ScriptedVenue` whose answers can be replaced after it applied a request, and the orders, requests and calls the
+ * core tests share.
  */
 import { assert } from "@effect/vitest"
 import { Clock, Effect, Layer, Redacted, Stream } from "effect"
