@@ -104,7 +104,7 @@ const arbitraries = {
 // ---------------------------------------------------------------------------------------------------------------
 // Schema ⇒ fast: valid forms only
 
-/** Sometimes a key present with the value `undefined`, which the Schema takes as absent and the fast paths decline. */
+// Sometimes a key present with the value `undefined`: the Schema accepts it (keeping the key), the fast paths decline.
 const orUndefined = <A>(value: fc.Arbitrary<A>) => usually(value, fc.constant(undefined), 6)
 
 const validOpenOrder = fc.record({

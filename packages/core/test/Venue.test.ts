@@ -202,7 +202,7 @@ describe("the code table, mayHaveApplied and prehash", () => {
     assert.deepInclude(duplicate, { _tag: "DuplicateOrderError", clientOrderId: "d-1", afterRetry: false })
   })
 
-  it("reasonOf: an unknown code is an ApiError, or a RateLimitError under HTTP 429, Object.prototype keys included", () => {
+  it("reasonOf: an unknown code (Object.prototype keys too) is an ApiError, a RateLimitError under 429", () => {
     for (const code of ["99999", ...prototypeKeys]) {
       assert.strictEqual(Venue.reasonOf({ code, msg: "odd", httpStatus: 400 })._tag, "ApiError", code)
       assert.strictEqual(Venue.reasonOf({ code, msg: "odd", httpStatus: 429 })._tag, "RateLimitError", code)

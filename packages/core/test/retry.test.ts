@@ -27,7 +27,7 @@ import {
 } from "./support/FakeVenue.ts"
 
 describe("isRetried", () => {
-  it("retries a retryable failure of a read or an order, and of a transfer only when it provably was not applied", () => {
+  it("retries a read or an order when a retry may help, a transfer only when it provably was not applied", () => {
     const notApplied: ReadonlyArray<SpotError.SpotErrorReason> = [
       new SpotError.TransportError({ description: "connect ECONNREFUSED", notSent: true }),
       new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: 429 }),
