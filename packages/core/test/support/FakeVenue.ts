@@ -1,14 +1,16 @@
 /**
  * A scripted, stateful fake of the venue behind an `HttpClient`, for the core tests. It checks signatures with
  * node:crypto (independently of the client's WebCrypto signer), keeps orders and bills, pages them the way
- * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`.
+ * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`. Also here: a
+ * `ScriptedVenue` whose answers can be replaced after it applied a request, and the orders, requests and calls the
+ * core tests share.
  */
 import { assert } from "@effect/vitest"
-import { Clock, Effect, Layer, Redacted } from "effect"
+import { Clock, Effect, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
-import { type Order, SpotClient, type SpotError, type Transfer, Venue } from "../../src/index.ts"
+import { type Bill, type Order, SpotClient, SpotError, type Transfer, Venue } from "../../src/index.ts"
 
 export const credentials = {
   apiKey: "test-api-key-7f3a",
@@ -366,3 +368,158 @@ export const venueOrderId = (venue: FakeVenue, clientOrderId: string): string =>
 /** The orderId of a `Placed` outcome (as plain digits), or the outcome's tag otherwise. */
 export const orderIdOf = (outcome: Order.BatchOutcome | undefined): string | undefined =>
   outcome?._tag === "Placed" ? String(outcome.orderId) : outcome?._tag
+
+/** Requests the venue received on `path`, in order. */
+export const requestsTo = (venue: FakeVenue, path: string): Array<Received> =>
+  venue.requests.filter((request) => request.path === path)
+
+/** `count` clientOrderIds: `${prefix}0`, `${prefix}1`, ... */
+export const ids = (count: number, prefix = "c"): Array<string> =>
+  Array.from({ length: count }, (_, i) => `${prefix}${i}`)
+
+/** A post-only limit buy of 0.015 at 27123.45, with `clientOrderId` when given. */
+export const limitOrder = (clientOrderId?: string): Order.PlaceOrderInput => ({
+  symbol: SYMBOL,
+  side: "buy",
+  orderType: "limit",
+  force: "postOnly",
+  price: "27123.45",
+  quantity: "0.015",
+  ...(clientOrderId === undefined ? {} : { clientOrderId })
+})
+
+/** A limit buy at `price` (default 100) of `quantity` (default 1). */
+export const limitOrderAt = (clientOrderId: string, price = "100", quantity = "1"): Order.PlaceOrderInput => ({
+  symbol: SYMBOL,
+  side: "buy",
+  orderType: "limit",
+  price,
+  quantity,
+  clientOrderId
+})
+
+/** A batch item: a limit sell of 0.002 at 30000.1. */
+export const batchItem = (clientOrderId: string): Order.BatchItemInput => ({
+  side: "sell",
+  orderType: "limit",
+  price: "30000.1",
+  quantity: "0.002",
+  clientOrderId
+})
+
+export const OLD_ORDER_ID = 500_000_000_000_000_001n
+
+/** An old open order (sell 5 @ 99999) that already uses `clientOrderId`. */
+export const addOldOrder = (venue: FakeVenue, clientOrderId: string) =>
+  venue.orders.push({
+    orderId: OLD_ORDER_ID,
+    symbol: SYMBOL,
+    clientOrderId,
+    side: "sell",
+    orderType: "limit",
+    price: "99999",
+    quantity: "5",
+    cTime: NOW - 60_000
+  })
+
+/** Runs the bills stream over `venue` and collects it. */
+export const streamBills = (venue: FakeVenue, query: Bill.BillQuery = {}) =>
+  withClient(venue, (client) => Stream.runCollect(client.fundingBills(query)))
+
+// -----------------------------------------------------------------------------------------------------------------
+// venues that answer differently from the fake
+
+/** An answer as the venue sends it. */
+export interface Answer {
+  readonly status: number
+  readonly body: string
+}
+
+export type Rewrite = (original: Answer, request: Received) => Answer
+
+/**
+ * The fake venue, whose answer to a request can be replaced after the fake has received, checked and applied it:
+ * `answerNext(path, rewrite)` replaces the next answer on `path` once.
+ */
+export class ScriptedVenue extends FakeVenue {
+  private readonly scripted: Array<{ readonly path: string; readonly rewrite: Rewrite }> = []
+
+  answerNext(path: string, rewrite: Rewrite): this {
+    this.scripted.push({ path, rewrite })
+    return this
+  }
+
+  protected answerFor(path: string, original: Answer, request: Received): Answer {
+    const index = this.scripted.findIndex((entry) => entry.path === path)
+    return index === -1 ? original : this.scripted.splice(index, 1)[0]!.rewrite(original, request)
+  }
+
+  override get client(): HttpClient.HttpClient {
+    const inner = super.client
+    return HttpClient.make((request, url) =>
+      Effect.flatMap(inner.execute(request), (response) =>
+        Effect.map(response.text, (text) => {
+          const { body, status } = this.answerFor(
+            url.pathname,
+            { status: response.status, body: text },
+            this.requests.at(-1)!
+          )
+          return HttpClientResponse.fromWeb(request, new Response(body, { status }))
+        }))
+    )
+  }
+}
+
+/** A standard envelope of the given code at `NOW`. */
+export const answer = (status: number, code: string, data: unknown = null): Answer => ({
+  status,
+  body: envelope(code, code === "00000" ? "success" : "internal error", NOW, JSON.stringify(data))
+})
+
+/** A fault that answers with arbitrary text (a success by default), as the venue (or a proxy) might send it. */
+export const httpAnswer = (body: string, status = 200): Fault => ({ kind: "http", status, body })
+
+// -----------------------------------------------------------------------------------------------------------------
+// one call of each operation, over a fake venue that first plays faults
+
+export type Call<A = unknown> = (client: SpotClient.Service) => Effect.Effect<A, SpotError.SpotError>
+
+export const calls = {
+  placeOrder: (client) =>
+    client.placeOrder({
+      symbol: SYMBOL,
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      clientOrderId: "err-1"
+    }),
+  openOrdersPage: (client) => client.openOrdersPage({ symbol: SYMBOL }),
+  fundingBillsPage: (client) => client.fundingBillsPage({ pageSize: 10 }),
+  internalTransfer: (client) => client.internalTransfer(sampleTransfer)
+} satisfies Record<string, Call>
+
+/** Runs `call` at `NOW` over a fake venue that first plays `faults`; answers the venue and the call's result. */
+export const attempt = <A>(
+  faults: ReadonlyArray<Fault>,
+  call: Call<A>,
+  retry: SpotClient.Options["retry"] = false
+) => {
+  const venue = new FakeVenue()
+  for (const fault of faults) venue.fail(fault)
+  return Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    const client = yield* SpotClient.SpotClient
+    const result = yield* Effect.result(call(client))
+    return { venue, result }
+  }).pipe(Effect.provide(clientLayer(venue, { retry })))
+}
+
+/** Like `attempt`, for calls that must fail: answers the error. */
+export const failure = (faults: ReadonlyArray<Fault>, call: Call, retry: SpotClient.Options["retry"] = false) =>
+  Effect.map(attempt(faults, call, retry), ({ result, venue }) => {
+    assert.strictEqual(result._tag, "Failure", "the call should have failed")
+    if (result._tag === "Success") throw new Error("unreachable")
+    assert.isTrue(SpotError.isSpotError(result.failure))
+    return { error: result.failure, venue }
+  })

@@ -1,19 +1,21 @@
 /**
- * The bills page decoder of the export's hot path (`billPage` in `internal/fast.ts`): its hand-checked fast path must accept
- * only what the `Bill.BillPage` schema accepts and give exactly the schema's value (same fields, same order, unknown
- * fields dropped); everything else goes to the schema, with its errors. Checked on generated pages that mix the
- * usual shape with every variation the schema allows or refuses.
+ * The bills page decoder of the export's hot path (`Bill.decodeBillPage`): its hand-checked fast path
+ * (`Bill.fastBillPage`) must accept only what the `Bill.BillPage` schema accepts and give exactly the schema's value
+ * (same fields, same order, unknown fields dropped), and of what the schema accepts, give that value or leave it to
+ * the schema, with its errors. Checked on generated pages that mix the usual shape with every variation the schema
+ * allows or refuses. And bills of a newer bizType or with exponent-form amounts stream as they are.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import * as fc from "fast-check"
 import { Bill } from "../src/index.ts"
-import { decoder } from "../src/internal/fast.ts"
+import { type FakeBill, FakeVenue, NOW, streamBills } from "./support/FakeVenue.ts"
+import { fastEqualOrDeclines, plainDecimal, safeNat, unusualDecimal, usually } from "./support/fastPath.ts"
 
 const fastBillPage = Bill.fastBillPage
 
 const schemaDecode = Schema.decodeUnknownExit(Bill.BillPage)
-const decodeBillPage = decoder(Bill.BillPage, fastBillPage)
+const decodeBillPage = Bill.decodeBillPage
 
 // Each field is usually what an honest venue sends and sometimes one of the variations the schema converts (numbers
 // for ids, exponent decimals, numeric times) or refuses (leading zeros, floats, unsafe integers, wrong types), so
@@ -75,6 +77,34 @@ const page = fc.record({
 // What JSON.parse of the page would give: `undefined` fields are absent.
 const asParsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
 
+// Valid pages only: the usual forms, and sometimes a numeric billId, an exponent-form or integer amount, or a page
+// field present with the value `undefined`, which the schema accepts and the fast path leaves to it.
+const validBill = fc.record({
+  billId: usually(fc.oneof(fc.constantFrom("2001000000001000005"), fc.string()), safeNat, 30),
+  coinId: fc.oneof(fc.nat(100), fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
+  coinName: fc.constantFrom("USDT", "BTC"),
+  bizType: fc.oneof(fc.constantFrom(...Bill.BizType.literals), fc.string()),
+  deltaAmount: usually(plainDecimal, unusualDecimal, 30),
+  afterAmount: usually(plainDecimal, unusualDecimal, 30),
+  fees: usually(plainDecimal, unusualDecimal, 30),
+  cTime: fc.oneof(safeNat, safeNat.map(String)),
+  chain: fc.constantFrom("TRC20", "ERC20")
+}, {
+  requiredKeys: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"],
+  noNullPrototype: true
+})
+
+const intOrNull = usually(fc.oneof(fc.integer(), fc.constant(null)), fc.constant(undefined), 12)
+
+const validPage = fc.record({
+  total: intOrNull,
+  page: intOrNull,
+  pageSize: intOrNull,
+  hasNextPage: usually(fc.oneof(fc.boolean(), fc.constant(null)), fc.constant(undefined), 12),
+  items: usually(fc.array(validBill, { maxLength: 4 }), fc.constant(null), 10),
+  extra: fc.string()
+}, { requiredKeys: ["items"], noNullPrototype: true })
+
 describe("bills page decoding", () => {
   it("the fast path answers exactly the schema's value, or leaves the page to the schema", () => {
     let fast = 0
@@ -99,6 +129,10 @@ describe("bills page decoding", () => {
     )
     // The generator must exercise the fast path, not only the fallback.
     assert.isAbove(fast, 100)
+  })
+
+  it("whatever the schema accepts, the fast path decodes to the same value (fields in order) or declines", () => {
+    fastEqualOrDeclines(Bill.BillPage, fastBillPage, validPage, { numRuns: 3000, minShare: 0.1, sameOrder: true })
   })
 
   it.effect("the decoder answers the schema's result on every page, fast path or not", () =>
@@ -158,5 +192,32 @@ describe("bills page decoding", () => {
     const decoded = Effect.runSync(decodeBillPage(input))
     assert.strictEqual(decoded.items![0]!.billId, "7")
     assert.strictEqual(decoded.items![0]!.deltaAmount, "0.00000000")
+  })
+})
+
+describe("tolerance of newer bizTypes and exponent decimals", () => {
+  /** Adds one bill with the given fields to a fake venue. */
+  const venueWithBill = (fields: Partial<FakeBill>) => {
+    const venue = new FakeVenue()
+    venue.addBills(1, NOW - 1000)
+    venue.bills[0] = { ...venue.bills[0]!, ...fields }
+    return venue
+  }
+
+  it.effect("a bill with an unknown bizType streams with that bizType", () => {
+    const venue = venueWithBill({ bizType: "margin_interest" })
+    return Effect.map(streamBills(venue), (bills) => {
+      assert.deepStrictEqual(bills.map((bill) => bill.bizType), ["margin_interest"])
+    })
+  })
+
+  it.effect("a bill with exponent-form amounts streams with exact plain decimals", () => {
+    const venue = venueWithBill({ deltaAmount: "1.5e3", afterAmount: "-2.50e-2", fees: "0E-8" })
+    return Effect.map(streamBills(venue), (bills) => {
+      assert.deepStrictEqual(
+        bills.map(({ afterAmount, deltaAmount, fees }) => ({ deltaAmount, afterAmount, fees })),
+        [{ deltaAmount: "1500", afterAmount: "-0.0250", fees: "0.00000000" }]
+      )
+    })
   })
 })

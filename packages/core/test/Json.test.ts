@@ -1,16 +1,13 @@
 /**
- * Lossless JSON: 64-bit ids and exact decimals survive `Json.parse` / `Json.stringify` and the id wire schema.
+ * Lossless JSON: 64-bit ids and exact decimals survive `Json.parse` / `Json.stringify`.
  *
  * The contract (Json.ts module docs, DESIGN §3): a number literal stays a JS number only when it is an integer
  * literal within the safe range; every other number (large integers, fractions, exponent forms) comes back as its
  * exact source text.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
-import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { Json, Primitives, SpotClient } from "../src/index.ts"
-import { clientLayer, FakeVenue, NOW } from "./support/FakeVenue.ts"
+import { Json } from "../src/index.ts"
 
 const INTEGER_LITERAL = /^-?\d+$/
 
@@ -228,85 +225,6 @@ describe("Json.stringify", () => {
       }),
       { numRuns: 200 }
     )
-  })
-})
-
-// ---------------------------------------------------------------------------------------------------------------
-// OrderId through the wire schema
-
-const decodeOrderId = Schema.decodeUnknownSync(Primitives.OrderIdFromWire)
-const encodeOrderId = Schema.encodeSync(Primitives.OrderIdFromWire)
-
-/** The `orderId` of a wire text, parsed losslessly and decoded. */
-const orderIdOf = (text: string) => decodeOrderId((Json.parse(text) as { readonly orderId: unknown }).orderId)
-
-describe("OrderIdFromWire", () => {
-  it("decodes an id sent as a JSON number (lossless source text) or as a JSON string to the same digits", () => {
-    assert.strictEqual(orderIdOf("{\"orderId\":602876318261969338}"), "602876318261969338")
-    assert.strictEqual(orderIdOf("{\"orderId\":\"602876318261969338\"}"), "602876318261969338")
-    assert.strictEqual(orderIdOf("{\"orderId\":18446744073709551615}"), "18446744073709551615")
-    assert.strictEqual(orderIdOf("{\"orderId\":12345}"), "12345")
-  })
-
-  it("rejects ids that are not unsigned 64-bit integers", () => {
-    for (const text of ["18446744073709551616", "-1", "1.5", "\"0602876318261969338\"", "\"\"", "\"12a\""]) {
-      assert.throws(() => orderIdOf(`{"orderId":${text}}`), undefined, undefined, text)
-    }
-  })
-
-  it("encodes to the exact digits and decodes back, as a JSON string or a raw JSON number", () => {
-    fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => {
-        const id = decodeOrderId(String(n))
-        const encoded = encodeOrderId(id)
-        assert.strictEqual(String(encoded), String(n))
-        assert.strictEqual(orderIdOf(Json.stringify({ orderId: encoded })), String(n))
-        assert.strictEqual(orderIdOf(Json.stringify({ orderId: Json.rawNumber(String(n)) })), String(n))
-      }),
-      { numRuns: 200 }
-    )
-  })
-})
-
-describe("ids over the client", () => {
-  it.effect.each([{ idsAsStrings: false }, { idsAsStrings: true }])(
-    "placeOrder returns the exact id (ids as strings: $idsAsStrings)",
-    ({ idsAsStrings }) => {
-      const venue = new FakeVenue({ idsAsStrings })
-      return Effect.gen(function*() {
-        yield* TestClock.setTime(NOW)
-        const client = yield* SpotClient.SpotClient
-        const placed = yield* client.placeOrder({
-          symbol: "BTCUSDT_SPBL",
-          side: "buy",
-          orderType: "limit",
-          price: "1",
-          quantity: "1",
-          clientOrderId: "json-1"
-        })
-        assert.strictEqual(placed.orderId, "602876318261969338")
-      }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
-    }
-  )
-
-  it.effect("internalTransfer sends toUserId as a bare JSON number with its exact digits", () => {
-    const venue = new FakeVenue()
-    return Effect.gen(function*() {
-      yield* TestClock.setTime(NOW)
-      const client = yield* SpotClient.SpotClient
-      for (const toUserId of ["9007199254740993", "18446744073709551615", "7"]) {
-        yield* client.internalTransfer({
-          toUserId,
-          coin: "USDT",
-          amount: "1",
-          fromAccountType: "SPOT",
-          toAccountType: "FUND"
-        })
-        const body = venue.requests.at(-1)!.body
-        assert.include(body, `"toUserId":${toUserId},`)
-        assert.strictEqual(String((Json.parse(body) as { readonly toUserId: unknown }).toUserId), toUserId)
-      }
-    }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
   })
 })
 

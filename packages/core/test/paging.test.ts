@@ -4,7 +4,8 @@
  *
  * Open orders: newest first, `limit` default 100, `pageNo` from 0, `nextPage`/`totals` null; the client pages on
  * until a page is shorter than `limit`. Bills: newest first, `startTime`/`endTime` exclusive ms bounds, `pageIndex`
- * from 1, `hasNextPage` says whether more follow.
+ * from 1, `hasNextPage` says whether more follow. And bills against venues that bend these rules (inclusive bounds,
+ * capped or unordered pages, pageIndex ignored, hasNextPage contradicting the page).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
@@ -13,11 +14,16 @@ import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { type Bill, SpotError, Venue } from "../src/index.ts"
 import {
+  type Answer,
+  answer,
   type FakeBill,
   type FakeOrder,
   FakeVenue,
   NOW,
+  reasonOf,
   type Received,
+  ScriptedVenue,
+  streamBills,
   SYMBOL,
   withClient
 } from "./support/FakeVenue.ts"
@@ -467,6 +473,138 @@ describe("streams and faults", () => {
       assert.strictEqual(error.code, "40014")
       assert.strictEqual(seen.length, 10, "the first page was yielded before the failure")
       assert.strictEqual(venue.count(path), 2, "not retried")
+    })
+  })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// bills against deviating venues
+
+interface Deviation {
+  /** `startTime` and `endTime` count as inclusive. */
+  readonly inclusiveBounds?: boolean
+  /** Serves at most this many bills per page, whatever was asked. */
+  readonly maxPageSize?: number
+  /** The answer's `pageSize`: the size served (default) or null. */
+  readonly pageSizeField?: "served" | "null"
+  readonly oldestFirst?: boolean
+  /** Always serves the first page. */
+  readonly ignoresPageIndex?: boolean
+  /** The answer's `hasNextPage`; by default whether bills follow the requested page. */
+  readonly hasNextPage?: boolean | null | undefined
+}
+
+/** Past this many bills requests the venue answers empty pages, so that a looping client ends the test. */
+const GUARD = 50
+
+/** The fake venue, whose bills pages bend the rules as `deviation` says. */
+class DeviantBillsVenue extends ScriptedVenue {
+  readonly deviation: Deviation
+  constructor(deviation: Deviation) {
+    super()
+    this.deviation = deviation
+  }
+
+  protected override answerFor(path: string, original: Answer, request: Received): Answer {
+    if (path !== BILLS || original.status !== 200) return super.answerFor(path, original, request)
+    const { json } = request
+    const d = this.deviation
+    const asked = Number(json.pageSize ?? 10)
+    const size = Math.min(asked, d.maxPageSize ?? asked)
+    const requestedIndex = Number(json.pageIndex ?? 1)
+    const pageIndex = d.ignoresPageIndex ? 1 : requestedIndex
+    const after = (t: number, bound: unknown) =>
+      bound === undefined || (d.inclusiveBounds ? t >= Number(bound) : t > Number(bound))
+    const before = (t: number, bound: unknown) =>
+      bound === undefined || (d.inclusiveBounds ? t <= Number(bound) : t < Number(bound))
+    const matching = newestFirst(
+      this.bills.filter((bill) => after(bill.cTime, json.startTime) && before(bill.cTime, json.endTime))
+    )
+    if (d.oldestFirst) matching.reverse()
+    const items = this.count(BILLS) > GUARD ? [] : matching.slice((pageIndex - 1) * size, pageIndex * size)
+    return answer(200, "00000", {
+      total: matching.length,
+      page: requestedIndex,
+      pageSize: d.pageSizeField === "null" ? null : size,
+      hasNextPage: d.hasNextPage === undefined ? requestedIndex * size < matching.length : d.hasNextPage,
+      items: items.map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+    })
+  }
+}
+
+/** Bills newest first (cTime, then billId, both descending), as DESIGN §4 orders them. */
+const newestFirst = (bills: ReadonlyArray<FakeBill>) =>
+  [...bills].sort((a, b) => b.cTime - a.cTime || (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1))
+
+const idsOf = (bills: ReadonlyArray<FakeBill | Bill.Bill>) => bills.map((bill) => bill.billId)
+
+describe("bills stream against a venue that bends the rules", () => {
+  it.effect("inclusive startTime and endTime: every bill inside the exclusive bounds once, none outside", () => {
+    const venue = new DeviantBillsVenue({ inclusiveBounds: true })
+    venue.addBills(35, NOW - 1000)
+    const startTime = NOW - 1000 - 30
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 10, startTime })
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills.filter((bill) => bill.cTime > startTime))))
+    })
+  })
+
+  it.effect("a venue capping pages at 20 (hasNextPage null) while 100 were asked: no bill skipped", () => {
+    const venue = new DeviantBillsVenue({ maxPageSize: 20, hasNextPage: null })
+    venue.addBills(55, NOW - 1000, 2)
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue)
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills)))
+      assert.strictEqual(venue.requests[0]!.json.pageSize, 100)
+      assert.isAtMost(venue.count(BILLS), 4)
+    })
+  })
+
+  it.effect("a venue sorting oldest first makes the stream fail, saying the bills are not newest first", () => {
+    const venue = new DeviantBillsVenue({ oldestFirst: true })
+    venue.addBills(25, NOW - 1000)
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(streamBills(venue, { pageSize: 10 }))
+      assert.include(reasonOf(error, "DecodeError").description, "not newest first")
+      assert.strictEqual(venue.count(BILLS), 1)
+    })
+  })
+
+  it.effect.each([
+    { cluster: 100, hasNextPage: undefined, name: "from the requested pageIndex" },
+    { cluster: 30, hasNextPage: true, name: "always true" },
+    { cluster: 30, hasNextPage: null, name: "null" },
+    { cluster: 30, hasNextPage: undefined, name: "from the requested pageIndex" }
+  ])(
+    "a venue ignoring pageIndex with $cluster bills in one millisecond (hasNextPage $name) fails quickly",
+    ({ cluster, hasNextPage }) => {
+      const venue = new DeviantBillsVenue({ ignoresPageIndex: true, hasNextPage })
+      venue.addBills(cluster, NOW - 1000, cluster)
+      return Effect.gen(function*() {
+        const result = yield* Effect.result(streamBills(venue, { pageSize: 10 }))
+        assert.strictEqual(result._tag, "Failure", "the stream must not end as if all bills were read")
+        if (result._tag === "Failure") reasonOf(result.failure, "DecodeError")
+        assert.isBelow(venue.count(BILLS), 20)
+      })
+    }
+  )
+
+  it.effect("hasNextPage true on a short page keeps paging", () => {
+    const venue = new DeviantBillsVenue({ maxPageSize: 7, pageSizeField: "null" })
+    venue.addBills(30, NOW - 1000)
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 10 })
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills)))
+    })
+  })
+
+  it.effect("hasNextPage false on a full page stops", () => {
+    const venue = new DeviantBillsVenue({ hasNextPage: false })
+    venue.addBills(30, NOW - 1000)
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 10 })
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills).slice(0, 10)))
+      assert.strictEqual(venue.count(BILLS), 1)
     })
   })
 })

@@ -8,14 +8,14 @@
  * go, and `settle` lets in-flight work finish (real event-loop turns, no real sleeping) before time moves on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, Layer, Redacted } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Venue } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/rateLimiter.ts"
-import { clientOptions, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
+import { clientLayer, clientOptions, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
 /** The documented default of `marginMillis`. */
 const MARGIN = 25
@@ -219,6 +219,32 @@ describe("client-side rate limits", () => {
       assert.strictEqual(yield* now, NOW)
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect.each([
+    { option: "placeOrder", rateLimit: { placeOrder: { limit: 0, windowMillis: 1000 } } },
+    { option: "openOrders", rateLimit: { openOrders: { limit: 10, windowMillis: Number.NaN } } },
+    { option: "fundingBills", rateLimit: { fundingBills: { limit: Number.POSITIVE_INFINITY, windowMillis: 1 } } },
+    { option: "internalTransfer", rateLimit: { internalTransfer: { limit: 1, windowMillis: -5 } } },
+    { option: "fundingBillsWeight", rateLimit: { fundingBillsWeight: 0 } }
+  ])("an invalid rateLimit.$option makes building the client die with a RangeError", ({ option, rateLimit }) => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Effect.gen(function*() {
+          return yield* SpotClient.SpotClient
+        }).pipe(Effect.provide(clientLayer(venue, { rateLimit })))
+      )
+      assert.isTrue(Exit.isFailure(exit), "the client was built")
+      if (Exit.isSuccess(exit)) return
+      assert.isFalse(Cause.hasFails(exit.cause), "a defect, not a failure")
+      const defect = Cause.findDefect(exit.cause)
+      assert.strictEqual(defect._tag, "Success", Cause.pretty(exit.cause))
+      if (defect._tag !== "Success") return
+      assert.instanceOf(defect.success, RangeError)
+      assert.include((defect.success as RangeError).message, `rateLimit.${option}`)
+      assert.strictEqual(venue.requests.length, 0)
+    })
+  })
 })
 
 // -----------------------------------------------------------------------------------------------------------------
@@ -260,6 +286,24 @@ const simulate = (
 /** Weight granted in the window (t - length, t]. */
 const weightIn = (grants: ReadonlyArray<Grant>, t: number, length: number) =>
   grants.reduce((sum, grant) => grant.grantedAt > t - length && grant.grantedAt <= t ? sum + grant.weight : sum, 0)
+
+const tenPerSecond = () => RateLimiter.make({ limit: 10, windowMillis: 1000 }, 0)
+
+/** Starts `count` acquisitions of weight 1, each running at once up to its sleep; `granted()` counts the done. */
+// Each acquisition is answered at once (its permit settled when granted).
+const acquireMany = (limiter: RateLimiter.Limiter, count: number) =>
+  Effect.gen(function*() {
+    let granted = 0
+    const fibers = yield* Effect.forEach(
+      Array.from({ length: count }),
+      () =>
+        Effect.forkChild(
+          Effect.tap(limiter.acquire(1), (permit) => Effect.andThen(permit.settle, Effect.sync(() => granted++))),
+          { startImmediately: true }
+        )
+    )
+    return { fibers, granted: () => granted }
+  })
 
 describe("rateLimiter", () => {
   it.effect("grants at once while there is room, then at the first instant the window has room", () =>
@@ -317,6 +361,47 @@ describe("rateLimiter", () => {
       { numRuns: 150 }
     )
   })
+
+  it.effect("a wall clock stepping back an hour does not stall the queue (monotonic time)", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = tenPerSecond()
+      assert.strictEqual((yield* acquireMany(limiter, 10)).granted(), 10)
+      yield* TestClock.setTime(NOW - 3_600_000)
+      const next = yield* acquireMany(limiter, 1)
+      yield* TestClock.adjust(999)
+      assert.strictEqual(next.granted(), 0, "the budget still holds")
+      yield* TestClock.adjust(1)
+      assert.strictEqual(next.granted(), 1, "granted one window after the first ten, not an hour later")
+    }))
+
+  it.effect("interrupted waiters give their weight back: ten new acquisitions fit in the next window", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = tenPerSecond()
+      yield* acquireMany(limiter, 10)
+      const waiting = yield* acquireMany(limiter, 10)
+      yield* Fiber.interruptAll(waiting.fibers)
+      const fresh = yield* acquireMany(limiter, 10)
+      yield* TestClock.adjust(999)
+      assert.strictEqual(fresh.granted(), 0)
+      yield* TestClock.adjust(1)
+      assert.strictEqual(fresh.granted(), 10, "the interrupted ones no longer count in that window")
+      assert.strictEqual(waiting.granted(), 0)
+    }))
+
+  it.effect("a new acquisition does not queue behind many interrupted waiters", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = tenPerSecond()
+      yield* acquireMany(limiter, 10)
+      // 50 waiters reserve the slots of the next five windows, then give up.
+      const waiting = yield* acquireMany(limiter, 50)
+      yield* Fiber.interruptAll(waiting.fibers)
+      const next = yield* acquireMany(limiter, 1)
+      yield* TestClock.adjust(1000)
+      assert.strictEqual(next.granted(), 1, "granted when the first window has passed, not after five")
+    }))
 })
 
 // -----------------------------------------------------------------------------------------------------------------

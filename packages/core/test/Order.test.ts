@@ -1,0 +1,328 @@
+/**
+ * The order schemas' hand-written fast paths (`Order.fastPlaceOrderResult`, `fastOpenOrdersPage`, `fastPlaceOrder`,
+ * `fastOpenOrdersQuery`) against their Schemas, in both directions: whatever a fast path answers, the Schema decodes
+ * to the same value; whatever the Schema accepts, the fast path decodes to the same value or leaves to the Schema.
+ * Checked on generated input mixing the venue's plain forms with the unusual-but-valid forms (numeric ids, exponent
+ * decimals, long millisecond strings, keys present with `undefined`) and invalid ones. And the fast paths do take the
+ * answers and requests a trading program sends and receives every time, or they would be pointless. Also the
+ * limit-price rule on market orders.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import * as fc from "fast-check"
+import { Envelope, Json, Order } from "../src/index.ts"
+import { FakeVenue, reasonOf, SYMBOL, venueOrderId, withClient } from "./support/FakeVenue.ts"
+import {
+  decimals,
+  fastAgreesWithSchema,
+  fastEqualOrDeclines,
+  ids,
+  literal,
+  longMillisText,
+  millis,
+  objectOf,
+  plainDecimal,
+  plainMillis,
+  safeNat,
+  strings,
+  u64Digits,
+  unusualDecimal,
+  usually
+} from "./support/fastPath.ts"
+
+const RUNS = 3_000
+
+// ---------------------------------------------------------------------------------------------------------------
+// fast ⇒ Schema: plain, unusual-but-valid and invalid forms
+
+const openOrderFields = {
+  accountId: ids,
+  symbol: strings,
+  orderId: ids,
+  clientOrderId: strings,
+  price: decimals,
+  quantity: decimals,
+  orderType: literal("limit", "market"),
+  side: literal("buy", "sell"),
+  status: strings,
+  latestFillPrice: decimals,
+  maxFillPrice: decimals,
+  minFillPrice: decimals,
+  fillQuantity: decimals,
+  fillTotalAmount: decimals,
+  cTime: millis,
+  uTime: millis
+}
+// Mostly well-formed orders (every key, plain forms) so that whole pages reach the fast path often.
+const plainOpenOrder = fc.record({
+  accountId: fc.bigInt({ min: 0n, max: 2n ** 63n }).map(String),
+  symbol: fc.constant("BTCUSDT_SPBL"),
+  orderId: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+  clientOrderId: fc.string({ minLength: 1, maxLength: 10 }),
+  price: fc.constantFrom("100.00", "30000.5", "0.000001"),
+  quantity: fc.constantFrom("0.060000", "1", "12.5"),
+  orderType: fc.constantFrom("limit", "market"),
+  side: fc.constantFrom("buy", "sell"),
+  status: fc.constant("open"),
+  latestFillPrice: fc.constant("0"),
+  maxFillPrice: fc.constant("0"),
+  minFillPrice: fc.constant("0"),
+  fillQuantity: fc.constant("0"),
+  fillTotalAmount: fc.constant("0"),
+  cTime: fc.integer({ min: 0, max: 2 ** 45 }).map(String),
+  uTime: fc.integer({ min: 0, max: 2 ** 45 })
+})
+const anyOpenOrder = fc.oneof(plainOpenOrder, objectOf(openOrderFields, Object.keys(openOrderFields)))
+
+const arbitraries = {
+  placeOrderResult: objectOf({ orderId: ids, clientOrderId: strings }, ["orderId", "clientOrderId"]),
+  openOrdersPage: objectOf({
+    orderInfoResultList: fc.oneof(
+      fc.array(plainOpenOrder, { maxLength: 4 }),
+      fc.array(anyOpenOrder, { maxLength: 3 }),
+      fc.constantFrom(null, "x")
+    ),
+    nextPage: fc.constantFrom(null, false, 1, "n"),
+    totals: fc.constantFrom(null, 3)
+  }, ["orderInfoResultList"]),
+  placeOrder: objectOf({
+    symbol: literal("BTCUSDT_SPBL", "ETHUSDT_SPBL", "btcusdt_spbl", "BTC-USDT"),
+    side: literal("buy", "sell"),
+    orderType: literal("limit", "market"),
+    force: literal("normal", "postOnly", "fok", "ioc", "gtc"),
+    price: decimals,
+    quantity: decimals,
+    clientOrderId: fc.oneof(fc.string({ maxLength: 70 }), fc.constantFrom("a b", "ok-1", 7))
+  }, ["symbol", "side", "orderType", "quantity"]),
+  openOrdersQuery: objectOf({
+    symbol: literal("BTCUSDT_SPBL", "btc"),
+    limit: fc.oneof(fc.integer({ min: -2, max: 102 }), fc.constantFrom(1.5, "10", null)),
+    pageNo: fc.oneof(fc.integer({ min: -2, max: 1_000 }), fc.constantFrom(0.5, "0", null))
+  }, ["symbol"])
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schema ⇒ fast: valid forms only
+
+// Sometimes a key present with the value `undefined`: the Schema accepts it (keeping the key), the fast paths decline.
+const orUndefined = <A>(value: fc.Arbitrary<A>) => usually(value, fc.constant(undefined), 6)
+
+const validOpenOrder = fc.record({
+  accountId: usually(u64Digits, safeNat, 20),
+  symbol: fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL", "odd symbol"),
+  orderId: usually(u64Digits, safeNat, 20),
+  clientOrderId: fc.string({ maxLength: 12 }),
+  price: usually(plainDecimal, unusualDecimal, 20),
+  quantity: usually(plainDecimal, unusualDecimal, 20),
+  orderType: fc.constantFrom("limit", "market"),
+  side: fc.constantFrom("buy", "sell"),
+  status: fc.constantFrom("open", "partial_fill", "new"),
+  latestFillPrice: usually(plainDecimal, unusualDecimal, 20),
+  maxFillPrice: fc.constant("0"),
+  minFillPrice: fc.constant("0"),
+  fillQuantity: usually(plainDecimal, unusualDecimal, 20),
+  fillTotalAmount: fc.constant("0"),
+  cTime: usually(plainMillis, longMillisText, 20),
+  uTime: usually(plainMillis, longMillisText, 20),
+  source: fc.constantFrom("api", "web")
+}, {
+  requiredKeys: [
+    "accountId",
+    "symbol",
+    "orderId",
+    "clientOrderId",
+    "price",
+    "quantity",
+    "orderType",
+    "side",
+    "status",
+    "latestFillPrice",
+    "maxFillPrice",
+    "minFillPrice",
+    "fillQuantity",
+    "fillTotalAmount",
+    "cTime",
+    "uTime"
+  ],
+  noNullPrototype: true
+})
+
+const tradingPair = fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL", "1INCHUSDT_SPBL")
+const positiveDecimal = plainDecimal.filter((d) => !d.startsWith("-") && /[1-9]/.test(d))
+const clientOrderId = fc.string({ minLength: 1, maxLength: 64 }).filter((id) => /^\S{1,64}$/.test(id))
+const force = fc.constantFrom("normal", "postOnly", "fok", "ioc")
+const orderFields = {
+  side: fc.constantFrom("buy", "sell"),
+  force: orUndefined(force),
+  quantity: positiveDecimal,
+  clientOrderId: orUndefined(clientOrderId)
+}
+
+const validArbitraries = {
+  placeOrderResult: fc.record({
+    orderId: usually(u64Digits, safeNat, 2),
+    clientOrderId: fc.string(),
+    status: fc.constantFrom("new", "live")
+  }, { requiredKeys: ["orderId", "clientOrderId"], noNullPrototype: true }),
+  openOrdersPage: fc.record({
+    orderInfoResultList: usually(fc.array(validOpenOrder, { maxLength: 4 }), fc.constant(null), 8),
+    nextPage: orUndefined(fc.oneof(fc.constant(null), fc.jsonValue())),
+    totals: orUndefined(fc.oneof(fc.constant(null), fc.jsonValue()))
+  }, { requiredKeys: ["orderInfoResultList"], noNullPrototype: true }),
+  placeOrder: fc.oneof(
+    fc.record({
+      symbol: tradingPair,
+      orderType: fc.constant("limit"),
+      price: positiveDecimal,
+      ...orderFields
+    }, { requiredKeys: ["symbol", "orderType", "price", "side", "quantity"], noNullPrototype: true }),
+    fc.record({
+      symbol: tradingPair,
+      orderType: fc.constant("market"),
+      price: orUndefined(plainDecimal.filter((d) => !d.startsWith("-"))),
+      ...orderFields
+    }, { requiredKeys: ["symbol", "orderType", "side", "quantity"], noNullPrototype: true })
+  ),
+  openOrdersQuery: fc.record({
+    symbol: tradingPair,
+    limit: orUndefined(fc.integer({ min: 1, max: 100 })),
+    pageNo: orUndefined(safeNat)
+  }, { requiredKeys: ["symbol"], noNullPrototype: true })
+}
+
+const cases = [
+  {
+    name: "Order.PlaceOrderResult",
+    schema: Order.PlaceOrderResult,
+    fast: Order.fastPlaceOrderResult,
+    input: arbitraries.placeOrderResult,
+    valid: validArbitraries.placeOrderResult
+  },
+  {
+    name: "Order.OpenOrdersPage",
+    schema: Order.OpenOrdersPage,
+    fast: Order.fastOpenOrdersPage,
+    input: arbitraries.openOrdersPage,
+    valid: validArbitraries.openOrdersPage
+  },
+  {
+    name: "Order.PlaceOrder",
+    schema: Order.PlaceOrder,
+    fast: Order.fastPlaceOrder,
+    input: arbitraries.placeOrder,
+    valid: validArbitraries.placeOrder
+  },
+  {
+    name: "Order.OpenOrdersQuery",
+    schema: Order.OpenOrdersQuery,
+    fast: Order.fastOpenOrdersQuery,
+    input: arbitraries.openOrdersQuery,
+    valid: validArbitraries.openOrdersQuery
+  }
+] as const
+
+describe("fast decoders", () => {
+  for (const { fast, input, name, schema, valid } of cases) {
+    it.effect(`${name}: whatever the fast path accepts, the Schema decodes to the same value`, () =>
+      Effect.sync(() => fastAgreesWithSchema(schema, fast, input, RUNS)))
+
+    it.effect(`${name}: whatever the Schema accepts, the fast path decodes to the same value or declines`, () =>
+      Effect.sync(() => fastEqualOrDeclines(schema, fast, valid, { numRuns: RUNS, minShare: 0.1 })))
+  }
+
+  it.effect("the decoder with a fast path fails exactly when the Schema does, with the Schema's error", () =>
+    Effect.gen(function*() {
+      const decode = Order.decodePlaceOrderResult
+      const numeric = yield* decode({ orderId: 42, clientOrderId: "a" })
+      assert.deepStrictEqual(numeric, { orderId: "42", clientOrderId: "a" }) // the Schema's conversion
+      const bad = yield* Effect.flip(decode({ orderId: "-1", clientOrderId: "a" }))
+      const reference = yield* Effect.flip(
+        Schema.decodeUnknownEffect(Order.PlaceOrderResult)({ orderId: "-1", clientOrderId: "a" })
+      )
+      assert.strictEqual(bad.message, reference.message)
+    }))
+
+  it.effect("the venue's usual answers and a trading program's usual requests take the fast path", () =>
+    Effect.sync(() => {
+      const placed = Json.parse(
+        `{"code":"00000","msg":"success","requestTime":1795353820150,` +
+          `"data":{"orderId":1001000000000000090,"clientOrderId":"x1"}}`
+      )
+      const envelope = Envelope.fastStandard(placed)
+      assert.isDefined(envelope)
+      assert.deepStrictEqual(Order.fastPlaceOrderResult(envelope?.data), {
+        orderId: "1001000000000000090",
+        clientOrderId: "x1"
+      } as Order.PlaceOrderResult)
+      const order = {
+        accountId: "6001000000000000001",
+        symbol: "BTCUSDT_SPBL",
+        orderId: "1001000000000000089",
+        clientOrderId: "resting-9",
+        price: "109.00",
+        quantity: "0.060000",
+        orderType: "limit",
+        side: "buy",
+        status: "open",
+        latestFillPrice: "0",
+        maxFillPrice: "0",
+        minFillPrice: "0",
+        fillQuantity: "0",
+        fillTotalAmount: "0",
+        cTime: "1795353817335",
+        uTime: "1795353817335"
+      }
+      const page = Order.fastOpenOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
+      assert.strictEqual(page?.orderInfoResultList?.[1]?.cTime, 1795353817335)
+      assert.isDefined(
+        Order.fastPlaceOrder({
+          symbol: "BTCUSDT_SPBL",
+          side: "buy",
+          orderType: "limit",
+          force: "ioc",
+          price: "100",
+          quantity: "0.06",
+          clientOrderId: "b-1"
+        })
+      )
+      assert.isDefined(
+        Order.fastPlaceOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "market", quantity: "10" })
+      )
+      assert.isDefined(Order.fastOpenOrdersQuery({ symbol: "BTCUSDT_SPBL", limit: 100, pageNo: 3 }))
+    }))
+})
+
+describe("market order prices", () => {
+  const market = (price: string): Order.PlaceOrderInput => ({
+    symbol: SYMBOL,
+    side: "buy",
+    orderType: "market",
+    price,
+    quantity: "25",
+    clientOrderId: `m${price}`
+  })
+
+  it.effect("a negative price on a market order fails validation on price, sending nothing", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(market("-1")))
+        assert.strictEqual(reasonOf(error, "ValidationError").field, "price")
+        const batch = yield* client.placeOrders(SYMBOL, [market("-1")].map(({ symbol: _, ...item }) => item))
+        const [outcome] = batch.outcomes
+        assert.strictEqual(outcome?._tag, "Failed")
+        if (outcome?._tag === "Failed") assert.include(outcome.message, "items[0].price")
+        assert.strictEqual(venue.requests.length, 0)
+      }))
+  })
+
+  it.effect("a zero price on a market order is accepted and sent", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(market("0"))
+        assert.strictEqual(result.orderId, venueOrderId(venue, "m0"))
+        assert.strictEqual(venue.requests[0]!.json.price, "0")
+      }))
+  })
+})

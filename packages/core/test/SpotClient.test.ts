@@ -1,0 +1,353 @@
+/**
+ * The client's operations end to end over the fake venue: what `placeOrder` and `internalTransfer` send and answer,
+ * 64-bit ids kept exact both ways, a span for every public operation, and the client configured from the
+ * environment (`SpotClient.layerConfig`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Stream, Tracer } from "effect"
+import { TestClock } from "effect/testing"
+import { Json, SpotClient } from "../src/index.ts"
+import {
+  clientLayer,
+  credentials,
+  FakeVenue,
+  limitOrder,
+  NOW,
+  ORDERS,
+  reasonOf,
+  requestsTo,
+  sampleTransfer,
+  SYMBOL,
+  TRANSFER,
+  withClient
+} from "./support/FakeVenue.ts"
+
+describe("placeOrder", () => {
+  it.effect("sends exactly the spec §2.1 fields of a limit order", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrder("limit-1"))
+        assert.strictEqual(result.clientOrderId, "limit-1")
+        const [request] = requestsTo(venue, ORDERS)
+        assert.deepStrictEqual(request!.json, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "limit",
+          force: "postOnly",
+          price: "27123.45",
+          quantity: "0.015",
+          clientOrderId: "limit-1"
+        })
+        assert.deepStrictEqual(Object.keys(request!.json).sort(), [
+          "clientOrderId",
+          "force",
+          "orderType",
+          "price",
+          "quantity",
+          "side",
+          "symbol"
+        ])
+      }))
+  })
+
+  it.effect("sends a zero price and force normal on a market order", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder({
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "market",
+          quantity: "25",
+          clientOrderId: "m"
+        })
+        assert.deepStrictEqual(requestsTo(venue, ORDERS)[0]!.json, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "market",
+          force: "normal",
+          price: "0",
+          quantity: "25",
+          clientOrderId: "m"
+        })
+      }))
+  })
+
+  it.effect("generates a distinct clientOrderId when none is given", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const results = yield* Effect.all([client.placeOrder(limitOrder()), client.placeOrder(limitOrder())])
+        const sent = requestsTo(venue, ORDERS).map((request) => request.json.clientOrderId)
+        assert.strictEqual(sent.length, 2)
+        for (const [i, id] of sent.entries()) {
+          assert.isString(id)
+          const text = id as string
+          assert.isTrue(text.length > 0 && text.length <= 64, text)
+          assert.notMatch(text, /\s/)
+          assert.strictEqual(results[i]!.clientOrderId, text)
+        }
+        assert.notStrictEqual(sent[0], sent[1])
+      }))
+  })
+
+  it.effect("keeps a 64-bit orderId sent as a bare JSON number exact", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* client.placeOrder(limitOrder("n1"))
+        const second = yield* client.placeOrder(limitOrder("n2"))
+        assert.strictEqual(first.orderId, "602876318261969338")
+        assert.strictEqual(second.orderId, "602876318261969339")
+      }))
+  })
+
+  it.effect("keeps an orderId sent as a string exact", () => {
+    const venue = new FakeVenue({ idsAsStrings: true })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrder("s1"))
+        assert.strictEqual(result.orderId, "602876318261969338")
+      }))
+  })
+})
+
+describe("internalTransfer", () => {
+  const transfer = {
+    toUserId: "18446744073709551615",
+    coin: "USDT",
+    amount: "12.345678",
+    fromAccountType: "SPOT",
+    toAccountType: "FUND"
+  } as const
+
+  it.effect("sends toUserId as a JSON number with exact digits", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(transfer)
+        assert.strictEqual(result.id, "9000000000000000001")
+        const [request] = requestsTo(venue, TRANSFER)
+        assert.include(request!.body, "\"toUserId\":18446744073709551615")
+        assert.include(request!.body, "\"amount\":\"12.345678\"")
+      }))
+  })
+
+  it.effect("does not retry a transfer whose answer was lost", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(transfer))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(venue.count(TRANSFER), 1)
+      }))
+  })
+
+  it.effect("retries a transfer refused with HTTP 429", () => {
+    const venue = new FakeVenue().fail({ kind: "http", status: 429, body: "Too Many Requests" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(transfer)
+        assert.strictEqual(result.id, "9000000000000000001")
+        assert.strictEqual(venue.count(TRANSFER), 2)
+      }))
+  })
+
+  it.effect("maps a standard-envelope 43012 to InsufficientBalanceError", () => {
+    const venue = new FakeVenue().fail({ kind: "venue", code: "43012", msg: "Insufficient balance" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(transfer))
+        const reason = reasonOf(error, "InsufficientBalanceError")
+        assert.strictEqual(reason.code, "43012")
+        assert.strictEqual(reason.msg, "Insufficient balance")
+        assert.strictEqual(reason.requestTime, NOW)
+        assert.strictEqual(venue.count(TRANSFER), 1)
+      }))
+  })
+})
+
+describe("ids over the client", () => {
+  it.effect.each([{ idsAsStrings: false }, { idsAsStrings: true }])(
+    "placeOrder returns the exact id (ids as strings: $idsAsStrings)",
+    ({ idsAsStrings }) => {
+      const venue = new FakeVenue({ idsAsStrings })
+      return Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        const client = yield* SpotClient.SpotClient
+        const placed = yield* client.placeOrder({
+          symbol: "BTCUSDT_SPBL",
+          side: "buy",
+          orderType: "limit",
+          price: "1",
+          quantity: "1",
+          clientOrderId: "json-1"
+        })
+        assert.strictEqual(placed.orderId, "602876318261969338")
+      }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
+    }
+  )
+
+  it.effect("internalTransfer sends toUserId as a bare JSON number with its exact digits", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      for (const toUserId of ["9007199254740993", "18446744073709551615", "7"]) {
+        yield* client.internalTransfer({
+          toUserId,
+          coin: "USDT",
+          amount: "1",
+          fromAccountType: "SPOT",
+          toAccountType: "FUND"
+        })
+        const body = venue.requests.at(-1)!.body
+        assert.include(body, `"toUserId":${toUserId},`)
+        assert.strictEqual(String((Json.parse(body) as { readonly toUserId: unknown }).toUserId), toUserId)
+      }
+    }).pipe(Effect.provide(clientLayer(venue, { rateLimit: false })))
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// tracing
+
+// Records every span the client opens.
+const recording = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const layer = Layer.succeed(
+    Tracer.Tracer,
+    Tracer.make({
+      span: (options) => {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+  )
+  return { spans, layer }
+}
+
+describe("tracing", () => {
+  it.effect("every public operation opens a span named after it, with the HTTP exchange inside", () => {
+    const { layer, spans } = recording()
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* withClient(venue, (client) =>
+        Effect.gen(function*() {
+          yield* client.placeOrder({
+            symbol: SYMBOL,
+            side: "buy",
+            orderType: "limit",
+            price: "100",
+            quantity: "0.5",
+            clientOrderId: "trace-1"
+          })
+          yield* client.placeOrders(SYMBOL, [{ side: "sell", orderType: "limit", price: "200", quantity: "1" }])
+          yield* client.openOrdersPage({ symbol: SYMBOL })
+          yield* client.fundingBillsPage({})
+          yield* client.internalTransfer(sampleTransfer)
+          yield* Stream.runDrain(client.openOrders({ symbol: SYMBOL }))
+        }))
+      const names = spans.map((span) => span.name)
+      for (
+        const name of [
+          "SpotClient.placeOrder",
+          "SpotClient.placeOrders",
+          "SpotClient.openOrdersPage",
+          "SpotClient.fundingBillsPage",
+          "SpotClient.internalTransfer",
+          "SpotClient.openOrders"
+        ]
+      ) {
+        assert.include(names, name)
+      }
+      const place = spans.find((span) => span.name === "SpotClient.placeOrder")!
+      assert.strictEqual(place.attributes.get("symbol"), SYMBOL)
+      assert.strictEqual(place.attributes.get("side"), "buy")
+      assert.strictEqual(place.attributes.get("clientOrderId"), "trace-1")
+      assert.strictEqual(place.status._tag, "Ended")
+      // The HTTP client's span of the request is a child of the operation's span.
+      const children = spans.filter((span) => span.parent._tag === "Some" && span.parent.value === place)
+      assert.isAbove(children.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// configuration from the environment
+
+const fullEnv = {
+  SPOTKIT_BASE_URL: "https://venue.test/",
+  SPOTKIT_API_KEY: credentials.apiKey,
+  SPOTKIT_SECRET_KEY: credentials.secretKey,
+  SPOTKIT_PASSPHRASE: credentials.passphrase
+}
+
+const clientFromEnv = (venue: FakeVenue, env: Record<string, string>) =>
+  SpotClient.layerConfig().pipe(
+    Layer.provide(venue.layer),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
+  )
+
+const placeOne = Effect.gen(function*() {
+  yield* TestClock.setTime(NOW)
+  const client = yield* SpotClient.SpotClient
+  return yield* client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "sell", orderType: "market", quantity: "0.5" })
+})
+
+describe("SpotClient.layerConfig", () => {
+  it.effect("reads SPOTKIT_* variables, defaults the locale and trims the base URL's slash", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const placed = yield* placeOne
+      assert.strictEqual(venue.orders[0]?.clientOrderId, placed.clientOrderId)
+      const sent = venue.requests[0]!
+      assert.strictEqual(sent.path, "/api/v2/trade/orders")
+      assert.strictEqual(sent.headers["locale"], "en-US")
+      assert.strictEqual(sent.headers["access-key"], credentials.apiKey)
+    }).pipe(Effect.provide(clientFromEnv(venue, fullEnv)))
+  })
+
+  it.effect("sends SPOTKIT_LOCALE when set", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* placeOne
+      assert.strictEqual(venue.requests[0]!.headers["locale"], "zh-CN")
+    }).pipe(Effect.provide(clientFromEnv(venue, { ...fullEnv, SPOTKIT_LOCALE: "zh-CN" })))
+  })
+
+  for (const baseUrl of ["not a url", "ftp://venue.test", "venue.test", "https://"]) {
+    it.effect(`refuses SPOTKIT_BASE_URL=${JSON.stringify(baseUrl)}, naming it, before any request`, () => {
+      const venue = new FakeVenue()
+      return Effect.gen(function*() {
+        const exit = yield* Effect.exit(
+          Layer.build(clientFromEnv(venue, { ...fullEnv, SPOTKIT_BASE_URL: baseUrl })).pipe(Effect.scoped)
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const rendered = String(Exit.isFailure(exit) ? exit.cause : "")
+        assert.include(rendered, "SPOTKIT_BASE_URL")
+        assert.include(rendered, "http:// or https://")
+        assert.strictEqual(venue.requests.length, 0)
+      })
+    })
+  }
+
+  for (const missing of Object.keys(fullEnv)) {
+    it.effect(`fails with an error naming ${missing} when it is missing`, () => {
+      const env: Record<string, string> = { ...fullEnv }
+      delete env[missing]
+      return Effect.gen(function*() {
+        const exit = yield* Effect.exit(Layer.build(clientFromEnv(new FakeVenue(), env)).pipe(Effect.scoped))
+        assert.isTrue(Exit.isFailure(exit))
+        const rendered = String(Exit.isFailure(exit) ? exit.cause : "")
+        assert.include(rendered, missing)
+        for (const secret of [credentials.secretKey, credentials.passphrase]) {
+          assert.notInclude(rendered, secret)
+        }
+      })
+    })
+  }
+})

@@ -1,0 +1,255 @@
+/**
+ * Recovery of lost placements (src/internal/recovery.ts): when an attempt to place an order may have been applied
+ * (its answer lost or garbled, or a retry answered "duplicate"), the order is looked up among the open orders before
+ * the caller is told anything, so that an order is placed once and reported with its id, or the caller learns that
+ * it may exist. An open order counts only if it is the same order, not merely one with the same clientOrderId.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { type Order, type SpotClient } from "../src/index.ts"
+import {
+  addOldOrder,
+  BATCH,
+  batchItem,
+  FakeVenue,
+  type Fault,
+  ids,
+  limitOrder,
+  limitOrderAt,
+  OPEN_ORDERS,
+  orderIdOf,
+  ORDERS,
+  reasonOf,
+  requestsTo,
+  SYMBOL,
+  venueOrderId,
+  withClient
+} from "./support/FakeVenue.ts"
+
+/** Makes every placed order leave the book at once (filled), while the venue still answers 43118 for its id. */
+const fillAtOnce = (venue: FakeVenue) => {
+  venue.onHandled = (request) => {
+    if (request.path !== ORDERS) return
+    venue.orders.splice(venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId), 1)
+    venue.fail({ kind: "venue", code: "43118", msg: "clientOrderId duplicate" }, ORDERS)
+  }
+}
+
+// Signing awaits WebCrypto, which resolves on real event-loop turns, not on the TestClock.
+const realTick = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+
+/** Lets real time pass (TestClock standing still) until `done` holds, for at most about a second. */
+const tickUntil = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let step = 0; step < 1000 && !done(); step++) yield* realTick
+  })
+
+/** Moves the TestClock forward in small steps, letting real ticks run between them, until the fiber is done. */
+const driveClock = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+  Effect.gen(function*() {
+    for (let step = 0; step < 100 && fiber.pollUnsafe() === undefined; step++) {
+      yield* realTick
+      yield* TestClock.adjust("100 millis")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+describe("placeOrder retries without duplicates", () => {
+  const assertRecovered = (
+    venue: FakeVenue,
+    result: Order.PlaceOrderResult,
+    clientOrderId: string,
+    attempts: number
+  ) => {
+    assert.strictEqual(result.orderId, venueOrderId(venue, clientOrderId))
+    assert.strictEqual(result.clientOrderId, clientOrderId)
+    const attemptsSent = requestsTo(venue, ORDERS)
+    assert.strictEqual(attemptsSent.length, attempts)
+    for (const request of attemptsSent) assert.strictEqual(request.json.clientOrderId, clientOrderId)
+  }
+
+  it.effect("recovers the order placed by an attempt whose answer was lost", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrder("lost-1"))
+        assertRecovered(venue, result, "lost-1", 2)
+        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+      }))
+  })
+
+  it.effect("waits for the backoff on the TestClock before retrying", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(client.placeOrder(limitOrder("lost-2")))
+        yield* tickUntil(() => venue.count(ORDERS) > 0)
+        for (let i = 0; i < 20; i++) yield* realTick
+        assert.strictEqual(venue.count(ORDERS), 1, "no retry before the backoff elapsed")
+        const exit = yield* Effect.exit(driveClock(fiber))
+        // The jittered delay is a fraction of a millisecond; the header must still be whole milliseconds.
+        const timestamps = venue.requests.map((request) => request.headers["access-timestamp"])
+        assert.isTrue(timestamps.every((timestamp) => /^\d{13}$/.test(timestamp ?? "")), timestamps.join(", "))
+        assert.isTrue(Exit.isSuccess(exit), String(exit))
+        if (Exit.isSuccess(exit)) assertRecovered(venue, exit.value, "lost-2", 2)
+      }), { retry: {} })
+  })
+
+  it.effect.each(
+    [
+      {
+        name: "several lost attempts in a row",
+        faults: [{ kind: "dropAfter" }, { kind: "dropBefore" }],
+        attempts: 3,
+        retry: {}
+      },
+      {
+        name: "every answer lost",
+        faults: [{ kind: "dropAfter" }, { kind: "dropAfter" }, { kind: "dropAfter" }],
+        attempts: 3,
+        retry: { times: 2, baseDelay: 0 }
+      },
+      {
+        name: "an applied attempt answered with a truncated body",
+        faults: [{ kind: "garbleAfter", body: "{\"code\":\"00000\",\"msg\":\"succ" }],
+        attempts: 2,
+        retry: {}
+      }
+    ] satisfies ReadonlyArray<{
+      name: string
+      faults: ReadonlyArray<Fault>
+      attempts: number
+      retry: SpotClient.RetryOptions
+    }>
+  )("recovers the one order after $name", ({ attempts, faults, name, retry }) => {
+    const venue = new FakeVenue()
+    for (const fault of faults) venue.fail(fault, ORDERS)
+    const clientOrderId = `lost-${name.length}`
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrder(clientOrderId))
+        assertRecovered(venue, result, clientOrderId, attempts)
+      }), { retry: { baseDelay: 0, ...retry } })
+  })
+
+  it.effect("places once after a request that never reached the venue, without a lookup", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrder("before-1"))
+        assertRecovered(venue, result, "before-1", 2)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+      }))
+  })
+
+  it.effect("fails saying the order may exist when a retry is a duplicate of an order no longer open", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    fillAtOnce(venue)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrder("filled-1")))
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.isTrue(reason.afterRetry)
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(reason.code, "43118")
+        assert.strictEqual(reason.clientOrderId, "filled-1")
+        assert.match(error.message, /may have placed the order/)
+        assert.include(error.message, "filled-1")
+        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.strictEqual(venue.count(ORDERS), 2)
+      }))
+  })
+
+  it.effect("fails with OutcomeUnknownError when retries run out after ambiguous failures", () => {
+    const venue = new FakeVenue()
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrder("unknown-1")))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(reason.clientOrderId, "unknown-1")
+        assert.strictEqual(venue.count(ORDERS), 3)
+        assert.strictEqual(venue.orders.length, 0)
+      }), { retry: { times: 2, baseDelay: 0 } })
+  })
+
+  it.effect("reports a reused clientOrderId as a duplicate without a lookup", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrder("reused"))
+        const error = yield* Effect.flip(client.placeOrder(limitOrder("reused")))
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.isFalse(reason.afterRetry)
+        assert.strictEqual(reason.clientOrderId, "reused")
+        assert.strictEqual(venue.count(ORDERS), 2)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+        assert.strictEqual(venue.orders.length, 1)
+      }))
+  })
+
+  it.effect("recovers every item of a batch whose answer was lost", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    const clientOrderIds = ids(3, "lost-batch-")
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, clientOrderIds.map(batchItem))
+        assert.strictEqual(venue.count(BATCH), 2)
+        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.strictEqual(venue.orders.length, 3)
+        for (const [i, outcome] of result.outcomes.entries()) {
+          assert.strictEqual(outcome.clientOrderId, clientOrderIds[i])
+          assert.strictEqual(orderIdOf(outcome), venueOrderId(venue, clientOrderIds[i]!))
+        }
+        assert.strictEqual(result.placed, 3)
+      }))
+  })
+})
+
+describe("recovery matches the order, not only its clientOrderId", () => {
+  it.effect("a reused clientOrderId of an older open order fails with DuplicateOrderError, not the old id", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+    addOldOrder(venue, "dup-1")
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("dup-1", "100", "1")))
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.strictEqual(reason.clientOrderId, "dup-1")
+        assert.isTrue(reason.afterRetry)
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(venue.orders.length, 1, "only the old order")
+        assert.strictEqual(venue.count(ORDERS), 2)
+      }))
+  })
+
+  it.effect.each([
+    { sent: { price: "100.0", quantity: "1.50" }, shown: { price: "100", quantity: "1.5" }, same: true },
+    { sent: { price: "100", quantity: "2" }, shown: { price: "100.00", quantity: "2.000" }, same: true },
+    { sent: { price: "10.50", quantity: "1" }, shown: { price: "10.5", quantity: "1.0" }, same: true },
+    { sent: { price: "100", quantity: "1" }, shown: { price: "1000", quantity: "1" }, same: false },
+    { sent: { price: "100", quantity: "1.5" }, shown: { price: "100", quantity: "1.05" }, same: false }
+  ])(
+    "sent $sent.price x $sent.quantity, listed as $shown.price x $shown.quantity: recovered = $same",
+    ({ same, sent, shown }) => {
+      // The venue applies the order, loses the answer, and lists it with its own formatting of the decimals.
+      const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+      venue.onHandled = (request) => {
+        const index = venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId)
+        if (request.path === ORDERS && index !== -1) venue.orders[index] = { ...venue.orders[index]!, ...shown }
+      }
+      return withClient(venue, (client) =>
+        Effect.gen(function*() {
+          const result = yield* Effect.result(client.placeOrder(limitOrderAt("fmt-1", sent.price, sent.quantity)))
+          if (same) {
+            assert.strictEqual(result._tag, "Success")
+            if (result._tag === "Success") assert.strictEqual(result.success.orderId, venueOrderId(venue, "fmt-1"))
+          } else {
+            assert.strictEqual(result._tag, "Failure")
+            if (result._tag === "Failure") reasonOf(result.failure, "DuplicateOrderError")
+          }
+        }))
+    }
+  )
+})
