@@ -19,8 +19,8 @@ import { spawn, spawnSync } from "node:child_process"
 import type { ChildProcess, SpawnSyncReturns } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { createInterface } from "node:readline"
@@ -142,43 +142,48 @@ interface Manifest {
 
 // Each tarball holds a LICENSE, names its repository and directory, depends on no `workspace:` version, and every
 // file its scripts and bins name is in it.
-const subpaths = step("tarballs: LICENSE, repository, scripts, bins, dependencies", () =>
-  tarballs.flatMap(({ file, name }) => {
-    const dir = join(work, "unpacked", name)
-    mkdirSync(dir, { recursive: true })
-    run("tar", ["-xzf", file, "-C", dir], { cwd: work })
-    const pkg = join(dir, "package")
-    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Manifest
-    check(manifest.license === "MIT", `${manifest.name}: license ${manifest.license}`)
-    check(
-      existsSync(join(pkg, "LICENSE")) && readFileSync(join(pkg, "LICENSE"), "utf8").startsWith("MIT License"),
-      `${manifest.name}: no MIT LICENSE file in the tarball`
-    )
-    check(
-      /^git\+https:\/\/.+\.git$/.test(manifest.repository?.url ?? "") &&
-        manifest.repository?.directory === `packages/${name}`,
-      `${manifest.name}: repository ${JSON.stringify(manifest.repository)}`
-    )
-    for (const [dependency, version] of Object.entries(manifest.dependencies ?? {})) {
-      check(!version.startsWith("workspace:"), `${manifest.name}: dependency ${dependency}@${version}`)
-    }
-    for (const [script, command] of Object.entries(manifest.scripts ?? {})) {
-      for (const token of command.split(/\s+/).filter((token) => /^[\w.-]+\/[\w./-]+$|\.(ts|js|mjs|json)$/.test(token))) {
-        check(existsSync(join(pkg, token)), `${manifest.name}: script ${script} names ${token}, not in the tarball`)
-      }
-    }
-    for (const [bin, target] of Object.entries(manifest.bin ?? {})) {
+const subpaths = step(
+  "tarballs: LICENSE, repository, scripts, bins, dependencies",
+  () =>
+    tarballs.flatMap(({ file, name }) => {
+      const dir = join(work, "unpacked", name)
+      mkdirSync(dir, { recursive: true })
+      run("tar", ["-xzf", file, "-C", dir], { cwd: work })
+      const pkg = join(dir, "package")
+      const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Manifest
+      check(manifest.license === "MIT", `${manifest.name}: license ${manifest.license}`)
       check(
-        existsSync(join(pkg, target)) && readFileSync(join(pkg, target), "utf8").startsWith("#!/usr/bin/env node"),
-        `${manifest.name}: bin ${bin} -> ${target} is missing or has no shebang`
+        existsSync(join(pkg, "LICENSE")) && readFileSync(join(pkg, "LICENSE"), "utf8").startsWith("MIT License"),
+        `${manifest.name}: no MIT LICENSE file in the tarball`
       )
-    }
-    // The public subpaths: one per module of dist (internal/ is closed by the exports map, bin/ are commands).
-    const modules = readdirSync(join(pkg, "dist")).filter((entry) => entry.endsWith(".js"))
-    return modules.map((module) =>
-      module === "index.js" ? manifest.name : `${manifest.name}/${module.replace(/\.js$/, "")}`
-    )
-  }))
+      check(
+        /^git\+https:\/\/.+\.git$/.test(manifest.repository?.url ?? "") &&
+          manifest.repository?.directory === `packages/${name}`,
+        `${manifest.name}: repository ${JSON.stringify(manifest.repository)}`
+      )
+      for (const [dependency, version] of Object.entries(manifest.dependencies ?? {})) {
+        check(!version.startsWith("workspace:"), `${manifest.name}: dependency ${dependency}@${version}`)
+      }
+      for (const [script, command] of Object.entries(manifest.scripts ?? {})) {
+        for (
+          const token of command.split(/\s+/).filter((token) => /^[\w.-]+\/[\w./-]+$|\.(ts|js|mjs|json)$/.test(token))
+        ) {
+          check(existsSync(join(pkg, token)), `${manifest.name}: script ${script} names ${token}, not in the tarball`)
+        }
+      }
+      for (const [bin, target] of Object.entries(manifest.bin ?? {})) {
+        check(
+          existsSync(join(pkg, target)) && readFileSync(join(pkg, target), "utf8").startsWith("#!/usr/bin/env node"),
+          `${manifest.name}: bin ${bin} -> ${target} is missing or has no shebang`
+        )
+      }
+      // The public subpaths: one per module of dist (internal/ is closed by the exports map, bin/ are commands).
+      const modules = readdirSync(join(pkg, "dist")).filter((entry) => entry.endsWith(".js"))
+      return modules.map((module) =>
+        module === "index.js" ? manifest.name : `${manifest.name}/${module.replace(/\.js$/, "")}`
+      )
+    })
+)
 
 // --- install -------------------------------------------------------------------------------------------------------
 
@@ -286,8 +291,10 @@ const startSandbox = (sandboxArgs: ReadonlyArray<string>) =>
     })
   })
 
-const sandbox = await stepAsync(`spotkit-sandbox --bills 1000 --cors ${pageOrigin} (venue rate limits on)`, () =>
-  startSandbox(["--bills", "1000", "--cors", pageOrigin]))
+const sandbox = await stepAsync(
+  `spotkit-sandbox --bills 1000 --cors ${pageOrigin} (venue rate limits on)`,
+  () => startSandbox(["--bills", "1000", "--cors", pageOrigin])
+)
 const userEnv = { ...process.env, ...sandbox.env }
 
 // --- Node: the README's program and the CLI ------------------------------------------------------------------------
@@ -359,7 +366,10 @@ step(`${denoVersion} cli.ts (core over fetch)`, () => {
 // --- the browser ---------------------------------------------------------------------------------------------------
 
 interface Metafile {
-  readonly outputs: Record<string, { readonly bytes: number; readonly inputs: Record<string, { bytesInOutput: number }> }>
+  readonly outputs: Record<
+    string,
+    { readonly bytes: number; readonly inputs: Record<string, { bytesInOutput: number }> }
+  >
 }
 
 const bundle = step("esbuild: the smoke program for the browser, minified", () => {
