@@ -9,9 +9,11 @@
  * import { SpotClient } from "@spotkit/core"
  * import { Effect } from "effect"
  *
- * const program = Effect.flatMap(SpotClient.SpotClient.asEffect(), (client) =>
- *   client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", force: "normal",
- *     price: "30000", quantity: "0.01" }))
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   return yield* client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", force: "normal",
+ *     price: "30000", quantity: "0.01" })
+ * })
  *
  * program.pipe(Effect.provide(NodeSpotClient.layerConfig()), Effect.runPromise)
  * ```
