@@ -396,7 +396,11 @@ const bundle = step("esbuild: the smoke program for the browser, minified", () =
     spotkitBytes: bytesOf(/node_modules\/@spotkit\//),
     effectBytes: bytesOf(/node_modules\/effect\//),
     programBytes: bytesOf(/^(?!node_modules\/)/),
-    modules: inputs.length
+    modules: inputs.length,
+    largest: inputs.toSorted(([, a], [, b]) => b.bytesInOutput - a.bytesInOutput).slice(0, 12).map(([path, input]) => ({
+      path: path.replace(/^node_modules\//, ""),
+      bytes: input.bytesInOutput
+    }))
   }
   check(total > 0 && result.spotkitBytes > 0, `esbuild's metafile lists no spotkit module: ${JSON.stringify(result)}`)
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`
