@@ -4,46 +4,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { BigDecimal, Effect, Layer, Redacted } from "effect"
-import { execFile } from "node:child_process"
+import { BigDecimal, Effect, Layer } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-
-const here = fileURLToPath(new URL(".", import.meta.url))
+import { runExample } from "./test/support.ts"
 
 const sandbox = Sandbox.layer().pipe(
   Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ seed: 3, bills: 2_000 }), rateLimits: false }))
 )
-
-/** Runs an example with alice's credentials; answers its exit code and output. */
-const runExample = (file: string, args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const { baseUrl } = yield* Sandbox.Sandbox
-    const exchange = yield* TestExchange.TestExchange
-    const { credentials } = exchange.accounts[0]!
-    const env = {
-      ...process.env,
-      SPOTKIT_BASE_URL: baseUrl,
-      SPOTKIT_API_KEY: Redacted.value(credentials.apiKey),
-      SPOTKIT_SECRET_KEY: Redacted.value(credentials.secretKey),
-      SPOTKIT_PASSPHRASE: Redacted.value(credentials.passphrase),
-      SPOTKIT_RATE_LIMIT: "off"
-    }
-    return yield* Effect.callback<{ readonly code: number; readonly stdout: string; readonly stderr: string }>(
-      (resume) => {
-        const child = execFile(
-          process.execPath,
-          ["--conditions=@spotkit/source", join(here, file), ...args],
-          { env, cwd: here, timeout: 60_000 },
-          (error, stdout, stderr) =>
-            resume(Effect.succeed({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }))
-        )
-        return Effect.sync(() => child.kill())
-      }
-    )
-  })
 
 /** Every funding bill of a user and coin, newest first, straight from the engine. */
 const allBills = (exchange: TestExchange.Service, userId: string, coinId: number) => {

@@ -5,7 +5,7 @@
  *     node --conditions=@spotkit/source examples/place-and-stream.ts BTCUSDT_SPBL
  *
  * (In a project that installs the packages from npm, drop `--conditions=@spotkit/source`.) Try it against the
- * sandbox: `pnpm sandbox > sandbox.env & sleep 2; . ./sandbox.env`.
+ * sandbox: `pnpm -s sandbox > sandbox.env & sleep 2; . ./sandbox.env` (`-s` keeps pnpm's banner out of the file).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { SpotClient } from "@spotkit/core"

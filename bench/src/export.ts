@@ -43,7 +43,11 @@ const baseline = fileURLToPath(new URL("export/baseline.ts", import.meta.url))
 
 log()
 log("export: building @spotkit/node (tsc -b) so that the CLI measured is the current source")
-const build = spawnSync("pnpm", ["--filter", "@spotkit/node", "build"], { cwd: root, stdio: "inherit" })
+const build = spawnSync(
+  process.execPath,
+  [join(root, "node_modules/typescript/bin/tsc"), "-b", "packages/node/tsconfig.build.json"],
+  { cwd: root, stdio: "inherit" }
+)
 if (build.status !== 0) process.exit(build.status ?? 1)
 
 // ---------------------------------------------------------------------------------------------------------------

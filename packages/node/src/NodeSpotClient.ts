@@ -9,9 +9,11 @@
  * import { SpotClient } from "@spotkit/core"
  * import { Effect } from "effect"
  *
- * const program = Effect.flatMap(SpotClient.SpotClient.asEffect(), (client) =>
- *   client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", force: "normal",
- *     price: "30000", quantity: "0.01" }))
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   return yield* client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", force: "normal",
+ *     price: "30000", quantity: "0.01" })
+ * })
  *
  * program.pipe(Effect.provide(NodeSpotClient.layerConfig()), Effect.runPromise)
  * ```
@@ -21,7 +23,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { SpotClient } from "@spotkit/core"
 import { Config, Duration, Effect, Layer } from "effect"
-import { HttpClient } from "effect/http"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 
@@ -65,11 +67,16 @@ export interface Options extends SpotClient.Options, HttpOptions {}
 const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
+// Bun's `undici` module is a stand-in without the pool the undici transports dispatch through (every request failed
+// with a bare TransportError), so under Bun they give way to Bun's own fetch.
+const undiciMissing = typeof process.versions.bun === "string"
+
 /**
  * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"` (see `HttpOptions`). Its socket
  * timeouts follow the client's request `timeout`, so that a stalled socket is released. The default transport bounds
  * the whole exchange by it too, failing with a `TransportError` caused by a `TimeoutError`, as core's
- * `timeoutBy: "transport"` expects.
+ * `timeoutBy: "transport"` expects. Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch`
+ * (`FetchHttpClient`: its own connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
  *
  * @since 0.1.0
  * @category layers
@@ -77,6 +84,7 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input): nu
 export const layerHttpClient = (
   options: HttpOptions & { readonly timeout?: Duration.Input | undefined } = {}
 ): Layer.Layer<HttpClient.HttpClient> => {
+  if (undiciMissing && options.transport !== "node:http") return FetchHttpClient.layer
   const timeout = millis(options.timeout, "10 seconds")
   if (options.transport === "node:http") {
     return NodeHttpClient.layerNodeHttpOptions({
@@ -104,14 +112,15 @@ export const layerHttpClient = (
 
 /**
  * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock. Over the default transport the HTTP client
- * bounds each exchange by `timeout` itself (`timeoutBy: "transport"`); over the others the client races it.
+ * bounds each exchange by `timeout` itself (`timeoutBy: "transport"`); over the others the client races it. Under Bun
+ * the HTTP client is Bun's `fetch` (see `layerHttpClient`), and the client races the timeout.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient> => {
   // The undici client bounds the exchange itself, unless one timer cannot hold the timeout.
-  const bounding = (options.transport ?? "undici") === "undici" &&
+  const bounding = !undiciMissing && (options.transport ?? "undici") === "undici" &&
     millis(options.timeout, "10 seconds") <= UndiciClient.MAX_TIMER
   return SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") }).pipe(
     Layer.provide([layerHttpClient(options), NodeSigner.layer])

@@ -1,6 +1,7 @@
 /**
  * The 1M-bill export memory run (issue #4: "a 1M-bill export in a dedicated run stays under 150 MB peak RSS"), not
- * part of the test suite: `pnpm export:memory` (or `pnpm --filter @spotkit/node export:memory`).
+ * part of the test suite: `pnpm export:memory` from the repository root (a root script: the published package holds no
+ * `test/`).
  *
  * Starts the sandbox in this process with a demo exchange whose alice has 1,000,000 funding bills (venue rate limits
  * off), runs the built CLI (`node dist/bin/spotkit.js bills export --out FILE`) as a subprocess, samples the child's

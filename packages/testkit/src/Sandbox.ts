@@ -24,6 +24,15 @@ export interface Options {
   readonly port?: number | undefined
   /** @default "127.0.0.1" */
   readonly host?: string | undefined
+  /**
+   * Answer cross-origin requests from this origin (`"http://localhost:5173"`, or `"*"` for any), so that a program
+   * in a browser page can call the sandbox directly: preflights are answered and every answer carries
+   * `Access-Control-Allow-Origin`. A browser blocks a request the sandbox does not allow before the program sees
+   * an answer.
+   *
+   * @default undefined (no CORS headers: a page on another origin cannot read the answers)
+   */
+  readonly cors?: string | undefined
 }
 
 /**
@@ -111,6 +120,24 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
       }
 
       const server = createServer((request, response) => {
+        if (options.cors !== undefined) {
+          const origin = request.headers.origin
+          if (options.cors === "*" || origin === options.cors) {
+            response.setHeader("access-control-allow-origin", options.cors === "*" ? "*" : options.cors)
+            response.setHeader("vary", "origin")
+          }
+          // A preflight: allow the method and whatever headers the client means to send (the signed ones, `locale`,
+          // trace context), without reaching the exchange.
+          if (request.method === "OPTIONS") {
+            response.writeHead(204, {
+              "access-control-allow-methods": "GET, POST",
+              "access-control-allow-headers": request.headers["access-control-request-headers"] ?? "content-type",
+              "access-control-max-age": "600"
+            })
+            response.end()
+            return
+          }
+        }
         const chunks: Array<Buffer> = []
         let size = 0
         let tooLarge = false

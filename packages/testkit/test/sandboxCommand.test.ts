@@ -213,9 +213,18 @@ describe("spotkit-sandbox", () => {
     Effect.gen(function*() {
       const run = yield* runToEnd(["--help"])
       assert.strictEqual(run.exitCode, 0)
-      for (const flag of ["--port", "--host", "--seed", "--demo", "--bills", "--rate-limits"]) {
+      for (const flag of ["--port", "--host", "--seed", "--demo", "--no-demo", "--bills", "--rate-limits", "--cors"]) {
         assert.include(run.stdout, flag)
       }
+      // Each flag's line says its default.
+      const line = (flag: string) => run.stdout.split("\n").find((l) => l.trim().startsWith(`${flag} `)) ?? ""
+      assert.include(line("--port"), "(default 0)")
+      assert.include(line("--host"), "(default 127.0.0.1)")
+      assert.include(line("--seed"), "(default 1)")
+      assert.include(line("--demo"), "on by default")
+      assert.include(line("--bills"), "(default 200000)")
+      assert.include(line("--rate-limits"), "(default on)")
+      assert.include(line("--cors"), "(default off)")
       assert.strictEqual(run.stderr, "")
     }), TIMEOUT)
 
@@ -226,7 +235,8 @@ describe("spotkit-sandbox", () => {
         { args: ["--port", "seventy"], mentions: "--port" },
         { args: ["--port", "70000"], mentions: "--port" },
         { args: ["--bills", "-5"], mentions: "--bills" },
-        { args: ["--rate-limits", "maybe"], mentions: "--rate-limits" }
+        { args: ["--rate-limits", "maybe"], mentions: "--rate-limits" },
+        { args: ["--cors", "localhost"], mentions: "--cors" }
       ]
       const runs = yield* Effect.forEach(cases, (c) => runToEnd(c.args), { concurrency: 2 })
       runs.forEach((run, i) => {
@@ -238,6 +248,30 @@ describe("spotkit-sandbox", () => {
         assert.include(lines[0], mentions)
       })
     }), TIMEOUT)
+
+  it.live(
+    "the documented recipe `pnpm -s sandbox > sandbox.env` writes only lines a shell can source",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        // pnpm's own banner ("> spotkit@ sandbox ...") on stdout would be run by `. ./sandbox.env`; `-s` keeps it out.
+        const handle = yield* ChildProcess.make("pnpm", ["-s", "sandbox", "--", "--no-demo"], {
+          cwd: fileURLToPath(new URL("../../..", import.meta.url))
+        })
+        const lines = yield* handle.stdout.pipe(
+          Stream.decodeText(),
+          Stream.splitLines,
+          Stream.takeUntil((line) => line.startsWith("# serving")),
+          Stream.runCollect,
+          Effect.timeout("30 seconds")
+        )
+        yield* handle.kill({ killSignal: "SIGINT" })
+        assert.isTrue(lines[0]?.startsWith("# spotkit-sandbox "), lines.join("\n"))
+        for (const line of lines) {
+          assert.isTrue(line.startsWith("# ") || EXPORT.test(line), `neither a comment nor an export: ${line}`)
+        }
+      })).pipe(Effect.provide(NodeServices.layer)),
+    TIMEOUT
+  )
 
   it.live("a port that is taken exits 1 with one line on stderr", () =>
     Effect.scoped(Effect.gen(function*() {

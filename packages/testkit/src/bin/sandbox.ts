@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as CliRuntime from "@spotkit/node/CliRuntime"
-import { Console, Data, Effect, Layer, Redacted, Runtime } from "effect"
+import { Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Sandbox from "../Sandbox.ts"
 import * as TestExchange from "../TestExchange.ts"
@@ -28,37 +28,52 @@ const NAME = "spotkit-sandbox"
 const version = CliRuntime.packageVersion(new URL("../../package.json", import.meta.url))
 
 const port = Flag.Int("port").pipe(
-  Flag.withDescription("Port to listen on; 0 picks any free port"),
+  Flag.withDescription("Port to listen on; 0 picks any free port (default 0)"),
   Flag.withDefault(0),
   Flag.filter((n) => n >= 0 && n <= 65535, () => "an integer in 0..65535")
 )
 
 const host = Flag.String("host").pipe(
-  Flag.withDescription("Address to listen on (keep it on loopback: the sandbox has no real security)"),
+  Flag.withDescription(
+    "Address to listen on; keep it on loopback, the sandbox has no real security (default 127.0.0.1)"
+  ),
   Flag.withDefault("127.0.0.1"),
   Flag.filter((h) => h.trim().length > 0, () => "a non-empty address")
 )
 
 const seed = Flag.Int("seed").pipe(
-  Flag.withDescription("Seed of ids and generated histories; the same seed gives the same exchange"),
+  Flag.withDescription("Seed of ids and generated histories; the same seed gives the same exchange (default 1)"),
   Flag.withDefault(1),
   Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, () => "a non-negative integer")
 )
 
 const demo = Flag.Boolean("demo").pipe(
-  Flag.withDescription("Create the demo users alice (trader) and bob (market maker with resting liquidity)"),
+  Flag.withDescription(
+    "Create the demo users alice (trader) and bob (market maker with resting liquidity); on by default, --no-demo for only the products"
+  ),
   Flag.withDefault(true)
 )
 
 const bills = Flag.Int("bills").pipe(
-  Flag.withDescription("Funding bills in alice's generated history (with --demo)"),
+  Flag.withDescription("Funding bills in alice's generated history, with --demo (default 200000)"),
   Flag.withDefault(200_000),
   Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, () => "a non-negative integer")
 )
 
 const rateLimits = Flag.Literals("rate-limits", ["on", "off"]).pipe(
-  Flag.withDescription("Enforce the venue's rate limits (DESIGN §4)"),
+  Flag.withDescription("Enforce the venue's rate limits, answering HTTP 429 beyond them (default on)"),
   Flag.withDefault("on")
+)
+
+const cors = Flag.String("cors").pipe(
+  Flag.withDescription(
+    "Answer cross-origin requests from this origin (e.g. http://localhost:5173, or * for any), for programs in a browser page (default off)"
+  ),
+  Flag.filter(
+    (origin) => origin === "*" || /^https?:\/\/[^/\s]+$/.test(origin),
+    () => "an origin such as http://localhost:5173, or *"
+  ),
+  Flag.optional
 )
 
 /** The sandbox could not start (the port is taken, bad seeding options, ...). Reported as one line, exit code 1. */
@@ -87,14 +102,22 @@ const credentialLines = (prefix: string, account: TestExchange.Account): Array<s
 // What the sandbox prints on start. The credentials are the fixed demo keys of `TestExchange.demoKeys` (test values,
 // not secrets); nothing else is ever printed.
 const banner = (
-  options: { readonly seed: number; readonly demo: boolean; readonly bills: number; readonly rateLimits: string },
+  options: {
+    readonly seed: number
+    readonly demo: boolean
+    readonly bills: number
+    readonly rateLimits: string
+    readonly cors: Option.Option<string>
+  },
   baseUrl: string,
   accounts: ReadonlyArray<TestExchange.Account>
 ): Array<string> => {
   const lines = [
     `# ${NAME} ${version}: seed ${options.seed}, demo data ${
       options.demo ? "on" : "off"
-    }, venue rate limits ${options.rateLimits}`,
+    }, venue rate limits ${options.rateLimits}${
+      Option.match(options.cors, { onNone: () => "", onSome: (origin) => `, cross-origin requests from ${origin}` })
+    }`,
     exportLine("SPOTKIT_BASE_URL", baseUrl)
   ]
   if (!options.demo) {
@@ -120,15 +143,16 @@ const banner = (
 
 const command = Command.make(
   NAME,
-  { port, host, seed, demo, bills, rateLimits },
+  { port, host, seed, demo, bills, rateLimits, cors },
   Effect.fnUntraced(function*(options) {
     const exchangeOptions: TestExchange.Options = {
       ...(options.demo ? TestExchange.demo({ seed: options.seed, bills: options.bills }) : { seed: options.seed }),
       rateLimits: options.rateLimits === "on" ? undefined : false
     }
-    const server = Sandbox.layer({ port: options.port, host: options.host }).pipe(
-      Layer.provideMerge(TestExchange.layer(exchangeOptions))
-    )
+    const server = Sandbox.layer({ port: options.port, host: options.host, cors: Option.getOrUndefined(options.cors) })
+      .pipe(
+        Layer.provideMerge(TestExchange.layer(exchangeOptions))
+      )
     yield* Effect.gen(function*() {
       const sandbox = yield* Sandbox.Sandbox
       const exchange = yield* TestExchange.TestExchange
@@ -153,7 +177,11 @@ const command = Command.make(
   Command.withExamples([
     { command: `${NAME} --port 8080 --seed 7`, description: "Serve on port 8080 with seed 7" },
     { command: `${NAME} --bills 1000 --rate-limits off`, description: "A small history and no venue rate limits" },
-    { command: `${NAME} --no-demo`, description: "Only the products, no users" }
+    { command: `${NAME} --no-demo`, description: "Only the products, no users" },
+    {
+      command: `${NAME} --cors http://localhost:5173`,
+      description: "Let a page served from http://localhost:5173 call the sandbox from the browser"
+    }
   ])
 )
 
