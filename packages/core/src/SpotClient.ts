@@ -448,9 +448,50 @@ export const layer = (options: Options): Layer.Layer<SpotClient, never, HttpClie
   Layer.effect(SpotClient, make(options))
 
 /**
+ * A configuration that could not be read, said in words: a `Config.ConfigError` whose message names the variable
+ * and says it is not set (rather than `SchemaError(Expected string at ["SPOTKIT_PASSPHRASE"])`), or why its value is
+ * invalid.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ConfigurationError extends Config.ConfigError {
+  /** The variable (the config key), when the error names one. */
+  readonly variable: string | undefined
+  /** `missing`: not set; `invalid`: set, with a value the config refuses. */
+  readonly problem: "missing" | "invalid"
+  private readonly detail: string
+
+  constructor(error: Config.ConfigError) {
+    super(error.cause)
+    // "SchemaError(Expected string\n  at ["SPOTKIT_API_KEY"])": the variable, and what was wrong with it.
+    const text = error.cause.toString()
+    this.variable = /at \["([^"]+)"\]/.exec(text)?.[1]
+    this.detail = text.split("\n")[0]!.replace(/^SchemaError\(/, "").replace(/\)$/, "")
+    this.problem = this.detail === "Expected string" ? "missing" : "invalid"
+  }
+
+  override get message(): string {
+    if (this.variable === undefined) return `configuration: ${this.detail}`
+    return this.problem === "missing"
+      ? `${this.variable} is not set`
+      : `${this.variable} is invalid (${this.detail})`
+  }
+}
+
+/**
+ * Reads a configuration, failing with a `ConfigurationError` that says what is missing or invalid.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const readConfig = <A>(config: Config.Wrap<A>): Effect.Effect<A, ConfigurationError> =>
+  Effect.mapError(Config.unwrap(config), (error) => new ConfigurationError(error))
+
+/**
  * The client configured from `Config` (by default the environment variables `SPOTKIT_BASE_URL`,
- * `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`, `SPOTKIT_PASSPHRASE` and optionally `SPOTKIT_LOCALE`). A missing
- * variable fails the layer with a `ConfigError` that names it.
+ * `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`, `SPOTKIT_PASSPHRASE` and optionally `SPOTKIT_LOCALE`). A missing or
+ * invalid variable fails the layer with a `ConfigurationError` that names it ("SPOTKIT_PASSPHRASE is not set").
  *
  * @since 0.1.0
  * @category layers
@@ -458,7 +499,7 @@ export const layer = (options: Options): Layer.Layer<SpotClient, never, HttpClie
 export const layerConfig = (
   config: Config.Wrap<Options> = defaultConfig
 ): Layer.Layer<SpotClient, Config.ConfigError, HttpClient.HttpClient> =>
-  Layer.effect(SpotClient, Effect.flatMap(Config.unwrap(config), make))
+  Layer.effect(SpotClient, Effect.flatMap(readConfig(config), make))
 
 /**
  * The default configuration: `SPOTKIT_*` environment variables.

@@ -4,7 +4,7 @@
  * environment (`SpotClient.layerConfig`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Stream, Tracer } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Stream, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { Json, SpotClient } from "../src/index.ts"
 import {
@@ -331,6 +331,13 @@ describe("SpotClient.layerConfig", () => {
         assert.include(rendered, "SPOTKIT_BASE_URL")
         assert.include(rendered, "http:// or https://")
         assert.strictEqual(venue.requests.length, 0)
+        const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+        assert.instanceOf(error, SpotClient.ConfigurationError)
+        assert.strictEqual((error as SpotClient.ConfigurationError).problem, "invalid")
+        assert.match(
+          (error as SpotClient.ConfigurationError).message,
+          /^SPOTKIT_BASE_URL is invalid \(.*http:\/\/ or https:\/\//
+        )
       })
     })
   }
@@ -344,6 +351,11 @@ describe("SpotClient.layerConfig", () => {
         assert.isTrue(Exit.isFailure(exit))
         const rendered = String(Exit.isFailure(exit) ? exit.cause : "")
         assert.include(rendered, missing)
+        // Said in words: the variable is not set (not "SchemaError(Expected string at [...])").
+        const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+        assert.instanceOf(error, SpotClient.ConfigurationError)
+        assert.strictEqual((error as SpotClient.ConfigurationError).message, `${missing} is not set`)
+        assert.notInclude(rendered, "SchemaError")
         for (const secret of [credentials.secretKey, credentials.passphrase]) {
           assert.notInclude(rendered, secret)
         }

@@ -145,12 +145,14 @@ export const defaultConfig: Config.Wrap<Options> = {
 }
 
 /**
- * A ready `SpotClient` configured from `Config`, by default the environment (see `defaultConfig`). A missing
- * variable fails the layer with a `ConfigError` that names it.
+ * A ready `SpotClient` configured from `Config`, by default the environment (see `defaultConfig`). A missing or
+ * invalid variable fails the layer with a `SpotClient.ConfigurationError` that names it ("SPOTKIT_PASSPHRASE is not
+ * set").
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerConfig = (
   config: Config.Wrap<Options> = defaultConfig
-): Layer.Layer<SpotClient.SpotClient, Config.ConfigError> => Layer.unwrap(Effect.map(Config.unwrap(config), layer))
+): Layer.Layer<SpotClient.SpotClient, Config.ConfigError> =>
+  Layer.unwrap(Effect.map(SpotClient.readConfig(config), layer))

@@ -52,15 +52,15 @@ const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
           Effect.fail(new CliFailure({ message: error.message, exitCode: 0 })) :
           report(error.message, 1)
       default: {
-        // "SchemaError(Expected string\n  at ["SPOTKIT_API_KEY"])": name the variable.
-        const name = /at \["([^"]+)"\]/.exec(error.message)?.[1]
-        const detail = error.message.split("\n")[0]!.replace(/^SchemaError\(/, "")
+        const explained = error instanceof SpotClient.ConfigurationError
+          ? error
+          : new SpotClient.ConfigurationError(error)
         return usage(
-          name === undefined
-            ? `configuration: ${detail}`
-            : detail === "Expected string"
-            ? `environment variable ${name} is not set; see ${NAME} --help`
-            : `environment variable ${name} is invalid (${detail}); see ${NAME} --help`
+          explained.variable === undefined
+            ? explained.message
+            : explained.problem === "missing"
+            ? `environment variable ${explained.variable} is not set; see ${NAME} --help`
+            : `environment variable ${explained.message}; see ${NAME} --help`
         )
       }
     }
