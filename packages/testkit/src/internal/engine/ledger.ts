@@ -2,7 +2,14 @@
 // (see segments.ts for why), so that millions of entries cost 40 bytes each and writing one touches one place.
 // Entries are appended in time order (the engine's clock never goes back), so a per-account list of entry indices is
 // sorted by (time, index) and time ranges are found by binary search.
+import { Bill } from "@spotkit/core"
 import { Segments } from "./segments.ts"
+
+/** The bill business types of spec §2.6 (core's `Bill.BizType`): an entry's bizType is an index into this list. */
+export const bizTypes: ReadonlyArray<Bill.BizType> = Bill.BizType.literals
+
+/** The index of each bizType. */
+export const BIZ = Object.fromEntries(bizTypes.map((name, i) => [name, i])) as Record<Bill.BizType, number>
 
 const STRIDE = 5
 const SEGMENT_BITS = 16
