@@ -12,7 +12,7 @@ describe("Ledger", () => {
       ledger.append(user, account, coin, biz, -5, 10, 1, 1_700_000_000_000)
     }
     cases.forEach(([user, account, coin, biz], i) => {
-      const who = ledger.segment(i)[Ledger.at(i) + Ledger.WHO]!
+      const who = ledger.records.segment(i)[Ledger.at(i) + Ledger.WHO]!
       const kind = Ledger.kindOf(who)
       assert.deepStrictEqual(
         [Ledger.userOf(who), Ledger.accountOf(kind), Ledger.coinOf(kind), Ledger.bizTypeOf(kind)],

@@ -3,13 +3,11 @@
 import type { BillPage, BillQuery, BillView, HistoryOptions } from "../../Engine.ts"
 import { prng } from "../prng.ts"
 import { pow10, trimmed } from "../units.ts"
-import type { Accounts } from "./accounts.ts"
 import { FUND } from "./accounts.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
-import type { Registry } from "./registry.ts"
-import { KIND_BILL, type Stamps } from "./stamps.ts"
-import type { Views } from "./views.ts"
+import type { Parts } from "./parts.ts"
+import { KIND_BILL } from "./stamps.ts"
 
 const EMPTY_LIST = new Ledger.EntryList()
 
@@ -34,16 +32,11 @@ interface Range {
 }
 
 export class Bills {
-  private readonly registry: Registry
-  private readonly accounts: Accounts
-  private readonly views: Views
-  private readonly stamps: Stamps
+  // The engine's other parts (parts.ts), read through the one object they share.
+  private readonly parts: Parts
 
-  constructor(registry: Registry, accounts: Accounts, views: Views, stamps: Stamps) {
-    this.registry = registry
-    this.accounts = accounts
-    this.views = views
-    this.stamps = stamps
+  constructor(parts: Parts) {
+    this.parts = parts
   }
 
   /** One page of a user's funding bills: newest first (cTime desc, then billId desc), exclusive time bounds. */
@@ -51,7 +44,7 @@ export class Bills {
     const range = this.range(userId, query)
     const items: Array<BillView> = []
     for (let position = range.first; position > range.last; position--) {
-      items.push(this.views.bill(range.list.items[position]!))
+      items.push(this.parts.views.bill(range.list.items[position]!))
     }
     return {
       total: range.total,
@@ -69,8 +62,8 @@ export class Bills {
    */
   pageJson(userId: string, query: BillQuery): string {
     const range = this.range(userId, query)
-    const ledger = this.accounts.ledger
-    const coins = this.registry.coins
+    const ledger = this.parts.accounts.ledger.records
+    const coins = this.parts.registry.coins
     let items = ""
     for (let position = range.first; position > range.last; position--) {
       const entry = range.list.items[position]!
@@ -79,7 +72,7 @@ export class Bills {
       const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
       const coin = coins[Ledger.coinOf(kind)]!
       // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
-      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.stamps.id(KIND_BILL, entry + 1) +
+      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.parts.stamps.id(KIND_BILL, entry + 1) +
         "\",\"coinId\":" + coin.coinId + ",\"coinName\":" + coin.nameJson + ",\"bizType\":" +
         BIZ_TYPE_JSON[Ledger.bizTypeOf(kind)] + ",\"deltaAmount\":\"" + trimmed(r[o + Ledger.DELTA]!, coin.scale) +
         "\",\"afterAmount\":\"" + trimmed(r[o + Ledger.AFTER]!, coin.scale) + "\",\"fees\":\"" +
@@ -92,7 +85,7 @@ export class Bills {
   }
 
   private range(userId: string, query: BillQuery): Range {
-    const user = this.accounts.find(userId)
+    const user = this.parts.accounts.find(userId)
     const pageIndex = query.pageIndex ?? 1
     const pageSize = query.pageSize ?? 10
     const empty = { list: EMPTY_LIST, first: 0, last: 0, total: 0, pageIndex, pageSize, hasNextPage: false }
@@ -101,11 +94,11 @@ export class Bills {
     if (user === undefined || !valid(pageIndex) || !valid(pageSize)) return empty
     let list = user.fundBills
     if (query.coinId !== undefined) {
-      const coin = this.registry.findCoinById(query.coinId)
+      const coin = this.parts.registry.findCoinById(query.coinId)
       if (coin === undefined) return empty
       list = user.fundBillsByCoin[coin.index]!
     }
-    const ledger = this.accounts.ledger
+    const ledger = this.parts.accounts.ledger
     const lo = query.startTime === undefined ? 0 : list.bound(ledger, query.startTime, false)
     const hi = query.endTime === undefined ? list.size : list.bound(ledger, query.endTime, true)
     const total = Math.max(0, hi - lo)
@@ -123,7 +116,7 @@ export class Bills {
 
   /** Number of funding bills of a user. */
   count(userId: string): number {
-    return this.accounts.user(userId).fundBills.size
+    return this.parts.accounts.user(userId).fundBills.size
   }
 
   /**
@@ -132,9 +125,11 @@ export class Bills {
    * seed.
    */
   generate(userId: string, options: HistoryOptions): void {
-    const accounts = this.accounts
+    const accounts = this.parts.accounts
     const user = accounts.user(userId)
-    const coins = (options.coins ?? this.registry.coins.map((c) => c.name)).map((name) => this.registry.coin(name))
+    const coins = (options.coins ?? this.parts.registry.coins.map((c) => c.name)).map((name) =>
+      this.parts.registry.coin(name)
+    )
     const count = options.count
     if (!Number.isSafeInteger(count) || count < 0) throw new EngineError("count: a non-negative integer")
     if (coins.length === 0) throw new EngineError("coins: at least one")
@@ -144,7 +139,7 @@ export class Bills {
     if (options.from < last || options.to < options.from) {
       throw new EngineError("history: from <= to, and not before the account's last bill")
     }
-    const random = prng(options.seed ?? this.stamps.seed)
+    const random = prng(options.seed ?? this.parts.stamps.seed)
     // Evenly spread over [from, to] without forming span × i, which can pass 2^53 (ten years × 30K bills).
     const span = options.to - options.from
     const gaps = Math.max(1, count - 1)
@@ -165,6 +160,6 @@ export class Bills {
       accounts.post(user, FUND, coin, biz, delta - fee, fee, time)
     }
     // Live activity continues after the history, so the account's bills stay in time order.
-    this.stamps.tick(options.to)
+    this.parts.stamps.tick(options.to)
   }
 }

@@ -25,20 +25,12 @@ export const WHO = 4
 const KINDS = 2 ** 24
 
 export class Ledger {
-  private readonly records: Segments
+  /** Entry `i` is at `at(i)` in `records.segment(i)`. */
+  readonly records: Segments
 
   /** In shared memory if `shared` (see segments.ts). */
   constructor(shared = true) {
     this.records = new Segments(SEGMENT_BITS, STRIDE, shared)
-  }
-
-  get size(): number {
-    return this.records.size
-  }
-
-  /** The segment holding entry `i`; `at(i)` is its offset there. Valid until the next `append` (segments.ts). */
-  segment(i: number): Float64Array {
-    return this.records.segments[i >>> SEGMENT_BITS]!
   }
 
   append(
@@ -51,8 +43,9 @@ export class Ledger {
     fee: number,
     time: number
   ): number {
-    const i = this.records.alloc()
-    const r = this.segment(i)
+    const records = this.records
+    const i = records.alloc()
+    const r = records.segment(i)
     const o = at(i)
     r[o + TIME] = time
     r[o + DELTA] = delta
@@ -63,7 +56,7 @@ export class Ledger {
   }
 
   time(i: number): number {
-    return this.segment(i)[at(i) + TIME]!
+    return this.records.segment(i)[at(i) + TIME]!
   }
 }
 

@@ -1,7 +1,8 @@
-// The parts of an engine, one per concern, built in the order they depend on each other and sharing their state by
-// reference: stamps (ids, time) <- registry (coins, products) <- accounts (users, balances, ledger) <- matching
-// (orders, books, trades) <- views (reports) <- bills (pages, histories) and requests (wire strings). `Engine` is the
-// façade over them; `EngineUnits` reaches the same parts of an engine through `partsOf`.
+// The parts of an engine, one per concern, built in the order they depend on each other: stamps (ids, time) <-
+// registry (coins, products) <- accounts (users, balances, ledger) <- matching (orders, books, trades), which the hot
+// path runs through, each holding what it needs; then views (reports), bills (pages, histories) and requests (wire
+// strings), which read the others through this one shared object. `Engine` is the façade over them; `EngineUnits`
+// reaches the same parts of an engine through `partsOf`.
 import type { EngineOptions } from "../../Engine.ts"
 import { rate } from "../units.ts"
 import { Accounts } from "./accounts.ts"
@@ -38,9 +39,9 @@ export class Parts {
       recordTrades: options.recordTrades ?? true,
       shared
     })
-    this.views = new Views(this.registry, this.accounts, this.matching, this.stamps)
-    this.bills = new Bills(this.registry, this.accounts, this.views, this.stamps)
-    this.requests = new Requests(this.registry, this.accounts, this.matching, this.stamps)
+    this.views = new Views(this)
+    this.bills = new Bills(this)
+    this.requests = new Requests(this)
   }
 }
 

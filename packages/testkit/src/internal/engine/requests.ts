@@ -3,12 +3,11 @@
 import { Venue } from "@spotkit/core"
 import type { AccountType, OrderRequest, Placed, Rejection, TransferRequest } from "../../Engine.ts"
 import { pow10, toUnits } from "../units.ts"
-import type { Accounts } from "./accounts.ts"
 import { accountTypes } from "./accounts.ts"
-import type { Matching } from "./matching.ts"
 import { REJECT_BALANCE, REJECT_DUPLICATE, REJECT_MIN_VALUE, REJECT_PARAMETER, REJECT_POST_ONLY } from "./matching.ts"
-import type { Product, Registry } from "./registry.ts"
-import { KIND_ORDER, type Stamps } from "./stamps.ts"
+import type { Parts } from "./parts.ts"
+import type { Product } from "./registry.ts"
+import { KIND_ORDER } from "./stamps.ts"
 
 const FORCES = ["normal", "postOnly", "fok", "ioc"]
 
@@ -22,16 +21,11 @@ export const refusal = (code: string, parameter = "", detail?: string): Rejectio
 }
 
 export class Requests {
-  private readonly registry: Registry
-  private readonly accounts: Accounts
-  private readonly matching: Matching
-  private readonly stamps: Stamps
+  // The engine's other parts (parts.ts), read through the one object they share.
+  private readonly parts: Parts
 
-  constructor(registry: Registry, accounts: Accounts, matching: Matching, stamps: Stamps) {
-    this.registry = registry
-    this.accounts = accounts
-    this.matching = matching
-    this.stamps = stamps
+  constructor(parts: Parts) {
+    this.parts = parts
   }
 
   /**
@@ -39,9 +33,9 @@ export class Requests {
    * symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId (43118), balance (43012).
    */
   placeOrder(userId: string, request: OrderRequest, now: number): Placed | Rejection {
-    const user = this.accounts.find(userId)
+    const user = this.parts.accounts.find(userId)
     if (user === undefined) return refusal("40034", "userId")
-    const product = this.registry.product(request.symbol)
+    const product = this.parts.registry.product(request.symbol)
     if (product === undefined) return refusal("40102")
     const side = request.side === "buy" ? 0 : request.side === "sell" ? 1 : -1
     if (side < 0) return refusal("40020", "side")
@@ -63,13 +57,17 @@ export class Requests {
     const quantity = toUnits(request.quantity, quantityScale)
     if (quantity === "scale") return refusal("40808", "quantity")
     if (typeof quantity !== "number" || quantity === 0) return refusal("40020", "quantity")
-    return this.placed(product, this.matching.place(user, product, side, market, force, price, quantity, cid, now), cid)
+    return this.placed(
+      product,
+      this.parts.matching.place(user, product, side, market, force, price, quantity, cid, now),
+      cid
+    )
   }
 
   /** The answer to a placement: the order's id, or the refusal behind a negative result of `Matching.place`. */
   placed(product: Product, result: number, clientOrderId: string): Placed | Rejection {
     return result >= 0
-      ? { ok: true, orderId: this.stamps.id(KIND_ORDER, result), clientOrderId }
+      ? { ok: true, orderId: this.parts.stamps.id(KIND_ORDER, result), clientOrderId }
       : this.rejection(result, product)
   }
 
@@ -97,12 +95,12 @@ export class Requests {
     id: { readonly orderId?: string; readonly clientOrderId?: string },
     now: number
   ): boolean {
-    const user = this.accounts.find(userId)
+    const user = this.parts.accounts.find(userId)
     if (user === undefined) return false
     const seq = id.orderId !== undefined
-      ? this.stamps.seqOf(KIND_ORDER, id.orderId)
-      : this.matching.clientIds.get(user.index, id.clientOrderId ?? "")
-    return this.matching.cancel(user.index, seq, now)
+      ? this.parts.stamps.seqOf(KIND_ORDER, id.orderId)
+      : this.parts.matching.clientIds.get(user.index, id.clientOrderId ?? "")
+    return this.parts.matching.cancel(user.index, seq, now)
   }
 
   /**
@@ -114,11 +112,11 @@ export class Requests {
     request: TransferRequest,
     now: number
   ): { readonly ok: true; readonly id: string } | Rejection {
-    const sender = this.accounts.find(userId)
+    const sender = this.parts.accounts.find(userId)
     if (sender === undefined) return refusal("40034", "userId")
-    const receiver = this.accounts.find(request.toUserId)
+    const receiver = this.parts.accounts.find(request.toUserId)
     if (receiver === undefined) return refusal("40034", "toUserId")
-    const coin = this.registry.findCoin(request.coin)
+    const coin = this.parts.registry.findCoin(request.coin)
     if (coin === undefined) return refusal("40020", "coin")
     const from = accountTypes.indexOf(request.fromAccountType as AccountType)
     const to = accountTypes.indexOf(request.toAccountType as AccountType)
@@ -129,7 +127,7 @@ export class Requests {
     if (units === "scale") return refusal("40808", "amount")
     if (typeof units !== "number" || units === 0) return refusal("40020", "amount")
     const amount = units * pow10(coin.scale - Math.min(6, coin.scale))
-    const id = this.accounts.transfer(sender, from, receiver, to, coin, amount, now)
+    const id = this.parts.accounts.transfer(sender, from, receiver, to, coin, amount, now)
     return id === undefined ? refusal("43012") : { ok: true, id }
   }
 }

@@ -2,35 +2,12 @@
 // when asked, and the queries that list them (orders by id, user or clientOrderId, open orders, the ledger, trades).
 import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../Engine.ts"
 import { fixed, trimmed } from "../units.ts"
-import type { Accounts } from "./accounts.ts"
 import { accountTypes } from "./accounts.ts"
-import {
-  at,
-  type BookSide,
-  C_TIME,
-  FILL_TOTAL,
-  FILLED,
-  FLAGS,
-  FORCE_SHIFT,
-  LATEST_FILL,
-  MAX_FILL,
-  MIN_FILL,
-  NEXT,
-  NO_ORDER,
-  PRICE,
-  PRODUCT,
-  QUANTITY,
-  SIDE_SELL,
-  STATUS_SHIFT,
-  TYPE_MARKET,
-  U_TIME,
-  USER
-} from "./book.ts"
+import * as Book from "./book.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
-import type { Matching } from "./matching.ts"
-import type { Registry } from "./registry.ts"
-import { KIND_BILL, KIND_ORDER, KIND_TRADE, type Stamps } from "./stamps.ts"
+import type { Parts } from "./parts.ts"
+import { KIND_BILL, KIND_ORDER, KIND_TRADE } from "./stamps.ts"
 import * as Trades from "./trades.ts"
 
 const SIDES = ["buy", "sell"] as const
@@ -38,63 +15,58 @@ const FORCES = ["normal", "postOnly", "fok", "ioc"] as const
 const STATUSES = ["open", "filled", "cancelled"] as const
 
 export class Views {
-  private readonly registry: Registry
-  private readonly accounts: Accounts
-  private readonly matching: Matching
-  private readonly stamps: Stamps
+  // The engine's other parts (parts.ts), read through the one object they share.
+  private readonly parts: Parts
 
-  constructor(registry: Registry, accounts: Accounts, matching: Matching, stamps: Stamps) {
-    this.registry = registry
-    this.accounts = accounts
-    this.matching = matching
-    this.stamps = stamps
+  constructor(parts: Parts) {
+    this.parts = parts
   }
 
   /** The order with sequence number `seq`. */
   order(seq: number): OrderView {
-    const r = this.matching.orders.segment(seq)
-    const o = at(seq)
-    const product = this.registry.products[r[o + PRODUCT]!]!
-    const user = this.accounts.users[r[o + USER]!]!
-    const flags = r[o + FLAGS]!
-    const market = (flags & TYPE_MARKET) !== 0
-    const buy = (flags & SIDE_SELL) === 0
+    const r = this.parts.matching.orders.segment(seq)
+    const o = Book.at(seq)
+    const product = this.parts.registry.products[r[o + Book.PRODUCT]!]!
+    const user = this.parts.accounts.users[r[o + Book.USER]!]!
+    const flags = r[o + Book.FLAGS]!
+    const market = (flags & Book.TYPE_MARKET) !== 0
+    const buy = (flags & Book.SIDE_SELL) === 0
     const pp = product.pricePrecision
     const fillPrice = (ticks: number) => ticks === 0 ? "0" : fixed(ticks, pp)
-    const filled = r[o + FILLED]!
+    const filled = r[o + Book.FILLED]!
     return {
       accountId: user.accountId,
       userId: user.userId,
       symbol: product.symbol,
-      orderId: this.stamps.id(KIND_ORDER, seq),
-      clientOrderId: this.matching.orders.clientOrderId(seq),
-      price: market ? "0" : fixed(r[o + PRICE]!, pp),
-      quantity: fixed(r[o + QUANTITY]!, market && buy ? product.quotePrecision : product.quantityPrecision),
+      orderId: this.parts.stamps.id(KIND_ORDER, seq),
+      clientOrderId: this.parts.matching.orders.clientOrderId(seq),
+      price: market ? "0" : fixed(r[o + Book.PRICE]!, pp),
+      quantity: fixed(r[o + Book.QUANTITY]!, market && buy ? product.quotePrecision : product.quantityPrecision),
       orderType: market ? "market" : "limit",
       side: SIDES[buy ? 0 : 1],
-      force: FORCES[(flags >> FORCE_SHIFT) & 3]!,
-      status: STATUSES[(flags >> STATUS_SHIFT) & 3]!,
-      latestFillPrice: fillPrice(r[o + LATEST_FILL]!),
-      maxFillPrice: fillPrice(r[o + MAX_FILL]!),
-      minFillPrice: fillPrice(r[o + MIN_FILL]!),
+      force: FORCES[(flags >> Book.FORCE_SHIFT) & 3]!,
+      status: STATUSES[(flags >> Book.STATUS_SHIFT) & 3]!,
+      latestFillPrice: fillPrice(r[o + Book.LATEST_FILL]!),
+      maxFillPrice: fillPrice(r[o + Book.MAX_FILL]!),
+      minFillPrice: fillPrice(r[o + Book.MIN_FILL]!),
       fillQuantity: filled === 0 ? "0" : fixed(filled, product.quantityPrecision),
-      fillTotalAmount: trimmed(r[o + FILL_TOTAL]!, product.quote.scale),
-      cTime: String(r[o + C_TIME]),
-      uTime: String(r[o + U_TIME])
+      fillTotalAmount: trimmed(r[o + Book.FILL_TOTAL]!, product.quote.scale),
+      cTime: String(r[o + Book.C_TIME]),
+      uTime: String(r[o + Book.U_TIME])
     }
   }
 
   /** One order by id, any status. */
   orderById(orderId: string): OrderView | undefined {
-    const seq = this.stamps.seqOf(KIND_ORDER, orderId)
-    return seq >= 0 && seq < this.matching.orders.size ? this.order(seq) : undefined
+    const seq = this.parts.stamps.seqOf(KIND_ORDER, orderId)
+    return seq >= 0 && seq < this.parts.matching.orders.size ? this.order(seq) : undefined
   }
 
   /** Every order, oldest first, optionally of one user. */
   orderList(userId?: string): ReadonlyArray<OrderView> {
-    const orders = this.matching.orders
+    const orders = this.parts.matching.orders
     const out: Array<OrderView> = []
-    const user = userId === undefined ? undefined : this.accounts.user(userId)
+    const user = userId === undefined ? undefined : this.parts.accounts.user(userId)
     for (let seq = 0; seq < orders.size; seq++) {
       if (user === undefined || orders.user(seq) === user.index) out.push(this.order(seq))
     }
@@ -103,20 +75,20 @@ export class Views {
 
   /** The order with this clientOrderId of a user, any status. */
   orderByClientId(userId: string, clientOrderId: string): OrderView | undefined {
-    const seq = this.matching.clientIds.get(this.accounts.user(userId).index, clientOrderId)
+    const seq = this.parts.matching.clientIds.get(this.parts.accounts.user(userId).index, clientOrderId)
     return seq < 0 ? undefined : this.order(seq)
   }
 
   /** A user's open orders on a symbol, newest first (cTime desc, then orderId desc), one page (`pageNo` from 0). */
   openOrders(userId: string, symbol: string, pageNo: number, limit: number): ReadonlyArray<OrderView> {
-    const user = this.accounts.find(userId)
-    const product = this.registry.product(symbol)
+    const user = this.parts.accounts.find(userId)
+    const product = this.parts.registry.product(symbol)
     if (user === undefined || product === undefined) return []
-    const store = this.matching.orders
+    const store = this.parts.matching.orders
     const seqs: Array<number> = []
     for (const side of [product.bids, product.asks]) {
       for (const level of side.levels) {
-        for (let seq = level.head; seq !== NO_ORDER; seq = store.segment(seq)[at(seq) + NEXT]!) {
+        for (let seq = level.head; seq !== Book.NO_ORDER; seq = store.segment(seq)[Book.at(seq) + Book.NEXT]!) {
           if (store.user(seq) === user.index) seqs.push(seq)
         }
       }
@@ -132,9 +104,9 @@ export class Views {
 
   /** The order book of a symbol: price levels best first, with the total quantity and number of orders at each. */
   depth(symbol: string): Depth {
-    const product = this.registry.product(symbol)
+    const product = this.parts.registry.product(symbol)
     if (product === undefined) throw new EngineError(`unknown symbol ${symbol}`)
-    const levels = (side: BookSide) =>
+    const levels = (side: Book.BookSide) =>
       side.levels.slice().reverse().map((l) =>
         [fixed(l.price, product.pricePrecision), fixed(l.total, product.quantityPrecision), l.count] as const
       )
@@ -143,28 +115,28 @@ export class Views {
 
   /** Every trade, oldest first. */
   trades(): ReadonlyArray<Trade> {
-    const log = this.matching.trades
-    const store = this.matching.orders
+    const log = this.parts.matching.trades.records
+    const store = this.parts.matching.orders
     const out: Array<Trade> = []
     for (let i = 0; i < log.size; i++) {
       const r = log.segment(i)
       const o = Trades.at(i)
       const maker = r[o + Trades.MAKER]!
       const taker = r[o + Trades.TAKER]!
-      const product = this.registry.products[store.segment(taker)[at(taker) + PRODUCT]!]!
-      const takerBuys = (store.flags(taker) & SIDE_SELL) === 0
+      const product = this.parts.registry.products[store.segment(taker)[Book.at(taker) + Book.PRODUCT]!]!
+      const takerBuys = (store.flags(taker) & Book.SIDE_SELL) === 0
       // Each side pays its fee in the coin it receives: the buyer in base, the seller in quote.
       const makerScale = takerBuys ? product.quote.scale : product.base.scale
       const takerScale = takerBuys ? product.base.scale : product.quote.scale
       out.push({
-        tradeId: this.stamps.id(KIND_TRADE, i + 1),
+        tradeId: this.parts.stamps.id(KIND_TRADE, i + 1),
         symbol: product.symbol,
         price: fixed(r[o + Trades.PRICE]!, product.pricePrecision),
         quantity: fixed(r[o + Trades.LOTS]!, product.quantityPrecision),
         amount: trimmed(r[o + Trades.VALUE]!, product.quote.scale),
         takerSide: takerBuys ? "buy" : "sell",
-        makerOrderId: this.stamps.id(KIND_ORDER, maker),
-        takerOrderId: this.stamps.id(KIND_ORDER, taker),
+        makerOrderId: this.parts.stamps.id(KIND_ORDER, maker),
+        takerOrderId: this.parts.stamps.id(KIND_ORDER, taker),
         makerFee: trimmed(r[o + Trades.MAKER_FEE]!, makerScale),
         takerFee: trimmed(r[o + Trades.TAKER_FEE]!, takerScale),
         time: r[o + Trades.TIME]!
@@ -175,13 +147,12 @@ export class Views {
 
   /** The ledger entry at `entry` as a funding bill. */
   bill(entry: number): BillView {
-    const ledger = this.accounts.ledger
-    const r = ledger.segment(entry)
+    const r = this.parts.accounts.ledger.records.segment(entry)
     const o = Ledger.at(entry)
     const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
-    const coin = this.registry.coins[Ledger.coinOf(kind)]!
+    const coin = this.parts.registry.coins[Ledger.coinOf(kind)]!
     return {
-      billId: this.stamps.id(KIND_BILL, entry + 1),
+      billId: this.parts.stamps.id(KIND_BILL, entry + 1),
       coinId: coin.coinId,
       coinName: coin.name,
       bizType: Ledger.bizTypes[Ledger.bizTypeOf(kind)]!,
@@ -194,11 +165,11 @@ export class Views {
 
   /** Every ledger entry of a user (optionally of one account), oldest first. */
   ledgerOf(userId: string, accountType?: AccountType): ReadonlyArray<LedgerEntry> {
-    const user = this.accounts.user(userId)
+    const user = this.parts.accounts.user(userId)
     const account = accountType === undefined ? -1 : accountTypes.indexOf(accountType)
     if (accountType !== undefined && account < 0) throw new EngineError(`unknown account type ${accountType}`)
     const out: Array<LedgerEntry> = []
-    const ledger = this.accounts.ledger
+    const ledger = this.parts.accounts.ledger.records
     for (let i = 0; i < ledger.size; i++) {
       const r = ledger.segment(i)
       const o = Ledger.at(i)
