@@ -97,3 +97,9 @@ describe("cancelBySeq", () => {
     assert.deepStrictEqual(engine.orderList(alice).map((o) => o.status), ["open"])
   })
 })
+
+describe("EngineUnits.make", () => {
+  it("refuses what is not an Engine", () => {
+    assert.throws(() => EngineUnits.make({} as Engine.Engine), Engine.EngineError)
+  })
+})

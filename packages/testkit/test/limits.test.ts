@@ -32,3 +32,44 @@ describe("rate limits", () => {
       assert.strictEqual(statusOf(exchange.handleAt(signed(bob, BILLS, "{}", t2), t2)), 200)
     }))
 })
+
+describe("rate limits by endpoint", () => {
+  const OPEN_ORDERS = Venue.endpoints.openOrders.path
+  const ORDERS = Venue.endpoints.placeOrder.path
+  const openOrders = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
+
+  it.effect("each endpoint has its own budget per key: 10 requests per second by default (DESIGN §4)", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      const { alice } = TestExchange.demoKeys
+      const t = 2_000_000
+      for (let i = 0; i < 10; i++) {
+        assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t)), 200, `#${i + 1}`)
+      }
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t)), 429)
+      // Another endpoint's budget is untouched: an empty order is refused for its fields (400), not for the rate.
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 400)
+      // A second later the window has room again.
+      const later = t + 1_000
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, later), later)), 200)
+    }))
+
+  it.effect("an option overrides one endpoint's budget and leaves the others as declared", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make({
+        ...TestExchange.demo({ bills: 0 }),
+        rateLimits: { openOrders: { limit: 2, windowMillis: 1_000 } }
+      })
+      const { alice } = TestExchange.demoKeys
+      const t = 2_000_000
+      const statuses = Array.from(
+        { length: 3 },
+        () => statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t))
+      )
+      assert.deepStrictEqual(statuses, [200, 200, 429])
+      for (let i = 0; i < 10; i++) {
+        assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 400, `order #${i + 1}`)
+      }
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 429)
+    }))
+})
