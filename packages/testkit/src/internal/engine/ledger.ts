@@ -45,7 +45,8 @@ export class Ledger {
   ): number {
     const records = this.records
     const i = records.alloc()
-    const r = records.segment(i)
+    // The segment by the constant shift rather than `records.segment(i)`: appending is on every fill's path.
+    const r = records.segments[i >>> SEGMENT_BITS]!
     const o = at(i)
     r[o + TIME] = time
     r[o + DELTA] = delta

@@ -38,7 +38,8 @@ export class TradeLog {
   ): void {
     const records = this.records
     const i = records.alloc()
-    const r = records.segment(i)
+    // The segment by the constant shift rather than `records.segment(i)`: appending is on every fill's path.
+    const r = records.segments[i >>> SEGMENT_BITS]!
     const o = at(i)
     r[o + MAKER] = maker
     r[o + TAKER] = taker
