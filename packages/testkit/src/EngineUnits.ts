@@ -23,7 +23,7 @@ import { partsOf } from "./internal/engine/parts.ts"
 import type { Product, Registry } from "./internal/engine/registry.ts"
 import type { Requests } from "./internal/engine/requests.ts"
 import { refusal } from "./internal/engine/requests.ts"
-import { ID_DIGITS, KIND_ORDER, type Stamps } from "./internal/engine/stamps.ts"
+import { ID_DIGITS, Kind, type Stamps } from "./internal/engine/stamps.ts"
 
 /**
  * The numeric entry to an engine. `side` 0 buy / 1 sell; `market` 0 limit / 1 market; `force` 0 normal, 1 postOnly,
@@ -139,7 +139,7 @@ export class EngineUnits {
     if (!Number.isSafeInteger(seq) || seq < 0 || seq >= 10 ** ID_DIGITS) {
       throw new EngineError(`not an order's sequence number: ${seq}`)
     }
-    return this.stamps.id(KIND_ORDER, seq)
+    return this.stamps.id(Kind.order, seq)
   }
 
   /**

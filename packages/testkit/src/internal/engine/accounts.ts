@@ -7,7 +7,7 @@ import { toUnits, trimmed } from "../units.ts"
 import { EngineError } from "./errors.ts"
 import { BIZ, EntryList, Ledger } from "./ledger.ts"
 import type { Coin, Registry } from "./registry.ts"
-import { KIND_ACCOUNT, KIND_TRANSFER, KIND_USER, type Stamps } from "./stamps.ts"
+import { Kind, type Stamps } from "./stamps.ts"
 
 /** The account types of spec §2.7, in index order. */
 export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const
@@ -50,13 +50,13 @@ export class Accounts {
 
   addUser(userId?: string): string {
     const index = this.users.length
-    const id = userId ?? this.stamps.id(KIND_USER, index + 1)
+    const id = userId ?? this.stamps.id(Kind.user, index + 1)
     if (!/^[1-9]\d{0,19}$/.test(id) || BigInt(id) >= 2n ** 64n) throw new EngineError(`user id ${id}: u64 digits`)
     if (this.userById.has(id)) throw new EngineError(`user ${id} exists`)
     const user: User = {
       index,
       userId: id,
-      accountId: this.stamps.id(KIND_ACCOUNT, index + 1),
+      accountId: this.stamps.id(Kind.account, index + 1),
       balances: new Float64Array(accountTypes.length * this.coinCount * 2),
       fundBills: new EntryList(),
       fundBillsByCoin: this.registry.coins.map(() => new EntryList())
@@ -160,7 +160,7 @@ export class Accounts {
     const oneFund = (from === FUND) !== (to === FUND)
     this.post(sender, from, coin, oneFund && from === FUND ? BIZ.transfer_out : BIZ.internal_withdraw, -amount, 0, time)
     this.post(receiver, to, coin, oneFund && to === FUND ? BIZ.transfer_in : BIZ.internal_deposit, amount, 0, time)
-    return this.stamps.id(KIND_TRANSFER, ++this.transfers)
+    return this.stamps.id(Kind.transfer, ++this.transfers)
   }
 
   /** A user's balances: every account and coin with a non-zero amount. */

@@ -7,7 +7,7 @@ import { FUND } from "./accounts.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
 import type { Parts } from "./parts.ts"
-import { KIND_BILL } from "./stamps.ts"
+import { Kind } from "./stamps.ts"
 
 const EMPTY_LIST = new Ledger.EntryList()
 
@@ -72,7 +72,7 @@ export class Bills {
       const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
       const coin = coins[Ledger.coinOf(kind)]!
       // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
-      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.parts.stamps.id(KIND_BILL, entry + 1) +
+      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.parts.stamps.id(Kind.bill, entry + 1) +
         "\",\"coinId\":" + coin.coinId + ",\"coinName\":" + coin.nameJson + ",\"bizType\":" +
         BIZ_TYPE_JSON[Ledger.bizTypeOf(kind)] + ",\"deltaAmount\":\"" + trimmed(r[o + Ledger.DELTA]!, coin.scale) +
         "\",\"afterAmount\":\"" + trimmed(r[o + Ledger.AFTER]!, coin.scale) + "\",\"fees\":\"" +

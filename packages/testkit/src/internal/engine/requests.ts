@@ -7,7 +7,7 @@ import { accountTypes } from "./accounts.ts"
 import { REJECT_BALANCE, REJECT_DUPLICATE, REJECT_MIN_VALUE, REJECT_PARAMETER, REJECT_POST_ONLY } from "./matching.ts"
 import type { Parts } from "./parts.ts"
 import type { Product } from "./registry.ts"
-import { KIND_ORDER } from "./stamps.ts"
+import { Kind } from "./stamps.ts"
 
 const FORCES = ["normal", "postOnly", "fok", "ioc"]
 
@@ -67,7 +67,7 @@ export class Requests {
   /** The answer to a placement: the order's id, or the refusal behind a negative result of `Matching.place`. */
   placed(product: Product, result: number, clientOrderId: string): Placed | Rejection {
     return result >= 0
-      ? { ok: true, orderId: this.parts.stamps.id(KIND_ORDER, result), clientOrderId }
+      ? { ok: true, orderId: this.parts.stamps.id(Kind.order, result), clientOrderId }
       : this.rejection(result, product)
   }
 
@@ -98,7 +98,7 @@ export class Requests {
     const user = this.parts.accounts.find(userId)
     if (user === undefined) return false
     const seq = id.orderId !== undefined
-      ? this.parts.stamps.seqOf(KIND_ORDER, id.orderId)
+      ? this.parts.stamps.seqOf(Kind.order, id.orderId)
       : this.parts.matching.clientIds.get(user.index, id.clientOrderId ?? "")
     return this.parts.matching.cancel(user.index, seq, now)
   }

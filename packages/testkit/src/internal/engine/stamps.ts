@@ -6,12 +6,8 @@ import { EngineError } from "./errors.ts"
 /** Digits of the sequence number in an id. */
 export const ID_DIGITS = 15
 
-export const KIND_ORDER = 1
-export const KIND_BILL = 2
-export const KIND_TRANSFER = 3
-export const KIND_USER = 4
-export const KIND_TRADE = 5
-export const KIND_ACCOUNT = 6
+/** The digit that starts an id: what it names. */
+export const Kind = { order: 1, bill: 2, transfer: 3, user: 4, trade: 5, account: 6 } as const
 
 export class Stamps {
   readonly seed: number
@@ -28,7 +24,7 @@ export class Stamps {
     this.seed = seed
     this.prefix = String(seed % 1000).padStart(3, "0")
     this.heads = Array.from(
-      { length: KIND_ACCOUNT + 1 },
+      { length: Kind.account + 1 },
       (_, kind) =>
         Array.from({ length: ID_DIGITS + 1 }, (_, digits) => kind + this.prefix + "0".repeat(ID_DIGITS - digits))
     )

@@ -7,7 +7,7 @@ import * as Book from "./book.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
 import type { Parts } from "./parts.ts"
-import { KIND_BILL, KIND_ORDER, KIND_TRADE } from "./stamps.ts"
+import { Kind } from "./stamps.ts"
 import * as Trades from "./trades.ts"
 
 const SIDES = ["buy", "sell"] as const
@@ -38,7 +38,7 @@ export class Views {
       accountId: user.accountId,
       userId: user.userId,
       symbol: product.symbol,
-      orderId: this.parts.stamps.id(KIND_ORDER, seq),
+      orderId: this.parts.stamps.id(Kind.order, seq),
       clientOrderId: this.parts.matching.orders.clientOrderId(seq),
       price: market ? "0" : fixed(r[o + Book.PRICE]!, pp),
       quantity: fixed(r[o + Book.QUANTITY]!, market && buy ? product.quotePrecision : product.quantityPrecision),
@@ -58,7 +58,7 @@ export class Views {
 
   /** One order by id, any status. */
   orderById(orderId: string): OrderView | undefined {
-    const seq = this.parts.stamps.seqOf(KIND_ORDER, orderId)
+    const seq = this.parts.stamps.seqOf(Kind.order, orderId)
     return seq >= 0 && seq < this.parts.matching.orders.size ? this.order(seq) : undefined
   }
 
@@ -129,14 +129,14 @@ export class Views {
       const makerScale = takerBuys ? product.quote.scale : product.base.scale
       const takerScale = takerBuys ? product.base.scale : product.quote.scale
       out.push({
-        tradeId: this.parts.stamps.id(KIND_TRADE, i + 1),
+        tradeId: this.parts.stamps.id(Kind.trade, i + 1),
         symbol: product.symbol,
         price: fixed(r[o + Trades.PRICE]!, product.pricePrecision),
         quantity: fixed(r[o + Trades.LOTS]!, product.quantityPrecision),
         amount: trimmed(r[o + Trades.VALUE]!, product.quote.scale),
         takerSide: takerBuys ? "buy" : "sell",
-        makerOrderId: this.parts.stamps.id(KIND_ORDER, maker),
-        takerOrderId: this.parts.stamps.id(KIND_ORDER, taker),
+        makerOrderId: this.parts.stamps.id(Kind.order, maker),
+        takerOrderId: this.parts.stamps.id(Kind.order, taker),
         makerFee: trimmed(r[o + Trades.MAKER_FEE]!, makerScale),
         takerFee: trimmed(r[o + Trades.TAKER_FEE]!, takerScale),
         time: r[o + Trades.TIME]!
@@ -152,7 +152,7 @@ export class Views {
     const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
     const coin = this.parts.registry.coins[Ledger.coinOf(kind)]!
     return {
-      billId: this.parts.stamps.id(KIND_BILL, entry + 1),
+      billId: this.parts.stamps.id(Kind.bill, entry + 1),
       coinId: coin.coinId,
       coinName: coin.name,
       bizType: Ledger.bizTypes[Ledger.bizTypeOf(kind)]!,
