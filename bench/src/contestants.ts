@@ -2,6 +2,7 @@
 // the API needs pre-formatted; `run` (timed) replays the ops; `book` (untimed) reads the resting book back as price
 // levels for the equivalence check.
 import { Engine } from "@spotkit/testkit/Engine"
+import * as EngineUnits from "@spotkit/testkit/EngineUnits"
 import { type LimitOrderOptions, OrderBook, Side } from "nodejs-order-book"
 import {
   type Book,
@@ -37,12 +38,23 @@ export interface Contestant {
 // ---------------------------------------------------------------------------------------------------------------
 // @spotkit/testkit Engine
 
-/**
- * A fresh engine with the product and two funded users. `EngineClass`: another version of the engine's source
- * (`engineAB.ts` compares copies of it).
- */
-const newEngine = (recordTrades: boolean, EngineClass: typeof Engine = Engine) => {
-  const engine = new EngineClass({ recordTrades })
+/** The numeric entry to an engine (`EngineUnits`; before it, the engine's own methods). */
+export type Units = Pick<
+  EngineUnits.EngineUnits,
+  "submit" | "placeUnits" | "cancelByClientId" | "cancelBySeq" | "userIndex" | "productIndex"
+>
+
+/** A version of the engine's source: its `Engine` class and its numeric entry (`engineAB.ts` compares copies). */
+export interface Version {
+  readonly Engine: typeof Engine
+  readonly units: (engine: Engine) => Units
+}
+
+const current: Version = { Engine, units: EngineUnits.make }
+
+/** A fresh engine with the product and two funded users, and its numeric entry. */
+const newEngine = (recordTrades: boolean, version: Version = current) => {
+  const engine = new version.Engine({ recordTrades })
   engine.addProduct({ symbol: SYMBOL, base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 4 })
   const users = [engine.addUser(), engine.addUser()] as const
   // 4e7 of each coin per user: far more than the workload ever freezes, within the engine's 2^53-unit supply cap.
@@ -50,7 +62,7 @@ const newEngine = (recordTrades: boolean, EngineClass: typeof Engine = Engine) =
     engine.deposit(user, "SPOT", "BTC", "40000000", T0)
     engine.deposit(user, "SPOT", "USDT", "40000000", T0)
   }
-  return { engine, users }
+  return { engine, units: version.units(engine), users }
 }
 
 const units = (text: string): number => Number(text.replace(".", ""))
@@ -61,7 +73,7 @@ const engineBook = (engine: Engine) => (): Book => {
   return { bids: levels(depth.bids), asks: levels(depth.asks) }
 }
 
-const runUnits = (engine: Engine, u0: string, u1: string) => (w: Workload): number => {
+const runUnits = (engine: Engine, units: Units, u0: string, u1: string) => (w: Workload): number => {
   const { force, ids, kind, lots, order, price, quote, side } = w
   let refused = 0
   for (let i = 0; i < w.ops; i++) {
@@ -75,27 +87,27 @@ const runUnits = (engine: Engine, u0: string, u1: string) => (w: Workload): numb
     }
     const s = side[i]!
     const result = op === LIMIT
-      ? engine.placeUnits(user, SYMBOL, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-      : engine.placeUnits(user, SYMBOL, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+      ? units.placeUnits(user, SYMBOL, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+      : units.placeUnits(user, SYMBOL, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
     if (!result.ok) refused++
   }
   return refused
 }
 
-export const engineUnits = (recordTrades: boolean, EngineClass: typeof Engine = Engine): Contestant => ({
+export const engineUnits = (recordTrades: boolean, version: Version = current): Contestant => ({
   key: recordTrades ? "engine-placeUnits-trades" : "engine-placeUnits",
   label: recordTrades
-    ? "@spotkit/testkit Engine.placeUnits (recordTrades on, the default)"
-    : "@spotkit/testkit Engine.placeUnits (recordTrades off)",
+    ? "@spotkit/testkit EngineUnits.placeUnits (recordTrades on, the default)"
+    : "@spotkit/testkit EngineUnits.placeUnits (recordTrades off)",
   prepare: () => {},
   fresh: () => {
-    const { engine, users } = newEngine(recordTrades, EngineClass)
-    return { run: runUnits(engine, users[0], users[1]), book: engineBook(engine) }
+    const { engine, units, users } = newEngine(recordTrades, version)
+    return { run: runUnits(engine, units, users[0], users[1]), book: engineBook(engine) }
   }
 })
 
 /**
- * Engine.submit + a cancel by index: users and the product by index, results as numbers (no allocation). Each cancel
+ * EngineUnits.submit + a cancel by index: users and the product by index, results as numbers (no allocation). Each cancel
  * names its order by clientOrderId (`cancelByClientId`), or with `bySeq` by the sequence number `submit` answered
  * (`cancelBySeq`: the orderId in number form, as a program that keeps the ids the venue returned does; no
  * clientOrderId lookup).
@@ -103,24 +115,24 @@ export const engineUnits = (recordTrades: boolean, EngineClass: typeof Engine = 
 export const engineSubmit = (
   recordTrades: boolean,
   bySeq = false,
-  EngineClass: typeof Engine = Engine
+  version: Version = current
 ): Contestant => {
   // With `bySeq`: the sequence number of each order of the stream, written by its placement before any cancel of it
   // reads it.
   let seqs = new Float64Array(0)
   return {
     key: `engine-submit${recordTrades ? "-trades" : ""}${bySeq ? "-by-seq" : ""}`,
-    label: `@spotkit/testkit Engine.submit + ${bySeq ? "cancelBySeq" : "cancelByClientId"} (recordTrades ${
+    label: `@spotkit/testkit EngineUnits.submit + ${bySeq ? "cancelBySeq" : "cancelByClientId"} (recordTrades ${
       recordTrades ? "on" : "off"
     })`,
     prepare: (w) => {
       if (bySeq) seqs = new Float64Array(w.orders)
     },
     fresh: () => {
-      const { engine, users } = newEngine(recordTrades, EngineClass)
-      const u0 = engine.userIndex(users[0])
-      const u1 = engine.userIndex(users[1])
-      const product = engine.productIndex(SYMBOL)
+      const { engine, units, users } = newEngine(recordTrades, version)
+      const u0 = units.userIndex(users[0])
+      const u1 = units.userIndex(users[1])
+      const product = units.productIndex(SYMBOL)
       const run = (w: Workload): number => {
         const { force, ids, kind, lots, order, price, quote, side } = w
         let refused = 0
@@ -130,14 +142,14 @@ export const engineSubmit = (
           const op = kind[i]!
           const now = T0 + i
           if (op === CANCEL) {
-            if (bySeq) engine.cancelBySeq(user, seqs[k]!, now)
-            else engine.cancelByClientId(user, ids[k]!, now)
+            if (bySeq) units.cancelBySeq(user, seqs[k]!, now)
+            else units.cancelByClientId(user, ids[k]!, now)
             continue
           }
           const s = side[i]!
           const result = op === LIMIT
-            ? engine.submit(user, product, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
-            : engine.submit(user, product, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
+            ? units.submit(user, product, s, 0, force[i]!, price[i]!, lots[i]!, ids[k]!, now)
+            : units.submit(user, product, s, 1, 0, 0, s === 0 ? quote[i]! : lots[i]!, ids[k]!, now)
           if (bySeq) seqs[k] = result
           if (result < 0) refused++
         }
@@ -282,10 +294,10 @@ export interface MemoryResult {
 }
 
 export const memoryEngine = (set: RestingSet): MemoryResult => {
-  const { engine, users } = newEngine(true)
+  const { engine, units, users } = newEngine(true)
   const before = liveBytes()
   for (let k = 0; k < set.n; k++) {
-    engine.placeUnits(users[k & 1]!, SYMBOL, set.side[k]!, 0, 0, set.price[k]!, set.lots[k]!, set.ids[k]!, T0)
+    units.placeUnits(users[k & 1]!, SYMBOL, set.side[k]!, 0, 0, set.price[k]!, set.lots[k]!, set.ids[k]!, T0)
   }
   const bytes = liveBytes() - before
   const book = engineBook(engine)()

@@ -12,15 +12,16 @@
 // versions with each other only: the engine benchmark (main.ts) holds every contestant's heap in one process, so
 // its absolute times are higher than these. `--ballast N` keeps N million strings alive throughout (a heap like the
 // full benchmark's, which every full collection must mark); `--library` runs nodejs-order-book in the rotation too
-// and prints each version's ratio to it; `--units` runs Engine.placeUnits + cancelOrder instead of submit, `--by-seq`
-// cancels by sequence number instead of clientOrderId.
-import type { Engine } from "@spotkit/testkit/Engine"
+// and prints each version's ratio to it; `--units` runs placeUnits + cancelOrder instead of submit, `--by-seq`
+// cancels by sequence number instead of clientOrderId. A version with `EngineUnits.ts` drives the engine through it;
+// an older one (before the numeric entry left `Engine`) through the engine's own methods.
+import { existsSync } from "node:fs"
 import { args, option } from "./cli.ts"
-import { engineSubmit, engineUnits, library } from "./contestants.ts"
+import { engineSubmit, engineUnits, library, type Units, type Version } from "./contestants.ts"
 import { generate } from "./workload.ts"
 
-interface EngineModule {
-  readonly Engine: typeof Engine
+interface UnitsModule {
+  readonly make: Version["units"]
 }
 
 // The names: every argument that is neither an option nor an option's value (the flags take none).
@@ -33,14 +34,20 @@ const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") &&
 if (names.length === 0) throw new Error("name at least one directory under bench/tmp/")
 const ORDERS = option("orders", 1_000_000)
 const ROUNDS = option("rounds", 7)
-// `--units`: the engines run Engine.placeUnits + cancelOrder (an answer object per order) instead of submit.
+// `--units`: the engines run placeUnits + cancelOrder (an answer object per order) instead of submit.
 const UNITS = args.includes("--units")
-// `--by-seq`: cancels by the sequence number submit answered (Engine.cancelBySeq) instead of by clientOrderId.
+// `--by-seq`: cancels by the sequence number submit answered (cancelBySeq) instead of by clientOrderId.
 const BY_SEQ = args.includes("--by-seq")
 
-const engines = await Promise.all(
-  names.map((name) => import(new URL(`../tmp/${name}/Engine.ts`, import.meta.url).href) as Promise<EngineModule>)
-)
+const load = async (name: string): Promise<Version> => {
+  const url = (file: string) => new URL(`../tmp/${name}/${file}`, import.meta.url)
+  const { Engine } = await import(url("Engine.ts").href) as Pick<Version, "Engine">
+  const units = existsSync(url("EngineUnits.ts"))
+    ? (await import(url("EngineUnits.ts").href) as UnitsModule).make
+    : (engine: object) => engine as Units
+  return { Engine, units }
+}
+const engines = await Promise.all(names.map(load))
 const w = generate({ orders: ORDERS })
 // A heap like the full benchmark's (its other contestants' data), which every major collection must mark: N million
 // strings kept alive for the whole run.
@@ -48,10 +55,9 @@ const BALLAST = option("ballast", 0)
 const ballast = Array.from({ length: BALLAST * 1_000_000 }, (_, i) => `ballast-${i}`)
 
 // Each version runs the engine benchmark's own contestant (contestants.ts) over its Engine class.
-const contestantOf = ({ Engine }: EngineModule) =>
-  UNITS ? engineUnits(false, Engine) : engineSubmit(false, BY_SEQ, Engine)
-const fresh = (module: EngineModule): () => void => {
-  const contestant = contestantOf(module)
+const contestantOf = (version: Version) => UNITS ? engineUnits(false, version) : engineSubmit(false, BY_SEQ, version)
+const fresh = (version: Version): () => void => {
+  const contestant = contestantOf(version)
   contestant.prepare(w)
   const instance = contestant.fresh()
   return () => instance.run(w)

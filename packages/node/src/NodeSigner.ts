@@ -1,5 +1,6 @@
 /**
- * HMAC-SHA256 request signing with `node:crypto`, for `Signer` of `@spotkit/core`.
+ * HMAC-SHA256 request signing with `node:crypto`, for `Signer` of `@spotkit/core`, and the same HMAC as a plain
+ * synchronous function for code that checks signatures (the test exchange).
  *
  * The core default signs with WebCrypto, which works on every platform but takes a round trip through libuv's
  * thread pool (a promise) for every request. On Node, `createHmac` signs synchronously in well under a microsecond
@@ -12,7 +13,26 @@ import { Signer } from "@spotkit/core"
 import { Effect, Redacted } from "effect"
 import type { Layer } from "effect"
 import { Buffer } from "node:buffer"
+import type { KeyObject } from "node:crypto"
 import { createHmac, createSecretKey } from "node:crypto"
+
+/**
+ * A secret (its UTF-8 bytes) imported as a `KeyObject` for `hmacBase64`: import once, sign many times.
+ *
+ * @since 0.2.0
+ * @category primitives
+ */
+export const hmacKey = (secret: string): KeyObject => createSecretKey(Buffer.from(secret, "utf8"))
+
+/**
+ * `base64(HMAC-SHA256(key, text))` over the UTF-8 bytes of `text`, synchronously: the venue's signature of a prehash
+ * (DESIGN §3).
+ *
+ * @since 0.2.0
+ * @category primitives
+ */
+export const hmacBase64 = (key: KeyObject, text: string): string =>
+  createHmac("sha256", key).update(text, "utf8").digest("base64")
 
 /**
  * HMAC-SHA256 over `node:crypto`; the secret becomes a `KeyObject` once per client.
@@ -24,8 +44,8 @@ export const nodeCrypto: Signer.Service = {
   name: "node-crypto-hmac-sha256",
   prepare: (secretKey) =>
     Effect.sync(() => {
-      const key = createSecretKey(Buffer.from(Redacted.value(secretKey), "utf8"))
-      return (prehash: string) => Effect.sync(() => createHmac("sha256", key).update(prehash, "utf8").digest("base64"))
+      const key = hmacKey(Redacted.value(secretKey))
+      return (prehash: string) => Effect.sync(() => hmacBase64(key, prehash))
     })
 }
 

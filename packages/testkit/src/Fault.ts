@@ -111,7 +111,7 @@ export const appliedLost: Fault = { _tag: "AppliedLost" }
  */
 export interface Rule {
   readonly fault: Fault
-  /** Only requests to this path (e.g. `SpotClient.paths.placeOrder`). @default every API path */
+  /** Only requests to this path (e.g. `Venue.endpoints.placeOrder.path`). @default every API path */
   readonly path?: string | undefined
   /** The next `times` matching requests. */
   readonly times?: number | undefined

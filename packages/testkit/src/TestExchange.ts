@@ -14,14 +14,17 @@
  *
  * @since 0.1.0
  */
-import { BufferedResponse, Signer, SpotClient } from "@spotkit/core"
+import { Signer, SpotClient, Venue } from "@spotkit/core"
+import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientError, UrlParams } from "effect/http"
-import type { HttpClientRequest, HttpClientResponse } from "effect/http"
+import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
-import { nodeSigner } from "./internal/nodeSigner.ts"
-import * as Protocol from "./internal/protocol.ts"
+import * as InProcess from "./internal/inProcess.ts"
+import * as Limits from "./internal/protocol/limits.ts"
+import type * as RequestLog from "./internal/protocol/requestLog.ts"
+import { Router } from "./internal/protocol/router.ts"
+import type * as Wire from "./internal/protocol/wire.ts"
 import { fixed, toUnits } from "./internal/units.ts"
 
 /**
@@ -30,7 +33,7 @@ import { fixed, toUnits } from "./internal/units.ts"
  * @since 0.1.0
  * @category models
  */
-export type WireRequest = Protocol.WireRequest
+export type WireRequest = Wire.WireRequest
 
 /**
  * What the exchange does with a request: answer (possibly late), drop the connection, or never answer.
@@ -38,7 +41,7 @@ export type WireRequest = Protocol.WireRequest
  * @since 0.1.0
  * @category models
  */
-export type Outcome = Protocol.Outcome
+export type Outcome = Wire.Outcome
 
 /**
  * One request the exchange received, with what it answered.
@@ -46,7 +49,7 @@ export type Outcome = Protocol.Outcome
  * @since 0.1.0
  * @category models
  */
-export type RequestRecord = Protocol.RequestRecord
+export type RequestRecord = RequestLog.RequestRecord
 
 /**
  * Venue-side rate limits (DESIGN §4).
@@ -54,7 +57,7 @@ export type RequestRecord = Protocol.RequestRecord
  * @since 0.1.0
  * @category models
  */
-export type RateLimits = Protocol.RateLimits
+export type RateLimits = Limits.RateLimits
 
 /**
  * API credentials as plain strings (the exchange must know the secret to check signatures).
@@ -67,7 +70,7 @@ export interface KeySpec {
   readonly secretKey: string
   readonly passphrase: string
   /** @default ["read", "trade", "transfer"] */
-  readonly permissions?: ReadonlyArray<"read" | "trade" | "transfer"> | undefined
+  readonly permissions?: ReadonlyArray<Venue.Permission> | undefined
 }
 
 /**
@@ -186,7 +189,7 @@ export interface Service {
     userId: string,
     accountType?: Engine.AccountType
   ) => Effect.Effect<ReadonlyArray<Engine.LedgerEntry>, Engine.EngineError>
-  readonly totals: Effect.Effect<ReturnType<Engine.Engine["totals"]>>
+  readonly totals: Effect.Effect<ReadonlyArray<Engine.Totals>>
 }
 
 /**
@@ -222,10 +225,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const engine = yield* attempt(() => new Engine.Engine(options))
   const limits = options.rateLimits === false
     ? false as const
-    : { ...Protocol.defaultRateLimits, ...options.rateLimits }
-  const protocol = new Protocol.Protocol(engine, {
+    : { ...Limits.defaultRateLimits, ...options.rateLimits }
+  const router = new Router(engine, {
     rateLimits: limits,
-    windowMillis: options.timestampWindowMillis ?? 30_000,
+    windowMillis: options.timestampWindowMillis ?? Venue.TIMESTAMP_WINDOW_MILLIS,
     maxBodyBytes: options.maxBodyBytes ?? 262_144,
     requestLogSize: options.requestLogSize ?? 10_000,
     seed: engine.seed
@@ -236,7 +239,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       attempt(() => {
         const userId = engine.addUser(spec.userId)
-        for (const key of spec.keys ?? []) engine.addApiKey({ ...key, userId })
+        for (const key of spec.keys ?? []) router.auth.addKey({ ...key, userId })
         if (spec.bills !== undefined && spec.bills.count > 0) {
           const span = spec.bills.spanMillis ?? 30 * 86_400_000
           // Times never go below 0 (a TestClock starts there).
@@ -271,9 +274,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const service: Service = {
     engine,
     accounts,
-    maxBodyBytes: protocol.options.maxBodyBytes,
-    handle: (request) => Effect.map(now, (time) => protocol.handle(request, time)),
-    handleAt: (request, time) => protocol.handle(request, time),
+    maxBodyBytes: router.maxBodyBytes,
+    handle: (request) => Effect.map(now, (time) => router.handle(request, time)),
+    handleAt: (request, time) => router.handle(request, time),
     addAccount,
     deposit: (userId, accountType, coin, amount) =>
       Effect.flatMap(now, (time) => attempt(() => engine.deposit(userId, accountType, coin, amount, time))),
@@ -282,13 +285,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     cancelOrder: (userId, id) => Effect.map(now, (time) => engine.cancelOrder(userId, id, time)),
     injectFault: (rule) =>
       Effect.suspend(() => {
-        const invalid = protocol.inject(rule)
+        const invalid = router.faults.inject(rule)
         return invalid === undefined ? Effect.void : Effect.fail(new Engine.EngineError(`fault rule: ${invalid}`))
       }),
-    clearFaults: Effect.sync(() => protocol.clearFaults()),
-    resetRateLimits: Effect.sync(() => protocol.clearRateLimits()),
-    requests: Effect.sync(() => protocol.requests()),
-    clearRequests: Effect.sync(() => protocol.clearRequests()),
+    clearFaults: Effect.sync(() => router.faults.clear()),
+    resetRateLimits: Effect.sync(() => router.limits.clear()),
+    requests: Effect.sync(() => router.log.list()),
+    clearRequests: Effect.sync(() => router.log.clear()),
     orders: (userId) => attempt(() => engine.orderList(userId)),
     trades: Effect.sync(() => engine.tradeList().slice()),
     balances: (userId) => attempt(() => engine.balances(userId)),
@@ -335,26 +338,6 @@ const placeLiquidity = (engine: Engine.Engine, owner: string, spec: LiquiditySpe
 export const layer = (options: Options = {}): Layer.Layer<TestExchange, Engine.EngineError> =>
   Layer.effect(TestExchange, make(options))
 
-const decoder = new TextDecoder()
-
-// The venue's requests are JSON text, which `HttpClientRequest.bodyText` stores as bytes (keeping the text). Other
-// bodies (form data, streams) are no venue request; they reach the protocol as empty and fail its checks.
-const bodyText = (request: HttpClientRequest.HttpClientRequest): string =>
-  request.body._tag === "Uint8Array" ? request.body.text ?? decoder.decode(request.body.body) : ""
-
-const contentTypeOf = (request: HttpClientRequest.HttpClientRequest): string | undefined =>
-  request.headers["content-type"] ?? (request.body._tag === "Empty" ? undefined : request.body.contentType)
-
-// The path and query of a request, as the venue signs and routes it ("http://host/api/x?a=1" -> "/api/x?a=1").
-const pathOf = (request: HttpClientRequest.HttpClientRequest): string => {
-  const url = request.url
-  const scheme = url.indexOf("://")
-  const slash = scheme < 0 ? url.indexOf("/") : url.indexOf("/", scheme + 3)
-  const path = slash < 0 ? "/" : url.slice(slash)
-  const params = UrlParams.toString(request.urlParams)
-  return params === "" ? path : `${path}${path.includes("?") ? "&" : "?"}${params}`
-}
-
 /**
  * An `HttpClient` that routes every request into the exchange with the full protocol (headers, signature, timestamp
  * window, envelopes, status codes, rate limits, faults) and no sockets. Latency faults sleep on the `Clock`;
@@ -369,45 +352,7 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient, never, TestExch
   HttpClient.HttpClient,
   Effect.gen(function*() {
     const exchange = yield* TestExchange
-    const send = (
-      request: HttpClientRequest.HttpClientRequest,
-      now: number
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
-      const outcome = exchange.handleAt({
-        method: request.method,
-        path: pathOf(request),
-        header: (name) => name === "content-type" ? contentTypeOf(request) : request.headers[name],
-        body: bodyText(request),
-        clientAddress: "127.0.0.1"
-      }, now)
-      switch (outcome._tag) {
-        case "Respond": {
-          const response = new BufferedResponse.BufferedResponse({
-            request,
-            status: outcome.status,
-            headers: { "content-type": outcome.contentType },
-            body: outcome.body,
-            remoteAddress: "127.0.0.1"
-          })
-          return outcome.delayMillis > 0
-            ? Effect.as(Effect.sleep(outcome.delayMillis), response)
-            : Effect.succeed(response)
-        }
-        case "Drop":
-          return Effect.fail(
-            new HttpClientError.HttpClientError({
-              reason: new HttpClientError.TransportError({ request, description: "connection reset by the exchange" })
-            })
-          )
-        case "Hang":
-          return Effect.never
-      }
-    }
-    return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-      (effect) =>
-        Effect.flatMap(effect, (request) => Clock.clockWith((clock) => send(request, clock.currentTimeMillisUnsafe()))),
-      Effect.succeed as HttpClient.HttpClient.Preprocess<HttpClientError.HttpClientError, never>
-    )
+    return InProcess.make(exchange.handleAt)
   })
 )
 
@@ -504,7 +449,7 @@ export const layerSpotClient = (
     })
   }))
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeSigner)]),
+    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? NodeSigner.nodeCrypto)]),
     Layer.provideMerge(exchange)
   )
 }

@@ -11,6 +11,11 @@
 export * as Engine from "./Engine.ts"
 
 /**
+ * @since 0.2.0
+ */
+export * as EngineUnits from "./EngineUnits.ts"
+
+/**
  * @since 0.1.0
  */
 export * as Fault from "./Fault.ts"

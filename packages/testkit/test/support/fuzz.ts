@@ -12,6 +12,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Signer, SpotClient, Venue } from "@spotkit/core"
+import { NodeSigner } from "@spotkit/node"
 import { Clock, Duration, Effect, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as fc from "fast-check"
@@ -21,7 +22,6 @@ import { readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { TestExchange } from "../../src/index.ts"
-import { nodeSigner } from "../../src/internal/nodeSigner.ts"
 import { BTC } from "./conformance.ts"
 import { assertConserved, demoExchange, outcomeTag, tally, withSandbox } from "./reliability.ts"
 import type { Collector } from "./secrets.ts"
@@ -350,7 +350,7 @@ export const responseFuzz = (options: { readonly cases: number; readonly seed: n
       timeout: "2 seconds"
     }).pipe(
       Effect.provideService(HttpClient.HttpClient, collector === undefined ? http : collector.tap(http)),
-      Effect.provide(Signer.layer(nodeSigner))
+      Effect.provide(Signer.layer(NodeSigner.nodeCrypto))
     )
     const start = yield* Clock.currentTimeMillis
     const outcomes: Array<string> = []

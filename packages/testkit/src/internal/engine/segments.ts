@@ -41,6 +41,11 @@ export class Segments {
     this.shared = shared
   }
 
+  /** The segment holding record `i`. Valid until the next `alloc` (see above). */
+  segment(i: number): Float64Array {
+    return this.segments[i >>> this.segmentBits]!
+  }
+
   /** The index of a new record (all zeros). */
   alloc(): number {
     const index = this.size

@@ -18,20 +18,12 @@ export const TIME = 7
 
 /** Every trade of an engine, in the order they happened. */
 export class TradeLog {
-  private readonly records: Segments
+  /** Trade `i` is at `at(i)` in `records.segment(i)`. */
+  readonly records: Segments
 
   /** In shared memory if `shared` (see segments.ts). */
   constructor(shared = true) {
     this.records = new Segments(SEGMENT_BITS, STRIDE, shared)
-  }
-
-  get size(): number {
-    return this.records.size
-  }
-
-  /** The segment holding trade `i`; `at(i)` is its offset there. Valid until the next `append` (segments.ts). */
-  segment(i: number): Float64Array {
-    return this.records.segments[i >>> SEGMENT_BITS]!
   }
 
   append(
@@ -44,8 +36,10 @@ export class TradeLog {
     takerFee: number,
     time: number
   ): void {
-    const i = this.records.alloc()
-    const r = this.segment(i)
+    const records = this.records
+    const i = records.alloc()
+    // The segment by the constant shift rather than `records.segment(i)`: appending is on every fill's path.
+    const r = records.segments[i >>> SEGMENT_BITS]!
     const o = at(i)
     r[o + MAKER] = maker
     r[o + TAKER] = taker

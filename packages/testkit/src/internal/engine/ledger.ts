@@ -2,7 +2,14 @@
 // (see segments.ts for why), so that millions of entries cost 40 bytes each and writing one touches one place.
 // Entries are appended in time order (the engine's clock never goes back), so a per-account list of entry indices is
 // sorted by (time, index) and time ranges are found by binary search.
+import { Bill } from "@spotkit/core"
 import { Segments } from "./segments.ts"
+
+/** The bill business types of spec §2.6 (core's `Bill.BizType`): an entry's bizType is an index into this list. */
+export const bizTypes: ReadonlyArray<Bill.BizType> = Bill.BizType.literals
+
+/** The index of each bizType. */
+export const BIZ = Object.fromEntries(bizTypes.map((name, i) => [name, i])) as Record<Bill.BizType, number>
 
 const STRIDE = 5
 const SEGMENT_BITS = 16
@@ -18,20 +25,12 @@ export const WHO = 4
 const KINDS = 2 ** 24
 
 export class Ledger {
-  private readonly records: Segments
+  /** Entry `i` is at `at(i)` in `records.segment(i)`. */
+  readonly records: Segments
 
   /** In shared memory if `shared` (see segments.ts). */
   constructor(shared = true) {
     this.records = new Segments(SEGMENT_BITS, STRIDE, shared)
-  }
-
-  get size(): number {
-    return this.records.size
-  }
-
-  /** The segment holding entry `i`; `at(i)` is its offset there. Valid until the next `append` (segments.ts). */
-  segment(i: number): Float64Array {
-    return this.records.segments[i >>> SEGMENT_BITS]!
   }
 
   append(
@@ -44,8 +43,10 @@ export class Ledger {
     fee: number,
     time: number
   ): number {
-    const i = this.records.alloc()
-    const r = this.segment(i)
+    const records = this.records
+    const i = records.alloc()
+    // The segment by the constant shift rather than `records.segment(i)`: appending is on every fill's path.
+    const r = records.segments[i >>> SEGMENT_BITS]!
     const o = at(i)
     r[o + TIME] = time
     r[o + DELTA] = delta
@@ -56,7 +57,7 @@ export class Ledger {
   }
 
   time(i: number): number {
-    return this.segment(i)[at(i) + TIME]!
+    return this.records.segment(i)[at(i) + TIME]!
   }
 }
 

@@ -1,0 +1,206 @@
+// Accounts: users, their balances (available and frozen, per account type and coin), the ledger entry every change
+// writes, freezing for orders, transfers between accounts, and the totals that prove conservation. Coins enter only
+// by deposits (and synthetic histories, as flows from outside); the supply of a coin stays below 2^53 units, so every
+// balance, fill and total is an exact integer.
+import type { AccountType, Balance, Totals } from "../../Engine.ts"
+import { toUnits, trimmed } from "../units.ts"
+import { EngineError } from "./errors.ts"
+import { BIZ, EntryList, Ledger } from "./ledger.ts"
+import type { Coin, Registry } from "./registry.ts"
+import { Kind, type Stamps } from "./stamps.ts"
+
+/** The account types of spec §2.7, in index order. */
+export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const
+
+export const SPOT = 0
+export const FUND = 2
+
+export interface User {
+  readonly index: number
+  readonly userId: string
+  readonly accountId: string
+  /** (account * coins + coin) * 2 + (0 available | 1 frozen), in units. */
+  readonly balances: Float64Array
+  readonly fundBills: EntryList
+  readonly fundBillsByCoin: Array<EntryList>
+}
+
+export class Accounts {
+  readonly users: Array<User> = []
+  readonly ledger: Ledger
+  /** Units of each coin that entered from outside, by coin index. */
+  readonly supply: Array<number>
+  /** Units of each coin collected as fees, by coin index. */
+  readonly fees: Array<number>
+  private readonly userById = new Map<string, User>()
+  private readonly registry: Registry
+  private readonly stamps: Stamps
+  private readonly coinCount: number
+  private transfers = 0
+
+  /** The ledger in shared memory if `shared` (segments.ts). */
+  constructor(registry: Registry, stamps: Stamps, shared: boolean) {
+    this.registry = registry
+    this.stamps = stamps
+    this.coinCount = registry.coins.length
+    this.ledger = new Ledger(shared)
+    this.supply = registry.coins.map(() => 0)
+    this.fees = registry.coins.map(() => 0)
+  }
+
+  addUser(userId?: string): string {
+    const index = this.users.length
+    const id = userId ?? this.stamps.id(Kind.user, index + 1)
+    if (!/^[1-9]\d{0,19}$/.test(id) || BigInt(id) >= 2n ** 64n) throw new EngineError(`user id ${id}: u64 digits`)
+    if (this.userById.has(id)) throw new EngineError(`user ${id} exists`)
+    const user: User = {
+      index,
+      userId: id,
+      accountId: this.stamps.id(Kind.account, index + 1),
+      balances: new Float64Array(accountTypes.length * this.coinCount * 2),
+      fundBills: new EntryList(),
+      fundBillsByCoin: this.registry.coins.map(() => new EntryList())
+    }
+    this.users.push(user)
+    this.userById.set(id, user)
+    return id
+  }
+
+  /** A user by id; throws for an unknown one (seeding and inspection). */
+  user(userId: string): User {
+    const user = this.userById.get(userId)
+    if (user === undefined) throw new EngineError(`unknown user ${userId}`)
+    return user
+  }
+
+  find(userId: string): User | undefined {
+    return this.userById.get(userId)
+  }
+
+  /** An account type's index; throws for an unknown one. */
+  account(accountType: AccountType): number {
+    const account = accountTypes.indexOf(accountType)
+    if (account < 0) throw new EngineError(`unknown account type ${accountType}: one of ${accountTypes.join(", ")}`)
+    return account
+  }
+
+  deposit(userId: string, accountType: AccountType, coinName: string, amount: string, now: number): void {
+    const user = this.user(userId)
+    const coin = this.registry.coin(coinName)
+    const account = this.account(accountType)
+    const units = toUnits(amount, coin.scale)
+    if (typeof units !== "number" || units === 0) throw new EngineError(`deposit ${amount}: a positive decimal`)
+    this.external(coin, units)
+    this.post(user, account, coin, BIZ.deposit, units, 0, this.stamps.tick(now))
+  }
+
+  /** Counts units that enter (or, negative, leave) the exchange, within the supply cap. */
+  external(coin: Coin, units: number): void {
+    const supply = this.supply[coin.index]! + units
+    if (!Number.isSafeInteger(supply) || supply < 0) {
+      throw new EngineError(`${coin.name}: total supply must stay below 2^53 units`)
+    }
+    this.supply[coin.index] = supply
+  }
+
+  /** Changes an account's available balance by `delta` and writes the ledger entry (total after the change). */
+  post(user: User, account: number, coin: Coin, biz: number, delta: number, fee: number, time: number): void {
+    const slot = this.slot(account, coin)
+    const balances = user.balances
+    balances[slot] = balances[slot]! + delta
+    const after = balances[slot]! + balances[slot + 1]!
+    const entry = this.ledger.append(user.index, account, coin.index, biz, delta, after, fee, time)
+    if (account === FUND) {
+      user.fundBills.push(entry)
+      user.fundBillsByCoin[coin.index]!.push(entry)
+    }
+  }
+
+  /** Moves units from a frozen balance out of the account (spent by a fill). */
+  spendFrozen(user: User, coin: Coin, units: number, biz: number, time: number): void {
+    const slot = this.slot(SPOT, coin)
+    const balances = user.balances
+    balances[slot + 1] = balances[slot + 1]! - units
+    const after = balances[slot]! + balances[slot + 1]!
+    this.ledger.append(user.index, SPOT, coin.index, biz, -units, after, 0, time)
+  }
+
+  /** Moves units from available to frozen in the SPOT account (negative units release them). */
+  freeze(user: User, coin: Coin, units: number): void {
+    const slot = this.slot(SPOT, coin)
+    user.balances[slot] = user.balances[slot]! - units
+    user.balances[slot + 1] = user.balances[slot + 1]! + units
+  }
+
+  /** Index of an account's available balance in `User.balances`; the frozen one follows it. */
+  slot(account: number, coin: Coin): number {
+    return (account * this.coinCount + coin.index) * 2
+  }
+
+  available(user: User, account: number, coin: Coin): number {
+    return user.balances[this.slot(account, coin)]!
+  }
+
+  /**
+   * Moves `amount` units from the sender's `from` account to the receiver's `to` account: `internal_withdraw` and
+   * `internal_deposit`, or `transfer_out` / `transfer_in` on the side that is the only funding account. Answers the
+   * transfer's id, or undefined when the sender has not that much available.
+   */
+  transfer(
+    sender: User,
+    from: number,
+    receiver: User,
+    to: number,
+    coin: Coin,
+    amount: number,
+    now: number
+  ): string | undefined {
+    if (amount > this.available(sender, from, coin)) return undefined
+    const time = this.stamps.tick(now)
+    const oneFund = (from === FUND) !== (to === FUND)
+    this.post(sender, from, coin, oneFund && from === FUND ? BIZ.transfer_out : BIZ.internal_withdraw, -amount, 0, time)
+    this.post(receiver, to, coin, oneFund && to === FUND ? BIZ.transfer_in : BIZ.internal_deposit, amount, 0, time)
+    return this.stamps.id(Kind.transfer, ++this.transfers)
+  }
+
+  /** A user's balances: every account and coin with a non-zero amount. */
+  balances(userId: string): ReadonlyArray<Balance> {
+    const user = this.user(userId)
+    const out: Array<Balance> = []
+    accountTypes.forEach((accountType, account) => {
+      for (const coin of this.registry.coins) {
+        const slot = this.slot(account, coin)
+        const available = user.balances[slot]!
+        const frozen = user.balances[slot + 1]!
+        if (available !== 0 || frozen !== 0) {
+          out.push({
+            accountType,
+            coin: coin.name,
+            available: trimmed(available, coin.scale),
+            frozen: trimmed(frozen, coin.scale)
+          })
+        }
+      }
+    })
+    return out
+  }
+
+  /** Per coin: supply, what all accounts hold (available + frozen), and the fees collected. */
+  totals(): ReadonlyArray<Totals> {
+    return this.registry.coins.map((coin) => {
+      let held = 0
+      for (const user of this.users) {
+        for (let account = 0; account < accountTypes.length; account++) {
+          const slot = this.slot(account, coin)
+          held += user.balances[slot]! + user.balances[slot + 1]!
+        }
+      }
+      return {
+        coin: coin.name,
+        supply: trimmed(this.supply[coin.index]!, coin.scale),
+        held: trimmed(held, coin.scale),
+        fees: trimmed(this.fees[coin.index]!, coin.scale)
+      }
+    })
+  }
+}

@@ -1,0 +1,119 @@
+// The venue's HTTP protocol over the engine: a request and the time in, an outcome out; the transports (in-process
+// HttpClient, loopback server) only carry bytes. Routes by `Venue.endpointByPath`; checks the method, the body's
+// size, the caller (auth) against the endpoint's declared permission, and its declared rate limits; dispatches to the
+// endpoint's handler and writes the answer in its declared envelope. Faults strike first (or, for those that act
+// after applying, last), and every request is logged with what it was answered.
+import { Venue } from "@spotkit/core"
+import { Buffer } from "node:buffer"
+import type * as Engine from "../../Engine.ts"
+import { Auth } from "./auth.ts"
+import { afterApplying, Faults, preempt } from "./faults.ts"
+import { type Body, parseBody } from "./fields.ts"
+import { handlers } from "./handlers.ts"
+import { Limits, type RateLimits } from "./limits.ts"
+import { RequestLog } from "./requestLog.ts"
+import { envelope, type Outcome, Refusal, refusal, respond, success, type WireRequest } from "./wire.ts"
+
+export interface RouterOptions {
+  readonly rateLimits: RateLimits | false
+  /** How far a request timestamp may be from server time (ms). */
+  readonly windowMillis: number
+  readonly maxBodyBytes: number
+  /** How many request records to keep (oldest dropped first). */
+  readonly requestLogSize: number
+  readonly seed: number
+}
+
+const NO_BODY: Body = {}
+
+export class Router {
+  readonly engine: Engine.Engine
+  readonly maxBodyBytes: number
+  readonly auth: Auth
+  readonly faults: Faults
+  readonly limits: Limits
+  readonly log: RequestLog
+
+  constructor(engine: Engine.Engine, options: RouterOptions) {
+    this.engine = engine
+    this.maxBodyBytes = options.maxBodyBytes
+    this.auth = new Auth(options.windowMillis)
+    this.faults = new Faults(options.seed)
+    this.limits = new Limits(options.rateLimits)
+    this.log = new RequestLog(options.requestLogSize)
+  }
+
+  handle(request: WireRequest, now: number): Outcome {
+    const queryAt = request.path.indexOf("?")
+    const path = queryAt < 0 ? request.path : request.path.slice(0, queryAt)
+    const endpoint = Venue.endpointByPath.get(path)
+    // Faults strike signed endpoints only.
+    const strike = endpoint?.permission === undefined ? undefined : this.faults.strike(path)
+    const fault = strike?.fault
+    // Whether the fault acted on this request (one that acts after applying does not act on a refused request).
+    let acted = fault !== undefined && !afterApplying(fault)
+    // The user is known once the request authenticates; records made before say undefined.
+    let userId: string | undefined
+    const finish = (outcome: Outcome, code: string | undefined): Outcome => {
+      this.log.add({
+        time: now,
+        method: request.method,
+        path: request.path,
+        body: request.body,
+        userId,
+        status: outcome._tag === "Respond" ? outcome.status : undefined,
+        code,
+        fault: acted ? fault?._tag : undefined
+      })
+      return outcome
+    }
+    // A latency fault delays whatever the venue answers, refusals included.
+    const delay = fault?._tag === "Latency" ? fault.millis : 0
+    const refuse = (refused: Refusal): Outcome =>
+      finish(respond(refused.status, envelope(refused.code, refused.msg, now, "null"), delay), refused.code)
+
+    const preempted = fault === undefined ? undefined : preempt(fault)
+    if (preempted instanceof Refusal) return refuse(preempted)
+    if (preempted !== undefined) return finish(preempted, undefined)
+
+    if (endpoint === undefined) return refuse(refusal("40404"))
+    const permission = endpoint.permission
+    // A public endpoint answers POST as well as its own method, and is answered before any check of the caller.
+    if (request.method !== endpoint.method && !(permission === undefined && request.method === "POST")) {
+      return refuse(refusal("40405"))
+    }
+    const handler = handlers[endpoint.name as Venue.EndpointName]
+    let data: string | Refusal
+    if (permission === undefined) {
+      data = handler(this.engine, "", NO_BODY, now)
+    } else {
+      if (this.tooLarge(request)) return refuse(new Refusal("40017", "Request body too large", 413))
+      const caller = this.auth.authenticate(request, permission, now)
+      if (caller instanceof Refusal) return refuse(caller)
+      userId = caller.userId
+      if (this.limits.refuses(endpoint.name, caller.apiKey, request.clientAddress, now)) return refuse(refusal("429"))
+      const body = parseBody(request.body)
+      if (body instanceof Refusal) return refuse(body)
+      data = handler(this.engine, caller.userId, body, now)
+    }
+    if (data instanceof Refusal) return refuse(data)
+
+    const code = endpoint.envelope === "transfer" ? Venue.TRANSFER_SUCCESS : Venue.SUCCESS
+    const answer = success(endpoint.envelope, data, now)
+    if (strike !== undefined && afterApplying(strike.fault)) {
+      // The request is applied, then its answer is lost or cut in the middle.
+      this.faults.spend(strike.entry)
+      acted = true
+      if (strike.fault._tag === "AppliedLost") return finish({ _tag: "Drop", delayMillis: 0 }, code)
+      return finish(respond(200, answer.slice(0, Math.max(1, Math.floor(answer.length / 2)))), code)
+    }
+    return finish(respond(200, answer, delay), code)
+  }
+
+  // The limit is in UTF-8 bytes, as a socket counts them; a body of n code units has at most 3n bytes.
+  private tooLarge(request: WireRequest): boolean {
+    const max = this.maxBodyBytes
+    return request.bodyTooLarge === true || request.body.length > max ||
+      (request.body.length * 3 > max && Buffer.byteLength(request.body, "utf8") > max)
+  }
+}

@@ -1,0 +1,62 @@
+// The protocol's vocabulary: a request as the transports hand it in, the outcome they carry back, and a refusal (the
+// venue's code, its message from core's `Venue`, and its HTTP status) with the envelopes answers are written in.
+import { Venue } from "@spotkit/core"
+
+export interface WireRequest {
+  readonly method: string
+  /** Path with `?query`, as signed. */
+  readonly path: string
+  /** Header value by lower-case name. */
+  readonly header: (name: string) => string | undefined
+  readonly body: string
+  /** The transport stopped reading a body larger than the limit. */
+  readonly bodyTooLarge?: boolean | undefined
+  readonly clientAddress: string
+}
+
+export type Outcome =
+  | {
+    readonly _tag: "Respond"
+    readonly status: number
+    readonly contentType: string
+    readonly body: string
+    readonly delayMillis: number
+  }
+  | { readonly _tag: "Drop"; readonly delayMillis: number }
+  | { readonly _tag: "Hang" }
+
+export const respond = (status: number, body: string, delayMillis = 0, contentType = "application/json"): Outcome => ({
+  _tag: "Respond",
+  status,
+  contentType,
+  body,
+  delayMillis
+})
+
+/** A refused request: the venue's code and message, and the HTTP status they come with. */
+export class Refusal {
+  readonly code: string
+  readonly msg: string
+  readonly status: number
+  constructor(code: string, msg: string, status = 400) {
+    this.code = code
+    this.msg = msg
+    this.status = status
+  }
+}
+
+/** The venue's refusal for a code, with its message (naming `parameter`) and its status from `Venue.codes`. */
+export const refusal = (code: string, parameter?: string): Refusal =>
+  new Refusal(code, Venue.message(code, parameter), Venue.codes.get(code)?.status ?? 400)
+
+const quote = JSON.stringify
+
+/** The standard envelope `{code, msg, requestTime, data}` around `data`, which is JSON text. */
+export const envelope = (code: string, msg: string, now: number, data: string): string =>
+  `{"code":${quote(code)},"msg":${quote(msg)},"requestTime":${now},"data":${data}}`
+
+/** A success answer in the endpoint's envelope; `data` is JSON text (for a transfer, its id). */
+export const success = (kind: Venue.Endpoint["envelope"], data: string, now: number): string =>
+  kind === "transfer"
+    ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},"id":${data},"timestamp":${now}}`
+    : envelope(Venue.SUCCESS, "success", now, data)

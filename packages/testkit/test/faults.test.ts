@@ -1,0 +1,35 @@
+/**
+ * Fault rules. The expectations come from HTTP (status codes are 100..599), never from running the code under test.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Venue } from "@spotkit/core"
+import { Effect } from "effect"
+import type { Fault } from "../src/index.ts"
+import { TestExchange } from "../src/index.ts"
+import { signed, statusOf } from "./support/signed.ts"
+
+const OPEN_ORDERS = Venue.endpoints.openOrders.path
+
+describe("faults", () => {
+  // Built as literals so that the test does not depend on whether the constructors validate their arguments.
+  const invalid: ReadonlyArray<Fault.Fault> = [
+    { _tag: "VenueError", code: "40200", msg: "server upgrade", status: 99 },
+    { _tag: "HttpError", status: 1000 }
+  ]
+  for (const fault of invalid) {
+    it.effect(`a ${fault._tag} fault with an HTTP status outside 100..599 never reaches the wire`, () =>
+      Effect.gen(function*() {
+        // The sandbox passes the status to `response.writeHead`, which throws ERR_HTTP_INVALID_STATUS_CODE from a
+        // request event handler: an uncaught exception that takes the whole process down. Either the rule is refused
+        // when injected, or the exchange never answers with such a status.
+        const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+        yield* Effect.exit(exchange.injectFault({ fault, times: 1 }))
+        const now = 1_000_000
+        const body = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
+        const status = statusOf(exchange.handleAt(signed(TestExchange.demoKeys.alice, OPEN_ORDERS, body, now), now))
+        if (status !== undefined) {
+          assert.isTrue(Number.isInteger(status) && status >= 100 && status <= 599, `status ${status}`)
+        }
+      }))
+  }
+})
