@@ -70,6 +70,14 @@ export const TIMESTAMP_WINDOW_MILLIS = 30_000
 export const SUCCESS = "00000"
 
 /**
+ * The message of a success in the standard envelope.
+ *
+ * @since 0.2.0
+ * @category envelopes
+ */
+export const SUCCESS_MSG = "success"
+
+/**
  * Success code of the transfer envelope `{ code, id, timestamp }` (spec §4.5).
  *
  * @since 0.2.0
@@ -158,14 +166,17 @@ export const codes: ReadonlyMap<string, Code> = new Map([
 ])
 
 /**
- * The venue's message for a code, with `{0}` filled in (`message("40020", "side")` is `"Parameter side error"`).
- * An unknown code answers itself.
+ * The venue's message for a code, with `{0}` filled in (`message("40020", "side")` is `"Parameter side error"`);
+ * without a parameter the placeholder goes (`message("40034")` is `"Parameter does not exist"`). An unknown code
+ * answers itself.
  *
  * @since 0.2.0
  * @category codes
  */
-export const message = (venueCode: string, parameter = ""): string =>
-  (codes.get(venueCode)?.msg ?? venueCode).replace("{0}", parameter)
+export const message = (venueCode: string, parameter?: string): string => {
+  const text = codes.has(venueCode) ? codes.get(venueCode)!.msg : venueCode
+  return parameter === undefined ? text.replace(/ ?\{0\}/, "") : text.replace("{0}", parameter)
+}
 
 /**
  * The reason for an error the venue answered. Unknown codes become `ApiError`, or `RateLimitError` under HTTP 429;

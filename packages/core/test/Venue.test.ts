@@ -213,6 +213,9 @@ describe("the code table, mayHaveApplied and prehash", () => {
   it("message fills in the parameter", () => {
     assert.strictEqual(Venue.message("40020", "side"), "Parameter side error")
     assert.strictEqual(Venue.message("40009"), "sign signature error")
+    // Without a parameter the placeholder goes with its space.
+    assert.strictEqual(Venue.message("40034"), "Parameter does not exist")
+    assert.strictEqual(Venue.message("45110"), "less than the minimum amount")
   })
 
   it("mayHaveApplied: lost or garbled answers and server failures may have been applied; refusals were not", () => {

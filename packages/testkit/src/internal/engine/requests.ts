@@ -13,10 +13,10 @@ const FORCES = ["normal", "postOnly", "fok", "ioc"]
 
 /**
  * A refusal with the venue's message for `code`, naming `parameter` where it has one; `detail` follows after a colon.
- * Without a parameter the message reads as the venue writes it, with one space where the name would stand.
+ * Without a parameter the message reads as the venue writes it, without the name.
  */
 export const refusal = (code: string, parameter = "", detail?: string): Rejection => {
-  const msg = parameter === "" ? Venue.message(code).replace("  ", " ") : Venue.message(code, parameter)
+  const msg = Venue.message(code, parameter === "" ? undefined : parameter)
   return { ok: false, code, msg: detail === undefined ? msg : `${msg}: ${detail}` }
 }
 

@@ -59,4 +59,4 @@ export const envelope = (code: string, msg: string, now: number, data: string): 
 export const success = (kind: Venue.Endpoint["envelope"], data: string, now: number): string =>
   kind === "transfer"
     ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},"id":${data},"timestamp":${now}}`
-    : envelope(Venue.SUCCESS, "success", now, data)
+    : envelope(Venue.SUCCESS, Venue.SUCCESS_MSG, now, data)
