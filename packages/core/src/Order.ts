@@ -13,13 +13,14 @@ import {
   DecimalFromWire,
   IdFromWire,
   isPositive,
+  Millis,
   MillisFromWire,
+  OrderId,
   OrderIdFromWire,
   PageSize,
   PositiveDecimal,
   TradingPair
 } from "./Primitives.ts"
-import type { OrderId } from "./Primitives.ts"
 
 /**
  * @since 0.1.0
@@ -438,3 +439,223 @@ export const decodePlaceOrderResult: (input: unknown) => Effect.Effect<PlaceOrde
  */
 export const decodeOpenOrdersPage: (input: unknown) => Effect.Effect<OpenOrdersPage, Schema.SchemaError> = Fast
   .decoder(OpenOrdersPage, fastOpenOrdersPage)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Order state, cancels and history (spec-extended §1–§4)
+
+/**
+ * The order statuses the venue family is known to use: `open` (resting, no fill: the V2 samples), Bitget v1's
+ * `init`, `new`, `partial_fill`, `full_fill`, `cancelled`.
+ *
+ * @since 0.2.0
+ * @category literals
+ */
+export const KnownOrderStatus = Schema.Literals(["init", "new", "open", "partial_fill", "full_fill", "cancelled"])
+
+/**
+ * An order's status as the venue sends it: one of `KnownOrderStatus`, or any other string kept as it came.
+ *
+ * @since 0.2.0
+ * @category literals
+ */
+export const OrderStatus = Schema.Union([KnownOrderStatus, Schema.String])
+
+/**
+ * @since 0.2.0
+ * @category literals
+ */
+export type OrderStatus = typeof OrderStatus.Type
+
+const FINAL_STATUSES: ReadonlySet<string> = new Set(["full_fill", "cancelled", "filled", "canceled"])
+
+/**
+ * Whether an order in this status can no longer change: filled in full or cancelled (an IOC or FOK remainder is
+ * cancelled with its fills). `filled` and `canceled`, spellings other venues use, count as final too.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isFinal = (status: string): boolean => FINAL_STATUSES.has(status)
+
+/**
+ * Names one order: by the venue's id or by the client's.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export type OrderRef =
+  | { readonly orderId: string; readonly clientOrderId?: undefined }
+  | { readonly clientOrderId: string; readonly orderId?: undefined }
+
+const orderRefFields = {
+  /** The venue's id of the order. */
+  orderId: Schema.optional(OrderId),
+  /** The client's id of the order. */
+  clientOrderId: Schema.optional(ClientOrderId)
+}
+
+const exactlyOneRef = Schema.makeFilter(
+  (ref: { readonly orderId?: string | undefined; readonly clientOrderId?: string | undefined }) =>
+    (ref.orderId === undefined) === (ref.clientOrderId === undefined)
+      ? { path: ["orderId"], issue: "name the order by exactly one of orderId and clientOrderId" }
+      : undefined
+)
+
+/**
+ * One order, by orderId or clientOrderId (exactly one), as `order` takes it.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const OrderInfoRequest = Schema.Struct(orderRefFields).check(exactlyOneRef)
+
+/**
+ * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...orderRefFields }).check(exactlyOneRef)
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type CancelOrderInput = typeof CancelOrderRequest.Encoded
+
+/**
+ * One item of `cancelOrders`: an order by orderId or clientOrderId (exactly one).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelOrdersRequest = OrderInfoRequest
+
+/**
+ * Every open order of a symbol, as `cancelAll` takes it.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
+
+/**
+ * One order's record (spec §2.5; any status), as `order`, `orderHistory` and `openOrders` answer it.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const OrderRecord = OpenOrder
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type OrderRecord = OpenOrder
+
+/**
+ * The `data` of `orderInfo`: an array of order records (empty for an unknown id).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const OrderInfoResponse = Schema.NullOr(Schema.Array(OpenOrder))
+
+/**
+ * The `data` of `cancel-order`, in the venue's snake_case (spec-extended §1).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const CancelOrderResponse = Schema.Struct({
+  order_id: Schema.optional(Schema.NullOr(IdFromWire)),
+  client_oid: Schema.optional(Schema.NullOr(Schema.String)),
+  symbol: Schema.optional(Schema.NullOr(Schema.String)),
+  result: Schema.Boolean,
+  err_code: Schema.optional(Schema.NullOr(IdFromWire)),
+  err_msg: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+/**
+ * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (spec-extended §2).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const CancelBatchResponse = Schema.Struct({
+  successList: Schema.optional(Schema.NullOr(Schema.Array(IdFromWire))),
+  failureList: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
+    orderId: Schema.optional(Schema.NullOr(IdFromWire)),
+    clientOid: Schema.optional(Schema.NullOr(Schema.String)),
+    errCode: Schema.optional(Schema.NullOr(IdFromWire)),
+    errMsg: Schema.optional(Schema.NullOr(Schema.String))
+  }))))
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelBatchResponse = typeof CancelBatchResponse.Type
+
+/**
+ * What a cancel did to one order. `Cancelled`: it was open and is cancelled now. `NotOpen`: there was nothing to
+ * cancel — `unknown` (no such order) or `final` (already filled or cancelled); an answer, not a failure.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelOutcome =
+  | {
+    readonly _tag: "Cancelled"
+    readonly orderId: OrderId
+    readonly clientOrderId?: string | undefined
+  }
+  | {
+    readonly _tag: "NotOpen"
+    readonly orderId?: OrderId | undefined
+    readonly clientOrderId?: string | undefined
+    readonly reason: "unknown" | "final"
+    /** The venue's code (`43001`, `43004`, or another it sent) and message. */
+    readonly code: string
+    readonly message: string
+  }
+
+/**
+ * Query of one page of order history (spec-extended §4): `after`/`before` exclusive (ms), `pageIndex` from 0,
+ * `pageSize` 1..100.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const OrderHistoryQuery = Schema.Struct({
+  symbol: TradingPair,
+  after: Schema.optional(Millis),
+  before: Schema.optional(Millis),
+  pageIndex: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  pageSize: Schema.optional(PageSize)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type OrderHistoryQuery = typeof OrderHistoryQuery.Encoded
+
+/**
+ * One page of order history. `nextPage` and `totals` are never trusted (`totals` is 0 in the samples).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const OrderHistoryPage = Schema.Struct({
+  orderInfoResultList: Schema.NullOr(Schema.Array(OpenOrder)),
+  nextPage: Schema.optional(Schema.Unknown),
+  totals: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type OrderHistoryPage = typeof OrderHistoryPage.Type

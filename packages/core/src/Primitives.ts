@@ -178,6 +178,14 @@ export const UserId = U64.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
 /**
+ * A user id as the venue sends it: a JSON number (decoded losslessly) or a string.
+ *
+ * @since 0.2.0
+ * @category ids
+ */
+export const UserIdFromWire = idFromWire(UserId)
+
+/**
  * An opaque identifier the venue gives as a string or a number (bill ids, transfer ids, account ids).
  *
  * @since 0.1.0

@@ -243,6 +243,55 @@ export class MaintenanceError extends Schema.Error<MaintenanceError>("@spotkit/c
 }
 
 /**
+ * The venue failed to process the request in time or hit an internal error (40010 request timed out, 40015 system
+ * error). Retryable; a state-changing request may have been applied, as after an HTTP 5xx.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class ServerError extends Schema.Error<ServerError>("@spotkit/core/SpotError/ServerError")({
+  _tag: Schema.tag("ServerError"),
+  ...venueFields
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message(): string {
+    return venueMessage(this)
+  }
+}
+
+/**
+ * An order breaks a trading rule of its symbol (`Market.SymbolRules`: price tick, quantity step, smallest or largest
+ * quantity, trading disabled), caught before sending. `nearest` holds the closest valid values, for a caller that
+ * wants to adjust and place again.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class SymbolRuleError extends Schema.Error<SymbolRuleError>("@spotkit/core/SpotError/SymbolRuleError")({
+  _tag: Schema.tag("SymbolRuleError"),
+  symbol: Schema.String,
+  /** The rule: `tickSize`, `stepSize`, `minTradeAmount`, `maxTradeAmount` or `enableTrade`. */
+  rule: Schema.Literals(["tickSize", "stepSize", "minTradeAmount", "maxTradeAmount", "enableTrade"]),
+  /** The order's field that breaks it (`price` or `quantity`), and its value. */
+  field: Schema.String,
+  value: Schema.String,
+  /** The rule's value (the tick, the step, the bound). */
+  limit: Schema.String,
+  /** The closest valid values of `field`, below and above (one when only one side exists). */
+  nearest: Schema.Array(Schema.String)
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    const nearest = this.nearest.length === 0 ? "" : `; nearest valid: ${this.nearest.join(" or ")}`
+    return `invalid ${this.field} ${this.value} for ${this.symbol}: breaks ${this.rule} ${this.limit}${nearest}`
+  }
+}
+
+/**
  * A venue error code spotkit does not know. Under an HTTP 5xx (or 408) status it is treated like a server failure:
  * retryable, and a state-changing request may have been applied.
  *
@@ -370,6 +419,8 @@ export type SpotErrorReason =
   | UnknownSymbolError
   | InvalidOrderError
   | MaintenanceError
+  | ServerError
+  | SymbolRuleError
   | ApiError
   | TransportError
   | HttpStatusError
@@ -394,6 +445,8 @@ export const SpotErrorReason = Schema.Union([
   UnknownSymbolError,
   InvalidOrderError,
   MaintenanceError,
+  ServerError,
+  SymbolRuleError,
   ApiError,
   TransportError,
   HttpStatusError,

@@ -4,7 +4,16 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { IdFromWire, MillisFromWire, PositiveDecimal, scale, UserId } from "./Primitives.ts"
+import {
+  DecimalFromWire,
+  IdFromWire,
+  Millis,
+  MillisFromWire,
+  PositiveDecimal,
+  scale,
+  UserId,
+  UserIdFromWire
+} from "./Primitives.ts"
 
 /**
  * Coins the venue lists for internal transfers.
@@ -97,3 +106,79 @@ export interface TransferResult {
   readonly id: string
   readonly timestamp?: number | undefined
 }
+
+/**
+ * A transfer's status as the venue reports it: `SUCCESS`, `FAILED`, `PROGRESSING`, or any other string kept.
+ *
+ * @since 0.2.0
+ * @category literals
+ */
+export const TransferStatus = Schema.Union([Schema.Literals(["SUCCESS", "FAILED", "PROGRESSING"]), Schema.String])
+
+/**
+ * One transfer of the status list (spec-extended §7). User ids come as JSON numbers and stay exact digits.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const TransferRecord = Schema.Struct({
+  fromUserId: UserIdFromWire,
+  toUserId: UserIdFromWire,
+  withdrawId: IdFromWire,
+  coin: Schema.String,
+  status: TransferStatus,
+  amount: DecimalFromWire,
+  createTime: MillisFromWire,
+  updateTime: Schema.optional(Schema.NullOr(MillisFromWire))
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type TransferRecord = typeof TransferRecord.Type
+
+/**
+ * The status answer, in the transfer's own envelope: `{ total, code: "200", list, timestamp }`. `total` is never
+ * trusted (a sample has 2 with one item).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const TransferStatusResponse = Schema.Struct({
+  code: Schema.optional(IdFromWire),
+  total: Schema.optional(Schema.Unknown),
+  list: Schema.NullOr(Schema.Array(TransferRecord)),
+  timestamp: Schema.optional(Schema.NullOr(MillisFromWire))
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type TransferStatusResponse = typeof TransferStatusResponse.Type
+
+/**
+ * Query of the transfer status list; every field optional. Times in ms (the venue serves the past month).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const TransferStatusQuery = Schema.Struct({
+  withdrawId: Schema.optional(Schema.String),
+  coin: Schema.optional(Schema.String),
+  startTime: Schema.optional(Millis),
+  endTime: Schema.optional(Millis),
+  fromAccountType: Schema.optional(AccountType),
+  toAccountType: Schema.optional(AccountType),
+  page: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  pageSize: Schema.optional(
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 }, { message: "must be an integer from 1 to 200" }))
+  )
+})
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type TransferStatusQuery = typeof TransferStatusQuery.Encoded

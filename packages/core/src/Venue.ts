@@ -8,7 +8,10 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
+import * as Account from "./Account.ts"
 import * as Bill from "./Bill.ts"
+import * as Fill from "./Fill.ts"
+import * as Market from "./Market.ts"
 import * as Order from "./Order.ts"
 import * as SpotError from "./SpotError.ts"
 import * as Transfer from "./Transfer.ts"
@@ -113,12 +116,13 @@ export type CodeReason =
   | typeof SpotError.UnknownSymbolError
   | typeof SpotError.InvalidOrderError
   | typeof SpotError.MaintenanceError
+  | typeof SpotError.ServerError
   | typeof SpotError.ApiError
 
 /**
  * One venue error code: the reason it means, the venue's message (`{0}` stands for a parameter's name) and the HTTP
- * status it comes with. Every code is a refusal: the venue did not apply the request. Whether a retry may help is
- * the reason's `isRetryable`.
+ * status it comes with. Whether a retry may help is the reason's `isRetryable`; whether the venue may have applied
+ * the request, `mayHaveApplied` of the reason (a refusal for every code but those of a `ServerError`).
  *
  * @since 0.2.0
  * @category codes
@@ -132,7 +136,8 @@ export interface Code {
 const code = (reason: CodeReason, msg: string, status = 400): Code => ({ reason, msg, status })
 
 /**
- * The venue's error codes (DESIGN §3), and the two the test exchange adds for unknown paths and methods.
+ * The venue's error codes (DESIGN §3, spec-extended §0), and the two the test exchange adds for unknown paths and
+ * methods.
  *
  * @since 0.2.0
  * @category codes
@@ -160,6 +165,15 @@ export const codes: ReadonlyMap<string, Code> = new Map([
   ["40808", code(SpotError.InvalidOrderError, "parameter scale error: {0}")],
   ["429", code(SpotError.RateLimitError, "Too Many Requests", 429)],
   ["40200", code(SpotError.MaintenanceError, "server upgrade")],
+  ["40010", code(SpotError.ServerError, "Request timed out")],
+  ["40015", code(SpotError.ServerError, "System error")],
+  ["40013", code(SpotError.PermissionError, "User has been frozen")],
+  ["40016", code(SpotError.PermissionError, "The user must bind the phone or Google")],
+  ["40018", code(SpotError.PermissionError, "Invalid IP")],
+  ["40912", code(SpotError.InvalidRequestError, "Batch cancel cannot exceed 50")],
+  ["40913", code(SpotError.InvalidRequestError, "orderId or clientOid must be passed one")],
+  ["43001", code(SpotError.InvalidRequestError, "The order does not exist")],
+  ["43004", code(SpotError.InvalidRequestError, "There is no order to cancel")],
   // Not venue codes: the test exchange's answers to an unknown path or method, which the client sees as ApiError.
   ["40404", code(SpotError.ApiError, "Request URL NOT FOUND", 404)],
   ["40405", code(SpotError.ApiError, "Method Not Allowed", 405)]
@@ -206,8 +220,9 @@ export const reasonOf = (props: {
  * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
  * lost or garbled after the request left (a transport failure once connected, a body that cannot be read) or the
  * server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of an unknown code).
- * False when the venue refused it (every code it answers with), rate limited it, or never saw it (no connection
- * could be made, or it was refused before sending).
+ * True too for a `ServerError` (the venue's own "request timed out" or "system error"). False when the venue
+ * refused it (every other code it answers with), rate limited it, or never saw it (no connection could be made, or
+ * it was refused before sending).
  *
  * @since 0.2.0
  * @category codes
@@ -221,6 +236,8 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
     case "HttpStatusError":
     case "ApiError":
       return reason.isRetryable
+    case "ServerError":
+      return true
     default:
       return false
   }
@@ -241,7 +258,34 @@ export interface Budget {
 }
 
 /**
- * What a retry of a failed request risks. `"read"`: nothing changes on the venue, retry freely. `"clientOrderId"`:
+ * The venue's weight budgets (spec-extended §8): one per API user (UID) and one per IP address, 500 each per 10 s,
+ * and the older 10 requests per second per endpoint on placing, batching, cancelling and transfers.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const budgets = {
+  uid: { limit: 500, windowMillis: 10_000 },
+  ip: { limit: 500, windowMillis: 10_000 },
+  perEndpoint: { limit: 10, windowMillis: 1_000 }
+} as const satisfies Record<string, Budget>
+
+/**
+ * What one request of an endpoint weighs against the IP budget and the UID budget (`undefined`: a public endpoint,
+ * counted against the IP only), and whether it also counts against the endpoint's 10 per second.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export interface Weight {
+  readonly ip: number
+  readonly uid: number | undefined
+  readonly perSecond: boolean
+}
+
+/**
+ * What a retry of a failed request risks. `"read"`: nothing changes on the venue, retry freely. `"idempotent"`: it
+ * changes state, but doing it twice does no more than once (a cancel), so it is retried like a read. `"clientOrderId"`:
  * the venue refuses a second order with the same clientOrderId (43118), so a retry with the same body is safe and a
  * duplicate answer means an earlier attempt went through. `"none"`: no key deduplicates it, so it is retried only
  * when it provably was not applied (`mayHaveApplied` is false).
@@ -249,7 +293,7 @@ export interface Budget {
  * @since 0.2.0
  * @category endpoints
  */
-export type Idempotency = "read" | "clientOrderId" | "none"
+export type Idempotency = "read" | "idempotent" | "clientOrderId" | "none"
 
 /**
  * What an API key must be allowed to do for a signed endpoint.
@@ -282,6 +326,8 @@ export interface Endpoint<
   readonly idempotency: Idempotency
   /** The default budget each caller (API key) has on this endpoint, and what one request weighs in it. */
   readonly rateLimit: { readonly budget: Budget; readonly weight: number; readonly perAddress: boolean }
+  /** The venue's weights of this endpoint (spec-extended §8), against `budgets`. */
+  readonly weight: Weight
   /** What the client accepts from its caller and validates before anything is sent. */
   readonly request: Request
   /** The venue's answer: the envelope's `data` (the whole envelope for `transfer`). */
@@ -289,13 +335,16 @@ export interface Endpoint<
 }
 
 const perSecond: Budget = { limit: 10, windowMillis: 1000 }
+const weight = (ip: number, uid: number | undefined, counted = false): Weight => ({ ip, uid, perSecond: counted })
 
 const endpoint = <const Name extends string, Request extends Schema.Top, Response extends Schema.Top>(
   spec: Endpoint<Name, Request, Response>
 ): Endpoint<Name, Request, Response> => spec
 
 /**
- * The endpoints of spec §4, with their default rate limits (DESIGN §4).
+ * The endpoints of spec §4 and spec-extended §1–§7, with their default rate limits (DESIGN §4) and the venue's
+ * weights (spec-extended §8). `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
+ * venue's documents give; the test exchange serves both.
  *
  * @since 0.2.0
  * @category endpoints
@@ -309,6 +358,7 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "clientOrderId",
     rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(2, 5, true),
     request: Order.PlaceOrder,
     response: Order.PlaceOrderResult
   }),
@@ -320,6 +370,7 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "clientOrderId",
     rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(5, 10, true),
     request: Order.BatchItem,
     response: Order.BatchResponse
   }),
@@ -331,6 +382,7 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "read",
     rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(3, 3),
     request: Order.OpenOrdersQuery,
     response: Order.OpenOrdersPage
   }),
@@ -343,6 +395,7 @@ export const endpoints = {
     idempotency: "read",
     // Weight 5 of 500 per 10 s, against the API key and, separately, against the caller's address (spec §4.4).
     rateLimit: { budget: { limit: 500, windowMillis: 10_000 }, weight: 5, perAddress: true },
+    weight: weight(5, 5),
     request: Bill.BillPageQuery,
     response: Bill.BillPage
   }),
@@ -354,8 +407,143 @@ export const endpoints = {
     envelope: "transfer",
     idempotency: "none",
     rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(100, 100, true),
     request: Transfer.InternalTransfer,
     response: Transfer.TransferSuccess
+  }),
+  cancelOrder: endpoint({
+    name: "cancelOrder",
+    method: "POST",
+    path: "/api/v2/trade/cancel-order",
+    permission: "trade",
+    envelope: "standard",
+    idempotency: "idempotent",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(2, 3, true),
+    request: Order.CancelOrderRequest,
+    response: Order.CancelOrderResponse
+  }),
+  cancelOrders: endpoint({
+    name: "cancelOrders",
+    method: "POST",
+    path: "/api/v2/trade/cancel-batch-orders",
+    permission: "trade",
+    envelope: "standard",
+    idempotency: "idempotent",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    // The IP weight is not shown: it counts as the UID weight.
+    weight: weight(10, 10, true),
+    request: Order.CancelOrdersRequest,
+    response: Order.CancelBatchResponse
+  }),
+  cancelAll: endpoint({
+    name: "cancelAll",
+    method: "POST",
+    path: "/api/v2/trade/cancel-symbol-order",
+    permission: "trade",
+    envelope: "standard",
+    idempotency: "idempotent",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(5, 8, true),
+    request: Order.CancelAllRequest,
+    response: Order.CancelBatchResponse
+  }),
+  order: endpoint({
+    name: "order",
+    method: "POST",
+    path: "/api/v2/trade/orderInfo",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(2, 2),
+    request: Order.OrderInfoRequest,
+    response: Order.OrderInfoResponse
+  }),
+  orderHistory: endpoint({
+    name: "orderHistory",
+    method: "POST",
+    path: "/api/v2/trade/history",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(10, 10),
+    request: Order.OrderHistoryQuery,
+    response: Order.OrderHistoryPage
+  }),
+  fills: endpoint({
+    name: "fills",
+    method: "POST",
+    path: "/api/v2/trade/fills",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(5, 5),
+    request: Fill.FillsQuery,
+    response: Fill.FillsPage
+  }),
+  balances: endpoint({
+    name: "balances",
+    method: "GET",
+    path: "/api/v2/account/assets",
+    permission: "read",
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    // The IP weight is not shown: it counts as the UID weight.
+    weight: weight(5, 5),
+    request: Schema.Struct({}),
+    response: Account.Balances
+  }),
+  transferStatus: endpoint({
+    name: "transferStatus",
+    method: "GET",
+    path: "/api/v2/rebate/affiliate/getInternalWithdrawalStatus",
+    permission: "read",
+    envelope: "transfer",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(100, 100),
+    request: Transfer.TransferStatusQuery,
+    response: Transfer.TransferStatusResponse
+  }),
+  exchangeInfo: endpoint({
+    name: "exchangeInfo",
+    method: "GET",
+    path: "/api/v2/public/exchangeInfo",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(10, undefined),
+    request: Schema.Struct({ symbol: Schema.optional(Schema.String), symbols: Schema.optional(Schema.String) }),
+    response: Market.ExchangeInfo
+  }),
+  productList: endpoint({
+    name: "productList",
+    method: "GET",
+    path: "/api/v2/public/products",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(1, undefined),
+    request: Schema.Struct({}),
+    response: Market.ProductList
+  }),
+  serverTime: endpoint({
+    name: "serverTime",
+    method: "GET",
+    path: "/api/v2/public/time",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(1, undefined),
+    request: Schema.Struct({}),
+    response: Market.ServerTime
   }),
   products: endpoint({
     name: "products",
@@ -365,6 +553,7 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "read",
     rateLimit: { budget: perSecond, weight: 1, perAddress: false },
+    weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Schema.Array(Schema.Unknown)
   })

@@ -5,6 +5,13 @@
  */
 
 /**
+ * The spot account's balances.
+ *
+ * @since 0.2.0
+ */
+export * as Account from "./Account.ts"
+
+/**
  * Funding-account bills.
  *
  * @since 0.1.0
@@ -26,6 +33,13 @@ export * as BufferedResponse from "./BufferedResponse.ts"
 export * as Envelope from "./Envelope.ts"
 
 /**
+ * Fills of an account's orders.
+ *
+ * @since 0.2.0
+ */
+export * as Fill from "./Fill.ts"
+
+/**
  * Lossless JSON.
  *
  * @since 0.1.0
@@ -33,7 +47,14 @@ export * as Envelope from "./Envelope.ts"
 export * as Json from "./Json.ts"
 
 /**
- * Orders, batches and open orders.
+ * Public market data: symbols, their trading rules, server time.
+ *
+ * @since 0.2.0
+ */
+export * as Market from "./Market.ts"
+
+/**
+ * Orders, batches, open orders, order state, cancels and history.
  *
  * @since 0.1.0
  */

@@ -262,9 +262,16 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 
   return {
     client,
-    /** A request to an endpoint with this body (JSON text). */
-    request: (endpoint: Venue.Endpoint, body: string): HttpClientRequest.HttpClientRequest =>
-      HttpClientRequest.bodyText(bases.get(endpoint.name)!, body, "application/json"),
+    /**
+     * A request to an endpoint: for a POST, `payload` is its body (JSON text); for a GET, its query string (without
+     * `?`; empty for none), which is sent in the URL as is and signed as sent (spec-extended §0).
+     */
+    request: (endpoint: Venue.Endpoint, payload: string): HttpClientRequest.HttpClientRequest => {
+      const base = bases.get(endpoint.name)!
+      return endpoint.method === "GET"
+        ? payload === "" ? base : HttpClientRequest.setUrl(base, `${base.url}?${payload}`)
+        : HttpClientRequest.bodyText(base, payload, "application/json")
+    },
     /** Sends a request through the pipeline. */
     execute: (request: HttpClientRequest.HttpClientRequest): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
       client.execute(request) as Effect.Effect<VenueResponse, SpotError.SpotErrorReason>,

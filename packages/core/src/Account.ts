@@ -1,0 +1,35 @@
+/**
+ * The spot account's balances (spec-extended §5, `GET /api/v2/account/assets`).
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import { DecimalFromWire } from "./Primitives.ts"
+
+/**
+ * One coin of the spot account: what is free to use, what open orders hold, and their sum.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const Balance = Schema.Struct({
+  coinId: Schema.Int,
+  coinName: Schema.String,
+  available: DecimalFromWire,
+  frozen: DecimalFromWire,
+  equity: DecimalFromWire
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type Balance = typeof Balance.Type
+
+/**
+ * The `data` of `assets`: one entry per coin.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const Balances = Schema.NullOr(Schema.Array(Balance))

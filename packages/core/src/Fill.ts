@@ -1,0 +1,83 @@
+/**
+ * Fills: the trades of an account's orders (spec-extended §4, `POST /api/v2/trade/fills`).
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import {
+  DecimalFromWire,
+  IdFromWire,
+  Millis,
+  MillisFromWire,
+  OrderIdFromWire,
+  PageSize,
+  TradingPair
+} from "./Primitives.ts"
+
+/**
+ * One fill as the venue sends it. `orderType` and `fillPrice` may be `""` (a sample shows both empty): the price is
+ * then the fill's total divided by its quantity.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const FillRecord = Schema.Struct({
+  accountId: IdFromWire,
+  symbol: Schema.String,
+  baseCoin: Schema.optional(Schema.NullOr(Schema.String)),
+  quoteCoin: Schema.optional(Schema.NullOr(Schema.String)),
+  orderId: OrderIdFromWire,
+  fillId: IdFromWire,
+  orderType: Schema.String,
+  side: Schema.String,
+  fillPrice: Schema.Union([DecimalFromWire, Schema.Literal("")]),
+  fillQuantity: DecimalFromWire,
+  fillTotalAmount: DecimalFromWire,
+  fees: DecimalFromWire,
+  cTime: MillisFromWire
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type FillRecord = typeof FillRecord.Type
+
+/**
+ * One page of fills. `nextPage` and `totals` are never trusted.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const FillsPage = Schema.Struct({
+  fillsOrderResultList: Schema.NullOr(Schema.Array(FillRecord)),
+  nextPage: Schema.optional(Schema.Unknown),
+  totals: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type FillsPage = typeof FillsPage.Type
+
+/**
+ * Query of one page of fills: `after`/`before` exclusive (ms), `pageIndex` from 0, `pageSize` 1..100.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const FillsQuery = Schema.Struct({
+  symbol: TradingPair,
+  orderId: Schema.optional(Schema.String),
+  after: Schema.optional(Millis),
+  before: Schema.optional(Millis),
+  pageIndex: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  pageSize: Schema.optional(PageSize)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type FillsQuery = typeof FillsQuery.Encoded
