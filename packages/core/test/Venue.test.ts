@@ -226,14 +226,19 @@ describe("the code table, mayHaveApplied and prehash", () => {
       new SpotError.DecodeError({ kind: "schema", description: "wrong shape", excerpt: "{}" }),
       new SpotError.HttpStatusError({ httpStatus: 502, excerpt: "<html>" }),
       new SpotError.HttpStatusError({ httpStatus: 408, excerpt: "" }),
-      new SpotError.ApiError({ code: "50000", msg: "internal", httpStatus: 500 })
+      new SpotError.ApiError({ code: "50000", msg: "internal", httpStatus: 500 }),
+      // The venue's own "request timed out" and "system error": it may have acted before failing.
+      Venue.reasonOf({ code: "40010", msg: "Request timed out", httpStatus: 400 }),
+      Venue.reasonOf({ code: "40015", msg: "System error", httpStatus: 400 })
     ]
     const refused: ReadonlyArray<SpotError.SpotErrorReason> = [
       new SpotError.TransportError({ description: "connect ECONNREFUSED", notSent: true }),
       new SpotError.HttpStatusError({ httpStatus: 404, excerpt: "<html>" }),
       new SpotError.ApiError({ code: "49999", msg: "odd", httpStatus: 400 }),
       new SpotError.ApiError({ code: "49999", msg: "odd" }),
-      ...[...Venue.codes].map(([code, entry]) => Venue.reasonOf({ code, msg: entry.msg, httpStatus: entry.status })),
+      ...[...Venue.codes].filter(([, entry]) => entry.reason !== SpotError.ServerError).map(([code, entry]) =>
+        Venue.reasonOf({ code, msg: entry.msg, httpStatus: entry.status })
+      ),
       new SpotError.ValidationError({ field: "price", description: "is required" })
     ]
     for (const reason of applied) assert.isTrue(Venue.mayHaveApplied(reason), reason.message)

@@ -112,7 +112,7 @@ const internalTransfer: Handler = (engine, userId, body, now) => {
 
 const products: Handler = (engine) => quote(engine.productList())
 
-export const handlers: { readonly [Name in Venue.EndpointName]: Handler } = {
+export const handlers: { readonly [Name in Venue.EndpointName]?: Handler } = {
   placeOrder,
   placeOrders,
   openOrders,

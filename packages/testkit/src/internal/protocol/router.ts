@@ -76,13 +76,14 @@ export class Router {
     if (preempted instanceof Refusal) return refuse(preempted)
     if (preempted !== undefined) return finish(preempted, undefined)
 
-    if (endpoint === undefined) return refuse(refusal("40404"))
+    // A declared endpoint the exchange does not serve (yet) is answered as an unknown path.
+    const handler = endpoint === undefined ? undefined : handlers[endpoint.name as Venue.EndpointName]
+    if (endpoint === undefined || handler === undefined) return refuse(refusal("40404"))
     const permission = endpoint.permission
     // A public endpoint answers POST as well as its own method, and is answered before any check of the caller.
     if (request.method !== endpoint.method && !(permission === undefined && request.method === "POST")) {
       return refuse(refusal("40405"))
     }
-    const handler = handlers[endpoint.name as Venue.EndpointName]
     let data: string | Refusal
     if (permission === undefined) {
       data = handler(this.engine, "", NO_BODY, now)
