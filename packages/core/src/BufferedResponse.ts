@@ -2,7 +2,8 @@
  * An `HttpClientResponse` whose body is already in memory, as bytes or as text. The venue's answers are small
  * and read whole, so an `HttpClient` that collects the body itself (`@spotkit/node`'s undici client, the test
  * exchange's in-process client) hands it over in one of these: no web `Response`, no streams, no copies. The text is
- * decoded once, when first read.
+ * decoded once, when first read. `read` makes one of any response, reading at most a given number of bytes of its
+ * body: how the client bounds what a venue can make it hold in memory.
  *
  * @since 0.2.0
  */
@@ -10,6 +11,7 @@ import { Effect, Inspectable, Option, Stream } from "effect"
 import { Cookies, Headers, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import { pipeArguments } from "effect/Pipeable"
+import * as SpotError from "./SpotError.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -70,7 +72,19 @@ export class BufferedResponse extends Inspectable.Class implements HttpClientRes
    * @since 0.2.0
    */
   get byteLength(): number {
-    return typeof this.body === "string" ? encoder.encode(this.body).byteLength : this.body.byteLength
+    return typeof this.body === "string" ? utf8Length(this.body) : this.body.byteLength
+  }
+
+  /**
+   * Whether the body is larger than `bytes`; for a text, without counting its bytes unless its length leaves it
+   * open (a character is one to three bytes).
+   *
+   * @since 0.2.0
+   */
+  isLargerThan(bytes: number): boolean {
+    if (typeof this.body !== "string") return this.body.byteLength > bytes
+    if (this.body.length > bytes) return true
+    return this.body.length * 3 > bytes && utf8Length(this.body) > bytes
   }
 
   // Built when read: the client reads the status and the text, rarely the headers.
@@ -152,4 +166,93 @@ export class BufferedResponse extends Inspectable.Class implements HttpClientRes
       reason: new HttpClientError.DecodeError({ request: this.request, response: this, cause })
     })
   }
+}
+
+// UTF-8 bytes of a text without encoding it (a lone surrogate is written as U+FFFD, three bytes).
+const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4
+        i++
+      } else {
+        bytes += 3
+      }
+    } else bytes += 3
+  }
+  return bytes
+}
+
+const tooLarge = (
+  response: HttpClientResponse.HttpClientResponse,
+  limit: number,
+  declared: number | undefined
+): HttpClientError.HttpClientError =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.DecodeError({
+      request: response.request,
+      response,
+      description: `the body is larger than ${limit} bytes`,
+      cause: new SpotError.ResponseTooLargeError({ limit, declared, httpStatus: response.status })
+    })
+  })
+
+/**
+ * A response with its body in memory, reading at most `maxBytes` of it. A `BufferedResponse` is answered as it is,
+ * unless its body is larger. Any other response is read from its `stream` as the chunks arrive and stopped, the
+ * stream closed (which releases the connection), once more than `maxBytes` arrived, or at its first chunk when its
+ * `Content-Length` says more. Past the limit it fails with an `HttpClientError` whose reason's `cause` is a
+ * `SpotError.ResponseTooLargeError`, having held at most `maxBytes` (and one chunk) of the body.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const read = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<BufferedResponse, HttpClientError.HttpClientError> => {
+  if (response instanceof BufferedResponse) {
+    return response.isLargerThan(maxBytes)
+      ? Effect.fail(tooLarge(response, maxBytes, undefined))
+      : Effect.succeed(response)
+  }
+  return Effect.suspend(() => {
+    const length = response.headers["content-length"]
+    const declared = length === undefined || !/^\d+$/.test(length) ? undefined : Number(length)
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    return Stream.runForEachArray(response.stream, (batch) => {
+      if (declared !== undefined && declared > maxBytes) return Effect.fail(tooLarge(response, maxBytes, declared))
+      for (const chunk of batch) {
+        size += chunk.byteLength
+        if (size > maxBytes) return Effect.fail(tooLarge(response, maxBytes, declared))
+        chunks.push(chunk)
+      }
+      return Effect.void
+    }).pipe(Effect.map(() => {
+      let body: Uint8Array
+      if (chunks.length === 1) body = chunks[0]!
+      else {
+        body = new Uint8Array(size)
+        let at = 0
+        for (const chunk of chunks) {
+          body.set(chunk, at)
+          at += chunk.byteLength
+        }
+      }
+      return new BufferedResponse({
+        request: response.request,
+        url: response.url,
+        status: response.status,
+        headers: response.headers as HeadersInput,
+        body,
+        ...(Option.isSome(response.remoteAddress) ? { remoteAddress: response.remoteAddress.value } : {})
+      })
+    }))
+  })
 }

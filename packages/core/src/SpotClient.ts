@@ -100,7 +100,24 @@ export interface Options {
    * @default "client"
    */
   readonly timeoutBy?: "client" | "transport" | undefined
+  /**
+   * The largest answer body the client reads, in bytes. A larger one (a misbehaving venue or proxy: an endless or a
+   * gigantic body) fails the call with a `ResponseTooLargeError`, which is not retried, having held at most this
+   * much of it in memory: the client reads bodies as they arrive and stops at the limit, and `NodeSpotClient`'s
+   * transports stop there too. The venue's answers are a few kilobytes; the largest, a page of 100 bills or orders,
+   * some tens.
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxResponseBytes?: number | undefined
 }
+
+/**
+ * The default of `Options.maxResponseBytes`: 64 MiB.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 /**
  * Filters of the open-orders stream.
@@ -233,12 +250,17 @@ const makeLimits = (options: RateLimitOptions | false | undefined): Effect.Effec
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+    return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
+  }
   const pipeline = yield* Pipeline.make({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
     locale: options.locale ?? "en-US",
     timeout: Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10)),
     timeoutBy: options.timeoutBy ?? "client",
+    maxResponseBytes,
     limits: yield* makeLimits(options.rateLimit)
   })
   const retrying = Retry.make(options.retry ?? {})

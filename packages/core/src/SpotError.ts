@@ -4,11 +4,14 @@
  * `msg` and `requestTime`. Handle reasons with `Effect.catchReason("SpotError", "RateLimitError", ...)`.
  *
  * No reason ever holds request headers, the secret key, the passphrase or a signature; texts that come from the
- * network are shortened excerpts.
+ * network are scrubbed of credentials (in every encoding, `SafeText.Scrubber`), and bodies are shortened excerpts. A
+ * venue's `msg` is kept whole on the reason; every `message` shows network texts with `SafeText.printable`: one line,
+ * control and bidi characters escaped, cut at a length that it states.
  *
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { printable } from "./SafeText.ts"
 
 const venueFields = {
   /** The venue's error code, e.g. `"43012"`. */
@@ -21,7 +24,14 @@ const venueFields = {
   httpStatus: Schema.optional(Schema.Number)
 }
 
-const venueMessage = (self: { readonly code: string; readonly msg: string }) => `${self.msg} (code ${self.code})`
+// A code is a few digits from an honest venue: anything longer is cut sooner than a message.
+const CODE_SHOWN = 40
+
+const venueMessage = (self: { readonly code: string; readonly msg: string }) =>
+  `${printable(self.msg)} (code ${printable(self.code, CODE_SHOWN)})`
+
+// Quoted as JSON quotes it, then made printable (JSON leaves C1 and bidi controls as they are).
+const quoted = (text: string) => printable(JSON.stringify(text), 400)
 
 /**
  * Bad input caught before anything was sent: `field` names the offending field (a dotted path) and `description`
@@ -44,7 +54,8 @@ export class ValidationError extends Schema.Error<ValidationError>("@spotkit/cor
 }
 
 /**
- * The venue rejected the credentials or the signed headers (40001–40003, 40005–40007, 40009, 40011, 40012).
+ * The venue rejected the credentials or the signed headers (40001–40003, 40005–40007, 40009, 40011, 40012; the test
+ * exchange's 40409, a replayed signature).
  *
  * @since 0.1.0
  * @category reasons
@@ -180,7 +191,7 @@ export class DuplicateOrderError
     return true
   }
   override get message(): string {
-    const id = this.clientOrderId === undefined ? "" : ` for clientOrderId ${this.clientOrderId}`
+    const id = this.clientOrderId === undefined ? "" : ` for clientOrderId ${printable(this.clientOrderId)}`
     return this.afterRetry
       ? `${venueMessage(this)}${id}: an earlier attempt may have placed the order, and it is not among the open` +
         ` orders (it may have filled or been cancelled); look it up before placing it again`
@@ -330,7 +341,7 @@ export class TransportError extends Schema.Error<TransportError>("@spotkit/core/
     return true
   }
   override get message(): string {
-    return `transport failure: ${this.description}`
+    return `transport failure: ${printable(this.description, 400)}`
   }
 }
 
@@ -349,7 +360,7 @@ export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/cor
     return this.httpStatus >= 500 || this.httpStatus === 408
   }
   override get message(): string {
-    return `HTTP ${this.httpStatus}: ${JSON.stringify(this.excerpt)}`
+    return `HTTP ${this.httpStatus}: ${quoted(this.excerpt)}`
   }
 }
 
@@ -371,7 +382,38 @@ export class DecodeError extends Schema.Error<DecodeError>("@spotkit/core/SpotEr
     return this.kind === "json"
   }
   override get message(): string {
-    return `cannot decode the answer (${this.kind}): ${this.description}; body starts ${JSON.stringify(this.excerpt)}`
+    return `cannot decode the answer (${this.kind}): ${printable(this.description, 400)}; body starts ${
+      quoted(this.excerpt)
+    }`
+  }
+}
+
+/**
+ * The answer's body was larger than the client reads (`SpotClient.Options.maxResponseBytes`). Reading stopped at the
+ * limit (or at once, when the answer declared a larger `Content-Length`), so memory stayed bounded. Not retried: a
+ * venue that answered this once likely will again. A state-changing request may have been applied, since its answer
+ * was not read.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class ResponseTooLargeError
+  extends Schema.Error<ResponseTooLargeError>("@spotkit/core/SpotError/ResponseTooLargeError")({
+    _tag: Schema.tag("ResponseTooLargeError"),
+    /** The limit, in bytes. */
+    limit: Schema.Number,
+    /** The size the answer declared (`Content-Length`), when it declared one. */
+    declared: Schema.optional(Schema.Number),
+    /** HTTP status of the answer, when the transport had read it. */
+    httpStatus: Schema.optional(Schema.Number)
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    const declared = this.declared === undefined ? "" : ` (it declared ${this.declared} bytes)`
+    return `the answer is too large: more than ${this.limit} bytes, the client's maxResponseBytes${declared}`
   }
 }
 
@@ -396,8 +438,8 @@ export class OutcomeUnknownError
     return true
   }
   override get message(): string {
-    const id = this.clientOrderId === undefined ? "" : ` (clientOrderId ${this.clientOrderId})`
-    return `the request may have been applied${id}: ${this.description}`
+    const id = this.clientOrderId === undefined ? "" : ` (clientOrderId ${printable(this.clientOrderId)})`
+    return `the request may have been applied${id}: ${printable(this.description, 1000)}`
   }
 }
 
@@ -425,6 +467,7 @@ export type SpotErrorReason =
   | TransportError
   | HttpStatusError
   | DecodeError
+  | ResponseTooLargeError
   | OutcomeUnknownError
 
 /**
@@ -451,6 +494,7 @@ export const SpotErrorReason = Schema.Union([
   TransportError,
   HttpStatusError,
   DecodeError,
+  ResponseTooLargeError,
   OutcomeUnknownError
 ])
 

@@ -136,8 +136,8 @@ export interface Code {
 const code = (reason: CodeReason, msg: string, status = 400): Code => ({ reason, msg, status })
 
 /**
- * The venue's error codes (DESIGN §3, spec-extended §0), and the two the test exchange adds for unknown paths and
- * methods.
+ * The venue's error codes (DESIGN §3, spec-extended §0), and the three the test exchange adds for unknown paths and
+ * methods and replayed requests.
  *
  * @since 0.2.0
  * @category codes
@@ -174,9 +174,12 @@ export const codes: ReadonlyMap<string, Code> = new Map([
   ["40913", code(SpotError.InvalidRequestError, "orderId or clientOid must be passed one")],
   ["43001", code(SpotError.InvalidRequestError, "The order does not exist")],
   ["43004", code(SpotError.InvalidRequestError, "There is no order to cancel")],
-  // Not venue codes: the test exchange's answers to an unknown path or method, which the client sees as ApiError.
+  // Not venue codes: the test exchange's answers to an unknown path or method, which the client sees as ApiError,
+  // and to an exact replay of a signed request that changes state (same key, timestamp and signature) within the
+  // timestamp window: refused signed headers, as the client never sends one signature twice.
   ["40404", code(SpotError.ApiError, "Request URL NOT FOUND", 404)],
-  ["40405", code(SpotError.ApiError, "Method Not Allowed", 405)]
+  ["40405", code(SpotError.ApiError, "Method Not Allowed", 405)],
+  ["40409", code(SpotError.AuthenticationError, "Duplicate request", 409)]
 ])
 
 /**
@@ -218,11 +221,11 @@ export const reasonOf = (props: {
 
 /**
  * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
- * lost or garbled after the request left (a transport failure once connected, a body that cannot be read) or the
- * server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of an unknown code).
- * True too for a `ServerError` (the venue's own "request timed out" or "system error"). False when the venue
- * refused it (every other code it answers with), rate limited it, or never saw it (no connection could be made, or
- * it was refused before sending).
+ * lost or garbled after the request left (a transport failure once connected, a body that cannot be read or is too
+ * large to read) or the server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of
+ * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"). False when
+ * the venue refused it (every other code it answers with), rate limited it, or never saw it (no connection could be
+ * made, or it was refused before sending).
  *
  * @since 0.2.0
  * @category codes
@@ -232,6 +235,7 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
     case "TransportError":
       return reason.notSent !== true
     case "DecodeError":
+    case "ResponseTooLargeError":
       return true
     case "HttpStatusError":
     case "ApiError":

@@ -68,6 +68,13 @@ export * as Order from "./Order.ts"
 export * as Primitives from "./Primitives.ts"
 
 /**
+ * Texts from the network made safe to show: credentials scrubbed in every encoding, one printable line.
+ *
+ * @since 0.2.0
+ */
+export * as SafeText from "./SafeText.ts"
+
+/**
  * Request signing.
  *
  * @since 0.1.0

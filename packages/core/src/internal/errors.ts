@@ -1,9 +1,8 @@
 // How a failed exchange becomes a SpotError reason, and how texts from the network are made safe to show: the one
 // place that reads HTTP failures, statuses and envelopes into reasons, and that scrubs credentials from what it
 // quotes. Used by the answer stage of the pipeline (pipeline.ts) and by decoding (a schema failure on a payload).
-import { Cause, Duration, Redacted, type Schema } from "effect"
+import { Cause, Duration, type Schema } from "effect"
 import type { HttpClientError } from "effect/http"
-import type * as Signer from "../Signer.ts"
 import * as SpotError from "../SpotError.ts"
 import * as Venue from "../Venue.ts"
 
@@ -31,57 +30,24 @@ const systemCode = (error: unknown): string | undefined => {
 }
 
 /** How long an excerpt of a body may be in a message. */
-const EXCERPT = 160
+export const EXCERPT = 160
 
-/**
- * Removes every credential from texts that came over the network, raw or JSON-escaped (some servers also escape
- * `/`, which base64 signatures contain). Secrets shorter than 4 characters are left alone: they would match
- * everywhere. Data is never scrubbed, only texts that end up in messages: a short passphrase may be part of a price.
- */
-export class Scrubber {
-  private readonly forms: ReadonlyArray<string>
-
-  constructor(secrets: ReadonlyArray<string>) {
-    this.forms = secrets.filter((secret) => secret.length >= 4).flatMap(formsOf)
-  }
-
-  static of(credentials: Signer.Credentials): Scrubber {
-    return new Scrubber([
-      Redacted.value(credentials.apiKey),
-      Redacted.value(credentials.passphrase),
-      Redacted.value(credentials.secretKey)
-    ])
-  }
-
-  /** The text without any credential, nor `signature` (the request's own). */
-  scrub(text: string, signature = ""): string {
-    let out = text
-    for (const secret of signature.length >= 4 ? [...this.forms, ...formsOf(signature)] : this.forms) {
-      if (out.includes(secret)) out = out.split(secret).join("<redacted>")
-    }
-    return out
-  }
-
-  /** The start of a body for a message: scrubbed first, then cut, so that no fragment survives at the cut. */
-  excerpt(text: string, signature = ""): string {
-    return this.scrub(text, signature).slice(0, EXCERPT)
-  }
-}
-
-const formsOf = (secret: string): ReadonlyArray<string> => {
-  const escaped = JSON.stringify(secret).slice(1, -1)
-  return [...new Set([secret, escaped, escaped.replaceAll("/", "\\/")])]
-}
+// Credentials are removed from texts that came over the network, in every form a server may echo them (SafeText).
+// Data is never scrubbed by the client, only texts that end up in messages: a short passphrase may be part of a price.
+export { Scrubber } from "../SafeText.ts"
 
 /**
  * An HTTP client failure (no answer, a reset, the request's deadline) as a `TransportError`. A timeout reads "no
- * answer within …" whether the pipeline's clock or the transport itself (NodeSpotClient) ended it.
+ * answer within …" whether the pipeline's clock or the transport itself (NodeSpotClient) ended it. A body larger than
+ * the client reads is the `ResponseTooLargeError` that the reading (BufferedResponse.read) or a transport that
+ * stopped at the limit gave as the cause.
  */
 export const transportError = (
   error: HttpClientError.HttpClientError,
   timeout: Duration.Duration,
   scrub: (text: string) => string
-): SpotError.TransportError => {
+): SpotError.TransportError | SpotError.ResponseTooLargeError => {
+  if (error.reason.cause instanceof SpotError.ResponseTooLargeError) return error.reason.cause
   if (error.reason._tag === "TransportError" && Cause.isTimeoutError(error.reason.cause)) {
     return new SpotError.TransportError({ description: `no answer within ${Duration.format(timeout)}` })
   }
@@ -105,6 +71,19 @@ export const withoutEnvelope = (
     ? new SpotError.DecodeError({ kind, description, excerpt, httpStatus: status })
     : new SpotError.HttpStatusError({ httpStatus: status, excerpt })
 
-/** A payload or envelope of the wrong shape. */
-export const schemaError = (error: Schema.SchemaError, excerpt: string, status: number): SpotError.DecodeError =>
-  new SpotError.DecodeError({ kind: "schema", description: error.message.slice(0, 400), excerpt, httpStatus: status })
+/**
+ * A payload or envelope of the wrong shape. The Schema's message quotes the payload, so it is made safe as the body's
+ * excerpt is: `excerptOf(text, length)` answers the scrubbed start of a text.
+ */
+export const schemaError = (
+  error: Schema.SchemaError,
+  excerptOf: (text: string, length: number) => string,
+  body: string,
+  status: number
+): SpotError.DecodeError =>
+  new SpotError.DecodeError({
+    kind: "schema",
+    description: excerptOf(error.message, 400),
+    excerpt: excerptOf(body, EXCERPT),
+    httpStatus: status
+  })

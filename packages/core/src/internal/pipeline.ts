@@ -2,16 +2,18 @@
 // thing. A request passes them outermost first:
 //
 //   limit    waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on
-//   sign     stamps the request with the clock corrected by the server's, signs it, learns the server's clock back
-//   answer   reads the body, checks status and envelope, maps every failure to a reason, scrubs what it quotes
+//   sign     stamps the request with the clock corrected by the server's, signs it (never twice the same signature),
+//            learns the server's clock back
+//   answer   checks status and envelope, maps every failure to a reason, scrubs what it quotes
 //   timeout  bounds the exchange on the Clock (unless the transport bounds it itself: `timeoutBy: "transport"`)
+//   read     reads the body into memory, at most `maxResponseBytes` of it (BufferedResponse.read)
 //   the platform's HttpClient
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
 import { Cause, Clock, type Duration, Effect, Redacted, Result, type Schema } from "effect"
 import { Headers, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import { BufferedResponse } from "../BufferedResponse.ts"
+import { BufferedResponse, read as readBody } from "../BufferedResponse.ts"
 import * as Envelope from "../Envelope.ts"
 import * as Json from "../Json.ts"
 import * as Signer from "../Signer.ts"
@@ -33,6 +35,8 @@ export interface Options {
   readonly timeout: Duration.Duration
   /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
   readonly timeoutBy: "client" | "transport"
+  /** The largest body read; a larger answer fails with a `ResponseTooLargeError`. */
+  readonly maxResponseBytes: number
   /** By endpoint name; none for an endpoint that is not limited. */
   readonly limits: ReadonlyMap<string, Limit>
 }
@@ -69,7 +73,12 @@ export class VenueResponse extends BufferedResponse {
 
   /** A payload of the wrong shape, as a reason quoting the body's start. */
   schemaError(error: Schema.SchemaError): SpotError.DecodeError {
-    return Errors.schemaError(error, this.scrubber.excerpt(this.bodyText, this.signature), this.status)
+    return Errors.schemaError(
+      error,
+      (text, length) => this.scrubber.excerpt(text, length, this.signature),
+      this.bodyText,
+      this.status
+    )
   }
 }
 
@@ -95,6 +104,9 @@ const bodyOf = (request: HttpClientRequest.HttpClientRequest): string =>
   request.body._tag === "Uint8Array" ? request.body.text ?? new TextDecoder().decode(request.body.body) : ""
 
 const signHeader = Venue.headers.sign.toLowerCase()
+
+// How many signatures a client remembers to never send one twice (a few milliseconds of requests at any rate).
+const RECENT_SIGNATURES = 4096
 
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
@@ -135,11 +147,16 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     )
   }
 
+  // --- read: the answer in memory, at most `maxResponseBytes` of its body, read as it arrives: a venue that sends an
+  // endless or huge body costs that much memory and no more (a transport that buffers stops at the limit itself).
+  const read = stage(http, (request, next) =>
+    Effect.flatMap(next(request), (response) => readBody(response, options.maxResponseBytes)))
+
   // --- timeout: the exchange (answer read whole) within `timeout`, or a TransportError caused by a TimeoutError, as
   // a transport that bounds it itself fails (errors.ts reads both as "no answer within …").
   const bounded: HttpClient.HttpClient = options.timeoutBy === "transport" ?
-    http :
-    stage(http, (request, next) =>
+    read :
+    stage(read, (request, next) =>
       Effect.timeoutOrElse(next(request), {
         duration: options.timeout,
         orElse: () =>
@@ -154,16 +171,14 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const answered = stage(bounded, (request, next) => {
     const signature = request.headers[signHeader] ?? ""
     const scrub = (text: string) => scrubber.scrub(text, signature)
-    const excerpt = (text: string) => scrubber.excerpt(text, signature)
+    const excerptOf = (text: string, length: number) => scrubber.excerpt(text, length, signature)
     return next(request).pipe(
-      Effect.flatMap((response) =>
-        response instanceof BufferedResponse
-          ? Effect.succeed([response, response.bodyText] as const)
-          : Effect.map(response.text, (text) => [response, text] as const)
-      ),
       Effect.provideService(Headers.CurrentRedactedNames, redactedNames),
       Effect.mapError((error) => Errors.transportError(error, options.timeout, scrub)),
-      Effect.flatMap(([response, text]) => interpret(request, response, text, signature, excerpt, scrub))
+      // The read stage made every answer a BufferedResponse.
+      Effect.flatMap((response) =>
+        interpret(request, response, (response as BufferedResponse).bodyText, signature, excerptOf, scrub)
+      )
     )
   })
 
@@ -172,10 +187,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     response: HttpClientResponse.HttpClientResponse,
     text: string,
     signature: string,
-    excerpt: (text: string) => string,
+    excerptOf: (text: string, length: number) => string,
     scrub: (text: string) => string
   ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
     const status = response.status
+    const excerpt = (text: string) => excerptOf(text, Errors.EXCERPT)
     const result = Result.try(() => Json.parse(text))
     if (Result.isFailure(result)) {
       // The parser's own message quotes the body; say only what and where.
@@ -196,14 +212,14 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return Effect.succeed(new VenueResponse(response, text, parsed, serverTime, scrubber, signature))
     }
     return decodeStandard(parsed).pipe(
-      Effect.mapError((error) => Errors.schemaError(error, excerpt(text), status)),
+      Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
       Effect.flatMap((envelope) =>
         envelope.code === Venue.SUCCESS
           ? Effect.succeed(
             new VenueResponse(response, text, envelope.data, envelope.requestTime ?? undefined, scrubber, signature)
           )
           : Effect.fail(Venue.reasonOf({
-            code: envelope.code,
+            code: scrub(envelope.code),
             msg: scrub(envelope.msg ?? ""),
             requestTime: envelope.requestTime ?? undefined,
             httpStatus: status
@@ -223,16 +239,44 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       }
     })
 
+  // Signatures sent lately. The venue may refuse an exact replay (same key, timestamp and signature) of a request, so
+  // two equal requests within one millisecond (a retry without delay, two equal transfers) must not be signed alike:
+  // the second is stamped a millisecond later.
+  const recent = new Set<string>()
+  const sent: Array<string> = []
+  let oldest = 0
+  const remember = (signature: string) => {
+    if (sent.length < RECENT_SIGNATURES) sent.push(signature)
+    else {
+      recent.delete(sent[oldest]!)
+      sent[oldest] = signature
+      oldest = (oldest + 1) % RECENT_SIGNATURES
+    }
+    recent.add(signature)
+  }
+  const signOnce = (
+    millis: number,
+    method: string,
+    requestPath: string,
+    body: string
+  ): Effect.Effect<readonly [timestamp: string, signature: string]> => {
+    const timestamp = String(millis)
+    return Effect.flatMap(sign(Venue.prehash(timestamp, method, requestPath, body)), (signature) => {
+      if (recent.has(signature)) return signOnce(millis + 1, method, requestPath, body)
+      remember(signature)
+      return Effect.succeed([timestamp, signature] as const)
+    })
+  }
+
   const signed = stage(answered, (request, next) => {
     const endpoint = endpointOf(request)
     if (endpoint?.permission === undefined) return next(request)
     return Effect.flatMap(Clock.currentTimeMillis, (sentAt) => {
-      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
-      const timestamp = String(Math.round(sentAt + offset))
       const requestPath = request.url.slice(options.baseUrl.length)
       return Effect.flatMap(
-        sign(Venue.prehash(timestamp, request.method, requestPath, bodyOf(request))),
-        (sig) =>
+        // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+        signOnce(Math.round(sentAt + offset), request.method, requestPath, bodyOf(request)),
+        ([timestamp, sig]) =>
           next(HttpClientRequest.setHeaders(request, {
             [Venue.headers.sign]: sig,
             [Venue.headers.timestamp]: timestamp

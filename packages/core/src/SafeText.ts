@@ -1,0 +1,221 @@
+/**
+ * Texts from the network made safe to show. A venue (or a proxy, or anyone on the way) decides what its messages,
+ * bodies and ids contain; before such a text reaches a message, a log line, a span or a terminal:
+ *
+ * - `Scrubber` removes every credential from it, raw or encoded as a server might echo it: JSON-escaped (also with
+ *   `\/`), `\u`-escaped, URL-encoded (either case of hex, any mix of encoded and plain characters), base64 (standard
+ *   or URL-safe, at any alignment within a longer base64 text);
+ * - `printable` makes it one harmless line: control characters (C0, DEL, C1: newlines, terminal escapes), bidi
+ *   controls (U+202E and its kin), line and paragraph separators and lone surrogates are written as escapes, and
+ *   the line is cut at a length, saying how long the whole text is.
+ *
+ * The client scrubs what it quotes when it builds an error (the full text stays on the error object, scrubbed) and
+ * renders every network text with `printable` in `message`; the `spotkit` CLI scrubs everything it writes.
+ *
+ * @since 0.2.0
+ */
+import { Redacted } from "effect"
+import { Base64, Base64Url } from "effect/encoding"
+import type * as Signer from "./Signer.ts"
+
+/**
+ * What a credential is replaced with.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const REDACTED = "<redacted>"
+
+/**
+ * Secrets shorter than this are left alone: they would match everywhere.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MIN_SECRET_LENGTH = 4
+
+// A base64 form shorter than this is not searched for: four or five base64 characters occur by chance in ids and
+// other base64 text, which would then be garbled for nothing.
+const MIN_BASE64_FORM = 8
+
+const encoder = new TextEncoder()
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
+
+// Hex digits of either case, as a character class per letter: `%2f` and `%2F` are the same byte.
+const anyCase = (hex: string): string =>
+  hex.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)
+
+const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0")
+
+// Every way one character (a code point) of a secret may be written in a text: as is, JSON-escaped, `\/`,
+// `\u`-escaped (per UTF-16 unit), URL-encoded (its UTF-8 bytes), `+` for a space (form encoding).
+const characterPattern = (character: string): string => {
+  const forms = new Set<string>([escapeRegExp(character)])
+  const json = JSON.stringify(character).slice(1, -1)
+  if (json !== character) forms.add(escapeRegExp(json))
+  if (character === "/") forms.add(escapeRegExp("\\/"))
+  let unicode = ""
+  for (let i = 0; i < character.length; i++) unicode += `\\\\u${anyCase(hex(character.charCodeAt(i), 4))}`
+  forms.add(unicode)
+  let url = ""
+  for (const byte of encoder.encode(character)) url += `%${anyCase(hex(byte, 2))}`
+  forms.add(url)
+  if (character === " ") forms.add("\\+")
+  return forms.size === 1 ? forms.values().next().value! : `(?:${[...forms].join("|")})`
+}
+
+// The base64 characters that depend on the secret's bytes only, for each of the three alignments the secret can
+// have within a longer base64 text (0, 1 or 2 bytes before it in its group of three), in both alphabets.
+const base64Forms = (secret: string): Array<string> => {
+  const bytes = encoder.encode(secret)
+  const forms: Array<string> = []
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = new Uint8Array(offset + bytes.length)
+    padded.set(bytes, offset)
+    // Character i covers bits [6i, 6i + 6); the secret's bits are [8 offset, 8 (offset + n)).
+    const first = Math.ceil((8 * offset) / 6)
+    const last = Math.floor((8 * (offset + bytes.length) - 6) / 6)
+    if (last - first + 1 < MIN_BASE64_FORM) continue
+    forms.push(Base64.encode(padded).slice(first, last + 1), Base64Url.encode(padded).slice(first, last + 1))
+  }
+  return forms
+}
+
+const byLength = (a: string, b: string) => b.length - a.length
+
+/**
+ * Removes credentials from texts, in every form listed in the module's header. Data stays exact where it is not a
+ * credential; a secret is replaced by `<redacted>`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class Scrubber {
+  // Raw and base64 forms: enough for a text without `\`, `%` (nor `+`, when a secret has a space), which is most.
+  private readonly plain: RegExp | undefined
+  // Every form, character by character.
+  private readonly full: RegExp | undefined
+  private readonly plus: boolean
+  // The longest form of any secret: 12 characters per character at most (`\uXXXX\uXXXX`, `%XX%XX%XX%XX`).
+  private readonly longest: number
+  private lastSignature = ""
+  private lastSignaturePattern: RegExp | undefined
+
+  constructor(secrets: ReadonlyArray<string>) {
+    const kept = [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort(byLength)
+    const base64 = [...new Set(kept.flatMap(base64Forms))].sort(byLength).map(escapeRegExp)
+    const plain = [...kept.map(escapeRegExp), ...base64]
+    const full = [...kept.map((secret) => Array.from(secret, characterPattern).join("")), ...base64]
+    this.plain = plain.length === 0 ? undefined : new RegExp(plain.join("|"), "g")
+    this.full = full.length === 0 ? undefined : new RegExp(full.join("|"), "g")
+    this.plus = kept.some((secret) => secret.includes(" "))
+    this.longest = 12 * (kept[0]?.length ?? 0)
+  }
+
+  /**
+   * A scrubber of the three credentials.
+   *
+   * @since 0.2.0
+   */
+  static of(credentials: Signer.Credentials): Scrubber {
+    return new Scrubber([
+      Redacted.value(credentials.apiKey),
+      Redacted.value(credentials.passphrase),
+      Redacted.value(credentials.secretKey)
+    ])
+  }
+
+  /**
+   * The text without any credential, nor `signature` (a request's own), in any form.
+   *
+   * @since 0.2.0
+   */
+  scrub(text: string, signature = ""): string {
+    let out = text
+    if (this.full !== undefined) {
+      const encoded = out.includes("\\") || out.includes("%") || (this.plus && out.includes("+"))
+      out = out.replace(encoded ? this.full : this.plain!, REDACTED)
+    }
+    if (signature.length >= MIN_SECRET_LENGTH) out = out.replace(this.signaturePattern(signature), REDACTED)
+    return out
+  }
+
+  /**
+   * The start of a text, at most `length` characters, scrubbed before it is cut (no fragment of a secret survives at
+   * the cut) and without scrubbing more of a long text than the start needs.
+   *
+   * @since 0.2.0
+   */
+  excerpt(text: string, length: number, signature = ""): string {
+    // A secret that starts within the excerpt ends within this many more characters, in its longest form.
+    const reach = length + Math.max(this.longest, 12 * signature.length)
+    return this.scrub(text.length > reach ? text.slice(0, reach) : text, signature).slice(0, length)
+  }
+
+  private signaturePattern(signature: string): RegExp {
+    if (signature !== this.lastSignature || this.lastSignaturePattern === undefined) {
+      this.lastSignature = signature
+      this.lastSignaturePattern = new RegExp(
+        [Array.from(signature, characterPattern).join(""), ...base64Forms(signature).map(escapeRegExp)].join("|"),
+        "g"
+      )
+    }
+    return this.lastSignaturePattern
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Printable
+
+// C0 controls, DEL, C1 controls (U+009B is a terminal's one-character CSI), the Arabic letter mark, the bidi marks,
+// embeddings, overrides and isolates, line and paragraph separators, and surrogates (a lone one is checked below).
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/
+
+const isUnsafe = (code: number): boolean =>
+  code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x061c || code === 0x200e || code === 0x200f ||
+  (code >= 0x2028 && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
+
+const SHORT_ESCAPES: Readonly<Record<number, string>> = { 9: "\\t", 10: "\\n", 13: "\\r" }
+
+const escapeOf = (code: number): string => SHORT_ESCAPES[code] ?? `\\u${hex(code, 4)}`
+
+/**
+ * How long a network text may be in a message, by default.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_LENGTH = 240
+
+/**
+ * The text as one harmless line: control characters, bidi controls, line separators and lone surrogates written as
+ * escapes (`\n`, `\u001b`, `\u202e`), cut after `maxLength` characters with the length of the whole text said
+ * (`… (104857600 characters)`). A text with nothing to escape and within the length is answered as is.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const printable = (text: string, maxLength: number = MAX_LENGTH): string => {
+  if (text.length <= maxLength && !UNSAFE.test(text)) return text
+  let out = ""
+  let i = 0
+  while (i < text.length && out.length < maxLength) {
+    const code = text.charCodeAt(i)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        out += text[i]! + text[i + 1]!
+        i += 2
+      } else {
+        out += escapeOf(code)
+        i++
+      }
+      continue
+    }
+    out += isUnsafe(code) || (code >= 0xdc00 && code <= 0xdfff) ? escapeOf(code) : text[i]!
+    i++
+  }
+  return i < text.length ? `${out}… (${text.length} characters)` : out
+}
