@@ -43,8 +43,7 @@ const encoder = new TextEncoder()
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
 
 // Hex digits of either case, as a character class per letter: `%2f` and `%2F` are the same byte.
-const anyCase = (hex: string): string =>
-  hex.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)
+const anyCase = (hex: string): string => hex.replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`)
 
 const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0")
 

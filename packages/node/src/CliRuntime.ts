@@ -2,13 +2,15 @@
  * What spotkit's command-line tools (`spotkit`, `spotkit-sandbox`) share as Node processes: bad flags reported as
  * one line on stderr, the exit codes (2 for bad usage, a chosen code after SIGINT or SIGTERM, an error's own
  * `Runtime.errorExitCode` otherwise), the version from the package's `package.json`, and the `main` that runs a
- * command with them.
+ * command with them: log lines on stderr (stdout is for data), and a failure nothing reported (a defect) as one line on
+ * stderr, never a stack trace.
  *
  * @since 0.2.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect, Exit, Layer, Runtime, Stdio } from "effect"
+import { SafeText } from "@spotkit/core"
+import { Cause, Console, Effect, Exit, Layer, Logger, Runtime, Stdio } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
@@ -93,6 +95,22 @@ export const packageVersion = (url: URL): string => {
 }
 
 /**
+ * The one line (without its newline) that reports a failure nothing else reported: `<name>: unexpected failure: ...`,
+ * control characters escaped and cut at 2,000 characters; undefined when there is none to report (success, an
+ * interruption, an error marked as reported).
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const unreportedLine = (name: string, exit: Exit.Exit<unknown, unknown>): string | undefined => {
+  if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return undefined
+  const error = Cause.squash(exit.cause)
+  if (!Runtime.getErrorReported(error)) return undefined
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  return `${name}: unexpected failure: ${SafeText.printable(text, 2000)}`
+}
+
+/**
  * Options of `runMain`.
  *
  * @since 0.2.0
@@ -133,7 +151,15 @@ export const runMain = <Name extends string, Input, ContextInput, E, L, R extend
   // dropped rather than turning every flag after it into one.
   Stdio.Stdio.use(({ args }) => Effect.flatMap(args, (argv) => run(argv[0] === "--" ? argv.slice(1) : argv))).pipe(
     Effect.provide(Layer.merge(NodeServices.layer, options.layer)),
+    // The default logger writes to stdout, which holds the command's data.
+    Effect.provideService(Logger.LogToStderr, true),
+    // Instead of the runtime's report of an unexpected failure (a multi-line log with a stack trace): one line.
+    Effect.tapCause((cause) => {
+      const line = unreportedLine(command.name, Exit.failCause(cause))
+      return line === undefined ? Effect.void : Effect.ignore(Console.error(line))
+    }),
     NodeRuntime.runMain({
+      disableErrorReporting: true,
       teardown: (exit, onExit) => onExit(exitCode(exit, { interrupted: interrupted(signal) }))
     })
   )

@@ -25,14 +25,25 @@ import { createHmac, createSecretKey } from "node:crypto"
 export const hmacKey = (secret: string): KeyObject => createSecretKey(Buffer.from(secret, "utf8"))
 
 /**
- * `base64(HMAC-SHA256(key, text))` over the UTF-8 bytes of `text`, synchronously: the venue's signature of a prehash
- * (DESIGN §3).
+ * `base64(HMAC-SHA256(key, data))`, synchronously: the venue's signature of a prehash (DESIGN §3). A text is
+ * hashed as its UTF-8 bytes, bytes as they are, and a list of parts one after the other: a server checks a signature
+ * over the bytes it received, `[Venue.prehash(timestamp, method, path, ""), body]`, not over a decoding of them.
  *
  * @since 0.2.0
  * @category primitives
  */
-export const hmacBase64 = (key: KeyObject, text: string): string =>
-  createHmac("sha256", key).update(text, "utf8").digest("base64")
+export const hmacBase64 = (key: KeyObject, data: string | Uint8Array | ReadonlyArray<string | Uint8Array>): string => {
+  const hmac = createHmac("sha256", key)
+  if (typeof data === "string") hmac.update(data, "utf8")
+  else if (data instanceof Uint8Array) hmac.update(data)
+  else {
+    for (const part of data) {
+      if (typeof part === "string") hmac.update(part, "utf8")
+      else hmac.update(part)
+    }
+  }
+  return hmac.digest("base64")
+}
 
 /**
  * HMAC-SHA256 over `node:crypto`; the secret becomes a `KeyObject` once per client.

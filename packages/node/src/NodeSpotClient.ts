@@ -75,14 +75,18 @@ const undiciMissing = typeof process.versions.bun === "string"
  * An `HttpClient` with a keep-alive pool, undici's unless `transport` says `"node:http"` (see `HttpOptions`). Its socket
  * timeouts follow the client's request `timeout`, so that a stalled socket is released. The default transport bounds
  * the whole exchange by it too, failing with a `TransportError` caused by a `TimeoutError`, as core's
- * `timeoutBy: "transport"` expects. Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch`
+ * `timeoutBy: "transport"` expects, and stops reading an answer past `maxResponseBytes` (default 64 MiB), failing
+ * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others). Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch`
  * (`FetchHttpClient`: its own connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerHttpClient = (
-  options: HttpOptions & { readonly timeout?: Duration.Input | undefined } = {}
+  options: HttpOptions & {
+    readonly timeout?: Duration.Input | undefined
+    readonly maxResponseBytes?: number | undefined
+  } = {}
 ): Layer.Layer<HttpClient.HttpClient> => {
   if (undiciMissing && options.transport !== "node:http") return FetchHttpClient.layer
   const timeout = millis(options.timeout, "10 seconds")
@@ -105,7 +109,8 @@ export const layerHttpClient = (
     // which win over the pool's; core's timeout still bounds every exchange.
     return NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(dispatcher))
   }
-  return Layer.effect(HttpClient.HttpClient, UndiciClient.make({ timeoutMillis: timeout })).pipe(
+  const maxBodyBytes = options.maxResponseBytes ?? SpotClient.DEFAULT_MAX_RESPONSE_BYTES
+  return Layer.effect(HttpClient.HttpClient, UndiciClient.make({ timeoutMillis: timeout, maxBodyBytes })).pipe(
     Layer.provide(dispatcher)
   )
 }

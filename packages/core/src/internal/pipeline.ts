@@ -149,8 +149,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 
   // --- read: the answer in memory, at most `maxResponseBytes` of its body, read as it arrives: a venue that sends an
   // endless or huge body costs that much memory and no more (a transport that buffers stops at the limit itself).
-  const read = stage(http, (request, next) =>
-    Effect.flatMap(next(request), (response) => readBody(response, options.maxResponseBytes)))
+  const read = stage(
+    http,
+    (request, next) => Effect.flatMap(next(request), (response) => readBody(response, options.maxResponseBytes))
+  )
 
   // --- timeout: the exchange (answer read whole) within `timeout`, or a TransportError caused by a TimeoutError, as
   // a transport that bounds it itself fails (errors.ts reads both as "no answer within …").

@@ -54,18 +54,27 @@ export const billsCsv = (bills: ReadonlyArray<Bill.Bill>): string => {
   return text
 }
 
+// Characters JSON leaves as they are that a terminal acts on: DEL, C1 controls (U+009B is a one-character CSI), bidi
+// marks, embeddings, overrides and isolates, line and paragraph separators. JSON output escapes them too (`\u202e`),
+// which leaves every value the same for a JSON reader and makes no venue text act on a terminal.
+const TERMINAL = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+
+/** JSON text (from `JSON.stringify`, which escapes C0 controls) with the characters above escaped too. */
+export const safeJson = (text: string): string => text.replace(TERMINAL, escapeChar)
+
 export const billsNdjson = (bills: ReadonlyArray<Bill.Bill>): string => {
   let text = ""
   for (const bill of bills) text += JSON.stringify(bill) + "\n"
-  return text
+  return safeJson(text)
 }
 
-// Control characters (a newline in a clientOrderId from a batch file, say) would break a row of a table in two:
-// they are shown as JSON escapes instead. Only tables are for people; CSV and JSON carry the values as they are.
+// Control characters (a newline in a clientOrderId from a batch file, say) would break a row of a table in two,
+// and bidi controls would reorder it: they are shown as JSON escapes instead. Only tables are for people; CSV carries
+// the values as they are, JSON escaped as JSON allows (`safeJson`).
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/g
-const printable = (cell: string): string =>
-  cell.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+const printable = (cell: string): string => cell.replace(CONTROL, escapeChar)
 
 /** Left-aligned columns separated by two spaces, with a header row; control characters escaped. */
 export const table = (header: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<string>>): string => {
@@ -114,4 +123,4 @@ export const outcomeRow = (outcome: Order.BatchOutcome): Array<string> =>
 export const OUTCOME_COLUMNS = ["index", "outcome", "clientOrderId", "orderId/code", "message"] as const
 
 export const ndjson = (values: ReadonlyArray<unknown>): string =>
-  values.map((value) => JSON.stringify(value) + "\n").join("")
+  safeJson(values.map((value) => JSON.stringify(value) + "\n").join(""))

@@ -1,7 +1,8 @@
 // The CLI's output layer: the only code of the package that writes to the terminal or to files. Every write
 // respects backpressure (it resumes on `drain`), so a million-row export to a slow pipe or disk holds at most one
 // stream buffer in memory, and every write is a whole piece of text (whole rows), so what reaches a file is always
-// complete rows, also when Ctrl-C stops an export.
+// complete rows, also when Ctrl-C stops an export. Once the credentials are known, every text written (data too: a
+// venue could echo a credential in an id) passes through `Redact`, which removes them in any encoding.
 import { Context, Data, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { createWriteStream } from "node:fs"
@@ -58,6 +59,20 @@ const channelOf = (stream: Writable, what: string, isTTY: boolean): Channel => {
 }
 
 /**
+ * What every text the CLI writes passes through first: the identity until the credentials are known, then their
+ * scrubber (`SafeText.Scrubber`). `openFile` reads it for the files it opens; `redacting` applies it to a channel.
+ */
+export const Redact = Context.Reference<(text: string) => string>("@spotkit/node/internal/output/Redact", {
+  defaultValue: () => (text) => text
+})
+
+/** The channel, every text written through `redact` first. */
+export const redacting = <C extends Channel>(channel: C, redact: (text: string) => string): C => ({
+  ...channel,
+  write: (text: string) => channel.write(redact(text))
+})
+
+/**
  * Standard output (data) and standard error (diagnostics).
  */
 export class Output extends Context.Service<Output, {
@@ -92,9 +107,12 @@ const ended = (stream: WriteStream) =>
 
 /**
  * A file opened for writing (created or truncated) for the scope. Closing it flushes every write made; an
- * interrupted export therefore leaves every row it wrote, and only whole rows.
+ * interrupted export therefore leaves every row it wrote, and only whole rows. Writes pass through `Redact`.
  */
 export const openFile = (path: string): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
+  Effect.flatMap(Effect.service(Redact), (redact) => Effect.map(open(path), (file) => redacting(file, redact)))
+
+const open = (path: string): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.callback<WriteStream, OutputError>((resume) => {
       const stream = createWriteStream(path, { flags: "w" })

@@ -5,10 +5,13 @@
 // and hands them over in memory (core's BufferedResponse); interruption aborts the request. Anything else (query
 // parameters, a hash, stream or form bodies, upgrades) goes to platform-node's client over the same dispatcher. It
 // bounds every exchange by its `timeoutMillis` itself, with a plain timer per request instead of the fibers of a
-// race, failing as core's `timeoutBy: "transport"` expects: a TransportError caused by a TimeoutError.
+// race, failing as core's `timeoutBy: "transport"` expects: a TransportError caused by a TimeoutError. It stops
+// reading an answer at `maxBodyBytes` (or at once, when its Content-Length says more), aborting the request, and fails
+// with a TransportError caused by core's `ResponseTooLargeError`: a venue that streams an endless body costs at most
+// that much memory.
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
-import { BufferedResponse } from "@spotkit/core"
+import { BufferedResponse, SpotError } from "@spotkit/core"
 import { Cause, Effect, Option, Result } from "effect"
 import { HttpClient, HttpClientError, type HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { Buffer } from "node:buffer"
@@ -28,16 +31,18 @@ const TARGETS_KEPT = 256
 
 /**
  * The client over the `Dispatcher` in context (platform-node's `layerDispatcherOptions` makes a pooled `Agent` and
- * closes it with the layer); every exchange within `timeoutMillis`, when given.
+ * closes it with the layer); every exchange within `timeoutMillis`, when given, and no answer body read beyond
+ * `maxBodyBytes`, when given.
  */
 export const make = (
-  options: { readonly timeoutMillis?: number | undefined } = {}
+  options: { readonly timeoutMillis?: number | undefined; readonly maxBodyBytes?: number | undefined } = {}
 ): Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Dispatcher> =>
   Effect.gen(function*() {
     // One timer cannot wait longer than 2^31 - 1 ms (setTimeout fires at once beyond it): no deadline then.
     const timeoutMillis = options.timeoutMillis !== undefined && options.timeoutMillis <= MAX_TIMER
       ? options.timeoutMillis
       : undefined
+    const maxBodyBytes = options.maxBodyBytes ?? Infinity
     const dispatcher = yield* NodeHttpClient.Dispatcher
     const full = yield* NodeHttpClient.makeUndici
     const targets = new Map<string, Target>()
@@ -69,6 +74,7 @@ export const make = (
         let status = 0
         let headers: IncomingHttpHeaders = {}
         const chunks: Array<Buffer> = []
+        let size = 0
         const abort = (reason: Error) => {
           aborted ??= reason
           controller?.abort(reason)
@@ -79,6 +85,14 @@ export const make = (
           abort(timeout)
           resume(Effect.fail(transportError(request, timeout)))
         }, timeoutMillis)
+        // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
+        const tooLarge = (declared: number | undefined) => {
+          clearTimeout(timer)
+          const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
+          chunks.length = 0
+          abort(new Error(cause.message))
+          resume(Effect.fail(transportError(request, cause)))
+        }
         const handler: Undici.Dispatcher.DispatchHandler = {
           onRequestStart(c) {
             controller = c
@@ -87,9 +101,15 @@ export const make = (
           onResponseStart(_c, statusCode, responseHeaders) {
             status = statusCode
             headers = responseHeaders
+            const length = responseHeaders["content-length"]
+            const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined
+            if (declared !== undefined && declared > maxBodyBytes) tooLarge(declared)
           },
           onResponseData(_c, chunk) {
-            chunks.push(chunk)
+            if (aborted !== undefined) return
+            size += chunk.length
+            if (size > maxBodyBytes) tooLarge(undefined)
+            else chunks.push(chunk)
           },
           onResponseEnd() {
             clearTimeout(timer)
@@ -123,23 +143,17 @@ export const make = (
       })
 
     // Requests this client does not send itself go to platform-node's. Under a Timeout the answer is read whole
-    // there too, so the bound covers the whole exchange, on the same real-time timer as above (not the Clock: this is
-    // a socket's deadline); the loser of the race is interrupted, which aborts the request.
+    // there too (at most `maxBodyBytes` of it), so the bound covers the whole exchange, on the same real-time timer as
+    // above (not the Clock: this is a socket's deadline); the loser of the race is interrupted, which aborts the
+    // request.
     const fallback = (
       request: HttpClientRequest.HttpClientRequest
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
       if (timeoutMillis === undefined) return full.execute(request)
       const whole = Effect.flatMap(
         full.execute(request),
-        (response) =>
-          Effect.map(response.arrayBuffer, (bytes): HttpClientResponse.HttpClientResponse =>
-            new BufferedResponse.BufferedResponse({
-              request,
-              url: response.url,
-              status: response.status,
-              headers: response.headers,
-              body: new Uint8Array(bytes)
-            }))
+        (response): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+          BufferedResponse.read(response, maxBodyBytes)
       )
       const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
         const timer = setTimeout(
@@ -149,9 +163,7 @@ export const make = (
             ),
           timeoutMillis
         )
-        return Effect.sync(() =>
-          clearTimeout(timer)
-        )
+        return Effect.sync(() => clearTimeout(timer))
       })
       return Effect.raceFirst(whole, deadline)
     }

@@ -61,9 +61,10 @@ const billsExport = Command.make(
         endTime: untilMillis,
         pageSize: flags.pageSize
       }
-      const { stderr, stdout } = yield* Output.Output
       yield* withClient((client) =>
         Effect.scoped(Effect.gen(function*() {
+          // Inside the client's scope: its channels remove the credentials from what they write.
+          const { stderr, stdout } = yield* Output.Output
           const file = Option.isSome(flags.out) ? yield* Output.openFile(flags.out.value) : undefined
           const out = file ?? stdout
           const target = Option.isSome(flags.out) ? ` to ${flags.out.value}` : ""

@@ -138,9 +138,9 @@ const ordersBatch = Command.make(
       const parsed = parseItems(yield* readFlagFile("--file", flags.file))
       if ("error" in parsed) return yield* usage(`--file ${flags.file}: ${parsed.error}`)
       if (parsed.items.length === 0) return yield* usage(`--file ${flags.file}: no items`)
-      const { stderr } = yield* Output.Output
       yield* withClient((client) =>
         Effect.gen(function*() {
+          const { stderr } = yield* Output.Output
           // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
           const result = yield* client.placeOrders(flags.symbol, parsed.items as ReadonlyArray<Order.BatchItemInput>)
           // The orders are placed whether or not stdout still has a reader (`| head`): the summary and the exit code

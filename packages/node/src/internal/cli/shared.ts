@@ -1,10 +1,11 @@
 // What the `spotkit` commands share: the reported failure (one line on stderr and an exit code), the client from the
 // environment, stdout, and the flags that recur. Each command group is a module beside this one; `Cli.ts` assembles
 // the tree.
-import { SpotClient, type SpotError } from "@spotkit/core"
+import { SafeText, SpotClient, type SpotError } from "@spotkit/core"
 import { Config, Data, Effect, FileSystem, Option, Runtime } from "effect"
 import { Flag } from "effect/cli"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
+import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
 
 /** The command's name. */
@@ -22,11 +23,15 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{
   }
 }
 
+// How long one reported line may be: a message quoting a venue's text is cut well before; this bounds the rest.
+const LINE = 2000
+
 const report = (message: string, exitCode: number) =>
   Effect.flatMap(
     Effect.service(Output.Output),
     ({ stderr }) =>
-      stderr.write(`${NAME}: ${message}\n`).pipe(
+      // One line whatever the message holds: no control character, bidi override or newline reaches the terminal.
+      stderr.write(`${NAME}: ${SafeText.printable(message, LINE)}\n`).pipe(
         Effect.ignore,
         Effect.andThen(Effect.fail(new CliFailure({ message, exitCode })))
       )
@@ -36,35 +41,44 @@ const report = (message: string, exitCode: number) =>
 export const usage = (message: string) => report(message, 2)
 
 // Errors of a command, each turned into one line and an exit code. A ValidationError was caught by the client
-// before anything was sent (bad input: 2); every other SpotError reason comes from the venue or the network (1).
+// before anything was sent (bad input: 2); every other SpotError reason comes from the venue or the network (1). A
+// defect (a bug, or a failure nothing expected) is one line too, exit code 1: never a stack trace, never on stdout.
 type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure
 
+const defectMessage = (defect: unknown): string =>
+  `unexpected failure: ${defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)}`
+
 const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
-  Effect.catch(effect, (error): Effect.Effect<never, CliFailure, Output.Output> => {
-    switch (error._tag) {
-      case "CliFailure":
-        return Effect.fail(error)
-      case "SpotError":
-        return report(error.message, error.reason._tag === "ValidationError" ? 2 : 1)
-      case "OutputError":
-        // The reader of stdout went away (`spotkit ... | head`): a normal way to stop, as for other Unix tools.
-        return error.code === "EPIPE" ?
-          Effect.fail(new CliFailure({ message: error.message, exitCode: 0 })) :
-          report(error.message, 1)
-      default: {
-        const explained = error instanceof SpotClient.ConfigurationError
-          ? error
-          : new SpotClient.ConfigurationError(error)
-        return usage(
-          explained.variable === undefined
-            ? explained.message
-            : explained.problem === "missing"
-            ? `environment variable ${explained.variable} is not set; see ${NAME} --help`
-            : `environment variable ${explained.message}; see ${NAME} --help`
-        )
-      }
+  effect.pipe(
+    Effect.catchDefect((defect) => report(defectMessage(defect), 1)),
+    Effect.catch(explain)
+  )
+
+const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.Output> => {
+  switch (error._tag) {
+    case "CliFailure":
+      return Effect.fail(error)
+    case "SpotError":
+      return report(error.message, error.reason._tag === "ValidationError" ? 2 : 1)
+    case "OutputError":
+      // The reader of stdout went away (`spotkit ... | head`): a normal way to stop, as for other Unix tools.
+      return error.code === "EPIPE" ?
+        Effect.fail(new CliFailure({ message: error.message, exitCode: 0 })) :
+        report(error.message, 1)
+    default: {
+      const explained = error instanceof SpotClient.ConfigurationError
+        ? error
+        : new SpotClient.ConfigurationError(error)
+      return usage(
+        explained.variable === undefined
+          ? explained.message
+          : explained.problem === "missing"
+          ? `environment variable ${explained.variable} is not set; see ${NAME} --help`
+          : `environment variable ${explained.message}; see ${NAME} --help`
+      )
     }
-  })
+  }
+}
 
 // The client from the environment, over Node's own HTTP client: the CLI sends one request at a time, where undici's
 // pool gains nothing, and undici's WebAssembly parser and allocations cost about 40 MB of peak RSS on a long export
@@ -74,23 +88,42 @@ const config: Config.Wrap<NodeSpotClient.Options> = {
   transport: Config.succeed("node:http" as const)
 }
 
-/** Runs a command's body with a client from the environment, reporting its errors. */
+/**
+ * Runs a command's body with a client from the environment, reporting its errors. Everything the body writes (data on
+ * stdout or in a file, lines on stderr, its errors) has the credentials removed, in any encoding a venue could echo
+ * them in.
+ */
 export const withClient = <A>(
   body: (client: SpotClient.Service) => Effect.Effect<A, CommandError, Output.Output | FileSystem.FileSystem>
 ) =>
-  reported(
-    Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layerConfig(config)))
-  )
+  reported(Effect.gen(function*() {
+    const options = yield* SpotClient.readConfig(config)
+    const scrubber = SafeText.Scrubber.of(options.credentials)
+    const redact = (text: string) => scrubber.scrub(text)
+    const { stderr, stdout } = yield* Output.Output
+    return yield* reported(
+      Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layer(options)))
+    ).pipe(
+      Effect.provideService(Output.Output, {
+        stdout: Output.redacting(stdout, redact),
+        stderr: Output.redacting(stderr, redact)
+      }),
+      Effect.provideService(Output.Redact, redact)
+    )
+  }))
 
 /** Writes to stdout. */
 export const write = (text: string) => Effect.flatMap(Effect.service(Output.Output), ({ stdout }) => stdout.write(text))
 
-/** A value as indented JSON, one document. */
-export const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n"
+/** A value as indented JSON, one document (characters a terminal acts on escaped, as `Formats.safeJson`). */
+export const json = (value: unknown) => Formats.safeJson(JSON.stringify(value, null, 2)) + "\n"
 
-/** A command's result on stdout: one line of text, or the value as JSON with `--format json` (`resultFormat`). */
+/**
+ * A command's result on stdout: one line of text (printable: it may quote the venue's ids), or the value as JSON with
+ * `--format json` (`resultFormat`).
+ */
 export const writeResult = <A>(format: "text" | "json", value: A, line: (value: A) => string) =>
-  write(format === "json" ? json(value) : `${line(value)}\n`)
+  write(format === "json" ? json(value) : `${SafeText.printable(line(value), LINE)}\n`)
 
 /** An optional flag's value, as the client's optional fields take it. */
 export const optional = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
