@@ -82,12 +82,18 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
       const maxBody = exchange.maxBodyBytes
       const timers = new Set<ReturnType<typeof setTimeout>>()
 
-      const answer = (request: IncomingMessage, response: ServerResponse, body: string, bodyTooLarge: boolean) => {
+      const answer = (
+        request: IncomingMessage,
+        response: ServerResponse,
+        bytes: Buffer | undefined,
+        bodyTooLarge: boolean
+      ) => {
         const outcome = exchange.handleAt({
           method: request.method ?? "GET",
           path: request.url ?? "/",
           header: headerOf(request),
-          body,
+          body: bytes === undefined ? "" : bytes.toString("utf8"),
+          bodyBytes: bytes,
           bodyTooLarge,
           clientAddress: request.socket.remoteAddress ?? "unknown"
         }, clock.currentTimeMillisUnsafe())
@@ -148,7 +154,9 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
           else chunks.push(chunk)
         })
         request.on("end", () => {
-          answer(request, response, tooLarge ? "" : Buffer.concat(chunks).toString("utf8"), tooLarge)
+          // The bytes go to the exchange as received (the signature is checked over them), with their text.
+          const bytes = tooLarge ? undefined : Buffer.concat(chunks)
+          answer(request, response, bytes, tooLarge)
         })
         request.on("error", () => request.socket.destroy())
       })

@@ -52,7 +52,8 @@ export type Outcome = Wire.Outcome
 export type RequestRecord = RequestLog.RequestRecord
 
 /**
- * Venue-side rate limits (DESIGN §4).
+ * Venue-side rate limits (DESIGN §4), and the failed authentications an address may make in a window before it is
+ * answered 429 (`authFailures`, default 20 a minute).
  *
  * @since 0.1.0
  * @category models
@@ -127,6 +128,11 @@ export interface Options extends Engine.EngineOptions {
   readonly maxBodyBytes?: number | undefined
   /** Request records kept for `requests` (oldest dropped first); 0 keeps none. @default 10000 */
   readonly requestLogSize?: number | undefined
+  /**
+   * Bytes the request records may take (each keeps at most 4,096 characters of its body and path, copied, at two
+   * bytes a character); beyond, the oldest are dropped. @default 16777216 (16 MiB)
+   */
+  readonly requestLogBytes?: number | undefined
 }
 
 /**
@@ -231,6 +237,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     windowMillis: options.timestampWindowMillis ?? Venue.TIMESTAMP_WINDOW_MILLIS,
     maxBodyBytes: options.maxBodyBytes ?? 262_144,
     requestLogSize: options.requestLogSize ?? 10_000,
+    requestLogBytes: options.requestLogBytes ?? 16 * 1024 * 1024,
     seed: engine.seed
   })
   for (const product of options.products ?? defaultProducts) yield* attempt(() => engine.addProduct(product))

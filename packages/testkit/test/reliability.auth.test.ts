@@ -167,7 +167,7 @@ describe("reliability: authentication over the wire", () => {
       })
     ))
 
-  it.effect("a replayed request: within the window it places nothing new, outside it is refused (40008)", () =>
+  it.effect("a replayed request: within the window it is refused as a replay (40409), outside it as late (40008)", () =>
     withWire(({ exchange, send }) =>
       Effect.gen(function*() {
         const aliceId = exchange.accounts[0]!.userId
@@ -177,10 +177,11 @@ describe("reliability: authentication over the wire", () => {
         const readHeaders = signedHeaders(T0, OPEN_ORDERS, read)
         const first = yield* send(ORDERS, headers, body)
         assert.deepStrictEqual([first.status, codeOf(first)], [200, "00000"])
-        // The same bytes 10 s later: the venue's clientOrderId check keeps the order single.
+        // The same bytes 10 s later: refused as an exact replay, before the clientOrderId check would keep the order
+        // single (issue #17).
         yield* TestClock.adjust("10 seconds")
         const again = yield* send(ORDERS, headers, body)
-        assert.deepStrictEqual([again.status, codeOf(again)], [400, "43118"])
+        assert.deepStrictEqual([again.status, codeOf(again)], [409, "40409"])
         assert.strictEqual(codeOf(yield* send(OPEN_ORDERS, readHeaders, read)), "00000")
         // 30,001 ms after signing: refused before the signature is even checked.
         yield* TestClock.adjust("20001 millis")

@@ -41,6 +41,7 @@ export const make = (handleAt: (request: WireRequest, now: number) => Outcome): 
       path: pathOf(request),
       header: (name) => name === "content-type" ? contentTypeOf(request) : request.headers[name],
       body: bodyText(request),
+      bodyBytes: request.body._tag === "Uint8Array" ? request.body.body : undefined,
       clientAddress: "127.0.0.1"
     }, now)
     switch (outcome._tag) {

@@ -1,7 +1,8 @@
 // Authentication (DESIGN §3): the API keys the exchange knows, and the checks of a signed request in the venue's
 // order: headers present (40001, 40002, 40003, 40011), JSON content type (40007), timestamp well formed (40005), key
-// known (40006), passphrase (40012), timestamp within the window (40008), signature (40009), and the permission the
-// endpoint declares (40014).
+// known (40006), passphrase (40012), timestamp within the window (40008), signature over the bytes received (40009),
+// the permission the endpoint declares (40014), and, for a request that changes state, that this key, timestamp and
+// signature were not seen before within the window (40409: an exact replay).
 import { Venue } from "@spotkit/core"
 import * as NodeSigner from "@spotkit/node/NodeSigner"
 import type { KeyObject } from "node:crypto"
@@ -29,11 +30,19 @@ const PASSPHRASE = Venue.headers.passphrase.toLowerCase()
 
 const present = (value: string | undefined): value is string => value !== undefined && value !== ""
 
+/** The refusals that say a credential was wrong: what someone guessing keys, passphrases or secrets meets. */
+export const FAILED_CREDENTIALS: ReadonlySet<string> = new Set(["40006", "40009", "40012"])
+
 export class Auth {
   private readonly keys = new Map<string, ApiKey>()
   // HMAC keys imported once per secret, not per request.
   private readonly hmacKeys = new Map<string, KeyObject>()
   private readonly windowMillis: number
+  // The signed requests that changed state and may still be replayed (their timestamp within the window), by key,
+  // timestamp and signature, with the time after which the window refuses them anyway; in the order they came.
+  private readonly seen = new Map<string, number>()
+  private seenOrder: Array<string> = []
+  private seenHead = 0
 
   /** `windowMillis`: how far a request timestamp may be from server time. */
   constructor(windowMillis: number) {
@@ -45,11 +54,15 @@ export class Auth {
     this.keys.set(key.apiKey, key)
   }
 
-  /** The caller of a signed request to an endpoint that needs `permission`, or why it is refused. */
+  /**
+   * The caller of a signed request to an endpoint that needs `permission`, or why it is refused. `once`: the request
+   * changes state, so its signature is good once (a replay within the window is refused).
+   */
   authenticate(
     request: WireRequest,
     permission: Venue.Permission,
-    now: number
+    now: number,
+    once = false
   ): { readonly userId: string; readonly apiKey: string } | Refusal {
     const apiKey = request.header(KEY)
     const sign = request.header(SIGN)
@@ -67,13 +80,45 @@ export class Auth {
     if (key === undefined) return refusal("40006")
     if (!constantTimeEqual(passphrase, key.passphrase)) return refusal("40012")
     if (Math.abs(now - Number(timestamp)) > this.windowMillis) return refusal("40008")
-    const expected = NodeSigner.hmacBase64(
-      this.hmacKey(key.secretKey),
-      Venue.prehash(timestamp, request.method, request.path, request.body)
-    )
+    const hmacKey = this.hmacKey(key.secretKey)
+    const expected = request.bodyBytes === undefined
+      ? NodeSigner.hmacBase64(hmacKey, Venue.prehash(timestamp, request.method, request.path, request.body))
+      : NodeSigner.hmacBase64(hmacKey, [Venue.prehash(timestamp, request.method, request.path, ""), request.bodyBytes])
     if (!constantTimeEqual(sign, expected)) return refusal("40009")
     if (!(key.permissions ?? ALL).includes(permission)) return refusal("40014")
+    if (once && this.replayed(`${apiKey}\n${timestamp}\n${sign}`, Number(timestamp) + this.windowMillis, now)) {
+      return refusal("40409")
+    }
     return { userId: key.userId, apiKey }
+  }
+
+  /** Forgets every signature seen. */
+  clearReplays(): void {
+    this.seen.clear()
+    this.seenOrder = []
+    this.seenHead = 0
+  }
+
+  // Whether the request was seen before and its window is still open; remembers it otherwise.
+  private replayed(id: string, closes: number, now: number): boolean {
+    // Entries whose window closed go, oldest first (an entry that closes later can hold back a few behind it for at
+    // most twice the window).
+    while (this.seenHead < this.seenOrder.length) {
+      const oldest = this.seenOrder[this.seenHead]!
+      const closed = this.seen.get(oldest)
+      if (closed !== undefined && closed >= now) break
+      this.seen.delete(oldest)
+      this.seenHead++
+    }
+    if (this.seenHead > 1024 && this.seenHead * 2 > this.seenOrder.length) {
+      this.seenOrder = this.seenOrder.slice(this.seenHead)
+      this.seenHead = 0
+    }
+    const known = this.seen.get(id)
+    if (known !== undefined && known >= now) return true
+    this.seen.set(id, closes)
+    this.seenOrder.push(id)
+    return false
   }
 
   private hmacKey(secret: string): KeyObject {

@@ -1,7 +1,9 @@
 // Venue-side rate limits (DESIGN §4), from the endpoints' declarations (`Venue.endpoints[name].rateLimit`: budget,
 // weight, and whether the caller's address has a budget of its own) with the exchange's overrides: sliding-window
 // logs per endpoint and API key, and per endpoint and address, counted on the time the protocol is given (the
-// exchange's Clock).
+// exchange's Clock). Also the failed authentications of each address (a wrong key, passphrase or signature): past a
+// burst of them the address is answered 429 before any check, until the failures age out of the window, so that
+// holding an API key is no licence to guess its passphrase.
 import { Venue } from "@spotkit/core"
 
 type Budget = Venue.Budget
@@ -15,6 +17,8 @@ export type RateLimits = {
   /** Weight budget of the bills endpoint per key and, separately, per client address. */
   readonly fundingBills: Budget
   readonly fundingBillsWeight: number
+  /** Failed authentications (40006, 40009, 40012) an address may make in a window before it is answered 429. */
+  readonly authFailures: Budget
 }
 
 const { fundingBills, internalTransfer, openOrders, placeOrder, placeOrders } = Venue.endpoints
@@ -25,7 +29,9 @@ export const defaultRateLimits: RateLimits = {
   openOrders: openOrders.rateLimit.budget,
   internalTransfer: internalTransfer.rateLimit.budget,
   fundingBills: fundingBills.rateLimit.budget,
-  fundingBillsWeight: fundingBills.rateLimit.weight
+  fundingBillsWeight: fundingBills.rateLimit.weight,
+  // Not the venue's (unknown): a burst a person mistyping never reaches, far below what guessing needs.
+  authFailures: { limit: 20, windowMillis: 60_000 }
 }
 
 /** A sliding-window log of (time, weight) pairs. */
@@ -83,9 +89,12 @@ const budgetOr = (value: Budget | number | undefined, declared: Budget): Budget 
 
 export class Limits {
   private readonly limits = new Map<string, Limit>()
+  private readonly authFailures: Budget | undefined
+  private readonly failuresByAddress = new Map<string, WindowLog>()
 
   /** `false`: no limits at all. */
   constructor(options: RateLimits | false) {
+    this.authFailures = options === false ? undefined : options.authFailures
     if (options === false) return
     const overrides: { readonly [name: string]: Budget | number | undefined } = options
     for (const endpoint of Object.values(Venue.endpoints)) {
@@ -117,11 +126,25 @@ export class Limits {
     return false
   }
 
+  /** Whether the address made as many failed authentications as its window allows: it is refused (429) at once. */
+  authBlocked(address: string, now: number): boolean {
+    const budget = this.authFailures
+    if (budget === undefined) return false
+    const log = this.failuresByAddress.get(address)
+    return log !== undefined && !log.hasRoom(now, 1, budget)
+  }
+
+  /** Counts a failed authentication of the address. */
+  authFailed(address: string, now: number): void {
+    if (this.authFailures !== undefined) logOf(this.failuresByAddress, address).take(now, 1)
+  }
+
   /** Forgets every window. */
   clear(): void {
     for (const limit of this.limits.values()) {
       limit.byKey.clear()
       limit.byAddress?.clear()
     }
+    this.failuresByAddress.clear()
   }
 }

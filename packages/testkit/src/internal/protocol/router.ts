@@ -1,12 +1,13 @@
 // The venue's HTTP protocol over the engine: a request and the time in, an outcome out; the transports (in-process
 // HttpClient, loopback server) only carry bytes. Routes by `Venue.endpointByPath`; checks the method, the body's
-// size, the caller (auth) against the endpoint's declared permission, and its declared rate limits; dispatches to the
-// endpoint's handler and writes the answer in its declared envelope. Faults strike first (or, for those that act
-// after applying, last), and every request is logged with what it was answered.
+// size, the caller's address against its failed authentications, the caller (auth, over the bytes received) against
+// the endpoint's declared permission, and its declared rate limits; dispatches to the endpoint's handler and writes
+// the answer in its declared envelope. Faults strike first (or, for those that act after applying, last), and every
+// request is logged with what it was answered.
 import { Venue } from "@spotkit/core"
-import { Buffer } from "node:buffer"
+import { Buffer, isUtf8 } from "node:buffer"
 import type * as Engine from "../../Engine.ts"
-import { Auth } from "./auth.ts"
+import { Auth, FAILED_CREDENTIALS } from "./auth.ts"
 import { afterApplying, Faults, preempt } from "./faults.ts"
 import { type Body, parseBody } from "./fields.ts"
 import { handlers } from "./handlers.ts"
@@ -19,8 +20,9 @@ export interface RouterOptions {
   /** How far a request timestamp may be from server time (ms). */
   readonly windowMillis: number
   readonly maxBodyBytes: number
-  /** How many request records to keep (oldest dropped first). */
+  /** How many request records to keep (oldest dropped first), and in how many bytes at most. */
   readonly requestLogSize: number
+  readonly requestLogBytes: number
   readonly seed: number
 }
 
@@ -40,7 +42,7 @@ export class Router {
     this.auth = new Auth(options.windowMillis)
     this.faults = new Faults(options.seed)
     this.limits = new Limits(options.rateLimits)
-    this.log = new RequestLog(options.requestLogSize)
+    this.log = new RequestLog(options.requestLogSize, options.requestLogBytes)
   }
 
   handle(request: WireRequest, now: number): Outcome {
@@ -89,9 +91,18 @@ export class Router {
       data = handler(this.engine, "", NO_BODY, now)
     } else {
       if (this.tooLarge(request)) return refuse(new Refusal("40017", "Request body too large", 413))
-      const caller = this.auth.authenticate(request, permission, now)
-      if (caller instanceof Refusal) return refuse(caller)
+      // An address that failed too many times is refused before any check: guessing learns nothing more.
+      if (this.limits.authBlocked(request.clientAddress, now)) return refuse(refusal("429"))
+      const caller = this.auth.authenticate(request, permission, now, endpoint.idempotency !== "read")
+      if (caller instanceof Refusal) {
+        if (FAILED_CREDENTIALS.has(caller.code)) this.limits.authFailed(request.clientAddress, now)
+        return refuse(caller)
+      }
       userId = caller.userId
+      // The signature held over the bytes; as JSON they must be UTF-8 too (their text read them as U+FFFD).
+      if (request.bodyBytes !== undefined && !isUtf8(request.bodyBytes)) {
+        return refuse(new Refusal("40017", "Request body is not UTF-8"))
+      }
       if (this.limits.refuses(endpoint.name, caller.apiKey, request.clientAddress, now)) return refuse(refusal("429"))
       const body = parseBody(request.body)
       if (body instanceof Refusal) return refuse(body)

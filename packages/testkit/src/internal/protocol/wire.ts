@@ -8,7 +8,14 @@ export interface WireRequest {
   readonly path: string
   /** Header value by lower-case name. */
   readonly header: (name: string) => string | undefined
+  /** The body as text (UTF-8 decoded; bytes that are not UTF-8 read as U+FFFD). */
   readonly body: string
+  /**
+   * The body's bytes as received, when the transport has them: the signature is checked over these, since the signed
+   * bytes must be the sent bytes, and a body that is not UTF-8 is refused after authentication. Without them, the
+   * UTF-8 encoding of `body` is taken as what was sent.
+   */
+  readonly bodyBytes?: Uint8Array | undefined
   /** The transport stopped reading a body larger than the limit. */
   readonly bodyTooLarge?: boolean | undefined
   readonly clientAddress: string
