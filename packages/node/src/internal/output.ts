@@ -66,6 +66,40 @@ export const Redact = Context.Reference<(text: string) => string>("@spotkit/node
   defaultValue: () => (text) => text
 })
 
+/**
+ * A value with `redact` applied to every string in it (plain objects and arrays walked), for data before it is
+ * formatted: a quoting format (CSV doubles a `"`, JSON escapes it) could hide an echoed credential from a scrubber
+ * of the text. The same value when no string changes.
+ */
+export const redactStrings = <A>(value: A, redact: (text: string) => string): A => {
+  const texts: Array<string> = []
+  collectStrings(value, texts)
+  const probe = texts.join("\u0000")
+  return redact(probe) === probe ? value : mapStrings(value, redact) as A
+}
+
+const isPlain = (value: object): boolean => {
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+const collectStrings = (value: unknown, into: Array<string>): void => {
+  if (typeof value === "string") into.push(value)
+  else if (Array.isArray(value)) { for (const item of value) collectStrings(item, into) }
+  else if (typeof value === "object" && value !== null && isPlain(value)) {
+    for (const item of Object.values(value)) collectStrings(item, into)
+  }
+}
+
+const mapStrings = (value: unknown, redact: (text: string) => string): unknown => {
+  if (typeof value === "string") return redact(value)
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, redact))
+  if (typeof value === "object" && value !== null && isPlain(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, redact)]))
+  }
+  return value
+}
+
 /** The channel, every text written through `redact` first. */
 export const redacting = <C extends Channel>(channel: C, redact: (text: string) => string): C => ({
   ...channel,

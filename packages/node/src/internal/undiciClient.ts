@@ -90,8 +90,9 @@ export const make = (
           clearTimeout(timer)
           const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
           chunks.length = 0
-          abort(new Error(cause.message))
+          // Resumed first: aborting makes undici report the abort as the request's error at once.
           resume(Effect.fail(transportError(request, cause)))
+          abort(new Error(cause.message))
         }
         const handler: Undici.Dispatcher.DispatchHandler = {
           onRequestStart(c) {

@@ -107,6 +107,12 @@ export class Collector {
     return counts
   }
 
+  /** Every text gathered, the spans' included, with its source. */
+  get all(): Array<{ readonly source: string; readonly text: string }> {
+    const spans = this.spans.flatMap((span) => spanTexts(span).map((text) => ({ source: "span", text })))
+    return [...this.texts, ...spans]
+  }
+
   /** Each text that holds a credential (or its first 10 characters) or a recorded signature, once per secret. */
   leaks(credentials: ReadonlyArray<string>): Array<Leak> {
     const needles = [...new Set(credentials.flatMap((secret) => [secret, secret.slice(0, 10)]))]

@@ -11,6 +11,7 @@ import {
   NAME,
   optional,
   readFlagFile,
+  redacted,
   resultFormat,
   symbol,
   usage,
@@ -31,10 +32,12 @@ const ordersOpen = Command.make(
         if (flags.format === "ndjson") {
           // Streamed as it pages: constant memory for any number of orders.
           return yield* client.openOrders({ symbol: flags.symbol }).pipe(
-            Stream.runForEachArray((orders) => write(Formats.ndjson(orders)))
+            Stream.runForEachArray((orders) =>
+              Effect.flatMap(redacted(orders), (clean) => write(Formats.ndjson(clean)))
+            )
           )
         }
-        const orders = yield* Stream.runCollect(client.openOrders({ symbol: flags.symbol }))
+        const orders = yield* redacted(yield* Stream.runCollect(client.openOrders({ symbol: flags.symbol })))
         yield* write(
           flags.format === "json"
             ? json(orders)
@@ -142,7 +145,9 @@ const ordersBatch = Command.make(
         Effect.gen(function*() {
           const { stderr } = yield* Output.Output
           // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
-          const result = yield* client.placeOrders(flags.symbol, parsed.items as ReadonlyArray<Order.BatchItemInput>)
+          const result = yield* redacted(
+            yield* client.placeOrders(flags.symbol, parsed.items as ReadonlyArray<Order.BatchItemInput>)
+          )
           // The orders are placed whether or not stdout still has a reader (`| head`): the summary and the exit code
           // must still say whether items failed.
           const closed = yield* write(

@@ -2,7 +2,7 @@
 // environment, stdout, and the flags that recur. Each command group is a module beside this one; `Cli.ts` assembles
 // the tree.
 import { SafeText, SpotClient, type SpotError } from "@spotkit/core"
-import { Config, Data, Effect, FileSystem, Option, Runtime } from "effect"
+import { Config, Data, Effect, FileSystem, Option, Runtime, Schema } from "effect"
 import { Flag } from "effect/cli"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Formats from "../formats.ts"
@@ -10,6 +10,9 @@ import * as Output from "../output.ts"
 
 /** The command's name. */
 export const NAME = "spotkit"
+
+/** The largest answer body the CLI reads by default: 16 MiB. */
+export const CLI_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /** An expected failure, already reported on stderr as one line; `exitCode` 1 (venue, network, output) or 2 (usage). */
 export class CliFailure extends Data.TaggedError("CliFailure")<{
@@ -82,10 +85,15 @@ const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.O
 
 // The client from the environment, over Node's own HTTP client: the CLI sends one request at a time, where undici's
 // pool gains nothing, and undici's WebAssembly parser and allocations cost about 40 MB of peak RSS on a long export
-// (BENCHMARKS.md).
+// (BENCHMARKS.md). It reads at most 16 MiB of an answer (SPOTKIT_MAX_RESPONSE_BYTES), not the library's 64 MiB: its
+// largest answer, a page of 100 records, is some tens of kilobytes, and an endless body then costs it about 40 MB of
+// its 200 MB peak, where 64 MiB held in socket buffers cost about 100 MB (RELIABILITY.md).
 const config: Config.Wrap<NodeSpotClient.Options> = {
   ...NodeSpotClient.defaultConfig,
-  transport: Config.succeed("node:http" as const)
+  transport: Config.succeed("node:http" as const),
+  maxResponseBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "SPOTKIT_MAX_RESPONSE_BYTES").pipe(
+    Config.withDefault(CLI_MAX_RESPONSE_BYTES)
+  )
 }
 
 /**
@@ -119,11 +127,21 @@ export const write = (text: string) => Effect.flatMap(Effect.service(Output.Outp
 export const json = (value: unknown) => Formats.safeJson(JSON.stringify(value, null, 2)) + "\n"
 
 /**
+ * Data from the venue with the credentials removed from every text in it (`Output.redactStrings`), before it is
+ * formatted: the key, the secret and the passphrase never reach stdout or a file, even echoed in an id.
+ */
+export const redacted = <A>(value: A): Effect.Effect<A> =>
+  Effect.map(Effect.service(Output.Redact), (redact) => Output.redactStrings(value, redact))
+
+/**
  * A command's result on stdout: one line of text (printable: it may quote the venue's ids), or the value as JSON with
- * `--format json` (`resultFormat`).
+ * `--format json` (`resultFormat`); credentials removed either way.
  */
 export const writeResult = <A>(format: "text" | "json", value: A, line: (value: A) => string) =>
-  write(format === "json" ? json(value) : `${SafeText.printable(line(value), LINE)}\n`)
+  Effect.flatMap(
+    redacted(value),
+    (clean) => write(format === "json" ? json(clean) : `${SafeText.printable(line(clean), LINE)}\n`)
+  )
 
 /** An optional flag's value, as the client's optional fields take it. */
 export const optional = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)

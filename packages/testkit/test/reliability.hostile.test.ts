@@ -1,0 +1,653 @@
+/**
+ * Hostile venues and hostile requests (issue #17), tried as a hostile party would:
+ *
+ * - a venue that answers an endless or a 1 GiB body: the CLI (a subprocess, its peak memory sampled) and the library
+ *   over every Node transport fail with `ResponseTooLargeError` in bounded memory; the CLI writes one line on stderr,
+ *   nothing on stdout, and exits 1;
+ * - a venue whose `msg` forges lines, drives the terminal (escapes, C1, bidi overrides) or is 10 or 100 MiB long: one
+ *   printable line, the full text kept on the error;
+ * - a venue that echoes every credential (and the request's signature) in every encoding: raw, JSON-escaped,
+ *   `\u`-escaped, URL-encoded, base64: none of it in the CLI's stdout and stderr, nor in the library's errors, logs
+ *   and spans;
+ * - the sandbox under 10,000 large unauthenticated requests (full run; 400 by default): its request log holds copies,
+ *   bounded in bytes;
+ * - exact replays of each state-changing operation: refused (40409) and not applied, while the client's own retries,
+ *   signed afresh, pass;
+ * - signatures over the bytes received: different bytes with one signature, and bytes that are not UTF-8;
+ * - failed authentications from one address: 429 after a burst.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient, SpotError, Venue } from "@spotkit/core"
+import { NodeSpotClient } from "@spotkit/node"
+import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import { HttpClient, type HttpClientRequest } from "effect/http"
+import { TestClock } from "effect/testing"
+import { Buffer } from "node:buffer"
+import { Agent } from "node:http"
+import { Fault, Sandbox, TestExchange } from "../src/index.ts"
+import { BTC } from "./support/conformance.ts"
+import * as H from "./support/hostile.ts"
+import { assertConserved, demoExchange, full, report, sized, testTimeout, withSandbox } from "./support/reliability.ts"
+import { Collector } from "./support/secrets.ts"
+
+const MiB = 1024 * 1024
+const CLI_TARGET_MB = 200
+const ORDERS = Venue.endpoints.placeOrder.path
+const OPEN_ORDERS = Venue.endpoints.openOrders.path
+
+const hostile = {
+  apiKey: Redacted.make(H.hostileCredentials.apiKey),
+  secretKey: Redacted.make(H.hostileCredentials.secretKey),
+  passphrase: Redacted.make(H.hostileCredentials.passphrase)
+}
+const secrets = [H.hostileCredentials.apiKey, H.hostileCredentials.secretKey, H.hostileCredentials.passphrase]
+
+/** One line on stderr: `spotkit: ...`, a single newline at its end, nothing a terminal acts on. */
+const assertOneLine = (text: string, what: string) => {
+  assert.isTrue(text.startsWith("spotkit: "), `${what}: starts with the command's name: ${JSON.stringify(text)}`)
+  assert.strictEqual(text.indexOf("\n"), text.length - 1, `${what}: one line: ${JSON.stringify(text.slice(0, 300))}`)
+  assert.isFalse(H.hasTerminalControls(text), `${what}: no terminal control: ${JSON.stringify(text.slice(0, 300))}`)
+}
+
+/** The reason of a failed call, asserting that it failed with a typed SpotError. */
+const reasonOf = <A>(exit: Exit.Exit<A, unknown>, what: string): SpotError.SpotErrorReason => {
+  assert.isTrue(Exit.isFailure(exit), `${what}: fails`)
+  const error = Cause.squash((exit as Exit.Failure<A, unknown>).cause)
+  assert.instanceOf(error, SpotError.SpotError, `${what}: a SpotError, not ${String(error)}`)
+  return (error as SpotError.SpotError).reason
+}
+
+/** A core client over undici to a venue, as the hostile credentials. */
+const clientAt = (baseUrl: string, options: Partial<SpotClient.Options> = {}) =>
+  SpotClient.make({ baseUrl, credentials: hostile, rateLimit: false, ...options })
+
+const sizeCases = [
+  ["endless chunked body", H.endlessBody],
+  ["1 GiB body", H.declaredBody(1024 * MiB)]
+] as const
+
+describe("reliability: hostile venues", () => {
+  it.live(
+    "a response's size: the CLI against an endless and a 1 GiB body: one line on stderr, exit 1, stdout empty",
+    () =>
+      Effect.gen(function*() {
+        const figures: Record<string, unknown> = {}
+        for (const [name, handler] of sizeCases) {
+          const run = yield* Effect.scoped(Effect.flatMap(
+            H.hostileVenue(handler),
+            (venue) => H.runCli(["bills", "export", "--format", "ndjson"], H.cliEnv(venue.baseUrl))
+          ))
+          assert.strictEqual(run.code, 1, `${name}: exit code (stderr ${JSON.stringify(run.stderr.slice(0, 300))})`)
+          assert.strictEqual(run.stdoutBytes, 0, `${name}: nothing on stdout`)
+          assertOneLine(run.stderr, name)
+          assert.include(run.stderr, "the answer is too large", name)
+          // No /proc (not Linux): no figure to hold against the goal.
+          if (run.peakRssMB > 0) assert.isBelow(run.peakRssMB, CLI_TARGET_MB, `${name}: peak RSS`)
+          figures[name] = {
+            exitCode: run.code,
+            stdoutBytes: run.stdoutBytes,
+            stderr: run.stderr.trim(),
+            peakRssMB: run.peakRssMB,
+            seconds: run.seconds
+          }
+        }
+        yield* report("hostile-size-cli", { targetMB: CLI_TARGET_MB, runs: figures })
+      }),
+    testTimeout(90_000, 180_000)
+  )
+
+  it.live(
+    "a response's size: the library over every Node transport fails with ResponseTooLargeError, once",
+    () =>
+      Effect.gen(function*() {
+        const limit = full ? SpotClient.DEFAULT_MAX_RESPONSE_BYTES : 4 * MiB
+        const figures: Array<unknown> = []
+        for (const transport of ["undici", "effect-undici", "node:http"] as const) {
+          for (const [name, handler] of sizeCases) {
+            const what = `${transport}, ${name}`
+            yield* Effect.scoped(Effect.gen(function*() {
+              const venue = yield* H.hostileVenue(handler)
+              const started = performance.now()
+              const exit = yield* Effect.exit(
+                Effect.flatMap(Effect.service(SpotClient.SpotClient), (client) => client.fundingBillsPage()).pipe(
+                  Effect.provide(NodeSpotClient.layer({
+                    baseUrl: venue.baseUrl,
+                    credentials: hostile,
+                    rateLimit: false,
+                    transport,
+                    maxResponseBytes: limit
+                  }))
+                )
+              )
+              const reason = reasonOf(exit, what)
+              assert.strictEqual(reason._tag, "ResponseTooLargeError", `${what}: ${reason.message}`)
+              assert.strictEqual((reason as SpotError.ResponseTooLargeError).limit, limit, what)
+              assert.isFalse(reason.isRetryable, what)
+              // Not retried: one request reached the venue.
+              assert.strictEqual(venue.paths.length, 1, `${what}: requests`)
+              figures.push({
+                transport,
+                body: name,
+                reason: reason._tag,
+                message: reason.message,
+                requests: venue.paths.length,
+                millis: Math.round(performance.now() - started)
+              })
+            }))
+          }
+        }
+        yield* report("hostile-size-library", { limit, calls: figures })
+      }),
+    testTimeout(60_000, 120_000)
+  )
+
+  const FORGED = "bad request\nspotkit: exported 0 rows OK\r\u001b[2K\u001b]0;pwned\u0007\u001b[31mred\u001b[0m " +
+    "\u009b2J \u202eexe.txt \u2066isolated\u2069 \u2028next \u0000 end"
+
+  it.live(
+    "hostile msg: forged lines, terminal escapes, bidi overrides, 10 and 100 MiB: one printable line",
+    () =>
+      Effect.gen(function*() {
+        const cases = [
+          ["forged lines and terminal controls", H.refusalWith(FORGED)],
+          ["a 10 MiB msg", H.hugeMsg(10 * MiB)],
+          ["a 100 MiB msg", H.hugeMsg(100 * MiB)]
+        ] as const
+        const figures: Record<string, unknown> = {}
+        for (const [name, handler] of cases) {
+          const run = yield* Effect.scoped(Effect.flatMap(
+            H.hostileVenue(handler),
+            (venue) => H.runCli(["orders", "open", "--symbol", BTC], H.cliEnv(venue.baseUrl))
+          ))
+          assert.strictEqual(run.code, 1, `${name}: exit code`)
+          assert.strictEqual(run.stdoutBytes, 0, `${name}: nothing on stdout`)
+          assertOneLine(run.stderr, name)
+          assert.isBelow(run.stderr.length, 2_100, `${name}: a capped line`)
+          figures[name] = { exitCode: run.code, stderrCharacters: run.stderr.length, stderr: run.stderr.slice(0, 400) }
+        }
+        const forged = (figures["forged lines and terminal controls"] as { readonly stderr: string }).stderr
+        // The controls are shown as escapes, not acted on.
+        for (const escape of ["\\n", "\\r", "\\u001b", "\\u009b", "\\u202e", "\\u2066", "\\u2028", "\\u0000"]) {
+          assert.include(forged, escape)
+        }
+        assert.include((figures["a 10 MiB msg"] as { readonly stderr: string }).stderr, " characters)")
+        assert.include((figures["a 100 MiB msg"] as { readonly stderr: string }).stderr, "the answer is too large")
+
+        // The library keeps the venue's whole text on the reason and shows it as one printable line.
+        const library = yield* Effect.scoped(
+          Effect.gen(function*() {
+            const out: Record<string, unknown> = {}
+            for (
+              const [name, handler, length] of [["forged", H.refusalWith(FORGED), FORGED.length], [
+                "10 MiB",
+                H.hugeMsg(10 * MiB),
+                10 * MiB - 23 - `","requestTime":${Date.now()},"data":null}`.length
+              ]] as const
+            ) {
+              const venue = yield* H.hostileVenue(handler)
+              const client = yield* clientAt(venue.baseUrl, { retry: false })
+              const reason = reasonOf(yield* Effect.exit(client.openOrdersPage({ symbol: BTC })), name)
+              assert.strictEqual(reason._tag, "InvalidRequestError", name)
+              const msg = (reason as SpotError.InvalidRequestError).msg
+              assert.strictEqual(msg.length, length, `${name}: the whole msg on the reason`)
+              if (name === "forged") assert.strictEqual(msg, FORGED)
+              const error = new SpotError.SpotError({ operation: "SpotClient.openOrdersPage", reason })
+              assert.notInclude(error.message, "\n", name)
+              assert.isFalse(H.hasTerminalControls(error.message), name)
+              assert.isBelow(error.message.length, 400, name)
+              out[name] = { msgCharacters: msg.length, message: error.message.slice(0, 300) }
+            }
+            return out
+          }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+        )
+        yield* report("hostile-msg", { cli: figures, library })
+      }),
+    testTimeout(60_000, 120_000)
+  )
+
+  it.live("secrets in every encoding: none in anything the CLI prints, data included", () =>
+    Effect.gen(function*() {
+      const echo = H.echoOf(secrets)
+      const now = Date.now()
+      const bill = {
+        billId: "2001000000000000004",
+        coinId: 2,
+        coinName: echo,
+        bizType: "deposit",
+        deltaAmount: "1",
+        afterAmount: "1",
+        fees: "0",
+        cTime: String(now - 1_000)
+      }
+      const order = {
+        accountId: "1",
+        symbol: BTC,
+        orderId: "602876318261969338",
+        clientOrderId: echo,
+        price: "29000",
+        quantity: "0.01",
+        orderType: "limit",
+        side: "buy",
+        status: "new",
+        latestFillPrice: "0",
+        maxFillPrice: "0",
+        minFillPrice: "0",
+        fillQuantity: "0",
+        fillTotalAmount: "0",
+        cTime: now,
+        uTime: now
+      }
+      const envelope = (data: unknown) => ({ code: "00000", msg: "success", requestTime: now, data })
+      const transfer = ["transfer", "--to-user", "4001000000000002", "--coin", "USDT", "--amount", "5"].concat(
+        ["--from-account", "SPOT", "--to-account", "FUND"]
+      )
+      const runs = [
+        ["refusal echoing them (stderr)", ["orders", "open", "--symbol", BTC], H.refusalWith(echo, "40012"), 1],
+        ["transfer id echoing them", transfer, H.answer(200, { code: "200", id: echo, timestamp: now }), 0],
+        [
+          "transfer id echoing them, JSON",
+          [...transfer, "--format", "json"],
+          H.answer(200, { code: "200", id: echo, timestamp: now }),
+          0
+        ],
+        ["bills echoing them, CSV", ["bills", "export"], H.answer(200, envelope({ items: [bill] })), 0],
+        [
+          "bills echoing them, NDJSON",
+          ["bills", "export", "--format", "ndjson"],
+          H.answer(200, envelope({ items: [bill] })),
+          0
+        ],
+        [
+          "open orders echoing them, table",
+          ["orders", "open", "--symbol", BTC],
+          H.answer(200, envelope({ orderInfoResultList: [order], nextPage: null, totals: null })),
+          0
+        ],
+        [
+          "open orders echoing them, JSON",
+          ["orders", "open", "--symbol", BTC, "--format", "json"],
+          H.answer(200, envelope({ orderInfoResultList: [order], nextPage: null, totals: null })),
+          0
+        ]
+      ] as const
+      const figures: Array<unknown> = []
+      const leaks: Array<H.Leak> = []
+      for (const [name, args, handler, code] of runs) {
+        const run = yield* Effect.scoped(
+          Effect.flatMap(H.hostileVenue(handler), (venue) => H.runCli(args, H.cliEnv(venue.baseUrl)))
+        )
+        assert.strictEqual(run.code, code, `${name}: exit code (stderr ${JSON.stringify(run.stderr.slice(0, 300))})`)
+        // The echo arrived, and was removed.
+        assert.include(run.stdout + run.stderr, "<redacted>", name)
+        leaks.push(
+          ...H.leaksIn(`${name}: stdout`, run.stdout, secrets),
+          ...H.leaksIn(`${name}: stderr`, run.stderr, secrets)
+        )
+        figures.push({ run: name, exitCode: run.code, stdoutBytes: run.stdoutBytes, stderrBytes: run.stderrBytes })
+      }
+      assert.deepStrictEqual(leaks.slice(0, 10), [], `${leaks.length} leaks`)
+      yield* report("hostile-secrets-cli", {
+        secrets: secrets.length,
+        encodings: H.encodingsOf(secrets[0]!).map(([name]) => name),
+        runs: figures,
+        leaks: leaks.length
+      })
+    }), testTimeout(90_000, 180_000))
+
+  it.live("secrets in every encoding: none in the library's errors, logs and spans", () =>
+    Effect.gen(function*() {
+      const collector = new Collector()
+      // The venue echoes every credential and the request's own signature, in every encoding, wherever it can: in a
+      // refusal's msg, in a payload of the wrong shape (quoted by the Schema's message and the excerpt), in an HTML
+      // error page, in a body that is not JSON, in a batch item's failure.
+      const echoFor = (request: { readonly headers: Record<string, string | Array<string> | undefined> }) => {
+        const signature = String(request.headers["access-sign"] ?? "")
+        collector.signatures.add(signature)
+        return `${H.echoOf(secrets)} ${H.echoOf([signature])}`
+      }
+      const now = Date.now()
+      const handler: H.Handler = (request, _body, response) => {
+        const echo = echoFor(request)
+        const send = (status: number, contentType: string, body: string) => {
+          response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) })
+          response.end(body)
+        }
+        switch (request.url) {
+          case OPEN_ORDERS:
+            return send(400, "application/json", JSON.stringify({ code: "40012", msg: echo, requestTime: now }))
+          case ORDERS:
+            return send(
+              200,
+              "application/json",
+              JSON.stringify({ code: "00000", requestTime: now, data: { orderId: [echo] } })
+            )
+          case Venue.endpoints.fundingBills.path:
+            return send(502, "text/html", `<html><body>${echo}</body></html>`)
+          case Venue.endpoints.internalTransfer.path:
+            return send(200, "application/json", `not json ${echo}`)
+          default:
+            return send(
+              200,
+              "application/json",
+              JSON.stringify({
+                code: "00000",
+                requestTime: now,
+                data: { resultList: [], failure: [{ clientOrderId: "h-1", errorCode: "40020", errorMsg: echo }] }
+              })
+            )
+        }
+      }
+      const calls = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const venue = yield* H.hostileVenue(handler)
+          const undici = yield* HttpClient.HttpClient
+          const client = yield* clientAt(venue.baseUrl, { retry: false }).pipe(
+            Effect.provideService(HttpClient.HttpClient, collector.tap(undici))
+          )
+          const operations: ReadonlyArray<readonly [string, Effect.Effect<unknown, SpotError.SpotError>]> = [
+            ["openOrdersPage", client.openOrdersPage({ symbol: BTC })],
+            ["placeOrder", client.placeOrder({ ...limitBuy, clientOrderId: "h-0" })],
+            ["fundingBillsPage", client.fundingBillsPage()],
+            ["internalTransfer", client.internalTransfer(transferInput)],
+            ["placeOrders", client.placeOrders(BTC, [{ ...limitBuy, clientOrderId: "h-1" }])]
+          ]
+          const tags: Record<string, string> = {}
+          for (const [name, call] of operations) {
+            const exit = yield* Effect.exit(Effect.withLogSpan(call, name))
+            collector.exit(name, exit)
+            tags[name] = Exit.isSuccess(exit) ? "success" : reasonOf(exit, name)._tag
+          }
+          return tags
+        }).pipe(Effect.provide(Layer.merge(NodeHttpClient.layerUndici, collector.layer)))
+      )
+      assert.deepStrictEqual(calls, {
+        openOrdersPage: "AuthenticationError",
+        placeOrder: "OutcomeUnknownError",
+        fundingBillsPage: "HttpStatusError",
+        internalTransfer: "OutcomeUnknownError",
+        placeOrders: "success"
+      })
+      const texts = collector.all
+      assert.isTrue(texts.some(({ text }) => text.includes("<redacted>")), "the echoes reached the errors, scrubbed")
+      const signatures = [...collector.signatures]
+      const leaks = texts.flatMap(({ source, text }) => H.leaksIn(source, text, [...secrets, ...signatures]))
+      assert.deepStrictEqual(leaks.slice(0, 10), [], `${leaks.length} leaks`)
+      yield* report("hostile-secrets-library", {
+        calls,
+        texts: texts.length,
+        signatures: signatures.length,
+        leaks: leaks.length
+      })
+    }), 60_000)
+})
+
+const limitBuy = {
+  symbol: BTC,
+  side: "buy",
+  orderType: "limit",
+  force: "normal",
+  price: "29000",
+  quantity: "0.01"
+} as const
+
+const transferInput = {
+  toUserId: "4001000000000002",
+  coin: "USDT",
+  amount: "5",
+  fromAccountType: "SPOT",
+  toAccountType: "FUND"
+} as const
+
+const portOf = (baseUrl: string) => Number(new URL(baseUrl).port)
+
+/** A request as sent: its path, headers and body bytes. */
+interface Sent {
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body: Uint8Array
+}
+
+const sentOf = (request: HttpClientRequest.HttpClientRequest): Sent => ({
+  path: new URL(request.url).pathname,
+  headers: { ...request.headers },
+  body: request.body._tag === "Uint8Array" ? request.body.body : new Uint8Array()
+})
+
+describe("reliability: hostile requests", () => {
+  it.live(
+    "the request log under large unauthenticated requests holds copies, bounded in bytes",
+    () =>
+      Effect.gen(function*() {
+        const requests = sized(400, 10_000)
+        const body = Buffer.alloc(260_000, "x")
+        const agent = new Agent({ keepAlive: true, maxSockets: 4 })
+        const figures = yield* Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const { port } = yield* Sandbox.Sandbox
+          const before = H.heapMB()
+          const started = performance.now()
+          const codes = new Map<string, number>()
+          yield* Effect.forEach(
+            Array.from({ length: requests }, (_, i) => i),
+            () =>
+              Effect.map(H.sendBytes(port, ORDERS, { "content-type": "application/json" }, body, agent), (answer) => {
+                codes.set(
+                  answer.code ?? String(answer.status),
+                  (codes.get(answer.code ?? String(answer.status)) ?? 0) + 1
+                )
+              }),
+            { concurrency: 4, discard: true }
+          )
+          const seconds = (performance.now() - started) / 1000
+          const after = H.heapMB()
+          const records = yield* exchange.requests
+          assert.deepStrictEqual([...codes], [["40001", requests]], "every request refused as unauthenticated")
+          assert.isAbove(records.length, 0)
+          for (const record of records) assert.isAtMost(record.body.length, 4096)
+          const added = after - before
+          assert.isBelow(added, 64, "MB added to the heap")
+          return {
+            requests,
+            bodyBytes: body.length,
+            heapBeforeMB: Math.round(before * 10) / 10,
+            heapAfterMB: Math.round(after * 10) / 10,
+            heapAddedMB: Math.round(added * 10) / 10,
+            recordsKept: records.length,
+            keptBodyCharacters: records[0]!.body.length,
+            seconds: Math.round(seconds * 10) / 10
+          }
+        }).pipe(
+          Effect.provide(Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(demoExchange(0))))),
+          Effect.ensuring(Effect.sync(() => agent.destroy()))
+        )
+        yield* report("hostile-request-log", { goalMB: 64, ...figures })
+      }),
+    testTimeout(60_000, 300_000)
+  )
+
+  it.live(
+    "an exact replay of each state-changing operation is refused (40409) and applies nothing",
+    () =>
+      withSandbox(demoExchange(0), ({ baseUrl, exchange }) =>
+        Effect.gen(function*() {
+          const [alice, bob] = exchange.accounts
+          const http = yield* HttpClient.HttpClient
+          let sent: Array<Sent> = []
+          const client = yield* SpotClient.make({
+            baseUrl,
+            credentials: alice!.credentials,
+            rateLimit: false,
+            retry: { baseDelay: "1 millis", maxDelay: "5 millis" }
+          }).pipe(Effect.provideService(
+            HttpClient.HttpClient,
+            HttpClient.tapRequest(http, (request) => Effect.sync(() => void sent.push(sentOf(request))))
+          ))
+          const operations = [
+            ["placeOrder", client.placeOrder({ ...limitBuy, clientOrderId: "replay-1" })],
+            [
+              "placeOrders",
+              client.placeOrders(BTC, [
+                { ...limitBuy, clientOrderId: "replay-2" },
+                { ...limitBuy, price: "28990", clientOrderId: "replay-3" }
+              ])
+            ],
+            ["internalTransfer", client.internalTransfer({ ...transferInput, toUserId: bob!.userId })]
+          ] as const
+          const state = Effect.gen(function*() {
+            return {
+              orders: exchange.engine.orderList().length,
+              alice: yield* exchange.balances(alice!.userId),
+              bob: yield* exchange.balances(bob!.userId)
+            }
+          })
+          const figures: Record<string, unknown> = {}
+          for (const [name, call] of operations) {
+            sent = []
+            yield* call
+            assert.strictEqual(sent.length, 1, `${name}: one request`)
+            const before = yield* state
+            const answers = []
+            for (let i = 0; i < 3; i++) {
+              const replay = yield* H.sendBytes(portOf(baseUrl), sent[0]!.path, sent[0]!.headers, sent[0]!.body)
+              answers.push([replay.status, replay.code])
+            }
+            assert.deepStrictEqual(answers, [[409, "40409"], [409, "40409"], [409, "40409"]], name)
+            assert.deepStrictEqual(yield* state, before, `${name}: nothing applied`)
+            figures[name] = { replays: answers.length, answered: answers[0], applied: 0 }
+          }
+
+          // The client's own retries are signed afresh and pass: a transfer refused 429 once, an order whose answer was
+          // lost after it was placed (its retry meets the clientOrderId check, and the order is found).
+          const retries: Record<string, unknown> = {}
+          for (
+            const [name, fault, call] of [
+              [
+                "internalTransfer after a 429",
+                Fault.rateLimited,
+                client.internalTransfer({ ...transferInput, toUserId: bob!.userId })
+              ],
+              [
+                "placeOrder after its answer was lost",
+                Fault.appliedLost,
+                client.placeOrder({ ...limitBuy, clientOrderId: "retry-1" })
+              ]
+            ] as const
+          ) {
+            const endpoint = name.startsWith("placeOrder") ? ORDERS : Venue.endpoints.internalTransfer.path
+            yield* exchange.injectFault({ fault, path: endpoint, times: 1 })
+            sent = []
+            const before = yield* state
+            yield* call
+            const signatures = sent.map((request) => request.headers["access-sign"])
+            assert.isAtLeast(signatures.length, 2, `${name}: retried`)
+            assert.strictEqual(new Set(signatures).size, signatures.length, `${name}: each attempt signed afresh`)
+            const after = yield* state
+            if (name.startsWith("placeOrder")) assert.strictEqual(after.orders, before.orders + 1, `${name}: one order`)
+            retries[name] = { attempts: signatures.length, distinctSignatures: new Set(signatures).size }
+          }
+          yield* assertConserved(exchange)
+          yield* report("hostile-replays", { replays: figures, retries })
+        }).pipe(Effect.provide(NodeHttpClient.layerUndici))),
+    60_000
+  )
+
+  it.effect("two equal transfers in one millisecond are both applied: the client never signs twice alike", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_700_000_000_000)
+      const client = yield* SpotClient.SpotClient
+      const exchange = yield* TestExchange.TestExchange
+      const bob = exchange.accounts[1]!
+      const before = (yield* exchange.ledger(bob.userId, "FUND")).length
+      const results = yield* Effect.all([
+        client.internalTransfer({ ...transferInput, toUserId: bob.userId }),
+        client.internalTransfer({ ...transferInput, toUserId: bob.userId })
+      ])
+      assert.strictEqual(new Set(results.map((result) => result.id)).size, 2)
+      assert.strictEqual((yield* exchange.ledger(bob.userId, "FUND")).length, before + 2)
+      const signed = (yield* exchange.requests).filter((record) =>
+        record.path === Venue.endpoints.internalTransfer.path
+      )
+      assert.deepStrictEqual(signed.map((record) => record.code), ["200", "200"])
+    }).pipe(Effect.provide(TestExchange.layerSpotClient())))
+
+  it.effect("signatures hold over the bytes received: one signature passes one body only, and not-UTF-8 is refused", () =>
+    Effect.gen(function*() {
+      const T0 = 1_700_000_000_000
+      yield* TestClock.setTime(T0)
+      const { port } = yield* Sandbox.Sandbox
+      const alice = TestExchange.demoKeys.alice
+      const bodyWith = (bytes: ReadonlyArray<number>) =>
+        Buffer.concat([Buffer.from(`{"symbol":"${BTC}","note":"`), Buffer.from(bytes), Buffer.from(`"}`)])
+      const ff = bodyWith([0xff])
+      const fe = bodyWith([0xfe])
+      const replacement = bodyWith([0xef, 0xbf, 0xbd])
+      const euro = bodyWith([0xe2, 0x82, 0xac])
+      const send = (signedOver: Buffer, sent: Buffer) =>
+        Effect.map(
+          H.sendBytes(port, OPEN_ORDERS, H.signedHeaders(alice, T0, OPEN_ORDERS, signedOver), sent),
+          (answer) => [answer.status, answer.code] as const
+        )
+      const cases = [
+        ["\\xff signed, \\xff sent: the signature holds; not UTF-8", ff, ff, [400, "40017"]],
+        ["\\xff signed, \\xfe sent", ff, fe, [400, "40009"]],
+        ["\\xff signed, \\xef\\xbf\\xbd sent", ff, replacement, [400, "40009"]],
+        ["\\xef\\xbf\\xbd signed and sent", replacement, replacement, [200, "00000"]],
+        ["\\xef\\xbf\\xbd signed, \\xff sent", replacement, ff, [400, "40009"]],
+        ["\\xef\\xbf\\xbd signed, \\xfe sent", replacement, fe, [400, "40009"]],
+        ["€ (UTF-8) signed and sent", euro, euro, [200, "00000"]]
+      ] as const
+      const answers: Array<readonly [string, number, string | undefined]> = []
+      for (const [name, signedOver, sent] of cases) answers.push([name, ...(yield* send(signedOver, sent))])
+      assert.deepStrictEqual(answers, cases.map(([name, , , expected]) => [name, ...expected] as const))
+      yield* report("hostile-byte-signatures", { cases: answers })
+    }).pipe(Effect.provide(Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(demoExchange(0)))))))
+
+  it.effect("failed authentications from an address: 429 after a burst, until they age out of the window", () =>
+    Effect.gen(function*() {
+      const T0 = 1_700_000_000_000
+      yield* TestClock.setTime(T0)
+      const { port } = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      const alice = TestExchange.demoKeys.alice
+      const body = Buffer.from(JSON.stringify({ symbol: BTC }))
+      type Key = { readonly apiKey: string; readonly secretKey: string; readonly passphrase: string }
+      const send = (key: Key, at: number, headers: Record<string, string> = {}) =>
+        Effect.map(
+          H.sendBytes(port, OPEN_ORDERS, { ...H.signedHeaders(key, at, OPEN_ORDERS, body), ...headers }, body),
+          (answer) => `${answer.status} ${answer.code}`
+        )
+      const wrong = { ...alice, passphrase: "guess" }
+      const codes: Array<string> = []
+      // Requests without a key are no guess: they do not count.
+      for (let i = 0; i < 25; i++) codes.push(yield* send(alice, T0, { "access-key": "" }))
+      for (let i = 0; i < 18; i++) codes.push(yield* send(wrong, T0))
+      codes.push(yield* send({ ...alice, secretKey: "guess" }, T0), yield* send({ ...alice, apiKey: "guess" }, T0))
+      // The budget (20 a minute) is spent: every request from the address is refused before any check, right or not.
+      codes.push(yield* send(wrong, T0), yield* send(alice, T0))
+      // Another address is not affected.
+      const elsewhere = exchange.handleAt({
+        method: "POST",
+        path: OPEN_ORDERS,
+        header: (name) => H.signedHeaders(alice, T0, OPEN_ORDERS, body)[name],
+        body: body.toString(),
+        clientAddress: "10.0.0.2"
+      }, T0)
+      assert.strictEqual(elsewhere._tag === "Respond" ? elsewhere.status : 0, 200)
+      yield* TestClock.adjust("60 seconds")
+      const later = T0 + 60_000
+      codes.push(yield* send(alice, later))
+      assert.deepStrictEqual(codes, [
+        ...Array(25).fill("400 40001"),
+        ...Array(18).fill("400 40012"),
+        "400 40009",
+        "400 40006",
+        "429 429",
+        "429 429",
+        "200 00000"
+      ])
+      yield* report("hostile-auth-failures", { budget: "20 failed authentications a minute per address", codes })
+    }).pipe(
+      Effect.provide(Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(TestExchange.demo({ bills: 0 })))))
+    ))
+})
