@@ -55,8 +55,12 @@ const quote = JSON.stringify
 export const envelope = (code: string, msg: string, now: number, data: string): string =>
   `{"code":${quote(code)},"msg":${quote(msg)},"requestTime":${now},"data":${data}}`
 
-/** A success answer in the endpoint's envelope; `data` is JSON text (for a transfer, its id). */
+/**
+ * A success answer in the endpoint's envelope; `data` is JSON text. The transfer envelope has no `data`: `data` is a
+ * JSON object whose fields go between its `code` and its `timestamp` (`{"id":…}` for a transfer, `{"total":…,"list":…}`
+ * for the status list).
+ */
 export const success = (kind: Venue.Endpoint["envelope"], data: string, now: number): string =>
   kind === "transfer"
-    ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},"id":${data},"timestamp":${now}}`
+    ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},${data.length > 2 ? data.slice(1, -1) + "," : ""}"timestamp":${now}}`
     : envelope(Venue.SUCCESS, Venue.SUCCESS_MSG, now, data)
