@@ -31,12 +31,13 @@ export const parseBody = (text: string): Body | Refusal => {
 export const parseQuery = (path: string): Body | Refusal => {
   const at = path.indexOf("?")
   if (at < 0) return {}
-  const fields: Record<string, string> = {}
+  const fields = new Map<string, string>()
   for (const [name, value] of new URLSearchParams(path.slice(at + 1))) {
-    if (Object.hasOwn(fields, name)) return refusal("40020", name)
-    fields[name] = value
+    if (fields.has(name)) return refusal("40020", name)
+    fields.set(name, value)
   }
-  return fields
+  // As own properties, whatever their names (`__proto__` included), as JSON bodies have them.
+  return Object.fromEntries(fields)
 }
 
 const missing = (value: unknown): boolean => value === undefined || value === null || value === ""
