@@ -2,7 +2,8 @@
  * The exchange engine: products, users, accounts, one order book per symbol with price-time priority, a ledger for
  * every account, internal transfers and synthetic bill histories. Plain, synchronous TypeScript with no Effect in the
  * hot loop; `TestExchange` wraps it in a service and the transports speak the venue protocol over it. `Engine` is a
- * façade over one part per concern (registry, accounts, matching, bills, views); `EngineUnits` is its numeric entry.
+ * façade over one part per concern (registry, accounts, matching, bills, views, cancels, history, transfers);
+ * `EngineUnits` is its numeric entry, and `EngineModel` holds the records it takes and reports.
  *
  * Exactness: every amount is an integer number of the smallest unit of its coin (10^-scale), held in a JS number.
  * The engine refuses any deposit that would take a coin's total supply to 2^53 units or more; since trading and
@@ -73,9 +74,10 @@ export const accountTypes: typeof Accounts.accountTypes = Accounts.accountTypes
 export const bizTypes: ReadonlyArray<Bill.BizType> = Ledger.bizTypes
 
 /**
- * The engine's records (`EngineModel`): every type it takes and reports.
+ * The engine's records (`EngineModel`): every type it takes and reports, under the names they had here before.
  *
  * @since 0.2.0
+ * @category models
  */
 export type * from "./EngineModel.ts"
 
@@ -106,7 +108,7 @@ export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
  * while it rests partly filled, then `full_fill` or `cancelled`.
  *
  * @since 0.2.0
- * @category models
+ * @category views
  */
 export const venueStatus = (order: Pick<OrderView, "status" | "fillQuantity">): VenueOrderStatus =>
   order.status === "filled"
