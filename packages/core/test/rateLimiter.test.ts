@@ -1,7 +1,8 @@
 /**
- * Client-side rate limiting (DESIGN §4): 10 requests/s per endpoint for orders, batch, open orders and transfers;
- * bills weigh 5 against 500 per 10 s. On by default, configurable, weight-aware, and driven by `Clock`, so every
- * test here runs on the `TestClock` and finishes in milliseconds of real time.
+ * Client-side rate limiting, the venue's weight model (spec-extended §8): every signed request weighs against 500
+ * per 10 s per API user and per address (bills 5, orders 5 and 2, open orders 3), and placing, batching, cancelling
+ * and transfers count against 10 per second per endpoint. On by default, configurable, weight-aware, and driven by
+ * `Clock`, so every test here runs on the `TestClock` and finishes in milliseconds of real time.
  *
  * Requests are timed where the venue receives them: a recording `HttpClient` notes the virtual time of each one. A
  * synchronous signer (node:crypto) makes a request reach the venue in the same virtual instant the limiter lets it
@@ -147,7 +148,9 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("bills: a larger configured budget lets the same 101 pages go at once", () => {
-    const { layer, times } = setup({ rateLimit: { fundingBills: { limit: 1000, windowMillis: 10_000 } } })
+    const { layer, times } = setup({
+      rateLimit: { uid: { limit: 1000, windowMillis: 10_000 }, ip: { limit: 1000, windowMillis: 10_000 } }
+    })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* billPages(101)
@@ -159,7 +162,7 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("limits are weight-aware: a heavier bills weight admits fewer pages per window", () => {
-    const { layer, times } = setup({ rateLimit: { fundingBillsWeight: 100 } })
+    const { layer, times } = setup({ rateLimit: { weights: { fundingBills: { uid: 100, ip: 100 } } } })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* billPages(6)
@@ -174,7 +177,7 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("a configured endpoint budget replaces its default", () => {
-    const { layer, times } = setup({ rateLimit: { placeOrder: { limit: 3, windowMillis: 500 }, marginMillis: 0 } })
+    const { layer, times } = setup({ rateLimit: { perEndpoint: { limit: 3, windowMillis: 500 }, marginMillis: 0 } })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* placeMany(7)
@@ -221,11 +224,11 @@ describe("client-side rate limits", () => {
   })
 
   it.effect.each([
-    { option: "placeOrder", rateLimit: { placeOrder: { limit: 0, windowMillis: 1000 } } },
-    { option: "openOrders", rateLimit: { openOrders: { limit: 10, windowMillis: Number.NaN } } },
-    { option: "fundingBills", rateLimit: { fundingBills: { limit: Number.POSITIVE_INFINITY, windowMillis: 1 } } },
-    { option: "internalTransfer", rateLimit: { internalTransfer: { limit: 1, windowMillis: -5 } } },
-    { option: "fundingBillsWeight", rateLimit: { fundingBillsWeight: 0 } }
+    { option: "perEndpoint", rateLimit: { perEndpoint: { limit: 0, windowMillis: 1000 } } },
+    { option: "uid", rateLimit: { uid: { limit: 10, windowMillis: Number.NaN } } },
+    { option: "ip", rateLimit: { ip: { limit: Number.POSITIVE_INFINITY, windowMillis: 1 } } },
+    { option: "weights.internalTransfer.uid", rateLimit: { weights: { internalTransfer: { uid: -5 } } } },
+    { option: "weights.fundingBills.ip", rateLimit: { weights: { fundingBills: { ip: 0 } } } }
   ])("an invalid rateLimit.$option makes building the client die with a RangeError", ({ option, rateLimit }) => {
     const venue = new FakeVenue()
     return Effect.gen(function*() {
