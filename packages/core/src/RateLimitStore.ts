@@ -92,7 +92,11 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  * @since 0.2.0
  * @category constructors
  */
-export const makeMemory: Effect.Effect<Service> = Effect.sync(() => {
+export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
+
+// The memory store, and `record`: charges an acquisition granted elsewhere (by Redis) without waiting, so that the
+// store knows this process's own recent requests when it has to stand in for Redis.
+const memoryStore = () => {
   const logs = new Map<string, RateLimiter.Log>()
   const logOf = (charge: Charge): RateLimiter.Log => {
     let log = logs.get(charge.key)
@@ -124,8 +128,25 @@ export const makeMemory: Effect.Effect<Service> = Effect.sync(() => {
       }
     })
 
-  return { kind: "memory", acquire, pause }
-})
+  const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
+    Effect.map(RateLimiter.monotonicMillis, (now) => {
+      const charges = acquisition.endpoint === undefined
+        ? acquisition.shared
+        : [acquisition.endpoint, ...acquisition.shared]
+      const recorded = charges.map((charge) => {
+        const log = logOf(charge)
+        return { log, entry: log.push(log.start(now), log.clamp(charge.weight)) }
+      })
+      return {
+        settle: Effect.map(RateLimiter.monotonicMillis, (at) => {
+          for (const { entry, log } of recorded) log.settle(entry, at)
+        })
+      }
+    })
+
+  const service: Service = { kind: "memory", acquire, pause }
+  return { service, record }
+}
 
 /**
  * One in-memory store for every client in the layer's scope (the clients of one process on one key then share one
@@ -308,8 +329,9 @@ export const makeRedis = Effect.fnUntraced(function*(options: RedisOptions = {})
     (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
   let sequence = 0
 
-  // Under "memory": the budget this process falls back on while Redis is lost, and when to try Redis again.
-  const local = yield* makeMemory
+  // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
+  // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
+  const local = memoryStore()
   let lostUntil: number | undefined
   const lose = (error: SpotError.RateLimitStoreError) =>
     Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
@@ -323,16 +345,17 @@ export const makeRedis = Effect.fnUntraced(function*(options: RedisOptions = {})
         : Effect.void
     })
 
-  const polling = (
-    charges: ReadonlyArray<Charge>,
-    lease: number
-  ): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+  const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+    const charges = chargesOf(acquisition)
+    const lease = acquisition.leaseMillis
     const id = `${idPrefix}.${(sequence++).toString(36)}`
     const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
       bounded(acquireShared(id, lease, prefix, charges)),
       (answer) =>
         answer[0] === 1
-          ? Effect.succeed<Permit>({ settle: Effect.ignore(bounded(settleShared(id, prefix, charges))) })
+          ? Effect.map(local.record(acquisition), (mirror): Permit => ({
+            settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
+          }))
           : Effect.andThen(Effect.sleep(Math.max(1, Number(answer[1]))), attempt)
     )
     return attempt
@@ -340,8 +363,8 @@ export const makeRedis = Effect.fnUntraced(function*(options: RedisOptions = {})
 
   const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
     Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
-      if (lostUntil !== undefined && now < lostUntil) return local.acquire(acquisition)
-      const shared = polling(chargesOf(acquisition), acquisition.leaseMillis)
+      if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
+      const shared = polling(acquisition)
       if (failing) return shared
       return Effect.catch(
         Effect.tap(shared, () =>
@@ -350,13 +373,13 @@ export const makeRedis = Effect.fnUntraced(function*(options: RedisOptions = {})
             lostUntil = undefined
             return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
           })),
-        (error) => Effect.andThen(lose(error), local.acquire(acquisition))
+        (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
       )
     })
 
   const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
     const shared = bounded(pauseShared(prefix, keys, millis))
-    const both = Effect.andThen(local.pause(keys, millis), shared)
+    const both = Effect.andThen(local.service.pause(keys, millis), shared)
     return failing ? shared : Effect.catch(both, () => Effect.void)
   }
 
