@@ -3,7 +3,7 @@
  * temporary directory, no persistence, stopped when the scope closes. `stop` and `start` stop it mid-test and start it
  * again on the same port (an empty server again, as after a restart without persistence).
  */
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -68,7 +68,7 @@ const kill = (child: ChildProcess | undefined) =>
   })
 
 /** A redis-server for the current scope. */
-export const redisServer: Effect.Effect<RedisServer, Error, import("effect").Scope.Scope> = Effect.gen(function*() {
+export const redisServer: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(function*() {
   const port = yield* freePort
   const dir = mkdtempSync(join(tmpdir(), "spotkit-redis-"))
   let child: ChildProcess | undefined = yield* launch(port, dir)
