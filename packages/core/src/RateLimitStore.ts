@@ -161,37 +161,42 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 // Redis
 
 // Scores are the times (Redis's clock, ms) at which an entry stops counting: one window after its answer once
-// settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`. A request that does
+// settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
+// the weight of the entries, so that a grant costs the entries that expired, not all of them. A request that does
 // not fit is told how long to wait: until enough weight expires (an entry in flight counted as if answered now, the
 // soonest it can be), or the longest pause of its budgets.
 const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local n = #KEYS / 2
+local n = #KEYS / 3
 local wait = 0
 for i = 1, n do
-  local left = redis.call("PTTL", KEYS[n + i])
+  local left = redis.call("PTTL", KEYS[2 * n + i])
   if left > wait then wait = left end
 end
 if wait > 0 then return {0, wait} end
 local lease = tonumber(ARGV[2])
+local weightOf = function(member) return tonumber(string.match(member, ":([%d.]+)$")) end
 for i = 1, n do
   local key = KEYS[i]
   local limit = tonumber(ARGV[3 * i])
   local window = tonumber(ARGV[3 * i + 1])
   local weight = tonumber(ARGV[3 * i + 2])
-  redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
-  local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
-  local used = 0
-  for j = 1, #entries, 2 do
-    used = used + tonumber(string.match(entries[j], ":([%d.]+)$"))
+  local used = tonumber(redis.call("GET", KEYS[n + i]) or "0")
+  local expired = redis.call("ZRANGEBYSCORE", key, "-inf", now)
+  if #expired > 0 then
+    for j = 1, #expired do used = used - weightOf(expired[j]) end
+    redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
   end
+  if used < 0 or redis.call("ZCARD", key) == 0 then used = 0 end
+  redis.call("SET", KEYS[n + i], used, "KEEPTTL")
   if used + weight > limit then
     local need = used + weight - limit
     local freed = 0
     local at = now + window
+    local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
     for j = 1, #entries, 2 do
-      freed = freed + tonumber(string.match(entries[j], ":([%d.]+)$"))
+      freed = freed + weightOf(entries[j])
       if freed >= need then
         at = math.min(tonumber(entries[j + 1]), now + window)
         break
@@ -202,9 +207,12 @@ for i = 1, n do
 end
 if wait > 0 then return {0, wait} end
 for i = 1, n do
+  local key = KEYS[i]
   local window = tonumber(ARGV[3 * i + 1])
-  redis.call("ZADD", KEYS[i], now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
-  redis.call("PEXPIRE", KEYS[i], lease + window)
+  redis.call("ZADD", key, now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
+  redis.call("INCRBYFLOAT", KEYS[n + i], ARGV[3 * i + 2])
+  redis.call("PEXPIRE", key, lease + window)
+  redis.call("PEXPIRE", KEYS[n + i], lease + window)
 end
 return {1, now}
 `
@@ -235,12 +243,13 @@ const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
 const acquireScript = Redis.script(
   (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
     ...charges.map((charge) => prefix + charge.key),
+    ...charges.map((charge) => `${prefix}${charge.key}:used`),
     ...charges.map((charge) => `${prefix}${charge.key}:pause`),
     id,
     Math.ceil(lease),
     ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
   ],
-  { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 2 }
+  { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
 ).withReturnType<ReadonlyArray<number>>()
 
 const settleScript = Redis.script(
