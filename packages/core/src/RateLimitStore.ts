@@ -240,35 +240,6 @@ const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
   return all.map((charge) => ({ ...charge, weight: Math.min(Math.max(charge.weight, 0), charge.limit) }))
 }
 
-const acquireScript = Redis.script(
-  (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
-    ...charges.map((charge) => prefix + charge.key),
-    ...charges.map((charge) => `${prefix}${charge.key}:used`),
-    ...charges.map((charge) => `${prefix}${charge.key}:pause`),
-    id,
-    Math.ceil(lease),
-    ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
-  ],
-  { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
-).withReturnType<ReadonlyArray<number>>()
-
-const settleScript = Redis.script(
-  (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
-    ...charges.map((charge) => prefix + charge.key),
-    id,
-    ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
-  ],
-  { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
-)
-
-const pauseScript = Redis.script(
-  (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
-    ...keys.map((key) => `${prefix}${key}:pause`),
-    Math.ceil(millis)
-  ],
-  { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
-)
-
 /**
  * Options of the Redis store.
  *
@@ -307,93 +278,126 @@ const describe = (cause: unknown): string => {
  * @since 0.2.0
  * @category constructors
  */
-export const makeRedis = Effect.fnUntraced(function*(options: RedisOptions = {}) {
-  const redis = yield* Redis.Redis
-  const name = options.name ?? "redis"
-  const prefix = options.prefix ?? "spotkit:{budget}:"
-  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(2))
-  const retryAfter = Duration.toMillis(Duration.fromInputUnsafe(options.retryAfter ?? Duration.seconds(5)))
-  const failing = options.onUnavailable === "fail"
-  const storeError = (cause: unknown) =>
-    new SpotError.RateLimitStoreError({ store: name, description: describe(cause) })
-  const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, SpotError.RateLimitStoreError> =>
-    effect.pipe(
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () =>
-          Effect.fail(new Redis.RedisError({ cause: new Error(`no answer within ${Duration.format(timeout)}`) }))
-      }),
-      Effect.mapError(storeError)
-    )
-
-  yield* Effect.mapError(
-    bounded(redis.send("PING")),
-    (error) => new SpotError.RateLimitStoreError({ store: name, description: `cannot connect: ${error.description}` })
-  )
-
-  const acquireShared = redis.eval(acquireScript)
-  const settleShared = redis.eval(settleScript)
-  const pauseShared = redis.eval(pauseScript)
-  const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
-    (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
-  let sequence = 0
-
-  // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
-  // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
-  const local = memoryStore()
-  let lostUntil: number | undefined
-  const lose = (error: SpotError.RateLimitStoreError) =>
-    Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
-      const first = lostUntil === undefined
-      lostUntil = now + retryAfter
-      return first
-        ? Effect.logWarning(
-          `spotkit: the shared rate-limit budget (${name}) is unreachable (${error.description}); this process ` +
-            `goes on against its own budget and tries Redis again every ${retryAfter} ms`
-        )
-        : Effect.void
-    })
-
-  const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
-    const charges = chargesOf(acquisition)
-    const lease = acquisition.leaseMillis
-    const id = `${idPrefix}.${(sequence++).toString(36)}`
-    const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
-      bounded(acquireShared(id, lease, prefix, charges)),
-      (answer) =>
-        answer[0] === 1
-          ? Effect.map(local.record(acquisition), (mirror): Permit => ({
-            settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
-          }))
-          : Effect.andThen(Effect.sleep(Math.max(1, Number(answer[1]))), attempt)
-    )
-    return attempt
-  }
-
-  const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
-    Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
-      if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
-      const shared = polling(acquisition)
-      if (failing) return shared
-      return Effect.catch(
-        Effect.tap(shared, () =>
-          Effect.suspend(() => {
-            if (lostUntil === undefined) return Effect.void
-            lostUntil = undefined
-            return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
-          })),
-        (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
+export const makeRedis = (
+  options: RedisOptions = {}
+): Effect.Effect<Service, SpotError.RateLimitStoreError, Redis.Redis> =>
+  Effect.gen(function*() {
+    const redis = yield* Redis.Redis
+    const name = options.name ?? "redis"
+    const prefix = options.prefix ?? "spotkit:{budget}:"
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(2))
+    const retryAfter = Duration.toMillis(Duration.fromInputUnsafe(options.retryAfter ?? Duration.seconds(5)))
+    const failing = options.onUnavailable === "fail"
+    const storeError = (cause: unknown) =>
+      new SpotError.RateLimitStoreError({ store: name, description: describe(cause) })
+    const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, SpotError.RateLimitStoreError> =>
+      effect.pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () =>
+            Effect.fail(new Redis.RedisError({ cause: new Error(`no answer within ${Duration.format(timeout)}`) }))
+        }),
+        Effect.mapError(storeError)
       )
-    })
 
-  const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
-    const shared = bounded(pauseShared(prefix, keys, millis))
-    const both = Effect.andThen(local.service.pause(keys, millis), shared)
-    return failing ? shared : Effect.catch(both, () => Effect.void)
-  }
+    yield* Effect.mapError(
+      bounded(redis.send("PING")),
+      (error) => new SpotError.RateLimitStoreError({ store: name, description: `cannot connect: ${error.description}` })
+    )
 
-  return RateLimitStore.of({ kind: "redis", acquire, pause })
-})
+    // The scripts are described here rather than at the top of the module, so that a bundle without the Redis store
+    // (a browser's) leaves Redis out.
+    const acquireScript = Redis.script(
+      (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
+        ...charges.map((charge) => prefix + charge.key),
+        ...charges.map((charge) => `${prefix}${charge.key}:used`),
+        ...charges.map((charge) => `${prefix}${charge.key}:pause`),
+        id,
+        Math.ceil(lease),
+        ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
+      ],
+      { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
+    ).withReturnType<ReadonlyArray<number>>()
+
+    const settleScript = Redis.script(
+      (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+        ...charges.map((charge) => prefix + charge.key),
+        id,
+        ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
+      ],
+      { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
+    )
+
+    const pauseScript = Redis.script(
+      (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
+        ...keys.map((key) => `${prefix}${key}:pause`),
+        Math.ceil(millis)
+      ],
+      { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
+    )
+    const acquireShared = redis.eval(acquireScript)
+    const settleShared = redis.eval(settleScript)
+    const pauseShared = redis.eval(pauseScript)
+    const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
+      (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
+    let sequence = 0
+
+    // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
+    // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
+    const local = memoryStore()
+    let lostUntil: number | undefined
+    const lose = (error: SpotError.RateLimitStoreError) =>
+      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+        const first = lostUntil === undefined
+        lostUntil = now + retryAfter
+        return first
+          ? Effect.logWarning(
+            `spotkit: the shared rate-limit budget (${name}) is unreachable (${error.description}); this process ` +
+              `goes on against its own budget and tries Redis again every ${retryAfter} ms`
+          )
+          : Effect.void
+      })
+
+    const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+      const charges = chargesOf(acquisition)
+      const lease = acquisition.leaseMillis
+      const id = `${idPrefix}.${(sequence++).toString(36)}`
+      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
+        bounded(acquireShared(id, lease, prefix, charges)),
+        (answer) =>
+          answer[0] === 1
+            ? Effect.map(local.record(acquisition), (mirror): Permit => ({
+              settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
+            }))
+            : Effect.andThen(Effect.sleep(Math.max(1, Number(answer[1]))), attempt)
+      )
+      return attempt
+    }
+
+    const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
+      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+        if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
+        const shared = polling(acquisition)
+        if (failing) return shared
+        return Effect.catch(
+          Effect.tap(shared, () =>
+            Effect.suspend(() => {
+              if (lostUntil === undefined) return Effect.void
+              lostUntil = undefined
+              return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
+            })),
+          (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
+        )
+      })
+
+    const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
+      const shared = bounded(pauseShared(prefix, keys, millis))
+      const both = Effect.andThen(local.service.pause(keys, millis), shared)
+      return failing ? shared : Effect.catch(both, () => Effect.void)
+    }
+
+    return RateLimitStore.of({ kind: "redis", acquire, pause })
+  })
 
 /**
  * The Redis store as a layer; needs `Redis` (`@effect/platform-node`'s `NodeRedis`, or another platform's).
