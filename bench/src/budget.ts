@@ -27,10 +27,14 @@ import * as os from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import { fmt, log, machine, option, quick, writeResult } from "./cli.ts"
+import { args, fmt, log, machine, option, quick, writeResult } from "./cli.ts"
 
 const SECONDS = option("budget-seconds", quick ? 8 : 60)
-const FLEETS = quick ? [1, 3] : [1, 3, 8]
+const fleetsAt = args.indexOf("--budget-fleets")
+const FLEETS = fleetsAt >= 0 ? args[fleetsAt + 1]!.split(",").map(Number) : quick ? [1, 3] : [1, 3, 8]
+const onlyShared = args.includes("--budget-redis-only")
+// Only the fleets (no CLI runs, no acquisition timing): for looking into one fleet.
+const fleetsOnly = args.includes("--budget-fleets-only")
 const ACQUISITIONS = option("budget-acquisitions", quick ? 2_000 : 20_000)
 const TARGETS = { share: 0.95, rateLimited: 0 }
 
@@ -148,18 +152,32 @@ const uidWeight = new Map(
 )
 const pathOf = (path: string) => path.split("?")[0]!
 
-/** What the venue admitted between `from` and `until`, and the 429s it sent. */
-const venueFigures = async (running: Running, from: number, until: number) => {
+/**
+ * What the venue admitted in the S seconds from its first admitted request (the processes run a little longer), the
+ * weight of each 10 s window of them, and the 429s it sent.
+ */
+const venueFigures = async (running: Running, from: number) => {
   const records = await Effect.runPromise(running.exchange.requests)
-  const admitted = records.filter((r) => r.status === 200 && r.time >= from && r.time < until)
-  const weight = admitted.reduce((sum, r) => sum + (uidWeight.get(pathOf(r.path)) ?? 0), 0)
-  const allowed = Venue.budgets.uid.limit * Math.ceil((until - from) / Venue.budgets.uid.windowMillis)
-  // The busiest 10 s window of admitted weight (it never exceeds the budget at the venue, which enforces it).
+  const first = records.find((r) => r.status === 200)?.time ?? from
+  const until = first + SECONDS * 1000
+  const admitted = records.filter((r) => r.status === 200 && r.time >= first && r.time < until)
+  const weightOf = (r: { readonly path: string }) => uidWeight.get(pathOf(r.path)) ?? 0
+  const weight = admitted.reduce((sum, r) => sum + weightOf(r), 0)
+  const windowMillis = Venue.budgets.uid.windowMillis
+  const allowed = Venue.budgets.uid.limit * Math.ceil((until - first) / windowMillis)
+  const windows = Array.from(
+    { length: Math.ceil(SECONDS * 1000 / windowMillis) },
+    (_, i) =>
+      admitted.filter((r) => r.time >= first + i * windowMillis && r.time < first + (i + 1) * windowMillis)
+        .reduce((sum, r) => sum + weightOf(r), 0)
+  )
   return {
+    firstAdmittedAfterStartMs: first - from,
     requests: admitted.length,
     weight,
     allowed,
     share: weight / allowed,
+    windows,
     rateLimited429: records.filter((r) => r.status === 429).length,
     byEndpoint: Object.fromEntries(
       [...new Set(admitted.map((r) => pathOf(r.path)))].map((p) => [
@@ -181,17 +199,20 @@ interface FleetRun {
   readonly failedCalls: Record<string, number>
   readonly rows: number
   readonly calls: number
+  /** Calls of each process (requests: pages or orders), in the order of `modes`. */
+  readonly perProcess: ReadonlyArray<number>
   readonly venue: Awaited<ReturnType<typeof venueFigures>>
 }
 const fleets: Array<FleetRun> = []
 
 for (const processes of FLEETS) {
-  for (const shared of redis === undefined ? [false] : [false, true]) {
+  for (const shared of redis === undefined ? [false] : onlyShared ? [true] : [false, true]) {
     flushRedis()
     const running = await startSandbox(200_000)
-    // Every process starts at `from` (after Node has started them all) and stops at `until`.
-    const from = Date.now() + 2_500 + 250 * processes
-    const until = from + SECONDS * 1000
+    // Every process starts at `from` (after Node has started them all) and stops at `until`, a little more than S
+    // seconds later: the S seconds measured begin with the venue's first answer.
+    const from = Date.now() + 4_000 + 1_000 * processes
+    const until = from + SECONDS * 1000 + 3_000
     const modes = Array.from({ length: processes }, (_, i) => i % 2 === 0 ? "export" : "trade")
     const exits = await Promise.all(
       modes.map((mode) =>
@@ -201,7 +222,7 @@ for (const processes of FLEETS) {
         )
       )
     )
-    const venue = await venueFigures(running, from, until)
+    const venue = await venueFigures(running, from)
     await running.close()
     const reports = exits.map((e) => {
       try {
@@ -226,6 +247,7 @@ for (const processes of FLEETS) {
       failedCalls,
       rows: reports.reduce((sum, r) => sum + r.rows, 0),
       calls: reports.reduce((sum, r) => sum + r.calls, 0),
+      perProcess: reports.map((r) => r.calls),
       venue
     }
     fleets.push(result)
@@ -233,7 +255,8 @@ for (const processes of FLEETS) {
       `  ${processes} process(es), ${shared ? "Redis   " : "no Redis"}: completed ${result.completed}/${processes}, ` +
         `429 answers ${venue.rateLimited429}, budget used ${(venue.share * 100).toFixed(1)} % ` +
         `(${fmt(venue.weight)} of ${fmt(venue.allowed)}), failed calls ${JSON.stringify(failedCalls)}, ` +
-        `admitted ${JSON.stringify(venue.byEndpoint)}`
+        `admitted ${JSON.stringify(venue.byEndpoint)}, by window ${venue.windows.join(" ")}, first answer ` +
+        `${fmt(venue.firstAdmittedAfterStartMs)} ms after the start`
     )
     if (shared && (result.completed !== processes || venue.rateLimited429 !== 0)) {
       problems.push(`${processes} processes with Redis: ${result.completed} completed, ${venue.rateLimited429} 429s`)
@@ -246,16 +269,16 @@ for (const processes of FLEETS) {
 
 log()
 log("export right after export: two `spotkit bills export` of 9,000 bills, the second started as the first ends")
-const build = spawnSync(
+const build = fleetsOnly ? undefined : spawnSync(
   process.execPath,
   [join(root, "node_modules/typescript/bin/tsc"), "-b", "packages/node/tsconfig.build.json"],
   { cwd: root, stdio: "inherit" }
 )
-if (build.status !== 0) process.exit(build.status ?? 1)
+if (build !== undefined && build.status !== 0) process.exit(build.status ?? 1)
 const outDir = mkdtempSync(join(os.tmpdir(), "spotkit-bench-budget-"))
 process.on("exit", () => rmSync(outDir, { recursive: true, force: true }))
 const backToBack: Array<Record<string, unknown>> = []
-for (const shared of redis === undefined ? [false] : [false, true]) {
+for (const shared of fleetsOnly ? [] : redis === undefined ? [false] : [false, true]) {
   flushRedis()
   // 9,000 bills (and alice's two deposits) are 91 pages of weight 5: 455 of the 500 in the window.
   const running = await startSandbox(9_000)
@@ -303,9 +326,9 @@ const timeStore = (store: RateLimitStore.Service) =>
     for (let i = 0; i < ACQUISITIONS; i++) yield* Effect.flatMap(store.acquire(acquisition), (p) => p.settle)
     return ((performance.now() - start) * 1000) / ACQUISITIONS
   }))
-const memoryMicros = await timeStore(await Effect.runPromise(RateLimitStore.makeMemory))
+const memoryMicros = fleetsOnly ? 0 : await timeStore(await Effect.runPromise(RateLimitStore.makeMemory))
 let redisMicros: number | undefined
-if (redis !== undefined) {
+if (redis !== undefined && !fleetsOnly) {
   flushRedis()
   // A short window keeps the sorted sets small, as a venue's 10 s window would at the venue's rate.
   redisMicros = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
@@ -357,7 +380,7 @@ const file = writeResult("budget", {
     seconds: SECONDS,
     workloads: "processes alternate: export (bills, 100 per page), trade (limit buy, then cancel once #14 lands)",
     budgets: Venue.budgets,
-    share: "UID weight the venue admitted in [start, start + S) / (500 × ceil(S / 10 s))",
+    share: "UID weight the venue admitted in the S seconds from its first answer / (500 × ceil(S / 10 s))",
     redis: redis?.url ?? "none"
   },
   fleets,
