@@ -52,7 +52,9 @@ export type Outcome = Wire.Outcome
 export type RequestRecord = RequestLog.RequestRecord
 
 /**
- * Venue-side rate limits (DESIGN §4).
+ * Venue-side rate limits: the venue's weight model (spec-extended §8) — budgets per API user (`uid`), per client
+ * address (`ip`) and per endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
+ * over the declared ones (`Venue.endpoints[name].weight`), and the `Retry-After` (seconds) a 429 carries, if any.
  *
  * @since 0.1.0
  * @category models
@@ -119,7 +121,10 @@ export interface Options extends Engine.EngineOptions {
   readonly products?: ReadonlyArray<Engine.ProductSpec> | undefined
   readonly accounts?: ReadonlyArray<AccountSpec> | undefined
   readonly liquidity?: ReadonlyArray<LiquiditySpec> | undefined
-  /** `false` turns the venue's rate limits off; fields override DESIGN §4. @default DESIGN §4 */
+  /**
+   * `false` turns the venue's rate limits off; fields override the venue's (`Venue.budgets`, no `Retry-After`).
+   * @default the venue's weight model
+   */
   readonly rateLimits?: Partial<RateLimits> | false | undefined
   /** How far a request timestamp may be from server time. @default 30000 */
   readonly timestampWindowMillis?: number | undefined

@@ -21,27 +21,31 @@ export type Outcome =
     readonly contentType: string
     readonly body: string
     readonly delayMillis: number
+    /** Headers besides the content type (a 429's `Retry-After`). */
+    readonly headers?: Readonly<Record<string, string>> | undefined
   }
   | { readonly _tag: "Drop"; readonly delayMillis: number }
   | { readonly _tag: "Hang" }
 
-export const respond = (status: number, body: string, delayMillis = 0, contentType = "application/json"): Outcome => ({
-  _tag: "Respond",
-  status,
-  contentType,
-  body,
-  delayMillis
-})
+export const respond = (
+  status: number,
+  body: string,
+  delayMillis = 0,
+  contentType = "application/json",
+  headers?: Readonly<Record<string, string>>
+): Outcome => ({ _tag: "Respond", status, contentType, body, delayMillis, headers })
 
 /** A refused request: the venue's code and message, and the HTTP status they come with. */
 export class Refusal {
   readonly code: string
   readonly msg: string
   readonly status: number
-  constructor(code: string, msg: string, status = 400) {
+  readonly headers: Readonly<Record<string, string>> | undefined
+  constructor(code: string, msg: string, status = 400, headers?: Readonly<Record<string, string>>) {
     this.code = code
     this.msg = msg
     this.status = status
+    this.headers = headers
   }
 }
 
