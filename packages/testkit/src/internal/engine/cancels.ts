@@ -48,19 +48,9 @@ export class Cancels {
   /** Cancels every open order of the user on a symbol, oldest first. */
   cancelAll(userId: string, symbol: string, now: number): CancelBatch {
     const user = this.parts.accounts.find(userId)
-    const product = this.parts.registry.product(symbol)
-    if (user === undefined || product === undefined) return { cancelled: [], failed: [] }
-    const store = this.parts.matching.orders
-    const seqs: Array<number> = []
-    for (const side of [product.bids, product.asks]) {
-      for (const level of side.levels) {
-        for (let seq = level.head; seq !== Book.NO_ORDER; seq = store.segment(seq)[Book.at(seq) + Book.NEXT]!) {
-          if (store.user(seq) === user.index) seqs.push(seq)
-        }
-      }
-    }
     const cancelled: Array<Cancelled> = []
-    for (const seq of Float64Array.from(seqs).sort()) {
+    if (user === undefined) return { cancelled, failed: [] }
+    for (const seq of this.parts.views.openSeqs(userId, symbol)) {
       if (this.parts.matching.cancel(user.index, seq, now)) cancelled.push(this.cancelled(seq))
     }
     return { cancelled, failed: [] }

@@ -63,6 +63,20 @@ export const integerField = (body: Body, name: string, min: number, max: number)
   return Number.isSafeInteger(n) && n >= min && n <= max ? n : refusal("40020", name)
 }
 
+/** Optional integer fields, each in its range, read in the order given: the first one out of range refuses. */
+export const integerFields = <K extends string>(
+  body: Body,
+  ranges: { readonly [k in K]: readonly [min: number, max: number] }
+): { [k in K]: number | undefined } | Refusal => {
+  const out: Partial<Record<K, number | undefined>> = {}
+  for (const name of Object.keys(ranges) as Array<K>) {
+    const value = integerField(body, name, ranges[name][0], ranges[name][1])
+    if (value instanceof Refusal) return value
+    out[name] = value
+  }
+  return out as { [k in K]: number | undefined }
+}
+
 /** A required 64-bit id: a JSON number or a digit string, kept as exact digits. */
 export const longField = (body: Body, name: string): string | Refusal => {
   const value = body[name]

@@ -9,6 +9,7 @@ import {
   clientIdField,
   idListField,
   integerField,
+  integerFields,
   isObject,
   longField,
   optionalLongField,
@@ -83,15 +84,12 @@ const orderRef = (body: Body, cidName: string): Engine.OrderRef | Refusal => {
 
 /** The time bounds and page of a history or fills query (spec-extended §4). */
 const pageQuery = (body: Body): Engine.PageQuery | Refusal => {
-  const after = integerField(body, "after", 0, Number.MAX_SAFE_INTEGER)
-  if (after instanceof Refusal) return after
-  const before = integerField(body, "before", 0, Number.MAX_SAFE_INTEGER)
-  if (before instanceof Refusal) return before
-  const pageIndex = integerField(body, "pageIndex", 0, 1_000_000_000)
-  if (pageIndex instanceof Refusal) return pageIndex
-  const pageSize = integerField(body, "pageSize", 1, 100)
-  if (pageSize instanceof Refusal) return pageSize
-  return { after, before, pageIndex, pageSize }
+  return integerFields(body, {
+    after: [0, Number.MAX_SAFE_INTEGER],
+    before: [0, Number.MAX_SAFE_INTEGER],
+    pageIndex: [0, 1_000_000_000],
+    pageSize: [1, 100]
+  })
 }
 
 const placedJson = (placed: Engine.Placed): string =>
@@ -141,17 +139,14 @@ const openOrders: Handler = (engine, userId, body) => {
 }
 
 const fundingBills: Handler = (engine, userId, body) => {
-  const coinId = integerField(body, "coinId", 0, 2_147_483_647)
-  if (coinId instanceof Refusal) return coinId
-  const startTime = integerField(body, "startTime", 0, Number.MAX_SAFE_INTEGER)
-  if (startTime instanceof Refusal) return startTime
-  const endTime = integerField(body, "endTime", 0, Number.MAX_SAFE_INTEGER)
-  if (endTime instanceof Refusal) return endTime
-  const pageIndex = integerField(body, "pageIndex", 1, 1_000_000_000)
-  if (pageIndex instanceof Refusal) return pageIndex
-  const pageSize = integerField(body, "pageSize", 1, 100)
-  if (pageSize instanceof Refusal) return pageSize
-  return engine.fundingBillsJson(userId, { coinId, startTime, endTime, pageIndex, pageSize })
+  const query = integerFields(body, {
+    coinId: [0, 2_147_483_647],
+    startTime: [0, Number.MAX_SAFE_INTEGER],
+    endTime: [0, Number.MAX_SAFE_INTEGER],
+    pageIndex: [1, 1_000_000_000],
+    pageSize: [1, 100]
+  })
+  return query instanceof Refusal ? query : engine.fundingBillsJson(userId, query)
 }
 
 const TRANSFER_FIELDS = ["coin", "amount", "fromAccountType", "toAccountType"] as const
