@@ -8,10 +8,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Config, Context, Duration, Effect, Layer, Random, Schema, Stream } from "effect"
+import { Clock, Config, Context, Duration, Effect, Layer, Random, Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Bill from "./Bill.ts"
 import * as Batch from "./internal/batch.ts"
+import * as Budget from "./internal/budget.ts"
 import * as Paging from "./internal/paging.ts"
 import * as Pipeline from "./internal/pipeline.ts"
 import * as RateLimiter from "./internal/rateLimiter.ts"
@@ -21,6 +22,7 @@ import * as validate from "./internal/validate.ts"
 import * as Json from "./Json.ts"
 import * as Order from "./Order.ts"
 import { PageSize, TradingPair } from "./Primitives.ts"
+import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
 import * as SpotError from "./SpotError.ts"
 import * as Transfer from "./Transfer.ts"
@@ -38,27 +40,38 @@ export interface RateLimit {
 }
 
 /**
- * Client-side rate limits per endpoint (DESIGN §4). Each field overrides its default; `false` for the whole option
- * turns limiting off.
+ * Client-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+ * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
+ * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
+ * request against their endpoint's own budget. A request counts while in flight and for one window (plus
+ * `marginMillis`) from its answer. After a 429 the shared budgets pause for the venue's `Retry-After`, or one window,
+ * before any call sends again. Each field overrides its default; `false` for the whole option turns limiting off.
+ *
+ * The budgets live in the `RateLimitStore` in context, or in memory per client without one: provide
+ * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes.
  *
  * @since 0.1.0
  * @category options
  */
 export interface RateLimitOptions {
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly placeOrder?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly placeOrders?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly openOrders?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly internalTransfer?: RateLimit | undefined
-  /** Weight budget of the bills endpoint; each request weighs `fundingBillsWeight`. @default { limit: 500, windowMillis: 10000 } */
-  readonly fundingBills?: RateLimit | undefined
-  /** @default 5 */
-  readonly fundingBillsWeight?: number | undefined
+  /** The budget per API user (UID). @default { limit: 500, windowMillis: 10000 } */
+  readonly uid?: RateLimit | undefined
+  /** The budget per IP address. @default { limit: 500, windowMillis: 10000 } */
+  readonly ip?: RateLimit | undefined
+  /** The budget of each of placing, batching, cancelling and transfers, in requests. @default { limit: 10, windowMillis: 1000 } */
+  readonly perEndpoint?: RateLimit | undefined
+  /**
+   * Weights by endpoint name, over the venue's (`Venue.endpoints[name].weight`), e.g.
+   * `{ fundingBills: { uid: 10, ip: 10 } }`.
+   */
+  readonly weights?: { readonly [Name in Venue.EndpointName]?: Partial<Venue.Weight> | undefined } | undefined
   /** Added to every window to absorb network jitter between our send and the venue's receive. @default 25 */
   readonly marginMillis?: number | undefined
+  /**
+   * The name of the address's budget in a shared store: processes that reach the venue from one address (one host,
+   * or several behind one NAT) share it, whatever their API keys. @default "default"
+   */
+  readonly address?: string | undefined
 }
 
 /**
@@ -86,7 +99,7 @@ export interface Options {
   readonly credentials: Signer.Credentials
   /** Sent as the `locale` header. @default "en-US" */
   readonly locale?: string | undefined
-  /** `false` turns client-side rate limiting off. @default DESIGN §4 limits */
+  /** `false` turns client-side rate limiting off. @default the venue's budgets and weights (`Venue.budgets`) */
   readonly rateLimit?: RateLimitOptions | false | undefined
   /** `false` turns retries off. */
   readonly retry?: RetryOptions | false | undefined
@@ -216,31 +229,51 @@ const orderBody = (symbol: string | undefined, order: Order.BatchItem, clientOrd
 const omitUndefined = (record: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
 
-// The endpoints the client limits, with the option that overrides each one's budget.
-const limitedEndpoints = ["placeOrder", "placeOrders", "openOrders", "internalTransfer", "fundingBills"] as const
+const invalid = (message: string) => Effect.die(new RangeError(message))
 
-// One limiter per endpoint, from the venue's defaults and the caller's overrides; none when limiting is off.
-const makeLimits = (options: RateLimitOptions | false | undefined): Effect.Effect<Map<string, Pipeline.Limit>> =>
-  Effect.suspend(() => {
-    const limits = new Map<string, Pipeline.Limit>()
-    if (options === false) return Effect.succeed(limits)
-    const overrides = options ?? {}
-    const weight = overrides.fundingBillsWeight
-    if (weight !== undefined && !RateLimiter.isPositive(weight)) {
-      return Effect.die(new RangeError("rateLimit.fundingBillsWeight must be a positive finite number"))
-    }
-    for (const name of limitedEndpoints) {
+// The API key's hash (SHA-256, hex), which names its budgets in a store: never the key itself.
+const keyHash = (apiKey: string) =>
+  Effect.map(
+    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(apiKey))),
+    (digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("").slice(0, 32)
+  )
+
+// The client's budgets, from the venue's defaults and the caller's overrides, in the store of the context (or a store
+// of its own); none when limiting is off.
+const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Budget.Limiter | undefined> =>
+  Effect.gen(function*() {
+    const rateLimit = options.rateLimit
+    if (rateLimit === false) return undefined
+    const overrides = rateLimit ?? {}
+    for (const name of ["uid", "ip", "perEndpoint"] as const) {
       const budget = overrides[name]
       if (budget !== undefined && !RateLimiter.isValidBudget(budget)) {
-        return Effect.die(new RangeError(`rateLimit.${name} needs a positive finite limit and windowMillis`))
+        return yield* invalid(`rateLimit.${name} needs a positive finite limit and windowMillis`)
       }
-      const venue = Venue.endpoints[name].rateLimit
-      limits.set(name, {
-        limiter: RateLimiter.make(budget ?? venue.budget, overrides.marginMillis ?? 25),
-        weight: name === "fundingBills" ? weight ?? venue.weight : venue.weight
-      })
     }
-    return Effect.succeed(limits)
+    const weights = overrides.weights ?? {}
+    for (const [name, weight] of Object.entries(weights)) {
+      if (!(name in Venue.endpoints)) return yield* invalid(`rateLimit.weights.${name}: no such endpoint`)
+      for (const side of ["uid", "ip"] as const) {
+        const value = weight?.[side]
+        if (value !== undefined && !RateLimiter.isPositive(value)) {
+          return yield* invalid(`rateLimit.weights.${name}.${side} must be a positive finite number`)
+        }
+      }
+    }
+    const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
+    const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
+    return Budget.make(store, {
+      uid: overrides.uid ?? Venue.budgets.uid,
+      ip: overrides.ip ?? Venue.budgets.ip,
+      perEndpoint: overrides.perEndpoint ?? Venue.budgets.perEndpoint,
+      weights,
+      marginMillis: overrides.marginMillis ?? 25,
+      userKey: yield* keyHash(Redacted.value(options.credentials.apiKey)),
+      address: overrides.address ?? "default",
+      // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
+      leaseMillis: timeoutMillis + 5_000
+    })
   })
 
 /**
@@ -254,14 +287,15 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
   const pipeline = yield* Pipeline.make({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
     locale: options.locale ?? "en-US",
-    timeout: Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10)),
+    timeout,
     timeoutBy: options.timeoutBy ?? "client",
     maxResponseBytes,
-    limits: yield* makeLimits(options.rateLimit)
+    limiter: yield* makeLimiter(options, Duration.toMillis(timeout))
   })
   const retrying = Retry.make(options.retry ?? {})
 

@@ -328,8 +328,6 @@ export interface Endpoint<
   /** `standard`: `{code, msg, requestTime, data}`. `transfer`: `{code: "200", id, timestamp}` on success. */
   readonly envelope: "standard" | "transfer"
   readonly idempotency: Idempotency
-  /** The default budget each caller (API key) has on this endpoint, and what one request weighs in it. */
-  readonly rateLimit: { readonly budget: Budget; readonly weight: number; readonly perAddress: boolean }
   /** The venue's weights of this endpoint (spec-extended §8), against `budgets`. */
   readonly weight: Weight
   /** What the client accepts from its caller and validates before anything is sent. */
@@ -338,7 +336,6 @@ export interface Endpoint<
   readonly response: Response
 }
 
-const perSecond: Budget = { limit: 10, windowMillis: 1000 }
 const weight = (ip: number, uid: number | undefined, counted = false): Weight => ({ ip, uid, perSecond: counted })
 
 const endpoint = <const Name extends string, Request extends Schema.Top, Response extends Schema.Top>(
@@ -346,8 +343,8 @@ const endpoint = <const Name extends string, Request extends Schema.Top, Respons
 ): Endpoint<Name, Request, Response> => spec
 
 /**
- * The endpoints of spec §4 and spec-extended §1–§7, with their default rate limits (DESIGN §4) and the venue's
- * weights (spec-extended §8). `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
+ * The endpoints of spec §4 and spec-extended §1–§7, with the venue's weights (spec-extended §8) against
+ * `budgets`. `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
  * venue's documents give; the test exchange serves both.
  *
  * @since 0.2.0
@@ -361,7 +358,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "clientOrderId",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 5, true),
     request: Order.PlaceOrder,
     response: Order.PlaceOrderResult
@@ -373,7 +369,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "clientOrderId",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 10, true),
     request: Order.BatchItem,
     response: Order.BatchResponse
@@ -385,7 +380,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(3, 3),
     request: Order.OpenOrdersQuery,
     response: Order.OpenOrdersPage
@@ -397,8 +391,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    // Weight 5 of 500 per 10 s, against the API key and, separately, against the caller's address (spec §4.4).
-    rateLimit: { budget: { limit: 500, windowMillis: 10_000 }, weight: 5, perAddress: true },
     weight: weight(5, 5),
     request: Bill.BillPageQuery,
     response: Bill.BillPage
@@ -410,7 +402,6 @@ export const endpoints = {
     permission: "transfer",
     envelope: "transfer",
     idempotency: "none",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(100, 100, true),
     request: Transfer.InternalTransfer,
     response: Transfer.TransferSuccess
@@ -422,7 +413,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 3, true),
     request: Order.CancelOrderRequest,
     response: Order.CancelOrderResponse
@@ -434,7 +424,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(10, 10, true),
     request: Order.CancelOrdersRequest,
@@ -447,7 +436,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 8, true),
     request: Order.CancelAllRequest,
     response: Order.CancelBatchResponse
@@ -459,7 +447,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 2),
     request: Order.OrderInfoRequest,
     response: Order.OrderInfoResponse
@@ -471,7 +458,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(10, 10),
     request: Order.OrderHistoryQuery,
     response: Order.OrderHistoryPage
@@ -483,7 +469,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 5),
     request: Fill.FillsQuery,
     response: Fill.FillsPage
@@ -495,7 +480,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(5, 5),
     request: Schema.Struct({}),
@@ -508,7 +492,6 @@ export const endpoints = {
     permission: "read",
     envelope: "transfer",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(100, 100),
     request: Transfer.TransferStatusQuery,
     response: Transfer.TransferStatusResponse
@@ -520,7 +503,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(10, undefined),
     request: Schema.Struct({ symbol: Schema.optional(Schema.String), symbols: Schema.optional(Schema.String) }),
     response: Market.ExchangeInfo
@@ -532,7 +514,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Market.ProductList
@@ -544,7 +525,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Market.ServerTime
@@ -556,7 +536,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Schema.Array(Schema.Unknown)

@@ -68,6 +68,13 @@ export * as Order from "./Order.ts"
 export * as Primitives from "./Primitives.ts"
 
 /**
+ * Where the client's rate-limit budgets live: in memory, or in Redis to share them between processes.
+ *
+ * @since 0.2.0
+ */
+export * as RateLimitStore from "./RateLimitStore.ts"
+
+/**
  * Texts from the network made safe to show: credentials scrubbed in every encoding, one printable line.
  *
  * @since 0.2.0

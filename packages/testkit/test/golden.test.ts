@@ -1,7 +1,10 @@
 /**
  * Golden wire fixtures: raw JSON texts written by hand in the shapes of the spec's samples (§2, §4, §7 and
  * DESIGN §3: a 64-bit `orderId` as a bare JSON number, open-order fields as strings with "0" before any fill,
- * `nextPage`/`totals` null, the transfer's own envelope, the error envelope).
+ * `nextPage`/`totals` null, the transfer's own envelope, the error envelope), and of spec-extended's samples (§1–§7:
+ * the snake_case cancel answer, the batch cancel's lists — with the `errCode` the testkit adds to a failure —, order
+ * records of any status, history and fill pages with `totals` 0, balances, symbol rules, products, time, and the
+ * transfer status in the transfer's envelope with user ids as bare JSON numbers and a `total` that is not the count).
  *
  * (a) The client decodes each fixture text exactly (served through a tiny `HttpClient`; signatures are not checked).
  * (b) The sandbox answers the same operations with texts of the same shape: same keys, the same JSON type per key,
@@ -17,7 +20,23 @@ import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { Sandbox, TestExchange } from "../src/index.ts"
 
-type FixtureName = "place-order" | "batch-orders" | "open-orders" | "funding-bills" | "transfer" | "error"
+type FixtureName =
+  | "place-order"
+  | "batch-orders"
+  | "open-orders"
+  | "funding-bills"
+  | "transfer"
+  | "error"
+  | "cancel-order"
+  | "cancel-batch"
+  | "order-info"
+  | "order-history"
+  | "fills"
+  | "assets"
+  | "exchange-info"
+  | "products"
+  | "server-time"
+  | "transfer-status"
 
 const fixture = (name: FixtureName): string => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), "utf8")
 
@@ -91,6 +110,28 @@ const orderDecimals = [
 ]
 const fillFields = ["latestFillPrice", "maxFillPrice", "minFillPrice", "fillQuantity", "fillTotalAmount"]
 
+/** Order records (spec §2.5) of any status: ids and times as digit strings, decimals as strings. */
+const orderRecords = (text: string, records: ReadonlyArray<{ readonly [key: string]: Json }>) => {
+  for (const order of records) {
+    // Order records carry ids as strings (DESIGN §3), exact in the text.
+    digits(order.orderId!, "orderId")
+    assert.isTrue(BigInt(order.orderId as string) > TWO_53)
+    assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
+    digits(order.accountId!, "accountId")
+    digits(order.cTime!, "cTime", 13)
+    digits(order.uTime!, "uTime", 13)
+    decimals(order, orderDecimals)
+    // Before any fill, every fill field is exactly the string "0".
+    if (order.fillQuantity === "0") { for (const field of fillFields) assert.strictEqual(order[field], "0", field) }
+  }
+}
+
+/** A page of history or fills (spec-extended §4): `nextPage` a boolean, `totals` an integer (0 in the samples). */
+const historyPage = (data: { readonly [key: string]: Json }) => {
+  assert.strictEqual(typeof data.nextPage, "boolean")
+  assert.strictEqual(typeOf(data.totals), "integer")
+}
+
 /** The spec's rules for each kind of answer, on the raw text. */
 const wireRules: Record<FixtureName, (text: string) => void> = {
   "place-order": (text) => {
@@ -110,18 +151,7 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
     standardEnvelope(parsed, "00000")
     assert.strictEqual(parsed.data.nextPage, null)
     assert.strictEqual(parsed.data.totals, null)
-    for (const order of parsed.data.orderInfoResultList) {
-      // Open-order records carry ids as strings (DESIGN §3), exact in the text.
-      digits(order.orderId, "orderId")
-      assert.isTrue(BigInt(order.orderId) > TWO_53)
-      assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
-      digits(order.accountId, "accountId")
-      digits(order.cTime, "cTime", 13)
-      digits(order.uTime, "uTime", 13)
-      decimals(order, orderDecimals)
-      // Before any fill, every fill field is exactly the string "0".
-      if (order.fillQuantity === "0") { for (const field of fillFields) assert.strictEqual(order[field], "0", field) }
-    }
+    orderRecords(text, parsed.data.orderInfoResultList)
   },
   "funding-bills": (text) => {
     const parsed = JSON.parse(text)
@@ -146,6 +176,102 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
     standardEnvelope(parsed, parsed.code)
     digits(parsed.code, "code", 5)
     assert.strictEqual(parsed.data, null)
+  },
+  "cancel-order": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    // snake_case, as the venue answers this operation (spec-extended §1).
+    assert.deepStrictEqual(Object.keys(parsed.data).sort(), [
+      "client_oid",
+      "err_code",
+      "err_msg",
+      "order_id",
+      "result",
+      "symbol"
+    ])
+    digits(parsed.data.order_id, "order_id")
+    assert.strictEqual(typeof parsed.data.result, "boolean")
+  },
+  "cancel-batch": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const id of parsed.data.successList) digits(id, "successList item")
+    for (const failure of parsed.data.failureList) {
+      digits(failure.orderId, "failure orderId")
+      digits(failure.errCode, "errCode", 5)
+      assert.strictEqual(typeof failure.errMsg, "string")
+    }
+  },
+  "order-info": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.isTrue(Array.isArray(parsed.data), "data is an array")
+    orderRecords(text, parsed.data)
+    for (const order of parsed.data) {
+      assert.include(["open", "partial_fill", "full_fill", "cancelled"], order.status)
+    }
+  },
+  "order-history": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    historyPage(parsed.data)
+    orderRecords(text, parsed.data.orderInfoResultList)
+  },
+  fills: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    historyPage(parsed.data)
+    for (const fill of parsed.data.fillsOrderResultList) {
+      digits(fill.orderId, "orderId")
+      digits(fill.fillId, "fillId")
+      digits(fill.accountId, "accountId")
+      digits(fill.cTime, "cTime", 13)
+      decimals(fill, ["fillPrice", "fillQuantity", "fillTotalAmount", "fees"])
+    }
+  },
+  assets: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const balance of parsed.data) {
+      assert.strictEqual(typeOf(balance.coinId), "integer")
+      decimals(balance, ["available", "frozen", "equity"])
+    }
+  },
+  "exchange-info": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const rules of parsed.data) {
+      decimals(rules, ["tickSize", "stepSize", "minTradeAmount", "maxTradeAmount", "takerFeeRate", "makerFeeRate"])
+      assert.strictEqual(typeof rules.enableTrade, "boolean")
+    }
+  },
+  products: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const symbol of parsed.data) assert.match(symbol, /^[A-Z0-9]+_SPBL$/)
+  },
+  "server-time": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.match(text, /"data"\s*:\s*\d{13}\s*}/, "the time is a bare 13-digit integer")
+  },
+  "transfer-status": (text) => {
+    const parsed = JSON.parse(text)
+    // The transfer's envelope: no msg, no data.
+    assert.deepStrictEqual(Object.keys(parsed).sort(), ["code", "list", "timestamp", "total"])
+    assert.strictEqual(parsed.code, "200")
+    assert.strictEqual(typeOf(parsed.total), "integer")
+    const ids = [...text.matchAll(/"(?:from|to)UserId"\s*:\s*([^,}\s]+)/g)].map((m) => m[1]!)
+    assert.strictEqual(ids.length, 2 * parsed.list.length)
+    for (const id of ids) {
+      assert.match(id, /^\d{16,20}$/, `user id ${id} is a bare integer literal`)
+      assert.isTrue(BigInt(id) > TWO_53, `user id ${id} lies above 2^53`)
+    }
+    for (const item of parsed.list) {
+      digits(item.withdrawId, "withdrawId")
+      decimals(item, ["amount"])
+      assert.strictEqual(typeOf(item.createTime), "integer")
+    }
   }
 }
 
@@ -155,7 +281,17 @@ const fixtureNames: ReadonlyArray<FixtureName> = [
   "open-orders",
   "funding-bills",
   "transfer",
-  "error"
+  "error",
+  "cancel-order",
+  "cancel-batch",
+  "order-info",
+  "order-history",
+  "fills",
+  "assets",
+  "exchange-info",
+  "products",
+  "server-time",
+  "transfer-status"
 ]
 
 describe("golden fixtures", () => {
@@ -393,14 +529,17 @@ describe("(a) the client decodes the fixtures exactly", () => {
 
 const alice = TestExchange.demoKeys.alice
 
-/** Signs a request per DESIGN §3 with node:crypto and sends it; answers the status and the raw text. */
-const send = (baseUrl: string, path: string, body: string) =>
+/**
+ * Signs a request per DESIGN §3 with node:crypto and sends it (a GET's `path` with its query, no body); answers the
+ * status and the raw text.
+ */
+const send = (baseUrl: string, path: string, body: string, method: "GET" | "POST" = "POST") =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const timestamp = String(now)
-    const sign = createHmac("sha256", alice.secretKey).update(timestamp + "POST" + path + body).digest("base64")
+    const sign = createHmac("sha256", alice.secretKey).update(timestamp + method + path + body).digest("base64")
     return Effect.promise(async () => {
       const response = await fetch(baseUrl + path, {
-        method: "POST",
+        method,
         headers: {
           "ACCESS-KEY": alice.apiKey,
           "ACCESS-SIGN": sign,
@@ -409,10 +548,17 @@ const send = (baseUrl: string, path: string, body: string) =>
           locale: "en-US",
           "Content-Type": "application/json"
         },
-        body
+        ...(method === "GET" ? {} : { body })
       })
       return { status: response.status, text: await response.text() }
     })
+  })
+
+/** A public GET, unsigned. */
+const sendPublic = (baseUrl: string, path: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(baseUrl + path)
+    return { status: response.status, text: await response.text() }
   })
 
 const compare = (name: FixtureName, text: string) => {
@@ -497,6 +643,102 @@ describe("(b) the sandbox answers in the shapes of the fixtures", () => {
       assert.strictEqual(refused.status, 400)
       compare("error", refused.text)
       assert.strictEqual(JSON.parse(refused.text).code, "43012")
+    }).pipe(
+      Effect.provide(
+        Sandbox.layer().pipe(
+          Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+        )
+      )
+    ))
+})
+
+const q = {
+  cancelOrder: Venue.endpoints.cancelOrder.path,
+  cancelOrders: Venue.endpoints.cancelOrders.path,
+  order: Venue.endpoints.order.path,
+  orderHistory: Venue.endpoints.orderHistory.path,
+  fills: Venue.endpoints.fills.path,
+  balances: Venue.endpoints.balances.path,
+  exchangeInfo: Venue.endpoints.exchangeInfo.path,
+  productList: Venue.endpoints.productList.path,
+  serverTime: Venue.endpoints.serverTime.path,
+  transferStatus: Venue.endpoints.transferStatus.path
+}
+
+describe("(b) the sandbox answers the trading surface in the shapes of the fixtures", () => {
+  it.live("every operation of spec-extended, read as raw text", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      const aliceId = exchange.accounts[0]!.userId
+      const bobId = exchange.accounts[1]!.userId
+      const order = (clientOrderId: string, price: string, quantity: string) =>
+        `{"symbol":"BTCUSDT_SPBL","side":"buy","orderType":"limit","force":"normal","price":"${price}",` +
+        `"quantity":"${quantity}","clientOrderId":"${clientOrderId}"}`
+      const idOf = (cid: string) => exchange.engine.orderByClientId(aliceId, cid)!.orderId
+      const ok = (answer: { readonly status: number; readonly text: string }, name: FixtureName) => {
+        assert.strictEqual(answer.status, 200, answer.text)
+        compare(name, answer.text)
+        return JSON.parse(answer.text)
+      }
+      for (
+        const [cid, price, quantity] of [["golden-1", "29000.00", "0.01"], ["golden-x", "29001.00", "0.01"], [
+          "golden-pf",
+          "30010.00",
+          "1.5"
+        ]] as const
+      ) {
+        assert.strictEqual((yield* send(baseUrl, p.placeOrder, order(cid, price, quantity))).status, 200)
+      }
+
+      const cancelled = ok(
+        yield* send(baseUrl, q.cancelOrder, `{"symbol":"BTCUSDT_SPBL","orderId":"${idOf("golden-x")}"}`),
+        "cancel-order"
+      )
+      assert.deepStrictEqual([cancelled.data.result, cancelled.data.client_oid], [true, null])
+      const batch = ok(
+        yield* send(
+          baseUrl,
+          q.cancelOrders,
+          `{"symbol":"BTCUSDT_SPBL","orderIds":["${idOf("golden-1")}","${idOf("golden-x")}"]}`
+        ),
+        "cancel-batch"
+      )
+      assert.deepStrictEqual(batch.data.successList, [idOf("golden-1")])
+      assert.deepStrictEqual(batch.data.failureList[0].errCode, "43004")
+
+      const info = ok(yield* send(baseUrl, q.order, `{"clientOrderId":"golden-pf"}`), "order-info")
+      assert.strictEqual(info.data[0].status, "partial_fill")
+      const history = ok(
+        yield* send(baseUrl, q.orderHistory, `{"symbol":"BTCUSDT_SPBL","pageSize":2}`),
+        "order-history"
+      )
+      assert.deepStrictEqual(
+        [
+          history.data.orderInfoResultList.map((o: { clientOrderId: string }) => o.clientOrderId),
+          history.data.nextPage
+        ],
+        [["golden-pf", "golden-x"], true]
+      )
+      const fills = ok(yield* send(baseUrl, q.fills, `{"symbol":"BTCUSDT_SPBL"}`), "fills")
+      assert.strictEqual(fills.data.fillsOrderResultList.length, 2)
+
+      ok(yield* send(baseUrl, q.balances, "", "GET"), "assets")
+      ok(yield* sendPublic(baseUrl, `${q.exchangeInfo}?symbol=BTCUSDT_SPBL`), "exchange-info")
+      ok(yield* sendPublic(baseUrl, q.productList), "products")
+      ok(yield* sendPublic(baseUrl, q.serverTime), "server-time")
+
+      const transfer = yield* send(
+        baseUrl,
+        p.internalTransfer,
+        `{"toUserId":${bobId},"coin":"USDT","amount":"12.5","fromAccountType":"FUND","toAccountType":"SPOT"}`
+      )
+      compare("transfer", transfer.text)
+      const status = ok(yield* send(baseUrl, `${q.transferStatus}?coin=USDT&pageSize=10`, "", "GET"), "transfer-status")
+      assert.deepStrictEqual(
+        [status.total, status.list[0].withdrawId, status.list[0].amount],
+        [1, JSON.parse(transfer.text).id, "12.5"]
+      )
     }).pipe(
       Effect.provide(
         Sandbox.layer().pipe(

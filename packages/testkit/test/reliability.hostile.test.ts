@@ -11,9 +11,10 @@
  *   and spans;
  * - the sandbox under 10,000 large unauthenticated requests (full run; 400 by default): its request log holds copies,
  *   bounded in bytes;
- * - exact replays of each state-changing operation: refused (40409) and not applied, while the client's own retries,
- *   signed afresh, pass;
- * - signatures over the bytes received: different bytes with one signature, and bytes that are not UTF-8;
+ * - exact replays of each state-changing operation (placing one order or a batch, a transfer, cancelling one order,
+ *   a batch or all): refused (40409) and not applied, while the client's own retries, signed afresh, pass;
+ * - signatures over the bytes received: different body bytes with one signature, bytes that are not UTF-8, and a GET's
+ *   query written otherwise than signed;
  * - failed authentications from one address: 429 after a burst.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -431,12 +432,15 @@ describe("reliability: hostile requests", () => {
           yield* Effect.forEach(
             Array.from({ length: requests }, (_, i) => i),
             () =>
-              Effect.map(H.sendBytes(port, ORDERS, { "content-type": "application/json" }, body, agent), (answer) => {
-                codes.set(
-                  answer.code ?? String(answer.status),
-                  (codes.get(answer.code ?? String(answer.status)) ?? 0) + 1
-                )
-              }),
+              Effect.map(
+                H.sendBytes(port, ORDERS, { "content-type": "application/json" }, body, { agent }),
+                (answer) => {
+                  codes.set(
+                    answer.code ?? String(answer.status),
+                    (codes.get(answer.code ?? String(answer.status)) ?? 0) + 1
+                  )
+                }
+              ),
             { concurrency: 4, discard: true }
           )
           const seconds = (performance.now() - started) / 1000
@@ -494,9 +498,10 @@ describe("reliability: hostile requests", () => {
             ],
             ["internalTransfer", client.internalTransfer({ ...transferInput, toUserId: bob!.userId })]
           ] as const
+          // Every order with its status: a replayed cancel would change one.
           const state = Effect.gen(function*() {
             return {
-              orders: exchange.engine.orderList().length,
+              orders: exchange.engine.orderList().map((order) => `${order.clientOrderId} ${order.status}`),
               alice: yield* exchange.balances(alice!.userId),
               bob: yield* exchange.balances(bob!.userId)
             }
@@ -514,6 +519,41 @@ describe("reliability: hostile requests", () => {
             }
             assert.deepStrictEqual(answers, [[409, "40409"], [409, "40409"], [409, "40409"]], name)
             assert.deepStrictEqual(yield* state, before, `${name}: nothing applied`)
+            figures[name] = { replays: answers.length, answered: answers[0], applied: 0 }
+          }
+
+          // The cancels (#14), as raw signed requests: each applied once, its replays refused and applied nothing. An
+          // order is placed after each cancel, which a replayed cancel-all would cancel too.
+          const aliceKey = TestExchange.demoKeys.alice
+          const statusOf = (clientOrderId: string) =>
+            exchange.engine.orderByClientId(alice!.userId, clientOrderId)?.status
+          const cancels = [
+            ["cancelOrder", ["cx-1"], { symbol: BTC, clientOid: "cx-1" }],
+            ["cancelOrders", ["cx-2", "cx-3"], { symbol: BTC, clientOids: ["cx-2", "cx-3"] }],
+            ["cancelAll", ["cx-4", "cx-5"], { symbol: BTC }]
+          ] as const
+          for (const [name, placed, body] of cancels) {
+            const path = Venue.endpoints[name].path
+            for (const clientOrderId of placed) yield* client.placeOrder({ ...limitBuy, clientOrderId })
+            const bytes = Buffer.from(JSON.stringify(body))
+            const headers = H.signedHeaders(aliceKey, Date.now(), path, bytes)
+            const first = yield* H.sendBytes(portOf(baseUrl), path, headers, bytes)
+            assert.deepStrictEqual([first.status, first.code], [200, "00000"], `${name}: ${first.body}`)
+            assert.deepStrictEqual(
+              placed.map(statusOf),
+              placed.map(() => "cancelled" as const),
+              `${name}: applied once`
+            )
+            yield* client.placeOrder({ ...limitBuy, clientOrderId: `${name}-after` })
+            const before = yield* state
+            const answers = []
+            for (let i = 0; i < 3; i++) {
+              const replay = yield* H.sendBytes(portOf(baseUrl), path, headers, bytes)
+              answers.push([replay.status, replay.code])
+            }
+            assert.deepStrictEqual(answers, [[409, "40409"], [409, "40409"], [409, "40409"]], name)
+            assert.deepStrictEqual(yield* state, before, `${name}: nothing applied`)
+            assert.strictEqual(statusOf(`${name}-after`), "open", `${name}: the order placed since is open`)
             figures[name] = { replays: answers.length, answered: answers[0], applied: 0 }
           }
 
@@ -543,7 +583,9 @@ describe("reliability: hostile requests", () => {
             assert.isAtLeast(signatures.length, 2, `${name}: retried`)
             assert.strictEqual(new Set(signatures).size, signatures.length, `${name}: each attempt signed afresh`)
             const after = yield* state
-            if (name.startsWith("placeOrder")) assert.strictEqual(after.orders, before.orders + 1, `${name}: one order`)
+            if (name.startsWith("placeOrder")) {
+              assert.strictEqual(after.orders.length, before.orders.length + 1, `${name}: one order`)
+            }
             retries[name] = { attempts: signatures.length, distinctSignatures: new Set(signatures).size }
           }
           yield* assertConserved(exchange)
@@ -600,7 +642,33 @@ describe("reliability: hostile requests", () => {
       const answers: Array<readonly [string, number, string | undefined]> = []
       for (const [name, signedOver, sent] of cases) answers.push([name, ...(yield* send(signedOver, sent))])
       assert.deepStrictEqual(answers, cases.map(([name, , , expected]) => [name, ...expected] as const))
-      yield* report("hostile-byte-signatures", { cases: answers })
+
+      // A GET is signed over its path and query as sent, before any decoding: a query that decodes the same but is
+      // written otherwise is another request. (Node's parser takes only ASCII in a request's target, so its text is
+      // its bytes.) The transfer status answers in the transfer envelope, code "200".
+      const STATUS = Venue.endpoints.transferStatus.path
+      const none = new Uint8Array()
+      const get = (signedQuery: string, sentQuery: string) =>
+        Effect.map(
+          H.sendBytes(port, STATUS + sentQuery, H.signedHeaders(alice, T0, STATUS + signedQuery, none, "GET"), none, {
+            method: "GET"
+          }),
+          (answer) => [answer.status, answer.code] as const
+        )
+      const getCases = [
+        ["GET ?coin=USDT signed and sent", "?coin=USDT", "?coin=USDT", [200, "200"]],
+        ["GET ?coin=USDT signed, ?coin=%55SDT sent (decodes the same)", "?coin=USDT", "?coin=%55SDT", [400, "40009"]],
+        ["GET ?coin=%55SDT signed and sent", "?coin=%55SDT", "?coin=%55SDT", [200, "200"]],
+        ["GET ?coin=%C3%A9 signed and sent", "?coin=%C3%A9", "?coin=%C3%A9", [200, "200"]],
+        ["GET ?coin=é signed as text, ?coin=%C3%A9 sent", "?coin=\u00e9", "?coin=%C3%A9", [400, "40009"]],
+        ["GET ?coin=USDT signed, ?coin=USDT&coin=USDT sent", "?coin=USDT", "?coin=USDT&coin=USDT", [400, "40009"]]
+      ] as const
+      const getAnswers: Array<readonly [string, number, string | undefined]> = []
+      for (const [name, signedQuery, sentQuery] of getCases) {
+        getAnswers.push([name, ...(yield* get(signedQuery, sentQuery))])
+      }
+      assert.deepStrictEqual(getAnswers, getCases.map(([name, , , expected]) => [name, ...expected] as const))
+      yield* report("hostile-byte-signatures", { cases: [...answers, ...getAnswers] })
     }).pipe(Effect.provide(Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(demoExchange(0)))))))
 
   it.effect("failed authentications from an address: 429 after a burst, until they age out of the window", () =>

@@ -685,11 +685,12 @@ const forceScenarios: ReadonlyArray<Scenario> = [
           ...fills(o)
         })
         const first = yield* Stream.runCollect(alice.openOrders({ symbol: BTC }))
+        // A resting order with fills is `partial_fill` on the wire (spec-extended §3), `open` without.
         assert.deepStrictEqual(first.map(view), [{
           orderId: placed.orderId,
           price: "30010",
           quantity: "1.5",
-          status: "open",
+          status: "partial_fill",
           fillQuantity: "1",
           fillTotalAmount: "30007.5",
           latestFillPrice: "30010",
@@ -939,8 +940,9 @@ const authScenarios: ReadonlyArray<Scenario> = [
 const rateLimitScenarios: ReadonlyArray<Scenario> = [
   {
     name: "venue rate limits with retries off: a burst past the budget gets RateLimitError (HTTP 429)",
+    // Orders: 3 per minute on the endpoint. The user's budget: 25 per minute, of which the 3 orders weigh 15 (5 each).
     exchange: baseExchange({
-      rateLimits: { placeOrder: { limit: 3, windowMillis: 60_000 }, fundingBills: { limit: 10, windowMillis: 60_000 } }
+      rateLimits: { perEndpoint: { limit: 3, windowMillis: 60_000 }, uid: { limit: 25, windowMillis: 60_000 } }
     }),
     client: { retry: false },
     run: ({ alice, aliceId, exchange }) =>
@@ -953,7 +955,7 @@ const rateLimitScenarios: ReadonlyArray<Scenario> = [
         assert.deepStrictEqual(results.slice(3).map(failureOf), [limited, limited])
         for (const r of results.slice(0, 3)) successOf(r)
         assert.strictEqual((yield* exchange.orders(aliceId)).length, 3)
-        // Bills weigh 5 against a budget of 10: two pages pass, the third is refused.
+        // Bills weigh 5 against the 10 left: two pages pass, the third is refused.
         const bills = yield* outcome(Stream.runCollect(alice.fundingBills({ pageSize: 1 })))
         assert.deepStrictEqual(failureOf(bills), limited)
         const wire = yield* wireLog(exchange)
@@ -972,7 +974,7 @@ const rateLimitScenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "venue rate limits with retries on: the client's backoff absorbs the 429s of a burst",
-    exchange: baseExchange({ rateLimits: { placeOrder: { limit: 2, windowMillis: 60 } } }),
+    exchange: baseExchange({ rateLimits: { perEndpoint: { limit: 2, windowMillis: 60 } } }),
     client: { retry: { baseDelay: "15 millis", times: 8 } },
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
@@ -996,8 +998,8 @@ const rateLimitScenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "client-side limiting keeps a burst within the venue's limits: no 429 at all",
-    exchange: baseExchange({ rateLimits: { placeOrder: { limit: 3, windowMillis: 150 } } }),
-    client: { retry: false, rateLimit: { placeOrder: { limit: 3, windowMillis: 150 } } },
+    exchange: baseExchange({ rateLimits: { perEndpoint: { limit: 3, windowMillis: 150 } } }),
+    client: { retry: false, rateLimit: { perEndpoint: { limit: 3, windowMillis: 150 } } },
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
         const placed = yield* Effect.forEach(

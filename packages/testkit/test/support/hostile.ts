@@ -337,31 +337,38 @@ export interface RawAnswer {
   readonly body: string
 }
 
-/** The headers of a request signed over `prehash + body` bytes with `secret`. */
+/** The headers of a request signed over `timestamp + method + path` (with its query) and the `body` bytes. */
 export const signedHeaders = (
   key: { readonly apiKey: string; readonly secretKey: string; readonly passphrase: string },
   timestamp: number,
   path: string,
-  body: Uint8Array
+  body: Uint8Array,
+  method: "GET" | "POST" = "POST"
 ): Record<string, string> => ({
   "access-key": key.apiKey,
-  "access-sign": createHmac("sha256", key.secretKey).update(`${timestamp}POST${path}`).update(body).digest("base64"),
+  "access-sign": createHmac("sha256", key.secretKey).update(`${timestamp}${method}${path}`).update(body).digest(
+    "base64"
+  ),
   "access-timestamp": String(timestamp),
   "access-passphrase": key.passphrase,
   "content-type": "application/json"
 })
 
-/** POSTs exactly `body` (bytes) with `headers` to the server on `port`; answers the status and the venue code. */
+/**
+ * Sends exactly `body` (bytes) to `path` (with its query, as given) with `headers` to the server on `port`, by POST
+ * unless `method` says GET; answers the status and the venue code.
+ */
 export const sendBytes = (
   port: number,
   path: string,
   headers: Record<string, string>,
   body: Uint8Array,
-  agent?: Agent | undefined
+  options: { readonly agent?: Agent | undefined; readonly method?: "GET" | "POST" | undefined } = {}
 ) =>
   Effect.callback<RawAnswer, Error>((resume) => {
+    const { agent, method = "POST" } = options
     const request = httpRequest(
-      { host: "127.0.0.1", port, agent, method: "POST", path, headers: { ...headers, "content-length": body.length } },
+      { host: "127.0.0.1", port, agent, method, path, headers: { ...headers, "content-length": body.length } },
       (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => chunks.push(chunk))

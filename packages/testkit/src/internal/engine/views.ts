@@ -1,6 +1,6 @@
 // Views: the engine's records as the venue reports them (OrderView, BillView, LedgerEntry, Trade, depth), built only
 // when asked, and the queries that list them (orders by id, user or clientOrderId, open orders, the ledger, trades).
-import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../Engine.ts"
+import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../EngineModel.ts"
 import { fixed, trimmed } from "../units.ts"
 import { accountTypes } from "./accounts.ts"
 import * as Book from "./book.ts"
@@ -81,11 +81,22 @@ export class Views {
 
   /** A user's open orders on a symbol, newest first (cTime desc, then orderId desc), one page (`pageNo` from 0). */
   openOrders(userId: string, symbol: string, pageNo: number, limit: number): ReadonlyArray<OrderView> {
+    // The venue's order is cTime desc, then orderId desc. An order's cTime is the engine's clock when it was placed,
+    // which never goes back, so that order is descending sequence numbers.
+    const sorted = this.openSeqs(userId, symbol)
+    const out: Array<OrderView> = []
+    const first = sorted.length - 1 - pageNo * limit
+    for (let i = first; i > first - limit && i >= 0; i--) out.push(this.order(sorted[i]!))
+    return out
+  }
+
+  /** The sequence numbers of a user's open orders on a symbol, ascending (oldest first); none for an unknown one. */
+  openSeqs(userId: string, symbol: string): Float64Array {
     const user = this.parts.accounts.find(userId)
     const product = this.parts.registry.product(symbol)
-    if (user === undefined || product === undefined) return []
-    const store = this.parts.matching.orders
     const seqs: Array<number> = []
+    if (user === undefined || product === undefined) return new Float64Array(0)
+    const store = this.parts.matching.orders
     for (const side of [product.bids, product.asks]) {
       for (const level of side.levels) {
         for (let seq = level.head; seq !== Book.NO_ORDER; seq = store.segment(seq)[Book.at(seq) + Book.NEXT]!) {
@@ -93,13 +104,8 @@ export class Views {
         }
       }
     }
-    // The venue's order is cTime desc, then orderId desc. An order's cTime is the engine's clock when it was placed,
-    // which never goes back, so that order is descending sequence numbers: a numeric sort, no comparator.
-    const sorted = Float64Array.from(seqs).sort()
-    const out: Array<OrderView> = []
-    const first = sorted.length - 1 - pageNo * limit
-    for (let i = first; i > first - limit && i >= 0; i--) out.push(this.order(sorted[i]!))
-    return out
+    // A numeric sort, no comparator.
+    return Float64Array.from(seqs).sort()
   }
 
   /** The order book of a symbol: price levels best first, with the total quantity and number of orders at each. */

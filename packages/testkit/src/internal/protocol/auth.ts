@@ -81,6 +81,7 @@ export class Auth {
     if (!constantTimeEqual(passphrase, key.passphrase)) return refusal("40012")
     if (Math.abs(now - Number(timestamp)) > this.windowMillis) return refusal("40008")
     const hmacKey = this.hmacKey(key.secretKey)
+    // The path and query as received: Node's parser takes only ASCII in a request's target, so this text is its bytes.
     const expected = request.bodyBytes === undefined
       ? NodeSigner.hmacBase64(hmacKey, Venue.prehash(timestamp, request.method, request.path, request.body))
       : NodeSigner.hmacBase64(hmacKey, [Venue.prehash(timestamp, request.method, request.path, ""), request.bodyBytes])
