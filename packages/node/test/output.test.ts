@@ -1,5 +1,6 @@
 /**
- * The CLI's output layer (`internal/output.ts`): a file's `close` says whether every write reached it.
+ * The CLI's output layer (`internal/output.ts`): a file's `close` says whether every write reached it; `redactStrings`
+ * removes credentials from every text of a value before a format quotes them (issue #17).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -35,4 +36,28 @@ describe("Output.openFile", () => {
         assert.include(error.message, "cannot write /dev/full")
       }).pipe(Effect.scoped)
   )
+})
+
+describe("Output.redactStrings", () => {
+  const redact = (text: string) => text.replaceAll("s3cret", "<redacted>")
+
+  it("redacts every string of plain objects and arrays, nested, and leaves other values as they are", () => {
+    const when = new Date(0)
+    const value = { id: "a s3cret id", n: 1, list: ["s3cret", { deep: "x s3cret" }], when, none: null }
+    const clean = Output.redactStrings(value, redact)
+    assert.deepStrictEqual(clean, {
+      id: "a <redacted> id",
+      n: 1,
+      list: ["<redacted>", { deep: "x <redacted>" }],
+      when,
+      none: null
+    })
+    assert.strictEqual(clean.when, when, "not a plain object: kept")
+    assert.strictEqual(value.id, "a s3cret id", "the value itself untouched")
+  })
+
+  it("answers the same value when no string changes", () => {
+    const value = { id: "1", list: ["a", { b: "c" }] }
+    assert.strictEqual(Output.redactStrings(value, redact), value)
+  })
 })

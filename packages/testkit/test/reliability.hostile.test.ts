@@ -63,10 +63,15 @@ const reasonOf = <A>(exit: Exit.Exit<A, unknown>, what: string): SpotError.SpotE
 const clientAt = (baseUrl: string, options: Partial<SpotClient.Options> = {}) =>
   SpotClient.make({ baseUrl, credentials: hostile, rateLimit: false, ...options })
 
+const TRANSPORTS = ["undici", "effect-undici", "node:http"] as const
+
 const sizeCases = [
   ["endless chunked body", H.endlessBody],
   ["1 GiB body", H.declaredBody(1024 * MiB)]
 ] as const
+
+// Full run: also a 1 GiB body without a Content-Length (read up to the limit, as an endless one).
+const fullSizeCases = full ? [...sizeCases, ["1 GiB chunked body", H.chunkedBody(1024 * MiB)] as const] : sizeCases
 
 describe("reliability: hostile venues", () => {
   it.live(
@@ -74,17 +79,32 @@ describe("reliability: hostile venues", () => {
     () =>
       Effect.gen(function*() {
         const figures: Record<string, unknown> = {}
-        for (const [name, handler] of sizeCases) {
+        // The CLI as users run it (it reads at most 16 MiB); in the full run also with the library's default limit,
+        // 64 MiB (SPOTKIT_MAX_RESPONSE_BYTES), recorded, not held against the goal: why the CLI reads less.
+        const runs = [
+          ...fullSizeCases.map(([name, handler]) => [name, handler, {}] as const),
+          ...(full
+            ? [
+              [
+                "endless chunked body, SPOTKIT_MAX_RESPONSE_BYTES=64 MiB",
+                H.endlessBody,
+                { SPOTKIT_MAX_RESPONSE_BYTES: String(SpotClient.DEFAULT_MAX_RESPONSE_BYTES) }
+              ] as const
+            ]
+            : [])
+        ]
+        for (const [name, handler, env] of runs) {
           const run = yield* Effect.scoped(Effect.flatMap(
             H.hostileVenue(handler),
-            (venue) => H.runCli(["bills", "export", "--format", "ndjson"], H.cliEnv(venue.baseUrl))
+            (venue) => H.runCli(["bills", "export", "--format", "ndjson"], { ...H.cliEnv(venue.baseUrl), ...env })
           ))
           assert.strictEqual(run.code, 1, `${name}: exit code (stderr ${JSON.stringify(run.stderr.slice(0, 300))})`)
           assert.strictEqual(run.stdoutBytes, 0, `${name}: nothing on stdout`)
           assertOneLine(run.stderr, name)
           assert.include(run.stderr, "the answer is too large", name)
           // No /proc (not Linux): no figure to hold against the goal.
-          if (run.peakRssMB > 0) assert.isBelow(run.peakRssMB, CLI_TARGET_MB, `${name}: peak RSS`)
+          const byDefault = Object.keys(env).length === 0
+          if (run.peakRssMB > 0 && byDefault) assert.isBelow(run.peakRssMB, CLI_TARGET_MB, `${name}: peak RSS`)
           figures[name] = {
             exitCode: run.code,
             stdoutBytes: run.stdoutBytes,
@@ -104,8 +124,8 @@ describe("reliability: hostile venues", () => {
       Effect.gen(function*() {
         const limit = full ? SpotClient.DEFAULT_MAX_RESPONSE_BYTES : 4 * MiB
         const figures: Array<unknown> = []
-        for (const transport of ["undici", "effect-undici", "node:http"] as const) {
-          for (const [name, handler] of sizeCases) {
+        for (const transport of TRANSPORTS) {
+          for (const [name, handler] of fullSizeCases) {
             const what = `${transport}, ${name}`
             yield* Effect.scoped(Effect.gen(function*() {
               const venue = yield* H.hostileVenue(handler)
@@ -141,6 +161,42 @@ describe("reliability: hostile venues", () => {
         yield* report("hostile-size-library", { limit, calls: figures })
       }),
     testTimeout(60_000, 120_000)
+  )
+
+  it.live(
+    "a response's size: a library process's peak memory over each transport stays within the limit's reach",
+    () =>
+      Effect.gen(function*() {
+        // Reduced: one transport, one body, a small limit, to keep the harness tried; full: every transport and body
+        // at the default limit. A process that fails at the first chunk (a declared 1 GiB) is the baseline; reading an
+        // endless body up to the limit may add the limit and what the socket buffers holding it cost beyond it.
+        const limit = full ? SpotClient.DEFAULT_MAX_RESPONSE_BYTES : 4 * MiB
+        const transports = full ? TRANSPORTS : (["undici"] as const)
+        const cases = full ? fullSizeCases : sizeCases.slice(0, 1)
+        const figures: Array<Record<string, unknown>> = []
+        for (const transport of transports) {
+          for (const [name, handler] of cases) {
+            const what = `${transport}, ${name}`
+            const run = yield* Effect.scoped(
+              Effect.flatMap(H.hostileVenue(handler), (venue) => H.runLibrary(venue.baseUrl, transport, limit))
+            )
+            assert.strictEqual(run.code, 0, `${what}: ${run.stderr.slice(0, 300)}`)
+            const outcome = JSON.parse(run.stdout) as { readonly outcome: string; readonly message?: string }
+            assert.strictEqual(outcome.outcome, "ResponseTooLargeError", `${what}: ${run.stdout}`)
+            figures.push({ transport, body: name, peakRssMB: run.peakRssMB, seconds: run.seconds })
+          }
+          const peaks = figures.filter((figure) => figure.transport === transport).map((f) => f.peakRssMB as number)
+          // No /proc (not Linux): no figure to hold.
+          if (full && peaks.every((peak) => peak > 0)) {
+            const baseline = peaks[1]!
+            for (const peak of peaks) {
+              assert.isBelow(peak - baseline, (2.5 * limit) / MiB, `${transport}: MB added by reading to the limit`)
+            }
+          }
+        }
+        yield* report("hostile-size-library-memory", { limitBytes: limit, runs: figures })
+      }),
+    testTimeout(30_000, 180_000)
   )
 
   const FORGED = "bad request\nspotkit: exported 0 rows OK\r\u001b[2K\u001b]0;pwned\u0007\u001b[31mred\u001b[0m " +
@@ -274,10 +330,15 @@ describe("reliability: hostile venues", () => {
       ] as const
       const figures: Array<unknown> = []
       const leaks: Array<H.Leak> = []
-      for (const [name, args, handler, code] of runs) {
-        const run = yield* Effect.scoped(
-          Effect.flatMap(H.hostileVenue(handler), (venue) => H.runCli(args, H.cliEnv(venue.baseUrl)))
-        )
+      // Two at a time: each is a process of its own with a venue of its own.
+      const done = yield* Effect.forEach(
+        runs,
+        ([, args, handler]) =>
+          Effect.scoped(Effect.flatMap(H.hostileVenue(handler), (venue) => H.runCli(args, H.cliEnv(venue.baseUrl)))),
+        { concurrency: 2 }
+      )
+      for (const [i, [name, , , code]] of runs.entries()) {
+        const run = done[i]!
         assert.strictEqual(run.code, code, `${name}: exit code (stderr ${JSON.stringify(run.stderr.slice(0, 300))})`)
         // The echo arrived, and was removed.
         assert.include(run.stdout + run.stderr, "<redacted>", name)

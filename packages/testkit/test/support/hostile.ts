@@ -101,6 +101,12 @@ export const declaredBody = (bytes: number): Handler => (_request, _body, respon
   pump(response, OPENING, bytes - OPENING.length)
 }
 
+/** A 200 answer of `bytes` sent chunked: no Content-Length to refuse it by, its size known at its end only. */
+export const chunkedBody = (bytes: number): Handler => (_request, _body, response) => {
+  response.writeHead(200, { "content-type": "application/json" })
+  pump(response, OPENING, bytes - OPENING.length)
+}
+
 /** One answer: a status and a JSON value. */
 export const answer = (status: number, value: unknown): Handler => (_request, _body, response) => {
   const body = JSON.stringify(value)
@@ -264,11 +270,26 @@ const peakKb = (pid: number): number | undefined => {
  * Runs the built `spotkit` (`dist/bin/spotkit.js`, built first when needed) with exactly `env` plus PATH, sampling its
  * peak resident set (VmHWM) every 10 ms until it exits.
  */
-export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => runNode(spotkitBin, args, env)
+
+const libraryProcess = fileURLToPath(new URL("hostileClient.ts", import.meta.url))
+
+/** The Node transports of `NodeSpotClient.layer`. */
+export type Transport = "undici" | "effect-undici" | "node:http"
+
+/**
+ * Runs a library process (`hostileClient.ts`, over the built packages) that makes one `fundingBillsPage` call to the
+ * venue at `baseUrl` over `transport`, reading at most `maxResponseBytes`; its stdout is one JSON line, the outcome.
+ */
+export const runLibrary = (baseUrl: string, transport: Transport, maxResponseBytes: number) =>
+  runNode(libraryProcess, [baseUrl, transport, String(maxResponseBytes)], {})
+
+/** Runs a Node script (built first when needed) as `runCli` runs the CLI. */
+const runNode = (script: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.callback<CliRun>((resume) => {
     buildCli()
     const started = performance.now()
-    const child = spawn(process.execPath, [spotkitBin, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })

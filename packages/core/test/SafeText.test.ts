@@ -1,0 +1,109 @@
+/**
+ * SafeText (issue #17): the `Scrubber` removes every credential in every form a venue could echo it in — raw,
+ * JSON-escaped (with `\/`), `\u`-escaped in either case, URL-encoded (either case, any mix, `+` for a space), base64
+ * and base64url at any alignment inside a longer base64 text — and leaves other text exact; `printable` makes any
+ * text one harmless line of bounded length. The encoded forms are built here with the platform's own encoders, not
+ * with the module's.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Redacted } from "effect"
+import { Buffer } from "node:buffer"
+import { SafeText } from "../src/index.ts"
+
+const secrets = {
+  apiKey: "key-5c3e9a17d2b8",
+  secretKey: "secret/with+plus=9f8e7d6c",
+  passphrase: "pass \"phrase\\ 42 é"
+}
+const scrubber = SafeText.Scrubber.of({
+  apiKey: Redacted.make(secrets.apiKey),
+  secretKey: Redacted.make(secrets.secretKey),
+  passphrase: Redacted.make(secrets.passphrase)
+})
+
+const hex = (value: number, width: number) => value.toString(16).padStart(width, "0")
+
+/** Every form of a secret, by name. */
+const formsOf = (secret: string): ReadonlyArray<readonly [string, string]> => {
+  const json = JSON.stringify(secret).slice(1, -1)
+  const units = Array.from({ length: secret.length }, (_, i) => secret.charCodeAt(i))
+  const bytes = [...Buffer.from(secret, "utf8")]
+  return [
+    ["raw", secret],
+    ["JSON-escaped", json],
+    ["JSON-escaped with \\/", json.replaceAll("/", "\\/")],
+    ["\\u-escaped", units.map((unit) => `\\u${hex(unit, 4)}`).join("")],
+    ["\\u-escaped, upper case", units.map((unit) => `\\u${hex(unit, 4).toUpperCase()}`).join("")],
+    ["URL-encoded", encodeURIComponent(secret)],
+    ["URL-encoded, every byte, lower case", bytes.map((byte) => `%${hex(byte, 2)}`).join("")],
+    [
+      "URL-encoded, every other character",
+      Array.from(secret, (c, i) => i % 2 === 0 ? encodeURIComponent(c) : c).join("")
+    ],
+    ["form-encoded", encodeURIComponent(secret).replaceAll("%20", "+")],
+    ["base64", Buffer.from(secret).toString("base64")],
+    ["base64url", Buffer.from(secret).toString("base64url")],
+    ["base64 inside a longer text, 1 byte before", Buffer.from(`x${secret}yz`).toString("base64")],
+    ["base64 inside a longer text, 2 bytes before", Buffer.from(`xy${secret}z`).toString("base64")]
+  ]
+}
+
+describe("Scrubber", () => {
+  it("removes every credential in every form, inside other text", () => {
+    for (const [name, secret] of Object.entries(secrets)) {
+      for (const [form, text] of formsOf(secret)) {
+        const scrubbed = scrubber.scrub(`before ${text} after`)
+        assert.include(scrubbed, SafeText.REDACTED, `${name}, ${form}`)
+        assert.notInclude(scrubbed, text, `${name}, ${form}`)
+        assert.isTrue(scrubbed.startsWith("before "), `${name}, ${form}: ${scrubbed}`)
+      }
+    }
+  })
+
+  it("removes a request's signature in its forms too", () => {
+    const signature = "k3Jd+9/aQ2xZ0pLmNvB7cT4eR1uY8wSgHfIoKjA5=="
+    for (
+      const text of [
+        signature,
+        encodeURIComponent(signature),
+        JSON.stringify(signature).slice(1, -1).replaceAll("/", "\\/")
+      ]
+    ) {
+      assert.strictEqual(scrubber.scrub(`sig ${text}`, signature), `sig ${SafeText.REDACTED}`, text)
+    }
+    assert.strictEqual(scrubber.scrub(`sig ${signature}`), `sig ${signature}`, "another request's text")
+  })
+
+  it("leaves text without a credential exact, and a short secret alone", () => {
+    const data = "orderId 1001000000000000001 % \\u0041 + base64 a2V5LTVj %2F"
+    assert.strictEqual(scrubber.scrub(data), data)
+    const short = new SafeText.Scrubber(["abc"])
+    assert.strictEqual(short.scrub("abc abcd"), "abc abcd")
+  })
+
+  it("an excerpt is scrubbed before it is cut: no fragment of a secret at the cut", () => {
+    // The passphrase \u-escaped: 108 characters, cut anywhere along it.
+    const text = `${"a".repeat(20)}${formsOf(secrets.passphrase)[3]![1]}${"b".repeat(100)}`
+    for (let length = 1; length < 140; length++) {
+      assert.strictEqual(scrubber.excerpt(text, length), scrubber.scrub(text).slice(0, length), `length ${length}`)
+    }
+  })
+})
+
+describe("printable", () => {
+  it("escapes controls, bidi controls, separators and lone surrogates; keeps other characters", () => {
+    const text = "a\nb\r\u001b[2K\u0007\u009b\u202eexe\u2066\u2028\u0000 \ud83d\ude00 \ud800 € é"
+    assert.strictEqual(
+      SafeText.printable(text),
+      "a\\nb\\r\\u001b[2K\\u0007\\u009b\\u202eexe\\u2066\\u2028\\u0000 \ud83d\ude00 \\ud800 € é"
+    )
+  })
+
+  it("cuts a long text and says how long it was; answers a safe short text as it is", () => {
+    const long = "x".repeat(100 * 1024 * 1024)
+    assert.strictEqual(SafeText.printable(long, 10), `${"x".repeat(10)}… (104857600 characters)`)
+    const safe = "bad request (code 40020)"
+    assert.strictEqual(SafeText.printable(safe), safe)
+    assert.strictEqual(SafeText.printable("\u001b".repeat(1000), 240), `${"\\u001b".repeat(40)}… (1000 characters)`)
+  })
+})
