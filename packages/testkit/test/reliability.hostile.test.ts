@@ -113,6 +113,16 @@ describe("reliability: hostile venues", () => {
             seconds: run.seconds
           }
         }
+        if (full) {
+          // The baseline: the same export of an empty page, a normal answer.
+          const empty = { code: "00000", msg: "success", requestTime: Date.now(), data: { items: [] } }
+          const run = yield* Effect.scoped(Effect.flatMap(
+            H.hostileVenue(H.answer(200, empty)),
+            (venue) => H.runCli(["bills", "export", "--format", "ndjson"], H.cliEnv(venue.baseUrl))
+          ))
+          assert.strictEqual(run.code, 0, `baseline: ${run.stderr}`)
+          figures["baseline: an empty page"] = { exitCode: run.code, peakRssMB: run.peakRssMB, seconds: run.seconds }
+        }
         yield* report("hostile-size-cli", { targetMB: CLI_TARGET_MB, runs: figures })
       }),
     testTimeout(90_000, 180_000)
