@@ -131,6 +131,9 @@ export const wireFigures = (exchange: TestExchange.Service) =>
 /** Keeps every request record of a long run (the default ring keeps 10,000). */
 export const REQUEST_LOG = 5_000_000
 
+/** And in as many bytes as they take (the default keeps 16 MiB): a long run's records are small, its bodies too. */
+export const REQUEST_LOG_BYTES = 4 * 1024 * 1024 * 1024
+
 export interface Harness {
   readonly exchange: TestExchange.Service
   readonly baseUrl: string
@@ -166,7 +169,9 @@ export const withSandbox = <A, E>(
     return yield* body({ exchange, baseUrl, client })
   })
   const layer = Layer.mergeAll(Sandbox.layer(), NodeHttpClient.layerUndici).pipe(
-    Layer.provideMerge(TestExchange.layer({ requestLogSize: REQUEST_LOG, ...options }))
+    Layer.provideMerge(
+      TestExchange.layer({ requestLogSize: REQUEST_LOG, requestLogBytes: REQUEST_LOG_BYTES, ...options })
+    )
   )
   const provided = Effect.provide(program, layer)
   return collector === undefined ? provided : Effect.provide(provided, collector.layer)
