@@ -102,8 +102,9 @@ const undiciMissing = typeof process.versions.bun === "string"
  * timeouts follow the client's request `timeout`, so that a stalled socket is released. The default transport bounds
  * the whole exchange by it too, failing with a `TransportError` caused by a `TimeoutError`, as core's
  * `timeoutBy: "transport"` expects, and stops reading an answer past `maxResponseBytes` (default 64 MiB), failing
- * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others). Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch`
- * (`FetchHttpClient`: its own connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
+ * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others).
+ * Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch` (`FetchHttpClient`: its own
+ * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
  *
  * @since 0.1.0
  * @category layers

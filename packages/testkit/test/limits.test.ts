@@ -84,7 +84,8 @@ describe("rate limits by endpoint", () => {
         () => statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t))
       )
       assert.deepStrictEqual(statuses, [200, 200, 429])
-      // Orders of different bodies: an exact replay of one (same key, timestamp and signature) would be refused as such.
+      // Orders of different bodies: an exact replay of one (same key, timestamp and signature) would be refused as
+      // such.
       const order = (i: number) => signed(alice, ORDERS, JSON.stringify({ n: i }), t)
       for (let i = 0; i < 10; i++) {
         assert.strictEqual(statusOf(exchange.handleAt(order(i), t)), 400, `order #${i + 1}`)

@@ -684,7 +684,7 @@ describe("reliability: hostile requests", () => {
       assert.deepStrictEqual(signed.map((record) => record.code), ["200", "200"])
     }).pipe(Effect.provide(TestExchange.layerSpotClient())))
 
-  it.effect("signatures hold over the bytes received: one signature passes one body only, and not-UTF-8 is refused", () =>
+  it.effect("signatures over the bytes received: one signature passes one body or query only; not UTF-8 refused", () =>
     Effect.gen(function*() {
       const T0 = 1_700_000_000_000
       yield* TestClock.setTime(T0)

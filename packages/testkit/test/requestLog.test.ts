@@ -24,7 +24,7 @@ describe("request log", () => {
       assert.deepStrictEqual(records.map((r) => r.status), [404, 404, 404])
     }))
 
-  it.effect("keeps fewer records when they would take more than requestLogBytes; each body cut at 4,096 characters", () =>
+  it.effect("keeps fewer records when they would take more than requestLogBytes; bodies cut at 4,096 characters", () =>
     Effect.gen(function*() {
       // A record of a 4,096-character body and a 10-character path counts 160 + 2 × 4,106 = 8,372 bytes: 3 fit in
       // 30,000, the latest always.
