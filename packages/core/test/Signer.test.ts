@@ -8,7 +8,7 @@ import { HttpClient, type HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, type SpotError, Venue } from "../src/index.ts"
-import { clientOptions, credentials, FakeVenue, NOW, type Received } from "./support/FakeVenue.ts"
+import { clientOptions, credentials, FakeVenue, isPublicPath, NOW, type Received } from "./support/FakeVenue.ts"
 
 const hmac = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("base64")
 
@@ -101,7 +101,10 @@ const setup = (options: Partial<SpotClient.Options> = {}, signer?: Signer.Servic
   const sent: Array<Sent> = []
   const http = venue.client.pipe(
     HttpClient.tapRequest((request: HttpClientRequest.HttpClientRequest) =>
-      Effect.sync(() => sent.push({ method: request.method, url: request.url }))
+      Effect.sync(() => {
+        // The calls' own requests: the client's public ones (server time, symbol rules) are not signed.
+        if (!isPublicPath(new URL(request.url).pathname)) sent.push({ method: request.method, url: request.url })
+      })
     )
   )
   const base = SpotClient.layer({ ...clientOptions, rateLimit: false, retry: false, ...options }).pipe(

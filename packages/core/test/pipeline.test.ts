@@ -171,8 +171,9 @@ describe("timeouts", () => {
       return Effect.never
     })
   )
+  // No time sync: the one exchange timed here is the call's own.
   const silentClient = (options: Partial<SpotClient.Options>) =>
-    SpotClient.layer({ ...clientOptions, rateLimit: false, ...options }).pipe(
+    SpotClient.layer({ ...clientOptions, rateLimit: false, syncServerTime: false, ...options }).pipe(
       Layer.provide(Layer.succeed(HttpClient.HttpClient, silent))
     )
 
@@ -229,7 +230,8 @@ describe("timeouts", () => {
           rateLimit: false,
           timeout: "3 seconds",
           timeoutBy: "transport",
-          retry: false
+          retry: false,
+          syncServerTime: false
         })
           .pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, bounding)))
       )
@@ -273,8 +275,9 @@ describe("clock skew", () => {
     { name: "ahead by 2 minutes", skew: 120_000 },
     { name: "behind by 45 s", skew: -45_000 }
   ])("re-syncs once after 40008 when the server clock is $name", ({ skew }) => {
-    // Retries off: the one re-sync is the transport's own, not the generic retry.
-    const { run, venue } = skewedVenue(skew, { retry: false })
+    // Retries off: the one re-sync is the transport's own, not the generic retry. No time sync before the first
+    // request: the offset is learned from the 40008 (the fallback when the server's time cannot be asked).
+    const { run, venue } = skewedVenue(skew, { retry: false, syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient
@@ -297,7 +300,7 @@ describe("clock skew", () => {
   })
 
   it.effect("re-syncs a transfer once after 40008", () => {
-    const { run, venue } = skewedVenue(120_000, { retry: false })
+    const { run, venue } = skewedVenue(120_000, { retry: false, syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient
@@ -315,7 +318,7 @@ describe("clock skew", () => {
   })
 
   it.effect("learns a skew inside the window from a successful envelope", () => {
-    const { run, venue } = skewedVenue(10_000)
+    const { run, venue } = skewedVenue(10_000, { syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient

@@ -1,8 +1,9 @@
 /**
  * Recovery of lost placements (src/internal/recovery.ts): when an attempt to place an order may have been applied
- * (its answer lost or garbled, or a retry answered "duplicate"), the order is looked up among the open orders before
- * the caller is told anything, so that an order is placed once and reported with its id, or the caller learns that
- * it may exist. An open order counts only if it is the same order, not merely one with the same clientOrderId.
+ * (its answer lost or garbled, or a retry answered "duplicate"), the order is looked up by its clientOrderId (orderInfo,
+ * which sees filled and cancelled orders too) before the caller is told anything, so that an order is placed once and
+ * reported with its id, or the caller learns that it may exist. A found order counts only if it is the same order,
+ * not merely one with the same clientOrderId.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
@@ -18,6 +19,7 @@ import {
   limitOrder,
   limitOrderAt,
   OPEN_ORDERS,
+  ORDER_INFO,
   orderIdOf,
   ORDERS,
   reasonOf,
@@ -27,8 +29,8 @@ import {
   withClient
 } from "./support/FakeVenue.ts"
 
-/** Makes every placed order leave the book at once (filled), while the venue still answers 43118 for its id. */
-const fillAtOnce = (venue: FakeVenue) => {
+/** Makes every placed order vanish from the venue at once, while it still answers 43118 for its id. */
+const forgetAtOnce = (venue: FakeVenue) => {
   venue.onHandled = (request) => {
     if (request.path !== ORDERS) return
     venue.orders.splice(venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId), 1)
@@ -75,7 +77,8 @@ describe("placeOrder retries without duplicates", () => {
       Effect.gen(function*() {
         const result = yield* client.placeOrder(limitOrder("lost-1"))
         assertRecovered(venue, result, "lost-1", 2)
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0, "the open orders are not scanned")
       }))
   })
 
@@ -140,12 +143,13 @@ describe("placeOrder retries without duplicates", () => {
         const result = yield* client.placeOrder(limitOrder("before-1"))
         assertRecovered(venue, result, "before-1", 2)
         assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+        assert.strictEqual(venue.count(ORDER_INFO), 0)
       }))
   })
 
-  it.effect("fails saying the order may exist when a retry is a duplicate of an order no longer open", () => {
+  it.effect("fails saying the order may exist when a retry is a duplicate of an order the venue cannot find", () => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
-    fillAtOnce(venue)
+    forgetAtOnce(venue)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(client.placeOrder(limitOrder("filled-1")))
@@ -156,7 +160,7 @@ describe("placeOrder retries without duplicates", () => {
         assert.strictEqual(reason.clientOrderId, "filled-1")
         assert.match(error.message, /may have placed the order/)
         assert.include(error.message, "filled-1")
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
         assert.strictEqual(venue.count(ORDERS), 2)
       }))
   })
@@ -186,6 +190,7 @@ describe("placeOrder retries without duplicates", () => {
         assert.strictEqual(reason.clientOrderId, "reused")
         assert.strictEqual(venue.count(ORDERS), 2)
         assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+        assert.strictEqual(venue.count(ORDER_INFO), 0)
         assert.strictEqual(venue.orders.length, 1)
       }))
   })
@@ -197,7 +202,7 @@ describe("placeOrder retries without duplicates", () => {
       Effect.gen(function*() {
         const result = yield* client.placeOrders(SYMBOL, clientOrderIds.map(batchItem))
         assert.strictEqual(venue.count(BATCH), 2)
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
         assert.strictEqual(venue.orders.length, 3)
         for (const [i, outcome] of result.outcomes.entries()) {
           assert.strictEqual(outcome.clientOrderId, clientOrderIds[i])
