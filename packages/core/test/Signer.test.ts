@@ -174,6 +174,52 @@ describe("signing", () => {
   })
 })
 
+describe("signing a GET (spec-extended §0)", () => {
+  it.effect.each([
+    {
+      name: "with a query: timestamp + GET + path + ? + the query as sent, no body",
+      call: ((client) => client.transferStatus({ coin: "USDT", page: 2 })) as Call,
+      path: "/api/v2/rebate/affiliate/getInternalWithdrawalStatus?coin=USDT&page=2"
+    },
+    {
+      name: "without a query: timestamp + GET + path, no ?",
+      call: ((client) => client.balances()) as Call,
+      path: "/api/v2/account/assets"
+    }
+  ])("$name", ({ call, path }) =>
+    Effect.gen(function*() {
+      const { requests, sent } = yield* runCalls([call])
+      assert.strictEqual(requests.length, 1)
+      const request = requests[0]!
+      assert.deepStrictEqual(sent, [{ method: "GET", url: BASE_URL + path }])
+      assert.strictEqual(request.path, path)
+      assert.strictEqual(request.body, "")
+      assert.strictEqual(
+        request.headers["access-sign"],
+        hmac(credentials.secretKey, `${T}GET${path}`),
+        "signed over the path and query exactly as sent"
+      )
+      assert.strictEqual(request.headers["content-type"], "application/json")
+      assert.strictEqual(request.headers["access-passphrase"], credentials.passphrase)
+    }))
+
+  it.effect("public GETs (server time, symbol rules) carry no credentials", () => {
+    const { layer, venue } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(T)
+      const client = yield* SpotClient.SpotClient
+      yield* client.serverTime()
+      yield* client.symbols()
+      assert.deepStrictEqual(venue.publicRequests.map((request) => request.method), ["GET", "GET"])
+      for (const request of venue.publicRequests) {
+        for (const name of ["access-key", "access-sign", "access-passphrase", "access-timestamp"]) {
+          assert.isUndefined(request.headers[name], name)
+        }
+      }
+    }).pipe(Effect.provide(layer))
+  })
+})
+
 describe("Signer.webCrypto known-answer vectors", () => {
   // RFC 4231, test case 2 (HMAC-SHA256 hex 5bdcc146…3843), in base64.
   const rfc = {

@@ -23,6 +23,7 @@ import {
   reasonOf,
   sampleTransfer,
   ScriptedVenue,
+  SERVER_TIME,
   SYMBOL,
   TRANSFER,
   withClient
@@ -376,5 +377,80 @@ describe("an implausible server time does not move the clock offset", () => {
         assert.isBelow(Math.abs(Number(timestamp) - NOW), 1000)
         assert.strictEqual(venue.requests.length, 2, "no 40008 round trip")
       }))
+  })
+})
+
+describe("the server-time sync before the first signed request", () => {
+  const infoOf = (venue: FakeVenue) => venue.publicRequests.filter((request) => request.pathname === SERVER_TIME)
+
+  it.effect.each([
+    { name: "ahead by 2 minutes", skew: 120_000 },
+    { name: "behind by 45 s", skew: -45_000 }
+  ])("stamps even the first request with the server's clock when it is $name: no 40008", ({ skew }) => {
+    const { run, venue } = skewedVenue(skew, { retry: false })
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.placeOrder(order)
+        assert.strictEqual(venue.requests.length, 1)
+        assertNear(timestampOf(venue, 0), NOW + skew, "first timestamp (server clock)")
+        assert.strictEqual(infoOf(venue).length, 1)
+        assertNear(yield* client.clockOffset, skew, "clockOffset")
+      })
+    )
+  })
+
+  it.effect("asks once, for concurrent first requests and for every later one", () => {
+    const { run, venue } = skewedVenue(60_000)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* Effect.all(
+          Array.from({ length: 4 }, () => client.openOrdersPage({ symbol: SYMBOL })),
+          { concurrency: "unbounded" }
+        )
+        yield* client.fundingBillsPage({})
+        assert.strictEqual(infoOf(venue).length, 1)
+        assert.strictEqual(venue.requests.length, 5)
+        for (let i = 0; i < 5; i++) assertNear(timestampOf(venue, i), NOW + 60_000, `timestamp ${i}`)
+      })
+    )
+  })
+
+  it.effect("is best effort: when the time cannot be asked, the 40008 re-sign still corrects the clock", () => {
+    const { run, venue } = skewedVenue(120_000, { retry: false })
+    venue.fail({ kind: "http", status: 503, body: "<html>unavailable</html>" }, SERVER_TIME)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(venue.requests.length, 2, "one 40008, one re-signed request")
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(infoOf(venue).length, 1, "not asked again")
+        assert.strictEqual(venue.requests.length, 3)
+      })
+    )
+  })
+
+  it.effect("syncServerTime: false never asks", () => {
+    const { run, venue } = skewedVenue(0, { syncServerTime: false })
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(venue.publicRequests.length, 0)
+      })
+    )
+  })
+
+  it.effect("public requests alone do not ask", () => {
+    const { run, venue } = skewedVenue(0)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.symbols()
+        assert.strictEqual(infoOf(venue).length, 0)
+      })
+    )
   })
 })

@@ -18,6 +18,8 @@ import {
   ids,
   limitOrder,
   limitOrderAt,
+  NOW,
+  OLD_ORDER_ID,
   OPEN_ORDERS,
   ORDER_INFO,
   orderIdOf,
@@ -257,4 +259,94 @@ describe("recovery matches the order, not only its clientOrderId", () => {
         }))
     }
   )
+})
+
+describe("orders that filled at once are recovered with their id", () => {
+  /** Makes every placed order final at once (filled in full, or an IOC remainder cancelled with its fills). */
+  const finalAtOnce = (venue: FakeVenue, status: string) => {
+    venue.onHandled = (request) => {
+      const index = venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId)
+      if (request.path === ORDERS && index !== -1) venue.orders[index] = { ...venue.orders[index]!, status }
+    }
+  }
+
+  it.effect.each(
+    [
+      { name: "a market buy that filled", status: "full_fill", force: undefined, orderType: "market" },
+      {
+        name: "an IOC limit order partly filled, its rest cancelled",
+        status: "cancelled",
+        force: "ioc",
+        orderType: "limit"
+      },
+      { name: "a FOK limit order that filled", status: "full_fill", force: "fok", orderType: "limit" }
+    ] as const
+  )("$name, whose answer was lost, returns its orderId", ({ force, orderType, status }) => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    finalAtOnce(venue, status)
+    const order: Order.PlaceOrderInput = orderType === "market"
+      ? { symbol: SYMBOL, side: "buy", orderType, quantity: "25", clientOrderId: "at-once" }
+      : { ...limitOrderAt("at-once"), force }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(order)
+        assert.deepStrictEqual(result, { orderId: venueOrderId(venue, "at-once"), clientOrderId: "at-once" })
+        assert.strictEqual(venue.count(ORDERS), 2, "the retry answered 43118; the lookup found the order")
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+      }))
+  })
+
+  it.effect("without retries, a lost answer is settled by the lookup alone", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    finalAtOnce(venue, "full_fill")
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder({
+          symbol: SYMBOL,
+          side: "sell",
+          orderType: "market",
+          quantity: "0.5",
+          clientOrderId: "once"
+        })
+        assert.strictEqual(result.orderId, venueOrderId(venue, "once"))
+        assert.strictEqual(venue.count(ORDERS), 1)
+        assert.strictEqual(venue.count(ORDER_INFO), 1)
+      }), { retry: false })
+  })
+
+  it.effect("an order of another symbol under the same clientOrderId is not taken for it", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+    venue.orders.push({
+      orderId: OLD_ORDER_ID,
+      symbol: "ETHUSDT_SPBL",
+      clientOrderId: "sym-1",
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      cTime: NOW - 60_000
+    })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("sym-1", "100", "1")))
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.isTrue(reason.afterRetry)
+      }))
+  })
+})
+
+describe("a venue that does not serve orderInfo", () => {
+  it.effect("is searched among its open orders instead, from the first 404 on", () => {
+    const venue = new FakeVenue({ notServed: [ORDER_INFO] }).fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* client.placeOrder(limitOrderAt("ns-1"))
+        assert.strictEqual(first.orderId, venueOrderId(venue, "ns-1"))
+        venue.fail({ kind: "dropAfter" }, ORDERS)
+        const second = yield* client.placeOrder(limitOrderAt("ns-2"))
+        assert.strictEqual(second.orderId, venueOrderId(venue, "ns-2"))
+        assert.strictEqual(venue.count(ORDER_INFO), 1, "asked once, then not again")
+        assert.strictEqual(venue.count(OPEN_ORDERS), 2)
+      }))
+  })
 })

@@ -46,9 +46,12 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
             force: "normal",
             price: "29000",
             quantity: "0.01",
-            clientOrderId: `node-client-${transport}`
+            clientOrderId: `node-client-${transport.replace(":", "-")}`
           })
-          assert.strictEqual(exchange.engine.order(placed.orderId)?.clientOrderId, `node-client-${transport}`)
+          assert.strictEqual(
+            exchange.engine.order(placed.orderId)?.clientOrderId,
+            `node-client-${transport.replace(":", "-")}`
+          )
           const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
           // Newest first: this test's order leads whatever earlier tests left open.
           assert.strictEqual(open[0]?.orderId, placed.orderId)

@@ -2,7 +2,7 @@
 // alone), sent in chunks of the venue's batch limit, and answered with one outcome per item in input order. An item
 // an ambiguous attempt may have placed is looked up by its clientOrderId before it is reported failed; `resolve` does
 // the same later for outcomes that still say `mayExist`.
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import * as Order from "../Order.ts"
 import type { OrderId, TradingPair } from "../Primitives.ts"
 import * as SpotError from "../SpotError.ts"
@@ -30,8 +30,10 @@ export interface Client {
   readonly lookup: Recovery.Lookup
   /** The symbol's rules when the client checks orders and knows them. */
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
-  /** Told when the venue refused items for a rule of the symbol (40808, 45110) in a call that began at `since`. */
-  readonly ruleRefused: (symbol: TradingPair, since: number) => Effect.Effect<void>
+  /** The generation of the cached rules (`Rules.Cache.generation`). */
+  readonly rulesGeneration: () => number
+  /** Told when the venue refused items for a rule (40808, 45110), with the rules' generation the call checked with. */
+  readonly ruleRefused: (symbol: TradingPair, generation: number) => Effect.Effect<void>
   readonly newClientOrderId: Effect.Effect<string>
 }
 
@@ -109,8 +111,8 @@ export const placeOrders = (
   inputs: ReadonlyArray<Order.BatchItemInput>
 ): Effect.Effect<Order.BatchResult> =>
   Effect.gen(function*() {
-    const since = yield* Clock.currentTimeMillis
     const rules = yield* client.rules(symbol)
+    const since = client.rulesGeneration()
     const outcomes: Array<Order.BatchOutcome | undefined> = new Array(inputs.length)
     const pending: Array<Pending> = []
     const used = new Set<string>()

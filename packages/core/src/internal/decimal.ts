@@ -48,10 +48,17 @@ export const compare = (a: string, b: string): -1 | 0 | 1 => {
   const ia = da === -1 ? a.length : da
   const ib = db === -1 ? b.length : db
   if (ia !== ib) return ia < ib ? -1 : 1
-  const length = Math.max(a.length - ia, b.length - ib)
-  for (let i = 0; i < ia + length; i++) {
-    const ca = i < a.length ? a.charCodeAt(i) : 48
-    const cb = i < b.length ? b.charCodeAt(i) : 48
+  for (let i = 0; i < ia; i++) {
+    const ca = a.charCodeAt(i)
+    const cb = b.charCodeAt(i)
+    if (ca !== cb) return ca < cb ? -1 : 1
+  }
+  // The fractions, digit by digit after each point; a missing digit is a zero.
+  const fa = da === -1 ? 0 : a.length - da - 1
+  const fb = db === -1 ? 0 : b.length - db - 1
+  for (let j = 0; j < Math.max(fa, fb); j++) {
+    const ca = j < fa ? a.charCodeAt(da + 1 + j) : 48
+    const cb = j < fb ? b.charCodeAt(db + 1 + j) : 48
     if (ca !== cb) return ca < cb ? -1 : 1
   }
   return 0

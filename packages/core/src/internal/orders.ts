@@ -1,7 +1,7 @@
 // The client's operations on orders: placing (one, a batch, settling a batch's unknown outcomes), open orders, one
 // order's state, and cancels. Each is validate → (check against the symbol's rules) → encode → retrying(execute →
 // decode), as a traced public operation failing with `SpotError`.
-import { Clock, Effect, Option, Schema, Stream } from "effect"
+import { Effect, Option, Schema, Stream } from "effect"
 import * as Cancel from "../Cancel.ts"
 import * as Order from "../Order.ts"
 import { PageSize, TradingPair } from "../Primitives.ts"
@@ -65,8 +65,6 @@ export const make = (context: Context) => {
         return Option.fromNullishOr(found)
       }
     )
-  const lookupByClientId: Recovery.Lookup = (clientOrderId) => lookup({ clientOrderId })
-
   const lookupRef: Cancels.Lookup = (ref) => lookup(ref as typeof Order.OrderInfoRequest.Type)
 
   const order = Effect.fnUntraced(
@@ -104,13 +102,50 @@ export const make = (context: Context) => {
     )
 
   // ---------------------------------------------------------------------------------------------------------------
+  // recovery lookups
+
+  // Orders by clientOrderId, for recovering placements: one orderInfo each, which sees filled orders too. A venue that
+  // does not serve orderInfo (it answers 404) is searched among its open orders instead, from then on: that cannot
+  // find an order that filled at once, but finds the others.
+  let orderInfoServed = true
+  const notServed = (reason: SpotError.SpotErrorReason) =>
+    (reason._tag === "HttpStatusError" && reason.httpStatus === 404) ||
+    (reason._tag === "ApiError" && (reason.httpStatus === 404 || reason.code === "40404"))
+  const scanOpenOrders = (symbol: TradingPair, clientOrderIds: ReadonlyArray<string>) => {
+    const wanted = new Set(clientOrderIds)
+    return Paging.openOrders(openOrdersPageOf, symbol, 100).pipe(
+      Stream.filter((record) => wanted.has(record.clientOrderId)),
+      Stream.runFold(
+        () => new Map<string, Order.OrderRecord>(),
+        (found, record) => found.set(record.clientOrderId, record)
+      )
+    )
+  }
+  const lookupByClientIds: Recovery.Lookup = (symbol, clientOrderIds) => {
+    const scan = scanOpenOrders(symbol as TradingPair, clientOrderIds)
+    if (!orderInfoServed) return scan
+    return Effect.forEach(clientOrderIds, (clientOrderId) => lookup({ clientOrderId }), { concurrency: 4 }).pipe(
+      Effect.map((records) => {
+        const found = new Map<string, Order.OrderRecord>()
+        records.forEach((record, i) => Option.isSome(record) && found.set(clientOrderIds[i]!, record.value))
+        return found
+      }),
+      Effect.catchIf(notServed, () => {
+        orderInfoServed = false
+        return scan
+      })
+    )
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
   // place order
 
   // The symbol's rules when orders are checked (loaded on first use, best effort).
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
 
   // A refusal for a rule (40808, 45110) means the cached rules are stale: they are loaded again (once per call, and
-  // not when another call did since this one began), and the order is checked against them for a better message.
+  // not when another call did since this one checked its order), and the order is checked against them for a better
+  // message.
   const ruleRefused = (order: Order.PlaceOrder, since: number) => (reason: SpotError.SpotErrorReason) =>
     context.checkRules && reason._tag === "InvalidOrderError" && Batch.RULE_CODES.has(reason.code)
       ? Effect.flatMap(context.rules.refreshedSince(order.symbol, since), (rules) => {
@@ -134,7 +169,7 @@ export const make = (context: Context) => {
         const broken = rules.check(order)
         if (broken !== undefined) return yield* broken
       }
-      const since = context.checkRules ? yield* Clock.currentTimeMillis : 0
+      const since = context.rules.generation()
       const payload = body(orderBody(order.symbol, order, clientOrderId))
       return yield* retrying(
         endpoints.placeOrder,
@@ -146,7 +181,7 @@ export const make = (context: Context) => {
           )
         )
       ).pipe(
-        Effect.catch((failure) => Recovery.placement(lookupByClientId, order, clientOrderId, failure)),
+        Effect.catch((failure) => Recovery.placement(lookupByClientIds, order, clientOrderId, failure)),
         Effect.catch(ruleRefused(order, since))
       )
     },
@@ -178,8 +213,9 @@ export const make = (context: Context) => {
           )
         ))
       ),
-    lookup: lookupByClientId,
+    lookup: lookupByClientIds,
     rules: rulesFor,
+    rulesGeneration: context.rules.generation,
     ruleRefused: (symbol, since) =>
       context.checkRules ? Effect.asVoid(context.rules.refreshedSince(symbol, since)) : Effect.void,
     newClientOrderId
@@ -200,7 +236,7 @@ export const make = (context: Context) => {
     function*(symbolInput: string, items: ReadonlyArray<Order.BatchItemInput>, result: Order.BatchResult) {
       const symbol = yield* validateSymbol(symbolInput)
       yield* Effect.annotateCurrentSpan({ symbol, items: items.length })
-      return yield* Batch.resolve(lookupByClientId, symbol, items, result)
+      return yield* Batch.resolve(lookupByClientIds, symbol, items, result)
     },
     Effect.mapError(fail("resolve")),
     traced("SpotClient.resolve")

@@ -72,6 +72,8 @@ interface Cursor {
   /** Exclusive upper time bound of the next request. */
   readonly end: number | undefined
   readonly pageIndex: number
+  /** The ids of the page before, when it was asked under the same bound (to see a venue ignore the page index). */
+  readonly previous: string | undefined
   /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
@@ -95,7 +97,13 @@ export const byTime = <Item, Page>(
   Stream.suspend(() => {
     const { noun, time } = list
     const pageSize = bounds.pageSize
-    const first: Cursor = { end: bounds.end, pageIndex: list.firstPage, boundary: -1, boundaryIds: new Set() }
+    const first: Cursor = {
+      end: bounds.end,
+      pageIndex: list.firstPage,
+      previous: undefined,
+      boundary: -1,
+      boundaryIds: new Set()
+    }
     let stale = 0
     return Stream.paginate(first, (cursor: Cursor) =>
       Effect.flatMap(
@@ -114,9 +122,10 @@ export const byTime = <Item, Page>(
             (cursor.end === undefined || time(item) < cursor.end) &&
             !(time(item) === cursor.boundary && cursor.boundaryIds.has(list.id(item)))
           )
-          // Within one millisecond's cluster (stepping the page index under a fixed bound) an honest venue always
-          // serves records not yet seen; old ones mean it ignores the index, and trusting its "next page" would skip.
-          if (cursor.pageIndex > list.firstPage && items.length > 0 && fresh.length === 0) {
+          // Within one millisecond's cluster (stepping the page index under a fixed bound) a venue that answers the
+          // page it answered for the index before ignores the index: trusting its "next page" would skip records.
+          const ids = items.map(list.id).join(",")
+          if (cursor.previous !== undefined && items.length > 0 && fresh.length === 0 && ids === cursor.previous) {
             return stalled(
               `${noun} paging made no progress at pageIndex ${cursor.pageIndex}; does the venue honour it?`
             )
@@ -131,12 +140,24 @@ export const byTime = <Item, Page>(
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
           const oldest = time(items[items.length - 1]!)
-          const ids = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
-          for (const item of items) if (time(item) === oldest) ids.add(list.id(item))
+          const atOldest = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
+          for (const item of items) if (time(item) === oldest) atOldest.add(list.id(item))
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
           const next: Cursor = stuck
-            ? { end: cursor.end, pageIndex: cursor.pageIndex + 1, boundary: oldest, boundaryIds: ids }
-            : { end: oldest + 1, pageIndex: list.firstPage, boundary: oldest, boundaryIds: ids }
+            ? {
+              end: cursor.end,
+              pageIndex: cursor.pageIndex + 1,
+              previous: ids,
+              boundary: oldest,
+              boundaryIds: atOldest
+            }
+            : {
+              end: oldest + 1,
+              pageIndex: list.firstPage,
+              previous: undefined,
+              boundary: oldest,
+              boundaryIds: atOldest
+            }
           return Effect.succeed([fresh, Option.some(next)] as const)
         }
       ))

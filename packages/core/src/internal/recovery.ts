@@ -2,17 +2,21 @@
 // or the server failed after acting on it): the order is looked up by its clientOrderId (`order`, which sees filled
 // and cancelled orders too) before the caller is told anything, so that a caller who places it again does not place
 // it twice, and an order that filled at once (market, IOC, FOK) is reported with its id.
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type * as Order from "../Order.ts"
 import type { OrderId } from "../Primitives.ts"
 import * as SpotError from "../SpotError.ts"
 import * as Decimal from "./decimal.ts"
 import type * as Retry from "./retry.ts"
 
-/** One order by its clientOrderId, as the client looks it up (`order`), retried. */
+/**
+ * The orders of a symbol with these clientOrderIds, as the client looks them up (retried): each id found maps to its
+ * record. Fails when the lookup could not be done.
+ */
 export type Lookup = (
-  clientOrderId: string
-) => Effect.Effect<Option.Option<Order.OrderRecord>, SpotError.SpotErrorReason>
+  symbol: string,
+  clientOrderIds: ReadonlyArray<string>
+) => Effect.Effect<ReadonlyMap<string, Order.OrderRecord>, SpotError.SpotErrorReason>
 
 /**
  * Whether a record is the order an item would have placed on `symbol`: same symbol, side and type, and for a limit
@@ -33,6 +37,12 @@ export type Found =
   | { readonly _tag: "Other"; readonly orderId: OrderId }
   | { readonly _tag: "None" }
 
+/** What was found under a clientOrderId, for the order `item` would have placed on `symbol`. */
+const judge = (record: Order.OrderRecord | undefined, symbol: string, item: Order.BatchItem): Found =>
+  record === undefined
+    ? { _tag: "None" }
+    : { _tag: isSameOrder(record, symbol, item) ? "Same" : "Other", orderId: record.orderId }
+
 /** Looks up the order `item` would have placed on `symbol` under `clientOrderId`. */
 export const find = (
   lookup: Lookup,
@@ -40,36 +50,27 @@ export const find = (
   clientOrderId: string,
   item: Order.BatchItem
 ): Effect.Effect<Found, SpotError.SpotErrorReason> =>
-  Effect.map(lookup(clientOrderId), (found): Found =>
-    Option.match(found, {
-      onNone: () => ({ _tag: "None" }),
-      onSome: (record) => ({ _tag: isSameOrder(record, symbol, item) ? "Same" : "Other", orderId: record.orderId })
-    }))
+  Effect.map(lookup(symbol, [clientOrderId]), (found) => judge(found.get(clientOrderId), symbol, item))
 
 /**
  * Looks up, by clientOrderId, the orders an ambiguous attempt may have placed; answers those found that are the
- * same order. A lookup that fails leaves its order out.
+ * same order. A lookup that fails finds none.
  */
 export const findMany = (
   lookup: Lookup,
   symbol: string,
   wanted: ReadonlyMap<string, Order.BatchItem>
 ): Effect.Effect<Map<string, OrderId>> =>
-  Effect.map(
-    Effect.forEach(
-      wanted,
-      ([clientOrderId, item]) =>
-        Effect.map(
-          Effect.orElseSucceed(find(lookup, symbol, clientOrderId, item), (): Found => ({ _tag: "None" })),
-          (found) => [clientOrderId, found] as const
-        ),
-      { concurrency: 4 }
-    ),
-    (results) => {
+  lookup(symbol, [...wanted.keys()]).pipe(
+    Effect.map((found) => {
       const out = new Map<string, OrderId>()
-      for (const [clientOrderId, found] of results) if (found._tag === "Same") out.set(clientOrderId, found.orderId)
+      for (const [clientOrderId, item] of wanted) {
+        const judged = judge(found.get(clientOrderId), symbol, item)
+        if (judged._tag === "Same") out.set(clientOrderId, judged.orderId)
+      }
       return out
-    }
+    }),
+    Effect.orElseSucceed(() => new Map<string, OrderId>())
   )
 
 /**

@@ -5,12 +5,17 @@
 // be loaded: the order is then sent unchecked, and the load is not tried again for a while.
 import { Clock, Effect } from "effect"
 import type * as Market from "../Market.ts"
-import type { PlaceOrder } from "../Order.ts"
+import type { OrderType, Side } from "../Order.ts"
 import * as SpotError from "../SpotError.ts"
 import * as Decimal from "./decimal.ts"
 
 /** The part of an order the rules judge. */
-export type Checked = Pick<PlaceOrder, "side" | "orderType" | "price" | "quantity">
+export interface Checked {
+  readonly side: Side
+  readonly orderType: OrderType
+  readonly price?: string | undefined
+  readonly quantity: string
+}
 
 /** One symbol's rules, prepared for checking orders. */
 export interface Checker {
@@ -84,16 +89,20 @@ export interface Cache {
    * not listed or the rules cannot be loaded (then not tried again for `retryMillis`). Never fails.
    */
   readonly forOrder: (symbol: string) => Effect.Effect<Checker | undefined>
+  /** How many times the rules were loaded: a call notes it when it checks an order, to refresh only stale rules. */
+  readonly generation: () => number
   /**
-   * After the venue refused an order for a rule: the symbol's rules loaded again, unless they were loaded at or after
-   * `since` (another call refreshed them meanwhile). Never fails.
+   * After the venue refused an order for a rule: the symbol's rules loaded again, unless they were loaded since the
+   * call noted `generation` (another call refreshed them meanwhile) or a load failed less than `retryMillis` ago.
+   * Never fails.
    */
-  readonly refreshedSince: (symbol: string, since: number) => Effect.Effect<Checker | undefined>
+  readonly refreshedSince: (symbol: string, generation: number) => Effect.Effect<Checker | undefined>
 }
 
 interface Loaded {
   readonly bySymbol: ReadonlyMap<string, Checker>
   readonly at: number
+  readonly generation: number
 }
 
 /** A cache of symbol rules. */
@@ -105,7 +114,7 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
       Effect.map(Clock.currentTimeMillis, (at) => {
         const bySymbol = new Map<string, Checker>()
         for (const rules of list) bySymbol.set(rules.symbol, checker(rules))
-        loaded = { bySymbol, at }
+        loaded = { bySymbol, at, generation: (loaded?.generation ?? 0) + 1 }
         return bySymbol as ReadonlyMap<string, Checker>
       })).pipe(
         Effect.tapError(() => Effect.map(Clock.currentTimeMillis, (now) => void (failedAt = now)))
@@ -130,7 +139,11 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
         if (now - failedAt < options.retryMillis) return Effect.succeed(loaded?.bySymbol.get(symbol))
         return bestEffort(symbol)
       })
+    const generation = () => loaded?.generation ?? 0
     const refreshedSince = (symbol: string, since: number) =>
-      loaded !== undefined && loaded.at >= since ? Effect.succeed(loaded.bySymbol.get(symbol)) : bestEffort(symbol)
-    return { all, refresh: shared, forOrder, refreshedSince } satisfies Cache
+      loaded !== undefined && loaded.generation > since
+        ? Effect.succeed(loaded.bySymbol.get(symbol))
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          now - failedAt < options.retryMillis ? Effect.succeed(loaded?.bySymbol.get(symbol)) : bestEffort(symbol))
+    return { all, refresh: shared, forOrder, generation, refreshedSince } satisfies Cache
   })

@@ -82,6 +82,8 @@ export interface FakeVenueOptions {
   readonly inclusiveBounds?: boolean
   /** Cancels of an order that is not open answer an error envelope (43001, 43004) instead of `result: false`. */
   readonly cancelErrorsAsEnvelope?: boolean
+  /** Paths the venue does not serve: answered HTTP 404 (a venue without orderInfo, say). */
+  readonly notServed?: ReadonlyArray<string>
 }
 
 /** A realistic "now" for tests: set it with `TestClock.setTime(NOW)` (the venue wants 13-digit timestamps). */
@@ -204,7 +206,9 @@ export class FakeVenue {
       return venueError("40012", "apikey/password is incorrect")
     }
 
-    const answer = this.apply(url.pathname, received, serverNow)
+    const answer = this.options.notServed?.includes(url.pathname)
+      ? { status: 404, text: "<html><body>Not Found</body></html>" }
+      : this.apply(url.pathname, received, serverNow)
     this.onHandled(received)
     if (fault?.kind === "dropAfter") return lost()
     if (fault?.kind === "garbleAfter") return respond(200, fault.body)

@@ -210,10 +210,12 @@ export const signedAnswer = (venue: FakeVenue, path: string, received: Received,
       return ok(now, { orderInfoResultList: list.map(recordOf), nextPage, totals: 0 })
     }
     case "/api/v2/trade/fills": {
+      // From the text: the orderId is a bare JSON number, which JSON.parse would round.
+      const orderId = /"orderId":(\d+)/.exec(received.body)?.[1]
       const fills = newestFirst(
         venue.fills.filter((fill) =>
           fill.symbol === json.symbol &&
-          (json.orderId === undefined || String(fill.orderId) === String(json.orderId)) &&
+          (orderId === undefined || String(fill.orderId) === orderId) &&
           inBounds(venue, fill.cTime, json)
         ),
         (fill) => fill.cTime,

@@ -179,10 +179,18 @@ export const successOf = <A>(result: Outcome<A>): A => {
 
 const endpointName = new Map<string, string>(Object.values(Venue.endpoints).map((e) => [e.path, e.name]))
 
-/** What the exchange saw, in order: endpoint, HTTP status (null when none was sent), venue code, fault. */
+const isPublic = (path: string) => {
+  const endpoint = Venue.endpointByPath.get(path.split("?")[0]!)
+  return endpoint !== undefined && endpoint.permission === undefined
+}
+
+/**
+ * What the exchange saw, in order: endpoint, HTTP status (null when none was sent), venue code, fault. The client's
+ * own public requests (the server-time sync, the symbol rules it loads before checking orders) are left out.
+ */
 export const wireLog = (exchange: TestExchange.Service) =>
   Effect.map(exchange.requests, (records) =>
-    records.map((record) => ({
+    records.filter((record) => !isPublic(record.path)).map((record) => ({
       endpoint: endpointName.get(record.path) ?? record.path,
       status: record.status ?? null,
       code: record.code ?? null,
