@@ -1,11 +1,11 @@
-// `pnpm docs`: the API reference of @spotkit/core, @spotkit/node and @spotkit/testkit, generated from the doc comments
+// `pnpm run docs`: the API reference of @spotkit/core, @spotkit/node and @spotkit/testkit, generated from the doc comments
 // by @effect/docgen (the generator of Effect 4's own packages) into docs/api/: one page per public module (its
 // overview, then every export by category with its signature, `@since` and a link to its source), and an index,
 // docs/api/README.md. Docgen also refuses an export without `@since` and type-checks every ```ts example of the doc
 // comments (strict, against the packages' sources); either failing fails the command.
 //
-// `pnpm docs --check` (CI) generates into a temporary folder and fails when docs/api differs from it: the committed
-// reference is the one the code gives. Run `pnpm docs` and commit docs/api after changing a public doc comment or
+// `pnpm run docs --check` (CI) generates into a temporary folder and fails when docs/api differs from it: the committed
+// reference is the one the code gives. Run `pnpm run docs` and commit docs/api after changing a public doc comment or
 // signature.
 //
 // Docgen 4.0.0-rc.112 runs on the Effect 4.0 release candidate it was built with (it imports `effect/unstable/*`,
@@ -179,7 +179,7 @@ for (const name of PACKAGES) {
 const index = [
   "# spotkit API reference",
   "",
-  "Generated from the doc comments by `pnpm docs` (@effect/docgen); do not edit by hand. Every module below is a",
+  "Generated from the doc comments by `pnpm run docs` (@effect/docgen); do not edit by hand. Every module below is a",
   "subpath of its package (`import { SpotClient } from \"@spotkit/core\"`, or `\"@spotkit/core/SpotClient\"`).",
   ""
 ]

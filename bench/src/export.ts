@@ -7,17 +7,18 @@
 //    (Node's start included), rows/s, peak RSS (the kernel's VmHWM, sampled every 10 ms) and CPU time of the
 //    process (all its threads, sampled from /proc). Every file must hold the header and one row per bill, and the
 //    CLI's file must be byte for byte the baseline's.
-// 2. The venue's default rate limits, on in the sandbox and in the client (the CLI's defaults): the export runs for
-//    S seconds (default 60) after its first request and is stopped; the sandbox's request log gives the requests it
-//    answered in that window and the 429s it sent. The bills budget (500 per 10 s, weight 5) allows 100 requests in
-//    any 10 s, so at most 100 × ceil(S / 10) in a window of S seconds that starts with none: the share used is the
-//    requests answered divided by that.
+// 2. The venue's default rate limits (its weight model), on in the sandbox and in the client (the CLI's defaults):
+//    the export runs for S seconds (default 60) after its first request and is stopped; the sandbox's request log
+//    gives the requests it answered in that window and the 429s it sent. The bills budget (500 per 10 s, weight 5)
+//    allows 100 requests in any 10 s, so at most 100 × ceil(S / 10) in a window of S seconds that starts with none:
+//    the share used is the requests answered divided by that.
 //
 // Prints a table and writes bench/results/export-<date>.json (export-<date>-quick.json with --quick). Targets are
 // printed, never asserted.
 //
 //   node --conditions=@spotkit/source src/export.ts [--quick] [--export-bills N] [--export-runs N]
 //     [--limited-seconds S]
+import { Venue } from "@spotkit/core"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
@@ -308,8 +309,8 @@ const records = (await Effect.runPromise(limited.exchange.requests)).filter((r) 
 )
 await limited.close()
 rmSync(limitedOut, { force: true })
-// DESIGN §4, the sandbox's default: bills weigh 5 against 500 per 10 s (per key and per address).
-const rateLimits = { fundingBills: { limit: 500, windowMillis: 10_000 }, fundingBillsWeight: 5 }
+// The venue's weight model, the sandbox's default: bills weigh 5 against 500 per 10 s (per user and per address).
+const rateLimits = { fundingBills: Venue.budgets.uid, fundingBillsWeight: Venue.endpoints.fundingBills.weight.ip }
 const perWindow = rateLimits.fundingBills.limit / rateLimits.fundingBillsWeight
 const windowMillis = rateLimits.fundingBills.windowMillis
 const start = records[0]?.time ?? 0

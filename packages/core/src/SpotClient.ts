@@ -9,13 +9,14 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, type Option, Schema, type Stream } from "effect"
+import { Config, Context, Duration, Effect, Layer, type Option, Redacted, Schema, type Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type * as Account from "./Account.ts"
 import type * as Bill from "./Bill.ts"
 import type * as Cancel from "./Cancel.ts"
 import type * as Fill from "./Fill.ts"
 import * as AccountOps from "./internal/account.ts"
+import * as Budget from "./internal/budget.ts"
 import * as Operation from "./internal/operation.ts"
 import * as Orders from "./internal/orders.ts"
 import * as Pipeline from "./internal/pipeline.ts"
@@ -25,6 +26,7 @@ import * as Rules from "./internal/rules.ts"
 import * as Transfers from "./internal/transfers.ts"
 import * as Market from "./Market.ts"
 import type * as Order from "./Order.ts"
+import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
 import type * as SpotError from "./SpotError.ts"
 import type * as Transfer from "./Transfer.ts"
@@ -42,27 +44,38 @@ export interface RateLimit {
 }
 
 /**
- * Client-side rate limits per endpoint (DESIGN §4). Each field overrides its default; `false` for the whole option
- * turns limiting off.
+ * Client-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+ * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
+ * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
+ * request against their endpoint's own budget. A request counts while in flight and for one window (plus
+ * `marginMillis`) from its answer. After a 429 the shared budgets pause for the venue's `Retry-After`, or one window,
+ * before any call sends again. Each field overrides its default; `false` for the whole option turns limiting off.
+ *
+ * The budgets live in the `RateLimitStore` in context, or in memory per client without one: provide
+ * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes.
  *
  * @since 0.1.0
  * @category options
  */
 export interface RateLimitOptions {
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly placeOrder?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly placeOrders?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly openOrders?: RateLimit | undefined
-  /** @default { limit: 10, windowMillis: 1000 } */
-  readonly internalTransfer?: RateLimit | undefined
-  /** Weight budget of the bills endpoint; each request weighs `fundingBillsWeight`. @default { limit: 500, windowMillis: 10000 } */
-  readonly fundingBills?: RateLimit | undefined
-  /** @default 5 */
-  readonly fundingBillsWeight?: number | undefined
+  /** The budget per API user (UID). @default { limit: 500, windowMillis: 10000 } */
+  readonly uid?: RateLimit | undefined
+  /** The budget per IP address. @default { limit: 500, windowMillis: 10000 } */
+  readonly ip?: RateLimit | undefined
+  /** The budget of each of placing, batching, cancelling and transfers, in requests. @default { limit: 10, windowMillis: 1000 } */
+  readonly perEndpoint?: RateLimit | undefined
+  /**
+   * Weights by endpoint name, over the venue's (`Venue.endpoints[name].weight`), e.g.
+   * `{ fundingBills: { uid: 10, ip: 10 } }`.
+   */
+  readonly weights?: { readonly [Name in Venue.EndpointName]?: Partial<Venue.Weight> | undefined } | undefined
   /** Added to every window to absorb network jitter between our send and the venue's receive. @default 25 */
   readonly marginMillis?: number | undefined
+  /**
+   * The name of the address's budget in a shared store: processes that reach the venue from one address (one host,
+   * or several behind one NAT) share it, whatever their API keys. @default "default"
+   */
+  readonly address?: string | undefined
 }
 
 /**
@@ -90,7 +103,7 @@ export interface Options {
   readonly credentials: Signer.Credentials
   /** Sent as the `locale` header. @default "en-US" */
   readonly locale?: string | undefined
-  /** `false` turns client-side rate limiting off. @default DESIGN §4 limits */
+  /** `false` turns client-side rate limiting off. @default the venue's budgets and weights (`Venue.budgets`) */
   readonly rateLimit?: RateLimitOptions | false | undefined
   /** `false` turns retries off. */
   readonly retry?: RetryOptions | false | undefined
@@ -269,37 +282,51 @@ export class SpotClient extends Context.Service<SpotClient, Service>()("@spotkit
 // After symbol rules failed to load, placing orders sends them unchecked for this long before loading is tried again.
 const RULES_RETRY_MILLIS = 60_000
 
-// The endpoints the client limits, with the option that overrides each one's budget.
-const limitedEndpoints = ["placeOrder", "placeOrders", "openOrders", "internalTransfer", "fundingBills"] as const
+const invalid = (message: string) => Effect.die(new RangeError(message))
 
-// One limiter per signed endpoint, from the venue's defaults and the caller's overrides; none when limiting is off.
-const makeLimits = (options: RateLimitOptions | false | undefined): Effect.Effect<Map<string, Pipeline.Limit>> =>
-  Effect.suspend(() => {
-    const limits = new Map<string, Pipeline.Limit>()
-    if (options === false) return Effect.succeed(limits)
-    const overrides = options ?? {}
-    const weight = overrides.fundingBillsWeight
-    if (weight !== undefined && !RateLimiter.isPositive(weight)) {
-      return Effect.die(new RangeError("rateLimit.fundingBillsWeight must be a positive finite number"))
-    }
-    for (const name of limitedEndpoints) {
+// The API key's hash (SHA-256, hex), which names its budgets in a store: never the key itself.
+const keyHash = (apiKey: string) =>
+  Effect.map(
+    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(apiKey))),
+    (digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("").slice(0, 32)
+  )
+
+// The client's budgets, from the venue's defaults and the caller's overrides, in the store of the context (or a store
+// of its own); none when limiting is off.
+const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Budget.Limiter | undefined> =>
+  Effect.gen(function*() {
+    const rateLimit = options.rateLimit
+    if (rateLimit === false) return undefined
+    const overrides = rateLimit ?? {}
+    for (const name of ["uid", "ip", "perEndpoint"] as const) {
       const budget = overrides[name]
       if (budget !== undefined && !RateLimiter.isValidBudget(budget)) {
-        return Effect.die(new RangeError(`rateLimit.${name} needs a positive finite limit and windowMillis`))
+        return yield* invalid(`rateLimit.${name} needs a positive finite limit and windowMillis`)
       }
     }
-    for (const endpoint of Object.values(Venue.endpoints)) {
-      if (endpoint.permission === undefined) continue
-      const name = endpoint.name as Venue.EndpointName
-      const budget = (limitedEndpoints as ReadonlyArray<string>).includes(name)
-        ? overrides[name as typeof limitedEndpoints[number]]
-        : undefined
-      limits.set(name, {
-        limiter: RateLimiter.make(budget ?? endpoint.rateLimit.budget, overrides.marginMillis ?? 25),
-        weight: name === "fundingBills" ? weight ?? endpoint.rateLimit.weight : endpoint.rateLimit.weight
-      })
+    const weights = overrides.weights ?? {}
+    for (const [name, weight] of Object.entries(weights)) {
+      if (!(name in Venue.endpoints)) return yield* invalid(`rateLimit.weights.${name}: no such endpoint`)
+      for (const side of ["uid", "ip"] as const) {
+        const value = weight?.[side]
+        if (value !== undefined && !RateLimiter.isPositive(value)) {
+          return yield* invalid(`rateLimit.weights.${name}.${side} must be a positive finite number`)
+        }
+      }
     }
-    return Effect.succeed(limits)
+    const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
+    const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
+    return Budget.make(store, {
+      uid: overrides.uid ?? Venue.budgets.uid,
+      ip: overrides.ip ?? Venue.budgets.ip,
+      perEndpoint: overrides.perEndpoint ?? Venue.budgets.perEndpoint,
+      weights,
+      marginMillis: overrides.marginMillis ?? 25,
+      userKey: yield* keyHash(Redacted.value(options.credentials.apiKey)),
+      address: overrides.address ?? "default",
+      // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
+      leaseMillis: timeoutMillis + 5_000
+    })
   })
 
 /**
@@ -309,13 +336,14 @@ const makeLimits = (options: RateLimitOptions | false | undefined): Effect.Effec
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
   const pipeline = yield* Pipeline.make({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
     locale: options.locale ?? "en-US",
-    timeout: Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10)),
+    timeout,
     timeoutBy: options.timeoutBy ?? "client",
-    limits: yield* makeLimits(options.rateLimit),
+    limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
     syncTime: options.syncServerTime ?? true
   })
   const retrying = Retry.make(options.retry ?? {})

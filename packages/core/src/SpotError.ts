@@ -109,7 +109,9 @@ export class PermissionError extends Schema.Error<PermissionError>("@spotkit/cor
  */
 export class RateLimitError extends Schema.Error<RateLimitError>("@spotkit/core/SpotError/RateLimitError")({
   _tag: Schema.tag("RateLimitError"),
-  ...venueFields
+  ...venueFields,
+  /** How long the venue asked to wait (its `Retry-After` header, in ms), when it said. */
+  retryAfterMillis: Schema.optional(Schema.Number)
 }) {
   get isRetryable(): boolean {
     return true
@@ -408,6 +410,28 @@ export class OutcomeUnknownError
 }
 
 /**
+ * The shared rate-limit budget (`RateLimitStore`, e.g. in Redis) could not be reached: at start, or mid-run under the
+ * `"fail"` policy. Nothing was sent. `store` names the store (a Redis URL without its password).
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class RateLimitStoreError
+  extends Schema.Error<RateLimitStoreError>("@spotkit/core/SpotError/RateLimitStoreError")({
+    _tag: Schema.tag("RateLimitStoreError"),
+    store: Schema.String,
+    description: Schema.String
+  })
+{
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return `rate-limit store ${this.store}: ${this.description}`
+  }
+}
+
+/**
  * Every reason a `SpotError` can carry.
  *
  * @since 0.1.0
@@ -432,6 +456,7 @@ export type SpotErrorReason =
   | HttpStatusError
   | DecodeError
   | OutcomeUnknownError
+  | RateLimitStoreError
 
 /**
  * Schema of every reason.
@@ -457,7 +482,8 @@ export const SpotErrorReason = Schema.Union([
   TransportError,
   HttpStatusError,
   DecodeError,
-  OutcomeUnknownError
+  OutcomeUnknownError,
+  RateLimitStoreError
 ])
 
 /**

@@ -325,8 +325,6 @@ export interface Endpoint<
   /** `standard`: `{code, msg, requestTime, data}`. `transfer`: `{code: "200", id, timestamp}` on success. */
   readonly envelope: "standard" | "transfer"
   readonly idempotency: Idempotency
-  /** The default budget each caller (API key) has on this endpoint, and what one request weighs in it. */
-  readonly rateLimit: { readonly budget: Budget; readonly weight: number; readonly perAddress: boolean }
   /** The venue's weights of this endpoint (spec-extended §8), against `budgets`. */
   readonly weight: Weight
   /** What the client accepts from its caller and validates before anything is sent. */
@@ -335,7 +333,6 @@ export interface Endpoint<
   readonly response: Response
 }
 
-const perSecond: Budget = { limit: 10, windowMillis: 1000 }
 const weight = (ip: number, uid: number | undefined, counted = false): Weight => ({ ip, uid, perSecond: counted })
 
 const endpoint = <const Name extends string, Request extends Schema.Top, Response extends Schema.Top>(
@@ -343,8 +340,8 @@ const endpoint = <const Name extends string, Request extends Schema.Top, Respons
 ): Endpoint<Name, Request, Response> => spec
 
 /**
- * The endpoints of spec §4 and spec-extended §1–§7, with their default rate limits (DESIGN §4) and the venue's
- * weights (spec-extended §8). `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
+ * The endpoints of spec §4 and spec-extended §1–§7, with the venue's weights (spec-extended §8) against
+ * `budgets`. `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
  * venue's documents give; the test exchange serves both.
  *
  * @since 0.2.0
@@ -358,7 +355,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "clientOrderId",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 5, true),
     request: Order.PlaceOrder,
     response: Order.PlaceOrderResult
@@ -370,7 +366,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "clientOrderId",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 10, true),
     request: Order.BatchItem,
     response: Order.BatchResponse
@@ -382,7 +377,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(3, 3),
     request: Order.OpenOrdersQuery,
     response: Order.OpenOrdersPage
@@ -394,8 +388,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    // Weight 5 of 500 per 10 s, against the API key and, separately, against the caller's address (spec §4.4).
-    rateLimit: { budget: { limit: 500, windowMillis: 10_000 }, weight: 5, perAddress: true },
     weight: weight(5, 5),
     request: Bill.BillPageQuery,
     response: Bill.BillPage
@@ -407,7 +399,6 @@ export const endpoints = {
     permission: "transfer",
     envelope: "transfer",
     idempotency: "none",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(100, 100, true),
     request: Transfer.InternalTransfer,
     response: Transfer.TransferSuccess
@@ -419,7 +410,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 3, true),
     request: Cancel.CancelOrderRequest,
     response: Cancel.CancelOrderResponse
@@ -431,7 +421,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(10, 10, true),
     request: Cancel.CancelOrdersRequest,
@@ -444,7 +433,6 @@ export const endpoints = {
     permission: "trade",
     envelope: "standard",
     idempotency: "idempotent",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 8, true),
     request: Cancel.CancelAllRequest,
     response: Cancel.CancelBatchResponse
@@ -456,7 +444,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(2, 2),
     request: Order.OrderInfoRequest,
     response: Order.OrderInfoResponse
@@ -468,7 +455,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(10, 10),
     request: Order.OrderHistoryQuery,
     response: Order.OrderHistoryPage
@@ -480,7 +466,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(5, 5),
     request: Fill.FillsQuery,
     response: Fill.FillsPage
@@ -492,7 +477,6 @@ export const endpoints = {
     permission: "read",
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(5, 5),
     request: Schema.Struct({}),
@@ -505,7 +489,6 @@ export const endpoints = {
     permission: "read",
     envelope: "transfer",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(100, 100),
     request: Transfer.TransferStatusQuery,
     response: Transfer.TransferStatusResponse
@@ -517,7 +500,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(10, undefined),
     request: Schema.Struct({ symbol: Schema.optional(Schema.String), symbols: Schema.optional(Schema.String) }),
     response: Market.ExchangeInfo
@@ -529,7 +511,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Market.ProductList
@@ -541,7 +522,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Market.ServerTime
@@ -553,7 +533,6 @@ export const endpoints = {
     permission: undefined,
     envelope: "standard",
     idempotency: "read",
-    rateLimit: { budget: perSecond, weight: 1, perAddress: false },
     weight: weight(1, undefined),
     request: Schema.Struct({}),
     response: Schema.Array(Schema.Unknown)

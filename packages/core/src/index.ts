@@ -75,6 +75,13 @@ export * as Order from "./Order.ts"
 export * as Primitives from "./Primitives.ts"
 
 /**
+ * Where the client's rate-limit budgets live: in memory, or in Redis to share them between processes.
+ *
+ * @since 0.2.0
+ */
+export * as RateLimitStore from "./RateLimitStore.ts"
+
+/**
  * Request signing.
  *
  * @since 0.1.0

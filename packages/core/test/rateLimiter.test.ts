@@ -1,7 +1,8 @@
 /**
- * Client-side rate limiting (DESIGN §4): 10 requests/s per endpoint for orders, batch, open orders and transfers;
- * bills weigh 5 against 500 per 10 s. On by default, configurable, weight-aware, and driven by `Clock`, so every
- * test here runs on the `TestClock` and finishes in milliseconds of real time.
+ * Client-side rate limiting, the venue's weight model (spec-extended §8): every signed request weighs against 500
+ * per 10 s per API user and per address (bills 5, orders 5 and 2, open orders 3), and placing, batching, cancelling
+ * and transfers count against 10 per second per endpoint. On by default, configurable, weight-aware, and driven by
+ * `Clock`, so every test here runs on the `TestClock` and finishes in milliseconds of real time.
  *
  * Requests are timed where the venue receives them: a recording `HttpClient` notes the virtual time of each one. A
  * synchronous signer (node:crypto) makes a request reach the venue in the same virtual instant the limiter lets it
@@ -13,9 +14,9 @@ import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
-import { Signer, SpotClient, Venue } from "../src/index.ts"
+import { BufferedResponse, Signer, SpotClient, Venue } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/rateLimiter.ts"
-import { clientLayer, clientOptions, FakeVenue, isPublicPath, NOW, SYMBOL } from "./support/FakeVenue.ts"
+import { clientLayer, clientOptions, envelope, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
 /** The documented default of `marginMillis`. */
 const MARGIN = 25
@@ -33,18 +34,23 @@ const nodeSigner = Signer.layer({
     )
 })
 
+/**
+ * The client these tests run: no retries, and none of its own public requests (the server-time sync, the symbol rules
+ * for the order check), which would take weight from the budgets the tests count.
+ */
+const quiet: Partial<SpotClient.Options> = { retry: false, syncServerTime: false, checkSymbolRules: false }
+
 /** A fake venue, the virtual send time of every request it received, and a client layer over both. */
 const setup = (options: Partial<SpotClient.Options> = {}) => {
   const venue = new FakeVenue()
   const sent: Array<Sent> = []
   const recording = HttpClient.make((request, url) =>
     Effect.flatMap(Clock.currentTimeMillis, (at) => {
-      // The signed requests: the client's own public ones (server time, symbol rules) are not limited.
-      if (!isPublicPath(url.pathname)) sent.push({ path: url.pathname, at })
+      sent.push({ path: url.pathname, at })
       return venue.client.execute(request)
     })
   )
-  const layer = SpotClient.layer({ ...clientOptions, retry: false, ...options }).pipe(
+  const layer = SpotClient.layer({ ...clientOptions, ...quiet, ...options }).pipe(
     Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, recording), nodeSigner))
   )
   const times = (path: string) => sent.filter((entry) => entry.path === path).map((entry) => entry.at)
@@ -148,7 +154,9 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("bills: a larger configured budget lets the same 101 pages go at once", () => {
-    const { layer, times } = setup({ rateLimit: { fundingBills: { limit: 1000, windowMillis: 10_000 } } })
+    const { layer, times } = setup({
+      rateLimit: { uid: { limit: 1000, windowMillis: 10_000 }, ip: { limit: 1000, windowMillis: 10_000 } }
+    })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* billPages(101)
@@ -160,7 +168,7 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("limits are weight-aware: a heavier bills weight admits fewer pages per window", () => {
-    const { layer, times } = setup({ rateLimit: { fundingBillsWeight: 100 } })
+    const { layer, times } = setup({ rateLimit: { weights: { fundingBills: { uid: 100, ip: 100 } } } })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* billPages(6)
@@ -175,7 +183,7 @@ describe("client-side rate limits", () => {
   })
 
   it.effect("a configured endpoint budget replaces its default", () => {
-    const { layer, times } = setup({ rateLimit: { placeOrder: { limit: 3, windowMillis: 500 }, marginMillis: 0 } })
+    const { layer, times } = setup({ rateLimit: { perEndpoint: { limit: 3, windowMillis: 500 }, marginMillis: 0 } })
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { done, fiber } = yield* placeMany(7)
@@ -207,6 +215,39 @@ describe("client-side rate limits", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("an order held by its endpoint's 10 per second does not hold up another endpoint's request", () => {
+    const { layer, times } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const orders = yield* placeMany(11)
+      yield* settle
+      const page = yield* Effect.forkChild(Effect.andThen(client.openOrdersPage({ symbol: SYMBOL }), now))
+      yield* settle
+      assert.strictEqual(yield* Fiber.join(page), NOW, "the page went at once")
+      assert.strictEqual(orders.done(), 10)
+      yield* advanceTo(NOW + 1_000 + 2 * MARGIN)
+      yield* Fiber.join(orders.fiber)
+      assert.strictEqual(Math.max(...times(Venue.endpoints.placeOrder.path)), NOW + 1_000 + MARGIN)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the UID budget is shared by every endpoint: 100 bills pages leave no room for an order", () => {
+    const { layer, times } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const pages = yield* billPages(100)
+      yield* settle
+      assert.strictEqual(pages.done(), 100)
+      const placed = yield* Effect.forkChild(Effect.andThen(client.placeOrder(order("after-bills")), now))
+      yield* advanceTo(NOW + 10_000, 250)
+      assert.deepStrictEqual(times(Venue.endpoints.placeOrder.path), [], "500 of 500 used: the order waits")
+      yield* advanceTo(NOW + 10_000 + 2 * MARGIN)
+      assert.strictEqual(yield* Fiber.join(placed), NOW + 10_000 + MARGIN)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("rateLimit: false sends 50 orders without any clock advance", () => {
     const { layer, sent, venue } = setup({ rateLimit: false })
     return Effect.gen(function*() {
@@ -222,11 +263,11 @@ describe("client-side rate limits", () => {
   })
 
   it.effect.each([
-    { option: "placeOrder", rateLimit: { placeOrder: { limit: 0, windowMillis: 1000 } } },
-    { option: "openOrders", rateLimit: { openOrders: { limit: 10, windowMillis: Number.NaN } } },
-    { option: "fundingBills", rateLimit: { fundingBills: { limit: Number.POSITIVE_INFINITY, windowMillis: 1 } } },
-    { option: "internalTransfer", rateLimit: { internalTransfer: { limit: 1, windowMillis: -5 } } },
-    { option: "fundingBillsWeight", rateLimit: { fundingBillsWeight: 0 } }
+    { option: "perEndpoint", rateLimit: { perEndpoint: { limit: 0, windowMillis: 1000 } } },
+    { option: "uid", rateLimit: { uid: { limit: 10, windowMillis: Number.NaN } } },
+    { option: "ip", rateLimit: { ip: { limit: Number.POSITIVE_INFINITY, windowMillis: 1 } } },
+    { option: "weights.internalTransfer.uid", rateLimit: { weights: { internalTransfer: { uid: -5 } } } },
+    { option: "weights.fundingBills.ip", rateLimit: { weights: { fundingBills: { ip: 0 } } } }
   ])("an invalid rateLimit.$option makes building the client die with a RangeError", ({ option, rateLimit }) => {
     const venue = new FakeVenue()
     return Effect.gen(function*() {
@@ -363,6 +404,69 @@ describe("rateLimiter", () => {
     )
   })
 
+  it("property: one acquisition over two budgets keeps both invariants, first come first served in each", () => {
+    const scenario = fc.record({
+      limits: fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 })),
+      windows: fc.tuple(fc.integer({ min: 1, max: 800 }), fc.integer({ min: 1, max: 800 })),
+      arrivals: fc.array(
+        fc.record({ gap: fc.nat(400), a: fc.nat(12), b: fc.nat(12), which: fc.constantFrom("a", "b", "both") }),
+        { minLength: 1, maxLength: 25 }
+      )
+    })
+    return fc.assert(
+      fc.asyncProperty(scenario, ({ arrivals, limits, windows }) => {
+        const logs = [0, 1].map((i) => new RateLimiter.Log({ limit: limits[i]!, windowMillis: windows[i]! }, 0))
+        let at = 0
+        const timed = arrivals.map((arrival) => {
+          at += arrival.gap % 3 === 0 ? 0 : arrival.gap
+          const charges = [
+            ...(arrival.which === "b" ? [] : [{ log: 0, weight: 1 + (arrival.a % limits[0]!) }]),
+            ...(arrival.which === "a" ? [] : [{ log: 1, weight: 1 + (arrival.b % limits[1]!) }])
+          ]
+          return { at, charges }
+        })
+        const grants: Array<
+          { readonly at: number; grantedAt: number; readonly charges: typeof timed[number]["charges"] }
+        > = []
+        const program = Effect.gen(function*() {
+          const fibers = yield* Effect.forEach(timed, ({ at, charges }) =>
+            Effect.forkChild(Effect.gen(function*() {
+              yield* Effect.sleep(at)
+              const grant = { at, grantedAt: -1, charges }
+              grants.push(grant)
+              const permit = yield* RateLimiter.acquireAll(
+                charges.map((charge) => ({ log: logs[charge.log]!, weight: charge.weight }))
+              )
+              grant.grantedAt = yield* now
+              yield* permit.settle
+            })))
+          yield* TestClock.adjust(at + (timed.length + 1) * 2 * Math.max(...windows))
+          yield* Fiber.joinAll(fibers)
+        })
+        return Effect.runPromise(program.pipe(Effect.provide(TestClock.layer()))).then(() => {
+          for (const i of [0, 1]) {
+            const mine = grants.flatMap((g) =>
+              g.charges.filter((c) => c.log === i).map((c) => ({ t: g.grantedAt, w: c.weight, at: g.at }))
+            )
+            for (const grant of mine) {
+              assert.isAtLeast(grant.t, grant.at)
+              const used = mine.reduce((sum, o) => o.t > grant.t - windows[i]! && o.t <= grant.t ? sum + o.w : sum, 0)
+              assert.isAtMost(used, limits[i]!, `budget ${i}: the window ending at ${grant.t}`)
+            }
+            // In each log, never granted before an earlier acquisition of that log.
+            for (let k = 1; k < mine.length; k++) {
+              assert.isAtLeast(
+                mine[k]!.t,
+                Math.max(...mine.slice(0, k).map((m) => m.t))
+              )
+            }
+          }
+        })
+      }),
+      { numRuns: 150 }
+    )
+  })
+
   it.effect("a wall clock stepping back an hour does not stall the queue (monotonic time)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
@@ -413,17 +517,16 @@ describe("rate limits under latency", () => {
     // The sandbox's own budget check (testkit `limits.ts`): 500 per 10 s at weight 5, counted on arrival.
     const arrivals: Array<number> = []
     const venue = new FakeVenue()
-    const slowFirst = HttpClient.make((request, url) =>
+    const slowFirst = HttpClient.make((request) =>
       Effect.gen(function*() {
         // The first request opens the connection (and the process is busy): it arrives 300 ms after its grant.
         yield* Effect.sleep(arrivals.length === 0 ? 300 : 1)
-        // Bills pages only: the client's public requests (server time) are not limited.
-        if (!isPublicPath(url.pathname)) arrivals.push(yield* now)
+        arrivals.push(yield* now)
         yield* Effect.sleep(2)
         return yield* venue.client.execute(request)
       })
     )
-    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+    const layer = SpotClient.layer({ ...clientOptions, ...quiet }).pipe(
       Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, slowFirst), nodeSigner))
     )
     return Effect.gen(function*() {
@@ -471,7 +574,7 @@ describe("rate limits under latency", () => {
         )
     })
     const venue = new FakeVenue()
-    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+    const layer = SpotClient.layer({ ...clientOptions, ...quiet }).pipe(
       Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, venue.client), dying))
     )
     return Effect.gen(function*() {
@@ -538,5 +641,97 @@ describe("rate limits under latency", () => {
       }),
       { numRuns: 200 }
     )
+  })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// after a 429: the shared budgets pause, for every call of the client
+
+/**
+ * A fake venue whose first `refusals` bills requests are answered HTTP 429 (with `retryAfter` as the `Retry-After`
+ * header when given); the virtual time of every request it received.
+ */
+const refusing = (refusals: number, retryAfter: string | undefined, options: Partial<SpotClient.Options> = {}) => {
+  const venue = new FakeVenue()
+  const sent: Array<Sent> = []
+  let left = refusals
+  const http = HttpClient.make((request, url) =>
+    Effect.flatMap(now, (at) => {
+      sent.push({ path: url.pathname, at })
+      if (url.pathname !== Venue.endpoints.fundingBills.path || left-- <= 0) return venue.client.execute(request)
+      return Effect.succeed(
+        new BufferedResponse.BufferedResponse({
+          request,
+          status: 429,
+          headers: retryAfter === undefined ? {} : { "retry-after": retryAfter },
+          body: envelope("429", "Too Many Requests", at, "null")
+        })
+      )
+    })
+  )
+  const layer = SpotClient.layer({ ...clientOptions, ...quiet, ...options }).pipe(
+    Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), nodeSigner))
+  )
+  return { layer, sent }
+}
+
+describe("after a 429", () => {
+  it.effect("Retry-After: every call of the client waits it out before sending, then goes on", () => {
+    const { layer, sent } = refusing(1, "3")
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const refused = yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      assert.strictEqual(refused.reason._tag, "RateLimitError")
+      assert.strictEqual(refused.reason._tag === "RateLimitError" ? refused.reason.retryAfterMillis : 0, 3_000)
+      // Another endpoint, and the same one: neither is sent before the pause ends.
+      const placed = yield* Effect.forkChild(Effect.andThen(client.placeOrder(order("after-429")), now))
+      const page = yield* Effect.forkChild(Effect.andThen(client.fundingBillsPage({ pageSize: 10 }), now))
+      yield* advanceTo(NOW + 2_999)
+      assert.strictEqual(sent.length, 1, "nothing sent during the pause")
+      yield* advanceTo(NOW + 3_100)
+      assert.strictEqual(yield* Fiber.join(placed), NOW + 3_000)
+      assert.strictEqual(yield* Fiber.join(page), NOW + 3_000)
+      assert.strictEqual(sent.length, 3)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("without Retry-After the pause is one window of the shared budgets (10 s and the margin)", () => {
+    const { layer, sent } = refusing(1, undefined)
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      const next = yield* Effect.forkChild(Effect.andThen(client.openOrdersPage({ symbol: SYMBOL }), now))
+      yield* advanceTo(NOW + 10_000, 250)
+      assert.strictEqual(sent.length, 1)
+      yield* advanceTo(NOW + 10_000 + 2 * MARGIN)
+      assert.strictEqual(yield* Fiber.join(next), NOW + 10_000 + MARGIN)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("with the default retries a call survives a 429: its retry waits out the window and succeeds", () => {
+    // Before #15 the retries (about 3.6 s in all) ended before the venue's 10 s window did.
+    const { layer, sent } = refusing(1, undefined, { retry: undefined })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const page = yield* Effect.forkChild(Effect.andThen(client.fundingBillsPage({ pageSize: 10 }), now))
+      yield* advanceTo(NOW + 11_000, 250)
+      const done = yield* Fiber.join(page)
+      assert.isAtLeast(done, NOW + 10_000 + MARGIN)
+      assert.deepStrictEqual(sent.map((entry) => entry.at), [NOW, done])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("rateLimit: false: a 429 pauses nothing (no budget to pause)", () => {
+    const { layer, sent } = refusing(1, "3", { rateLimit: false })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      yield* client.fundingBillsPage({ pageSize: 10 })
+      assert.deepStrictEqual(sent.map((entry) => entry.at), [NOW, NOW])
+    }).pipe(Effect.provide(layer))
   })
 })

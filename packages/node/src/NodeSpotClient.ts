@@ -21,8 +21,9 @@
  * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { SpotClient } from "@spotkit/core"
-import { Config, Duration, Effect, Layer } from "effect"
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import { RateLimitStore, SpotClient, SpotError } from "@spotkit/core"
+import { Config, Duration, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
@@ -56,13 +57,38 @@ export interface HttpOptions {
 }
 
 /**
+ * A rate-limit budget shared through Redis (`RateLimitStore.layerRedis` over `@effect/platform-node`'s `NodeRedis`):
+ * every process with the same API key and the same Redis counts against one budget, as the venue does.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface RedisOptions {
+  /** e.g. `"redis://127.0.0.1:6379"` or `"redis://:password@host:6379/0"`; messages name it without the password. */
+  readonly url: string | Redacted.Redacted<string>
+  /**
+   * When Redis is lost mid-run: `"memory"` goes on against this process's own budget (one warning logged, Redis
+   * tried again every 5 s), `"fail"` fails each call with a `RateLimitStoreError` before sending.
+   * @default "memory"
+   */
+  readonly onUnavailable?: "memory" | "fail" | undefined
+  /** Time allowed to connect, and for one command. @default 2 seconds */
+  readonly timeout?: Duration.Input | undefined
+  /** Prefix of the store's keys. @default "spotkit:{budget}:" */
+  readonly prefix?: string | undefined
+}
+
+/**
  * The client's options (core `SpotClient.Options`: base URL, credentials, locale, rate limits, retries, the request
- * timeout) and those of the connection pool.
+ * timeout), those of the connection pool, and the Redis that shares the rate-limit budget.
  *
  * @since 0.1.0
  * @category options
  */
-export interface Options extends SpotClient.Options, HttpOptions {}
+export interface Options extends SpotClient.Options, HttpOptions {
+  /** Share the rate-limit budget with other processes through Redis. @default each client its own, in memory */
+  readonly redis?: RedisOptions | undefined
+}
 
 const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
@@ -111,27 +137,86 @@ export const layerHttpClient = (
 }
 
 /**
+ * A Redis URL as messages may show it: without its password.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const safeRedisUrl = (url: string): string => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return "an invalid Redis URL"
+  parsed.password = ""
+  return parsed.href
+}
+
+/**
+ * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A Redis that cannot
+ * be reached then fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL without its password.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRedisStore = (
+  options: RedisOptions
+): Layer.Layer<RateLimitStore.RateLimitStore, SpotError.SpotError> => {
+  const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+  const name = safeRedisUrl(url)
+  const timeout = millis(options.timeout, "2 seconds")
+  const failed = (description: string) =>
+    new SpotError.SpotError({
+      operation: "NodeSpotClient.layer",
+      reason: new SpotError.RateLimitStoreError({ store: name, description })
+    })
+  // Commands fail at once while the connection is down (no offline queue), so that the store's policy applies.
+  const redis = NodeRedis.layer({ url, disableOfflineQueue: true, socket: { connectTimeout: timeout } })
+  return Layer.effect(
+    RateLimitStore.RateLimitStore,
+    Effect.gen(function*() {
+      // NodeRedis logs a warning at every failed reconnection attempt; the store logs one when Redis is lost.
+      const context = yield* Layer.build(redis).pipe(
+        Effect.provideService(References.MinimumLogLevel, "Error"),
+        Effect.mapError((error) => {
+          const cause = error.cause instanceof Error ? error.cause.message : String(error.cause)
+          return failed(`cannot connect: ${cause.split("\n")[0] || "no answer"}`)
+        })
+      )
+      return yield* RateLimitStore.makeRedis({
+        name,
+        onUnavailable: options.onUnavailable,
+        timeout: options.timeout,
+        prefix: options.prefix
+      }).pipe(Effect.provide(context), Effect.mapError((error) => failed(error.description)))
+    })
+  )
+}
+
+/**
  * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock. Over the default transport the HTTP client
  * bounds each exchange by `timeout` itself (`timeoutBy: "transport"`); over the others the client races it. Under Bun
- * the HTTP client is Bun's `fetch` (see `layerHttpClient`), and the client races the timeout.
+ * the HTTP client is Bun's `fetch` (see `layerHttpClient`), and the client races the timeout. With `redis`, the
+ * rate-limit budget is shared through Redis (`layerRedisStore`), and the layer fails when Redis cannot be reached.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient> => {
+export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, SpotError.SpotError> => {
   // The undici client bounds the exchange itself, unless one timer cannot hold the timeout.
   const bounding = !undiciMissing && (options.transport ?? "undici") === "undici" &&
     millis(options.timeout, "10 seconds") <= UndiciClient.MAX_TIMER
-  return SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") }).pipe(
-    Layer.provide([layerHttpClient(options), NodeSigner.layer])
-  )
+  const client = SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") })
+    .pipe(Layer.provide([layerHttpClient(options), NodeSigner.layer]))
+  return options.redis === undefined || options.rateLimit === false
+    ? client
+    : Layer.provide(client, layerRedisStore(options.redis))
 }
 
 /**
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
  * `SPOTKIT_PASSPHRASE` (the three secrets read as `Redacted`), `SPOTKIT_LOCALE` (optional), and
- * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits of DESIGN §4 off, for a venue
- * that does not enforce them (the sandbox started with `--rate-limits off`).
+ * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits (the venue's weight model)
+ * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`); and `SPOTKIT_REDIS_URL`
+ * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
+ * budget.
  *
  * @since 0.1.0
  * @category layers
@@ -141,6 +226,10 @@ export const defaultConfig: Config.Wrap<Options> = {
   rateLimit: Config.Literals(["on", "off"], "SPOTKIT_RATE_LIMIT").pipe(
     Config.withDefault("on"),
     Config.map((value) => value === "off" ? false as const : undefined)
+  ),
+  redis: Config.Redacted("SPOTKIT_REDIS_URL").pipe(
+    Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
+    Config.withDefault(undefined)
   )
 }
 
@@ -154,5 +243,5 @@ export const defaultConfig: Config.Wrap<Options> = {
  */
 export const layerConfig = (
   config: Config.Wrap<Options> = defaultConfig
-): Layer.Layer<SpotClient.SpotClient, Config.ConfigError> =>
+): Layer.Layer<SpotClient.SpotClient, Config.ConfigError | SpotError.SpotError> =>
   Layer.unwrap(Effect.map(SpotClient.readConfig(config), layer))

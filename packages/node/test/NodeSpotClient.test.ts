@@ -46,6 +46,7 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
             force: "normal",
             price: "29000",
             quantity: "0.01",
+            // The venue's form: letters, digits, "_" and "-" only ("node:http" has a colon).
             clientOrderId: `node-client-${transport.replace(":", "-")}`
           })
           assert.strictEqual(

@@ -2,7 +2,8 @@
  * The exchange engine: products, users, accounts, one order book per symbol with price-time priority, a ledger for
  * every account, internal transfers and synthetic bill histories. Plain, synchronous TypeScript with no Effect in the
  * hot loop; `TestExchange` wraps it in a service and the transports speak the venue protocol over it. `Engine` is a
- * façade over one part per concern (registry, accounts, matching, bills, views); `EngineUnits` is its numeric entry.
+ * façade over one part per concern (registry, accounts, matching, bills, views, cancels, history, transfers);
+ * `EngineUnits` is its numeric entry, and `EngineModel` holds the records it takes and reports.
  *
  * Exactness: every amount is an integer number of the smallest unit of its coin (10^-scale), held in a JS number.
  * The engine refuses any deposit that would take a coin's total supply to 2^53 units or more; since trading and
@@ -16,6 +17,40 @@
  * @since 0.1.0
  */
 import type { Bill } from "@spotkit/core"
+import type {
+  AccountType,
+  Balance,
+  BillPage,
+  BillQuery,
+  CancelBatch,
+  Cancelled,
+  CoinSpec,
+  Depth,
+  EngineOptions,
+  FillQuery,
+  FillView,
+  HistoryOptions,
+  LedgerEntry,
+  NotCancelled,
+  OrderRef,
+  OrderRequest,
+  OrderView,
+  Page,
+  PageQuery,
+  Placed,
+  ProductListing,
+  ProductSpec,
+  Rejection,
+  SpotBalance,
+  SymbolRules,
+  Totals,
+  Trade,
+  TransferPage,
+  TransferQuery,
+  TransferRequest,
+  TransferView,
+  VenueOrderStatus
+} from "./EngineModel.ts"
 import * as Accounts from "./internal/engine/accounts.ts"
 import * as Errors from "./internal/engine/errors.ts"
 import * as Ledger from "./internal/engine/ledger.ts"
@@ -31,12 +66,6 @@ import * as Registry from "./internal/engine/registry.ts"
 export const accountTypes: typeof Accounts.accountTypes = Accounts.accountTypes
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type AccountType = typeof accountTypes[number]
-
-/**
  * The bill business types of spec §2.6 (core's `Bill.BizType`), in the engine's index order.
  *
  * @since 0.1.0
@@ -45,296 +74,12 @@ export type AccountType = typeof accountTypes[number]
 export const bizTypes: ReadonlyArray<Bill.BizType> = Ledger.bizTypes
 
 /**
- * @since 0.1.0
- * @category models
- */
-export type BizType = Bill.BizType
-
-/**
- * A coin: its name, the numeric `coinId` the bills endpoint filters on, and the decimals its balances are kept in.
- *
- * @since 0.1.0
- * @category models
- */
-export interface CoinSpec {
-  readonly name: string
-  readonly coinId: number
-  /** @default 8 */
-  readonly scale?: number | undefined
-}
-
-/**
- * A trading pair as served at `/products`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ProductSpec {
-  /** `<BASE><QUOTE>_SPBL`, e.g. `"BTCUSDT_SPBL"`. */
-  readonly symbol: string
-  readonly base: string
-  readonly quote: string
-  /** Decimals of a price. */
-  readonly pricePrecision: number
-  /** Decimals of a quantity in the base coin. */
-  readonly quantityPrecision: number
-  /** Decimals of a market buy's quantity, which is an amount of the quote coin. @default pricePrecision */
-  readonly quotePrecision?: number | undefined
-  /** Smallest order value in the quote coin (price × quantity; a market buy's quantity). @default "0" */
-  readonly minOrderValue?: string | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface EngineOptions {
-  /** Seeds the id prefixes and the synthetic histories. @default 1 */
-  readonly seed?: number | undefined
-  /** @default BTC (coinId 1), USDT (2), ETH (3), all with 8 decimals */
-  readonly coins?: ReadonlyArray<CoinSpec> | undefined
-  /** Fee on what a maker receives, at most 6 decimals. @default "0.001" */
-  readonly makerFeeRate?: string | undefined
-  /** Fee on what a taker receives, at most 6 decimals. @default "0.001" */
-  readonly takerFeeRate?: string | undefined
-  /** Keep a record of every trade (`trades()`). @default true */
-  readonly recordTrades?: boolean | undefined
-  /**
-   * Keep orders, ledger entries, trades and the clientOrderId table in `SharedArrayBuffer`s where the platform has
-   * them. V8 does not count those as external memory, so a growing engine calls for no full garbage collections
-   * (which could free none of it, and each of which marks the whole program's heap: twice the throughput with a few
-   * million live strings around). Set `false` in a program that creates and drops many large engines: a dropped
-   * engine's shared memory is freed only at the next full collection, which its size no longer brings on.
-   * @default true
-   */
-  readonly sharedMemory?: boolean | undefined
-}
-
-/**
- * An order request as the venue receives it (spec §2.1), already parsed from JSON.
- *
- * @since 0.1.0
- * @category models
- */
-export interface OrderRequest {
-  readonly symbol: string
-  readonly side: string
-  readonly orderType: string
-  readonly force: string
-  readonly price?: string | undefined
-  readonly quantity: string
-  readonly clientOrderId: string
-}
-
-/**
- * A refusal with the venue's code and message (DESIGN §3).
- *
- * @since 0.1.0
- * @category models
- */
-export interface Rejection {
-  readonly ok: false
-  readonly code: string
-  readonly msg: string
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Placed {
-  readonly ok: true
-  readonly orderId: string
-  readonly clientOrderId: string
-}
-
-/**
- * An order as the venue reports it (spec §2.5), for any status.
- *
- * @since 0.1.0
- * @category models
- */
-export interface OrderView {
-  readonly accountId: string
-  readonly userId: string
-  readonly symbol: string
-  readonly orderId: string
-  readonly clientOrderId: string
-  readonly price: string
-  readonly quantity: string
-  readonly orderType: "limit" | "market"
-  readonly side: "buy" | "sell"
-  readonly force: "normal" | "postOnly" | "fok" | "ioc"
-  readonly status: "open" | "filled" | "cancelled"
-  readonly latestFillPrice: string
-  readonly maxFillPrice: string
-  readonly minFillPrice: string
-  readonly fillQuantity: string
-  readonly fillTotalAmount: string
-  readonly cTime: string
-  readonly uTime: string
-}
-
-/**
- * One match between a resting (maker) and an incoming (taker) order.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Trade {
-  readonly tradeId: string
-  readonly symbol: string
-  readonly price: string
-  readonly quantity: string
-  readonly amount: string
-  readonly takerSide: "buy" | "sell"
-  readonly makerOrderId: string
-  readonly takerOrderId: string
-  readonly makerFee: string
-  readonly takerFee: string
-  readonly time: number
-}
-
-/**
- * A funding bill (spec §2.6).
- *
- * @since 0.1.0
- * @category models
- */
-export interface BillView {
-  readonly billId: string
-  readonly coinId: number
-  readonly coinName: string
-  readonly bizType: BizType
-  readonly deltaAmount: string
-  readonly afterAmount: string
-  readonly fees: string
-  readonly cTime: string
-}
-
-/**
- * A ledger entry of any account.
- *
- * @since 0.1.0
- * @category models
- */
-export interface LedgerEntry extends BillView {
-  readonly userId: string
-  readonly accountType: AccountType
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Balance {
-  readonly accountType: AccountType
-  readonly coin: string
-  readonly available: string
-  readonly frozen: string
-}
-
-/**
- * Filters of the bills endpoint (spec §4.4); bounds are exclusive.
- *
- * @since 0.1.0
- * @category models
- */
-export interface BillQuery {
-  readonly coinId?: number | undefined
-  readonly startTime?: number | undefined
-  readonly endTime?: number | undefined
-  /** From 1. @default 1 */
-  readonly pageIndex?: number | undefined
-  /** 1..100. @default 10 */
-  readonly pageSize?: number | undefined
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface BillPage {
-  readonly total: number
-  readonly page: number
-  readonly pageSize: number
-  readonly hasNextPage: boolean
-  readonly items: ReadonlyArray<BillView>
-}
-
-/**
- * An internal transfer request (spec §2.7); `toUserId` as exact digits.
- *
- * @since 0.1.0
- * @category models
- */
-export interface TransferRequest {
-  readonly toUserId: string
-  readonly coin: string
-  readonly amount: string
-  readonly fromAccountType: string
-  readonly toAccountType: string
-}
-
-/**
- * Parameters of a synthetic funding-bill history.
- *
- * @since 0.1.0
- * @category models
- */
-export interface HistoryOptions {
-  readonly count: number
-  /** Time of the first bill (ms); not before the account's last bill. */
-  readonly from: number
-  /** Time of the last bill (ms). Several bills share a millisecond when `count` exceeds the span. */
-  readonly to: number
-  /** Coins to spread the bills over. @default every coin */
-  readonly coins?: ReadonlyArray<string> | undefined
-  /** @default the engine's seed */
-  readonly seed?: number | undefined
-}
-
-/**
- * A product as served at `/products`.
+ * The engine's records (`EngineModel`): every type it takes and reports, under the names they had here before.
  *
  * @since 0.2.0
  * @category models
  */
-export interface ProductListing {
-  readonly symbol: string
-  readonly baseCoin: string
-  readonly quoteCoin: string
-  readonly pricePrecision: string
-  readonly quantityPrecision: string
-  readonly quotePrecision: string
-  readonly minTradeUSDT: string
-  readonly status: "online"
-}
-
-/**
- * An order book: price levels best first, each with its price, total quantity and number of orders.
- *
- * @since 0.2.0
- * @category models
- */
-export interface Depth {
-  readonly bids: ReadonlyArray<readonly [price: string, quantity: string, orders: number]>
-  readonly asks: ReadonlyArray<readonly [price: string, quantity: string, orders: number]>
-}
-
-/**
- * One coin's totals: everything that entered from outside (deposits and synthetic flows), everything held in
- * accounts (available + frozen, all users), and the fees collected. Conservation: `held + fees === supply`.
- *
- * @since 0.2.0
- * @category models
- */
-export interface Totals {
-  readonly coin: string
-  readonly supply: string
-  readonly held: string
-  readonly fees: string
-}
+export type * from "./EngineModel.ts"
 
 /**
  * A programming error in seeding (unknown user or coin, bad product, supply overflow).
@@ -357,6 +102,22 @@ export type EngineError = Errors.EngineError
  * @category constants
  */
 export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
+
+/**
+ * An order's status in the venue's words (spec-extended §3): `open` while it rests without a fill, `partial_fill`
+ * while it rests partly filled, then `full_fill` or `cancelled`.
+ *
+ * @since 0.2.0
+ * @category views
+ */
+export const venueStatus = (order: Pick<OrderView, "status" | "fillQuantity">): VenueOrderStatus =>
+  order.status === "filled"
+    ? "full_fill"
+    : order.status === "cancelled"
+    ? "cancelled"
+    : /^[0.]*$/.test(order.fillQuantity)
+    ? "open"
+    : "partial_fill"
 
 /**
  * The exchange engine.
@@ -408,6 +169,21 @@ export class Engine {
    */
   hasProduct(symbol: string): boolean {
     return this.parts.registry.product(symbol) !== undefined
+  }
+
+  /**
+   * The trading rules of the products (spec-extended §6): tick and step from their precisions, their quantity
+   * limits and minimum value, the engine's fee rates, whether they trade. Every product in the order added, or the
+   * named ones in the order named (unknown symbols left out).
+   *
+   * @since 0.2.0
+   */
+  symbolRules(symbols?: ReadonlyArray<string>): ReadonlyArray<SymbolRules> {
+    const { matching, registry } = this.parts
+    const products = symbols === undefined
+      ? registry.products
+      : symbols.flatMap((symbol) => registry.product(symbol) ?? [])
+    return registry.symbolRules(products, matching.makerRate, matching.takerRate)
   }
 
   /**
@@ -464,6 +240,35 @@ export class Engine {
   }
 
   /**
+   * Cancels one order of the user on a symbol, named by orderId (when given) or clientOrderId, and releases its
+   * frozen funds; or says why not: `43001` no such order of the user on the symbol, `43004` already filled or
+   * cancelled (spec-extended §1).
+   *
+   * @since 0.2.0
+   */
+  cancel(userId: string, symbol: string, ref: OrderRef, now: number): Cancelled | NotCancelled {
+    return this.parts.cancels.cancel(userId, symbol, ref, now)
+  }
+
+  /**
+   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named (spec-extended §2).
+   *
+   * @since 0.2.0
+   */
+  cancelOrders(userId: string, symbol: string, refs: ReadonlyArray<OrderRef>, now: number): CancelBatch {
+    return this.parts.cancels.cancelMany(userId, symbol, refs, now)
+  }
+
+  /**
+   * Cancels every open order of the user on a symbol, oldest first (spec-extended §2).
+   *
+   * @since 0.2.0
+   */
+  cancelAll(userId: string, symbol: string, now: number): CancelBatch {
+    return this.parts.cancels.cancelAll(userId, symbol, now)
+  }
+
+  /**
    * A user's open orders on a symbol, newest first (cTime desc, then orderId desc), one page (`pageNo` from 0).
    *
    * @since 0.1.0
@@ -500,6 +305,35 @@ export class Engine {
   }
 
   /**
+   * One page of a user's orders on a symbol, every status (spec-extended §4): newest first (cTime desc, then orderId
+   * desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
+   *
+   * @since 0.2.0
+   */
+  orderHistory(userId: string, symbol: string, query: PageQuery = {}): Page<OrderView> {
+    return this.parts.history.orderPage(userId, symbol, query)
+  }
+
+  /**
+   * One page of a user's fills on a symbol, optionally of one order (spec-extended §4), paged as `orderHistory`
+   * (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
+   *
+   * @since 0.2.0
+   */
+  fills(userId: string, symbol: string, query: FillQuery = {}): Page<FillView> {
+    return this.parts.history.fillPage(userId, symbol, query)
+  }
+
+  /**
+   * Every fill, oldest first (of one trade, the maker's before the taker's), optionally of one user.
+   *
+   * @since 0.2.0
+   */
+  fillList(userId?: string): ReadonlyArray<FillView> {
+    return this.parts.history.fillList(userId === undefined ? undefined : this.parts.accounts.user(userId).index)
+  }
+
+  /**
    * The order book of a symbol: price levels best first, with the total quantity and number of orders at each.
    *
    * @since 0.1.0
@@ -524,6 +358,16 @@ export class Engine {
    */
   balances(userId: string): ReadonlyArray<Balance> {
     return this.parts.accounts.balances(userId)
+  }
+
+  /**
+   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
+   * included, with `equity` = `available` + `frozen`.
+   *
+   * @since 0.2.0
+   */
+  spotBalances(userId: string): ReadonlyArray<SpotBalance> {
+    return this.parts.accounts.spotBalances(this.parts.accounts.user(userId))
   }
 
   /**
@@ -586,5 +430,24 @@ export class Engine {
     now: number
   ): { readonly ok: true; readonly id: string } | Rejection {
     return this.parts.requests.transfer(userId, request, now)
+  }
+
+  /**
+   * Every internal transfer, oldest first, optionally of one user (sent or received).
+   *
+   * @since 0.2.0
+   */
+  transferList(userId?: string): ReadonlyArray<TransferView> {
+    return this.parts.transfers.list(userId === undefined ? undefined : this.parts.accounts.user(userId).index)
+  }
+
+  /**
+   * The transfers a user sent that match the filters (spec-extended §7), newest first, one page (`page` from 1,
+   * `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
+   *
+   * @since 0.2.0
+   */
+  transferStatus(userId: string, query: TransferQuery = {}): TransferPage {
+    return this.parts.transfers.page(this.parts.accounts.user(userId).index, query)
   }
 }

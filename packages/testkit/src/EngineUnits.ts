@@ -4,12 +4,20 @@
  * it is made from, past the parsing of decimal strings; mix its calls with the engine's freely.
  *
  * ```ts
+ * import { Engine, EngineUnits } from "@spotkit/testkit"
+ *
+ * const engine = new Engine.Engine({ seed: 7 })
+ * engine.addProduct({ symbol: "BTCUSDT_SPBL", base: "BTC", quote: "USDT", pricePrecision: 2, quantityPrecision: 4 })
+ * const userId = engine.addUser()
+ * engine.deposit(userId, "SPOT", "USDT", "1000000", 0)
+ *
  * const units = EngineUnits.make(engine)
  * const user = units.userIndex(userId)
  * const product = units.productIndex("BTCUSDT_SPBL")
- * const seq = units.submit(user, product, 0, 0, 0, 3_000_000, 1_000, "order-1", now) // a limit buy
+ * // A limit buy of 0.1000 BTC (1,000 lots of 0.0001) at 30000.00 (3,000,000 ticks of 0.01).
+ * const seq = units.submit(user, product, 0, 0, 0, 3_000_000, 1_000, "order-1", 1)
  * if (seq < 0) throw new Error(units.rejectionOf(seq, product).msg)
- * units.cancelBySeq(user, seq, now + 1)
+ * units.cancelBySeq(user, seq, 2)
  * ```
  *
  * @since 0.2.0

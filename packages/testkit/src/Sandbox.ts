@@ -95,6 +95,7 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
           switch (outcome._tag) {
             case "Respond":
               response.writeHead(outcome.status, {
+                ...outcome.headers,
                 "content-type": outcome.contentType,
                 "content-length": Buffer.byteLength(outcome.body)
               })

@@ -52,7 +52,9 @@ export type Outcome = Wire.Outcome
 export type RequestRecord = RequestLog.RequestRecord
 
 /**
- * Venue-side rate limits (DESIGN §4).
+ * Venue-side rate limits: the venue's weight model (spec-extended §8) — budgets per API user (`uid`), per client
+ * address (`ip`) and per endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
+ * over the declared ones (`Venue.endpoints[name].weight`), and the `Retry-After` (seconds) a 429 carries, if any.
  *
  * @since 0.1.0
  * @category models
@@ -119,7 +121,10 @@ export interface Options extends Engine.EngineOptions {
   readonly products?: ReadonlyArray<Engine.ProductSpec> | undefined
   readonly accounts?: ReadonlyArray<AccountSpec> | undefined
   readonly liquidity?: ReadonlyArray<LiquiditySpec> | undefined
-  /** `false` turns the venue's rate limits off; fields override DESIGN §4. @default DESIGN §4 */
+  /**
+   * `false` turns the venue's rate limits off; fields override the venue's (`Venue.budgets`, no `Retry-After`).
+   * @default the venue's weight model
+   */
   readonly rateLimits?: Partial<RateLimits> | false | undefined
   /** How far a request timestamp may be from server time. @default 30000 */
   readonly timestampWindowMillis?: number | undefined
@@ -182,9 +187,21 @@ export interface Service {
   readonly resetRateLimits: Effect.Effect<void>
   readonly requests: Effect.Effect<ReadonlyArray<RequestRecord>>
   readonly clearRequests: Effect.Effect<void>
+  /** Every order, oldest first, optionally of one user, each with its status and fills (final ones included). */
   readonly orders: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.OrderView>, Engine.EngineError>
+  /** One order by id, any status. */
+  readonly order: (orderId: string) => Effect.Effect<Engine.OrderView | undefined>
   readonly trades: Effect.Effect<ReadonlyArray<Engine.Trade>>
+  /** Every fill (each side of each trade), oldest first, optionally of one user. */
+  readonly fills: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.FillView>, Engine.EngineError>
+  /** Every account and coin with a non-zero amount. */
   readonly balances: (userId: string) => Effect.Effect<ReadonlyArray<Engine.Balance>, Engine.EngineError>
+  /** The spot account as `GET /api/v2/account/assets` answers it: every coin ever held, zeros included. */
+  readonly spotBalances: (userId: string) => Effect.Effect<ReadonlyArray<Engine.SpotBalance>, Engine.EngineError>
+  /** Every internal transfer, oldest first, optionally of one user (sent or received). */
+  readonly transfers: (userId?: string) => Effect.Effect<ReadonlyArray<Engine.TransferView>, Engine.EngineError>
+  /** Every product's trading rules, as `exchangeInfo` answers them. */
+  readonly symbolRules: Effect.Effect<ReadonlyArray<Engine.SymbolRules>>
   readonly ledger: (
     userId: string,
     accountType?: Engine.AccountType
@@ -293,8 +310,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     requests: Effect.sync(() => router.log.list()),
     clearRequests: Effect.sync(() => router.log.clear()),
     orders: (userId) => attempt(() => engine.orderList(userId)),
+    order: (orderId) => Effect.sync(() => engine.order(orderId)),
     trades: Effect.sync(() => engine.tradeList().slice()),
+    fills: (userId) => attempt(() => engine.fillList(userId)),
     balances: (userId) => attempt(() => engine.balances(userId)),
+    spotBalances: (userId) => attempt(() => engine.spotBalances(userId)),
+    transfers: (userId) => attempt(() => engine.transferList(userId)),
+    symbolRules: Effect.sync(() => engine.symbolRules()),
     ledger: (userId, accountType) => attempt(() => engine.ledgerOf(userId, accountType)),
     totals: Effect.sync(() => engine.totals())
   }

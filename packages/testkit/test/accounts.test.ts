@@ -102,3 +102,47 @@ describe("accounts: seeding keeps conservation", () => {
     assert.deepStrictEqual(engine.balances(user), [])
   })
 })
+
+describe("Engine.spotBalances", () => {
+  it("lists every coin the user ever held in SPOT, zeros included, in the registry's order; equity = available + frozen", () => {
+    const engine = makeEngine()
+    const user = engine.addUser()
+    const other = engine.addUser()
+    assert.deepStrictEqual(engine.spotBalances(user), [], "nothing held yet")
+    engine.deposit(user, "SPOT", "USDT", "1000", T0)
+    engine.deposit(user, "SPOT", "BTC", "0.5", T0)
+    // FUND and SPOT_V2 coins are not the spot account's.
+    engine.deposit(user, "FUND", "ETH", "3", T0)
+    engine.deposit(user, "SPOT_V2", "ETH", "3", T0)
+    engine.deposit(other, "SPOT", "USDT", "1000", T0)
+    const buy = engine.placeOrder(user, {
+      symbol: "BTCUSDT_SPBL",
+      side: "buy",
+      orderType: "limit",
+      force: "normal",
+      price: "100",
+      quantity: "2.5",
+      clientOrderId: "bid"
+    }, T0 + 1)
+    assert.isTrue(buy.ok)
+    // Sends every BTC away: BTC stays listed, at 0.
+    assert.isTrue(
+      engine.transfer(user, {
+        toUserId: other,
+        coin: "BTC",
+        amount: "0.5",
+        fromAccountType: "SPOT",
+        toAccountType: "SPOT"
+      }, T0 + 2).ok
+    )
+    assert.deepStrictEqual(engine.spotBalances(user), [
+      { coinId: 1, coinName: "BTC", available: "0", frozen: "0", equity: "0" },
+      { coinId: 2, coinName: "USDT", available: "750", frozen: "250", equity: "1000" }
+    ])
+    assert.deepStrictEqual(engine.spotBalances(other).map((b) => [b.coinName, b.equity]), [["BTC", "0.5"], [
+      "USDT",
+      "1000"
+    ]])
+    assert.throws(() => engine.spotBalances("4999000000000000001"), Engine.EngineError)
+  })
+})

@@ -5,7 +5,16 @@
  * a 64-bit id keeps every digit.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { integerField, longField, parseBody, stringField } from "../src/internal/protocol/fields.ts"
+import {
+  clientIdField,
+  idListField,
+  integerField,
+  longField,
+  optionalLongField,
+  parseBody,
+  parseQuery,
+  stringField
+} from "../src/internal/protocol/fields.ts"
 import type { Body } from "../src/internal/protocol/fields.ts"
 import { Refusal } from "../src/internal/protocol/wire.ts"
 
@@ -67,5 +76,66 @@ describe("fields", () => {
     for (const name of ["d", "e", "g"]) assert.strictEqual(codeOf(longField(fields, name)), "40020", name)
     assert.strictEqual(codeOf(longField(fields, "f")), "40019")
     assert.strictEqual(codeOf(longField(fields, "missing")), "40019")
+  })
+
+  it("a query string's parameters are decoded strings; none without one; a parameter twice is 40020", () => {
+    assert.deepStrictEqual(parseQuery("/api/x"), {})
+    assert.deepStrictEqual(parseQuery("/api/x?"), {})
+    assert.deepStrictEqual(parseQuery("/api/x?a=1&symbols=A%2CB,C&c=&d=x+y%20z"), {
+      a: "1",
+      symbols: "A,B,C",
+      c: "",
+      d: "x y z"
+    })
+    // Names that are members of Object.prototype are plain parameters.
+    assert.deepStrictEqual(parseQuery("/api/x?constructor=1&__proto__=2"), { constructor: "1", ["__proto__"]: "2" })
+    const twice = parseQuery("/api/x?coin=USDT&coin=BTC")
+    assert.deepStrictEqual([codeOf(twice), (twice as Refusal).msg], ["40020", "Parameter coin error"])
+    // As strings, they pass the integer and id fields as digit strings do.
+    const query = parseQuery("/api/x?pageSize=20&orderId=602876318261969338") as Body
+    assert.strictEqual(integerField(query, "pageSize", 1, 100), 20)
+    assert.strictEqual(optionalLongField(query, "orderId"), "602876318261969338")
+  })
+
+  it("an optional id is undefined when absent, null or empty, and held to longField's form otherwise", () => {
+    const fields = body("{\"a\":602876318261969338,\"n\":null,\"e\":\"\",\"x\":\"1a\"}")
+    assert.strictEqual(optionalLongField(fields, "a"), "602876318261969338")
+    for (const name of ["n", "e", "missing"]) assert.strictEqual(optionalLongField(fields, name), undefined, name)
+    assert.strictEqual(codeOf(optionalLongField(fields, "x")), "40020")
+  })
+
+  it("a client id is 1 to 40 of A-Z a-z 0-9 _ - (under the name the endpoint gives it), else 40020", () => {
+    const fields = body(`{"ok":"${"Az09_-".padEnd(40, "x")}","long":"${"x".repeat(41)}","dot":"a.b","num":7}`)
+    assert.strictEqual(clientIdField(fields, "ok"), "Az09_-".padEnd(40, "x"))
+    assert.strictEqual(clientIdField(fields, "missing"), undefined)
+    for (const name of ["long", "dot", "num"]) {
+      const refused = clientIdField(fields, name)
+      assert.deepStrictEqual([codeOf(refused), (refused as Refusal).msg], ["40020", `Parameter ${name} error`], name)
+    }
+  })
+
+  it("an id list is a non-empty array of valid ids, kept in order; anything else in it is 40020 for the list", () => {
+    const fields = body(
+      "{\"ids\":[602876318261969338,\"7\"],\"cids\":[\"a\",\"b-2\"],\"empty\":[],\"one\":\"7\",\"bad\":[\"7\",\"x\"],\"badCid\":[\"a b\"],\"none\":null}"
+    )
+    assert.deepStrictEqual(idListField(fields, "ids", "orderId"), ["602876318261969338", "7"])
+    assert.deepStrictEqual(idListField(fields, "cids", "clientOrderId"), ["a", "b-2"])
+    assert.strictEqual(idListField(fields, "none", "orderId"), undefined)
+    assert.strictEqual(idListField(fields, "missing", "orderId"), undefined)
+    for (
+      const [name, kind] of [
+        ["empty", "orderId"],
+        ["one", "orderId"],
+        ["bad", "orderId"],
+        ["badCid", "clientOrderId"],
+        [
+          "ids",
+          "clientOrderId"
+        ]
+      ] as const
+    ) {
+      const refused = idListField(fields, name, kind)
+      assert.deepStrictEqual([codeOf(refused), (refused as Refusal).msg], ["40020", `Parameter ${name} error`], name)
+    }
   })
 })

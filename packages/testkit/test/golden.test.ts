@@ -1,7 +1,10 @@
 /**
  * Golden wire fixtures: raw JSON texts written by hand in the shapes of the spec's samples (§2, §4, §7 and
  * DESIGN §3: a 64-bit `orderId` as a bare JSON number, open-order fields as strings with "0" before any fill,
- * `nextPage`/`totals` null, the transfer's own envelope, the error envelope).
+ * `nextPage`/`totals` null, the transfer's own envelope, the error envelope), and of spec-extended's samples (§1–§7:
+ * the snake_case cancel answer, the batch cancel's lists — with the `errCode` the testkit adds to a failure —, order
+ * records of any status, history and fill pages with `totals` 0, balances, symbol rules, products, time, and the
+ * transfer status in the transfer's envelope with user ids as bare JSON numbers and a `total` that is not the count).
  *
  * (a) The client decodes each fixture text exactly (served through a tiny `HttpClient`; signatures are not checked).
  * (b) The sandbox answers the same operations with texts of the same shape: same keys, the same JSON type per key,
@@ -9,15 +12,31 @@
  * Both directions read the same texts, so a schema mistake shared by the client and the sandbox cannot hide.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient, Venue } from "@spotkit/core"
+import { Order, SpotClient, Venue } from "@spotkit/core"
 import type { SpotError } from "@spotkit/core"
-import { Clock, Effect, Layer, Redacted, Stream } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { Sandbox, TestExchange } from "../src/index.ts"
 
-type FixtureName = "place-order" | "batch-orders" | "open-orders" | "funding-bills" | "transfer" | "error"
+type FixtureName =
+  | "place-order"
+  | "batch-orders"
+  | "open-orders"
+  | "funding-bills"
+  | "transfer"
+  | "error"
+  | "cancel-order"
+  | "cancel-batch"
+  | "order-info"
+  | "order-history"
+  | "fills"
+  | "assets"
+  | "exchange-info"
+  | "products"
+  | "server-time"
+  | "transfer-status"
 
 const fixture = (name: FixtureName): string => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), "utf8")
 
@@ -91,6 +110,28 @@ const orderDecimals = [
 ]
 const fillFields = ["latestFillPrice", "maxFillPrice", "minFillPrice", "fillQuantity", "fillTotalAmount"]
 
+/** Order records (spec §2.5) of any status: ids and times as digit strings, decimals as strings. */
+const orderRecords = (text: string, records: ReadonlyArray<{ readonly [key: string]: Json }>) => {
+  for (const order of records) {
+    // Order records carry ids as strings (DESIGN §3), exact in the text.
+    digits(order.orderId!, "orderId")
+    assert.isTrue(BigInt(order.orderId as string) > TWO_53)
+    assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
+    digits(order.accountId!, "accountId")
+    digits(order.cTime!, "cTime", 13)
+    digits(order.uTime!, "uTime", 13)
+    decimals(order, orderDecimals)
+    // Before any fill, every fill field is exactly the string "0".
+    if (order.fillQuantity === "0") { for (const field of fillFields) assert.strictEqual(order[field], "0", field) }
+  }
+}
+
+/** A page of history or fills (spec-extended §4): `nextPage` a boolean, `totals` an integer (0 in the samples). */
+const historyPage = (data: { readonly [key: string]: Json }) => {
+  assert.strictEqual(typeof data.nextPage, "boolean")
+  assert.strictEqual(typeOf(data.totals), "integer")
+}
+
 /** The spec's rules for each kind of answer, on the raw text. */
 const wireRules: Record<FixtureName, (text: string) => void> = {
   "place-order": (text) => {
@@ -110,18 +151,7 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
     standardEnvelope(parsed, "00000")
     assert.strictEqual(parsed.data.nextPage, null)
     assert.strictEqual(parsed.data.totals, null)
-    for (const order of parsed.data.orderInfoResultList) {
-      // Open-order records carry ids as strings (DESIGN §3), exact in the text.
-      digits(order.orderId, "orderId")
-      assert.isTrue(BigInt(order.orderId) > TWO_53)
-      assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
-      digits(order.accountId, "accountId")
-      digits(order.cTime, "cTime", 13)
-      digits(order.uTime, "uTime", 13)
-      decimals(order, orderDecimals)
-      // Before any fill, every fill field is exactly the string "0".
-      if (order.fillQuantity === "0") { for (const field of fillFields) assert.strictEqual(order[field], "0", field) }
-    }
+    orderRecords(text, parsed.data.orderInfoResultList)
   },
   "funding-bills": (text) => {
     const parsed = JSON.parse(text)
@@ -146,6 +176,102 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
     standardEnvelope(parsed, parsed.code)
     digits(parsed.code, "code", 5)
     assert.strictEqual(parsed.data, null)
+  },
+  "cancel-order": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    // snake_case, as the venue answers this operation (spec-extended §1).
+    assert.deepStrictEqual(Object.keys(parsed.data).sort(), [
+      "client_oid",
+      "err_code",
+      "err_msg",
+      "order_id",
+      "result",
+      "symbol"
+    ])
+    digits(parsed.data.order_id, "order_id")
+    assert.strictEqual(typeof parsed.data.result, "boolean")
+  },
+  "cancel-batch": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const id of parsed.data.successList) digits(id, "successList item")
+    for (const failure of parsed.data.failureList) {
+      digits(failure.orderId, "failure orderId")
+      digits(failure.errCode, "errCode", 5)
+      assert.strictEqual(typeof failure.errMsg, "string")
+    }
+  },
+  "order-info": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.isTrue(Array.isArray(parsed.data), "data is an array")
+    orderRecords(text, parsed.data)
+    for (const order of parsed.data) {
+      assert.include(["open", "partial_fill", "full_fill", "cancelled"], order.status)
+    }
+  },
+  "order-history": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    historyPage(parsed.data)
+    orderRecords(text, parsed.data.orderInfoResultList)
+  },
+  fills: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    historyPage(parsed.data)
+    for (const fill of parsed.data.fillsOrderResultList) {
+      digits(fill.orderId, "orderId")
+      digits(fill.fillId, "fillId")
+      digits(fill.accountId, "accountId")
+      digits(fill.cTime, "cTime", 13)
+      decimals(fill, ["fillPrice", "fillQuantity", "fillTotalAmount", "fees"])
+    }
+  },
+  assets: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const balance of parsed.data) {
+      assert.strictEqual(typeOf(balance.coinId), "integer")
+      decimals(balance, ["available", "frozen", "equity"])
+    }
+  },
+  "exchange-info": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const rules of parsed.data) {
+      decimals(rules, ["tickSize", "stepSize", "minTradeAmount", "maxTradeAmount", "takerFeeRate", "makerFeeRate"])
+      assert.strictEqual(typeof rules.enableTrade, "boolean")
+    }
+  },
+  products: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const symbol of parsed.data) assert.match(symbol, /^[A-Z0-9]+_SPBL$/)
+  },
+  "server-time": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.match(text, /"data"\s*:\s*\d{13}\s*}/, "the time is a bare 13-digit integer")
+  },
+  "transfer-status": (text) => {
+    const parsed = JSON.parse(text)
+    // The transfer's envelope: no msg, no data.
+    assert.deepStrictEqual(Object.keys(parsed).sort(), ["code", "list", "timestamp", "total"])
+    assert.strictEqual(parsed.code, "200")
+    assert.strictEqual(typeOf(parsed.total), "integer")
+    const ids = [...text.matchAll(/"(?:from|to)UserId"\s*:\s*([^,}\s]+)/g)].map((m) => m[1]!)
+    assert.strictEqual(ids.length, 2 * parsed.list.length)
+    for (const id of ids) {
+      assert.match(id, /^\d{16,20}$/, `user id ${id} is a bare integer literal`)
+      assert.isTrue(BigInt(id) > TWO_53, `user id ${id} lies above 2^53`)
+    }
+    for (const item of parsed.list) {
+      digits(item.withdrawId, "withdrawId")
+      decimals(item, ["amount"])
+      assert.strictEqual(typeOf(item.createTime), "integer")
+    }
   }
 }
 
@@ -155,7 +281,17 @@ const fixtureNames: ReadonlyArray<FixtureName> = [
   "open-orders",
   "funding-bills",
   "transfer",
-  "error"
+  "error",
+  "cancel-order",
+  "cancel-batch",
+  "order-info",
+  "order-history",
+  "fills",
+  "assets",
+  "exchange-info",
+  "products",
+  "server-time",
+  "transfer-status"
 ]
 
 describe("golden fixtures", () => {
@@ -173,12 +309,19 @@ describe("golden fixtures", () => {
 // ---------------------------------------------------------------------------------------------------------------
 // (a) The client decodes each fixture exactly
 
+// The client's own public requests (the server-time sync before its first signed request, the symbol rules it loads
+// before checking an order) are answered from their fixtures unless a test routes them itself, and are not recorded.
+const publicRoutes: Record<string, { readonly name: FixtureName; readonly status?: number }> = {
+  [Venue.endpoints.serverTime.path]: { name: "server-time" },
+  [Venue.endpoints.exchangeInfo.path]: { name: "exchange-info" }
+}
+
 const goldenClient = (routes: Record<string, { readonly name: FixtureName; readonly status?: number }>) => {
   const paths: Array<string> = []
   const http = HttpClient.make((request, url) =>
     Effect.sync(() => {
-      paths.push(url.pathname)
-      const route = routes[url.pathname]
+      if (routes[url.pathname] !== undefined || publicRoutes[url.pathname] === undefined) paths.push(url.pathname)
+      const route = routes[url.pathname] ?? publicRoutes[url.pathname]
       if (route === undefined) throw new Error(`no fixture for ${url.pathname}`)
       return HttpClientResponse.fromWeb(
         request,
@@ -386,21 +529,169 @@ describe("(a) the client decodes the fixtures exactly", () => {
       assert.strictEqual(error.operation, "SpotClient.placeOrder")
       assert.deepStrictEqual(paths, [p.placeOrder], "not retried")
     }))
+
+  it.effect("cancel order: the snake_case answer becomes a Cancelled outcome with the exact orderId", () =>
+    Effect.gen(function*() {
+      const { client, paths } = yield* goldenClient({ [Venue.endpoints.cancelOrder.path]: { name: "cancel-order" } })
+      const outcome = yield* client.cancelOrder({ symbol: "WXTUSDT_SPBL", orderId: "602882076026339770" })
+      assert.deepStrictEqual<unknown>(outcome, { _tag: "Cancelled", orderId: "602882076026339770" })
+      assert.deepStrictEqual(paths, [Venue.endpoints.cancelOrder.path])
+    }))
+
+  it.effect("batch cancel: successList and failureList map onto the ids in input order", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.cancelOrders.path]: { name: "cancel-batch" } })
+      const result = yield* client.cancelOrders("BTCUSDT_SPBL", [
+        { orderId: "602914146790408634" },
+        { orderId: "602926152964637114" }
+      ])
+      assert.deepStrictEqual<unknown>(result, GOLDEN_CANCEL_BATCH)
+    }))
+
+  it.effect("order info: an array of one record, with its status as sent", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.order.path]: { name: "order-info" } })
+      const found = yield* client.order({ clientOrderId: "golden-pf" })
+      assert.isTrue(Option.isSome(found))
+      const record = Option.getOrThrow(found)
+      assert.deepStrictEqual<unknown>(record, { ...GOLDEN_RECORD, status: "partial_fill" })
+      assert.isFalse(Order.isFinal(record.status))
+    }))
+
+  it.effect("order history: a page of records of any status; totals 0 kept as sent, never trusted", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.orderHistory.path]: { name: "order-history" } })
+      const page = yield* client.orderHistoryPage({ symbol: "BTCUSDT_SPBL", pageSize: 2 })
+      assert.deepStrictEqual(
+        page.orderInfoResultList?.map((o) => [o.orderId, o.clientOrderId, o.status, Order.isFinal(o.status)]),
+        [["602876318261969341", "golden-x", "cancelled", true], ["602876318261969340", "golden-pf", "full_fill", true]]
+      )
+      assert.deepStrictEqual<unknown>(page.orderInfoResultList?.[1], {
+        ...GOLDEN_RECORD,
+        status: "full_fill",
+        fillQuantity: "1.500000",
+        fillTotalAmount: "45012.5",
+        uTime: 1695808940500
+      })
+    }))
+
+  it.effect("fills: a page of one fill, every field exact", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.fills.path]: { name: "fills" } })
+      const page = yield* client.fillsPage({ symbol: "BTCUSDT_SPBL" })
+      assert.deepStrictEqual<unknown>(page.fillsOrderResultList, [
+        {
+          accountId: "6001000000000000001",
+          symbol: "BTCUSDT_SPBL",
+          baseCoin: "BTC",
+          quoteCoin: "USDT",
+          orderId: "602876318261969340",
+          fillId: "602876318261970001",
+          orderType: "limit",
+          side: "buy",
+          fillPrice: "30010.00",
+          fillQuantity: "0.500000",
+          fillTotalAmount: "15005",
+          fees: "0.0005",
+          cTime: 1695808940001
+        }
+      ])
+    }))
+
+  it.effect("assets: balances as exact decimals", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.balances.path]: { name: "assets" } })
+      assert.deepStrictEqual<unknown>(yield* client.balances(), [
+        { coinId: 1, coinName: "BTC", available: "0.0040000000000000", frozen: "0", equity: "0.0040000000000000" }
+      ])
+    }))
+
+  it.effect("exchange info and server time: the rules of the sample, the time as a number", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({})
+      const rules = Option.getOrThrow(yield* client.symbol("BTCUSDT_SPBL"))
+      assert.deepStrictEqual(
+        [rules.tickSize, rules.stepSize, rules.minTradeAmount, rules.maxTradeAmount, rules.enableTrade],
+        ["0.1", "0.00000001", "0.00001", "99999", true]
+      )
+      assert.deepStrictEqual([rules.takerFeeRate, rules.makerFeeRate], ["0.001", "0"])
+      assert.isTrue(Option.isNone(yield* client.symbol("ETHUSDT_SPBL")))
+      assert.strictEqual(yield* client.serverTime(), 1695808949356)
+    }))
+
+  it.effect("transfer status: user ids above 2^53 exact; the list is read, total (2 for 1) is not", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({
+        [Venue.endpoints.transferStatus.path]: { name: "transfer-status" }
+      })
+      assert.deepStrictEqual<unknown>(yield* client.transferStatus({ coin: "USDT" }), [
+        {
+          fromUserId: "4001000000000000001",
+          toUserId: "4001000000000000002",
+          withdrawId: "3001000000000000001",
+          coin: "USDT",
+          status: "SUCCESS",
+          amount: "12.5",
+          createTime: 1695806875837,
+          updateTime: 1695806875837
+        }
+      ])
+    }))
 })
+
+/** order-info.json's record (its status aside), as the client decodes it. */
+const GOLDEN_RECORD = {
+  accountId: "6001000000000000001",
+  symbol: "BTCUSDT_SPBL",
+  orderId: "602876318261969340",
+  clientOrderId: "golden-pf",
+  price: "30010.00",
+  quantity: "1.500000",
+  orderType: "limit",
+  side: "buy",
+  latestFillPrice: "30010.00",
+  maxFillPrice: "30010.00",
+  minFillPrice: "30005.00",
+  fillQuantity: "1.000000",
+  fillTotalAmount: "30007.5",
+  cTime: 1695808940001,
+  uTime: 1695808940001
+}
+
+/** cancel-batch.json for the ids [not found, cancelled], in input order. */
+const GOLDEN_CANCEL_BATCH = {
+  outcomes: [
+    {
+      _tag: "NotOpen",
+      index: 0,
+      orderId: "602914146790408634",
+      reason: "unknown",
+      code: "43001",
+      message: "FAILED_ORDER_NOT_FOUND"
+    },
+    { _tag: "Cancelled", index: 1, orderId: "602926152964637114" }
+  ],
+  cancelled: 1,
+  notOpen: 1,
+  failed: 0
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // (b) The sandbox answers in the same shapes
 
 const alice = TestExchange.demoKeys.alice
 
-/** Signs a request per DESIGN §3 with node:crypto and sends it; answers the status and the raw text. */
-const send = (baseUrl: string, path: string, body: string) =>
+/**
+ * Signs a request per DESIGN §3 with node:crypto and sends it (a GET's `path` with its query, no body); answers the
+ * status and the raw text.
+ */
+const send = (baseUrl: string, path: string, body: string, method: "GET" | "POST" = "POST") =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const timestamp = String(now)
-    const sign = createHmac("sha256", alice.secretKey).update(timestamp + "POST" + path + body).digest("base64")
+    const sign = createHmac("sha256", alice.secretKey).update(timestamp + method + path + body).digest("base64")
     return Effect.promise(async () => {
       const response = await fetch(baseUrl + path, {
-        method: "POST",
+        method,
         headers: {
           "ACCESS-KEY": alice.apiKey,
           "ACCESS-SIGN": sign,
@@ -409,10 +700,17 @@ const send = (baseUrl: string, path: string, body: string) =>
           locale: "en-US",
           "Content-Type": "application/json"
         },
-        body
+        ...(method === "GET" ? {} : { body })
       })
       return { status: response.status, text: await response.text() }
     })
+  })
+
+/** A public GET, unsigned. */
+const sendPublic = (baseUrl: string, path: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(baseUrl + path)
+    return { status: response.status, text: await response.text() }
   })
 
 const compare = (name: FixtureName, text: string) => {
@@ -497,6 +795,102 @@ describe("(b) the sandbox answers in the shapes of the fixtures", () => {
       assert.strictEqual(refused.status, 400)
       compare("error", refused.text)
       assert.strictEqual(JSON.parse(refused.text).code, "43012")
+    }).pipe(
+      Effect.provide(
+        Sandbox.layer().pipe(
+          Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+        )
+      )
+    ))
+})
+
+const q = {
+  cancelOrder: Venue.endpoints.cancelOrder.path,
+  cancelOrders: Venue.endpoints.cancelOrders.path,
+  order: Venue.endpoints.order.path,
+  orderHistory: Venue.endpoints.orderHistory.path,
+  fills: Venue.endpoints.fills.path,
+  balances: Venue.endpoints.balances.path,
+  exchangeInfo: Venue.endpoints.exchangeInfo.path,
+  productList: Venue.endpoints.productList.path,
+  serverTime: Venue.endpoints.serverTime.path,
+  transferStatus: Venue.endpoints.transferStatus.path
+}
+
+describe("(b) the sandbox answers the trading surface in the shapes of the fixtures", () => {
+  it.live("every operation of spec-extended, read as raw text", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      const aliceId = exchange.accounts[0]!.userId
+      const bobId = exchange.accounts[1]!.userId
+      const order = (clientOrderId: string, price: string, quantity: string) =>
+        `{"symbol":"BTCUSDT_SPBL","side":"buy","orderType":"limit","force":"normal","price":"${price}",` +
+        `"quantity":"${quantity}","clientOrderId":"${clientOrderId}"}`
+      const idOf = (cid: string) => exchange.engine.orderByClientId(aliceId, cid)!.orderId
+      const ok = (answer: { readonly status: number; readonly text: string }, name: FixtureName) => {
+        assert.strictEqual(answer.status, 200, answer.text)
+        compare(name, answer.text)
+        return JSON.parse(answer.text)
+      }
+      for (
+        const [cid, price, quantity] of [["golden-1", "29000.00", "0.01"], ["golden-x", "29001.00", "0.01"], [
+          "golden-pf",
+          "30010.00",
+          "1.5"
+        ]] as const
+      ) {
+        assert.strictEqual((yield* send(baseUrl, p.placeOrder, order(cid, price, quantity))).status, 200)
+      }
+
+      const cancelled = ok(
+        yield* send(baseUrl, q.cancelOrder, `{"symbol":"BTCUSDT_SPBL","orderId":"${idOf("golden-x")}"}`),
+        "cancel-order"
+      )
+      assert.deepStrictEqual([cancelled.data.result, cancelled.data.client_oid], [true, null])
+      const batch = ok(
+        yield* send(
+          baseUrl,
+          q.cancelOrders,
+          `{"symbol":"BTCUSDT_SPBL","orderIds":["${idOf("golden-1")}","${idOf("golden-x")}"]}`
+        ),
+        "cancel-batch"
+      )
+      assert.deepStrictEqual(batch.data.successList, [idOf("golden-1")])
+      assert.deepStrictEqual(batch.data.failureList[0].errCode, "43004")
+
+      const info = ok(yield* send(baseUrl, q.order, `{"clientOrderId":"golden-pf"}`), "order-info")
+      assert.strictEqual(info.data[0].status, "partial_fill")
+      const history = ok(
+        yield* send(baseUrl, q.orderHistory, `{"symbol":"BTCUSDT_SPBL","pageSize":2}`),
+        "order-history"
+      )
+      assert.deepStrictEqual(
+        [
+          history.data.orderInfoResultList.map((o: { clientOrderId: string }) => o.clientOrderId),
+          history.data.nextPage
+        ],
+        [["golden-pf", "golden-x"], true]
+      )
+      const fills = ok(yield* send(baseUrl, q.fills, `{"symbol":"BTCUSDT_SPBL"}`), "fills")
+      assert.strictEqual(fills.data.fillsOrderResultList.length, 2)
+
+      ok(yield* send(baseUrl, q.balances, "", "GET"), "assets")
+      ok(yield* sendPublic(baseUrl, `${q.exchangeInfo}?symbol=BTCUSDT_SPBL`), "exchange-info")
+      ok(yield* sendPublic(baseUrl, q.productList), "products")
+      ok(yield* sendPublic(baseUrl, q.serverTime), "server-time")
+
+      const transfer = yield* send(
+        baseUrl,
+        p.internalTransfer,
+        `{"toUserId":${bobId},"coin":"USDT","amount":"12.5","fromAccountType":"FUND","toAccountType":"SPOT"}`
+      )
+      compare("transfer", transfer.text)
+      const status = ok(yield* send(baseUrl, `${q.transferStatus}?coin=USDT&pageSize=10`, "", "GET"), "transfer-status")
+      assert.deepStrictEqual(
+        [status.total, status.list[0].withdrawId, status.list[0].amount],
+        [1, JSON.parse(transfer.text).id, "12.5"]
+      )
     }).pipe(
       Effect.provide(
         Sandbox.layer().pipe(

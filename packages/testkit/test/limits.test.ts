@@ -1,6 +1,6 @@
 /**
- * Venue-side rate limits. The expectations come from DESIGN §4 (weights and budgets per key and per address), never
- * from running the code under test.
+ * Venue-side rate limits. The expectations come from spec-extended §8 (weights against budgets per user, per address
+ * and per endpoint), never from running the code under test.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Venue } from "@spotkit/core"
@@ -13,7 +13,7 @@ const BILLS = Venue.endpoints.fundingBills.path
 describe("rate limits", () => {
   it.effect("a bills request refused by the per-IP budget does not use up the key's own budget", () =>
     Effect.gen(function*() {
-      // DESIGN §4: weight 5 against 500 per 10 s per key and per IP. alice and bob share one address.
+      // Spec-extended §8: weight 5 against 500 per 10 s per user and per IP. alice and bob share one address.
       const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
       const { alice, bob } = TestExchange.demoKeys
       const t0 = 1_000_000
@@ -36,29 +36,44 @@ describe("rate limits", () => {
 describe("rate limits by endpoint", () => {
   const OPEN_ORDERS = Venue.endpoints.openOrders.path
   const ORDERS = Venue.endpoints.placeOrder.path
+  const BATCH = Venue.endpoints.placeOrders.path
   const openOrders = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
 
-  it.effect("each endpoint has its own budget per key: 10 requests per second by default (DESIGN §4)", () =>
+  it.effect("placing has its own budget per user: 10 requests per second (spec-extended §8)", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
       const { alice } = TestExchange.demoKeys
       const t = 2_000_000
+      // An empty order is refused for its fields (400) after it was counted: 10 weigh 50 of the user's 500.
       for (let i = 0; i < 10; i++) {
+        assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 400, `#${i + 1}`)
+      }
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 429)
+      // Another endpoint's budget is untouched: an empty batch is refused for its fields (400), not for the rate.
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, BATCH, "{}", t), t)), 400)
+      // A second later the window has room again.
+      const later = t + 1_000
+      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", later), later)), 400)
+    }))
+
+  it.effect("open orders weigh 3 against the user's 500 per 10 s: the 167th in a window is refused", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      const { alice } = TestExchange.demoKeys
+      const t = 2_000_000
+      for (let i = 0; i < 166; i++) {
         assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t)), 200, `#${i + 1}`)
       }
       assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, t), t)), 429)
-      // Another endpoint's budget is untouched: an empty order is refused for its fields (400), not for the rate.
-      assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 400)
-      // A second later the window has room again.
-      const later = t + 1_000
+      const later = t + 10_000
       assert.strictEqual(statusOf(exchange.handleAt(signed(alice, OPEN_ORDERS, openOrders, later), later)), 200)
     }))
 
-  it.effect("an option overrides one endpoint's budget and leaves the others as declared", () =>
+  it.effect("an option overrides one endpoint's weight and leaves the others as declared", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.make({
         ...TestExchange.demo({ bills: 0 }),
-        rateLimits: { openOrders: { limit: 2, windowMillis: 1_000 } }
+        rateLimits: { weights: { openOrders: { uid: 200 } } }
       })
       const { alice } = TestExchange.demoKeys
       const t = 2_000_000
@@ -71,5 +86,28 @@ describe("rate limits by endpoint", () => {
         assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 400, `order #${i + 1}`)
       }
       assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", t), t)), 429)
+    }))
+
+  it.effect("a 429 carries Retry-After only when configured; public endpoints weigh against the address", () =>
+    Effect.gen(function*() {
+      const plain = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      const configured = yield* TestExchange.make({
+        ...TestExchange.demo({ bills: 0 }),
+        rateLimits: { ip: { limit: 2, windowMillis: 10_000 }, retryAfterSeconds: 7 }
+      })
+      const { alice } = TestExchange.demoKeys
+      const t = 3_000_000
+      for (let i = 0; i < 10; i++) plain.handleAt(signed(alice, ORDERS, "{}", t), t)
+      const refused = plain.handleAt(signed(alice, ORDERS, "{}", t), t)
+      assert.strictEqual(statusOf(refused), 429)
+      assert.isTrue(refused._tag === "Respond" && refused.headers === undefined, "no Retry-After by default")
+      // The public products list weighs 1 against the address: two fit in 2, the third is refused, with Retry-After: 7.
+      const info = { method: "GET", path: Venue.endpoints.products.path, header: () => undefined, body: "" }
+      const answers = Array.from({ length: 3 }, () => configured.handleAt({ ...info, clientAddress: "10.0.0.1" }, t))
+      assert.deepStrictEqual(answers.map(statusOf), [200, 200, 429])
+      const last = answers[2]!
+      assert.deepStrictEqual(last._tag === "Respond" ? last.headers : undefined, { "retry-after": "7" })
+      // Another address has its own budget.
+      assert.strictEqual(statusOf(configured.handleAt({ ...info, clientAddress: "10.0.0.2" }, t)), 200)
     }))
 })

@@ -1,7 +1,9 @@
 /**
  * Properties of the engine over random command sequences: limit and market orders of every force for 2–4 users on
  * 1–2 symbols (sharing coins: BTC is the base of one and the quote of the other), cancels (also of others' and of
- * finished orders), transfers between any accounts (also refused ones) and deposits, with random fee rates.
+ * finished orders, on the wrong symbol, many at once, all of a symbol), transfers between any accounts (also refused
+ * ones) and deposits, with random fee rates; and the views of the result: order lookups (by id, by clientOrderId,
+ * history pages), fills, spot balances and transfer records.
  *
  * The default suite runs `SPOTKIT_PROPERTY_RUNS` (200) cases per property; `pnpm test:properties` runs 10K.
  */
@@ -76,6 +78,13 @@ type Command =
     readonly user: number
     readonly pick: number
     readonly byClientId: boolean
+    /**
+     * 0: `cancelOrder` (a boolean); 1: `cancel` on the order's symbol; 2: `cancel` on symbol `symbol`; 3:
+     * `cancelOrders` of this order and the one at `pick2`; 4: `cancelAll` of symbol `symbol`.
+     */
+    readonly how: number
+    readonly symbol: number
+    readonly pick2: number
     readonly dt: number
   }
   | {
@@ -133,6 +142,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       user: fc.nat(3),
       pick: fc.nat(),
       byClientId: fc.boolean(),
+      how: fc.nat(4),
+      symbol: fc.nat(1),
+      pick2: fc.nat(),
       dt
     })
   },
@@ -217,6 +229,26 @@ type Event =
     readonly result: boolean
   }
   | {
+    readonly kind: "cancelOne"
+    readonly user: string
+    readonly symbol: string
+    readonly id: Engine.OrderRef
+    readonly result: Engine.Cancelled | Engine.NotCancelled
+  }
+  | {
+    readonly kind: "cancelMany"
+    readonly user: string
+    readonly symbol: string
+    readonly ids: ReadonlyArray<Engine.OrderRef>
+    readonly result: Engine.CancelBatch
+  }
+  | {
+    readonly kind: "cancelAll"
+    readonly user: string
+    readonly symbol: string
+    readonly result: Engine.CancelBatch
+  }
+  | {
     readonly kind: "transfer"
     readonly user: string
     readonly request: {
@@ -291,12 +323,27 @@ const simulate = (s: Scenario, step: (run: Run, event: Event) => void): Run => {
         break
       }
       case "cancel": {
+        const symbol = products[c.symbol % products.length]!.symbol
+        if (c.how === 4) {
+          step(run, { kind: "cancelAll", user, symbol, result: engine.cancelAll(user, symbol, now) })
+          break
+        }
         const all = engine.orderList()
         if (all.length === 0) break
+        const refOf = (target: Engine.OrderView) =>
+          c.byClientId ? { clientOrderId: target.clientOrderId } : { orderId: target.orderId }
         const target = all[c.pick % all.length]!
-        const id = c.byClientId ? { clientOrderId: target.clientOrderId } : { orderId: target.orderId }
-        const result = engine.cancelOrder(user, id, now)
-        step(run, { kind: "cancel", user, id, result })
+        const id = refOf(target)
+        if (c.how === 0) {
+          step(run, { kind: "cancel", user, id, result: engine.cancelOrder(user, id, now) })
+        } else if (c.how === 3) {
+          const ids = [id, refOf(all[c.pick2 % all.length]!)]
+          const result = engine.cancelOrders(user, target.symbol, ids, now)
+          step(run, { kind: "cancelMany", user, symbol: target.symbol, ids, result })
+        } else {
+          const on = c.how === 1 ? target.symbol : symbol
+          step(run, { kind: "cancelOne", user, symbol: on, id, result: engine.cancel(user, on, id, now) })
+        }
         break
       }
       case "transfer": {
@@ -478,6 +525,32 @@ describe("Engine properties", () => {
                   event.result === expected,
                   () => `cancel answered ${event.result}, expected ${expected}: ${what()}`
                 )
+                break
+              }
+              case "cancelOne": {
+                const expected = m.cancelOn(event.user, event.symbol, event.id)
+                const actual = event.result.ok ? "cancelled" : event.result.code
+                check(actual === expected, () => `cancel answered ${actual}, expected ${expected}: ${what()}`)
+                break
+              }
+              case "cancelMany": {
+                // Named in turn: the cancelled in the order named, and the failed with their codes.
+                const outcomes = event.ids.map((id) => [id, m.cancelOn(event.user, event.symbol, id)] as const)
+                same(
+                  [event.result.cancelled.length, event.result.failed.map((f) => f.code)],
+                  [
+                    outcomes.filter(([, o]) => o === "cancelled").length,
+                    outcomes.flatMap(([, o]) => o === "cancelled" ? [] : [o])
+                  ],
+                  what
+                )
+                break
+              }
+              case "cancelAll": {
+                const expected = m.openOrders(event.user, event.symbol).map((o) => o.orderId)
+                for (const orderId of expected) m.cancel(event.user, { orderId })
+                same(event.result.cancelled.map((c) => c.orderId), expected, what)
+                same(event.result.failed, [], what)
                 break
               }
               case "place": {
@@ -667,4 +740,247 @@ describe("Engine properties", () => {
       }
     }))
   }, timeout)
+
+  it("a cancel releases exactly what its orders still held (to available, from frozen), and nothing else moves", () => {
+    property(() => {
+      let before: Map<string, { available: bigint; frozen: bigint }> | undefined
+      return {
+        step: (run, event) => {
+          const after = balancesOf(run)
+          const cancelled = cancelledBy(run, event)
+          if (before !== undefined && cancelled !== undefined) {
+            const released = new Map<string, bigint>()
+            for (const orderId of cancelled) {
+              const order = run.engine.order(orderId)!
+              check(order.status === "cancelled", () => `not cancelled: ${JSON.stringify(order)}`)
+              const { amount, coin } = needOf(order)
+              const key = `${order.userId}|SPOT|${coin}`
+              released.set(key, (released.get(key) ?? 0n) + amount)
+            }
+            for (const [key, b] of after) {
+              const was = before.get(key)!
+              const r = released.get(key) ?? 0n
+              same(
+                [b.available - was.available, b.frozen - was.frozen],
+                [r, -r],
+                () => `${key} after ${JSON.stringify(event)}`
+              )
+            }
+          }
+          before = after
+        }
+      }
+    })
+  }, timeout)
+
+  it("order lookups see every order with its status and fills: by orderId, by clientOrderId, in history pages", () => {
+    property(() => ({
+      end: (run) => {
+        const orders = run.engine.orderList()
+        for (const order of orders) {
+          same(run.engine.order(order.orderId), order, () => `order(${order.orderId})`)
+          same(run.engine.orderByClientId(order.userId, order.clientOrderId), order, () => `by ${order.clientOrderId}`)
+          const filled = units(order.fillQuantity, SCALE) > 0n
+          const expected = order.status === "filled"
+            ? "full_fill"
+            : order.status === "cancelled"
+            ? "cancelled"
+            : filled
+            ? "partial_fill"
+            : "open"
+          check(Engine.venueStatus(order) === expected, () => `venue status of ${JSON.stringify(order)}`)
+        }
+        for (const user of run.users) {
+          for (const p of run.products) {
+            const newest = orders.filter((o) => o.userId === user && o.symbol === p.symbol).reverse()
+            for (const pageSize of [1, 3, 100]) {
+              same(
+                pages((pageIndex) => run.engine.orderHistory(user, p.symbol, { pageIndex, pageSize })),
+                newest,
+                () => `history of ${user} on ${p.symbol} by ${pageSize}`
+              )
+            }
+            // Exclusive bounds on cTime.
+            const [after, before] = [T0 + 5, T0 + 30]
+            same(
+              run.engine.orderHistory(user, p.symbol, { after, before, pageSize: 100 }).items,
+              newest.filter((o) => Number(o.cTime) > after && Number(o.cTime) < before),
+              () => `history of ${user} on ${p.symbol} between ${after} and ${before}`
+            )
+          }
+        }
+      }
+    }))
+  }, timeout)
+
+  it(
+    "fills: two per trade with unique ids; an order's fills add up to its fill fields; fees add up to those collected",
+    () => {
+      property(() => ({
+        end: (run) => {
+          const fills = run.engine.fillList()
+          const trades = run.engine.tradeList()
+          check(fills.length === 2 * trades.length, () => `${fills.length} fills for ${trades.length} trades`)
+          check(new Set(fills.map((f) => f.fillId)).size === fills.length, () => "fill ids repeat")
+          const byOrder = new Map<string, { quantity: bigint; total: bigint }>()
+          const fees = new Map<string, bigint>()
+          for (const fill of fills) {
+            const sum = byOrder.get(fill.orderId) ?? { quantity: 0n, total: 0n }
+            byOrder.set(fill.orderId, {
+              quantity: sum.quantity + units(fill.fillQuantity, SCALE),
+              total: sum.total + units(fill.fillTotalAmount, SCALE)
+            })
+            fees.set(fill.feeCoin, (fees.get(fill.feeCoin) ?? 0n) + units(fill.fees, SCALE))
+          }
+          for (const order of run.engine.orderList()) {
+            same(
+              byOrder.get(order.orderId) ?? { quantity: 0n, total: 0n },
+              { quantity: units(order.fillQuantity, SCALE), total: units(order.fillTotalAmount, SCALE) },
+              () => `fills of ${JSON.stringify(order)}`
+            )
+          }
+          for (const t of run.engine.totals()) {
+            check((fees.get(t.coin) ?? 0n) === units(t.fees, SCALE), () => `${t.coin}: fills' fees != ${t.fees}`)
+          }
+          for (const user of run.users) {
+            for (const p of run.products) {
+              const newest = fills.filter((f) => f.userId === user && f.symbol === p.symbol).reverse()
+              same(
+                pages((pageIndex) => run.engine.fills(user, p.symbol, { pageIndex, pageSize: 3 })),
+                newest,
+                () => `fills of ${user} on ${p.symbol}`
+              )
+            }
+          }
+        }
+      }))
+    },
+    timeout
+  )
+
+  it(
+    "spot balance views: equity = available + frozen = the SPOT balance; with the other accounts and fees, the supply",
+    () => {
+      property(() => ({
+        step: (run) => {
+          const balances = balancesOf(run)
+          const viewed = new Map<string, bigint>()
+          for (const user of run.users) {
+            for (const b of run.engine.spotBalances(user)) {
+              const available = units(b.available, SCALE)
+              const frozen = units(b.frozen, SCALE)
+              const equity = units(b.equity, SCALE)
+              const slot = balances.get(`${user}|SPOT|${b.coinName}`)!
+              same(
+                [available, frozen, equity],
+                [slot.available, slot.frozen, slot.available + slot.frozen],
+                () => `${user} ${JSON.stringify(b)}`
+              )
+              viewed.set(b.coinName, (viewed.get(b.coinName) ?? 0n) + equity)
+            }
+          }
+          // Holdings (the spot views, the other accounts) + fees == supply.
+          for (const t of run.engine.totals()) {
+            let held = viewed.get(t.coin) ?? 0n
+            for (const [key, b] of balances) {
+              const [, account, coin] = key.split("|")
+              if (account !== "SPOT" && coin === t.coin) {
+                held += b.available + b.frozen
+              }
+            }
+            check(
+              held + units(t.fees, SCALE) === units(t.supply, SCALE),
+              () => `${t.coin}: ${held} + ${t.fees} != ${t.supply}`
+            )
+          }
+        },
+        end: (run) => {
+          for (const user of run.users) {
+            // Every coin the user ever held in SPOT (a ledger entry there), zeros included, and no other.
+            const held = new Set(run.engine.ledgerOf(user, "SPOT").map((e) => e.coinName))
+            same(
+              run.engine.spotBalances(user).map((b) => b.coinName),
+              COINS.filter((coin) => held.has(coin)),
+              () => `spot coins of ${user}`
+            )
+          }
+        }
+      }))
+    },
+    timeout
+  )
+
+  it("transfer records: one per accepted transfer with its fields; the sender's status list finds it by id", () => {
+    property(() => {
+      let count = 0
+      return {
+        step: (run, event) => {
+          if (event.kind !== "transfer") return
+          const list = run.engine.transferList()
+          if (!event.result.ok) {
+            check(list.length === count, () => `a refused transfer was recorded: ${JSON.stringify(event)}`)
+            return
+          }
+          count++
+          const record = list.at(-1)!
+          same(
+            record,
+            {
+              id: event.result.id,
+              fromUserId: event.user,
+              toUserId: event.request.toUserId,
+              coin: event.request.coin,
+              amount: decimal(units(event.request.amount, 6), 6).replace(/\.?0+$/, "") || "0",
+              fromAccountType: event.request.fromAccountType,
+              toAccountType: event.request.toAccountType,
+              status: "SUCCESS",
+              createTime: record.createTime,
+              updateTime: record.createTime
+            },
+            () => JSON.stringify(event)
+          )
+          check(list.length === count, () => `${list.length} records for ${count} transfers`)
+          same(
+            run.engine.transferStatus(event.user, { withdrawId: event.result.id }),
+            { total: 1, items: [record] },
+            () => `status of ${event.result.ok ? event.result.id : ""}`
+          )
+        }
+      }
+    })
+  }, timeout)
 })
+
+/** The orders a cancel event cancelled, or undefined for any other event. */
+const cancelledBy = (run: Run, event: Event): ReadonlyArray<string> | undefined => {
+  switch (event.kind) {
+    case "cancel": {
+      if (!event.result) return []
+      const order = event.id.orderId !== undefined
+        ? run.engine.order(event.id.orderId)
+        : run.engine.orderByClientId(event.user, event.id.clientOrderId!)
+      return [order!.orderId]
+    }
+    case "cancelOne":
+      return event.result.ok ? [event.result.orderId] : []
+    case "cancelMany":
+    case "cancelAll":
+      return event.result.cancelled.map((c) => c.orderId)
+    default:
+      return undefined
+  }
+}
+
+/** Every item of a paged list, page after page from 0 while `nextPage` says there is more. */
+const pages = <A>(page: (pageIndex: number) => Engine.Page<A>): ReadonlyArray<A> => {
+  const out: Array<A> = []
+  for (let pageIndex = 0;; pageIndex++) {
+    const { items, nextPage } = page(pageIndex)
+    out.push(...items)
+    if (!nextPage) {
+      check(page(pageIndex + 1).items.length === 0, () => `items after the last page (${pageIndex})`)
+      return out
+    }
+    check(items.length > 0, () => `an empty page ${pageIndex} with a next one`)
+  }
+}

@@ -3,7 +3,9 @@
  * changes nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import type { Engine } from "../src/index.ts"
+import { isClientOrderId } from "../src/internal/engine/requests.ts"
 import { addUser, limit, makeEngine, market, orderOf, place, snapshot, T0 } from "./support/engine.ts"
 
 describe("Engine: refusals", () => {
@@ -73,5 +75,34 @@ describe("Engine: refusals", () => {
     // The same clientOrderId is another user's to use.
     engine.deposit(other, "SPOT", "USDT", "100", T0 + 5)
     place(engine, other, limit("buy", "50", "0.2", "free"), T0 + 5)
+  })
+})
+
+describe("Engine: the venue's clientOrderId form", () => {
+  it("isClientOrderId answers as ^[A-Za-z0-9_-]{1,40}$ does, on any string", () => {
+    const pattern = /^[A-Za-z0-9_-]{1,40}$/
+    const alphabet = fc.constantFrom(..."aZ09_-.:/ é\u0000\uD800😀")
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 45 }), fc.string({ unit: alphabet, maxLength: 45 })),
+        (id) => isClientOrderId(id) === pattern.test(id)
+      ),
+      { numRuns: 2000 }
+    )
+    for (const id of ["", "a", "x".repeat(40), "x".repeat(41), "A-Z_a-z_0-9", "a b", "ä"]) {
+      assert.strictEqual(isClientOrderId(id), pattern.test(id), id)
+    }
+  })
+
+  it("placing refuses any other clientOrderId with 40020, changing nothing", () => {
+    const engine = makeEngine()
+    const u = addUser(engine, { USDT: "1000" })
+    const before = snapshot(engine, [u])
+    for (const cid of ["", "x".repeat(41), "a.b", "a b", "ä", "a\u0000"]) {
+      const result = engine.placeOrder(u, limit("buy", "100", "0.1", cid), T0)
+      assert.deepStrictEqual(result, { ok: false, code: "40020", msg: "Parameter clientOrderId error" }, cid)
+    }
+    assert.strictEqual(snapshot(engine, [u]), before)
+    place(engine, u, limit("buy", "100", "0.1", "x".repeat(40)))
   })
 })

@@ -1,7 +1,8 @@
 // The client's HTTP pipeline: one HttpClient, built once per client from the platform's, by stages that each do one
 // thing. A request passes them outermost first:
 //
-//   limit    waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on
+//   limit    waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on;
+//            a 429 pauses the shared budgets
 //   sign     stamps the request with the clock corrected by the server's, signs it, learns the server's clock back;
 //            before the client's first signed request, asks the server's time once (best effort)
 //   answer   reads the body, checks status and envelope, maps every failure to a reason, scrubs what it quotes
@@ -19,14 +20,8 @@ import * as Market from "../Market.ts"
 import * as Signer from "../Signer.ts"
 import type * as SpotError from "../SpotError.ts"
 import * as Venue from "../Venue.ts"
+import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
-import type * as RateLimiter from "./rateLimiter.ts"
-
-/** An endpoint's limiter and what one request weighs in it. */
-export interface Limit {
-  readonly limiter: RateLimiter.Limiter
-  readonly weight: number
-}
 
 export interface Options {
   readonly baseUrl: string
@@ -35,8 +30,8 @@ export interface Options {
   readonly timeout: Duration.Duration
   /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
   readonly timeoutBy: "client" | "transport"
-  /** By endpoint name; none for an endpoint that is not limited. */
-  readonly limits: ReadonlyMap<string, Limit>
+  /** The budgets the client charges; none when limiting is off. */
+  readonly limiter: Budget.Limiter | undefined
   /** Whether the server's time is asked for before the first signed request. */
   readonly syncTime: boolean
 }
@@ -207,12 +202,15 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           ? Effect.succeed(
             new VenueResponse(response, text, envelope.data, envelope.requestTime ?? undefined, scrubber, signature)
           )
-          : Effect.fail(Venue.reasonOf({
-            code: envelope.code,
-            msg: scrub(envelope.msg ?? ""),
-            requestTime: envelope.requestTime ?? undefined,
-            httpStatus: status
-          }))
+          : Budget.withRetryAfter(
+            Venue.reasonOf({
+              code: envelope.code,
+              msg: scrub(envelope.msg ?? ""),
+              requestTime: envelope.requestTime ?? undefined,
+              httpStatus: status
+            }),
+            response.headers
+          )
       )
     )
   }
@@ -258,16 +256,17 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 
   // --- limit: runs the exchange with a permit and settles it however the exchange ends: an unsettled permit keeps
   // counting against the budget (RateLimiter.Limiter). Waiting stays interruptible; from the grant to the finalizer
-  // being in place, nothing can interrupt.
-  const limited = options.limits.size === 0 ? signed : stage(signed, (request, next) => {
-    const limit = options.limits.get(endpointOf(request)?.name ?? "")
-    if (limit === undefined) return next(request)
+  // being in place, nothing can interrupt. A 429 pauses the budgets for every call (Budget.Limiter.failed).
+  const limiter = options.limiter
+  const limited = limiter === undefined ? signed : stage(signed, (request, next) => {
+    const endpoint = endpointOf(request)
+    if (endpoint === undefined) return next(request)
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(
-        restore(limit.limiter.acquire(limit.weight)),
+        restore(limiter.acquire(endpoint)),
         (permit) => Effect.ensuring(restore(next(request)), permit.settle)
       )
-    )
+    ).pipe(Effect.tapError((reason) => limiter.failed(endpoint, reason)))
   })
 
   const client = limited as HttpClient.HttpClient.With<SpotError.SpotErrorReason>

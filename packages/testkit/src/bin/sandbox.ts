@@ -60,9 +60,36 @@ const bills = Flag.Int("bills").pipe(
   Flag.filter((n) => Number.isSafeInteger(n) && n >= 0, () => "a non-negative integer")
 )
 
-const rateLimits = Flag.Literals("rate-limits", ["on", "off"]).pipe(
-  Flag.withDescription("Enforce the venue's rate limits, answering HTTP 429 beyond them (default on)"),
-  Flag.withDefault("on")
+// `--rate-limits`: "on", "off", or the venue's model with overrides, e.g. "uid=500/10s,ip=1000/10s,retry-after=10".
+const budgetPattern = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)(ms|s)$/
+const parseRateLimits = (text: string): Partial<TestExchange.RateLimits> | false | string => {
+  if (text === "off") return false
+  if (text === "on") return {}
+  const limits: { -readonly [K in keyof TestExchange.RateLimits]?: TestExchange.RateLimits[K] } = {}
+  for (const part of text.split(",")) {
+    const [name = "", value = ""] = part.trim().split("=")
+    if (name === "retry-after") {
+      if (!/^\d+$/.test(value)) return `retry-after=${value}: whole seconds`
+      limits.retryAfterSeconds = Number(value)
+      continue
+    }
+    const match = budgetPattern.exec(value)
+    const key = name === "endpoint" ? "perEndpoint" : name
+    if (key !== "uid" && key !== "ip" && key !== "perEndpoint") return `${name}: not uid, ip, endpoint or retry-after`
+    if (match === null || Number(match[1]) <= 0 || Number(match[2]) <= 0) return `${part}: a budget such as 500/10s`
+    limits[key] = { limit: Number(match[1]), windowMillis: Number(match[2]) * (match[3] === "s" ? 1000 : 1) }
+  }
+  return limits
+}
+
+const rateLimits = Flag.String("rate-limits").pipe(
+  Flag.withDescription(
+    "Enforce the venue's rate limits (weights against 500 per 10 s per user and per address, 10 per second on " +
+      "placing, cancelling and transfers), answering HTTP 429 beyond them: on, off, or overrides such as " +
+      "uid=500/10s,ip=1000/10s,endpoint=10/1s,retry-after=10 (default on)"
+  ),
+  Flag.withDefault("on"),
+  Flag.filter((text) => typeof parseRateLimits(text) !== "string", (text) => `${parseRateLimits(text)}`)
 )
 
 const cors = Flag.String("cors").pipe(
@@ -147,7 +174,7 @@ const command = Command.make(
   Effect.fnUntraced(function*(options) {
     const exchangeOptions: TestExchange.Options = {
       ...(options.demo ? TestExchange.demo({ seed: options.seed, bills: options.bills }) : { seed: options.seed }),
-      rateLimits: options.rateLimits === "on" ? undefined : false
+      rateLimits: parseRateLimits(options.rateLimits) as Partial<TestExchange.RateLimits> | false
     }
     const server = Sandbox.layer({ port: options.port, host: options.host, cors: Option.getOrUndefined(options.cors) })
       .pipe(

@@ -48,7 +48,7 @@ export const make = (handleAt: (request: WireRequest, now: number) => Outcome): 
         const response = new BufferedResponse.BufferedResponse({
           request,
           status: outcome.status,
-          headers: { "content-type": outcome.contentType },
+          headers: { ...outcome.headers, "content-type": outcome.contentType },
           body: outcome.body,
           remoteAddress: "127.0.0.1"
         })

@@ -339,6 +339,24 @@ export class Model {
     return true
   }
 
+  /**
+   * Cancels one order of the user on a symbol as the venue answers (spec-extended §1): `cancelled`, `43001` when it
+   * is no order of the user on the symbol, `43004` when it is not open. The orderId names it when given.
+   */
+  cancelOn(
+    user: string,
+    symbol: string,
+    id: { readonly orderId?: string | undefined; readonly clientOrderId?: string | undefined }
+  ): "cancelled" | "43001" | "43004" {
+    const order = id.orderId !== undefined
+      ? this.orders.find((o) => o.orderId === id.orderId)
+      : this.clientOrders.get(user)?.get(id.clientOrderId ?? "")
+    if (order === undefined || order.user !== user || order.product.symbol !== symbol) return "43001"
+    if (order.status !== "open") return "43004"
+    this.cancel(user, { orderId: order.orderId })
+    return "cancelled"
+  }
+
   transferRefusals(
     user: string,
     request: {

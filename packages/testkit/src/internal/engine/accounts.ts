@@ -1,11 +1,11 @@
 // Accounts: users, their balances (available and frozen, per account type and coin), the ledger entry every change
-// writes, freezing for orders, transfers between accounts, and the totals that prove conservation. Coins enter only
-// by deposits (and synthetic histories, as flows from outside); the supply of a coin stays below 2^53 units, so every
-// balance, fill and total is an exact integer.
-import type { AccountType, Balance, Totals } from "../../Engine.ts"
+// writes, freezing for orders, transfers between accounts (and their records), the spot balances a user sees, and
+// the totals that prove conservation. Coins enter only by deposits (and synthetic histories, as flows from outside);
+// the supply of a coin stays below 2^53 units, so every balance, fill and total is an exact integer.
+import type { AccountType, Balance, SpotBalance, Totals } from "../../EngineModel.ts"
 import { toUnits, trimmed } from "../units.ts"
 import { EngineError } from "./errors.ts"
-import { BIZ, EntryList, Ledger } from "./ledger.ts"
+import { accountOf, at as entryAt, BIZ, coinOf, EntryList, kindOf, Ledger, userOf, WHO } from "./ledger.ts"
 import type { Coin, Registry } from "./registry.ts"
 import { Kind, type Stamps } from "./stamps.ts"
 
@@ -25,6 +25,18 @@ export interface User {
   readonly fundBillsByCoin: Array<EntryList>
 }
 
+/** One internal transfer, as it was made: the users by index, the accounts by index, the amount in units. */
+export interface TransferRecord {
+  readonly id: string
+  readonly sender: number
+  readonly receiver: number
+  readonly from: number
+  readonly to: number
+  readonly coin: number
+  readonly amount: number
+  readonly time: number
+}
+
 export class Accounts {
   readonly users: Array<User> = []
   readonly ledger: Ledger
@@ -36,7 +48,12 @@ export class Accounts {
   private readonly registry: Registry
   private readonly stamps: Stamps
   private readonly coinCount: number
-  private transfers = 0
+  /** Every transfer, oldest first. */
+  readonly transfers: Array<TransferRecord> = []
+  // Which SPOT coins each user ever held (by user index, then coin index), from the ledger entries up to `heldSeen`:
+  // taken in only when balances are asked for, so that posting pays nothing for it.
+  private readonly held: Array<Uint8Array> = []
+  private heldSeen = 0
 
   /** The ledger in shared memory if `shared` (segments.ts). */
   constructor(registry: Registry, stamps: Stamps, shared: boolean) {
@@ -160,7 +177,63 @@ export class Accounts {
     const oneFund = (from === FUND) !== (to === FUND)
     this.post(sender, from, coin, oneFund && from === FUND ? BIZ.transfer_out : BIZ.internal_withdraw, -amount, 0, time)
     this.post(receiver, to, coin, oneFund && to === FUND ? BIZ.transfer_in : BIZ.internal_deposit, amount, 0, time)
-    return this.stamps.id(Kind.transfer, ++this.transfers)
+    const id = this.stamps.id(Kind.transfer, this.transfers.length + 1)
+    this.transfers.push({
+      id,
+      sender: sender.index,
+      receiver: receiver.index,
+      from,
+      to,
+      coin: coin.index,
+      amount,
+      time
+    })
+    return id
+  }
+
+  /**
+   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
+   * included, in the registry's order. A coin is held only through a ledger entry (freezing moves nothing in or out),
+   * so the SPOT entries of the user say which.
+   */
+  spotBalances(user: User): ReadonlyArray<SpotBalance> {
+    const held = this.heldBy(user)
+    const out: Array<SpotBalance> = []
+    for (const coin of this.registry.coins) {
+      if (held[coin.index] === 0) continue
+      const slot = this.slot(SPOT, coin)
+      const available = user.balances[slot]!
+      const frozen = user.balances[slot + 1]!
+      out.push({
+        coinId: coin.coinId,
+        coinName: coin.name,
+        available: trimmed(available, coin.scale),
+        frozen: trimmed(frozen, coin.scale),
+        equity: trimmed(available + frozen, coin.scale)
+      })
+    }
+    return out
+  }
+
+  /** The SPOT coins a user ever held, after taking in the ledger entries written since the last call. */
+  private heldBy(user: User): Uint8Array {
+    const records = this.ledger.records
+    for (let i = this.heldSeen; i < records.size; i++) {
+      const who = records.segment(i)[entryAt(i) + WHO]!
+      const kind = kindOf(who)
+      if (accountOf(kind) === SPOT) this.heldOf(userOf(who))[coinOf(kind)] = 1
+    }
+    this.heldSeen = records.size
+    return this.heldOf(user.index)
+  }
+
+  private heldOf(userIndex: number): Uint8Array {
+    let held = this.held[userIndex]
+    if (held === undefined) {
+      held = new Uint8Array(this.coinCount)
+      this.held[userIndex] = held
+    }
+    return held
   }
 
   /** A user's balances: every account and coin with a non-zero amount. */

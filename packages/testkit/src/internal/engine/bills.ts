@@ -1,6 +1,6 @@
 // Funding bills: pages of a user's funding-account ledger (spec §4.4) as objects or as JSON text written directly,
 // and synthetic bill histories for seeding.
-import type { BillPage, BillQuery, BillView, HistoryOptions } from "../../Engine.ts"
+import type { BillPage, BillQuery, BillView, HistoryOptions } from "../../EngineModel.ts"
 import { prng } from "../prng.ts"
 import { pow10, trimmed } from "../units.ts"
 import { FUND } from "./accounts.ts"

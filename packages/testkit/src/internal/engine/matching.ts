@@ -51,6 +51,9 @@ export const REJECT_BALANCE = -3
 export const REJECT_POST_ONLY = -4
 export const REJECT_UNKNOWN = -5
 export const REJECT_PARAMETER = -6
+export const REJECT_NOT_TRADABLE = -7
+export const REJECT_MIN_QUANTITY = -8
+export const REJECT_MAX_QUANTITY = -9
 
 // The bizTypes a fill writes, as plain constants for the hot path.
 const BUY_SUCCESS = BIZ.buy_success
@@ -74,8 +77,9 @@ export class Matching {
   private readonly products: ReadonlyArray<Product>
   private readonly users: Array<User>
   private readonly fees: Array<number>
-  private readonly makerRate: number
-  private readonly takerRate: number
+  /** Fee rates as numerators over 10^RATE_SCALE. */
+  readonly makerRate: number
+  readonly takerRate: number
   private readonly recordTrades: boolean
 
   constructor(registry: Registry, accounts: Accounts, stamps: Stamps, options: MatchingOptions) {
@@ -115,8 +119,13 @@ export class Matching {
     ) {
       return REJECT_PARAMETER
     }
+    if (!product.enableTrade) return REJECT_NOT_TRADABLE
     if (this.clientIds.get(user.index, clientOrderId) >= 0) return REJECT_DUPLICATE
     const buy = side === 0
+    // The product's quantity limits, in lots, for what is counted in lots (not a market buy's quote amount).
+    if ((market === 0 || !buy) && (quantity < product.minLots || quantity > product.maxLots)) {
+      return quantity < product.minLots ? REJECT_MIN_QUANTITY : REJECT_MAX_QUANTITY
+    }
     const opposite = buy ? product.asks : product.bids
     // What the order freezes: a limit buy its full value at its price, a market buy its quote amount, a sell its
     // base quantity. The value check doubles as the minimum-value check.

@@ -1,17 +1,21 @@
 // The parts of an engine, one per concern, built in the order they depend on each other: stamps (ids, time) <-
 // registry (coins, products) <- accounts (users, balances, ledger) <- matching (orders, books, trades), which the hot
-// path runs through, each holding what it needs; then views (reports), bills (pages, histories) and requests (wire
-// strings), which read the others through this one shared object. `Engine` is the façade over them; `EngineUnits`
-// reaches the same parts of an engine through `partsOf`.
-import type { EngineOptions } from "../../Engine.ts"
+// path runs through, each holding what it needs; then views (reports), bills (pages, histories), requests (wire
+// strings), cancels (with their outcomes), history (order and fill pages) and transfers (their records), which read
+// the others through this one shared object. `Engine` is the façade over them; `EngineUnits` reaches the same parts
+// of an engine through `partsOf`.
+import type { EngineOptions } from "../../EngineModel.ts"
 import { rate } from "../units.ts"
 import { Accounts } from "./accounts.ts"
 import { Bills } from "./bills.ts"
+import { Cancels } from "./cancels.ts"
 import { EngineError } from "./errors.ts"
+import { History } from "./history.ts"
 import { Matching } from "./matching.ts"
 import { defaultCoins, Registry } from "./registry.ts"
 import { Requests } from "./requests.ts"
 import { Stamps } from "./stamps.ts"
+import { Transfers } from "./transfers.ts"
 import { Views } from "./views.ts"
 
 export class Parts {
@@ -22,6 +26,9 @@ export class Parts {
   readonly views: Views
   readonly bills: Bills
   readonly requests: Requests
+  readonly cancels: Cancels
+  readonly history: History
+  readonly transfers: Transfers
 
   constructor(options: EngineOptions) {
     this.stamps = new Stamps(options.seed ?? 1)
@@ -42,6 +49,9 @@ export class Parts {
     this.views = new Views(this)
     this.bills = new Bills(this)
     this.requests = new Requests(this)
+    this.cancels = new Cancels(this)
+    this.history = new History(this)
+    this.transfers = new Transfers(this)
   }
 }
 

@@ -1,8 +1,8 @@
 // The registry: coins (name, the numeric coinId bills filter on, decimals) and products (a pair of coins with its
-// precisions, minimum order value and its book). Fixed once seeded; every other part refers to coins and products by
-// these objects or their indices.
-import type { CoinSpec, ProductListing, ProductSpec } from "../../Engine.ts"
-import { pow10, toUnits, trimmed } from "../units.ts"
+// precisions, order limits, whether it trades, and its book). Fixed once seeded; every other part refers to coins and
+// products by these objects or their indices.
+import type { CoinSpec, ProductListing, ProductSpec, SymbolRules } from "../../EngineModel.ts"
+import { pow10, RATE_SCALE, toUnits, trimmed } from "../units.ts"
 import { BookSide } from "./book.ts"
 import { EngineError } from "./errors.ts"
 
@@ -31,6 +31,13 @@ export interface Product {
   readonly marketBuyUnit: number
   readonly minValue: number
   readonly minOrderValue: string
+  /** Lots of the smallest and the largest limit order or market sell (`Infinity`: no largest). */
+  readonly minLots: number
+  readonly maxLots: number
+  /** The same, in the base coin, as `exchangeInfo` serves them. */
+  readonly minQuantity: string
+  readonly maxQuantity: string
+  readonly enableTrade: boolean
   readonly bids: BookSide
   readonly asks: BookSide
 }
@@ -95,6 +102,15 @@ export class Registry {
     }
     const minValue = toUnits(spec.minOrderValue ?? "0", quote.scale)
     if (typeof minValue !== "number") throw new EngineError(`${spec.symbol}: bad minOrderValue`)
+    const minLots = spec.minQuantity === undefined ? 1 : toUnits(spec.minQuantity, qp)
+    const maxLots = spec.maxQuantity === undefined ? Infinity : toUnits(spec.maxQuantity, qp)
+    if (typeof minLots !== "number" || minLots === 0) {
+      throw new EngineError(`${spec.symbol}: minQuantity must be a positive multiple of the step`)
+    }
+    if (typeof maxLots !== "number" || maxLots < minLots) {
+      throw new EngineError(`${spec.symbol}: maxQuantity must be a multiple of the step, at least minQuantity`)
+    }
+    const lot = pow10(base.scale - qp)
     const product: Product = {
       index: this.products.length,
       symbol: spec.symbol,
@@ -104,10 +120,16 @@ export class Registry {
       quantityPrecision: qp,
       quotePrecision,
       notional: pow10(quote.scale - pp - qp),
-      lot: pow10(base.scale - qp),
+      lot,
       marketBuyUnit: pow10(quote.scale - quotePrecision),
       minValue,
       minOrderValue: trimmed(minValue, quote.scale),
+      minLots,
+      maxLots,
+      minQuantity: trimmed(minLots, qp),
+      // Without a maximum: the most of the base coin that can exist (a supply stays below 2^53 units), in whole lots.
+      maxQuantity: trimmed(maxLots === Infinity ? Math.floor(Number.MAX_SAFE_INTEGER / lot) : maxLots, qp),
+      enableTrade: spec.enableTrade ?? true,
       bids: new BookSide(true),
       asks: new BookSide(false)
     }
@@ -125,7 +147,24 @@ export class Registry {
       quantityPrecision: String(p.quantityPrecision),
       quotePrecision: String(p.quotePrecision),
       minTradeUSDT: p.minOrderValue,
-      status: "online"
+      status: p.enableTrade ? "online" : "offline"
+    }))
+  }
+
+  /** The trading rules of products (spec-extended §6); fee rates as numerators over 10^RATE_SCALE. */
+  symbolRules(products: ReadonlyArray<Product>, makerRate: number, takerRate: number): ReadonlyArray<SymbolRules> {
+    return products.map((p) => ({
+      symbol: p.symbol,
+      baseCoin: p.base.name,
+      quoteCoin: p.quote.name,
+      tickSize: trimmed(1, p.pricePrecision),
+      stepSize: trimmed(1, p.quantityPrecision),
+      minTradeAmount: p.minQuantity,
+      maxTradeAmount: p.maxQuantity,
+      minOrderValue: p.minOrderValue,
+      makerFeeRate: trimmed(makerRate, RATE_SCALE),
+      takerFeeRate: trimmed(takerRate, RATE_SCALE),
+      enableTrade: p.enableTrade
     }))
   }
 }

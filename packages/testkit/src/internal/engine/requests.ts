@@ -1,10 +1,19 @@
 // The engine's requests as the venue receives them, decimal strings and names, into the units and indices the
 // matching and accounts work in, or into the venue's refusal: its code and its message from core's `Venue`.
 import { Venue } from "@spotkit/core"
-import type { AccountType, OrderRequest, Placed, Rejection, TransferRequest } from "../../Engine.ts"
+import type { AccountType, OrderRequest, Placed, Rejection, TransferRequest } from "../../EngineModel.ts"
 import { pow10, toUnits } from "../units.ts"
 import { accountTypes } from "./accounts.ts"
-import { REJECT_BALANCE, REJECT_DUPLICATE, REJECT_MIN_VALUE, REJECT_PARAMETER, REJECT_POST_ONLY } from "./matching.ts"
+import {
+  REJECT_BALANCE,
+  REJECT_DUPLICATE,
+  REJECT_MAX_QUANTITY,
+  REJECT_MIN_QUANTITY,
+  REJECT_MIN_VALUE,
+  REJECT_NOT_TRADABLE,
+  REJECT_PARAMETER,
+  REJECT_POST_ONLY
+} from "./matching.ts"
 import type { Parts } from "./parts.ts"
 import type { Product } from "./registry.ts"
 import { Kind } from "./stamps.ts"
@@ -18,6 +27,26 @@ const FORCES = ["normal", "postOnly", "fok", "ioc"]
 export const refusal = (code: string, parameter = "", detail?: string): Rejection => {
   const msg = Venue.message(code, parameter === "" ? undefined : parameter)
   return { ok: false, code, msg: detail === undefined ? msg : `${msg}: ${detail}` }
+}
+
+/**
+ * Whether a clientOrderId has the venue's form (spec-extended §0): 1 to 40 of `A-Z a-z 0-9 _ -`. The test of core's
+ * `Primitives.ClientOrderId` (`^[A-Za-z0-9_-]{1,40}$`) as a loop over the characters, as placing orders from wire
+ * strings is benchmarked; test/requests.test.ts holds the two to the same answers.
+ */
+export const isClientOrderId = (id: string): boolean => {
+  const length = id.length
+  if (length === 0 || length > 40) return false
+  for (let i = 0; i < length; i++) {
+    const c = id.charCodeAt(i)
+    // 0-9, A-Z, a-z, "_", "-"
+    if (
+      !((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45)
+    ) {
+      return false
+    }
+  }
+  return true
 }
 
 export class Requests {
@@ -44,7 +73,7 @@ export class Requests {
     const force = FORCES.indexOf(request.force)
     if (force < 0) return refusal("40020", "force")
     const cid = request.clientOrderId
-    if (cid.length === 0 || cid.length > 64) return refusal("40020", "clientOrderId")
+    if (!isClientOrderId(cid)) return refusal("40020", "clientOrderId")
     let price = 0
     if (market === 0) {
       if (request.price === undefined || request.price === "") return refusal("40019", "price")
@@ -84,6 +113,12 @@ export class Requests {
         return refusal("40020", "force", "a postOnly order would take liquidity")
       case REJECT_PARAMETER:
         return refusal("40020", "", "side, orderType, force, price or quantity out of range")
+      case REJECT_NOT_TRADABLE:
+        return refusal("40020", "symbol", "the symbol does not trade now")
+      case REJECT_MIN_QUANTITY:
+        return refusal("45110", product!.minQuantity)
+      case REJECT_MAX_QUANTITY:
+        return refusal("40020", "quantity", `above the maximum order quantity ${product!.maxQuantity}`)
       default:
         return refusal("40034")
     }

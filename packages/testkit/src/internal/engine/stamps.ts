@@ -7,7 +7,7 @@ import { EngineError } from "./errors.ts"
 export const ID_DIGITS = 15
 
 /** The digit that starts an id: what it names. */
-export const Kind = { order: 1, bill: 2, transfer: 3, user: 4, trade: 5, account: 6 } as const
+export const Kind = { order: 1, bill: 2, transfer: 3, user: 4, trade: 5, account: 6, fill: 7 } as const
 
 export class Stamps {
   readonly seed: number
@@ -24,7 +24,7 @@ export class Stamps {
     this.seed = seed
     this.prefix = String(seed % 1000).padStart(3, "0")
     this.heads = Array.from(
-      { length: Kind.account + 1 },
+      { length: Kind.fill + 1 },
       (_, kind) =>
         Array.from({ length: ID_DIGITS + 1 }, (_, digits) => kind + this.prefix + "0".repeat(ID_DIGITS - digits))
     )

@@ -1,6 +1,6 @@
 // Views: the engine's records as the venue reports them (OrderView, BillView, LedgerEntry, Trade, depth), built only
 // when asked, and the queries that list them (orders by id, user or clientOrderId, open orders, the ledger, trades).
-import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../Engine.ts"
+import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../EngineModel.ts"
 import { fixed, trimmed } from "../units.ts"
 import { accountTypes } from "./accounts.ts"
 import * as Book from "./book.ts"

@@ -1,10 +1,11 @@
-// Request bodies into the fields the engine takes, or the venue's refusal: a body that is no JSON object is 40017, a
-// missing field 40019, a field of the wrong type or form 40020. Bodies are parsed with every number tagged
-// (`Json.parse(text, "tagged")`), so a number where a string is required is told apart from its digits as a string,
-// and a 64-bit id keeps every digit.
+// Request bodies and query strings into the fields the engine takes, or the venue's refusal: a body that is no JSON
+// object is 40017, a missing field 40019, a field of the wrong type or form 40020. Bodies are parsed with every number
+// tagged (`Json.parse(text, "tagged")`), so a number where a string is required is told apart from its digits as a
+// string, and a 64-bit id keeps every digit. A GET's parameters come from its query string, every value a string.
 import { Json } from "@spotkit/core"
 import { Result } from "effect"
 import type * as Engine from "../../Engine.ts"
+import { isClientOrderId } from "../engine/requests.ts"
 import { Refusal, refusal } from "./wire.ts"
 
 export type Body = { readonly [key: string]: unknown }
@@ -21,6 +22,22 @@ export const parseBody = (text: string): Body | Refusal => {
   // A bare number is tagged as an object too, but is no body.
   if (!isObject(value) || value instanceof Json.JsonNumber) return refusal("40017")
   return value as Body
+}
+
+/**
+ * The parameters of a request's query string (`path?a=1&b=2`, decoded as a form: `%xx` and `+`) as a body of
+ * strings; none without a query. A parameter given twice is 40020: which one the venue would take is not known.
+ */
+export const parseQuery = (path: string): Body | Refusal => {
+  const at = path.indexOf("?")
+  if (at < 0) return {}
+  const fields = new Map<string, string>()
+  for (const [name, value] of new URLSearchParams(path.slice(at + 1))) {
+    if (fields.has(name)) return refusal("40020", name)
+    fields.set(name, value)
+  }
+  // As own properties, whatever their names (`__proto__` included), as JSON bodies have them.
+  return Object.fromEntries(fields)
 }
 
 const missing = (value: unknown): boolean => value === undefined || value === null || value === ""
@@ -50,8 +67,43 @@ export const integerField = (body: Body, name: string, min: number, max: number)
 export const longField = (body: Body, name: string): string | Refusal => {
   const value = body[name]
   if (missing(value)) return refusal("40019", name)
+  return longOf(value, name)
+}
+
+/** An optional 64-bit id, as `longField` takes it. */
+export const optionalLongField = (body: Body, name: string): string | undefined | Refusal =>
+  missing(body[name]) ? undefined : longOf(body[name], name)
+
+const longOf = (value: unknown, name: string): string | Refusal => {
   const text = textOf(value)
   return text !== undefined && /^\d{1,20}$/.test(text) ? text.replace(/^0+(?=\d)/, "") : refusal("40020", name)
+}
+
+/** An optional clientOrderId (under the venue's name for it): a string of the venue's form, else 40020. */
+export const clientIdField = (body: Body, name: string): string | undefined | Refusal => {
+  const value = stringField(body, name, false)
+  return typeof value === "string" && !isClientOrderId(value) ? refusal("40020", name) : value
+}
+
+/**
+ * An optional list of ids: a non-empty JSON array (40020 otherwise) of 64-bit ids (`longField`'s form) or of
+ * clientOrderIds, every one valid.
+ */
+export const idListField = (
+  body: Body,
+  name: string,
+  kind: "orderId" | "clientOrderId"
+): ReadonlyArray<string> | undefined | Refusal => {
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (!Array.isArray(value) || value.length === 0) return refusal("40020", name)
+  const ids: Array<string> = []
+  for (const item of value as ReadonlyArray<unknown>) {
+    const id = kind === "orderId" ? longOf(item, name) : typeof item === "string" && isClientOrderId(item) ? item : ""
+    if (id instanceof Refusal || id === "") return refusal("40020", name)
+    ids.push(id)
+  }
+  return ids
 }
 
 const ORDER_FIELDS = ["symbol", "side", "orderType", "force", "price", "quantity", "clientOrderId"] as const

@@ -1,15 +1,98 @@
-// One handler per endpoint, by its name in `Venue.endpoints`: the fields of the body into an engine call, and the
-// engine's answer into the `data` of the endpoint's envelope (JSON text; for a transfer, its id), or a refusal.
-// Routing, authentication, rate limits and the envelope itself are the router's.
+// One handler per endpoint, by its name in `Venue.endpoints`: the fields of the request (the JSON body of a POST, the
+// query string of a GET) into an engine call, and the engine's answer into the `data` of the endpoint's envelope
+// (JSON text; for the transfer envelope, the fields it holds besides `code` and `timestamp`), or a refusal. Routing,
+// authentication, rate limits and the envelope itself are the router's.
 import { Venue } from "@spotkit/core"
-import type * as Engine from "../../Engine.ts"
-import { type Body, integerField, isObject, longField, orderRequest, stringField } from "./fields.ts"
+import * as Engine from "../../Engine.ts"
+import {
+  type Body,
+  clientIdField,
+  idListField,
+  integerField,
+  isObject,
+  longField,
+  optionalLongField,
+  orderRequest,
+  stringField
+} from "./fields.ts"
 import { Refusal, refusal } from "./wire.ts"
 
-/** `userId` is the caller's (empty for a public endpoint); `body` its request body (empty for a public endpoint). */
+/**
+ * `userId` is the caller's (empty for a public endpoint); `body` the request's fields (a public endpoint's and a GET's
+ * from its query string).
+ */
 export type Handler = (engine: Engine.Engine, userId: string, body: Body, now: number) => string | Refusal
 
 const quote = JSON.stringify
+
+const nullable = (value: string | undefined): string => value === undefined ? "null" : quote(value)
+
+/** The venue's order record (spec §2.5, every status): no userId, no force, the status in the venue's words. */
+const orderRecord = (o: Engine.OrderView) => ({
+  accountId: o.accountId,
+  symbol: o.symbol,
+  orderId: o.orderId,
+  clientOrderId: o.clientOrderId,
+  price: o.price,
+  quantity: o.quantity,
+  orderType: o.orderType,
+  side: o.side,
+  status: Engine.venueStatus(o),
+  latestFillPrice: o.latestFillPrice,
+  maxFillPrice: o.maxFillPrice,
+  minFillPrice: o.minFillPrice,
+  fillQuantity: o.fillQuantity,
+  fillTotalAmount: o.fillTotalAmount,
+  cTime: o.cTime,
+  uTime: o.uTime
+})
+
+/** The venue's fill record (spec-extended §4). */
+const fillRecord = (f: Engine.FillView) => ({
+  accountId: f.accountId,
+  symbol: f.symbol,
+  baseCoin: f.baseCoin,
+  quoteCoin: f.quoteCoin,
+  orderId: f.orderId,
+  fillId: f.fillId,
+  orderType: f.orderType,
+  side: f.side,
+  fillPrice: f.fillPrice,
+  fillQuantity: f.fillQuantity,
+  fillTotalAmount: f.fillTotalAmount,
+  fees: f.fees,
+  cTime: f.cTime
+})
+
+/** A required `symbol` the exchange lists: 40019 without one, 40102 for one it does not. */
+const knownSymbol = (engine: Engine.Engine, body: Body): string | Refusal => {
+  const symbol = stringField(body, "symbol", true)
+  if (symbol instanceof Refusal) return symbol
+  return engine.hasProduct(symbol!) ? symbol! : refusal("40102")
+}
+
+/** One order, by `orderId` or by its client id (named `cidName` on the wire): exactly one, else 40913. */
+const orderRef = (body: Body, cidName: string): Engine.OrderRef | Refusal => {
+  const orderId = optionalLongField(body, "orderId")
+  if (orderId instanceof Refusal) return orderId
+  const clientOrderId = clientIdField(body, cidName)
+  if (clientOrderId instanceof Refusal) return clientOrderId
+  if ((orderId === undefined) === (clientOrderId === undefined)) return refusal("40913")
+  return orderId !== undefined ? { orderId } : { clientOrderId }
+}
+
+/** The time bounds and page of a history or fills query (spec-extended §4). */
+const pageQuery = (body: Body): Engine.PageQuery | Refusal => {
+  const after = integerField(body, "after", 0, Number.MAX_SAFE_INTEGER)
+  if (after instanceof Refusal) return after
+  const before = integerField(body, "before", 0, Number.MAX_SAFE_INTEGER)
+  if (before instanceof Refusal) return before
+  const pageIndex = integerField(body, "pageIndex", 0, 1_000_000_000)
+  if (pageIndex instanceof Refusal) return pageIndex
+  const pageSize = integerField(body, "pageSize", 1, 100)
+  if (pageSize instanceof Refusal) return pageSize
+  return { after, before, pageIndex, pageSize }
+}
 
 const placedJson = (placed: Engine.Placed): string =>
   `{"orderId":${placed.orderId},"clientOrderId":${quote(placed.clientOrderId)}}`
@@ -53,25 +136,7 @@ const openOrders: Handler = (engine, userId, body) => {
   const pageNo = integerField(body, "pageNo", 0, 1_000_000_000)
   if (pageNo instanceof Refusal) return pageNo
   if (!engine.hasProduct(symbol!)) return refusal("40102")
-  // The venue's open-order record (spec §2.5) has no userId and no force.
-  const orders = engine.openOrders(userId, symbol!, pageNo ?? 0, limit ?? 100).map((o) => ({
-    accountId: o.accountId,
-    symbol: o.symbol,
-    orderId: o.orderId,
-    clientOrderId: o.clientOrderId,
-    price: o.price,
-    quantity: o.quantity,
-    orderType: o.orderType,
-    side: o.side,
-    status: o.status,
-    latestFillPrice: o.latestFillPrice,
-    maxFillPrice: o.maxFillPrice,
-    minFillPrice: o.minFillPrice,
-    fillQuantity: o.fillQuantity,
-    fillTotalAmount: o.fillTotalAmount,
-    cTime: o.cTime,
-    uTime: o.uTime
-  }))
+  const orders = engine.openOrders(userId, symbol!, pageNo ?? 0, limit ?? 100).map(orderRecord)
   return `{"orderInfoResultList":${quote(orders)},"nextPage":null,"totals":null}`
 }
 
@@ -107,8 +172,181 @@ const internalTransfer: Handler = (engine, userId, body, now) => {
     fromAccountType: fields.fromAccountType!,
     toAccountType: fields.toAccountType!
   }, now)
-  return done.ok ? quote(done.id) : new Refusal(done.code, done.msg)
+  return done.ok ? `{"id":${quote(done.id)}}` : new Refusal(done.code, done.msg)
 }
+
+// spec-extended §1: the venue names the client id `clientOid` here and answers in snake_case; an order that is not
+// open is an answer (`result: false` with 43001 or 43004), not an error.
+const cancelOrder: Handler = (engine, userId, body, now) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const ref = orderRef(body, "clientOid")
+  if (ref instanceof Refusal) return ref
+  const done = engine.cancel(userId, symbol, ref, now)
+  return `{"order_id":${nullable(done.orderId)},"client_oid":${nullable(ref.clientOrderId)},"symbol":${
+    quote(symbol)
+  },"result":${done.ok},"err_code":${done.ok ? "null" : quote(done.code)},"err_msg":${
+    done.ok ? "null" : quote(done.msg)
+  }}`
+}
+
+/** `successList` (order ids) and `failureList` of a cancel of many; `clientOid` in failures named by client ids. */
+const batchJson = (batch: Engine.CancelBatch, byClientId: boolean): string => {
+  const failures = batch.failed.map((f) =>
+    `{"orderId":${nullable(f.orderId)},${byClientId ? `"clientOid":${nullable(f.clientOrderId)},` : ""}"errCode":${
+      quote(f.code)
+    },"errMsg":${quote(f.msg)}}`
+  )
+  return `{"successList":${quote(batch.cancelled.map((c) => c.orderId))},"failureList":[${failures.join(",")}]}`
+}
+
+// spec-extended §2: `orderIds` or `clientOids` (exactly one), at most 50 (40912).
+const cancelOrders: Handler = (engine, userId, body, now) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const orderIds = idListField(body, "orderIds", "orderId")
+  if (orderIds instanceof Refusal) return orderIds
+  const clientOids = idListField(body, "clientOids", "clientOrderId")
+  if (clientOids instanceof Refusal) return clientOids
+  if ((orderIds === undefined) === (clientOids === undefined)) return refusal("40913")
+  const refs: ReadonlyArray<Engine.OrderRef> = orderIds !== undefined
+    ? orderIds.map((orderId) => ({ orderId }))
+    : clientOids!.map((clientOrderId) => ({ clientOrderId }))
+  if (refs.length > Venue.BATCH_LIMIT) return refusal("40912")
+  return batchJson(engine.cancelOrders(userId, symbol, refs, now), orderIds === undefined)
+}
+
+const cancelAll: Handler = (engine, userId, body, now) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  return batchJson(engine.cancelAll(userId, symbol, now), false)
+}
+
+// spec-extended §3: no symbol; the client id is `clientOrderId` here. An unknown order (or another user's) is `[]`.
+const order: Handler = (engine, userId, body) => {
+  const ref = orderRef(body, "clientOrderId")
+  if (ref instanceof Refusal) return ref
+  const found = ref.orderId !== undefined
+    ? engine.order(ref.orderId)
+    : engine.orderByClientId(userId, ref.clientOrderId!)
+  return found === undefined || found.userId !== userId ? "[]" : quote([orderRecord(found)])
+}
+
+// spec-extended §4. `totals` is 0, as in the venue's samples: never rely on it.
+const orderHistory: Handler = (engine, userId, body) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const query = pageQuery(body)
+  if (query instanceof Refusal) return query
+  const page = engine.orderHistory(userId, symbol, query)
+  return `{"orderInfoResultList":${quote(page.items.map(orderRecord))},"nextPage":${page.nextPage},"totals":0}`
+}
+
+const fills: Handler = (engine, userId, body) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const orderId = optionalLongField(body, "orderId")
+  if (orderId instanceof Refusal) return orderId
+  const query = pageQuery(body)
+  if (query instanceof Refusal) return query
+  const page = engine.fills(userId, symbol, { ...query, orderId })
+  return `{"fillsOrderResultList":${quote(page.items.map(fillRecord))},"nextPage":${page.nextPage},"totals":0}`
+}
+
+// spec-extended §5: the spot account, every coin the user ever held there.
+const balances: Handler = (engine, userId) => quote(engine.spotBalances(userId))
+
+const accountTypeField = (body: Body, name: string): Engine.AccountType | undefined | Refusal => {
+  const value = stringField(body, name, false)
+  if (value === undefined || value instanceof Refusal) return value
+  return (Engine.accountTypes as ReadonlyArray<string>).includes(value)
+    ? value as Engine.AccountType
+    : refusal("40020", name)
+}
+
+// spec-extended §7: the caller's transfers, in the transfer's envelope (`{total, code: "200", list, timestamp}`), user
+// ids as JSON numbers. The venue spells the id parameter `withdrawID`.
+const transferStatus: Handler = (engine, userId, body) => {
+  const withdrawId = stringField(body, "withdrawID", false)
+  if (withdrawId instanceof Refusal) return withdrawId
+  const coin = stringField(body, "coin", false)
+  if (coin instanceof Refusal) return coin
+  const startTime = integerField(body, "startTime", 0, Number.MAX_SAFE_INTEGER)
+  if (startTime instanceof Refusal) return startTime
+  const endTime = integerField(body, "endTime", 0, Number.MAX_SAFE_INTEGER)
+  if (endTime instanceof Refusal) return endTime
+  const fromAccountType = accountTypeField(body, "fromAccountType")
+  if (fromAccountType instanceof Refusal) return fromAccountType
+  const toAccountType = accountTypeField(body, "toAccountType")
+  if (toAccountType instanceof Refusal) return toAccountType
+  const page = integerField(body, "page", 1, 1_000_000_000)
+  if (page instanceof Refusal) return page
+  const pageSize = integerField(body, "pageSize", 1, 200)
+  if (pageSize instanceof Refusal) return pageSize
+  const found = engine.transferStatus(userId, {
+    withdrawId,
+    coin,
+    startTime,
+    endTime,
+    fromAccountType,
+    toAccountType,
+    page,
+    pageSize
+  })
+  // User ids are digits: written as bare JSON numbers, exact.
+  const list = found.items.map((t) =>
+    `{"fromUserId":${t.fromUserId},"toUserId":${t.toUserId},"withdrawId":${quote(t.id)},"coin":${
+      quote(t.coin)
+    },"status":${quote(t.status)},"amount":${
+      quote(t.amount)
+    },"createTime":${t.createTime},"updateTime":${t.updateTime}}`
+  )
+  return `{"total":${found.total},"list":[${list.join(",")}]}`
+}
+
+// spec-extended §6: the rules of one symbol (`symbol`), of several (`symbols`, comma-separated) or of all; every
+// named symbol must exist (40102). The fields the engine does not model carry the values of the venue's sample
+// (price-limit ratios, not enforced) or say the testkit has no such feature.
+const exchangeInfo: Handler = (engine, _userId, body) => {
+  const symbol = stringField(body, "symbol", false)
+  if (symbol instanceof Refusal) return symbol
+  const symbols = stringField(body, "symbols", false)
+  if (symbols instanceof Refusal) return symbols
+  const named = symbol !== undefined ? [symbol] : symbols?.split(",")
+  if (named !== undefined && !named.every((name) => engine.hasProduct(name))) return refusal("40102")
+  return quote(
+    engine.symbolRules(named).map((r) => ({
+      symbol: r.symbol,
+      baseCoin: r.baseCoin,
+      quoteCoin: r.quoteCoin,
+      tickSize: r.tickSize,
+      stepSize: r.stepSize,
+      minTradeAmount: r.minTradeAmount,
+      maxTradeAmount: r.maxTradeAmount,
+      takerFeeRate: r.takerFeeRate,
+      makerFeeRate: r.makerFeeRate,
+      buyLimitPriceRatio: "0.99",
+      sellLimitPriceRatio: "0.99",
+      marketBuyLimitSize: r.maxTradeAmount,
+      marketSellLimitSize: r.maxTradeAmount,
+      marketFallbackPriceRatio: "0",
+      enableTrade: r.enableTrade,
+      enableDisplay: true,
+      displayDigitMerge: "",
+      displayNew: false,
+      displayHot: false,
+      supportTracing: false,
+      supportPlanMarket: false
+    }))
+  )
+}
+
+// The symbols tradable by API (spec-extended §6), as the venue's own path answers; `/products` (spot-api.md) answers
+// each product's listing.
+const productList: Handler = (engine) =>
+  quote(engine.productList().flatMap((p) => p.status === "online" ? [p.symbol] : []))
+
+const serverTime: Handler = (_engine, _userId, _body, now) => String(now)
 
 const products: Handler = (engine) => quote(engine.productList())
 
@@ -118,5 +356,16 @@ export const handlers: { readonly [Name in Venue.EndpointName]?: Handler } = {
   openOrders,
   fundingBills,
   internalTransfer,
+  cancelOrder,
+  cancelOrders,
+  cancelAll,
+  order,
+  orderHistory,
+  fills,
+  balances,
+  transferStatus,
+  exchangeInfo,
+  productList,
+  serverTime,
   products
 }

@@ -1,31 +1,32 @@
-// Venue-side rate limits (DESIGN §4), from the endpoints' declarations (`Venue.endpoints[name].rateLimit`: budget,
-// weight, and whether the caller's address has a budget of its own) with the exchange's overrides: sliding-window
-// logs per endpoint and API key, and per endpoint and address, counted on the time the protocol is given (the
-// exchange's Clock).
+// Venue-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+// `Venue.Weight`) with the exchange's overrides. A signed request weighs its UID weight against its user's budget and
+// its IP weight against its address's, and placing, batching, cancelling and transfers count one request against the
+// endpoint's own budget per user; a public request weighs against its address only. Sliding-window logs, counted on
+// the time the protocol is given (the exchange's Clock).
 import { Venue } from "@spotkit/core"
 
 type Budget = Venue.Budget
 
-/** The budgets the exchange's options may override, by endpoint name (a type, so that it reads as a record). */
+/** The model the exchange enforces (a type, so that it reads as a record). */
 export type RateLimits = {
-  readonly placeOrder: Budget
-  readonly placeOrders: Budget
-  readonly openOrders: Budget
-  readonly internalTransfer: Budget
-  /** Weight budget of the bills endpoint per key and, separately, per client address. */
-  readonly fundingBills: Budget
-  readonly fundingBillsWeight: number
+  /** Per API user. */
+  readonly uid: Budget
+  /** Per client address. */
+  readonly ip: Budget
+  /** Requests per user on each endpoint whose weight says `perSecond`. */
+  readonly perEndpoint: Budget
+  /** Weights by endpoint name, over the declared ones. */
+  readonly weights: { readonly [name: string]: Partial<Venue.Weight> | undefined }
+  /** Seconds to send in a 429's `Retry-After` header; none by default, as the venue shows none. */
+  readonly retryAfterSeconds: number | undefined
 }
 
-const { fundingBills, internalTransfer, openOrders, placeOrder, placeOrders } = Venue.endpoints
-
 export const defaultRateLimits: RateLimits = {
-  placeOrder: placeOrder.rateLimit.budget,
-  placeOrders: placeOrders.rateLimit.budget,
-  openOrders: openOrders.rateLimit.budget,
-  internalTransfer: internalTransfer.rateLimit.budget,
-  fundingBills: fundingBills.rateLimit.budget,
-  fundingBillsWeight: fundingBills.rateLimit.weight
+  uid: Venue.budgets.uid,
+  ip: Venue.budgets.ip,
+  perEndpoint: Venue.budgets.perEndpoint,
+  weights: {},
+  retryAfterSeconds: undefined
 }
 
 /** A sliding-window log of (time, weight) pairs. */
@@ -61,14 +62,6 @@ class WindowLog {
   }
 }
 
-/** One endpoint's limit: its budget and weight, and its logs by API key and by address. */
-interface Limit {
-  readonly budget: Budget
-  readonly weight: number
-  readonly byKey: Map<string, WindowLog>
-  readonly byAddress: Map<string, WindowLog> | undefined
-}
-
 const logOf = (logs: Map<string, WindowLog>, id: string): WindowLog => {
   let log = logs.get(id)
   if (log === undefined) {
@@ -78,50 +71,58 @@ const logOf = (logs: Map<string, WindowLog>, id: string): WindowLog => {
   return log
 }
 
-const budgetOr = (value: Budget | number | undefined, declared: Budget): Budget =>
-  typeof value === "object" ? value : declared
+/** One budget a request is charged against. */
+interface Charge {
+  readonly log: WindowLog
+  readonly budget: Budget
+  readonly weight: number
+}
 
 export class Limits {
-  private readonly limits = new Map<string, Limit>()
+  /** The headers of a 429 (`Retry-After` when configured). */
+  readonly refusalHeaders: Readonly<Record<string, string>> | undefined
+  private readonly options: RateLimits | false
+  private readonly weights = new Map<string, Venue.Weight>()
+  private readonly byUser = new Map<string, WindowLog>()
+  private readonly byAddress = new Map<string, WindowLog>()
+  private readonly byEndpoint = new Map<string, WindowLog>()
 
   /** `false`: no limits at all. */
   constructor(options: RateLimits | false) {
+    this.options = options
+    this.refusalHeaders = options === false || options.retryAfterSeconds === undefined
+      ? undefined
+      : { "retry-after": String(options.retryAfterSeconds) }
     if (options === false) return
-    const overrides: { readonly [name: string]: Budget | number | undefined } = options
     for (const endpoint of Object.values(Venue.endpoints)) {
-      // Public endpoints are answered before authentication, with no caller to count against.
-      if (endpoint.permission === undefined) continue
-      this.limits.set(endpoint.name, {
-        budget: budgetOr(overrides[endpoint.name], endpoint.rateLimit.budget),
-        weight: endpoint.name === "fundingBills" ? options.fundingBillsWeight : endpoint.rateLimit.weight,
-        byKey: new Map(),
-        byAddress: endpoint.rateLimit.perAddress ? new Map() : undefined
-      })
+      this.weights.set(endpoint.name, { ...endpoint.weight, ...options.weights[endpoint.name] })
     }
   }
 
   /**
-   * Whether a request to the endpoint is over a budget: its API key's, or its address's where the endpoint counts
-   * those. Both budgets must have room; a refused request charges neither, an admitted one both.
+   * Whether a request to the endpoint is over a budget: its user's (`userId` undefined for a public request), its
+   * address's, or its endpoint's. Every budget must have room; a refused request charges none, an admitted one all.
    */
-  refuses(endpoint: string, apiKey: string, address: string, now: number): boolean {
-    const limit = this.limits.get(endpoint)
-    if (limit === undefined) return false
-    const { budget, weight } = limit
-    const byKey = logOf(limit.byKey, apiKey)
-    const byAddress = limit.byAddress === undefined ? undefined : logOf(limit.byAddress, address)
-    if (!byKey.hasRoom(now, weight, budget)) return true
-    if (byAddress !== undefined && !byAddress.hasRoom(now, weight, budget)) return true
-    byKey.take(now, weight)
-    byAddress?.take(now, weight)
+  refuses(endpoint: string, userId: string | undefined, address: string, now: number): boolean {
+    const options = this.options
+    const weight = this.weights.get(endpoint)
+    if (options === false || weight === undefined) return false
+    const charges: Array<Charge> = [{ log: logOf(this.byAddress, address), budget: options.ip, weight: weight.ip }]
+    if (userId !== undefined) {
+      charges.push({ log: logOf(this.byUser, userId), budget: options.uid, weight: weight.uid ?? weight.ip })
+      if (weight.perSecond) {
+        charges.push({ log: logOf(this.byEndpoint, `${userId} ${endpoint}`), budget: options.perEndpoint, weight: 1 })
+      }
+    }
+    for (const charge of charges) if (!charge.log.hasRoom(now, charge.weight, charge.budget)) return true
+    for (const charge of charges) charge.log.take(now, charge.weight)
     return false
   }
 
   /** Forgets every window. */
   clear(): void {
-    for (const limit of this.limits.values()) {
-      limit.byKey.clear()
-      limit.byAddress?.clear()
-    }
+    this.byUser.clear()
+    this.byAddress.clear()
+    this.byEndpoint.clear()
   }
 }

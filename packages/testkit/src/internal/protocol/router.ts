@@ -1,14 +1,16 @@
 // The venue's HTTP protocol over the engine: a request and the time in, an outcome out; the transports (in-process
 // HttpClient, loopback server) only carry bytes. Routes by `Venue.endpointByPath`; checks the method, the body's
-// size, the caller (auth) against the endpoint's declared permission, and its declared rate limits; dispatches to the
-// endpoint's handler and writes the answer in its declared envelope. Faults strike first (or, for those that act
-// after applying, last), and every request is logged with what it was answered.
+// size, the caller (auth, over the path and query exactly as received) against the endpoint's declared permission,
+// and its declared weights; dispatches to the endpoint's handler with the request's fields (a GET's and a public
+// endpoint's from the query string, a POST's from its JSON body) and writes the answer in its declared envelope.
+// Faults strike first (or, for those that act after applying, last), and every request is logged with what it was
+// answered.
 import { Venue } from "@spotkit/core"
 import { Buffer } from "node:buffer"
 import type * as Engine from "../../Engine.ts"
 import { Auth } from "./auth.ts"
 import { afterApplying, Faults, preempt } from "./faults.ts"
-import { type Body, parseBody } from "./fields.ts"
+import { parseBody, parseQuery } from "./fields.ts"
 import { handlers } from "./handlers.ts"
 import { Limits, type RateLimits } from "./limits.ts"
 import { RequestLog } from "./requestLog.ts"
@@ -23,8 +25,6 @@ export interface RouterOptions {
   readonly requestLogSize: number
   readonly seed: number
 }
-
-const NO_BODY: Body = {}
 
 export class Router {
   readonly engine: Engine.Engine
@@ -70,7 +70,11 @@ export class Router {
     // A latency fault delays whatever the venue answers, refusals included.
     const delay = fault?._tag === "Latency" ? fault.millis : 0
     const refuse = (refused: Refusal): Outcome =>
-      finish(respond(refused.status, envelope(refused.code, refused.msg, now, "null"), delay), refused.code)
+      finish(
+        respond(refused.status, envelope(refused.code, refused.msg, now, "null"), delay, undefined, refused.headers),
+        refused.code
+      )
+    const tooMany = () => new Refusal("429", Venue.message("429"), 429, this.limits.refusalHeaders)
 
     const preempted = fault === undefined ? undefined : preempt(fault)
     if (preempted instanceof Refusal) return refuse(preempted)
@@ -86,14 +90,16 @@ export class Router {
     }
     let data: string | Refusal
     if (permission === undefined) {
-      data = handler(this.engine, "", NO_BODY, now)
+      if (this.limits.refuses(endpoint.name, undefined, request.clientAddress, now)) return refuse(tooMany())
+      const query = parseQuery(request.path)
+      data = query instanceof Refusal ? query : handler(this.engine, "", query, now)
     } else {
       if (this.tooLarge(request)) return refuse(new Refusal("40017", "Request body too large", 413))
       const caller = this.auth.authenticate(request, permission, now)
       if (caller instanceof Refusal) return refuse(caller)
       userId = caller.userId
-      if (this.limits.refuses(endpoint.name, caller.apiKey, request.clientAddress, now)) return refuse(refusal("429"))
-      const body = parseBody(request.body)
+      if (this.limits.refuses(endpoint.name, caller.userId, request.clientAddress, now)) return refuse(tooMany())
+      const body = endpoint.method === "GET" ? parseQuery(request.path) : parseBody(request.body)
       if (body instanceof Refusal) return refuse(body)
       data = handler(this.engine, caller.userId, body, now)
     }

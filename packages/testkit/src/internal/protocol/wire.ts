@@ -21,27 +21,31 @@ export type Outcome =
     readonly contentType: string
     readonly body: string
     readonly delayMillis: number
+    /** Headers besides the content type (a 429's `Retry-After`). */
+    readonly headers?: Readonly<Record<string, string>> | undefined
   }
   | { readonly _tag: "Drop"; readonly delayMillis: number }
   | { readonly _tag: "Hang" }
 
-export const respond = (status: number, body: string, delayMillis = 0, contentType = "application/json"): Outcome => ({
-  _tag: "Respond",
-  status,
-  contentType,
-  body,
-  delayMillis
-})
+export const respond = (
+  status: number,
+  body: string,
+  delayMillis = 0,
+  contentType = "application/json",
+  headers?: Readonly<Record<string, string>>
+): Outcome => ({ _tag: "Respond", status, contentType, body, delayMillis, headers })
 
 /** A refused request: the venue's code and message, and the HTTP status they come with. */
 export class Refusal {
   readonly code: string
   readonly msg: string
   readonly status: number
-  constructor(code: string, msg: string, status = 400) {
+  readonly headers: Readonly<Record<string, string>> | undefined
+  constructor(code: string, msg: string, status = 400, headers?: Readonly<Record<string, string>>) {
     this.code = code
     this.msg = msg
     this.status = status
+    this.headers = headers
   }
 }
 
@@ -55,8 +59,12 @@ const quote = JSON.stringify
 export const envelope = (code: string, msg: string, now: number, data: string): string =>
   `{"code":${quote(code)},"msg":${quote(msg)},"requestTime":${now},"data":${data}}`
 
-/** A success answer in the endpoint's envelope; `data` is JSON text (for a transfer, its id). */
+/**
+ * A success answer in the endpoint's envelope; `data` is JSON text. The transfer envelope has no `data`: `data` is a
+ * JSON object whose fields go between its `code` and its `timestamp` (`{"id":…}` for a transfer, `{"total":…,"list":…}`
+ * for the status list).
+ */
 export const success = (kind: Venue.Endpoint["envelope"], data: string, now: number): string =>
   kind === "transfer"
-    ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},"id":${data},"timestamp":${now}}`
+    ? `{"code":${quote(Venue.TRANSFER_SUCCESS)},${data.length > 2 ? data.slice(1, -1) + "," : ""}"timestamp":${now}}`
     : envelope(Venue.SUCCESS, Venue.SUCCESS_MSG, now, data)

@@ -1,0 +1,411 @@
+/**
+ * Where the client's rate-limit budgets live. The venue counts weight per API user and per IP address (`Venue.budgets`),
+ * whatever process sends it: processes that share a key (a market maker, a hedger, a nightly export, on one host or
+ * several behind one address) must share one budget, or together they overrun the venue's.
+ *
+ * - `layerMemory` (and the default when no store is provided: one per client) keeps the budgets in the process.
+ * - `layerRedis` keeps them in Redis (`effect/persistence/Redis`; `@spotkit/node` connects it from
+ *   `SPOTKIT_REDIS_URL`): every acquisition is one atomic Lua script that counts the weights against every budget it
+ *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
+ *   overrun a budget.
+ *
+ * The client names budgets by a hash of the API key, never the key itself.
+ *
+ * @since 0.2.0
+ */
+import { Context, Duration, Effect, Layer, Random } from "effect"
+import * as Redis from "effect/persistence/Redis"
+import * as RateLimiter from "./internal/rateLimiter.ts"
+import * as SpotError from "./SpotError.ts"
+
+/**
+ * One budget an acquisition charges: its key in the store, its limit, its window (the client's margin included) and
+ * the weight charged.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Charge {
+  readonly key: string
+  readonly limit: number
+  readonly windowMillis: number
+  readonly weight: number
+}
+
+/**
+ * What one request charges: its endpoint's own budget (10 per second on placing, batching, cancelling and transfers),
+ * if it has one, and the shared budgets (the API user's, the address's).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Acquisition {
+  readonly endpoint: Charge | undefined
+  readonly shared: ReadonlyArray<Charge>
+  /**
+   * How long a granted request may stay in flight before a shared store presumes it answered (its process may have
+   * died): it counts for this long plus one window unless settled before.
+   */
+  readonly leaseMillis: number
+}
+
+/**
+ * A granted acquisition: `settle` once the request's answer (or failure) arrived; from then it counts for one window.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Permit {
+  readonly settle: Effect.Effect<void>
+}
+
+/**
+ * A store of budgets. `acquire` waits (on `Clock`) until every budget of the acquisition has room and no pause holds
+ * it, and charges them; `pause` holds the given budgets for `millis` (after a 429), for every caller of the store.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** `"memory"` or `"redis"`, for diagnostics. */
+  readonly kind: string
+  readonly acquire: (acquisition: Acquisition) => Effect.Effect<Permit, SpotError.RateLimitStoreError>
+  readonly pause: (keys: ReadonlyArray<string>, millis: number) => Effect.Effect<void, SpotError.RateLimitStoreError>
+}
+
+/**
+ * The store a `SpotClient` uses; without one in context each client keeps its own budgets in memory.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("@spotkit/core/RateLimitStore") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Memory
+
+/**
+ * Budgets in this process: sliding-window logs, first come first served, a request counting while in flight and for
+ * one window from its answer (see the client's `rateLimit` options). An endpoint's own budget is waited for first,
+ * so that a request held by it does not hold up the other endpoints' requests in the shared budgets.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
+
+// The memory store, and `record`: charges an acquisition granted elsewhere (by Redis) without waiting, so that the
+// store knows this process's own recent requests when it has to stand in for Redis.
+const memoryStore = () => {
+  const logs = new Map<string, RateLimiter.Log>()
+  const logOf = (charge: Charge): RateLimiter.Log => {
+    let log = logs.get(charge.key)
+    if (log === undefined) {
+      log = new RateLimiter.Log({ limit: charge.limit, windowMillis: charge.windowMillis }, 0)
+      logs.set(charge.key, log)
+    }
+    return log
+  }
+  const shared = (acquisition: Acquisition) =>
+    RateLimiter.acquireAll(acquisition.shared.map((charge) => ({ log: logOf(charge), weight: charge.weight })))
+
+  const acquire = (acquisition: Acquisition): Effect.Effect<Permit> => {
+    const endpoint = acquisition.endpoint
+    if (endpoint === undefined) return shared(acquisition)
+    return Effect.flatMap(RateLimiter.acquireAll([{ log: logOf(endpoint), weight: endpoint.weight }]), (first) =>
+      // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
+      // than the venue counts).
+      Effect.onInterrupt(shared(acquisition), () => first.settle).pipe(
+        Effect.map((second): Permit => ({ settle: Effect.andThen(first.settle, second.settle) }))
+      ))
+  }
+
+  const pause = (keys: ReadonlyArray<string>, millis: number) =>
+    Effect.map(RateLimiter.monotonicMillis, (now) => {
+      for (const key of keys) {
+        const log = logs.get(key)
+        if (log !== undefined) log.pausedUntil = Math.max(log.pausedUntil, now + millis)
+      }
+    })
+
+  const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
+    Effect.map(RateLimiter.monotonicMillis, (now) => {
+      const charges = acquisition.endpoint === undefined
+        ? acquisition.shared
+        : [acquisition.endpoint, ...acquisition.shared]
+      const recorded = charges.map((charge) => {
+        const log = logOf(charge)
+        return { log, entry: log.push(log.start(now), log.clamp(charge.weight)) }
+      })
+      return {
+        settle: Effect.map(RateLimiter.monotonicMillis, (at) => {
+          for (const { entry, log } of recorded) log.settle(entry, at)
+        })
+      }
+    })
+
+  const service: Service = { kind: "memory", acquire, pause }
+  return { service, record }
+}
+
+/**
+ * One in-memory store for every client in the layer's scope (the clients of one process on one key then share one
+ * budget).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitStore, makeMemory)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Redis
+
+// Scores are the times (Redis's clock, ms) at which an entry stops counting: one window after its answer once
+// settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
+// the weight of the entries, so that a grant costs the entries that expired, not all of them. A request that does
+// not fit is told how long to wait: until enough weight expires (an entry in flight counted as if answered now, the
+// soonest it can be), or the longest pause of its budgets.
+const acquireLua = `
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local n = #KEYS / 3
+local wait = 0
+for i = 1, n do
+  local left = redis.call("PTTL", KEYS[2 * n + i])
+  if left > wait then wait = left end
+end
+if wait > 0 then return {0, wait} end
+local lease = tonumber(ARGV[2])
+local weightOf = function(member) return tonumber(string.match(member, ":([%d.]+)$")) end
+for i = 1, n do
+  local key = KEYS[i]
+  local limit = tonumber(ARGV[3 * i])
+  local window = tonumber(ARGV[3 * i + 1])
+  local weight = tonumber(ARGV[3 * i + 2])
+  local used = tonumber(redis.call("GET", KEYS[n + i]) or "0")
+  local expired = redis.call("ZRANGEBYSCORE", key, "-inf", now)
+  if #expired > 0 then
+    for j = 1, #expired do used = used - weightOf(expired[j]) end
+    redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
+  end
+  if used < 0 or redis.call("ZCARD", key) == 0 then used = 0 end
+  redis.call("SET", KEYS[n + i], used, "KEEPTTL")
+  if used + weight > limit then
+    local need = used + weight - limit
+    local freed = 0
+    local at = now + window
+    local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
+    for j = 1, #entries, 2 do
+      freed = freed + weightOf(entries[j])
+      if freed >= need then
+        at = math.min(tonumber(entries[j + 1]), now + window)
+        break
+      end
+    end
+    if at - now > wait then wait = at - now end
+  end
+end
+if wait > 0 then return {0, wait} end
+for i = 1, n do
+  local key = KEYS[i]
+  local window = tonumber(ARGV[3 * i + 1])
+  redis.call("ZADD", key, now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
+  redis.call("INCRBYFLOAT", KEYS[n + i], ARGV[3 * i + 2])
+  redis.call("PEXPIRE", key, lease + window)
+  redis.call("PEXPIRE", KEYS[n + i], lease + window)
+end
+return {1, now}
+`
+
+const settleLua = `
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+for i = 1, #KEYS do
+  redis.call("ZADD", KEYS[i], "XX", now + tonumber(ARGV[2 * i]), ARGV[1] .. ":" .. ARGV[2 * i + 1])
+end
+return 1
+`
+
+const pauseLua = `
+local millis = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  if redis.call("PTTL", KEYS[i]) < millis then redis.call("SET", KEYS[i], "1", "PX", millis) end
+end
+return 1
+`
+
+// Every budget of an acquisition, with the weight it charges (clamped to the limit: a heavier request never fits).
+const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
+  const all = acquisition.endpoint === undefined ? acquisition.shared : [acquisition.endpoint, ...acquisition.shared]
+  return all.map((charge) => ({ ...charge, weight: Math.min(Math.max(charge.weight, 0), charge.limit) }))
+}
+
+/**
+ * Options of the Redis store.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface RedisOptions {
+  /** How the store is named in messages, e.g. the URL without its password. @default "redis" */
+  readonly name?: string | undefined
+  /** Prefix of every key. The braces make one Redis Cluster hash slot of every key. @default "spotkit:{budget}:" */
+  readonly prefix?: string | undefined
+  /**
+   * What a call does when Redis is lost mid-run. `"memory"`: it goes on against this process's own budget (one
+   * warning is logged; Redis is tried again every `retryAfter` and used again once it answers). `"fail"`: it fails
+   * with a `RateLimitStoreError` before anything is sent.
+   *
+   * @default "memory"
+   */
+  readonly onUnavailable?: "memory" | "fail" | undefined
+  /** Time allowed for one Redis command. @default 2 seconds */
+  readonly timeout?: Duration.Input | undefined
+  /** How often Redis is tried again after it was lost, under `"memory"`. @default 5 seconds */
+  readonly retryAfter?: Duration.Input | undefined
+}
+
+const describe = (cause: unknown): string => {
+  const error = cause instanceof Redis.RedisError ? cause.cause : cause
+  const text = error instanceof Error ? error.message : String(error)
+  return text.split("\n")[0]! || "no answer"
+}
+
+/**
+ * Budgets in Redis, shared by every process that uses the same Redis (and prefix). Needs `Redis`; fails with a
+ * `RateLimitStoreError` when Redis does not answer at start.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeRedis = (
+  options: RedisOptions = {}
+): Effect.Effect<Service, SpotError.RateLimitStoreError, Redis.Redis> =>
+  Effect.gen(function*() {
+    const redis = yield* Redis.Redis
+    const name = options.name ?? "redis"
+    const prefix = options.prefix ?? "spotkit:{budget}:"
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(2))
+    const retryAfter = Duration.toMillis(Duration.fromInputUnsafe(options.retryAfter ?? Duration.seconds(5)))
+    const failing = options.onUnavailable === "fail"
+    const storeError = (cause: unknown) =>
+      new SpotError.RateLimitStoreError({ store: name, description: describe(cause) })
+    const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, SpotError.RateLimitStoreError> =>
+      effect.pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () =>
+            Effect.fail(new Redis.RedisError({ cause: new Error(`no answer within ${Duration.format(timeout)}`) }))
+        }),
+        Effect.mapError(storeError)
+      )
+
+    yield* Effect.mapError(
+      bounded(redis.send("PING")),
+      (error) => new SpotError.RateLimitStoreError({ store: name, description: `cannot connect: ${error.description}` })
+    )
+
+    // The scripts are described here rather than at the top of the module, so that a bundle without the Redis store
+    // (a browser's) leaves Redis out.
+    const acquireScript = Redis.script(
+      (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
+        ...charges.map((charge) => prefix + charge.key),
+        ...charges.map((charge) => `${prefix}${charge.key}:used`),
+        ...charges.map((charge) => `${prefix}${charge.key}:pause`),
+        id,
+        Math.ceil(lease),
+        ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
+      ],
+      { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
+    ).withReturnType<ReadonlyArray<number>>()
+
+    const settleScript = Redis.script(
+      (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+        ...charges.map((charge) => prefix + charge.key),
+        id,
+        ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
+      ],
+      { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
+    )
+
+    const pauseScript = Redis.script(
+      (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
+        ...keys.map((key) => `${prefix}${key}:pause`),
+        Math.ceil(millis)
+      ],
+      { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
+    )
+    const acquireShared = redis.eval(acquireScript)
+    const settleShared = redis.eval(settleScript)
+    const pauseShared = redis.eval(pauseScript)
+    const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
+      (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
+    let sequence = 0
+
+    // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
+    // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
+    const local = memoryStore()
+    let lostUntil: number | undefined
+    const lose = (error: SpotError.RateLimitStoreError) =>
+      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+        const first = lostUntil === undefined
+        lostUntil = now + retryAfter
+        return first
+          ? Effect.logWarning(
+            `spotkit: the shared rate-limit budget (${name}) is unreachable (${error.description}); this process ` +
+              `goes on against its own budget and tries Redis again every ${retryAfter} ms`
+          )
+          : Effect.void
+      })
+
+    const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+      const charges = chargesOf(acquisition)
+      const lease = acquisition.leaseMillis
+      const id = `${idPrefix}.${(sequence++).toString(36)}`
+      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
+        bounded(acquireShared(id, lease, prefix, charges)),
+        (answer) =>
+          answer[0] === 1
+            ? Effect.map(local.record(acquisition), (mirror): Permit => ({
+              settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
+            }))
+            : Effect.andThen(Effect.sleep(Math.max(1, Number(answer[1]))), attempt)
+      )
+      return attempt
+    }
+
+    const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
+      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+        if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
+        const shared = polling(acquisition)
+        if (failing) return shared
+        return Effect.catch(
+          Effect.tap(shared, () =>
+            Effect.suspend(() => {
+              if (lostUntil === undefined) return Effect.void
+              lostUntil = undefined
+              return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
+            })),
+          (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
+        )
+      })
+
+    const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
+      const shared = bounded(pauseShared(prefix, keys, millis))
+      const both = Effect.andThen(local.service.pause(keys, millis), shared)
+      return failing ? shared : Effect.catch(both, () => Effect.void)
+    }
+
+    return RateLimitStore.of({ kind: "redis", acquire, pause })
+  })
+
+/**
+ * The Redis store as a layer; needs `Redis` (`@effect/platform-node`'s `NodeRedis`, or another platform's).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRedis = (
+  options: RedisOptions = {}
+): Layer.Layer<RateLimitStore, SpotError.RateLimitStoreError, Redis.Redis> =>
+  Layer.effect(RateLimitStore, makeRedis(options))

@@ -1,0 +1,232 @@
+/**
+ * A rate-limit budget shared through Redis (`RateLimitStore.layerRedis` over `NodeRedis`, as `NodeSpotClient` builds
+ * it from `redis` / `SPOTKIT_REDIS_URL`), against a real `redis-server` started for each test (`support/redisServer.ts`)
+ * and the test exchange enforcing the venue's weight model. Each client has its own Redis connection and store, as a
+ * separate process would. The budgets are scaled down (50 per second instead of 500 per 10 s) to keep runs short.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
+import { TestExchange } from "@spotkit/testkit"
+import { Cause, Clock, Context, Effect, Exit, Layer, Logger } from "effect"
+import * as NodeSigner from "../src/NodeSigner.ts"
+import * as NodeSpotClient from "../src/NodeSpotClient.ts"
+import { redisServer } from "./support/redisServer.ts"
+
+const BUDGET = { limit: 50, windowMillis: 1_000 }
+const rateLimits = { uid: BUDGET, ip: BUDGET }
+
+/** A demo exchange with the scaled-down budgets (and the venue's weights: a bills page weighs 5). */
+const exchangeOf = (options: Partial<TestExchange.Options> = {}) =>
+  TestExchange.make({ ...TestExchange.demo({ bills: 2_000 }), rateLimits, ...options })
+
+/**
+ * A client as alice over the in-process exchange, with its budgets in `store` (its own memory store when none), and
+ * no request but the test's.
+ */
+const clientOf = (
+  exchange: TestExchange.Service,
+  store: RateLimitStore.Service | undefined,
+  options: Partial<SpotClient.Options> = {}
+) => {
+  const make = SpotClient.make({
+    baseUrl: TestExchange.inProcessBaseUrl,
+    credentials: exchange.accounts[0]!.credentials,
+    rateLimit: rateLimits,
+    retry: false,
+    // The client's own ask of the server's time would take weight from the budgets these tests count.
+    syncServerTime: false,
+    ...options
+  }).pipe(
+    Effect.provide(Layer.merge(
+      TestExchange.layerHttpClient.pipe(Layer.provide(Layer.succeed(TestExchange.TestExchange, exchange))),
+      Signer.layer(NodeSigner.nodeCrypto)
+    ))
+  )
+  return store === undefined ? make : Effect.provideService(make, RateLimitStore.RateLimitStore, store)
+}
+
+/** A store of its own (its own connection), as one process has. */
+const redisStore = (url: string, options: Partial<NodeSpotClient.RedisOptions> = {}) =>
+  Effect.map(
+    Layer.build(NodeSpotClient.layerRedisStore({ url, ...options })),
+    (context) => Context.get(context, RateLimitStore.RateLimitStore)
+  )
+
+/** The requests the exchange answered with each status, and the busiest window's weight at the venue. */
+const venueSummary = (exchange: TestExchange.Service, weight: number) =>
+  Effect.map(exchange.requests, (requests) => {
+    const admitted = requests.filter((r) => r.status === 200).map((r) => r.time)
+    const busiest = Math.max(
+      0,
+      ...admitted.map((end) => admitted.filter((t) => t > end - BUDGET.windowMillis && t <= end).length * weight)
+    )
+    return {
+      ok: admitted.length,
+      limited: requests.filter((r) => r.status === 429).length,
+      busiest
+    }
+  })
+
+/** `processes` clients each fetching `pages` bill pages one after another, all at once: their outcomes. */
+const exportRace = (clients: ReadonlyArray<SpotClient.Service>, pages: number) =>
+  Effect.forEach(
+    clients,
+    (client) =>
+      Effect.forEach(
+        Array.from({ length: pages }),
+        () => Effect.exit(client.fundingBillsPage({ pageSize: 10 })),
+        { concurrency: 1 }
+      ),
+    { concurrency: "unbounded" }
+  ).pipe(Effect.map((runs) => runs.flat()))
+
+const reasonOf = (exit: Exit.Exit<unknown, SpotError.SpotError>) =>
+  Exit.isFailure(exit) ? Cause.squash(exit.cause) as SpotError.SpotError : undefined
+
+describe("a budget shared through Redis", () => {
+  it.live(
+    "three clients on one key: no 429 at all, and the venue's window never holds more than the budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const exchange = yield* exchangeOf()
+        const clients = yield* Effect.forEach(
+          [1, 2, 3],
+          () => Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store))
+        )
+        const start = yield* Clock.currentTimeMillis
+        const outcomes = yield* exportRace(clients, 12)
+        const elapsed = (yield* Clock.currentTimeMillis) - start
+        assert.isTrue(outcomes.every(Exit.isSuccess), "every page was fetched")
+        const summary = yield* venueSummary(exchange, 5)
+        assert.deepStrictEqual({ ok: summary.ok, limited: summary.limited }, { ok: 36, limited: 0 })
+        assert.isAtMost(summary.busiest, BUDGET.limit)
+        // 36 pages of weight 5 are 180 against 50 per second: at least 3 windows passed.
+        assert.isAtLeast(elapsed, 3 * BUDGET.windowMillis)
+        // The keys are named by a hash of the API key, never the key itself.
+        const keys = redis.cli("--scan").trim().split("\n").filter((key) => key !== "")
+        assert.isAbove(keys.length, 0)
+        for (const key of keys) {
+          assert.isTrue(key.startsWith("spotkit:{budget}:"), key)
+          assert.notInclude(key, TestExchange.demoKeys.alice.apiKey)
+        }
+      })),
+    30_000
+  )
+
+  it.live(
+    "the same three clients, each with its own budget in memory, overrun the venue's",
+    () =>
+      Effect.gen(function*() {
+        const exchange = yield* exchangeOf()
+        const clients = yield* Effect.forEach([1, 2, 3], () => clientOf(exchange, undefined))
+        const outcomes = yield* exportRace(clients, 12)
+        const limited = outcomes.map(reasonOf).filter((error) => error?.reason._tag === "RateLimitError")
+        assert.isAbove(limited.length, 0, "some pages were refused with 429")
+        assert.isAbove((yield* venueSummary(exchange, 5)).limited, 0)
+      }),
+    30_000
+  )
+
+  it.live(
+    "a 429 pauses every client on the store for the venue's Retry-After",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // The venue's address budget is smaller than the clients know: the second page is refused, with Retry-After.
+        const exchange = yield* exchangeOf({
+          rateLimits: { ip: { limit: 5, windowMillis: 1_500 }, retryAfterSeconds: 2 }
+        })
+        const a = yield* Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store))
+        const b = yield* Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store))
+        yield* a.fundingBillsPage({ pageSize: 10 })
+        const refused = reasonOf(yield* Effect.exit(a.fundingBillsPage({ pageSize: 10 })))
+        assert.strictEqual(refused?.reason._tag, "RateLimitError")
+        assert.strictEqual(refused?.reason._tag === "RateLimitError" ? refused.reason.retryAfterMillis : 0, 2_000)
+        // The other client waits out the pause before it sends anything; by then the venue's window has room.
+        const start = yield* Clock.currentTimeMillis
+        yield* b.fundingBillsPage({ pageSize: 10 })
+        assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 1_800)
+        assert.strictEqual((yield* venueSummary(exchange, 5)).limited, 1)
+      })),
+    30_000
+  )
+
+  it.live(
+    "Redis unreachable at start: the layer fails with one line naming the URL without its password",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        yield* redis.stop
+        const exchange = yield* exchangeOf()
+        const exit = yield* Effect.exit(Effect.scoped(Layer.build(NodeSpotClient.layer({
+          baseUrl: "http://127.0.0.1:1",
+          credentials: exchange.accounts[0]!.credentials,
+          redis: { url: `redis://:hunter2@127.0.0.1:${redis.port}/0` }
+        }))))
+        assert.isTrue(Exit.isFailure(exit))
+        const error = reasonOf(exit as Exit.Exit<unknown, SpotError.SpotError>)!
+        assert.strictEqual(error.reason._tag, "RateLimitStoreError")
+        assert.notInclude(error.message, "\n")
+        assert.include(error.message, `redis://127.0.0.1:${redis.port}/0`)
+        assert.include(error.message, "cannot connect")
+        assert.notInclude(error.message, "hunter2")
+      })),
+    30_000
+  )
+
+  it.live(
+    "Redis lost mid-run, by default: calls go on against the process's own budget, with one warning",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const exchange = yield* exchangeOf()
+        const warnings: Array<string> = []
+        const logger = Logger.layer([
+          Logger.make((options) => {
+            if (options.logLevel === "Warn") warnings.push(String(options.message))
+          })
+        ])
+        yield* Effect.gen(function*() {
+          const client = yield* Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store))
+          for (let i = 0; i < 3; i++) yield* client.fundingBillsPage({ pageSize: 10 })
+          yield* redis.stop
+          for (let i = 0; i < 5; i++) yield* client.fundingBillsPage({ pageSize: 10 })
+          assert.strictEqual(warnings.length, 1, warnings.join("\n"))
+          assert.include(warnings[0]!, "unreachable")
+          assert.include(warnings[0]!, `redis://127.0.0.1:${redis.port}`)
+          // Still limited, in memory: 10 pages fit in a window of 50, the 11th waits.
+          const start = yield* Clock.currentTimeMillis
+          for (let i = 0; i < 6; i++) yield* client.fundingBillsPage({ pageSize: 10 })
+          assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 500)
+        }).pipe(Effect.provide(logger))
+        assert.strictEqual((yield* venueSummary(exchange, 5)).limited, 0)
+      })),
+    30_000
+  )
+
+  it.live(
+    "Redis lost mid-run, with onUnavailable \"fail\": calls fail with RateLimitStoreError, nothing sent",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const exchange = yield* exchangeOf()
+        const client = yield* Effect.flatMap(
+          redisStore(redis.url, { onUnavailable: "fail" }),
+          (store) => clientOf(exchange, store)
+        )
+        yield* client.fundingBillsPage({ pageSize: 10 })
+        yield* redis.stop
+        const sent = (yield* exchange.requests).length
+        const error = reasonOf(yield* Effect.exit(client.fundingBillsPage({ pageSize: 10 })))
+        assert.strictEqual(error?.reason._tag, "RateLimitStoreError")
+        assert.include(error!.message, `redis://127.0.0.1:${redis.port}`)
+        assert.strictEqual((yield* exchange.requests).length, sent, "nothing was sent")
+        // Back once Redis is: the same client goes on.
+        yield* redis.start
+        yield* Effect.sleep(500)
+        yield* client.fundingBillsPage({ pageSize: 10 })
+      })),
+    30_000
+  )
+})

@@ -1,0 +1,92 @@
+/**
+ * The built CLI (see `globalSetup.ts`) as a new user runs it, against the sandbox with the venue's rate limits on
+ * (500 per 10 s per user and per address; a bills page weighs 5): an export started right after another one that
+ * used most of the window. Without a shared budget the second one gets a 429, waits out the venue's window and
+ * completes (before #15 its retries, about 3.6 s in all, ended first and it failed); with `SPOTKIT_REDIS_URL` it waits
+ * without a single 429.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Sandbox, TestExchange } from "@spotkit/testkit"
+import { Effect, Layer } from "effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { aliceEnv, linesOf, runBuilt } from "./support/cli.ts"
+import { redisServer } from "./support/redisServer.ts"
+
+// 9,000 bills and alice's two deposits: 91 pages of 100, weighing 455 of the 500 in a window.
+const BILLS = 9_000
+
+const dir = mkdtempSync(join(tmpdir(), "spotkit-e2e-budget-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const limitedSandbox = Sandbox.layer().pipe(
+  Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ seed: 15, bills: BILLS }), requestLogSize: 10_000 }))
+)
+
+/** Two exports one right after the other, with `extra` in the environment: their runs, rows and the 429s sent. */
+const backToBack = (extra: Record<string, string>) =>
+  Effect.gen(function*() {
+    const { SPOTKIT_RATE_LIMIT: _off, ...env } = yield* aliceEnv
+    const exchange = yield* TestExchange.TestExchange
+    const runs = []
+    for (const name of ["first", "second"]) {
+      const out = join(dir, `${name}-${Object.keys(extra).length}.csv`)
+      const run = yield* runBuilt(["bills", "export", "--out", out], { ...env, ...extra })
+      runs.push({ run, rows: linesOf(readFileSync(out, "utf8")).length - 1 })
+    }
+    const requests = yield* exchange.requests
+    return { runs, limited: requests.filter((r) => r.status === 429).length }
+  })
+
+describe("an export right after another one", () => {
+  it.live(
+    "without a shared budget: the second is refused once, waits out the window, and completes",
+    () =>
+      Effect.gen(function*() {
+        const { limited, runs } = yield* backToBack({})
+        for (const { rows, run } of runs) {
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.strictEqual(rows, BILLS + 2)
+        }
+        assert.isAtLeast(limited, 1, "the venue's window still held the first export's requests")
+      }).pipe(Effect.provide(limitedSandbox)),
+    60_000
+  )
+
+  it.live(
+    "with SPOTKIT_REDIS_URL: the second waits for the shared budget, and the venue sends no 429",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const { limited, runs } = yield* backToBack({ SPOTKIT_REDIS_URL: redis.url })
+        for (const { rows, run } of runs) {
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.strictEqual(rows, BILLS + 2)
+        }
+        assert.strictEqual(limited, 0)
+      })).pipe(Effect.provide(limitedSandbox)),
+    60_000
+  )
+
+  it.live(
+    "SPOTKIT_REDIS_URL that cannot be reached: one line naming the URL without its password, exit 1",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        yield* redis.stop
+        const { SPOTKIT_RATE_LIMIT: _off, ...env } = yield* aliceEnv
+        const run = yield* runBuilt(["bills", "export", "--out", join(dir, "never.csv")], {
+          ...env,
+          SPOTKIT_REDIS_URL: `redis://:hunter2@127.0.0.1:${redis.port}`
+        })
+        assert.strictEqual(run.exitCode, 1)
+        const lines = linesOf(run.stderr)
+        assert.strictEqual(lines.length, 1, run.stderr)
+        assert.include(lines[0]!, `redis://127.0.0.1:${redis.port}`)
+        assert.notInclude(run.stderr + run.stdout, "hunter2")
+      })).pipe(Effect.provide(limitedSandbox)),
+    60_000
+  )
+})
