@@ -1,6 +1,6 @@
 // The client's operations on orders: placing (one, a batch, settling a batch's unknown outcomes), open orders, one
-// order's state, and cancels. Each is validate → (check against the symbol's rules) → encode → retrying(execute →
-// decode), as a traced public operation failing with `SpotError`.
+// order's state, and cancels. Each is validate → (check against the symbol's rules) → encode →
+// retrying(execute → decode), as a traced public operation failing with `SpotError`.
 import { Effect, Option, Schema, Stream } from "effect"
 import * as Cancel from "../Cancel.ts"
 import * as Order from "../Order.ts"

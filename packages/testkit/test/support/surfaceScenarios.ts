@@ -597,7 +597,7 @@ const transferScenarios: ReadonlyArray<Scenario> = [
       })
   },
   {
-    name: "fault on placeOrder — Truncated on an IOC order partly filled: found cancelled with its fills, its orderId",
+    name: "fault on placeOrder — Truncated on an IOC order partly filled: found cancelled with its fills; its orderId",
     run: ({ alice, aliceId, exchange }) =>
       Effect.gen(function*() {
         yield* exchange.injectFault({ fault: Fault.truncated, path: Venue.endpoints.placeOrder.path, times: 1 })
