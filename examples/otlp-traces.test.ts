@@ -120,10 +120,22 @@ describe("otlp-traces.ts", () => {
         [open, Venue.endpoints.openOrders.path],
         [bills, Venue.endpoints.fundingBills.path]
       ] as const
+      // The first call also carries the client's own public requests, each once: the server's time (before its first
+      // signed request) and the symbol rules (before it checks its first order).
+      const publicGets = new Map<string, ReadonlyArray<string>>([
+        [place.spanId, [Venue.endpoints.exchangeInfo.path, Venue.endpoints.serverTime.path]]
+      ])
       for (const [operation, path] of exchanges) {
         const http = spans.filter((span) => span.parentSpanId === operation.spanId)
-        assert.strictEqual(http.length, 1, `${operation.name}: ${http.length} HTTP spans`)
-        const attrs = attributes(http[0]!.attributes)
+        const gets = http.filter((span) => attributes(span.attributes)["http.request.method"] === "GET")
+        assert.deepStrictEqual(
+          gets.map((span) => attributes(span.attributes)["url.path"]).sort(),
+          [...publicGets.get(operation.spanId) ?? []],
+          `${operation.name}: its public GETs`
+        )
+        const own = http.filter((span) => !gets.includes(span))
+        assert.strictEqual(own.length, 1, `${operation.name}: ${own.length} HTTP spans of its own`)
+        const attrs = attributes(own[0]!.attributes)
         assert.strictEqual(attrs["http.request.method"], "POST")
         assert.strictEqual(attrs["url.path"], path)
         assert.strictEqual(attrs["http.response.status_code"], 200)

@@ -4,19 +4,20 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
+import * as Checks from "./internal/checks.ts"
 import {
   DecimalFromWire,
   IdFromWire,
-  Millis,
   MillisFromWire,
+  OrderId,
   OrderIdFromWire,
   PageSize,
   TradingPair
 } from "./Primitives.ts"
 
 /**
- * One fill as the venue sends it. `orderType` and `fillPrice` may be `""` (a sample shows both empty): the price is
- * then the fill's total divided by its quantity.
+ * One fill as the venue sends it, newest first in its lists. `orderType` and `fillPrice` may be `""` (a sample
+ * shows both empty): the price is then the fill's total divided by its quantity.
  *
  * @since 0.2.0
  * @category responses
@@ -62,19 +63,40 @@ export const FillsPage = Schema.Struct({
 export type FillsPage = typeof FillsPage.Type
 
 /**
- * Query of one page of fills: `after`/`before` exclusive (ms), `pageIndex` from 0, `pageSize` 1..100.
+ * Filters of the fills stream: a symbol, optionally one order's fills, exclusive time bounds (ms), and the size of
+ * each request (1..100, default 100).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const FillsFilter = Schema.Struct({
+  symbol: TradingPair,
+  /** Only the fills of this order. */
+  orderId: Schema.optional(OrderId),
+  ...Checks.timeBoundFields,
+  pageSize: Schema.optional(PageSize)
+}).check(Checks.timeBounds)
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type FillsFilter = typeof FillsFilter.Encoded
+
+/**
+ * Query of one page of fills: `after`/`before` exclusive (ms), `pageIndex` from 0, `pageSize` 1..100 (venue
+ * default 10).
  *
  * @since 0.2.0
  * @category requests
  */
 export const FillsQuery = Schema.Struct({
   symbol: TradingPair,
-  orderId: Schema.optional(Schema.String),
-  after: Schema.optional(Millis),
-  before: Schema.optional(Millis),
+  orderId: Schema.optional(OrderId),
+  ...Checks.timeBoundFields,
   pageIndex: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   pageSize: Schema.optional(PageSize)
-})
+}).check(Checks.timeBounds)
 
 /**
  * @since 0.2.0

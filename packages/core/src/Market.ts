@@ -5,7 +5,9 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
+import * as Rules from "./internal/rules.ts"
 import { DecimalFromWire, MillisFromWire } from "./Primitives.ts"
+import type * as SpotError from "./SpotError.ts"
 
 /**
  * A symbol's trading rules: price tick, quantity step, smallest and largest order quantity (base coin), fee rates,
@@ -67,3 +69,21 @@ export const ProductList = Schema.NullOr(Schema.Array(Schema.String))
  * @category responses
  */
 export const ServerTime = MillisFromWire
+
+/**
+ * The check the client runs before placing an order, for a caller who wants it beforehand (to round a price to the
+ * tick, say): prepared once from a symbol's rules, it answers why an order breaks them — a `SymbolRuleError` naming
+ * the rule and the nearest valid values — or `undefined`. Limit orders are checked on price and quantity, market
+ * sells on quantity; a market buy's quantity is in the quote coin and is not checked.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const orderCheck = (
+  rules: SymbolRules
+): (order: {
+  readonly side: "buy" | "sell"
+  readonly orderType: "limit" | "market"
+  readonly price?: string | undefined
+  readonly quantity: string
+}) => SpotError.SymbolRuleError | undefined => Rules.checker(rules).check

@@ -1,21 +1,22 @@
 /**
- * Orders: the place-order request (spec §2.1), its result (§2.2), batch items and results (§2.3, §2.4) and the
- * open-order record (§2.5).
+ * Orders: the place-order request (spec §2.1), its result (§2.2), batch items and results (§2.3, §2.4), the order
+ * record (§2.5) with its status, one order's lookup, and the order history (spec-extended §3, §4). Cancels are in
+ * `Cancel`.
  *
  * @since 0.1.0
  */
 import { type Effect, Schema } from "effect"
+import * as Checks from "./internal/checks.ts"
 import * as Fast from "./internal/fast.ts"
-import { CLIENT_ORDER_ID, TRADING_PAIR } from "./internal/patterns.ts"
+import * as OrderFast from "./internal/orderFast.ts"
+import type { OrderId } from "./Primitives.ts"
 import {
   ClientOrderId,
   Decimal,
   DecimalFromWire,
   IdFromWire,
   isPositive,
-  Millis,
   MillisFromWire,
-  OrderId,
   OrderIdFromWire,
   PageSize,
   PositiveDecimal,
@@ -275,7 +276,8 @@ export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fast paths: the plain forms of the hot inputs and answers, decoded to exactly the Schema's value, or `undefined` to
-// leave the input to the Schema. Property-tested against their Schemas in both directions (test/Order.test.ts).
+// leave the input to the Schema (written in internal/orderFast.ts). Property-tested against their Schemas in both
+// directions (test/Order.test.ts).
 
 /**
  * The fast path of `PlaceOrderResult`: the orderId as digits (as `Json.parse` gives a 64-bit id).
@@ -283,60 +285,7 @@ export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
  * @since 0.2.0
  * @category decoding
  */
-export const fastPlaceOrderResult = (input: unknown): PlaceOrderResult | undefined =>
-  Fast.isRecord(input) && Fast.u64(input.orderId) && typeof input.clientOrderId === "string"
-    ? { orderId: input.orderId as OrderId, clientOrderId: input.clientOrderId }
-    : undefined
-
-const fastOpenOrder = (input: unknown): OpenOrder | undefined => {
-  if (!Fast.isRecord(input)) return undefined
-  const {
-    accountId,
-    clientOrderId,
-    fillQuantity,
-    fillTotalAmount,
-    latestFillPrice,
-    maxFillPrice,
-    minFillPrice,
-    orderId,
-    orderType,
-    price,
-    quantity,
-    side,
-    status,
-    symbol
-  } = input
-  const cTime = Fast.millis(input.cTime)
-  const uTime = Fast.millis(input.uTime)
-  if (
-    typeof accountId !== "string" || typeof symbol !== "string" || !Fast.u64(orderId) ||
-    typeof clientOrderId !== "string" || !Fast.decimal(price) || !Fast.decimal(quantity) ||
-    (orderType !== "limit" && orderType !== "market") || (side !== "buy" && side !== "sell") ||
-    typeof status !== "string" || !Fast.decimal(latestFillPrice) || !Fast.decimal(maxFillPrice) ||
-    !Fast.decimal(minFillPrice) || !Fast.decimal(fillQuantity) || !Fast.decimal(fillTotalAmount) ||
-    cTime === undefined || uTime === undefined
-  ) {
-    return undefined
-  }
-  return {
-    accountId,
-    symbol,
-    orderId,
-    clientOrderId,
-    price,
-    quantity,
-    orderType,
-    side,
-    status,
-    latestFillPrice,
-    maxFillPrice,
-    minFillPrice,
-    fillQuantity,
-    fillTotalAmount,
-    cTime,
-    uTime
-  } as OpenOrder
-}
+export const fastPlaceOrderResult: (input: unknown) => PlaceOrderResult | undefined = OrderFast.placeOrderResult
 
 /**
  * The fast path of `OpenOrdersPage`: every order in its plain form, or the Schema decides the whole page.
@@ -344,30 +293,7 @@ const fastOpenOrder = (input: unknown): OpenOrder | undefined => {
  * @since 0.2.0
  * @category decoding
  */
-export const fastOpenOrdersPage = (input: unknown): OpenOrdersPage | undefined => {
-  if (!Fast.isRecord(input) || !("orderInfoResultList" in input)) return undefined
-  const list = input.orderInfoResultList
-  let orders: Array<OpenOrder> | null = null
-  if (list !== null) {
-    if (!Array.isArray(list)) return undefined
-    orders = new Array(list.length)
-    for (let i = 0; i < list.length; i++) {
-      const order = fastOpenOrder(list[i])
-      if (order === undefined) return undefined
-      orders[i] = order
-    }
-  }
-  const out: { -readonly [K in keyof OpenOrdersPage]: OpenOrdersPage[K] } = { orderInfoResultList: orders }
-  if ("nextPage" in input) {
-    if (input.nextPage === undefined) return undefined
-    out.nextPage = input.nextPage
-  }
-  if ("totals" in input) {
-    if (input.totals === undefined) return undefined
-    out.totals = input.totals
-  }
-  return out
-}
+export const fastOpenOrdersPage: (input: unknown) => OpenOrdersPage | undefined = OrderFast.openOrdersPage
 
 /**
  * The fast path of `PlaceOrder` on the caller's input, the limit-price rule included.
@@ -375,32 +301,7 @@ export const fastOpenOrdersPage = (input: unknown): OpenOrdersPage | undefined =
  * @since 0.2.0
  * @category decoding
  */
-export const fastPlaceOrder = (input: unknown): PlaceOrder | undefined => {
-  if (!Fast.isRecord(input)) return undefined
-  const { clientOrderId, force, orderType, price, quantity, side, symbol } = input
-  if (
-    typeof symbol !== "string" || !TRADING_PAIR.test(symbol) || (side !== "buy" && side !== "sell") ||
-    (orderType !== "limit" && orderType !== "market") || !Fast.decimal(quantity) || !Fast.isPositive(quantity) ||
-    !Fast.optional(input, "force", (f) => f === "normal" || f === "postOnly" || f === "fok" || f === "ioc") ||
-    !Fast.optional(input, "price", Fast.decimal) ||
-    !Fast.optional(input, "clientOrderId", (id) => typeof id === "string" && CLIENT_ORDER_ID.test(id))
-  ) {
-    return undefined
-  }
-  // The limit-price rule (`limitNeedsPrice`): a limit order needs a price above 0; no order may have a negative one.
-  const priced = price as string | undefined
-  if (orderType === "limit" ? priced === undefined || !Fast.isPositive(priced) : priced?.startsWith("-") === true) {
-    return undefined
-  }
-  const out: Record<string, unknown> = { symbol, side, orderType }
-  if ("force" in input) out.force = force
-  if ("price" in input) out.price = price
-  out.quantity = quantity
-  if ("clientOrderId" in input) out.clientOrderId = clientOrderId
-  return out as PlaceOrder
-}
-
-const pageSize = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 100
+export const fastPlaceOrder: (input: unknown) => PlaceOrder | undefined = OrderFast.placeOrder
 
 /**
  * The fast path of `OpenOrdersQuery` on the caller's input.
@@ -408,19 +309,8 @@ const pageSize = (value: unknown) => Number.isSafeInteger(value) && (value as nu
  * @since 0.2.0
  * @category decoding
  */
-export const fastOpenOrdersQuery = (input: unknown): typeof OpenOrdersQuery.Type | undefined => {
-  if (
-    !Fast.isRecord(input) || typeof input.symbol !== "string" || !TRADING_PAIR.test(input.symbol) ||
-    !Fast.optional(input, "limit", pageSize) ||
-    !Fast.optional(input, "pageNo", (n) => Number.isSafeInteger(n) && (n as number) >= 0)
-  ) {
-    return undefined
-  }
-  const out: Record<string, unknown> = { symbol: input.symbol }
-  if ("limit" in input) out.limit = input.limit
-  if ("pageNo" in input) out.pageNo = input.pageNo
-  return out as typeof OpenOrdersQuery.Type
-}
+export const fastOpenOrdersQuery: (input: unknown) => typeof OpenOrdersQuery.Type | undefined =
+  OrderFast.openOrdersQuery
 
 /**
  * Decodes a place-order answer: the fast path when it applies, the Schema otherwise.
@@ -461,10 +351,12 @@ export const KnownOrderStatus = Schema.Literals(["init", "new", "open", "partial
 export const OrderStatus = Schema.Union([KnownOrderStatus, Schema.String])
 
 /**
+ * An open union: the known statuses, and any other string (`string & {}` keeps the known ones in completions).
+ *
  * @since 0.2.0
  * @category literals
  */
-export type OrderStatus = typeof OrderStatus.Type
+export type OrderStatus = typeof KnownOrderStatus.Type | (string & {})
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["full_fill", "cancelled", "filled", "canceled"])
 
@@ -475,10 +367,10 @@ const FINAL_STATUSES: ReadonlySet<string> = new Set(["full_fill", "cancelled", "
  * @since 0.2.0
  * @category predicates
  */
-export const isFinal = (status: string): boolean => FINAL_STATUSES.has(status)
+export const isFinal = (status: OrderStatus): boolean => FINAL_STATUSES.has(status)
 
 /**
- * Names one order: by the venue's id or by the client's.
+ * Names one order: by the venue's id or by the client's, never both.
  *
  * @since 0.2.0
  * @category requests
@@ -487,60 +379,17 @@ export type OrderRef =
   | { readonly orderId: string; readonly clientOrderId?: undefined }
   | { readonly clientOrderId: string; readonly orderId?: undefined }
 
-const orderRefFields = {
-  /** The venue's id of the order. */
-  orderId: Schema.optional(OrderId),
-  /** The client's id of the order. */
-  clientOrderId: Schema.optional(ClientOrderId)
-}
-
-const exactlyOneRef = Schema.makeFilter(
-  (ref: { readonly orderId?: string | undefined; readonly clientOrderId?: string | undefined }) =>
-    (ref.orderId === undefined) === (ref.clientOrderId === undefined)
-      ? { path: ["orderId"], issue: "name the order by exactly one of orderId and clientOrderId" }
-      : undefined
-)
-
 /**
  * One order, by orderId or clientOrderId (exactly one), as `order` takes it.
  *
  * @since 0.2.0
  * @category requests
  */
-export const OrderInfoRequest = Schema.Struct(orderRefFields).check(exactlyOneRef)
+export const OrderInfoRequest = Schema.Struct(Checks.orderRefFields).check(Checks.exactlyOneRef)
 
 /**
- * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
- *
- * @since 0.2.0
- * @category requests
- */
-export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...orderRefFields }).check(exactlyOneRef)
-
-/**
- * @since 0.2.0
- * @category requests
- */
-export type CancelOrderInput = typeof CancelOrderRequest.Encoded
-
-/**
- * One item of `cancelOrders`: an order by orderId or clientOrderId (exactly one).
- *
- * @since 0.2.0
- * @category requests
- */
-export const CancelOrdersRequest = OrderInfoRequest
-
-/**
- * Every open order of a symbol, as `cancelAll` takes it.
- *
- * @since 0.2.0
- * @category requests
- */
-export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
-
-/**
- * One order's record (spec §2.5; any status), as `order`, `orderHistory` and `openOrders` answer it.
+ * One order's record (spec §2.5; any status), as `order`, `orderHistory` and `openOrders` answer it. `status` is an
+ * `OrderStatus`; `isFinal(record.status)` says whether it can still change.
  *
  * @since 0.2.0
  * @category responses
@@ -562,79 +411,37 @@ export type OrderRecord = OpenOrder
 export const OrderInfoResponse = Schema.NullOr(Schema.Array(OpenOrder))
 
 /**
- * The `data` of `cancel-order`, in the venue's snake_case (spec-extended §1).
+ * Filters of the order-history stream: a symbol, exclusive time bounds, and the size of each request (1..100,
+ * default 100).
  *
  * @since 0.2.0
- * @category responses
+ * @category requests
  */
-export const CancelOrderResponse = Schema.Struct({
-  order_id: Schema.optional(Schema.NullOr(IdFromWire)),
-  client_oid: Schema.optional(Schema.NullOr(Schema.String)),
-  symbol: Schema.optional(Schema.NullOr(Schema.String)),
-  result: Schema.Boolean,
-  err_code: Schema.optional(Schema.NullOr(IdFromWire)),
-  err_msg: Schema.optional(Schema.NullOr(Schema.String))
-})
-
-/**
- * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (spec-extended §2).
- *
- * @since 0.2.0
- * @category responses
- */
-export const CancelBatchResponse = Schema.Struct({
-  successList: Schema.optional(Schema.NullOr(Schema.Array(IdFromWire))),
-  failureList: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
-    orderId: Schema.optional(Schema.NullOr(IdFromWire)),
-    clientOid: Schema.optional(Schema.NullOr(Schema.String)),
-    errCode: Schema.optional(Schema.NullOr(IdFromWire)),
-    errMsg: Schema.optional(Schema.NullOr(Schema.String))
-  }))))
-})
+export const OrderHistoryFilter = Schema.Struct({
+  symbol: TradingPair,
+  ...Checks.timeBoundFields,
+  pageSize: Schema.optional(PageSize)
+}).check(Checks.timeBounds)
 
 /**
  * @since 0.2.0
- * @category responses
+ * @category requests
  */
-export type CancelBatchResponse = typeof CancelBatchResponse.Type
-
-/**
- * What a cancel did to one order. `Cancelled`: it was open and is cancelled now. `NotOpen`: there was nothing to
- * cancel — `unknown` (no such order) or `final` (already filled or cancelled); an answer, not a failure.
- *
- * @since 0.2.0
- * @category responses
- */
-export type CancelOutcome =
-  | {
-    readonly _tag: "Cancelled"
-    readonly orderId: OrderId
-    readonly clientOrderId?: string | undefined
-  }
-  | {
-    readonly _tag: "NotOpen"
-    readonly orderId?: OrderId | undefined
-    readonly clientOrderId?: string | undefined
-    readonly reason: "unknown" | "final"
-    /** The venue's code (`43001`, `43004`, or another it sent) and message. */
-    readonly code: string
-    readonly message: string
-  }
+export type OrderHistoryFilter = typeof OrderHistoryFilter.Encoded
 
 /**
  * Query of one page of order history (spec-extended §4): `after`/`before` exclusive (ms), `pageIndex` from 0,
- * `pageSize` 1..100.
+ * `pageSize` 1..100 (venue default 10).
  *
  * @since 0.2.0
  * @category requests
  */
 export const OrderHistoryQuery = Schema.Struct({
   symbol: TradingPair,
-  after: Schema.optional(Millis),
-  before: Schema.optional(Millis),
+  ...Checks.timeBoundFields,
   pageIndex: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   pageSize: Schema.optional(PageSize)
-})
+}).check(Checks.timeBounds)
 
 /**
  * @since 0.2.0
@@ -643,19 +450,15 @@ export const OrderHistoryQuery = Schema.Struct({
 export type OrderHistoryQuery = typeof OrderHistoryQuery.Encoded
 
 /**
- * One page of order history. `nextPage` and `totals` are never trusted (`totals` is 0 in the samples).
+ * One page of order history, newest first. `nextPage` and `totals` are never trusted (`totals` is 0 in the samples).
  *
  * @since 0.2.0
  * @category responses
  */
-export const OrderHistoryPage = Schema.Struct({
-  orderInfoResultList: Schema.NullOr(Schema.Array(OpenOrder)),
-  nextPage: Schema.optional(Schema.Unknown),
-  totals: Schema.optional(Schema.Unknown)
-})
+export const OrderHistoryPage = OpenOrdersPage
 
 /**
  * @since 0.2.0
  * @category responses
  */
-export type OrderHistoryPage = typeof OrderHistoryPage.Type
+export type OrderHistoryPage = OpenOrdersPage

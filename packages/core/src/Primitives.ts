@@ -224,15 +224,16 @@ export const MillisFromWire = Schema.Union([
 ])
 
 /**
- * A client-chosen order identifier: 1 to 64 characters, no whitespace.
+ * A client-chosen order identifier: 1 to 40 characters, each a letter, a digit, `_` or `-` (the venue refuses longer
+ * ids and special characters; spec-extended §0). The ids the client generates fit.
  *
  * @since 0.1.0
  * @category ids
  */
 export const ClientOrderId = Schema.String.check(
   Schema.isPattern(CLIENT_ORDER_ID, {
-    expected: "1 to 64 characters without whitespace",
-    message: "must be 1 to 64 characters without whitespace"
+    expected: "1 to 40 letters, digits, _ or -",
+    message: "must be 1 to 40 characters, each a letter, a digit, _ or -"
   })
 )
 

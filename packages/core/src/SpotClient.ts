@@ -2,30 +2,34 @@
  * The spotkit client: every operation of the spot-trading and account interface as an Effect service.
  *
  * `SpotClient.layer(options)` needs an `HttpClient` (the Node package provides one; tests provide a fake or the
- * testkit). Each call validates its input before anything is sent, waits for its rate-limit budget, signs with a
- * clock corrected by the server's time, retries transient failures with jittered exponential backoff, and fails
- * with one `SpotError` whose `reason` says what happened.
+ * testkit). Each call validates its input before anything is sent (an order also against its symbol's trading rules),
+ * waits for its rate-limit budget, signs with a clock corrected by the server's time, retries transient failures with
+ * jittered exponential backoff, and fails with one `SpotError` whose `reason` says what happened. The operations are
+ * written in `internal/orders.ts`, `internal/account.ts` and `internal/transfers.ts`; `make` assembles them.
  *
  * @since 0.1.0
  */
-import { Clock, Config, Context, Duration, Effect, Layer, Random, Redacted, Schema, Stream } from "effect"
+import { Config, Context, Duration, Effect, Layer, type Option, Redacted, Schema, type Stream } from "effect"
 import type { HttpClient } from "effect/http"
-import * as Bill from "./Bill.ts"
-import * as Batch from "./internal/batch.ts"
+import type * as Account from "./Account.ts"
+import type * as Bill from "./Bill.ts"
+import type * as Cancel from "./Cancel.ts"
+import type * as Fill from "./Fill.ts"
+import * as AccountOps from "./internal/account.ts"
 import * as Budget from "./internal/budget.ts"
-import * as Paging from "./internal/paging.ts"
+import * as Operation from "./internal/operation.ts"
+import * as Orders from "./internal/orders.ts"
 import * as Pipeline from "./internal/pipeline.ts"
 import * as RateLimiter from "./internal/rateLimiter.ts"
-import * as Recovery from "./internal/recovery.ts"
 import * as Retry from "./internal/retry.ts"
-import * as validate from "./internal/validate.ts"
-import * as Json from "./Json.ts"
-import * as Order from "./Order.ts"
-import { PageSize, TradingPair } from "./Primitives.ts"
+import * as Rules from "./internal/rules.ts"
+import * as Transfers from "./internal/transfers.ts"
+import * as Market from "./Market.ts"
+import type * as Order from "./Order.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
-import * as SpotError from "./SpotError.ts"
-import * as Transfer from "./Transfer.ts"
+import type * as SpotError from "./SpotError.ts"
+import type * as Transfer from "./Transfer.ts"
 import * as Venue from "./Venue.ts"
 
 /**
@@ -122,6 +126,23 @@ export interface Options {
    * @default 67108864 (64 MiB)
    */
   readonly maxResponseBytes?: number | undefined
+  /**
+   * Whether the client asks the server's time (`GET /api/v2/public/time`, once, best effort) before its first signed
+   * request, so that even that one is stamped with the server's clock. Without it the clock offset is learned from
+   * answers, and a first request outside the venue's window is re-signed once after its `40008`.
+   * @default true
+   */
+  readonly syncServerTime?: boolean | undefined
+  /**
+   * Whether orders are checked against their symbol's trading rules (tick, step, minimum and maximum quantity,
+   * trading enabled) before they are sent. The rules are loaded on first use and cached; a symbol the venue does not
+   * list, or rules that cannot be loaded, leave the order unchecked. A `SymbolRuleError` names the rule and the
+   * nearest valid values.
+   * @default true
+   */
+  readonly checkSymbolRules?: boolean | undefined
+  /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
+  readonly symbolRulesMaxAge?: Duration.Input | undefined
 }
 
 /**
@@ -145,26 +166,47 @@ export interface OpenOrdersOptions {
 }
 
 /**
- * The client.
+ * The client. Every operation validates its input before anything is sent and fails with one `SpotError`; ids are
+ * exact strings, decimals exact strings, names the same everywhere (`clientOrderId`, whatever the venue calls it).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Service {
+  // --- orders
+
   /**
-   * Places one order. Without a `clientOrderId` one is generated. A retried call reuses its clientOrderId, so the
-   * order is placed at most once; when the venue answers "duplicate" after a retry, the order placed by the
-   * earlier attempt is looked up among the open orders and returned.
+   * Places one order. Without a `clientOrderId` one is generated. The order is first checked against its symbol's
+   * rules (`SymbolRuleError`; see `Options.checkSymbolRules`). A retried call reuses its clientOrderId, so the order
+   * is placed at most once; when an attempt may have been applied and the call fails (its answer lost, or a retry
+   * answered "duplicate"), the order is looked up by its clientOrderId (`order`, which sees filled orders too) and
+   * returned when it is the same order, so a market, IOC or FOK order that filled at once still answers its orderId.
    */
   readonly placeOrder: (order: Order.PlaceOrderInput) => Effect.Effect<Order.PlaceOrderResult, SpotError.SpotError>
   /**
    * Places any number of orders on one symbol, 50 per request. The result has one outcome per item in input order;
-   * an invalid item or a failed chunk fails only its own items.
+   * an invalid item, one that breaks the symbol's rules, or a failed chunk fails only its own items. Items an
+   * ambiguous attempt may have placed are looked up by clientOrderId; those still unknown say `mayExist`.
    */
   readonly placeOrders: (
     symbol: string,
     items: Iterable<Order.BatchItemInput>
   ) => Effect.Effect<Order.BatchResult, SpotError.SpotError>
+  /**
+   * Settles the outcomes of `placeOrders` that say `mayExist`: each is looked up by its clientOrderId and becomes
+   * `Placed` (the venue has the same order) or `Failed` with `mayExist: false` (it has none, or another order holds the
+   * id). `items` are the items given to `placeOrders`, in the same order. Outcomes whose lookup fails stay as they are.
+   */
+  readonly resolve: (
+    symbol: string,
+    items: ReadonlyArray<Order.BatchItemInput>,
+    result: Order.BatchResult
+  ) => Effect.Effect<Order.BatchResult, SpotError.SpotError>
+  /**
+   * One order by orderId or clientOrderId, whatever its status (open, filled, cancelled): `None` when the venue does
+   * not know it. `Order.isFinal(order.status)` says whether it can still change.
+   */
+  readonly order: (ref: Order.OrderRef) => Effect.Effect<Option.Option<Order.OrderRecord>, SpotError.SpotError>
   /**
    * Every open order of a symbol, newest first, fetched page by page as the stream is pulled. An order is never
    * yielded twice, even when new orders push older ones to later pages. The venue pages by offset with no cursor, so
@@ -175,6 +217,42 @@ export interface Service {
   /** One page of open orders. */
   readonly openOrdersPage: (query: Order.OpenOrdersQuery) => Effect.Effect<Order.OpenOrdersPage, SpotError.SpotError>
   /**
+   * Cancels one order of a symbol, by orderId or clientOrderId. `Cancelled`, or `NotOpen` (`unknown`: no such order;
+   * `final`: already filled or cancelled) — an order that is not open is an answer, not a failure. Retried like a
+   * read (cancelling twice does no harm); when an earlier attempt may have gone through, a "final" answer is checked
+   * against the order's status, so the caller's own cancel is reported `Cancelled`.
+   */
+  readonly cancelOrder: (order: Cancel.CancelOrderInput) => Effect.Effect<Cancel.CancelOutcome, SpotError.SpotError>
+  /**
+   * Cancels any number of orders of a symbol, by orderId or clientOrderId, 50 per request: one outcome per item in
+   * input order (`Cancelled`, `NotOpen`, or `Failed` for an invalid item or a request that failed).
+   */
+  readonly cancelOrders: (
+    symbol: string,
+    orders: Iterable<Order.OrderRef>
+  ) => Effect.Effect<Cancel.CancelOrdersResult, SpotError.SpotError>
+  /** Cancels every open order of a symbol: the ids cancelled, and those the venue listed as not cancelled. */
+  readonly cancelAll: (symbol: string) => Effect.Effect<Cancel.CancelAllResult, SpotError.SpotError>
+  /**
+   * The order history of a symbol (every order, any status), newest first, fetched as the stream is pulled. Pages by
+   * time like `fundingBills`: never yields an order twice and never skips one that existed when the stream began,
+   * whether the venue's time bounds are inclusive or exclusive.
+   */
+  readonly orderHistory: (filter: Order.OrderHistoryFilter) => Stream.Stream<Order.OrderRecord, SpotError.SpotError>
+  /** One page of order history (`pageIndex` from 0). */
+  readonly orderHistoryPage: (
+    query: Order.OrderHistoryQuery
+  ) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotError>
+  /** The fills of a symbol (or of one order), newest first, paged by time with the guarantees of `orderHistory`. */
+  readonly fills: (filter: Fill.FillsFilter) => Stream.Stream<Fill.FillRecord, SpotError.SpotError>
+  /** One page of fills (`pageIndex` from 0). */
+  readonly fillsPage: (query: Fill.FillsQuery) => Effect.Effect<Fill.FillsPage, SpotError.SpotError>
+
+  // --- account and market data
+
+  /** The spot account's balances, one per coin: available, frozen, equity (exact decimals). */
+  readonly balances: () => Effect.Effect<ReadonlyArray<Account.Balance>, SpotError.SpotError>
+  /**
    * Every funding bill matching the filters, newest first, fetched as the stream is pulled. Never yields a bill
    * twice and never skips one that existed when the stream began, even while new bills arrive.
    */
@@ -182,15 +260,34 @@ export interface Service {
   /** One page of bills. */
   readonly fundingBillsPage: (query?: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotError>
   /**
+   * Every symbol's trading rules (exchangeInfo): tick, step, minimum and maximum quantity, fees, tradable. Cached by
+   * the client: loaded on first use and again when older than `Options.symbolRulesMaxAge`.
+   */
+  readonly symbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
+  /** One symbol's trading rules, from the same cache: `None` when the venue does not list it. */
+  readonly symbol: (name: string) => Effect.Effect<Option.Option<Market.SymbolRules>, SpotError.SpotError>
+  /** Loads every symbol's rules again now (the cache the order check uses too). */
+  readonly refreshSymbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
+  /** The server's time (ms); the clock offset is learned from it. */
+  readonly serverTime: () => Effect.Effect<number, SpotError.SpotError>
+  /** Current estimate of server time minus local time (ms), learned from the venue's answers. */
+  readonly clockOffset: Effect.Effect<number>
+
+  // --- transfers
+
+  /**
    * Transfers a coin to another user. Retried only when the venue provably did not apply it (no connection, 429,
-   * maintenance, timestamp); when the answer is lost the call fails with `OutcomeUnknownError` instead of risking a
-   * second transfer.
+   * maintenance, timestamp). When the answer is lost, the transfer is never sent again: it is looked up in the
+   * venue's list (by time, coin, receiver and amount, leaving out transfers this client already knows) and answered
+   * when exactly one matches; otherwise the call fails with `OutcomeUnknownError`, whose `candidates` are the matches.
    */
   readonly internalTransfer: (
     transfer: Transfer.InternalTransferInput
   ) => Effect.Effect<Transfer.TransferResult, SpotError.SpotError>
-  /** Current estimate of server time minus local time (ms), learned from the venue's answers. */
-  readonly clockOffset: Effect.Effect<number>
+  /** One page of the venue's list of internal transfers with their status (`page` from 1, up to 200 a page). */
+  readonly transferStatus: (
+    query?: Transfer.TransferStatusQuery
+  ) => Effect.Effect<ReadonlyArray<Transfer.TransferRecord>, SpotError.SpotError>
 }
 
 /**
@@ -199,35 +296,8 @@ export interface Service {
  */
 export class SpotClient extends Context.Service<SpotClient, Service>()("@spotkit/core/SpotClient") {}
 
-// A public operation's span, like `Effect.fn(name)` gives, but without capturing a call-site stack trace on every
-// call: that `new Error()` costs about 4 µs, a tenth of an in-process placeOrder, on a path that trading programs call
-// in tight loops. Errors still carry the operation's name and reason.
-const traced = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withSpan(self, name, { captureStackTrace: false })
-
-const validatePlaceOrder = validate.input(Order.PlaceOrder, undefined, Order.fastPlaceOrder)
-const validateSymbol = validate.input(TradingPair, "symbol")
-const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery, undefined, Order.fastOpenOrdersQuery)
-const validatePageSize = validate.input(Schema.UndefinedOr(PageSize), "pageSize")
-const validateBillQuery = validate.input(Bill.BillQuery)
-const validateBillPageQuery = validate.input(Bill.BillPageQuery)
-const validateTransfer = validate.input(Transfer.InternalTransfer)
-const decodeBatchResponse = Schema.decodeUnknownEffect(Order.BatchResponse)
-const decodeTransferSuccess = Schema.decodeUnknownEffect(Transfer.TransferSuccess)
-
-// The wire body of an order: the venue's usage shape sends `force` and a zero price on market orders (spec §4.1).
-const orderBody = (symbol: string | undefined, order: Order.BatchItem, clientOrderId: string) => ({
-  ...(symbol === undefined ? {} : { symbol }),
-  side: order.side,
-  orderType: order.orderType,
-  force: order.force ?? "normal",
-  price: order.price ?? "0",
-  quantity: order.quantity,
-  clientOrderId
-})
-
-const omitUndefined = (record: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
+// After symbol rules failed to load, placing orders sends them unchecked for this long before loading is tried again.
+const RULES_RETRY_MILLIS = 60_000
 
 const invalid = (message: string) => Effect.die(new RangeError(message))
 
@@ -295,201 +365,27 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     timeout,
     timeoutBy: options.timeoutBy ?? "client",
     maxResponseBytes,
-    limiter: yield* makeLimiter(options, Duration.toMillis(timeout))
+    limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
+    syncTime: options.syncServerTime ?? true
   })
   const retrying = Retry.make(options.retry ?? {})
-
-  // execute: one request through the pipeline; decode: its payload, a shape the Schema refuses quoted as the body.
-  const execute = (endpoint: Venue.Endpoint, body: string) => pipeline.execute(pipeline.request(endpoint, body))
-  const decode =
-    <A>(decoder: (payload: unknown) => Effect.Effect<A, Schema.SchemaError>) =>
-    (response: Pipeline.VenueResponse): Effect.Effect<A, SpotError.SpotErrorReason> =>
-      Effect.mapError(decoder(response.payload), (error) => response.schemaError(error))
-
-  const fail = (operation: string) => (reason: SpotError.SpotErrorReason) =>
-    new SpotError.SpotError({ operation: `SpotClient.${operation}`, reason })
-  const reasonOf = (failure: Retry.Failure) => failure.reason
-
-  const newClientOrderId = Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const a = yield* Random.nextIntBetween(0, 2 ** 30)
-    const b = yield* Random.nextIntBetween(0, 2 ** 30)
-    return `sk${now.toString(36)}${a.toString(36).padStart(6, "0")}${b.toString(36).padStart(6, "0")}`
-  })
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // open orders
-
-  const openOrdersPageOf = (query: typeof Order.OpenOrdersQuery.Type) =>
-    Effect.mapError(
-      retrying(
-        Venue.endpoints.openOrders,
-        Effect.flatMap(
-          execute(Venue.endpoints.openOrders, Json.stringify(omitUndefined(query))),
-          decode(Order.decodeOpenOrdersPage)
-        )
-      ),
-      reasonOf
-    )
-
-  const openOrdersPage = Effect.fnUntraced(
-    function*(query: Order.OpenOrdersQuery) {
-      yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageNo: query.pageNo ?? 0 })
-      return yield* openOrdersPageOf(yield* validateOpenOrdersQuery(query))
-    },
-    Effect.mapError(fail("openOrdersPage")),
-    traced("SpotClient.openOrdersPage")
+  const rules = yield* Rules.make(
+    Operation.call(
+      { pipeline, retrying },
+      Venue.endpoints.exchangeInfo,
+      "",
+      Schema.decodeUnknownEffect(Market.ExchangeInfo)
+    ).pipe(Effect.map((list) => list ?? [])),
+    {
+      maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
+      retryMillis: RULES_RETRY_MILLIS
+    }
   )
-
-  const openOrdersOf = (symbol: TradingPair, pageSize = 100) => Paging.openOrders(openOrdersPageOf, symbol, pageSize)
-
-  const openOrders = (options: OpenOrdersOptions) =>
-    Stream.unwrap(Effect.map(
-      Effect.all([validateSymbol(options.symbol), validatePageSize(options.pageSize)]),
-      ([symbol, pageSize]) => openOrdersOf(symbol, pageSize)
-    )).pipe(
-      Stream.mapError(fail("openOrders")),
-      Stream.withSpan("SpotClient.openOrders", { attributes: { symbol: options.symbol } })
-    )
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // place order
-
-  const placeOrder = Effect.fnUntraced(
-    function*(input: Order.PlaceOrderInput) {
-      const order = yield* validatePlaceOrder(input)
-      const clientOrderId = order.clientOrderId ?? (yield* newClientOrderId)
-      yield* Effect.annotateCurrentSpan({
-        symbol: order.symbol,
-        side: order.side,
-        orderType: order.orderType,
-        clientOrderId
-      })
-      const body = Json.stringify(orderBody(order.symbol, order, clientOrderId))
-      return yield* retrying(
-        Venue.endpoints.placeOrder,
-        execute(Venue.endpoints.placeOrder, body).pipe(
-          Effect.flatMap(decode(Order.decodePlaceOrderResult)),
-          Effect.mapError((reason) =>
-            reason._tag === "DuplicateOrderError"
-              ? new SpotError.DuplicateOrderError({ ...reason, clientOrderId })
-              : reason
-          )
-        )
-      ).pipe(Effect.catch((failure) => Recovery.placement(openOrdersOf, order, clientOrderId, failure)))
-    },
-    Effect.mapError(fail("placeOrder")),
-    traced("SpotClient.placeOrder")
-  )
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // batch
-
-  const batchClient: Batch.Client = {
-    send: (symbol, chunk) =>
-      retrying.tracked(
-        Venue.endpoints.placeOrders,
-        execute(
-          Venue.endpoints.placeOrders,
-          Json.stringify({
-            symbol,
-            orderList: chunk.map((pending) => orderBody(undefined, pending.item, pending.clientOrderId))
-          })
-        ).pipe(Effect.flatMap((response) =>
-          Effect.map(decode(decodeBatchResponse)(response), (answer): Order.BatchResponse => ({
-            ...answer,
-            // Failure texts end up in outcomes and logs: scrubbed like every other text from the network.
-            failure: answer.failure?.map((failure) => ({
-              ...failure,
-              errorMsg: typeof failure.errorMsg === "string" ? response.scrub(failure.errorMsg) : failure.errorMsg
-            }))
-          }))
-        ))
-      ),
-    find: (symbol, wanted) => Recovery.findOpenOrders(openOrdersOf, symbol, wanted),
-    newClientOrderId
-  }
-
-  const placeOrders = Effect.fnUntraced(
-    function*(symbolInput: string, items: Iterable<Order.BatchItemInput>) {
-      const symbol = yield* validateSymbol(symbolInput)
-      const inputs = Array.from(items)
-      yield* Effect.annotateCurrentSpan({ symbol, items: inputs.length })
-      return yield* Batch.placeOrders(batchClient, symbol, inputs)
-    },
-    Effect.mapError(fail("placeOrders")),
-    traced("SpotClient.placeOrders")
-  )
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // bills
-
-  const billsPageOf = (query: Bill.BillPageQuery) =>
-    Effect.mapError(
-      retrying(
-        Venue.endpoints.fundingBills,
-        Effect.flatMap(
-          execute(Venue.endpoints.fundingBills, Json.stringify(omitUndefined({ ...query }))),
-          decode(Bill.decodeBillPage)
-        )
-      ),
-      reasonOf
-    )
-
-  const fundingBillsPage = Effect.fnUntraced(
-    function*(query: Bill.BillPageQuery = {}) {
-      return yield* billsPageOf(yield* validateBillPageQuery(query))
-    },
-    Effect.mapError(fail("fundingBillsPage")),
-    traced("SpotClient.fundingBillsPage")
-  )
-
-  const fundingBills = (query: Bill.BillQuery = {}) =>
-    Stream.unwrap(Effect.map(validateBillQuery(query), (valid) => Paging.fundingBills(billsPageOf, valid))).pipe(
-      Stream.mapError(fail("fundingBills")),
-      Stream.withSpan("SpotClient.fundingBills")
-    )
-
-  // ---------------------------------------------------------------------------------------------------------------
-  // transfer
-
-  const internalTransfer = Effect.fnUntraced(
-    function*(input: Transfer.InternalTransferInput) {
-      const transfer = yield* validateTransfer(input)
-      yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
-      const body = Json.stringify({
-        toUserId: Json.rawNumber(transfer.toUserId),
-        coin: transfer.coin,
-        amount: transfer.amount,
-        fromAccountType: transfer.fromAccountType,
-        toAccountType: transfer.toAccountType
-      })
-      return yield* retrying(
-        Venue.endpoints.internalTransfer,
-        execute(Venue.endpoints.internalTransfer, body).pipe(
-          Effect.flatMap(decode(decodeTransferSuccess)),
-          Effect.map((answer): Transfer.TransferResult => ({ id: answer.id, timestamp: answer.timestamp ?? undefined }))
-        )
-      ).pipe(Effect.mapError((failure) =>
-        failure.mayHaveApplied
-          ? new SpotError.OutcomeUnknownError({
-            description: `${failure.reason.message}; the transfer was not retried because it may have been applied`
-          })
-          : failure.reason
-      ))
-    },
-    Effect.mapError(fail("internalTransfer")),
-    traced("SpotClient.internalTransfer")
-  )
-
+  const context: Operation.Context = { pipeline, retrying, rules, checkRules: options.checkSymbolRules ?? true }
   return SpotClient.of({
-    placeOrder,
-    placeOrders,
-    openOrders,
-    openOrdersPage,
-    fundingBills,
-    fundingBillsPage,
-    internalTransfer,
+    ...Orders.make(context),
+    ...AccountOps.make(context),
+    ...Transfers.make(context),
     clockOffset: pipeline.clockOffset
   })
 })

@@ -12,6 +12,7 @@
  */
 import { Schema } from "effect"
 import { printable } from "./SafeText.ts"
+import { TransferRecord } from "./Transfer.ts"
 
 const venueFields = {
   /** The venue's error code, e.g. `"43012"`. */
@@ -173,7 +174,8 @@ export class InsufficientBalanceError
 
 /**
  * An order with this clientOrderId exists already (43118). `mayExist` is always true: the order with this id
- * exists or existed; `recovered` is false when the client could not find it among the open orders.
+ * exists or existed. `afterRetry` is true when the duplicate answered a retry of this very call and the client could
+ * not find the order by its clientOrderId (or found a different order with it).
  *
  * @since 0.1.0
  * @category reasons
@@ -195,8 +197,8 @@ export class DuplicateOrderError
   override get message(): string {
     const id = this.clientOrderId === undefined ? "" : ` for clientOrderId ${printable(this.clientOrderId)}`
     return this.afterRetry
-      ? `${venueMessage(this)}${id}: an earlier attempt may have placed the order, and it is not among the open` +
-        ` orders (it may have filled or been cancelled); look it up before placing it again`
+      ? `${venueMessage(this)}${id}: an earlier attempt may have placed the order, and looking it up by its` +
+        ` clientOrderId did not find this order; look it up before placing it again`
       : `${venueMessage(this)}${id}`
   }
 }
@@ -421,7 +423,10 @@ export class ResponseTooLargeError
 
 /**
  * A request that changes state may have been applied but its answer was lost, and it cannot be safely retried or
- * recovered: check the venue (open orders, bills) before sending it again. `clientOrderId` is set for orders.
+ * recovered: check the venue (`order` by clientOrderId, `transferStatus`) before sending it again. `clientOrderId` is
+ * set for orders. For a transfer, `candidates` holds the transfers the client's lookup found that could be this one
+ * (by time, coin, receiver and amount, none it already knew): empty when none matched, two or more when it cannot
+ * tell which; absent when the lookup itself failed.
  *
  * @since 0.1.0
  * @category reasons
@@ -430,7 +435,8 @@ export class OutcomeUnknownError
   extends Schema.Error<OutcomeUnknownError>("@spotkit/core/SpotError/OutcomeUnknownError")({
     _tag: Schema.tag("OutcomeUnknownError"),
     description: Schema.String,
-    clientOrderId: Schema.optional(Schema.String)
+    clientOrderId: Schema.optional(Schema.String),
+    candidates: Schema.optional(Schema.Array(TransferRecord))
   })
 {
   get isRetryable(): boolean {

@@ -97,7 +97,9 @@ export const TransferSuccess = Schema.Struct({
 })
 
 /**
- * A completed transfer: its id, and the server time of the answer when the venue sent one.
+ * A completed transfer: its id, and the server time of the answer when the venue sent one. When the answer was lost
+ * and the client found the transfer in the venue's list instead, `timestamp` is the transfer's creation time and
+ * `status` its status then (`SUCCESS`, `FAILED`, `PROGRESSING`).
  *
  * @since 0.1.0
  * @category responses
@@ -105,6 +107,7 @@ export const TransferSuccess = Schema.Struct({
 export interface TransferResult {
   readonly id: string
   readonly timestamp?: number | undefined
+  readonly status?: TransferStatus | undefined
 }
 
 /**
@@ -114,6 +117,14 @@ export interface TransferResult {
  * @category literals
  */
 export const TransferStatus = Schema.Union([Schema.Literals(["SUCCESS", "FAILED", "PROGRESSING"]), Schema.String])
+
+/**
+ * An open union: the known statuses, and any other string.
+ *
+ * @since 0.2.0
+ * @category literals
+ */
+export type TransferStatus = "SUCCESS" | "FAILED" | "PROGRESSING" | (string & {})
 
 /**
  * One transfer of the status list (spec-extended §7). User ids come as JSON numbers and stay exact digits.
@@ -159,14 +170,17 @@ export const TransferStatusResponse = Schema.Struct({
 export type TransferStatusResponse = typeof TransferStatusResponse.Type
 
 /**
- * Query of the transfer status list; every field optional. Times in ms (the venue serves the past month).
+ * Query of the transfer status list; every field optional. `withdrawId` is a transfer's id (sent as the venue's
+ * `withdrawID`); times in ms (the venue serves the past month); `page` from 1, `pageSize` up to 200 (default 100).
  *
  * @since 0.2.0
  * @category requests
  */
 export const TransferStatusQuery = Schema.Struct({
-  withdrawId: Schema.optional(Schema.String),
-  coin: Schema.optional(Schema.String),
+  withdrawId: Schema.optional(
+    Schema.String.check(Schema.isPattern(/^\S{1,64}$/, { message: "must be 1 to 64 characters without whitespace" }))
+  ),
+  coin: Schema.optional(Coin),
   startTime: Schema.optional(Millis),
   endTime: Schema.optional(Millis),
   fromAccountType: Schema.optional(AccountType),

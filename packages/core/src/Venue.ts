@@ -10,6 +10,7 @@
 import { Schema } from "effect"
 import * as Account from "./Account.ts"
 import * as Bill from "./Bill.ts"
+import * as Cancel from "./Cancel.ts"
 import * as Fill from "./Fill.ts"
 import * as Market from "./Market.ts"
 import * as Order from "./Order.ts"
@@ -414,8 +415,8 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "idempotent",
     weight: weight(2, 3, true),
-    request: Order.CancelOrderRequest,
-    response: Order.CancelOrderResponse
+    request: Cancel.CancelOrderRequest,
+    response: Cancel.CancelOrderResponse
   }),
   cancelOrders: endpoint({
     name: "cancelOrders",
@@ -426,8 +427,8 @@ export const endpoints = {
     idempotency: "idempotent",
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(10, 10, true),
-    request: Order.CancelOrdersRequest,
-    response: Order.CancelBatchResponse
+    request: Cancel.CancelOrdersRequest,
+    response: Cancel.CancelBatchResponse
   }),
   cancelAll: endpoint({
     name: "cancelAll",
@@ -437,8 +438,8 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "idempotent",
     weight: weight(5, 8, true),
-    request: Order.CancelAllRequest,
-    response: Order.CancelBatchResponse
+    request: Cancel.CancelAllRequest,
+    response: Cancel.CancelBatchResponse
   }),
   order: endpoint({
     name: "order",

@@ -19,6 +19,13 @@ export * as Account from "./Account.ts"
 export * as Bill from "./Bill.ts"
 
 /**
+ * Cancels: requests, the venue's answers, typed outcomes.
+ *
+ * @since 0.2.0
+ */
+export * as Cancel from "./Cancel.ts"
+
+/**
  * An HTTP response whose body is already in memory.
  *
  * @since 0.2.0
@@ -54,7 +61,7 @@ export * as Json from "./Json.ts"
 export * as Market from "./Market.ts"
 
 /**
- * Orders, batches, open orders, order state, cancels and history.
+ * Orders, batches, open orders, order state and history.
  *
  * @since 0.1.0
  */

@@ -149,7 +149,7 @@ const validOpenOrder = fc.record({
 
 const tradingPair = fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL", "1INCHUSDT_SPBL")
 const positiveDecimal = plainDecimal.filter((d) => !d.startsWith("-") && /[1-9]/.test(d))
-const clientOrderId = fc.string({ minLength: 1, maxLength: 64 }).filter((id) => /^\S{1,64}$/.test(id))
+const clientOrderId = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/)
 const force = fc.constantFrom("normal", "postOnly", "fok", "ioc")
 const orderFields = {
   side: fc.constantFrom("buy", "sell"),

@@ -8,7 +8,7 @@ import { HttpClient, type HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, type SpotError, Venue } from "../src/index.ts"
-import { clientOptions, credentials, FakeVenue, NOW, type Received } from "./support/FakeVenue.ts"
+import { clientOptions, credentials, FakeVenue, isPublicPath, NOW, type Received } from "./support/FakeVenue.ts"
 
 const hmac = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("base64")
 
@@ -101,7 +101,10 @@ const setup = (options: Partial<SpotClient.Options> = {}, signer?: Signer.Servic
   const sent: Array<Sent> = []
   const http = venue.client.pipe(
     HttpClient.tapRequest((request: HttpClientRequest.HttpClientRequest) =>
-      Effect.sync(() => sent.push({ method: request.method, url: request.url }))
+      Effect.sync(() => {
+        // The calls' own requests: the client's public ones (server time, symbol rules) are not signed.
+        if (!isPublicPath(new URL(request.url).pathname)) sent.push({ method: request.method, url: request.url })
+      })
     )
   )
   const base = SpotClient.layer({ ...clientOptions, rateLimit: false, retry: false, ...options }).pipe(
@@ -166,6 +169,52 @@ describe("signing", () => {
       assert.strictEqual(second!.headers["access-timestamp"], String(T + 1_500))
       for (const request of venue.requests) {
         assert.strictEqual(request.headers["access-sign"], expectedSign(request.headers["access-timestamp"], request))
+      }
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("signing a GET (spec-extended §0)", () => {
+  it.effect.each([
+    {
+      name: "with a query: timestamp + GET + path + ? + the query as sent, no body",
+      call: ((client) => client.transferStatus({ coin: "USDT", page: 2 })) as Call,
+      path: "/api/v2/rebate/affiliate/getInternalWithdrawalStatus?coin=USDT&page=2"
+    },
+    {
+      name: "without a query: timestamp + GET + path, no ?",
+      call: ((client) => client.balances()) as Call,
+      path: "/api/v2/account/assets"
+    }
+  ])("$name", ({ call, path }) =>
+    Effect.gen(function*() {
+      const { requests, sent } = yield* runCalls([call])
+      assert.strictEqual(requests.length, 1)
+      const request = requests[0]!
+      assert.deepStrictEqual(sent, [{ method: "GET", url: BASE_URL + path }])
+      assert.strictEqual(request.path, path)
+      assert.strictEqual(request.body, "")
+      assert.strictEqual(
+        request.headers["access-sign"],
+        hmac(credentials.secretKey, `${T}GET${path}`),
+        "signed over the path and query exactly as sent"
+      )
+      assert.strictEqual(request.headers["content-type"], "application/json")
+      assert.strictEqual(request.headers["access-passphrase"], credentials.passphrase)
+    }))
+
+  it.effect("public GETs (server time, symbol rules) carry no credentials", () => {
+    const { layer, venue } = setup()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(T)
+      const client = yield* SpotClient.SpotClient
+      yield* client.serverTime()
+      yield* client.symbols()
+      assert.deepStrictEqual(venue.publicRequests.map((request) => request.method), ["GET", "GET"])
+      for (const request of venue.publicRequests) {
+        for (const name of ["access-key", "access-sign", "access-passphrase", "access-timestamp"]) {
+          assert.isUndefined(request.headers[name], name)
+        }
       }
     }).pipe(Effect.provide(layer))
   })

@@ -134,14 +134,28 @@ describe("internalTransfer", () => {
       }))
   })
 
-  it.effect("does not retry a transfer whose answer was lost", () => {
+  it.effect("does not retry a transfer whose answer was lost: it finds it in the venue's list instead", () => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(transfer)
+        assert.strictEqual(venue.count(TRANSFER), 1)
+        assert.strictEqual(venue.transfers.length, 1)
+        assert.strictEqual(result.id, venue.transfers[0]!.withdrawId)
+        assert.strictEqual(result.status, "SUCCESS")
+      }))
+  })
+
+  it.effect("does not retry a transfer whose answer was lost before it applied: the outcome stays unknown", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, TRANSFER)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(client.internalTransfer(transfer))
         const reason = reasonOf(error, "OutcomeUnknownError")
         assert.isTrue(reason.mayExist)
+        assert.deepStrictEqual(reason.candidates, [])
         assert.strictEqual(venue.count(TRANSFER), 1)
+        assert.strictEqual(venue.transfers.length, 0)
       }))
   })
 

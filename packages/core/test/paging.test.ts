@@ -95,7 +95,7 @@ class RewritingVenue extends FakeVenue {
           Effect.map(response.text, (text) =>
             HttpClientResponse.fromWeb(
               request,
-              new Response(this.rewrite(text, this.requests.at(-1)!), { status: response.status })
+              new Response(this.rewrite(text, this.last!), { status: response.status })
             ))
       )
     )

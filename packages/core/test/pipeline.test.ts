@@ -23,6 +23,7 @@ import {
   reasonOf,
   sampleTransfer,
   ScriptedVenue,
+  SERVER_TIME,
   SYMBOL,
   TRANSFER,
   withClient
@@ -171,8 +172,9 @@ describe("timeouts", () => {
       return Effect.never
     })
   )
+  // No time sync: the one exchange timed here is the call's own.
   const silentClient = (options: Partial<SpotClient.Options>) =>
-    SpotClient.layer({ ...clientOptions, rateLimit: false, ...options }).pipe(
+    SpotClient.layer({ ...clientOptions, rateLimit: false, syncServerTime: false, ...options }).pipe(
       Layer.provide(Layer.succeed(HttpClient.HttpClient, silent))
     )
 
@@ -229,7 +231,8 @@ describe("timeouts", () => {
           rateLimit: false,
           timeout: "3 seconds",
           timeoutBy: "transport",
-          retry: false
+          retry: false,
+          syncServerTime: false
         })
           .pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, bounding)))
       )
@@ -273,8 +276,9 @@ describe("clock skew", () => {
     { name: "ahead by 2 minutes", skew: 120_000 },
     { name: "behind by 45 s", skew: -45_000 }
   ])("re-syncs once after 40008 when the server clock is $name", ({ skew }) => {
-    // Retries off: the one re-sync is the transport's own, not the generic retry.
-    const { run, venue } = skewedVenue(skew, { retry: false })
+    // Retries off: the one re-sync is the transport's own, not the generic retry. No time sync before the first
+    // request: the offset is learned from the 40008 (the fallback when the server's time cannot be asked).
+    const { run, venue } = skewedVenue(skew, { retry: false, syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient
@@ -297,7 +301,7 @@ describe("clock skew", () => {
   })
 
   it.effect("re-syncs a transfer once after 40008", () => {
-    const { run, venue } = skewedVenue(120_000, { retry: false })
+    const { run, venue } = skewedVenue(120_000, { retry: false, syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient
@@ -315,7 +319,7 @@ describe("clock skew", () => {
   })
 
   it.effect("learns a skew inside the window from a successful envelope", () => {
-    const { run, venue } = skewedVenue(10_000)
+    const { run, venue } = skewedVenue(10_000, { syncServerTime: false })
     return run(
       Effect.gen(function*() {
         const client = yield* SpotClient.SpotClient
@@ -373,5 +377,80 @@ describe("an implausible server time does not move the clock offset", () => {
         assert.isBelow(Math.abs(Number(timestamp) - NOW), 1000)
         assert.strictEqual(venue.requests.length, 2, "no 40008 round trip")
       }))
+  })
+})
+
+describe("the server-time sync before the first signed request", () => {
+  const infoOf = (venue: FakeVenue) => venue.publicRequests.filter((request) => request.pathname === SERVER_TIME)
+
+  it.effect.each([
+    { name: "ahead by 2 minutes", skew: 120_000 },
+    { name: "behind by 45 s", skew: -45_000 }
+  ])("stamps even the first request with the server's clock when it is $name: no 40008", ({ skew }) => {
+    const { run, venue } = skewedVenue(skew, { retry: false })
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.placeOrder(order)
+        assert.strictEqual(venue.requests.length, 1)
+        assertNear(timestampOf(venue, 0), NOW + skew, "first timestamp (server clock)")
+        assert.strictEqual(infoOf(venue).length, 1)
+        assertNear(yield* client.clockOffset, skew, "clockOffset")
+      })
+    )
+  })
+
+  it.effect("asks once, for concurrent first requests and for every later one", () => {
+    const { run, venue } = skewedVenue(60_000)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* Effect.all(
+          Array.from({ length: 4 }, () => client.openOrdersPage({ symbol: SYMBOL })),
+          { concurrency: "unbounded" }
+        )
+        yield* client.fundingBillsPage({})
+        assert.strictEqual(infoOf(venue).length, 1)
+        assert.strictEqual(venue.requests.length, 5)
+        for (let i = 0; i < 5; i++) assertNear(timestampOf(venue, i), NOW + 60_000, `timestamp ${i}`)
+      })
+    )
+  })
+
+  it.effect("is best effort: when the time cannot be asked, the 40008 re-sign still corrects the clock", () => {
+    const { run, venue } = skewedVenue(120_000, { retry: false })
+    venue.fail({ kind: "http", status: 503, body: "<html>unavailable</html>" }, SERVER_TIME)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(venue.requests.length, 2, "one 40008, one re-signed request")
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(infoOf(venue).length, 1, "not asked again")
+        assert.strictEqual(venue.requests.length, 3)
+      })
+    )
+  })
+
+  it.effect("syncServerTime: false never asks", () => {
+    const { run, venue } = skewedVenue(0, { syncServerTime: false })
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.openOrdersPage({ symbol: SYMBOL })
+        assert.strictEqual(venue.publicRequests.length, 0)
+      })
+    )
+  })
+
+  it.effect("public requests alone do not ask", () => {
+    const { run, venue } = skewedVenue(0)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.symbols()
+        assert.strictEqual(infoOf(venue).length, 0)
+      })
+    )
   })
 })

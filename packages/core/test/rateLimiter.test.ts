@@ -34,6 +34,12 @@ const nodeSigner = Signer.layer({
     )
 })
 
+/**
+ * The client these tests run: no retries, and none of its own public requests (the server-time sync, the symbol rules
+ * for the order check), which would take weight from the budgets the tests count.
+ */
+const quiet: Partial<SpotClient.Options> = { retry: false, syncServerTime: false, checkSymbolRules: false }
+
 /** A fake venue, the virtual send time of every request it received, and a client layer over both. */
 const setup = (options: Partial<SpotClient.Options> = {}) => {
   const venue = new FakeVenue()
@@ -44,7 +50,7 @@ const setup = (options: Partial<SpotClient.Options> = {}) => {
       return venue.client.execute(request)
     })
   )
-  const layer = SpotClient.layer({ ...clientOptions, retry: false, ...options }).pipe(
+  const layer = SpotClient.layer({ ...clientOptions, ...quiet, ...options }).pipe(
     Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, recording), nodeSigner))
   )
   const times = (path: string) => sent.filter((entry) => entry.path === path).map((entry) => entry.at)
@@ -520,7 +526,7 @@ describe("rate limits under latency", () => {
         return yield* venue.client.execute(request)
       })
     )
-    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+    const layer = SpotClient.layer({ ...clientOptions, ...quiet }).pipe(
       Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, slowFirst), nodeSigner))
     )
     return Effect.gen(function*() {
@@ -568,7 +574,7 @@ describe("rate limits under latency", () => {
         )
     })
     const venue = new FakeVenue()
-    const layer = SpotClient.layer({ ...clientOptions, retry: false }).pipe(
+    const layer = SpotClient.layer({ ...clientOptions, ...quiet }).pipe(
       Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, venue.client), dying))
     )
     return Effect.gen(function*() {
@@ -663,7 +669,7 @@ const refusing = (refusals: number, retryAfter: string | undefined, options: Par
       )
     })
   )
-  const layer = SpotClient.layer({ ...clientOptions, retry: false, ...options }).pipe(
+  const layer = SpotClient.layer({ ...clientOptions, ...quiet, ...options }).pipe(
     Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), nodeSigner))
   )
   return { layer, sent }

@@ -1,8 +1,9 @@
 /**
  * Recovery of lost placements (src/internal/recovery.ts): when an attempt to place an order may have been applied
- * (its answer lost or garbled, or a retry answered "duplicate"), the order is looked up among the open orders before
- * the caller is told anything, so that an order is placed once and reported with its id, or the caller learns that
- * it may exist. An open order counts only if it is the same order, not merely one with the same clientOrderId.
+ * (its answer lost or garbled, or a retry answered "duplicate"), the order is looked up by its clientOrderId (orderInfo,
+ * which sees filled and cancelled orders too) before the caller is told anything, so that an order is placed once and
+ * reported with its id, or the caller learns that it may exist. A found order counts only if it is the same order,
+ * not merely one with the same clientOrderId.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
@@ -17,7 +18,10 @@ import {
   ids,
   limitOrder,
   limitOrderAt,
+  NOW,
+  OLD_ORDER_ID,
   OPEN_ORDERS,
+  ORDER_INFO,
   orderIdOf,
   ORDERS,
   reasonOf,
@@ -27,8 +31,8 @@ import {
   withClient
 } from "./support/FakeVenue.ts"
 
-/** Makes every placed order leave the book at once (filled), while the venue still answers 43118 for its id. */
-const fillAtOnce = (venue: FakeVenue) => {
+/** Makes every placed order vanish from the venue at once, while it still answers 43118 for its id. */
+const forgetAtOnce = (venue: FakeVenue) => {
   venue.onHandled = (request) => {
     if (request.path !== ORDERS) return
     venue.orders.splice(venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId), 1)
@@ -75,7 +79,8 @@ describe("placeOrder retries without duplicates", () => {
       Effect.gen(function*() {
         const result = yield* client.placeOrder(limitOrder("lost-1"))
         assertRecovered(venue, result, "lost-1", 2)
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0, "the open orders are not scanned")
       }))
   })
 
@@ -140,12 +145,13 @@ describe("placeOrder retries without duplicates", () => {
         const result = yield* client.placeOrder(limitOrder("before-1"))
         assertRecovered(venue, result, "before-1", 2)
         assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+        assert.strictEqual(venue.count(ORDER_INFO), 0)
       }))
   })
 
-  it.effect("fails saying the order may exist when a retry is a duplicate of an order no longer open", () => {
+  it.effect("fails saying the order may exist when a retry is a duplicate of an order the venue cannot find", () => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
-    fillAtOnce(venue)
+    forgetAtOnce(venue)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         const error = yield* Effect.flip(client.placeOrder(limitOrder("filled-1")))
@@ -156,7 +162,7 @@ describe("placeOrder retries without duplicates", () => {
         assert.strictEqual(reason.clientOrderId, "filled-1")
         assert.match(error.message, /may have placed the order/)
         assert.include(error.message, "filled-1")
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
         assert.strictEqual(venue.count(ORDERS), 2)
       }))
   })
@@ -186,6 +192,7 @@ describe("placeOrder retries without duplicates", () => {
         assert.strictEqual(reason.clientOrderId, "reused")
         assert.strictEqual(venue.count(ORDERS), 2)
         assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+        assert.strictEqual(venue.count(ORDER_INFO), 0)
         assert.strictEqual(venue.orders.length, 1)
       }))
   })
@@ -197,7 +204,7 @@ describe("placeOrder retries without duplicates", () => {
       Effect.gen(function*() {
         const result = yield* client.placeOrders(SYMBOL, clientOrderIds.map(batchItem))
         assert.strictEqual(venue.count(BATCH), 2)
-        assert.isAtLeast(venue.count(OPEN_ORDERS), 1)
+        assert.isAtLeast(venue.count(ORDER_INFO), 1)
         assert.strictEqual(venue.orders.length, 3)
         for (const [i, outcome] of result.outcomes.entries()) {
           assert.strictEqual(outcome.clientOrderId, clientOrderIds[i])
@@ -252,4 +259,95 @@ describe("recovery matches the order, not only its clientOrderId", () => {
         }))
     }
   )
+})
+
+describe("orders that filled at once are recovered with their id", () => {
+  /** Makes every placed order final at once (filled in full, or an IOC remainder cancelled with its fills). */
+  const finalAtOnce = (venue: FakeVenue, status: string) => {
+    venue.onHandled = (request) => {
+      const index = venue.orders.findIndex((order) => order.clientOrderId === request.json.clientOrderId)
+      if (request.path === ORDERS && index !== -1) venue.orders[index] = { ...venue.orders[index]!, status }
+    }
+  }
+
+  it.effect.each(
+    [
+      { name: "a market buy that filled", status: "full_fill", force: undefined, orderType: "market" },
+      {
+        name: "an IOC limit order partly filled, its rest cancelled",
+        status: "cancelled",
+        force: "ioc",
+        orderType: "limit"
+      },
+      { name: "a FOK limit order that filled", status: "full_fill", force: "fok", orderType: "limit" }
+    ] as const
+  )("$name, whose answer was lost, returns its orderId", ({ force, orderType, status }) => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    finalAtOnce(venue, status)
+    const order: Order.PlaceOrderInput = orderType === "market"
+      ? { symbol: SYMBOL, side: "buy", orderType, quantity: "25", clientOrderId: "at-once" }
+      : { ...limitOrderAt("at-once"), force }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(order)
+        assert.deepStrictEqual(result, { orderId: venueOrderId(venue, "at-once"), clientOrderId: "at-once" })
+        assert.strictEqual(venue.count(ORDERS), 2, "the retry answered 43118; the lookup found the order")
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+      }))
+  })
+
+  it.effect("without retries, a lost answer is settled by the lookup alone", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    finalAtOnce(venue, "full_fill")
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder({
+          symbol: SYMBOL,
+          side: "sell",
+          orderType: "market",
+          quantity: "0.5",
+          clientOrderId: "once"
+        })
+        assert.strictEqual(result.orderId, venueOrderId(venue, "once"))
+        assert.strictEqual(venue.count(ORDERS), 1)
+        assert.strictEqual(venue.count(ORDER_INFO), 1)
+      }), { retry: false })
+  })
+
+  it.effect("an order of another symbol under the same clientOrderId is not taken for it", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+    venue.orders.push({
+      orderId: OLD_ORDER_ID,
+      symbol: "ETHUSDT_SPBL",
+      clientOrderId: "sym-1",
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      cTime: NOW - 60_000
+    })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("sym-1", "100", "1")))
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.isTrue(reason.afterRetry)
+      }))
+  })
+})
+
+describe("a venue that does not serve orderInfo", () => {
+  it.effect("a lost answer is OutcomeUnknownError naming the clientOrderId; open orders are not scanned", () => {
+    const venue = new FakeVenue({ notServed: [ORDER_INFO] }).fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("ns-1")))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.strictEqual(reason.clientOrderId, "ns-1")
+        assert.include(reason.description, "could not be looked up")
+        assert.strictEqual(venue.orders.filter((order) => order.clientOrderId === "ns-1").length, 1, "placed once")
+        assert.strictEqual(venue.count(ORDERS), 2, "the retry answered 43118")
+        assert.strictEqual(venue.count(ORDER_INFO), 1)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
+      }))
+  })
 })

@@ -16,6 +16,7 @@ import {
   limitOrderAt,
   NOW,
   OPEN_ORDERS,
+  ORDER_INFO,
   ORDERS,
   reasonOf,
   sampleTransfer,
@@ -106,7 +107,7 @@ describe("5xx with an unknown venue code", () => {
         assert.strictEqual(result.clientOrderId, "amb-500")
         assert.strictEqual(result.orderId, venueOrderId(venue, "amb-500"))
         assert.strictEqual(venue.orders.length, 1)
-        assert.strictEqual(venue.count(OPEN_ORDERS), 1, "looked up among the open orders")
+        assert.strictEqual(venue.count(ORDER_INFO), 1, "looked up by its clientOrderId")
       }))
   })
 

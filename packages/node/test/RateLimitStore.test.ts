@@ -19,7 +19,10 @@ const rateLimits = { uid: BUDGET, ip: BUDGET }
 const exchangeOf = (options: Partial<TestExchange.Options> = {}) =>
   TestExchange.make({ ...TestExchange.demo({ bills: 2_000 }), rateLimits, ...options })
 
-/** A client as alice over the in-process exchange, with its budgets in `store` (its own memory store when none). */
+/**
+ * A client as alice over the in-process exchange, with its budgets in `store` (its own memory store when none), and
+ * no request but the test's.
+ */
 const clientOf = (
   exchange: TestExchange.Service,
   store: RateLimitStore.Service | undefined,
@@ -30,6 +33,8 @@ const clientOf = (
     credentials: exchange.accounts[0]!.credentials,
     rateLimit: rateLimits,
     retry: false,
+    // The client's own ask of the server's time would take weight from the budgets these tests count.
+    syncServerTime: false,
     ...options
   }).pipe(
     Effect.provide(Layer.merge(

@@ -12,9 +12,9 @@
  * Both directions read the same texts, so a schema mistake shared by the client and the sandbox cannot hide.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient, Venue } from "@spotkit/core"
+import { Order, SpotClient, Venue } from "@spotkit/core"
 import type { SpotError } from "@spotkit/core"
-import { Clock, Effect, Layer, Redacted, Stream } from "effect"
+import { Clock, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -309,12 +309,19 @@ describe("golden fixtures", () => {
 // ---------------------------------------------------------------------------------------------------------------
 // (a) The client decodes each fixture exactly
 
+// The client's own public requests (the server-time sync before its first signed request, the symbol rules it loads
+// before checking an order) are answered from their fixtures unless a test routes them itself, and are not recorded.
+const publicRoutes: Record<string, { readonly name: FixtureName; readonly status?: number }> = {
+  [Venue.endpoints.serverTime.path]: { name: "server-time" },
+  [Venue.endpoints.exchangeInfo.path]: { name: "exchange-info" }
+}
+
 const goldenClient = (routes: Record<string, { readonly name: FixtureName; readonly status?: number }>) => {
   const paths: Array<string> = []
   const http = HttpClient.make((request, url) =>
     Effect.sync(() => {
-      paths.push(url.pathname)
-      const route = routes[url.pathname]
+      if (routes[url.pathname] !== undefined || publicRoutes[url.pathname] === undefined) paths.push(url.pathname)
+      const route = routes[url.pathname] ?? publicRoutes[url.pathname]
       if (route === undefined) throw new Error(`no fixture for ${url.pathname}`)
       return HttpClientResponse.fromWeb(
         request,
@@ -522,7 +529,152 @@ describe("(a) the client decodes the fixtures exactly", () => {
       assert.strictEqual(error.operation, "SpotClient.placeOrder")
       assert.deepStrictEqual(paths, [p.placeOrder], "not retried")
     }))
+
+  it.effect("cancel order: the snake_case answer becomes a Cancelled outcome with the exact orderId", () =>
+    Effect.gen(function*() {
+      const { client, paths } = yield* goldenClient({ [Venue.endpoints.cancelOrder.path]: { name: "cancel-order" } })
+      const outcome = yield* client.cancelOrder({ symbol: "WXTUSDT_SPBL", orderId: "602882076026339770" })
+      assert.deepStrictEqual<unknown>(outcome, { _tag: "Cancelled", orderId: "602882076026339770" })
+      assert.deepStrictEqual(paths, [Venue.endpoints.cancelOrder.path])
+    }))
+
+  it.effect("batch cancel: successList and failureList map onto the ids in input order", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.cancelOrders.path]: { name: "cancel-batch" } })
+      const result = yield* client.cancelOrders("BTCUSDT_SPBL", [
+        { orderId: "602914146790408634" },
+        { orderId: "602926152964637114" }
+      ])
+      assert.deepStrictEqual<unknown>(result, GOLDEN_CANCEL_BATCH)
+    }))
+
+  it.effect("order info: an array of one record, with its status as sent", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.order.path]: { name: "order-info" } })
+      const found = yield* client.order({ clientOrderId: "golden-pf" })
+      assert.isTrue(Option.isSome(found))
+      const record = Option.getOrThrow(found)
+      assert.deepStrictEqual<unknown>(record, { ...GOLDEN_RECORD, status: "partial_fill" })
+      assert.isFalse(Order.isFinal(record.status))
+    }))
+
+  it.effect("order history: a page of records of any status; totals 0 kept as sent, never trusted", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.orderHistory.path]: { name: "order-history" } })
+      const page = yield* client.orderHistoryPage({ symbol: "BTCUSDT_SPBL", pageSize: 2 })
+      assert.deepStrictEqual(
+        page.orderInfoResultList?.map((o) => [o.orderId, o.clientOrderId, o.status, Order.isFinal(o.status)]),
+        [["602876318261969341", "golden-x", "cancelled", true], ["602876318261969340", "golden-pf", "full_fill", true]]
+      )
+      assert.deepStrictEqual<unknown>(page.orderInfoResultList?.[1], {
+        ...GOLDEN_RECORD,
+        status: "full_fill",
+        fillQuantity: "1.500000",
+        fillTotalAmount: "45012.5",
+        uTime: 1695808940500
+      })
+    }))
+
+  it.effect("fills: a page of one fill, every field exact", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.fills.path]: { name: "fills" } })
+      const page = yield* client.fillsPage({ symbol: "BTCUSDT_SPBL" })
+      assert.deepStrictEqual<unknown>(page.fillsOrderResultList, [
+        {
+          accountId: "6001000000000000001",
+          symbol: "BTCUSDT_SPBL",
+          baseCoin: "BTC",
+          quoteCoin: "USDT",
+          orderId: "602876318261969340",
+          fillId: "602876318261970001",
+          orderType: "limit",
+          side: "buy",
+          fillPrice: "30010.00",
+          fillQuantity: "0.500000",
+          fillTotalAmount: "15005",
+          fees: "0.0005",
+          cTime: 1695808940001
+        }
+      ])
+    }))
+
+  it.effect("assets: balances as exact decimals", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [Venue.endpoints.balances.path]: { name: "assets" } })
+      assert.deepStrictEqual<unknown>(yield* client.balances(), [
+        { coinId: 1, coinName: "BTC", available: "0.0040000000000000", frozen: "0", equity: "0.0040000000000000" }
+      ])
+    }))
+
+  it.effect("exchange info and server time: the rules of the sample, the time as a number", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({})
+      const rules = Option.getOrThrow(yield* client.symbol("BTCUSDT_SPBL"))
+      assert.deepStrictEqual(
+        [rules.tickSize, rules.stepSize, rules.minTradeAmount, rules.maxTradeAmount, rules.enableTrade],
+        ["0.1", "0.00000001", "0.00001", "99999", true]
+      )
+      assert.deepStrictEqual([rules.takerFeeRate, rules.makerFeeRate], ["0.001", "0"])
+      assert.isTrue(Option.isNone(yield* client.symbol("ETHUSDT_SPBL")))
+      assert.strictEqual(yield* client.serverTime(), 1695808949356)
+    }))
+
+  it.effect("transfer status: user ids above 2^53 exact; the list is read, total (2 for 1) is not", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({
+        [Venue.endpoints.transferStatus.path]: { name: "transfer-status" }
+      })
+      assert.deepStrictEqual<unknown>(yield* client.transferStatus({ coin: "USDT" }), [
+        {
+          fromUserId: "4001000000000000001",
+          toUserId: "4001000000000000002",
+          withdrawId: "3001000000000000001",
+          coin: "USDT",
+          status: "SUCCESS",
+          amount: "12.5",
+          createTime: 1695806875837,
+          updateTime: 1695806875837
+        }
+      ])
+    }))
 })
+
+/** order-info.json's record (its status aside), as the client decodes it. */
+const GOLDEN_RECORD = {
+  accountId: "6001000000000000001",
+  symbol: "BTCUSDT_SPBL",
+  orderId: "602876318261969340",
+  clientOrderId: "golden-pf",
+  price: "30010.00",
+  quantity: "1.500000",
+  orderType: "limit",
+  side: "buy",
+  latestFillPrice: "30010.00",
+  maxFillPrice: "30010.00",
+  minFillPrice: "30005.00",
+  fillQuantity: "1.000000",
+  fillTotalAmount: "30007.5",
+  cTime: 1695808940001,
+  uTime: 1695808940001
+}
+
+/** cancel-batch.json for the ids [not found, cancelled], in input order. */
+const GOLDEN_CANCEL_BATCH = {
+  outcomes: [
+    {
+      _tag: "NotOpen",
+      index: 0,
+      orderId: "602914146790408634",
+      reason: "unknown",
+      code: "43001",
+      message: "FAILED_ORDER_NOT_FOUND"
+    },
+    { _tag: "Cancelled", index: 1, orderId: "602926152964637114" }
+  ],
+  cancelled: 1,
+  notOpen: 1,
+  failed: 0
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // (b) The sandbox answers in the same shapes

@@ -1,12 +1,15 @@
-// Batches of any size: items validated one by one (an invalid item fails alone), sent in chunks of the venue's batch
-// limit, and answered with one outcome per item in input order. An item an ambiguous attempt may have placed is
-// looked up among the open orders before it is reported failed.
+// Batches of any size: items validated one by one (an invalid item, or one that breaks its symbol's rules, fails
+// alone), sent in chunks of the venue's batch limit, and answered with one outcome per item in input order. An item
+// an ambiguous attempt may have placed is looked up by its clientOrderId before it is reported failed; `resolve` does
+// the same later for outcomes that still say `mayExist`.
 import { Effect } from "effect"
 import * as Order from "../Order.ts"
 import type { OrderId, TradingPair } from "../Primitives.ts"
 import * as SpotError from "../SpotError.ts"
 import * as Venue from "../Venue.ts"
+import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
+import type * as Rules from "./rules.ts"
 import * as validate from "./validate.ts"
 
 /** An item on its way: its place in the input, the validated order, and its clientOrderId. */
@@ -23,13 +26,19 @@ export interface Client {
     symbol: string,
     chunk: ReadonlyArray<Pending>
   ) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
-  /** The orders among `wanted` (by clientOrderId) that are open on the symbol. */
-  readonly find: (
-    symbol: TradingPair,
-    wanted: ReadonlyMap<string, Order.BatchItem>
-  ) => Effect.Effect<Map<string, OrderId>, SpotError.SpotErrorReason>
+  /** One order by its clientOrderId (`order`). */
+  readonly lookup: Recovery.Lookup
+  /** The symbol's rules when the client checks orders and knows them. */
+  readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
+  /** The generation of the cached rules (`Rules.Cache.generation`). */
+  readonly rulesGeneration: () => number
+  /** Told when the venue refused items for a rule (40808, 45110), with the rules' generation the call checked with. */
+  readonly ruleRefused: (symbol: TradingPair, generation: number) => Effect.Effect<void>
   readonly newClientOrderId: Effect.Effect<string>
 }
+
+/** Codes by which the venue refuses an order for a rule of its symbol (scale, minimum amount). */
+export const RULE_CODES: ReadonlySet<string> = new Set(["40808", "45110"])
 
 const validateItem = validate.input(Order.BatchItem)
 
@@ -63,8 +72,10 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
     const recovered = unknown.length === 0
       ? new Map<string, OrderId>()
-      : yield* client.find(symbol, new Map(unknown.map((pending) => [pending.clientOrderId, pending.item]))).pipe(
-        Effect.orElseSucceed(() => new Map<string, OrderId>())
+      : yield* Recovery.findMany(
+        client.lookup,
+        symbol,
+        new Map(unknown.map((pending) => [pending.clientOrderId, pending.item]))
       )
 
     return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
@@ -100,6 +111,8 @@ export const placeOrders = (
   inputs: ReadonlyArray<Order.BatchItemInput>
 ): Effect.Effect<Order.BatchResult> =>
   Effect.gen(function*() {
+    const rules = yield* client.rules(symbol)
+    const since = client.rulesGeneration()
     const outcomes: Array<Order.BatchOutcome | undefined> = new Array(inputs.length)
     const pending: Array<Pending> = []
     const used = new Set<string>()
@@ -114,6 +127,11 @@ export const placeOrders = (
         continue
       }
       const clientOrderId = result.success.clientOrderId ?? (yield* client.newClientOrderId)
+      const broken = rules?.check(result.success)
+      if (broken !== undefined) {
+        outcomes[index] = failed(index, clientOrderId, broken)
+        continue
+      }
       if (used.has(clientOrderId)) {
         const reason = new SpotError.ValidationError({
           field: `items[${index}].clientOrderId`,
@@ -130,7 +148,47 @@ export const placeOrders = (
         outcomes[outcome.index] = outcome
       }
     }
-    const all = outcomes as ReadonlyArray<Order.BatchOutcome>
-    const placed = all.filter((outcome) => outcome._tag === "Placed").length
-    return { outcomes: all, placed, failed: all.length - placed } satisfies Order.BatchResult
+    if (outcomes.some((outcome) => outcome?._tag === "Failed" && RULE_CODES.has(outcome.code))) {
+      yield* client.ruleRefused(symbol, since)
+    }
+    return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)
   })
+
+const tally = (outcomes: ReadonlyArray<Order.BatchOutcome>): Order.BatchResult => {
+  const placed = outcomes.filter((outcome) => outcome._tag === "Placed").length
+  return { outcomes, placed, failed: outcomes.length - placed }
+}
+
+/**
+ * Settles the outcomes of a batch that say `mayExist`, by looking each order up by its clientOrderId: `Placed` when
+ * the venue has the same order (side, type, and for a limit order price and quantity), `Failed` with `mayExist:
+ * false` when it has no order with that id (the order was not placed) or another order holds the id. An outcome whose
+ * lookup fails, or whose item is not valid, is left as it was. `items` are the items the batch was given, in order.
+ */
+export const resolve = (
+  lookup: Recovery.Lookup,
+  symbol: string,
+  items: ReadonlyArray<Order.BatchItemInput>,
+  result: Order.BatchResult
+): Effect.Effect<Order.BatchResult> =>
+  Effect.map(
+    Effect.forEach(result.outcomes, (outcome) => {
+      if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
+      return validateItem(items[outcome.index]).pipe(
+        Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item)),
+        Effect.map((found): Order.BatchOutcome =>
+          found._tag === "Same"
+            ? { _tag: "Placed", index: outcome.index, clientOrderId: outcome.clientOrderId, orderId: found.orderId }
+            : {
+              ...outcome,
+              mayExist: false,
+              ...(found._tag === "None"
+                ? { message: `${outcome.message}; the venue has no order with this clientOrderId: it was not placed` }
+                : { message: `${outcome.message}; another order (${found.orderId}) holds this clientOrderId` })
+            }
+        ),
+        Effect.orElseSucceed(() => outcome)
+      )
+    }, { concurrency: 4 }),
+    tally
+  )

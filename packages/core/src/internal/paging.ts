@@ -2,6 +2,7 @@
 // one page (already retried) and decides only what to ask for next and what to yield.
 import { Effect, Option, Stream } from "effect"
 import type * as Bill from "../Bill.ts"
+import type * as Fill from "../Fill.ts"
 import type * as Order from "../Order.ts"
 import type { TradingPair } from "../Primitives.ts"
 import * as SpotError from "../SpotError.ts"
@@ -42,78 +43,173 @@ export const openOrders = (
       }))
   })
 
-interface BillCursor {
+/**
+ * A list the venue pages by time, newest first: how to ask for a page and how to read one. The bounds of a request
+ * are exclusive on the client's side; whether the venue honours them inclusively or exclusively, nothing at a bound is
+ * lost (see `byTime`).
+ */
+export interface TimeList<Item, Page> {
+  /** What the list holds, for messages ("bills", "orders", "fills"). */
+  readonly noun: string
+  /** The first page's index (bills count from 1, history and fills from 0). */
+  readonly firstPage: number
+  readonly fetch: (request: {
+    readonly start: number | undefined
+    readonly end: number | undefined
+    readonly pageIndex: number
+    readonly pageSize: number
+  }) => Effect.Effect<Page, SpotError.SpotErrorReason>
+  readonly items: (page: Page) => ReadonlyArray<Item>
+  /** The venue's "there is a next page" when it sends a boolean; anything else is not trusted. */
+  readonly hasNext: (page: Page) => unknown
+  /** The page size the venue says it served, when it says one (a venue may cap the size asked for). */
+  readonly served: (page: Page) => unknown
+  readonly time: (item: Item) => number
+  readonly id: (item: Item) => string
+}
+
+interface Cursor {
   /** Exclusive upper time bound of the next request. */
-  readonly endTime: number | undefined
+  readonly end: number | undefined
   readonly pageIndex: number
-  /** Ids already yielded at the boundary time `boundary` (they reappear under an `endTime` of boundary + 1). */
+  /** The ids of the page before, when it was asked under the same bound (to see a venue ignore the page index). */
+  readonly previous: string | undefined
+  /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
 }
 
 /**
- * Funding bills, newest first, by keyset paging over time: after a page, the next request asks for bills before
- * (oldest + 1) and drops those of that millisecond it already yielded. New bills (newer than the cursor) cannot
- * shift it, so nothing is skipped or repeated. Only when a whole page shares one millisecond does it step
- * `pageIndex` within the fixed bound, where the set is stable because bills only arrive newer.
+ * A list paged by time, newest first, as a stream by keyset paging: after a page, the next request asks for records
+ * before (oldest + 1) and drops those of that millisecond it already yielded. New records (newer than the cursor)
+ * cannot shift it, so nothing is skipped or repeated. Only when a whole page shares one millisecond does it step the
+ * page index within the fixed bound, where the set is stable because records only arrive newer.
  *
- * It also defends against venues that bend the rules: bills outside the exclusive bounds are dropped (an inclusive
- * `endTime` would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue
- * caps the size, a boolean `hasNextPage` is trusted, bills out of newest-first order fail the stream (paging by time
- * would be wrong), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop.
+ * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
+ * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
+ * the size, a boolean "next page" is trusted, records out of newest-first order fail the stream (paging by time would
+ * be wrong), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop.
  */
-export const fundingBills = (
-  page: (query: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
-  query: typeof Bill.BillQuery.Type
-): Stream.Stream<Bill.Bill, SpotError.SpotErrorReason> =>
+export const byTime = <Item, Page>(
+  list: TimeList<Item, Page>,
+  bounds: { readonly start: number | undefined; readonly end: number | undefined; readonly pageSize: number }
+): Stream.Stream<Item, SpotError.SpotErrorReason> =>
   Stream.suspend(() => {
-    const pageSize = query.pageSize ?? 100
-    const start: BillCursor = { endTime: query.endTime, pageIndex: 1, boundary: -1, boundaryIds: new Set() }
+    const { noun, time } = list
+    const pageSize = bounds.pageSize
+    const first: Cursor = {
+      end: bounds.end,
+      pageIndex: list.firstPage,
+      previous: undefined,
+      boundary: -1,
+      boundaryIds: new Set()
+    }
     let stale = 0
-    return Stream.paginate(start, (cursor: BillCursor) =>
+    return Stream.paginate(first, (cursor: Cursor) =>
       Effect.flatMap(
-        page({
-          coinId: query.coinId,
-          startTime: query.startTime,
-          endTime: cursor.endTime,
-          pageIndex: cursor.pageIndex,
-          pageSize
-        }),
+        list.fetch({ start: bounds.start, end: cursor.end, pageIndex: cursor.pageIndex, pageSize }),
         (answer) => {
-          const items = answer.items ?? []
+          const items = list.items(answer)
           for (let i = 1; i < items.length; i++) {
-            if (items[i]!.cTime > items[i - 1]!.cTime) {
-              return stalled(`bills are not newest first (cTime ${items[i - 1]!.cTime} then ${items[i]!.cTime})`)
+            if (time(items[i]!) > time(items[i - 1]!)) {
+              return stalled(
+                `${noun} are not newest first (cTime ${time(items[i - 1]!)} then ${time(items[i]!)})`
+              )
             }
           }
-          const fresh = items.filter((bill) =>
-            (query.startTime === undefined || bill.cTime > query.startTime) &&
-            (cursor.endTime === undefined || bill.cTime < cursor.endTime) &&
-            !(bill.cTime === cursor.boundary && cursor.boundaryIds.has(bill.billId))
+          const fresh = items.filter((item) =>
+            (bounds.start === undefined || time(item) > bounds.start) &&
+            (cursor.end === undefined || time(item) < cursor.end) &&
+            !(time(item) === cursor.boundary && cursor.boundaryIds.has(list.id(item)))
           )
-          // Within one millisecond's cluster (stepping pageIndex under a fixed bound) an honest venue always serves
-          // bills not yet seen; old ones mean it ignores pageIndex, and trusting its hasNextPage would skip bills.
-          if (cursor.pageIndex > 1 && items.length > 0 && fresh.length === 0) {
-            return stalled(`bills paging made no progress at pageIndex ${cursor.pageIndex}; does the venue honour it?`)
+          // Within one millisecond's cluster (stepping the page index under a fixed bound) a venue that answers the
+          // page it answered for the index before ignores the index: trusting its "next page" would skip records.
+          const ids = items.map(list.id).join(",")
+          if (cursor.previous !== undefined && items.length > 0 && fresh.length === 0 && ids === cursor.previous) {
+            return stalled(
+              `${noun} paging made no progress at pageIndex ${cursor.pageIndex}; does the venue honour it?`
+            )
           }
-          const served = typeof answer.pageSize === "number" && answer.pageSize > 0
-            ? Math.min(answer.pageSize, pageSize)
-            : pageSize
-          const done = items.length === 0 ||
-            (typeof answer.hasNextPage === "boolean" ? !answer.hasNextPage : items.length < served)
-          if (done) return Effect.succeed([fresh, Option.none<BillCursor>()] as const)
+          const said = list.served(answer)
+          const served = typeof said === "number" && said > 0 ? Math.min(said, pageSize) : pageSize
+          const hasNext = list.hasNext(answer)
+          const done = items.length === 0 || (typeof hasNext === "boolean" ? !hasNext : items.length < served)
+          if (done) return Effect.succeed([fresh, Option.none<Cursor>()] as const)
           stale = fresh.length === 0 ? stale + 1 : 0
           if (stale >= STALE_PAGES) {
-            return stalled(`bills paging made no progress: ${STALE_PAGES} pages without a new bill`)
+            return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
-          const oldest = items[items.length - 1]!.cTime
-          const ids = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
-          for (const bill of items) if (bill.cTime === oldest) ids.add(bill.billId)
-          const stuck = cursor.endTime !== undefined && oldest + 1 >= cursor.endTime
-          const next: BillCursor = stuck
-            ? { endTime: cursor.endTime, pageIndex: cursor.pageIndex + 1, boundary: oldest, boundaryIds: ids }
-            : { endTime: oldest + 1, pageIndex: 1, boundary: oldest, boundaryIds: ids }
+          const oldest = time(items[items.length - 1]!)
+          const atOldest = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
+          for (const item of items) if (time(item) === oldest) atOldest.add(list.id(item))
+          const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
+          const next: Cursor = stuck
+            ? {
+              end: cursor.end,
+              pageIndex: cursor.pageIndex + 1,
+              previous: ids,
+              boundary: oldest,
+              boundaryIds: atOldest
+            }
+            : {
+              end: oldest + 1,
+              pageIndex: list.firstPage,
+              previous: undefined,
+              boundary: oldest,
+              boundaryIds: atOldest
+            }
           return Effect.succeed([fresh, Option.some(next)] as const)
         }
       ))
   })
+
+/** Funding bills, newest first, paged by time (`byTime`). */
+export const fundingBills = (
+  page: (query: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
+  query: typeof Bill.BillQuery.Type
+): Stream.Stream<Bill.Bill, SpotError.SpotErrorReason> =>
+  byTime({
+    noun: "bills",
+    firstPage: 1,
+    fetch: ({ end, pageIndex, pageSize, start }) =>
+      page({ coinId: query.coinId, startTime: start, endTime: end, pageIndex, pageSize }),
+    items: (answer) => answer.items ?? [],
+    hasNext: (answer) => answer.hasNextPage,
+    served: (answer) => answer.pageSize,
+    time: (bill) => bill.cTime,
+    id: (bill) => bill.billId
+  }, { start: query.startTime, end: query.endTime, pageSize: query.pageSize ?? 100 })
+
+/** Order history of a symbol, newest first, paged by time (`byTime`). */
+export const orderHistory = (
+  page: (query: Order.OrderHistoryQuery) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotErrorReason>,
+  filter: typeof Order.OrderHistoryFilter.Type
+): Stream.Stream<Order.OrderRecord, SpotError.SpotErrorReason> =>
+  byTime({
+    noun: "orders",
+    firstPage: 0,
+    fetch: ({ end, pageIndex, pageSize, start }) =>
+      page({ symbol: filter.symbol, after: start, before: end, pageIndex, pageSize }),
+    items: (answer) => answer.orderInfoResultList ?? [],
+    hasNext: (answer) => answer.nextPage,
+    served: () => undefined,
+    time: (order) => order.cTime,
+    id: (order) => order.orderId
+  }, { start: filter.after, end: filter.before, pageSize: filter.pageSize ?? 100 })
+
+/** Fills of a symbol (or of one order), newest first, paged by time (`byTime`). */
+export const fills = (
+  page: (query: Fill.FillsQuery) => Effect.Effect<Fill.FillsPage, SpotError.SpotErrorReason>,
+  filter: typeof Fill.FillsFilter.Type
+): Stream.Stream<Fill.FillRecord, SpotError.SpotErrorReason> =>
+  byTime({
+    noun: "fills",
+    firstPage: 0,
+    fetch: ({ end, pageIndex, pageSize, start }) =>
+      page({ symbol: filter.symbol, orderId: filter.orderId, after: start, before: end, pageIndex, pageSize }),
+    items: (answer) => answer.fillsOrderResultList ?? [],
+    hasNext: (answer) => answer.nextPage,
+    served: () => undefined,
+    time: (fill) => fill.cTime,
+    id: (fill) => fill.fillId
+  }, { start: filter.after, end: filter.before, pageSize: filter.pageSize ?? 100 })

@@ -4,7 +4,8 @@
 //   limit    waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on;
 //            a 429 pauses the shared budgets
 //   sign     stamps the request with the clock corrected by the server's, signs it (never twice the same signature),
-//            learns the server's clock back
+//            learns the server's clock back; before the client's first signed request, asks the server's time once
+//            (best effort)
 //   answer   checks status and envelope, maps every failure to a reason, scrubs what it quotes
 //   timeout  bounds the exchange on the Clock (unless the transport bounds it itself: `timeoutBy: "transport"`)
 //   read     reads the body into memory, at most `maxResponseBytes` of it (BufferedResponse.read)
@@ -12,11 +13,12 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, type Duration, Effect, Redacted, Result, type Schema } from "effect"
+import { Cause, Clock, type Duration, Effect, Redacted, Result, Schema } from "effect"
 import { Headers, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { BufferedResponse, read as readBody } from "../BufferedResponse.ts"
 import * as Envelope from "../Envelope.ts"
 import * as Json from "../Json.ts"
+import * as Market from "../Market.ts"
 import * as Signer from "../Signer.ts"
 import type * as SpotError from "../SpotError.ts"
 import * as Venue from "../Venue.ts"
@@ -34,6 +36,8 @@ export interface Options {
   readonly maxResponseBytes: number
   /** The budgets the client charges; none when limiting is off. */
   readonly limiter: Budget.Limiter | undefined
+  /** Whether the server's time is asked for before the first signed request. */
+  readonly syncTime: boolean
 }
 
 /**
@@ -94,6 +98,7 @@ const stage = <E, E2>(
   )
 
 const decodeStandard = Envelope.decodeStandard
+const decodeServerTime = Schema.decodeUnknownEffect(Market.ServerTime)
 
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): string =>
   request.body._tag === "Uint8Array" ? request.body.text ?? new TextDecoder().decode(request.body.body) : ""
@@ -268,10 +273,16 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     })
   }
 
+  // The first signed request waits for one ask of the server's time (`sync`, below), so that even it is stamped with
+  // the server's clock; concurrent first requests share that ask. It is best effort: a failure leaves the offset to
+  // be learned from answers (and a 40008 re-signs), and it is not asked again.
+  let synced = !options.syncTime
+  let sync: Effect.Effect<void> = Effect.void
+
   const signed = stage(answered, (request, next) => {
     const endpoint = endpointOf(request)
     if (endpoint?.permission === undefined) return next(request)
-    return Effect.flatMap(Clock.currentTimeMillis, (sentAt) => {
+    const send = Effect.flatMap(Clock.currentTimeMillis, (sentAt) => {
       const requestPath = request.url.slice(options.baseUrl.length)
       return Effect.flatMap(
         // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
@@ -286,6 +297,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
           )
       )
     })
+    return synced ? send : Effect.andThen(sync, send)
   })
 
   // --- limit: runs the exchange with a permit and settles it however the exchange ends: an unsettled permit keeps
@@ -304,6 +316,26 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   })
 
   const client = limited as HttpClient.HttpClient.With<SpotError.SpotErrorReason>
+  const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    client.execute(request) as Effect.Effect<VenueResponse, SpotError.SpotErrorReason>
+
+  // One ask of the server's time, which moves the offset like any answer's time does.
+  const timeRequest = bases.get(Venue.endpoints.serverTime.name)!
+  const serverTime = Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
+    execute(timeRequest).pipe(
+      Effect.flatMap((response) =>
+        Effect.mapError(decodeServerTime(response.payload), (error) => response.schemaError(error))
+      ),
+      Effect.tap((time) => learn(time, sentAt))
+    ))
+  sync = yield* Effect.cached(
+    serverTime.pipe(
+      Effect.catch((reason) => Effect.logDebug(`spotkit: server time unavailable (${reason.message})`)),
+      Effect.andThen(Effect.sync(() => {
+        synced = true
+      }))
+    )
+  )
 
   return {
     client,
@@ -318,8 +350,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         : HttpClientRequest.bodyText(base, payload, "application/json")
     },
     /** Sends a request through the pipeline. */
-    execute: (request: HttpClientRequest.HttpClientRequest): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-      client.execute(request) as Effect.Effect<VenueResponse, SpotError.SpotErrorReason>,
+    execute,
+    /** Asks the server's time (ms), and learns the clock offset from it. */
+    serverTime,
     /** Current estimate of server time minus local time, in ms. */
     clockOffset: Effect.sync(() => offset)
   }

@@ -1,69 +1,103 @@
 // Recovery of orders whose placement may have been applied although the call failed (its answer was lost or garbled,
-// or the server failed after acting on it): the order is looked up before the caller is told anything, so that a
-// caller who places it again does not place it twice.
-import { Effect, Stream } from "effect"
+// or the server failed after acting on it): the order is looked up by its clientOrderId (`order`, which sees filled
+// and cancelled orders too) before the caller is told anything, so that a caller who places it again does not place
+// it twice, and an order that filled at once (market, IOC, FOK) is reported with its id.
+import { Effect } from "effect"
 import type * as Order from "../Order.ts"
-import type { OrderId, TradingPair } from "../Primitives.ts"
+import type { OrderId } from "../Primitives.ts"
 import * as SpotError from "../SpotError.ts"
+import * as Decimal from "./decimal.ts"
 import type * as Retry from "./retry.ts"
 
-/** The open orders of a symbol, as the client streams them. */
-export type OpenOrders = (symbol: TradingPair) => Stream.Stream<Order.OpenOrder, SpotError.SpotErrorReason>
-
-// Exact decimal equality regardless of formatting ("1.50" = "1.5", "2.0" = "2").
-const sameDecimal = (a: string, b: string) => {
-  const normal = (value: string) => value.includes(".") ? value.replace(/0+$/, "").replace(/\.$/, "") : value
-  return normal(a) === normal(b)
-}
-
-const isSameOrder = (open: Order.OpenOrder, item: Order.BatchItem) =>
-  open.side === item.side &&
-  open.orderType === item.orderType &&
-  (item.orderType !== "limit" ||
-    (item.price !== undefined && sameDecimal(open.price, item.price) && sameDecimal(open.quantity, item.quantity)))
+/**
+ * The orders of a symbol with these clientOrderIds, as the client looks them up (retried): each id found maps to its
+ * record. Fails when the lookup could not be done.
+ */
+export type Lookup = (
+  symbol: string,
+  clientOrderIds: ReadonlyArray<string>
+) => Effect.Effect<ReadonlyMap<string, Order.OrderRecord>, SpotError.SpotErrorReason>
 
 /**
- * Looks up, among the open orders, the orders an ambiguous attempt may have placed, by clientOrderId. An open order
- * counts only if it is the same order (side, type, and for limit orders price and quantity): a clientOrderId reused
- * from an older order must not be mistaken for this one.
+ * Whether a record is the order an item would have placed on `symbol`: same symbol, side and type, and for a limit
+ * order the same price and quantity (whatever their formatting). A clientOrderId reused from an older order must not
+ * be taken for it.
  */
-export const findOpenOrders = (
-  openOrders: OpenOrders,
-  symbol: TradingPair,
+export const isSameOrder = (record: Order.OrderRecord, symbol: string, item: Order.BatchItem): boolean =>
+  record.symbol === symbol &&
+  record.side === item.side &&
+  record.orderType === item.orderType &&
+  (item.orderType !== "limit" ||
+    (item.price !== undefined && Decimal.equal(record.price, item.price) &&
+      Decimal.equal(record.quantity, item.quantity)))
+
+/** What looking an order up by its clientOrderId found. */
+export type Found =
+  | { readonly _tag: "Same"; readonly orderId: OrderId }
+  | { readonly _tag: "Other"; readonly orderId: OrderId }
+  | { readonly _tag: "None" }
+
+/** What was found under a clientOrderId, for the order `item` would have placed on `symbol`. */
+const judge = (record: Order.OrderRecord | undefined, symbol: string, item: Order.BatchItem): Found =>
+  record === undefined
+    ? { _tag: "None" }
+    : { _tag: isSameOrder(record, symbol, item) ? "Same" : "Other", orderId: record.orderId }
+
+/** Looks up the order `item` would have placed on `symbol` under `clientOrderId`. */
+export const find = (
+  lookup: Lookup,
+  symbol: string,
+  clientOrderId: string,
+  item: Order.BatchItem
+): Effect.Effect<Found, SpotError.SpotErrorReason> =>
+  Effect.map(lookup(symbol, [clientOrderId]), (found) => judge(found.get(clientOrderId), symbol, item))
+
+/**
+ * Looks up, by clientOrderId, the orders an ambiguous attempt may have placed; answers those found that are the
+ * same order. A lookup that fails finds none.
+ */
+export const findMany = (
+  lookup: Lookup,
+  symbol: string,
   wanted: ReadonlyMap<string, Order.BatchItem>
-): Effect.Effect<Map<string, OrderId>, SpotError.SpotErrorReason> =>
-  openOrders(symbol).pipe(
-    Stream.filter((open) => {
-      const item = wanted.get(open.clientOrderId)
-      return item !== undefined && isSameOrder(open, item)
+): Effect.Effect<Map<string, OrderId>> =>
+  lookup(symbol, [...wanted.keys()]).pipe(
+    Effect.map((found) => {
+      const out = new Map<string, OrderId>()
+      for (const [clientOrderId, item] of wanted) {
+        const judged = judge(found.get(clientOrderId), symbol, item)
+        if (judged._tag === "Same") out.set(clientOrderId, judged.orderId)
+      }
+      return out
     }),
-    Stream.runFold(() => new Map<string, OrderId>(), (found, order) => found.set(order.clientOrderId, order.orderId))
+    Effect.orElseSucceed(() => new Map<string, OrderId>())
   )
 
 /**
  * What a failed placement answers: its reason when no attempt may have been applied; otherwise the order if it is
- * found, or why it may exist (a duplicate after a retry, or an outcome the open orders do not settle).
+ * found, or why it may exist (a duplicate after a retry, or an outcome the lookup does not settle).
  */
 export const placement = (
-  openOrders: OpenOrders,
+  lookup: Lookup,
   order: Order.PlaceOrder,
   clientOrderId: string,
   failure: Retry.Failure
 ): Effect.Effect<Order.PlaceOrderResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
-  return findOpenOrders(openOrders, order.symbol, new Map([[clientOrderId, order]])).pipe(
+  return find(lookup, order.symbol, clientOrderId, order).pipe(
     Effect.matchEffect({
-      onFailure: () =>
+      onFailure: (lookupReason) =>
         Effect.fail(
           new SpotError.OutcomeUnknownError({
-            description: `${reason.message}; the order could not be looked up among the open orders`,
+            description: `${reason.message}; the order could not be looked up (${lookupReason.message})`,
             clientOrderId
           })
         ),
       onSuccess: (found) => {
-        const orderId = found.get(clientOrderId)
-        if (orderId !== undefined) return Effect.succeed<Order.PlaceOrderResult>({ orderId, clientOrderId })
+        if (found._tag === "Same") {
+          return Effect.succeed<Order.PlaceOrderResult>({ orderId: found.orderId, clientOrderId })
+        }
         return Effect.fail(
           reason._tag === "DuplicateOrderError"
             ? new SpotError.DuplicateOrderError({
@@ -75,7 +109,9 @@ export const placement = (
               afterRetry: true
             })
             : new SpotError.OutcomeUnknownError({
-              description: `${reason.message}; the order is not among the open orders`,
+              description: found._tag === "Other"
+                ? `${reason.message}; the venue knows another order (${found.orderId}) with this clientOrderId`
+                : `${reason.message}; the venue does not know the order (yet)`,
               clientOrderId
             })
         )

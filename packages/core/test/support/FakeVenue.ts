@@ -11,6 +11,7 @@ import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { type Bill, type Order, SpotClient, SpotError, type Transfer, Venue } from "../../src/index.ts"
+import * as Surface from "./fakeSurface.ts"
 
 export const credentials = {
   apiKey: "test-api-key-7f3a",
@@ -19,7 +20,13 @@ export const credentials = {
 } as const
 
 export interface Received {
+  /** The path and query, as signed. */
   readonly path: string
+  /** The path without the query. */
+  readonly pathname: string
+  readonly method: string
+  /** The query's parameters (GET). */
+  readonly query: Readonly<Record<string, string>>
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   readonly json: Record<string, unknown>
@@ -46,6 +53,9 @@ export interface FakeOrder {
   readonly price: string
   readonly quantity: string
   readonly cTime: number
+  /** As the venue answers it (`open` when absent); `full_fill` and `cancelled` orders are not open. */
+  readonly status?: string
+  readonly fillQuantity?: string
 }
 
 export interface FakeBill {
@@ -68,6 +78,12 @@ export interface FakeVenueOptions {
   readonly idsAsStrings?: boolean
   /** The credentials the venue accepts. @default `credentials` */
   readonly credentials?: { readonly apiKey: string; readonly secretKey: string; readonly passphrase: string }
+  /** History and fills treat `after`/`before` as inclusive (the spec's choice is exclusive). */
+  readonly inclusiveBounds?: boolean
+  /** Cancels of an order that is not open answer an error envelope (43001, 43004) instead of `result: false`. */
+  readonly cancelErrorsAsEnvelope?: boolean
+  /** Paths the venue does not serve: answered HTTP 404 (a venue without orderInfo, say). */
+  readonly notServed?: ReadonlyArray<string>
 }
 
 /** A realistic "now" for tests: set it with `TestClock.setTime(NOW)` (the venue wants 13-digit timestamps). */
@@ -81,9 +97,22 @@ export const envelope = (code: string, msg: string, requestTime: number, dataJso
   `{"code":"${code}","msg":${JSON.stringify(msg)},"requestTime":${requestTime},"data":${dataJson}}`
 
 export class FakeVenue {
+  /** The signed requests the venue received. */
   readonly requests: Array<Received> = []
+  /**
+   * The public requests (server time, exchangeInfo), kept apart: the client sends them on its own (a time sync before
+   * its first signed request, the symbol rules before its first order), and the tests count signed requests.
+   */
+  readonly publicRequests: Array<Received> = []
+  /** The last request of either kind. */
+  last: Received | undefined
   readonly orders: Array<FakeOrder> = []
   readonly bills: Array<FakeBill> = []
+  readonly fills: Array<Surface.FakeFill> = []
+  readonly transfers: Array<Surface.FakeTransfer> = []
+  readonly balances: Array<Surface.FakeBalance> = []
+  /** The symbol rules exchangeInfo answers (the venue's sample fields). */
+  readonly rules: Array<Record<string, unknown>> = [Surface.rulesOf(SYMBOL)]
   readonly faults: Array<{ readonly path?: string; readonly fault: Fault }> = []
   /** Called after each request is handled (e.g. to insert bills between pages). */
   onHandled: (request: Received) => void = () => {}
@@ -104,7 +133,7 @@ export class FakeVenue {
   }
 
   count(path: string): number {
-    return this.requests.filter((request) => request.path === path).length
+    return this.requests.filter((request) => request.path === path || request.pathname === path).length
   }
 
   get layer(): Layer.Layer<HttpClient.HttpClient> {
@@ -121,8 +150,18 @@ export class FakeVenue {
     const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
     const headers: Record<string, string> = { ...request.headers }
     const path = url.pathname + url.search
-    const received: Received = { path, headers, body, json: body === "" ? {} : JSON.parse(body) }
-    this.requests.push(received)
+    const received: Received = {
+      path,
+      pathname: url.pathname,
+      method: request.method,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body,
+      json: body === "" ? {} : JSON.parse(body)
+    }
+    const isPublic = isPublicPath(url.pathname)
+    ;(isPublic ? this.publicRequests : this.requests).push(received)
+    this.last = received
     const respond = (status: number, text: string) =>
       Effect.succeed(HttpClientResponse.fromWeb(request, new Response(text, { status })))
     const lost = () =>
@@ -134,11 +173,18 @@ export class FakeVenue {
     const venueError = (code: string, msg: string, status = 400) =>
       respond(status, envelope(code, msg, serverNow, "null"))
 
-    const index = this.faults.findIndex((entry) => entry.path === undefined || entry.path === path)
+    // A fault without a path strikes the next signed request; a public one only by its path.
+    const index = this.faults.findIndex((entry) =>
+      entry.path === undefined ? !isPublic : entry.path === path || entry.path === url.pathname
+    )
     const fault = index === -1 ? undefined : this.faults.splice(index, 1)[0]!.fault
     if (fault?.kind === "http") return respond(fault.status, fault.body)
     if (fault?.kind === "venue") return venueError(fault.code, fault.msg ?? "scripted", fault.status ?? 400)
     if (fault?.kind === "dropBefore") return lost()
+    if (isPublic) {
+      const answer = Surface.publicAnswer(this, url.pathname, received, serverNow)
+      return respond(answer.status, answer.text)
+    }
 
     // Authentication as DESIGN §3.
     const timestamp = headers["access-timestamp"] ?? ""
@@ -153,14 +199,16 @@ export class FakeVenue {
       return venueError("40007", "Invalid Content_Type, please use \"application/json\"")
     }
     if (Math.abs(Number(timestamp) - serverNow) > 30_000) return venueError("40008", "Request timestamp expired")
-    if (headers["access-sign"] !== hmac(accepted.secretKey, timestamp + "POST" + path + body)) {
+    if (headers["access-sign"] !== hmac(accepted.secretKey, timestamp + request.method + path + body)) {
       return venueError("40009", "sign signature error")
     }
     if (headers["access-passphrase"] !== accepted.passphrase) {
       return venueError("40012", "apikey/password is incorrect")
     }
 
-    const answer = this.apply(path, received.json, serverNow)
+    const answer = this.options.notServed?.includes(url.pathname)
+      ? { status: 404, text: "<html><body>Not Found</body></html>" }
+      : this.apply(url.pathname, received, serverNow)
     this.onHandled(received)
     if (fault?.kind === "dropAfter") return lost()
     if (fault?.kind === "garbleAfter") return respond(200, fault.body)
@@ -190,7 +238,8 @@ export class FakeVenue {
     return order
   }
 
-  private apply(path: string, json: Record<string, unknown>, now: number): { status: number; text: string } {
+  private apply(path: string, received: Received, now: number): { status: number; text: string } {
+    const json = received.json
     const ok = (dataJson: string) => ({ status: 200, text: envelope("00000", "success", now, dataJson) })
     const error = (code: string, msg: string) => ({ status: 400, text: envelope(code, msg, now, "null") })
     switch (path) {
@@ -226,7 +275,7 @@ export class FakeVenue {
         const limit = Number(json.limit ?? 100)
         const pageNo = Number(json.pageNo ?? 0)
         const list = this.orders
-          .filter((order) => order.symbol === json.symbol)
+          .filter((order) => order.symbol === json.symbol && !Surface.isFinal(order))
           .sort((a, b) => b.cTime - a.cTime || (b.orderId > a.orderId ? 1 : -1))
           .slice(pageNo * limit, pageNo * limit + limit)
           .map((order) =>
@@ -272,10 +321,21 @@ export class FakeVenue {
       }
       case "/api/v2/rebate/affiliate/internalWithdrawal": {
         const id = this.nextTransferId++
+        this.transfers.push({
+          withdrawId: String(id),
+          fromUserId: "10012",
+          // From the text: JSON.parse would round a 64-bit id.
+          toUserId: /"toUserId":(\d+)/.exec(received.body)?.[1] ?? "0",
+          coin: String(json.coin),
+          amount: String(json.amount),
+          status: "SUCCESS",
+          createTime: now
+        })
         return { status: 200, text: `{"code":"200","id":"${id}","timestamp":${now}}` }
       }
       default:
-        return { status: 404, text: "<html><body>Not Found</body></html>" }
+        return Surface.signedAnswer(this, path, received, now) ??
+          { status: 404, text: "<html><body>Not Found</body></html>" }
     }
   }
 
@@ -351,12 +411,29 @@ export const reasonOf = <T extends SpotError.SpotErrorReason["_tag"]>(
   return error.reason as Extract<SpotError.SpotErrorReason, { _tag: T }>
 }
 
+/**
+ * Whether a path is one of the venue's public endpoints (server time, exchangeInfo, products): requests the client
+ * sends on its own, which tests that count or time the signed requests leave out.
+ */
+export const isPublicPath = (path: string): boolean =>
+  Venue.endpointByPath.has(path) && Venue.endpointByPath.get(path)!.permission === undefined
+
 /** Endpoint paths, by short name. */
 export const BILLS = Venue.endpoints.fundingBills.path
 export const TRANSFER = Venue.endpoints.internalTransfer.path
 export const OPEN_ORDERS = Venue.endpoints.openOrders.path
 export const ORDERS = Venue.endpoints.placeOrder.path
 export const BATCH = Venue.endpoints.placeOrders.path
+export const ORDER_INFO = Venue.endpoints.order.path
+export const CANCEL = Venue.endpoints.cancelOrder.path
+export const CANCEL_BATCH = Venue.endpoints.cancelOrders.path
+export const CANCEL_ALL = Venue.endpoints.cancelAll.path
+export const HISTORY = Venue.endpoints.orderHistory.path
+export const FILLS = Venue.endpoints.fills.path
+export const ASSETS = Venue.endpoints.balances.path
+export const TRANSFER_STATUS = Venue.endpoints.transferStatus.path
+export const EXCHANGE_INFO = Venue.endpoints.exchangeInfo.path
+export const SERVER_TIME = Venue.endpoints.serverTime.path
 
 /** The venue's own order id (exact digits) for a clientOrderId, asserting there is exactly one such order. */
 export const venueOrderId = (venue: FakeVenue, clientOrderId: string): string => {
@@ -369,9 +446,9 @@ export const venueOrderId = (venue: FakeVenue, clientOrderId: string): string =>
 export const orderIdOf = (outcome: Order.BatchOutcome | undefined): string | undefined =>
   outcome?._tag === "Placed" ? String(outcome.orderId) : outcome?._tag
 
-/** Requests the venue received on `path`, in order. */
+/** Signed requests the venue received on `path` (with or without their query), in order. */
 export const requestsTo = (venue: FakeVenue, path: string): Array<Received> =>
-  venue.requests.filter((request) => request.path === path)
+  venue.requests.filter((request) => request.path === path || request.pathname === path)
 
 /** `count` clientOrderIds: `${prefix}0`, `${prefix}1`, ... */
 export const ids = (count: number, prefix = "c"): Array<string> =>
@@ -462,7 +539,7 @@ export class ScriptedVenue extends FakeVenue {
           const { body, status } = this.answerFor(
             url.pathname,
             { status: response.status, body: text },
-            this.requests.at(-1)!
+            this.last!
           )
           return HttpClientResponse.fromWeb(request, new Response(body, { status }))
         }))

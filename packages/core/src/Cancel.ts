@@ -1,0 +1,161 @@
+/**
+ * Cancels (spec-extended §1, §2): one order by orderId or clientOrderId, many orders of a symbol, every open order of
+ * a symbol; the venue's answers (in its own naming) and the typed outcomes the client makes of them.
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import * as Checks from "./internal/checks.ts"
+import * as Order from "./Order.ts"
+import { IdFromWire, type OrderId, TradingPair } from "./Primitives.ts"
+
+/**
+ * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...Checks.orderRefFields }).check(
+  Checks.exactlyOneRef
+)
+
+/**
+ * The input of `cancelOrder`: the symbol, and the order by orderId or clientOrderId.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export type CancelOrderInput = { readonly symbol: string } & Order.OrderRef
+
+/**
+ * One item of `cancelOrders`: an order by orderId or clientOrderId (exactly one).
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelOrdersRequest = Order.OrderInfoRequest
+
+/**
+ * Every open order of a symbol, as `cancelAll` takes it.
+ *
+ * @since 0.2.0
+ * @category requests
+ */
+export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
+
+/**
+ * The `data` of `cancel-order`, in the venue's snake_case (spec-extended §1).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const CancelOrderResponse = Schema.Struct({
+  order_id: Schema.optional(Schema.NullOr(IdFromWire)),
+  client_oid: Schema.optional(Schema.NullOr(Schema.String)),
+  symbol: Schema.optional(Schema.NullOr(Schema.String)),
+  result: Schema.Boolean,
+  err_code: Schema.optional(Schema.NullOr(IdFromWire)),
+  err_msg: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelOrderResponse = typeof CancelOrderResponse.Type
+
+/**
+ * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (spec-extended §2).
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export const CancelBatchResponse = Schema.Struct({
+  successList: Schema.optional(Schema.NullOr(Schema.Array(IdFromWire))),
+  failureList: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
+    orderId: Schema.optional(Schema.NullOr(IdFromWire)),
+    clientOid: Schema.optional(Schema.NullOr(Schema.String)),
+    errCode: Schema.optional(Schema.NullOr(IdFromWire)),
+    errMsg: Schema.optional(Schema.NullOr(Schema.String))
+  }))))
+})
+
+/**
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelBatchResponse = typeof CancelBatchResponse.Type
+
+/**
+ * What a cancel did to one order; the ids are those the call named, completed by those the venue answered.
+ * `Cancelled`: it was open and is cancelled now (`orderId` is absent only when the venue did not say it).
+ * `NotOpen`: there was nothing to cancel — `unknown` (no such order) or `final` (already filled or cancelled); an
+ * answer, not a failure.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelOutcome =
+  | {
+    readonly _tag: "Cancelled"
+    readonly orderId?: OrderId | undefined
+    readonly clientOrderId?: string | undefined
+  }
+  | {
+    readonly _tag: "NotOpen"
+    readonly orderId?: OrderId | undefined
+    readonly clientOrderId?: string | undefined
+    readonly reason: "unknown" | "final"
+    /** The venue's code (`43001`, `43004`, or another it sent) and message. */
+    readonly code: string
+    readonly message: string
+  }
+
+/**
+ * The outcome of one item of `cancelOrders`, at its `index` in the input: a `CancelOutcome`, or `Failed` when the
+ * item was invalid, its request failed after retries, or the venue refused it for another reason (`code` is the
+ * venue's code or the reason's tag). A failed cancel can be sent again: cancelling twice does no harm.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export type CancelOrdersOutcome =
+  | (CancelOutcome & { readonly index: number })
+  | {
+    readonly _tag: "Failed"
+    readonly index: number
+    readonly orderId?: OrderId | undefined
+    readonly clientOrderId?: string | undefined
+    readonly code: string
+    readonly message: string
+  }
+
+/**
+ * The result of `cancelOrders`: one outcome per item, in input order, and how many ended each way.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export interface CancelOrdersResult {
+  readonly outcomes: ReadonlyArray<CancelOrdersOutcome>
+  readonly cancelled: number
+  readonly notOpen: number
+  readonly failed: number
+}
+
+/**
+ * The result of `cancelAll`: the ids of the orders it cancelled, and the orders the venue listed as not cancelled
+ * (typically filled meanwhile), with its code and message.
+ *
+ * @since 0.2.0
+ * @category responses
+ */
+export interface CancelAllResult {
+  readonly cancelled: ReadonlyArray<OrderId>
+  readonly notCancelled: ReadonlyArray<{
+    readonly orderId?: OrderId | undefined
+    readonly clientOrderId?: string | undefined
+    readonly code: string
+    readonly message: string
+  }>
+}

@@ -1,0 +1,149 @@
+// Symbol rules (exchangeInfo): the cache a client keeps of them, and the check of an order against them before it is
+// sent. The cache loads every symbol's rules in one request, on first use, shared by concurrent callers; it loads
+// again when they are older than `maxAge`, when asked to (`refresh`), and when the venue refuses an order for a rule
+// the cached copy did not catch (40808, 45110: the rules changed). Placing never fails because the rules could not
+// be loaded: the order is then sent unchecked, and the load is not tried again for a while.
+import { Clock, Effect } from "effect"
+import type * as Market from "../Market.ts"
+import type { OrderType, Side } from "../Order.ts"
+import * as SpotError from "../SpotError.ts"
+import * as Decimal from "./decimal.ts"
+
+/** The part of an order the rules judge. */
+export interface Checked {
+  readonly side: Side
+  readonly orderType: OrderType
+  readonly price?: string | undefined
+  readonly quantity: string
+}
+
+/** One symbol's rules, prepared for checking orders. */
+export interface Checker {
+  readonly rules: Market.SymbolRules
+  /** Why the order breaks a rule, with the nearest valid values; undefined when it keeps them all. */
+  readonly check: (order: Checked) => SpotError.SymbolRuleError | undefined
+}
+
+const nonZero = (value: string) => /[1-9]/.test(value)
+
+/** Prepares a symbol's rules for checking orders. */
+export const checker = (rules: Market.SymbolRules): Checker => {
+  const tick = Decimal.step(rules.tickSize)
+  const step = Decimal.step(rules.stepSize)
+  const min = nonZero(rules.minTradeAmount) ? rules.minTradeAmount : undefined
+  const max = nonZero(rules.maxTradeAmount) ? rules.maxTradeAmount : undefined
+  const broken = (
+    rule: SpotError.SymbolRuleError["rule"],
+    field: string,
+    value: string,
+    limit: string,
+    nearest: ReadonlyArray<string>
+  ) => new SpotError.SymbolRuleError({ symbol: rules.symbol, rule, field, value, limit, nearest })
+  const within = (quantity: string) =>
+    (min === undefined || Decimal.compare(quantity, min) >= 0) &&
+    (max === undefined || Decimal.compare(quantity, max) <= 0)
+  // The valid quantity closest to a bound: the bound itself when it is on the step, else the next step inside.
+  const inside = (bound: string, direction: "up" | "down") => {
+    if (Decimal.isMultiple(bound, step)) return bound
+    const { down, up } = Decimal.around(bound, step)
+    return direction === "up" ? up : down
+  }
+  return {
+    rules,
+    check: (order) => {
+      if (!rules.enableTrade) return broken("enableTrade", "symbol", rules.symbol, "false", [])
+      const price = order.price
+      if (order.orderType === "limit" && price !== undefined && !Decimal.isMultiple(price, tick)) {
+        const { down, up } = Decimal.around(price, tick)
+        return broken("tickSize", "price", price, rules.tickSize, nonZero(down) ? [down, up] : [up])
+      }
+      // A market buy's quantity is in the quote coin: the base coin's step and bounds do not apply to it.
+      if (order.orderType === "market" && order.side === "buy") return undefined
+      const quantity = order.quantity
+      if (!Decimal.isMultiple(quantity, step)) {
+        const { down, up } = Decimal.around(quantity, step)
+        return broken("stepSize", "quantity", quantity, rules.stepSize, [down, up].filter(within))
+      }
+      if (min !== undefined && Decimal.compare(quantity, min) < 0) {
+        return broken("minTradeAmount", "quantity", quantity, min, [inside(min, "up")].filter(within))
+      }
+      if (max !== undefined && Decimal.compare(quantity, max) > 0) {
+        return broken("maxTradeAmount", "quantity", quantity, max, [inside(max, "down")].filter(within))
+      }
+      return undefined
+    }
+  }
+}
+
+/** What the cache needs: one request for every symbol's rules, already retried. */
+export type Load = Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotErrorReason>
+
+/** A client's cache of symbol rules. */
+export interface Cache {
+  /** Every symbol's rules, loaded when there are none yet or they are older than `maxAge`. */
+  readonly all: Effect.Effect<ReadonlyMap<string, Checker>, SpotError.SpotErrorReason>
+  /** Loads the rules again now. */
+  readonly refresh: Effect.Effect<ReadonlyMap<string, Checker>, SpotError.SpotErrorReason>
+  /**
+   * For placing an order: the symbol's rules when they are known (loaded on first use), undefined when the symbol is
+   * not listed or the rules cannot be loaded (then not tried again for `retryMillis`). Never fails.
+   */
+  readonly forOrder: (symbol: string) => Effect.Effect<Checker | undefined>
+  /** How many times the rules were loaded: a call notes it when it checks an order, to refresh only stale rules. */
+  readonly generation: () => number
+  /**
+   * After the venue refused an order for a rule: the symbol's rules loaded again, unless they were loaded since the
+   * call noted `generation` (another call refreshed them meanwhile) or a load failed less than `retryMillis` ago.
+   * Never fails.
+   */
+  readonly refreshedSince: (symbol: string, generation: number) => Effect.Effect<Checker | undefined>
+}
+
+interface Loaded {
+  readonly bySymbol: ReadonlyMap<string, Checker>
+  readonly at: number
+  readonly generation: number
+}
+
+/** A cache of symbol rules. */
+export const make = (load: Load, options: { readonly maxAge: number; readonly retryMillis: number }) =>
+  Effect.gen(function*() {
+    let loaded: Loaded | undefined
+    let failedAt = -Infinity
+    const fetch = Effect.flatMap(load, (list) =>
+      Effect.map(Clock.currentTimeMillis, (at) => {
+        const bySymbol = new Map<string, Checker>()
+        for (const rules of list) bySymbol.set(rules.symbol, checker(rules))
+        loaded = { bySymbol, at, generation: (loaded?.generation ?? 0) + 1 }
+        return bySymbol as ReadonlyMap<string, Checker>
+      })).pipe(
+        Effect.tapError(() => Effect.map(Clock.currentTimeMillis, (now) => void (failedAt = now)))
+      )
+    // One request at a time, shared by every caller that asks meanwhile; nothing kept once it is done (`loaded` is).
+    const [shared] = yield* Effect.cachedInvalidateWithTTL(fetch, 0)
+
+    const all = Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => loaded !== undefined && now - loaded.at < options.maxAge ? Effect.succeed(loaded.bySymbol) : shared
+    )
+    const bestEffort = (symbol: string) =>
+      Effect.match(shared, {
+        onFailure: () => loaded?.bySymbol.get(symbol),
+        onSuccess: (bySymbol) => bySymbol.get(symbol)
+      })
+    const forOrder = (symbol: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (loaded !== undefined && now - loaded.at < options.maxAge) {
+          return Effect.succeed(loaded.bySymbol.get(symbol))
+        }
+        if (now - failedAt < options.retryMillis) return Effect.succeed(loaded?.bySymbol.get(symbol))
+        return bestEffort(symbol)
+      })
+    const generation = () => loaded?.generation ?? 0
+    const refreshedSince = (symbol: string, since: number) =>
+      loaded !== undefined && loaded.generation > since
+        ? Effect.succeed(loaded.bySymbol.get(symbol))
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          now - failedAt < options.retryMillis ? Effect.succeed(loaded?.bySymbol.get(symbol)) : bestEffort(symbol))
+    return { all, refresh: shared, forOrder, generation, refreshedSince } satisfies Cache
+  })

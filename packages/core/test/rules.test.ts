@@ -1,0 +1,307 @@
+/**
+ * Symbol rules (src/internal/rules.ts): the check of an order against its symbol's tick, step, minimum and maximum
+ * quantity and `enableTrade`, with the nearest valid values; the client's cache of exchangeInfo (loaded on first use,
+ * once for concurrent callers, again when older than its maximum age, refreshed once after a 40808 or 45110), and the
+ * option that turns the check off. Checked orders that break a rule never reach the network.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import { Market, type Order, type SpotError } from "../src/index.ts"
+import * as Rules from "../src/internal/rules.ts"
+import * as Surface from "./support/fakeSurface.ts"
+import {
+  BATCH,
+  EXCHANGE_INFO,
+  FakeVenue,
+  limitOrderAt,
+  ORDERS,
+  reasonOf,
+  SYMBOL,
+  withClient
+} from "./support/FakeVenue.ts"
+
+const decodeRules = Schema.decodeUnknownSync(Market.SymbolRules)
+
+/** A checker for rules tick 0.01, step 0.0001, quantity 0.0001..100000 with `overrides`. */
+const checkerOf = (overrides: Record<string, unknown> = {}) =>
+  Rules.checker(decodeRules(Surface.rulesOf(SYMBOL, overrides)))
+
+const limit = (price: string, quantity: string): Rules.Checked => ({ side: "buy", orderType: "limit", price, quantity })
+
+const brief = (error: SpotError.SymbolRuleError | undefined) =>
+  error === undefined
+    ? undefined
+    : { rule: error.rule, field: error.field, value: error.value, limit: error.limit, nearest: error.nearest }
+
+describe("the check", () => {
+  const checker = checkerOf()
+
+  it("keeps valid orders, whatever their trailing zeros", () => {
+    for (
+      const order of [
+        limit("27123.45", "0.015"),
+        limit("100.10", "0.060000"),
+        limit("0.01", "0.0001"),
+        limit("1", "100000")
+      ]
+    ) {
+      assert.isUndefined(checker.check(order), JSON.stringify(order))
+    }
+  })
+
+  it.each([
+    {
+      order: limit("27123.456", "1"),
+      expected: {
+        rule: "tickSize",
+        field: "price",
+        value: "27123.456",
+        limit: "0.01",
+        nearest: ["27123.45", "27123.46"]
+      }
+    },
+    {
+      order: limit("0.005", "1"),
+      expected: { rule: "tickSize", field: "price", value: "0.005", limit: "0.01", nearest: ["0.01"] }
+    },
+    {
+      order: limit("100", "0.00015"),
+      expected: {
+        rule: "stepSize",
+        field: "quantity",
+        value: "0.00015",
+        limit: "0.0001",
+        nearest: ["0.0001", "0.0002"]
+      }
+    },
+    {
+      order: limit("100", "0.00005"),
+      expected: { rule: "stepSize", field: "quantity", value: "0.00005", limit: "0.0001", nearest: ["0.0001"] }
+    },
+    {
+      order: limit("100", "100001"),
+      expected: { rule: "maxTradeAmount", field: "quantity", value: "100001", limit: "100000", nearest: ["100000"] }
+    }
+  ])("$expected.rule: $order.price × $order.quantity", ({ expected, order }) => {
+    assert.deepStrictEqual<unknown>(brief(checker.check(order)), expected)
+  })
+
+  it("below the minimum: the smallest valid quantity is the minimum rounded up to the step", () => {
+    const strict = checkerOf({ minTradeAmount: "0.00125", stepSize: "0.001" })
+    assert.deepStrictEqual<unknown>(brief(strict.check(limit("100", "0.001"))), {
+      rule: "minTradeAmount",
+      field: "quantity",
+      value: "0.001",
+      limit: "0.00125",
+      nearest: ["0.002"]
+    })
+  })
+
+  it("a symbol that does not trade refuses every order", () => {
+    const closed = checkerOf({ enableTrade: false })
+    assert.deepStrictEqual<unknown>(brief(closed.check(limit("100", "1"))), {
+      rule: "enableTrade",
+      field: "symbol",
+      value: SYMBOL,
+      limit: "false",
+      nearest: []
+    })
+  })
+
+  it("a market buy's quantity is quote coin: the base step and bounds do not apply; a market sell's do", () => {
+    assert.isUndefined(checker.check({ side: "buy", orderType: "market", quantity: "25.123456" }))
+    assert.strictEqual(checker.check({ side: "sell", orderType: "market", quantity: "0.00001" })?.rule, "stepSize")
+  })
+
+  it("a rule of zero constrains nothing", () => {
+    const loose = checkerOf({ tickSize: "0", stepSize: "0", minTradeAmount: "0", maxTradeAmount: "0" })
+    assert.isUndefined(loose.check(limit("1.23456789", "0.000000001")))
+  })
+
+  it("the error names the rule and the nearest values", () => {
+    const error = checker.check(limit("27123.456", "1"))!
+    assert.strictEqual(
+      error.message,
+      "invalid price 27123.456 for BTCUSDT_SPBL: breaks tickSize 0.01; nearest valid: 27123.45 or 27123.46"
+    )
+    assert.isFalse(error.isRetryable)
+  })
+})
+
+describe("the client checks orders before sending", () => {
+  it.effect("an order off the tick fails with SymbolRuleError and is not sent", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("tick-1", "100.005", "1")))
+        const reason = reasonOf(error, "SymbolRuleError")
+        assert.deepStrictEqual(reason.nearest, ["100.00", "100.01"])
+        assert.strictEqual(error.operation, "SpotClient.placeOrder")
+        assert.strictEqual(venue.count(ORDERS), 0)
+        assert.strictEqual(venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length, 1)
+      }))
+  })
+
+  it.effect("loads the rules once, on first use, for concurrent orders", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        assert.strictEqual(venue.publicRequests.length, 0, "nothing before the first call")
+        yield* Effect.all(
+          Array.from({ length: 5 }, (_, i) => client.placeOrder(limitOrderAt(`conc-${i}`))),
+          { concurrency: "unbounded" }
+        )
+        yield* client.placeOrder(limitOrderAt("later"))
+        assert.strictEqual(venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length, 1)
+        assert.strictEqual(venue.count(ORDERS), 6)
+      }))
+  })
+
+  it.effect("checks every item of a batch: an item that breaks a rule fails alone", () => {
+    const venue = new FakeVenue()
+    const items: ReadonlyArray<Order.BatchItemInput> = [
+      { side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId: "b-ok" },
+      { side: "buy", orderType: "limit", price: "100", quantity: "0.00001", clientOrderId: "b-step" },
+      { side: "buy", orderType: "limit", price: "100.001", quantity: "1", clientOrderId: "b-tick" }
+    ]
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, items)
+        assert.strictEqual(result.outcomes[0]!._tag, "Placed")
+        assert.deepInclude(result.outcomes[1], { _tag: "Failed", code: "SymbolRuleError", mayExist: false })
+        assert.include((result.outcomes[1] as { message: string }).message, "stepSize")
+        assert.deepInclude(result.outcomes[2], { _tag: "Failed", code: "SymbolRuleError" })
+        const sent = venue.requests.filter((r) => r.path === BATCH).flatMap((r) => r.json.orderList as Array<unknown>)
+        assert.strictEqual(sent.length, 1)
+      }))
+  })
+
+  it.effect("checkSymbolRules: false sends the order unchecked and never asks for the rules", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("off-1", "100.005", "1"))
+        assert.strictEqual(venue.count(ORDERS), 1)
+        assert.strictEqual(venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length, 0)
+      }), { checkSymbolRules: false })
+  })
+
+  it.effect("a symbol the venue does not list is sent unchecked", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder({ ...limitOrderAt("eth-1", "1.00001", "1"), symbol: "ETHUSDT_SPBL" })
+        assert.strictEqual(venue.count(ORDERS), 1)
+      }))
+  })
+
+  it.effect("rules that cannot be loaded leave orders unchecked, and are not asked for again for a minute", () => {
+    const venue = new FakeVenue().fail({ kind: "http", status: 404, body: "Not Found" }, EXCHANGE_INFO)
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("u-1", "100.005", "1"))
+        yield* client.placeOrder(limitOrderAt("u-2", "100.005", "1"))
+        assert.strictEqual(venue.count(ORDERS), 2)
+        assert.strictEqual(infoRequests(), 1)
+        yield* TestClock.adjust("61 seconds")
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("u-3", "100.005", "1")))
+        reasonOf(error, "SymbolRuleError")
+        assert.strictEqual(infoRequests(), 2)
+      }))
+  })
+
+  it.effect("a 40808 answer refreshes stale rules once and explains the refusal with the fresh rules", () => {
+    const venue = new FakeVenue({ rejectItem: (item) => String(item.price).endsWith("5") ? "40808" : undefined })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("r-0"))
+        // The venue's tick becomes 0.1; the cached rules still say 0.01.
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("r-1", "100.05", "1")))
+        const reason = reasonOf(error, "SymbolRuleError")
+        assert.deepInclude(reason, { rule: "tickSize", limit: "0.1" })
+        assert.deepStrictEqual(reason.nearest, ["100.0", "100.1"])
+        assert.strictEqual(infoRequests(), 2)
+        // The fresh rules are used from now on, without asking again.
+        const next = yield* Effect.flip(client.placeOrder(limitOrderAt("r-2", "100.15", "1")))
+        reasonOf(next, "SymbolRuleError")
+        assert.strictEqual(venue.count(ORDERS), 2)
+        assert.strictEqual(infoRequests(), 2)
+      }))
+  })
+
+  it.effect("a 45110 the fresh rules do not explain stays the venue's InvalidOrderError", () => {
+    const venue = new FakeVenue({ rejectItem: () => "45110" })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("m-1")))
+        assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "45110")
+        assert.strictEqual(infoRequests(), 2, "loaded, then refreshed once")
+        assert.strictEqual(venue.count(ORDERS), 1, "not sent again")
+      }))
+  })
+
+  it.effect("rules older than symbolRulesMaxAge are loaded again", () => {
+    const venue = new FakeVenue()
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("age-1"))
+        yield* TestClock.adjust("59 seconds")
+        yield* client.placeOrder(limitOrderAt("age-2"))
+        assert.strictEqual(infoRequests(), 1)
+        yield* TestClock.adjust("2 seconds")
+        yield* client.placeOrder(limitOrderAt("age-3"))
+        assert.strictEqual(infoRequests(), 2)
+      }), { symbolRulesMaxAge: "1 minute" })
+  })
+})
+
+describe("symbols, symbol, refreshSymbols", () => {
+  it.effect("answer the rules from exchangeInfo, exact decimals, from the same cache", () => {
+    const venue = new FakeVenue()
+    venue.rules.push(Surface.rulesOf("ETHUSDT_SPBL", { tickSize: "0.001", enableTrade: false }))
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const all = yield* client.symbols()
+        assert.deepStrictEqual(all.map((rules) => rules.symbol), [SYMBOL, "ETHUSDT_SPBL"])
+        const eth = Option.getOrThrow(yield* client.symbol("ETHUSDT_SPBL"))
+        assert.deepInclude<unknown>(eth, {
+          tickSize: "0.001",
+          stepSize: "0.0001",
+          enableTrade: false,
+          takerFeeRate: "0.001"
+        })
+        assert.isTrue(Option.isNone(yield* client.symbol("XRPUSDT_SPBL")))
+        yield* client.placeOrder(limitOrderAt("after-symbols"))
+        assert.strictEqual(venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length, 1)
+        venue.rules.pop()
+        assert.strictEqual((yield* client.refreshSymbols()).length, 1)
+        assert.isTrue(Option.isNone(yield* client.symbol("ETHUSDT_SPBL")))
+      }))
+  })
+
+  it.effect("symbol refuses a malformed name before sending", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.symbol("btc-usdt"))
+        assert.strictEqual(reasonOf(error, "ValidationError").field, "symbol")
+        assert.strictEqual(venue.publicRequests.length, 0)
+      }))
+  })
+
+  it.effect("symbols fails with the reason when exchangeInfo cannot be read", () => {
+    const venue = new FakeVenue().fail({ kind: "http", status: 404, body: "<html>Not Found</html>" }, EXCHANGE_INFO)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.symbols())
+        reasonOf(error, "HttpStatusError")
+        assert.strictEqual(error.operation, "SpotClient.symbols")
+      }))
+  })
+})

@@ -1,0 +1,184 @@
+/**
+ * Transfers whose answer was lost (src/internal/transferRecovery.ts), and the transfer list (`transferStatus`): the
+ * transfer is never sent again; it is looked up by time, coin, receiver and amount, leaving out transfers the client
+ * already knows, and answered when exactly one matches; otherwise `OutcomeUnknownError` carries the candidates.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import type * as Surface from "./support/fakeSurface.ts"
+import {
+  FakeVenue,
+  NOW,
+  reasonOf,
+  requestsTo,
+  sampleTransfer,
+  TRANSFER,
+  TRANSFER_STATUS,
+  withClient
+} from "./support/FakeVenue.ts"
+
+/** A transfer of the venue's list that this client did not make (another program with the same key). */
+const elsewhere = (venue: FakeVenue, overrides: Partial<Surface.FakeTransfer> = {}) =>
+  venue.transfers.push({
+    withdrawId: String(8_000_000_000_000_000_000n + BigInt(venue.transfers.length)),
+    fromUserId: "10012",
+    toUserId: sampleTransfer.toUserId,
+    coin: sampleTransfer.coin,
+    amount: sampleTransfer.amount,
+    status: "SUCCESS",
+    createTime: NOW,
+    ...overrides
+  })
+
+describe("a transfer whose answer was lost", () => {
+  it.effect("resolves to its id when exactly one transfer matches, without sending it again", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+    // Transfers that do not match: another receiver, another amount, another coin, long before.
+    elsewhere(venue, { toUserId: "77" })
+    elsewhere(venue, { amount: "1.5" })
+    elsewhere(venue, { coin: "BTC" })
+    elsewhere(venue, { createTime: NOW - 3_600_000 })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(sampleTransfer)
+        const applied = venue.transfers.at(-1)!
+        assert.deepStrictEqual(result, { id: applied.withdrawId, timestamp: NOW, status: "SUCCESS" })
+        assert.strictEqual(venue.count(TRANSFER), 1)
+        const [lookup] = requestsTo(venue, TRANSFER_STATUS)
+        assert.strictEqual(lookup!.method, "GET")
+        assert.deepInclude(lookup!.query, { coin: "USDT", fromAccountType: "SPOT", toAccountType: "FUND" })
+        assert.isAtMost(Number(lookup!.query.startTime), NOW)
+        assert.isAtLeast(Number(lookup!.query.endTime), NOW)
+      }))
+  })
+
+  it.effect("leaves out the transfers this client already made: its own earlier identical transfer", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* client.internalTransfer(sampleTransfer)
+        yield* TestClock.adjust("2 seconds")
+        venue.fail({ kind: "dropAfter" }, TRANSFER)
+        const second = yield* client.internalTransfer(sampleTransfer)
+        assert.notStrictEqual(second.id, first.id)
+        assert.strictEqual(second.id, venue.transfers[1]!.withdrawId)
+        // And a third lost one finds none left: the recovered one is known too.
+        venue.fail({ kind: "dropBefore" }, TRANSFER)
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        assert.deepStrictEqual(reasonOf(error, "OutcomeUnknownError").candidates, [])
+      }))
+  })
+
+  it.effect("two matches: OutcomeUnknownError with both as candidates, nothing sent again", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+    elsewhere(venue, { createTime: NOW - 1 })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.strictEqual(reason.candidates?.length, 2)
+        assert.deepStrictEqual(
+          reason.candidates?.map((candidate) => candidate.withdrawId).sort(),
+          venue.transfers.map((transfer) => transfer.withdrawId).sort()
+        )
+        assert.deepInclude<unknown>(reason.candidates![0], {
+          toUserId: sampleTransfer.toUserId,
+          coin: "USDT",
+          amount: "1"
+        })
+        assert.include(error.message, "2 transfers of the venue's list match it")
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(venue.count(TRANSFER), 1)
+      }))
+  })
+
+  it.effect("no match (the venue never applied it): OutcomeUnknownError with no candidates", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        assert.deepStrictEqual(reasonOf(error, "OutcomeUnknownError").candidates, [])
+        assert.strictEqual(venue.count(TRANSFER), 1)
+      }))
+  })
+
+  it.effect("a lookup that fails: OutcomeUnknownError without candidates, saying why", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+      .fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, TRANSFER_STATUS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.isUndefined(reason.candidates)
+        assert.include(reason.description, "could not be looked up")
+        assert.include(reason.description, "Incorrect permissions")
+      }))
+  })
+
+  it.effect("a refusal that provably did not apply is not looked up", () => {
+    const venue = new FakeVenue().fail({ kind: "venue", code: "43012", msg: "Insufficient balance" }, TRANSFER)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        reasonOf(error, "InsufficientBalanceError")
+        assert.strictEqual(venue.count(TRANSFER_STATUS), 0)
+      }))
+  })
+})
+
+describe("transferStatus", () => {
+  it.effect("a signed GET with the query as the venue spells it; user ids from JSON numbers exact", () => {
+    const venue = new FakeVenue()
+    elsewhere(venue, { toUserId: "18446744073709551615", fromUserId: "9007199254740993" })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const list = yield* client.transferStatus({
+          withdrawId: venue.transfers[0]!.withdrawId,
+          coin: "USDT",
+          page: 1,
+          pageSize: 200
+        })
+        assert.deepStrictEqual(
+          list,
+          [{
+            fromUserId: "9007199254740993",
+            toUserId: "18446744073709551615",
+            withdrawId: venue.transfers[0]!.withdrawId,
+            coin: "USDT",
+            status: "SUCCESS",
+            amount: "1",
+            createTime: NOW,
+            updateTime: NOW
+          }] as unknown as typeof list
+        )
+        const [request] = requestsTo(venue, TRANSFER_STATUS)
+        assert.strictEqual(
+          request!.path,
+          `${TRANSFER_STATUS}?withdrawID=${venue.transfers[0]!.withdrawId}&coin=USDT&page=1&pageSize=200`
+        )
+        assert.strictEqual(request!.body, "")
+      }))
+  })
+
+  it.effect("without a query: the first page of every transfer", () => {
+    const venue = new FakeVenue()
+    elsewhere(venue)
+    elsewhere(venue)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* client.transferStatus()).length, 2)
+        assert.strictEqual(requestsTo(venue, TRANSFER_STATUS)[0]!.path, TRANSFER_STATUS)
+      }))
+  })
+
+  it.effect("refuses a page size above 200 before sending", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.transferStatus({ pageSize: 500 }))
+        assert.strictEqual(reasonOf(error, "ValidationError").field, "pageSize")
+        assert.strictEqual(venue.requests.length, 0)
+      }))
+  })
+})
