@@ -97,9 +97,10 @@ export interface Export<A> {
 }
 
 /**
- * Streams the records to `--out` or stdout, page by page, with a progress line on stderr. Call it once the flags are
- * checked: it opens (creates or truncates) the file. Each page is written as one piece, so the output only ever holds
- * whole rows, also after Ctrl-C.
+ * Streams the records to `--out` or stdout, page by page, with a progress line on stderr. Nothing is written, and
+ * `--out` is not opened (created or truncated), before the venue answered the first page: an export that fails at
+ * once (bad input the client refuses, credentials the venue refuses) prints no data and leaves an earlier export in
+ * that file alone. Each page is written as one piece, so the output only ever holds whole rows, also after Ctrl-C.
  */
 export const run = <A>(
   how: Export<A>,
@@ -108,15 +109,23 @@ export const run = <A>(
   withClient((client) =>
     Effect.scoped(Effect.gen(function*() {
       const { stderr, stdout } = yield* Output.Output
-      const file = Option.isSome(how.flags.out) ? yield* Output.openFile(how.flags.out.value) : undefined
-      const out = file ?? stdout
-      const target = Option.isSome(how.flags.out) ? ` to ${how.flags.out.value}` : ""
+      const path = Option.getOrUndefined(how.flags.out)
+      const target = path === undefined ? "" : ` to ${path}`
       const progress = yield* Progress.make(stderr, {
         forced: how.flags.progress,
-        dataOnTerminal: file === undefined && stdout.isTTY
+        dataOnTerminal: path === undefined && stdout.isTTY
       })
       const csv = how.flags.format === "csv"
-      if (csv) yield* out.write(how.csvHeader)
+      // Where the rows go, once the first page (or the end of an empty export) has come.
+      let out: { readonly channel: Output.Channel; readonly file: Output.FileChannel | undefined } | undefined
+      const opened = Effect.suspend(() =>
+        out !== undefined ? Effect.succeed(out) : Effect.gen(function*() {
+          const file = path === undefined ? undefined : yield* Output.openFile(path)
+          out = { channel: file ?? stdout, file }
+          if (csv) yield* out.channel.write(how.csvHeader)
+          return out
+        })
+      )
       let rows = 0
       let pages = 0
       yield* records(client).pipe(
@@ -125,17 +134,22 @@ export const run = <A>(
         // of the connection waits for the other; at most two pages ahead.
         Stream.bufferArray({ capacity: 1 }),
         // Each array is one page of the venue's answer: written as one piece, so the output only ever holds whole rows.
-        Stream.runForEachArray((page) => {
-          rows += page.length
-          pages++
-          return out.write(csv ? how.csv(page) : how.ndjson(page)).pipe(Effect.andThen(progress.update(rows, pages)))
-        }),
+        Stream.runForEachArray((page) =>
+          Effect.flatMap(opened, ({ channel }) => {
+            rows += page.length
+            pages++
+            return channel.write(csv ? how.csv(page) : how.ndjson(page)).pipe(
+              Effect.andThen(progress.update(rows, pages))
+            )
+          })
+        ),
         Effect.onInterrupt(() =>
           progress.note(`${NAME}: interrupted after ${rows} rows${target}; every row written is complete\n`).pipe(
             Effect.ignore
           )
         )
       )
+      const { file } = yield* opened
       // A file's last writes are still buffered: only once it is closed is the export known to be complete.
       if (file !== undefined) yield* file.close
       yield* progress.finish("exported", rows, pages, target)
