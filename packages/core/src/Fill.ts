@@ -16,8 +16,8 @@ import {
 } from "./Primitives.ts"
 
 /**
- * One fill as the venue sends it, newest first in its lists. `orderType` and `fillPrice` may be `""` (a sample shows both empty): the price is
- * then the fill's total divided by its quantity.
+ * One fill as the venue sends it, newest first in its lists. `orderType` and `fillPrice` may be `""` (a sample
+ * shows both empty): the price is then the fill's total divided by its quantity.
  *
  * @since 0.2.0
  * @category responses

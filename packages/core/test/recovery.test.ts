@@ -336,17 +336,18 @@ describe("orders that filled at once are recovered with their id", () => {
 })
 
 describe("a venue that does not serve orderInfo", () => {
-  it.effect("is searched among its open orders instead, from the first 404 on", () => {
+  it.effect("a lost answer is OutcomeUnknownError naming the clientOrderId; open orders are not scanned", () => {
     const venue = new FakeVenue({ notServed: [ORDER_INFO] }).fail({ kind: "dropAfter" }, ORDERS)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
-        const first = yield* client.placeOrder(limitOrderAt("ns-1"))
-        assert.strictEqual(first.orderId, venueOrderId(venue, "ns-1"))
-        venue.fail({ kind: "dropAfter" }, ORDERS)
-        const second = yield* client.placeOrder(limitOrderAt("ns-2"))
-        assert.strictEqual(second.orderId, venueOrderId(venue, "ns-2"))
-        assert.strictEqual(venue.count(ORDER_INFO), 1, "asked once, then not again")
-        assert.strictEqual(venue.count(OPEN_ORDERS), 2)
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("ns-1")))
+        const reason = reasonOf(error, "OutcomeUnknownError")
+        assert.strictEqual(reason.clientOrderId, "ns-1")
+        assert.include(reason.description, "could not be looked up")
+        assert.strictEqual(venue.orders.filter((order) => order.clientOrderId === "ns-1").length, 1, "placed once")
+        assert.strictEqual(venue.count(ORDERS), 2, "the retry answered 43118")
+        assert.strictEqual(venue.count(ORDER_INFO), 1)
+        assert.strictEqual(venue.count(OPEN_ORDERS), 0)
       }))
   })
 })

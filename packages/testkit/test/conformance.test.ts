@@ -1,5 +1,5 @@
 /**
- * The conformance suite: every scenario of `support/conformance.ts` runs the core `SpotClient` over the in-process
+ * The conformance suite: every scenario of `support/conformance.ts` and `support/surfaceScenarios.ts` runs the core `SpotClient` over the in-process
  * transport and over the sandbox (real loopback HTTP), each time on a freshly seeded exchange, and must pass
  * identically: each run asserts the scenario's expectations, and the two transcripts must be deep-equal.
  */
@@ -7,9 +7,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Transport } from "./support/conformance.ts"
 import { runScenario, scenarios, transports } from "./support/conformance.ts"
+import { surfaceScenarios } from "./support/surfaceScenarios.ts"
 
 describe("conformance", () => {
-  for (const scenario of scenarios) {
+  for (const scenario of [...scenarios, ...surfaceScenarios]) {
     describe(scenario.name, () => {
       const transcripts = new Map<Transport, unknown>()
       for (const transport of transports) {

@@ -1,6 +1,6 @@
 // What every operation of the client is made of, built once per client and shared by the groups of operations
-// (orders.ts, account.ts, transfers.ts): one call of an endpoint (encode → retrying(execute → decode)), the error of a
-// public operation, its span.
+// (orders.ts, account.ts, transfers.ts): one call of an endpoint (encode → retrying(execute → decode)), the error of
+// a public operation, its span.
 import { Clock, Effect, Random, type Schema } from "effect"
 import * as Json from "../Json.ts"
 import * as SpotError from "../SpotError.ts"

@@ -1,6 +1,6 @@
 // The client's operations on orders: placing (one, a batch, settling a batch's unknown outcomes), open orders, one
-// order's state, and cancels. Each is validate → (check against the symbol's rules) → encode → retrying(execute →
-// decode), as a traced public operation failing with `SpotError`.
+// order's state, and cancels. Each is validate → (check against the symbol's rules) → encode →
+// retrying(execute → decode), as a traced public operation failing with `SpotError`.
 import { Effect, Option, Schema, Stream } from "effect"
 import * as Cancel from "../Cancel.ts"
 import * as Order from "../Order.ts"
@@ -104,38 +104,17 @@ export const make = (context: Context) => {
   // ---------------------------------------------------------------------------------------------------------------
   // recovery lookups
 
-  // Orders by clientOrderId, for recovering placements: one orderInfo each, which sees filled orders too. A venue that
-  // does not serve orderInfo (it answers 404) is searched among its open orders instead, from then on: that cannot
-  // find an order that filled at once, but finds the others.
-  let orderInfoServed = true
-  const notServed = (reason: SpotError.SpotErrorReason) =>
-    (reason._tag === "HttpStatusError" && reason.httpStatus === 404) ||
-    (reason._tag === "ApiError" && (reason.httpStatus === 404 || reason.code === "40404"))
-  const scanOpenOrders = (symbol: TradingPair, clientOrderIds: ReadonlyArray<string>) => {
-    const wanted = new Set(clientOrderIds)
-    return Paging.openOrders(openOrdersPageOf, symbol, 100).pipe(
-      Stream.filter((record) => wanted.has(record.clientOrderId)),
-      Stream.runFold(
-        () => new Map<string, Order.OrderRecord>(),
-        (found, record) => found.set(record.clientOrderId, record)
-      )
-    )
-  }
-  const lookupByClientIds: Recovery.Lookup = (symbol, clientOrderIds) => {
-    const scan = scanOpenOrders(symbol as TradingPair, clientOrderIds)
-    if (!orderInfoServed) return scan
-    return Effect.forEach(clientOrderIds, (clientOrderId) => lookup({ clientOrderId }), { concurrency: 4 }).pipe(
-      Effect.map((records) => {
+  // Orders by clientOrderId, for recovering placements: one orderInfo each, which sees filled and cancelled orders
+  // too (the open orders would not list an order that filled at once).
+  const lookupByClientIds: Recovery.Lookup = (_symbol, clientOrderIds) =>
+    Effect.map(
+      Effect.forEach(clientOrderIds, (clientOrderId) => lookup({ clientOrderId }), { concurrency: 4 }),
+      (records) => {
         const found = new Map<string, Order.OrderRecord>()
         records.forEach((record, i) => Option.isSome(record) && found.set(clientOrderIds[i]!, record.value))
         return found
-      }),
-      Effect.catchIf(notServed, () => {
-        orderInfoServed = false
-        return scan
-      })
+      }
     )
-  }
 
   // ---------------------------------------------------------------------------------------------------------------
   // place order

@@ -228,14 +228,14 @@ export const balanceOf = (exchange: TestExchange.Service, userId: string, coin: 
     return { available: dec(found?.available ?? "0"), frozen: dec(found?.frozen ?? "0") }
   })
 
-const orderByCid = (exchange: TestExchange.Service, userId: string, clientOrderId: string): Engine.OrderView => {
+export const orderByCid = (exchange: TestExchange.Service, userId: string, clientOrderId: string): Engine.OrderView => {
   const order = exchange.engine.orderByClientId(userId, clientOrderId)
   if (order === undefined) return assert.fail(`no order ${clientOrderId} in the engine`)
   return order
 }
 
 /** The fill fields of an order, as comparable decimals. */
-const fills = (order: {
+export const fills = (order: {
   readonly status: string
   readonly fillQuantity: string
   readonly fillTotalAmount: string
@@ -251,7 +251,13 @@ const fills = (order: {
   minFillPrice: dec(order.minFillPrice)
 })
 
-const noFills = { fillQuantity: "0", fillTotalAmount: "0", latestFillPrice: "0", maxFillPrice: "0", minFillPrice: "0" }
+export const noFills = {
+  fillQuantity: "0",
+  fillTotalAmount: "0",
+  latestFillPrice: "0",
+  maxFillPrice: "0",
+  minFillPrice: "0"
+}
 
 /** Alice's FUND bills as the engine holds them, newest first (the order the venue serves them in). */
 const fundBillIds = (exchange: TestExchange.Service, userId: string) =>
