@@ -6,9 +6,8 @@
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
  * network failed (or a batch or a cancel had failed items, or an order, symbol or transfer asked for is not there), 2
- * for bad usage or input caught before anything was sent, 130
- * after Ctrl-C, 143 after SIGTERM. Every expected error is one line on stderr, with the venue's code where it gave one, never a stack
- * trace and never a secret.
+ * for bad usage or input caught before anything was sent, 130 after Ctrl-C, 143 after SIGTERM. Every expected error
+ * is one line on stderr, with the venue's code where it gave one, never a stack trace and never a secret.
  *
  * Each command group is a module of its own under `internal/cli/`, over the pieces they share
  * (`internal/cli/shared.ts`); this module assembles the tree.
