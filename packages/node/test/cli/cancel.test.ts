@@ -4,11 +4,10 @@
  * array, more than one request's worth) with one outcome per id in input order; exit code 0 when every order is
  * cancelled or already final, 1 when any is unknown or failed, 2 for bad usage with nothing sent.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
-import { Effect, FileSystem } from "effect"
-import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "../support/cli.ts"
+import { Effect } from "effect"
+import { aliceEnv, linesOf, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -48,15 +47,6 @@ describe("orders cancel", () => {
       Effect.flatMap(Effect.service(TestExchange.TestExchange), (exchange) => exchange.requests),
       (requests) => requests.filter((request) => request.path.startsWith("/api/v2/trade/cancel"))
     )
-
-    const withFile = <A, E, R>(content: string, use: (path: string) => Effect.Effect<A, E, R>) =>
-      Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
-        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-cancel-" })
-        const path = `${dir}/ids`
-        yield* fs.writeFileString(path, content)
-        return yield* use(path)
-      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
     it.effect("one order by orderId, then by clientOrderId: cancelled, then final; exit code 0 both times", () =>
       Effect.gen(function*() {
