@@ -115,18 +115,24 @@ describe("otlp-traces.ts", () => {
         clientOrderId: "otlp-example-1"
       })
       assert.deepStrictEqual(attributes(open.attributes), { symbol: "BTCUSDT_SPBL" })
+      // The client's first signed call also asks the server's time (once per client) and loads the symbols' rules
+      // (once, for the check before an order is sent): both public GETs, inside that call's span.
       const exchanges = [
-        [place, Venue.endpoints.placeOrder.path],
-        [open, Venue.endpoints.openOrders.path],
-        [bills, Venue.endpoints.fundingBills.path]
+        [place, [Venue.endpoints.serverTime, Venue.endpoints.exchangeInfo, Venue.endpoints.placeOrder]],
+        [open, [Venue.endpoints.openOrders]],
+        [bills, [Venue.endpoints.fundingBills]]
       ] as const
-      for (const [operation, path] of exchanges) {
-        const http = spans.filter((span) => span.parentSpanId === operation.spanId)
-        assert.strictEqual(http.length, 1, `${operation.name}: ${http.length} HTTP spans`)
-        const attrs = attributes(http[0]!.attributes)
-        assert.strictEqual(attrs["http.request.method"], "POST")
-        assert.strictEqual(attrs["url.path"], path)
-        assert.strictEqual(attrs["http.response.status_code"], 200)
+      for (const [operation, endpoints] of exchanges) {
+        const http = spans.filter((span) => span.parentSpanId === operation.spanId).map((span) =>
+          attributes(span.attributes)
+        )
+        assert.strictEqual(http.length, endpoints.length, `${operation.name}: ${http.length} HTTP spans`)
+        for (const endpoint of endpoints) {
+          const attrs = http.find((attrs) => attrs["url.path"] === endpoint.path)
+          assert.isDefined(attrs, `${operation.name}: no HTTP span for ${endpoint.path}`)
+          assert.strictEqual(attrs!["http.request.method"], endpoint.method)
+          assert.strictEqual(attrs!["http.response.status_code"], 200)
+        }
       }
 
       // Nothing secret: no credential's value anywhere in what was exported, no attribute named after one.
