@@ -5,10 +5,12 @@
 // (`Market.orderCheck`, prepared once as the client does). Alternating contestants, repeated, medians; prints a table
 // and writes bench/results/client-<date>.json. Targets are printed, not asserted.
 //
-//   node --expose-gc --conditions=@spotkit/source src/client.ts [--quick] [--orders N] [--runs N]
+// The check's cost is also measured in pairs in one process (`pairedCheck`), which a busy machine disturbs less.
+//
+//   node --expose-gc --conditions=@spotkit/source src/client.ts [--quick] [--client-orders N] [--client-runs N]
 import { Market, Signer, SpotClient, Venue } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { performance } from "node:perf_hooks"
@@ -194,19 +196,84 @@ const contestants: ReadonlyArray<Contestant> = [
 const CHECKS = 50
 const operationsOf = (c: Contestant) => c === checkAlone ? ORDERS * CHECKS : ORDERS
 
+// The check's cost per order measured in pairs: one process places alternate blocks of orders through two clients,
+// the check on and off, each over its own exchange, so that the load of a shared machine weighs on both alike; the
+// median of the blocks' per-order differences. Separate processes (the table above) leave a difference of a few µs in
+// the noise of a busy machine.
+const PAIR_BLOCK = 500
+
+interface Paired {
+  readonly blocks: number
+  readonly blockOrders: number
+  readonly checkedMicros: number
+  readonly uncheckedMicros: number
+  readonly differenceMicros: number
+}
+
+const pairedCheck = (orders: number): Promise<Paired> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const build = (client: Partial<SpotClient.Options>) =>
+      Effect.map(
+        Layer.build(TestExchange.layerSpotClient({ exchange: exchangeOptions, client })),
+        (context) => Context.get(context, SpotClient.SpotClient)
+      )
+    const checked = yield* build({})
+    const unchecked = yield* build({ checkSymbolRules: false })
+    let next = 0
+    // Microseconds per order of one block.
+    const block = (client: SpotClient.Service) =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        for (let i = 0; i < PAIR_BLOCK; i++) yield* client.placeOrder(order(next++))
+        return ((performance.now() - started) * 1000) / PAIR_BLOCK
+      })
+    for (let i = 0; i < WARMUP / PAIR_BLOCK / 2; i++) {
+      yield* block(checked)
+      yield* block(unchecked)
+    }
+    ;(globalThis as { gc?: () => void }).gc?.()
+    const on: Array<number> = []
+    const off: Array<number> = []
+    const differences: Array<number> = []
+    const blocks = Math.max(1, Math.round(orders / PAIR_BLOCK))
+    for (let b = 0; b < blocks; b++) {
+      // Which of the two goes first alternates.
+      const first = yield* block(b % 2 === 0 ? checked : unchecked)
+      const second = yield* block(b % 2 === 0 ? unchecked : checked)
+      const [a, u] = b % 2 === 0 ? [first, second] : [second, first]
+      on.push(a)
+      off.push(u)
+      differences.push(a - u)
+    }
+    return {
+      blocks,
+      blockOrders: PAIR_BLOCK,
+      checkedMicros: median(on),
+      uncheckedMicros: median(off),
+      differenceMicros: median(differences)
+    }
+  })))
+
+const PAIRED = "paired-check"
+
 // Each timed run is a child process that warms up and then times one contestant, so that no contestant shares a
 // JIT state (call-site shapes, heap) with another: a user's process runs one client, not three. The runs alternate
 // between contestants.
 const CHILD = args.indexOf("--child")
 
-const runChild = (key: string): number => {
+const childOutput = (key: string): string => {
   const child = spawnSync(
     process.execPath,
     [...process.execArgv, fileURLToPath(import.meta.url), "--child", key, ...args.filter((a) => a !== "--child")],
     { encoding: "utf8" }
   )
-  const ms = Number(child.stdout.trim().split("\n").pop())
-  if (child.status !== 0 || !Number.isFinite(ms)) throw new Error(`run of ${key} failed: ${child.stderr}`)
+  if (child.status !== 0) throw new Error(`run of ${key} failed: ${child.stderr}`)
+  return child.stdout.trim().split("\n").pop() ?? ""
+}
+
+const runChild = (key: string): number => {
+  const ms = Number(childOutput(key))
+  if (!Number.isFinite(ms)) throw new Error(`run of ${key} answered no time`)
   return ms
 }
 
@@ -250,6 +317,12 @@ const main = async () => {
       `placements checked and unchecked; ${results.find((r) => r.key === checkAlone.key)!.microsPerOrder.toFixed(3)} ` +
       `µs for the check alone`
   )
+  const paired = JSON.parse(childOutput(PAIRED)) as Paired
+  console.log(
+    `the rules check in pairs (${paired.blocks} blocks of ${paired.blockOrders} orders each way, one process): ` +
+      `${paired.differenceMicros.toFixed(2)} µs per order (checked ${paired.checkedMicros.toFixed(1)} µs, unchecked ` +
+      `${paired.uncheckedMicros.toFixed(1)} µs, medians)`
+  )
   const ours = results.find((r) => r.key === "spotclient-in-process")!
   console.log(
     `target ≥ ${TARGET.toLocaleString("en-US")} orders/s: ${ours.ordersPerSecond >= TARGET ? "met" : "not met"}`
@@ -267,11 +340,14 @@ const main = async () => {
       "contestants; medians",
     warmup: WARMUP,
     results,
+    pairedCheck: paired,
     target: { ordersPerSecond: TARGET, met: ours.ordersPerSecond >= TARGET }
   })
 }
 
-if (CHILD >= 0) {
+if (CHILD >= 0 && args[CHILD + 1] === PAIRED) {
+  console.log(JSON.stringify(await pairedCheck(ORDERS)))
+} else if (CHILD >= 0) {
   const contestant = contestants.find((c) => c.key === args[CHILD + 1])
   if (contestant === undefined) throw new Error(`unknown contestant ${args[CHILD + 1]}`)
   const scale = contestant === checkAlone ? CHECKS : 1
