@@ -38,6 +38,29 @@ describe("examples", () => {
       for (const order of open) assert.include(run.stdout, `open ${order.orderId} buy`)
     }).pipe(Effect.provide(sandbox)))
 
+  it.live("watch-and-cancel.ts watches a crossing bid to full_fill, cancels its resting bids, prints balances", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const alice = exchange.accounts[0]!.userId
+      const run = yield* runExample("watch-and-cancel.ts", ["BTCUSDT_SPBL", "30100"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      const mine = exchange.engine.orderList(alice).filter((order) => order.clientOrderId.startsWith("wac-"))
+      assert.strictEqual(mine.length, 4)
+      const watched = mine.find((order) => order.clientOrderId.endsWith("-watch"))!
+      assert.strictEqual(watched.status, "filled")
+      assert.deepStrictEqual(mine.filter((order) => order !== watched).map((order) => order.status), [
+        "cancelled",
+        "cancelled",
+        "cancelled"
+      ])
+      assert.include(run.stdout, "balances before:")
+      assert.include(run.stdout, `watched order ${watched.orderId}: full_fill, filled 0.010000`)
+      assert.include(run.stdout, "cancelled 3, 0 no longer open, 0 failed")
+      const usdt = exchange.engine.spotBalances(alice).find((balance) => balance.coinName === "USDT")!
+      assert.include(run.stdout, `balances after:\n  BTC: `)
+      assert.include(run.stdout, `  USDT: available ${usdt.available}, frozen ${usdt.frozen}, equity ${usdt.equity}`)
+    }).pipe(Effect.provide(sandbox)))
+
   it.live("export-bills.ts writes every USDT funding bill and sums them exactly", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.TestExchange

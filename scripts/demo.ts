@@ -1,8 +1,10 @@
 // `npm run demo`: the whole of spotkit in one command. It starts the sandbox (`spotkit-sandbox`, the testkit's
-// exchange on loopback) with the demo data, then drives the `spotkit` CLI against it over real signed HTTP: orders
-// that fill and orders that rest, the open orders, a batch of 120 with a few invalid items, transfers between the
-// two users, and an export of every funding bill to ./demo-out/bills.csv with progress. It ends with a summary and
-// stops the sandbox.
+// exchange on loopback) with the demo data, then drives the `spotkit` CLI against it over real signed HTTP: the
+// balances before, orders that fill and orders that rest, the open orders, a batch of 120 with a few invalid items, a
+// cancel and each order's final state, the rest of the batch cancelled at once, transfers between the two users and
+// their status, the balances after, and exports of alice's fills to ./demo-out/fills.csv and of every funding bill to
+// ./demo-out/bills.csv with progress. It ends with a summary and stops the sandbox; any step that does not end as
+// expected ends it with exit code 1.
 //
 // The seed is fixed and every clientOrderId is given, so the transcript on stdout is the same on every run (only
 // the progress line on stderr shows timings, and the bills' times in the CSV are the sandbox clock's).
@@ -21,7 +23,8 @@ const sandboxBin = join(root, "packages/testkit/src/bin/sandbox.ts")
 const spotkitBin = join(root, "packages/node/src/bin/spotkit.ts")
 
 const print = (line = "") => process.stdout.write(line + "\n")
-const step = (n: number, title: string) => print(`\n[${n}/7] ${title}`)
+const STEPS = 11
+const step = (n: number, title: string) => print(`\n[${n}/${STEPS}] ${title}`)
 const fail = (message: string): never => {
   process.stderr.write(`demo: ${message}\n`)
   process.exit(1)
@@ -87,6 +90,43 @@ const expectStatus = (run: Run, status: number, what: string) => {
   if (run.status !== status) fail(`${what}: expected exit code ${status}, got ${run.status}`)
 }
 
+const expect = (condition: boolean, what: string) => {
+  if (!condition) fail(what)
+}
+
+interface Balance {
+  readonly available: string
+  readonly frozen: string
+  readonly equity: string
+}
+
+/** `spotkit balances`, shown as its table and read back from it (coin, coinId, available, frozen, equity). */
+const balances = (env: Record<string, string>, what: string): ReadonlyMap<string, Balance> => {
+  const run = spotkit(env, ["balances"])
+  expectStatus(run, 0, what)
+  const rows = run.stdout.split("\n").slice(1).filter((line) => line.length > 0).map((line) => line.split(/\s+/))
+  return new Map(
+    rows.map((
+      [coin, , available, frozen, equity]
+    ) => [coin!, { available: available!, frozen: frozen!, equity: equity! }])
+  )
+}
+
+/** Exact integers of 1e-12 back as a decimal, without trailing zeros. */
+const decimal = (value: bigint) => {
+  const digits = value.toString().padStart(13, "0")
+  const fraction = digits.slice(-12).replace(/0+$/, "")
+  return digits.slice(0, -12) + (fraction.length > 0 ? `.${fraction}` : "")
+}
+
+// Decimal amounts as exact integers of 1e-12 (no float rounding in the checks).
+const units = (decimal: string) => {
+  const negative = decimal.startsWith("-")
+  const [whole = "0", fraction = ""] = decimal.replace("-", "").split(".")
+  const value = BigInt(whole + fraction.padEnd(12, "0").slice(0, 12))
+  return negative ? -value : value
+}
+
 // --- the demo --------------------------------------------------------------------------------------------------------
 
 const main = async () => {
@@ -107,7 +147,10 @@ const main = async () => {
   }
   print(`  serving on loopback; alice is ${banner.SPOTKIT_ALICE_USER_ID}, bob is ${bob}`)
 
-  step(2, "place orders on BTCUSDT_SPBL (bob quotes 0.5 BTC every 5 USDT around 30000)")
+  step(2, "alice's spot balances before trading")
+  const before = balances(env, "balances before")
+
+  step(3, "place orders on BTCUSDT_SPBL (bob quotes 0.5 BTC every 5 USDT around 30000)")
   const place = (id: string, ...args: Array<string>) =>
     spotkit(env, ["orders", "place", "--symbol", "BTCUSDT_SPBL", "--client-order-id", id, ...args])
   const placed = [
@@ -132,7 +175,7 @@ const main = async () => {
     "the malformed price"
   )
 
-  step(3, "the open orders of BTCUSDT_SPBL: what rested (the orders that took liquidity are gone)")
+  step(4, "the open orders of BTCUSDT_SPBL: what rested (the orders that took liquidity are gone)")
   // As JSON, shown without the times (the sandbox's clock) so that the transcript is the same on every run.
   const openBtc = spotkit(env, ["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", "json"], { show: 0 })
   expectStatus(openBtc, 0, "orders open")
@@ -143,7 +186,7 @@ const main = async () => {
     )
   }
 
-  step(4, "a batch of 120 orders on ETHUSDT_SPBL from an NDJSON file, three of them invalid")
+  step(5, "a batch of 120 orders on ETHUSDT_SPBL from an NDJSON file, three of them invalid")
   const items = Array.from({ length: 120 }, (_, i) => ({
     side: "buy",
     orderType: "limit",
@@ -152,7 +195,7 @@ const main = async () => {
     quantity: "0.1",
     clientOrderId: `demo-batch-${String(i).padStart(3, "0")}`
   }))
-  items[17] = { ...items[17]!, price: "1891.505" } // more decimals than the symbol allows: the venue says 40808
+  items[17] = { ...items[17]!, price: "1891.505" } // off the symbol's tick: the client's rule check refuses it
   items[58] = { ...items[58]!, quantity: "0" } // caught by the client: never sent
   items[99] = { ...items[99]!, side: "hold" } // caught by the client: never sent
   const batchFile = join(out, "batch.ndjson")
@@ -168,7 +211,53 @@ const main = async () => {
   expectStatus(openEth, 0, "orders open (ETH)")
   const openEthCount = openEth.stdout.split("\n").filter((line) => line.length > 0).length
 
-  step(5, "transfers from alice to bob")
+  step(6, "cancel an order by its clientOrderId (twice: the second finds it final), and each order's final state")
+  const cancelOne = spotkit(env, ["orders", "cancel", "--symbol", "BTCUSDT_SPBL", "--client-order-id", "demo-rest-buy"])
+  expectStatus(cancelOne, 0, "the cancel")
+  expect(/^0\s+cancelled\s/m.test(cancelOne.stdout), "the cancel did not say cancelled")
+  const cancelAgain = spotkit(env, [
+    "orders",
+    "cancel",
+    "--symbol",
+    "BTCUSDT_SPBL",
+    "--client-order-id",
+    "demo-rest-buy"
+  ])
+  expectStatus(cancelAgain, 0, "the second cancel")
+  expect(/^0\s+final\s/m.test(cancelAgain.stdout), "the second cancel did not say final")
+  // As JSON, shown without the times so that the transcript is the same on every run.
+  const finalStates: ReadonlyArray<readonly [string, string]> = [
+    ["demo-rest-buy", "cancelled"],
+    ["demo-rest-sell", "open"],
+    ["demo-take-buy", "full_fill"],
+    ["demo-market-buy", "full_fill"],
+    ["demo-ioc", "full_fill"]
+  ]
+  const states = new Map<string, Record<string, string>>()
+  for (const [id, status] of finalStates) {
+    const got = spotkit(env, ["orders", "get", "--client-order-id", id, "--format", "json"], { show: 0 })
+    expectStatus(got, 0, `orders get ${id}`)
+    const order = JSON.parse(got.stdout) as Record<string, string>
+    states.set(id, order)
+    print(`    ${order.orderId}  ${id}  ${order.status}, filled ${order.fillQuantity} of ${order.quantity}`)
+    expect(order.status === status, `${id}: expected status ${status}, got ${order.status}`)
+  }
+  print("  an order the venue does not know: exit code 1 and one line")
+  expectStatus(spotkit(env, ["orders", "get", "--client-order-id", "demo-never-placed"]), 1, "orders get (unknown)")
+
+  step(7, "cancel the rest of the batch at once: every open order of ETHUSDT_SPBL")
+  const cancelAll = spotkit(env, ["orders", "cancel", "--symbol", "ETHUSDT_SPBL", "--all", "--format", "json"], {
+    show: 0
+  })
+  expectStatus(cancelAll, 0, "cancel --all")
+  const cancelledAll = JSON.parse(cancelAll.stdout) as { readonly cancelled: number; readonly failed: number }
+  print(`    cancelled ${cancelledAll.cancelled} orders, ${cancelledAll.failed} failed`)
+  expect(cancelledAll.cancelled === openEthCount, `cancel --all: ${cancelledAll.cancelled} of ${openEthCount} open`)
+  const leftEth = spotkit(env, ["orders", "open", "--symbol", "ETHUSDT_SPBL", "--format", "json"])
+  expectStatus(leftEth, 0, "orders open (ETH) after cancel --all")
+  expect(JSON.parse(leftEth.stdout).length === 0, "orders left open on ETHUSDT_SPBL after cancel --all")
+
+  step(8, "transfers from alice to bob, and one's status")
   const transfers = [
     spotkit(env, [
       "transfer",
@@ -198,8 +287,51 @@ const main = async () => {
     ])
   ]
   transfers.forEach((run, i) => expectStatus(run, 0, `transfer ${i + 1}`))
+  const transferId = transfers[0]!.stdout.trim().split(" ")[1]!
+  const status = spotkit(env, ["transfer", "status", "--id", transferId, "--format", "json"], { show: 0 })
+  expectStatus(status, 0, "transfer status")
+  const [record] = JSON.parse(status.stdout) as Array<Record<string, string>>
+  print(`    ${record?.withdrawId}  ${record?.status}  ${record?.amount} ${record?.coin} to ${record?.toUserId}`)
+  expect(
+    record?.withdrawId === transferId && record.status === "SUCCESS",
+    "transfer status: not the transfer's success"
+  )
 
-  step(6, "export every funding bill of alice to demo-out/bills.csv (progress on stderr)")
+  step(9, "alice's spot balances after: the cancels released what the orders held")
+  const after = balances(env, "balances after")
+  for (const [coin, balance] of after) {
+    expect(
+      units(balance.available) + units(balance.frozen) === units(balance.equity),
+      `${coin}: available + frozen is not equity`
+    )
+  }
+  // Only demo-rest-sell (0.02 BTC) still rests: no USDT or ETH is held any more.
+  expect(after.get("USDT")?.frozen === "0" && after.get("ETH")?.frozen === "0", "USDT or ETH still frozen")
+  expect(units(after.get("BTC")?.frozen ?? "0") === units("0.02"), "BTC frozen is not the resting sell's 0.02")
+  const moved = [...after.keys()].map((coin) => {
+    const delta = units(after.get(coin)!.equity) - units(before.get(coin)?.equity ?? "0")
+    return `${coin} ${delta < 0n ? "-" : "+"}${decimal(delta < 0n ? -delta : delta)}`
+  })
+  print(`  equity moved: ${moved.join(", ")} (trades, fees and the USDT transfer)`)
+
+  step(10, "export alice's BTCUSDT_SPBL fills to demo-out/fills.csv and every funding bill to demo-out/bills.csv")
+  const fillsPath = join(out, "fills.csv")
+  expectStatus(
+    spotkit(env, ["fills", "export", "--symbol", "BTCUSDT_SPBL", "--out", relative(root, fillsPath), "--progress"]),
+    0,
+    "fills export"
+  )
+  const [fillsHeader, ...fills] = readFileSync(fillsPath, "utf8").split("\n").filter((line) => line.length > 0)
+  expect(
+    fillsHeader === "fillId,orderId,symbol,side,orderType,fillPrice,fillQuantity,fillTotalAmount,fees,cTime",
+    "fills header"
+  )
+  // Each filled order's fills add up to what it filled, exactly.
+  for (const [id, order] of states) {
+    const filled = fills.filter((row) => row.split(",")[1] === order.orderId)
+      .reduce((sum, row) => sum + units(row.split(",")[6]!), 0n)
+    expect(filled === units(order.fillQuantity!), `${id}: its fills do not add up to ${order.fillQuantity}`)
+  }
   const csvPath = join(out, "bills.csv")
   expectStatus(
     spotkit(env, ["bills", "export", "--out", relative(root, csvPath), "--progress"]),
@@ -214,15 +346,17 @@ const main = async () => {
     byType.set(bizType, (byType.get(bizType) ?? 0) + 1)
   }
 
-  step(7, "stop the sandbox")
+  step(11, "stop the sandbox")
   const code = await sandbox.stop()
   print(`  the sandbox stopped with exit code ${code}`)
 
   const orderIds = placed.map((run) => run.stdout.split(" ")[1])
   print("\nsummary")
   print(`  orders placed one by one:  ${placed.length} (${orderIds.join(", ")}); 2 refused as expected`)
-  print(`  batch:                     ${items.length} items, ${openEthCount} open on ETHUSDT_SPBL afterwards`)
+  print(`  batch:                     ${items.length} items, ${openEthCount} rested on ETHUSDT_SPBL`)
+  print(`  cancelled:                 demo-rest-buy, then ${cancelledAll.cancelled} orders of the batch at once`)
   print(`  transfers:                 ${transfers.map((run) => run.stdout.trim().split(" ")[1]).join(", ")}`)
+  print(`  fills exported:            ${fills.length} rows to demo-out/fills.csv`)
   print(`  bills exported:            ${bills.length} rows to demo-out/bills.csv (header: ${header})`)
   print(
     `  most frequent bizTypes:    ${

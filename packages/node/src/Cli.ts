@@ -1,12 +1,13 @@
 /**
- * The `spotkit` command-line tool, built with `effect/cli`: export funding bills, list and place orders, place a
- * batch from a file, and transfer between users, over a `SpotClient` configured from the environment
+ * The `spotkit` command-line tool, built with `effect/cli`: export funding bills and fills; place, list, look up and
+ * cancel orders (one, a batch from a file, or all of a symbol); the order history; balances; the symbols' trading
+ * rules; transfers between users and their status — over a `SpotClient` configured from the environment
  * (`NodeSpotClient.layerConfig`).
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
- * network failed (or a batch had failed items), 2 for bad usage or input caught before anything was sent, 130
- * after Ctrl-C, 143 after SIGTERM. Every expected error is one line on stderr, with the venue's code where it gave one, never a stack
- * trace and never a secret.
+ * network failed (or a batch or a cancel had failed items, or an order, symbol or transfer asked for is not there), 2
+ * for bad usage or input caught before anything was sent, 130 after Ctrl-C, 143 after SIGTERM. Every expected error
+ * is one line on stderr, with the venue's code where it gave one, never a stack trace and never a secret.
  *
  * Each command group is a module of its own under `internal/cli/`, over the pieces they share
  * (`internal/cli/shared.ts`); this module assembles the tree.
@@ -16,9 +17,12 @@
 import { Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import * as CliRuntime from "./CliRuntime.ts"
+import { balances } from "./internal/cli/balances.ts"
 import { bills } from "./internal/cli/bills.ts"
+import { fills } from "./internal/cli/fills.ts"
 import { orders } from "./internal/cli/orders.ts"
 import * as Shared from "./internal/cli/shared.ts"
+import { symbols } from "./internal/cli/symbols.ts"
 import { transfer } from "./internal/cli/transfer.ts"
 import * as Output from "./internal/output.ts"
 
@@ -56,7 +60,7 @@ export const command = Command.make(NAME).pipe(
     "Trade and export account data on the spot venue. Credentials come from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY, " +
       "SPOTKIT_PASSPHRASE and the venue from SPOTKIT_BASE_URL"
   ),
-  Command.withSubcommands([bills, orders, transfer])
+  Command.withSubcommands([orders, fills, balances, symbols, bills, transfer])
 )
 
 /**

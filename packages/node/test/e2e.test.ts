@@ -290,7 +290,14 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             ["orders", "open", "--help"],
             ["orders", "place", "--help"],
             ["orders", "batch", "--help"],
-            ["transfer", "--help"]
+            ["transfer", "--help"],
+            ["orders", "cancel", "--help"],
+            ["orders", "get", "--help"],
+            ["orders", "history", "--help"],
+            ["fills", "export", "--help"],
+            ["balances", "--help"],
+            ["symbols", "--help"],
+            ["transfer", "status", "--help"]
           ]
           const results = yield* Effect.forEach(cases, (args) => cli(args, { SPOTKIT_BASE_URL: undefined }), {
             concurrency: 2
@@ -301,6 +308,11 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             assert.strictEqual(run.stderr, "")
           }
           assert.include(results[1]!.stdout, "--since")
+          // Each new command says what its exit codes mean.
+          assert.include(results[6]!.stdout, "Exit code 0 when every order is cancelled or final")
+          assert.include(results[7]!.stdout, "Exit code 1 when the venue knows no such order")
+          assert.include(results[9]!.stdout, "--order-id")
+          assert.include(results[12]!.stdout, "exit code 1 when none")
           const version = yield* cli(["--version"])
           assert.strictEqual(version.exitCode, 0)
           assert.match(version.stdout, /\d+\.\d+\.\d+/)
@@ -364,7 +376,19 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
               args: ["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", join(dir, "absent.json")],
               mentions: "absent.json"
             },
-            { args: ["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", invalidFile], mentions: "not valid JSON" }
+            {
+              args: ["orders", "batch", "--symbol", "BTCUSDT_SPBL", "--file", invalidFile],
+              mentions: "not valid JSON"
+            },
+            { args: ["orders", "cancel", "--symbol", "BTCUSDT_SPBL"], mentions: "--all" },
+            { args: ["orders", "cancel", "--symbol", "BTCUSDT_SPBL", "--order-id", "x1"], mentions: "orderId" },
+            { args: ["orders", "get"], mentions: "--client-order-id" },
+            { args: ["orders", "history", "--symbol", "BTCUSDT_SPBL", "--since", "soon"], mentions: "--since" },
+            { args: ["fills", "export", "--symbol", "BTCUSDT_SPBL", "--page-size", "500"], mentions: "--page-size" },
+            { args: ["fills", "export", "--symbol", "btc"], mentions: "symbol" },
+            { args: ["balances", "--format", "csv"], mentions: "--format" },
+            { args: ["symbols", "--bogus"], mentions: "--bogus" },
+            { args: ["transfer", "status", "--coin", "DOGE"], mentions: "--coin" }
           ]
           yield* exchange.clearRequests
           const results = yield* Effect.forEach(cases, ({ args, env }) => cli(args, env), { concurrency: 2 })
@@ -529,6 +553,43 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           const allPlaced = yield* piped(batch("epipe-ok.ndjson", [item(2), item(3)]))
           assert.strictEqual(allPlaced.code, 0, allPlaced.stderr)
           assert.include(allPlaced.stderr, "spotkit: placed 2 of 2, 0 failed")
+        }))
+
+      it.effect("orders get, cancel, get again and balances: the order's final state and the funds it held", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const alice = yield* aliceId
+          const frozen = () => exchange.engine.spotBalances(alice).find((b) => b.coinName === "USDT")!.frozen
+          const balances = () =>
+            Effect.map(cli(["balances", "--format", "json"]), (run) => {
+              assert.strictEqual(run.exitCode, 0, run.stderr)
+              return (JSON.parse(run.stdout) as Array<{ coinName: string; frozen: string }>).find((b) =>
+                b.coinName === "USDT"
+              )!.frozen
+            })
+          const before = yield* balances()
+          assert.strictEqual(before, frozen())
+          const place = ["orders", "place", "--symbol", "BTCUSDT_SPBL", "--side", "buy", "--type", "limit"]
+          const placed = yield* cli([...place, "--price", "28000", "--quantity", "0.02", "--client-order-id", "e2e-gc"])
+          assert.strictEqual(placed.exitCode, 0, placed.stderr)
+          const held = yield* balances()
+          assert.notStrictEqual(held, before)
+          assert.strictEqual(held, frozen())
+          const get = () => cli(["orders", "get", "--client-order-id", "e2e-gc", "--format", "json"])
+          const open = yield* get()
+          assert.strictEqual(open.exitCode, 0, open.stderr)
+          assert.strictEqual(JSON.parse(open.stdout).status, "open")
+          const cancelled = yield* cli(["orders", "cancel", "--symbol", "BTCUSDT_SPBL", "--client-order-id", "e2e-gc"])
+          assert.strictEqual(cancelled.exitCode, 0, cancelled.stderr)
+          assert.match(linesOf(cancelled.stdout)[1]!, /^0\s+cancelled\s+\d{19}\s+e2e-gc$/)
+          assert.strictEqual(oneLine(cancelled), "spotkit: cancelled 1 of 1, 0 already final, 0 unknown, 0 failed")
+          const final = yield* get()
+          assert.strictEqual(JSON.parse(final.stdout).status, "cancelled")
+          assert.strictEqual(yield* balances(), before)
+          const missing = yield* cli(["orders", "get", "--client-order-id", "e2e-never"])
+          assert.strictEqual(missing.exitCode, 1)
+          assert.strictEqual(missing.stdout, "")
+          assert.strictEqual(oneLine(missing), "spotkit: no order with clientOrderId e2e-never")
         }))
 
       it.effect("transfer: USDT from alice's spot account to bob's funding account; the balances move", () =>

@@ -3,29 +3,16 @@
  * items file as a JSON array or NDJSON, numbers as their exact source text, bad files refused with exit code 2
  * before anything is sent.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
-import { Effect, FileSystem } from "effect"
+import { Effect } from "effect"
 import { tmpdir } from "node:os"
-import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "../support/cli.ts"
+import { aliceEnv, linesOf, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
 
 describe("orders batch --file", () => {
   const { layer } = sandboxLayer({ seed: 11, bills: 0 })
 
   it.layer(layer, { excludeTestServices: true })("items from a file, against the sandbox", (it) => {
-    const withFile = <A, E, R>(
-      content: string,
-      use: (path: string) => Effect.Effect<A, E, R>
-    ) =>
-      Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
-        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-batch-" })
-        const path = `${dir}/items`
-        yield* fs.writeFileString(path, content)
-        return yield* use(path)
-      }).pipe(Effect.provide(NodeServices.layer))
-
     const batch = (path: string) =>
       Effect.flatMap(
         aliceEnv,

@@ -4,7 +4,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, Effect, Layer, Redacted, Stream } from "effect"
+import { ConfigProvider, Effect, FileSystem, Layer, Redacted, Stream } from "effect"
 import { Command } from "effect/cli"
 import { ChildProcess } from "effect/process"
 import type { ChildProcessSpawner } from "effect/process"
@@ -125,3 +125,13 @@ export const linesOf = (text: string): Array<string> => {
   if (lines.at(-1) === "") lines.pop()
   return lines
 }
+
+/** Runs `use` with the path of a file holding `content`, in a temporary directory removed afterwards. */
+export const withFile = <A, E, R>(content: string, use: (path: string) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-file-" })
+    const path = `${dir}/file`
+    yield* fs.writeFileString(path, content)
+    return yield* use(path)
+  }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))

@@ -1,50 +1,18 @@
-// `spotkit orders`: `open` lists, `place` places one order, `batch` places the orders of a file.
-import { Json, Order } from "@spotkit/core"
-import { Effect, Result, Stream } from "effect"
+// `spotkit orders`: `open` lists, `place` places one order, `batch` places the orders of a file; `cancel` (in
+// `cancel.ts`), `get` and `history` (in `orderState.ts`).
+import { Order } from "@spotkit/core"
+import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Formats from "../formats.ts"
-import * as Output from "../output.ts"
-import {
-  CliFailure,
-  format,
-  json,
-  NAME,
-  optional,
-  readFlagFile,
-  redacted,
-  resultFormat,
-  symbol,
-  usage,
-  withClient,
-  write,
-  writeResult
-} from "./shared.ts"
+import { cancel } from "./cancel.ts"
+import * as Items from "./items.ts"
+import { listFormat, orderState, writeOrders } from "./orderState.ts"
+import { format, json, NAME, optional, redacted, resultFormat, symbol, withClient, writeResult } from "./shared.ts"
 
 const ordersOpen = Command.make(
   "open",
-  {
-    symbol,
-    format: format(["table", "json", "ndjson"], "table, json (one array) or ndjson (one order per line)")
-  },
-  (flags) =>
-    withClient((client) =>
-      Effect.gen(function*() {
-        if (flags.format === "ndjson") {
-          // Streamed as it pages: constant memory for any number of orders.
-          return yield* client.openOrders({ symbol: flags.symbol }).pipe(
-            Stream.runForEachArray((orders) =>
-              Effect.flatMap(redacted(orders), (clean) => write(Formats.ndjson(clean)))
-            )
-          )
-        }
-        const orders = yield* redacted(yield* Stream.runCollect(client.openOrders({ symbol: flags.symbol })))
-        yield* write(
-          flags.format === "json"
-            ? json(orders)
-            : Formats.table(Formats.OPEN_ORDER_COLUMNS, orders.map(Formats.openOrderRow))
-        )
-      })
-    )
+  { symbol, format: listFormat },
+  (flags) => withClient((client) => writeOrders(client.openOrders({ symbol: flags.symbol }), flags.format))
 ).pipe(Command.withDescription("Lists the open orders of a symbol, newest first"))
 
 const ordersPlace = Command.make(
@@ -97,35 +65,6 @@ const ordersPlace = Command.make(
   ])
 )
 
-/**
- * Batch items from a file: a JSON array, or NDJSON (one object per line, blank lines skipped). Numbers are read as
- * their exact source text (a price written as `30000.5` stays "30000.5"), since every field is a string on the wire;
- * the client validates every item and reports a bad one as that item's failure.
- */
-const parseItems = (text: string): { readonly items: ReadonlyArray<unknown> } | { readonly error: string } => {
-  const parse = (source: string, where: string) =>
-    Result.try({
-      try: () => Json.parse(source, "text"),
-      catch: (cause) => `${where}: ${cause instanceof Error ? cause.message : String(cause)}`
-    })
-  const trimmed = text.trim()
-  if (trimmed.startsWith("[")) {
-    const result = parse(trimmed, "not valid JSON")
-    if (result._tag === "Failure") return { error: result.failure }
-    return Array.isArray(result.success) ? { items: result.success } : { error: "not a JSON array" }
-  }
-  const items: Array<unknown> = []
-  const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim()
-    if (line.length === 0) continue
-    const result = parse(line, `line ${i + 1} is not valid JSON`)
-    if (result._tag === "Failure") return { error: result.failure }
-    items.push(result.success)
-  }
-  return { items }
-}
-
 const ordersBatch = Command.make(
   "batch",
   {
@@ -138,38 +77,25 @@ const ordersBatch = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
-      const parsed = parseItems(yield* readFlagFile("--file", flags.file))
-      if ("error" in parsed) return yield* usage(`--file ${flags.file}: ${parsed.error}`)
-      if (parsed.items.length === 0) return yield* usage(`--file ${flags.file}: no items`)
+      const items = yield* Items.read(flags.file)
       yield* withClient((client) =>
         Effect.gen(function*() {
-          const { stderr } = yield* Output.Output
           // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
           const result = yield* redacted(
-            yield* client.placeOrders(flags.symbol, parsed.items as ReadonlyArray<Order.BatchItemInput>)
+            yield* client.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>)
           )
-          // The orders are placed whether or not stdout still has a reader (`| head`): the summary and the exit code
-          // must still say whether items failed.
-          const closed = yield* write(
+          const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
+          yield* Items.report(
             flags.format === "table"
               ? Formats.table(Formats.OUTCOME_COLUMNS, result.outcomes.map(Formats.outcomeRow))
               : flags.format === "json"
               ? json(result)
-              : Formats.ndjson(result.outcomes)
-          ).pipe(
-            Effect.as(undefined),
-            Effect.catchIf((error) => error.code === "EPIPE", (error) => Effect.succeed(error))
-          )
-          const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
-          yield* stderr.write(
-            `${NAME}: placed ${result.placed} of ${result.outcomes.length}, ${result.failed} failed${
+              : Formats.ndjson(result.outcomes),
+            `placed ${result.placed} of ${result.outcomes.length}, ${result.failed} failed${
               unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
-            }\n`
+            }`,
+            result.failed
           )
-          if (result.failed > 0) {
-            return yield* Effect.fail(new CliFailure({ message: `${result.failed} items failed`, exitCode: 1 }))
-          }
-          if (closed !== undefined) return yield* Effect.fail(closed)
         })
       )
     })
@@ -183,6 +109,6 @@ const ordersBatch = Command.make(
 
 /** `spotkit orders`. */
 export const orders = Command.make("orders").pipe(
-  Command.withDescription("List and place orders"),
-  Command.withSubcommands([ordersOpen, ordersPlace, ordersBatch])
+  Command.withDescription("Place, list, look up and cancel orders"),
+  Command.withSubcommands([ordersOpen, ordersPlace, ordersBatch, cancel, ...orderState])
 )

@@ -43,6 +43,9 @@ const report = (message: string, exitCode: number) =>
 /** Bad usage or input: nothing was sent. */
 export const usage = (message: string) => report(message, 2)
 
+/** The venue's answer is not what the command was asked for (an order it does not know): exit code 1. */
+export const failure = (message: string) => report(message, 1)
+
 // Errors of a command, each turned into one line and an exit code. A ValidationError was caught by the client
 // before anything was sent (bad input: 2); every other SpotError reason comes from the venue or the network (1). A
 // defect (a bug, or a failure nothing expected) is one line too, exit code 1: never a stack trace, never on stdout.

@@ -1,13 +1,121 @@
-// `spotkit transfer`: a coin to another user's account.
+// `spotkit transfer`: a coin to another user's account; `transfer status`: the transfers made, with their status.
 import { Transfer } from "@spotkit/core"
-import { Effect } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
-import { NAME, resultFormat, withClient, writeResult } from "./shared.ts"
+import * as Formats from "../formats.ts"
+import * as Records from "../records.ts"
+import * as Export from "./export.ts"
+import {
+  failure,
+  format,
+  json,
+  NAME,
+  optional,
+  redacted,
+  resultFormat,
+  withClient,
+  write,
+  writeResult
+} from "./shared.ts"
 
 const accountType = (name: string, description: string) =>
   Flag.Literals(name, Transfer.AccountType.literals).pipe(Flag.withDescription(description))
 
-/** `spotkit transfer`. */
+const PAGE_MAX = 200
+
+const transferStatus = Command.make(
+  "status",
+  {
+    id: Flag.String("id").pipe(
+      Flag.withDescription("Only the transfer with this id (the id `transfer` printed); exit code 1 when none"),
+      Flag.withMetavar("ID"),
+      Flag.optional
+    ),
+    coin: Flag.Literals("coin", Transfer.Coin.literals).pipe(Flag.withDescription("Only this coin"), Flag.optional),
+    ...Export.rangeFlags("transfers made"),
+    fromAccount: accountType("from-account", "Only transfers from this account: SPOT, SPOT_V2 or FUND").pipe(
+      Flag.optional
+    ),
+    toAccount: accountType("to-account", "Only transfers to this account: SPOT, SPOT_V2 or FUND").pipe(Flag.optional),
+    format: format(["table", "json", "ndjson"], "table, json (one array) or ndjson (one transfer per line)"),
+    pageSize: Export.pageSizeFlag("Transfers", PAGE_MAX)
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const range = yield* Export.checked(flags, PAGE_MAX)
+      const query: Transfer.TransferStatusQuery = {
+        withdrawId: optional(flags.id),
+        coin: optional(flags.coin),
+        // Whether the venue's bounds are inclusive is not known: ask a millisecond wider on each side, then keep
+        // exactly --since (inclusive) to --until (exclusive).
+        startTime: range.after,
+        endTime: range.before,
+        fromAccountType: optional(flags.fromAccount),
+        toAccountType: optional(flags.toAccount),
+        pageSize: flags.pageSize
+      }
+      const inRange = (record: Transfer.TransferRecord) =>
+        (range.since === undefined || record.createTime >= range.since) &&
+        (range.until === undefined || record.createTime < range.until)
+      yield* withClient((client) =>
+        Effect.gen(function*() {
+          // Page by page until a short page; the venue pages by offset, so a transfer seen twice (newer ones pushed
+          // it to the next page meanwhile) is written once.
+          const seen = new Set<string>()
+          const fresh = (record: Transfer.TransferRecord) => {
+            if (!inRange(record) || seen.has(record.withdrawId)) return false
+            seen.add(record.withdrawId)
+            return true
+          }
+          const records = Stream.paginate(1, (page: number) =>
+            Effect.map(client.transferStatus({ ...query, page }), (list) =>
+              [
+                list.filter(fresh),
+                list.length < flags.pageSize ? Option.none() : Option.some(page + 1)
+              ] as const))
+          if (flags.format === "ndjson" && Option.isNone(flags.id)) {
+            return yield* Stream.runForEachArray(
+              records,
+              (page) =>
+                Effect.flatMap(redacted(page), (clean) => write(Formats.ndjson(clean)))
+            )
+          }
+          const all = yield* redacted(yield* Stream.runCollect(records))
+          if (Option.isSome(flags.id) && all.length === 0) {
+            return yield* failure(
+              `no transfer with id ${flags.id.value}${
+                Option.isSome(flags.since) || Option.isSome(flags.until) || Option.isSome(flags.coin)
+                  ? " matching the filters"
+                  : ""
+              }`
+            )
+          }
+          yield* write(
+            flags.format === "json"
+              ? json(all)
+              : flags.format === "ndjson"
+              ? Formats.ndjson(all)
+              : Formats.table(Records.TRANSFER_COLUMNS, all.map(Records.transferRow))
+          )
+        })
+      )
+    })
+).pipe(
+  Command.withShortDescription("Your transfers and their status"),
+  Command.withDescription(
+    "Lists your internal transfers, newest first, with their status (SUCCESS, FAILED, PROGRESSING): one by its id, " +
+      "or all matching the filters (the venue keeps about a month)"
+  ),
+  Command.withExamples([
+    { command: `${NAME} transfer status --id 1234567890`, description: "One transfer's status" },
+    {
+      command: `${NAME} transfer status --coin USDT --since 2024-05-01 --format ndjson`,
+      description: "The USDT transfers since 1 May 2024 (UTC), one JSON object per line"
+    }
+  ])
+)
+
+/** `spotkit transfer` (and `transfer status`). */
 export const transfer = Command.make(
   "transfer",
   {
@@ -29,10 +137,11 @@ export const transfer = Command.make(
       }).pipe(Effect.flatMap((result) => writeResult(flags.format, result, (r) => `transferred ${r.id}`)))
     )
 ).pipe(
-  Command.withDescription("Transfers a coin to another user's account"),
+  Command.withDescription("Transfers a coin to another user's account; `transfer status` lists the transfers made"),
   Command.withExamples([{
     command:
       `${NAME} transfer --to-user 4001000000000002 --coin USDT --amount 25 --from-account SPOT --to-account FUND`,
     description: "25 USDT from your spot account to another user's funding account"
-  }])
+  }]),
+  Command.withSubcommands([transferStatus])
 )

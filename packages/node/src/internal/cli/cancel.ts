@@ -1,0 +1,99 @@
+// `spotkit orders cancel`: one order (by orderId or clientOrderId), every open order of a symbol (`--all`), or the
+// orders a file names (`--file`), with one outcome per order and a summary on stderr.
+import type { Cancel, Order } from "@spotkit/core"
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as Formats from "../formats.ts"
+import * as Records from "../records.ts"
+import * as Items from "./items.ts"
+import { refFlags, refOf } from "./orderState.ts"
+import { format, json, NAME, redacted, symbol, usage, withClient } from "./shared.ts"
+
+const output = (result: Cancel.CancelOrdersResult, as: "table" | "json" | "ndjson") =>
+  as === "table"
+    ? Formats.table(Records.CANCEL_COLUMNS, result.outcomes.map(Records.cancelRow))
+    : as === "json"
+    ? json(result)
+    : Formats.ndjson(result.outcomes)
+
+// Orders that may still be open after the command: those the venue did not know and those that failed.
+const summary = (result: Cancel.CancelOrdersResult) => {
+  const unknown = result.outcomes.filter((outcome) => Records.cancelWord(outcome) === "unknown").length
+  return {
+    text: `cancelled ${result.cancelled} of ${result.outcomes.length}, ${
+      result.notOpen - unknown
+    } already final, ${unknown} unknown, ${result.failed} failed`,
+    failed: unknown + result.failed
+  }
+}
+
+const ordersCancel = Command.make(
+  "cancel",
+  {
+    symbol,
+    ...refFlags,
+    all: Flag.Boolean("all").pipe(
+      Flag.withDescription("Cancel every open order of the symbol"),
+      Flag.withDefault(false)
+    ),
+    file: Flag.String("file").pipe(
+      Flag.withDescription(
+        "Cancel the orders this file names: one id a line, or a JSON array of ids; an item may also be " +
+          "{\"orderId\": ...} or {\"clientOrderId\": ...}. Any number, 50 per request"
+      ),
+      Flag.withMetavar("FILE"),
+      Flag.optional
+    ),
+    ids: Flag.Literals("ids", ["order-id", "client-order-id"]).pipe(
+      Flag.withDescription("What the bare ids of --file are"),
+      Flag.withDefault("order-id")
+    ),
+    format: format(["table", "json", "ndjson"], "How to print the outcome of each order")
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const ref = yield* refOf(flags)
+      const ways = [ref !== undefined, flags.all, Option.isSome(flags.file)].filter(Boolean).length
+      if (ways !== 1) {
+        return yield* usage("name the orders to cancel with one of --order-id, --client-order-id, --all and --file")
+      }
+      const bare = (id: string): Order.OrderRef => flags.ids === "order-id" ? { orderId: id } : { clientOrderId: id }
+      const refs = Option.isSome(flags.file)
+        ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
+        : undefined
+      yield* withClient((client) =>
+        Effect.gen(function*() {
+          const result = ref !== undefined
+            ? Records.summarize([{ ...yield* client.cancelOrder({ symbol: flags.symbol, ...ref }), index: 0 }])
+            : refs !== undefined
+            // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
+            ? yield* client.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
+            : Records.cancelAllOutcomes(yield* client.cancelAll(flags.symbol))
+          const { failed, text } = summary(result)
+          yield* Items.report(output(yield* redacted(result), flags.format), text, failed)
+        })
+      )
+    })
+).pipe(
+  Command.withShortDescription("Cancels one order, all of a symbol, or those a file names"),
+  Command.withDescription(
+    "Cancels one order, every open order of a symbol (--all), or the orders a file names (--file), printing one " +
+      "outcome per order in input order: cancelled; final (already filled or cancelled: nothing to do); unknown (the " +
+      "venue knows no such order); failed (refused or not sent). A summary goes to stderr. Exit code 0 when every " +
+      "order is cancelled or final, 1 when any is unknown or failed (cancelling again does no harm)"
+  ),
+  Command.withExamples([
+    {
+      command: `${NAME} orders cancel --symbol BTCUSDT_SPBL --order-id 602882076026339770`,
+      description: "One order by the venue's id"
+    },
+    { command: `${NAME} orders cancel --symbol BTCUSDT_SPBL --all`, description: "Every open order of the symbol" },
+    {
+      command: `${NAME} orders cancel --symbol BTCUSDT_SPBL --file ids.txt --ids client-order-id --format ndjson`,
+      description: "The orders whose clientOrderIds ids.txt lists, one per line"
+    }
+  ])
+)
+
+/** `orders cancel`. */
+export const cancel = ordersCancel
