@@ -1,7 +1,7 @@
 // The shared-budget benchmark (issue #15): many processes on one API key against the sandbox with the venue's rate
 // limits on (its default model: 500 per 10 s per user and per address, 10 per second on placing and cancelling), each
 // process a SpotClient built from the environment as the CLI builds it (`budget/worker.ts`), half of them exporting
-// bills, half placing (and, with #14, cancelling) orders, all from the same instant for S seconds (default 60).
+// bills, half placing and cancelling orders, all from the same instant for S seconds (default 60).
 // For 1, 3 and 8 processes, with SPOTKIT_REDIS_URL set (one budget shared through a redis-server started here) and
 // without (each process its own budget), it reports per run: processes that completed without a failed call, the
 // 429s the venue sent, and the share of the user's budget used (the UID weight the venue admitted within the S
@@ -378,7 +378,7 @@ const file = writeResult("budget", {
   machine: { ...machine, loadAverageAtEnd: os.loadavg() },
   method: {
     seconds: SECONDS,
-    workloads: "processes alternate: export (bills, 100 per page), trade (limit buy, then cancel once #14 lands)",
+    workloads: "processes alternate: export (bills, 100 per page), trade (a limit buy, then its cancel)",
     budgets: Venue.budgets,
     share: "UID weight the venue admitted in the S seconds from its first answer / (500 × ceil(S / 10 s))",
     redis: redis?.url ?? "none"

@@ -4,7 +4,7 @@
 // together):
 //
 //   export   the funding bills, 100 per page, one page after another (again from the top when the history ends)
-//   trade    a limit buy far below the market, then its cancel when the client has one (#14), one after another
+//   trade    a limit buy far below the market, then its cancel, one after another
 //
 //   node --conditions=@spotkit/source worker.ts --mode export|trade --from MS --until MS
 //
@@ -38,13 +38,7 @@ const exportBills = (client: SpotClient.Service) =>
     )
   )
 
-// The client's cancel arrives with #14: until then a trader only places.
-type Cancel = (
-  order: { readonly symbol: string; readonly orderId: string }
-) => Effect.Effect<unknown, SpotError.SpotError>
-
 const trade = (client: SpotClient.Service) => {
-  const cancel = (client as unknown as { readonly cancelOrder?: Cancel }).cancelOrder
   let n = 0
   const once = Effect.gen(function*() {
     const placed = yield* client.placeOrder({
@@ -57,10 +51,8 @@ const trade = (client: SpotClient.Service) => {
       clientOrderId: `w${process.pid}x${(n++).toString(36)}`
     })
     calls++
-    if (cancel !== undefined) {
-      yield* cancel({ symbol: "BTCUSDT_SPBL", orderId: placed.orderId })
-      calls++
-    }
+    yield* client.cancelOrder({ symbol: "BTCUSDT_SPBL", orderId: placed.orderId })
+    calls++
   }).pipe(Effect.catch(failed))
   return Effect.forever(once)
 }

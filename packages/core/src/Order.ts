@@ -296,23 +296,6 @@ export const fastPlaceOrderResult: (input: unknown) => PlaceOrderResult | undefi
 export const fastOpenOrdersPage: (input: unknown) => OpenOrdersPage | undefined = OrderFast.openOrdersPage
 
 /**
- * The fast path of `PlaceOrder` on the caller's input, the limit-price rule included.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastPlaceOrder: (input: unknown) => PlaceOrder | undefined = OrderFast.placeOrder
-
-/**
- * The fast path of `OpenOrdersQuery` on the caller's input.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastOpenOrdersQuery: (input: unknown) => typeof OpenOrdersQuery.Type | undefined =
-  OrderFast.openOrdersQuery
-
-/**
  * Decodes a place-order answer: the fast path when it applies, the Schema otherwise.
  *
  * @since 0.2.0

@@ -1,10 +1,9 @@
 /**
- * The order schemas' hand-written fast paths (`Order.fastPlaceOrderResult`, `fastOpenOrdersPage`, `fastPlaceOrder`,
- * `fastOpenOrdersQuery`) against their Schemas, in both directions: whatever a fast path answers, the Schema decodes
- * to the same value; whatever the Schema accepts, the fast path decodes to the same value or leaves to the Schema.
+ * The order schemas' hand-written fast paths (`Order.fastPlaceOrderResult`, `fastOpenOrdersPage`) against their
+ * Schemas, in both directions: whatever a fast path answers, the Schema decodes to the same value; whatever the Schema accepts, the fast path decodes to the same value or leaves to the Schema.
  * Checked on generated input mixing the venue's plain forms with the unusual-but-valid forms (numeric ids, exponent
  * decimals, long millisecond strings, keys present with `undefined`) and invalid ones. And the fast paths do take the
- * answers and requests a trading program sends and receives every time, or they would be pointless. Also the
+ * answers a trading program receives every time, or they would be pointless. Also the
  * limit-price rule on market orders.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -84,21 +83,7 @@ const arbitraries = {
     ),
     nextPage: fc.constantFrom(null, false, 1, "n"),
     totals: fc.constantFrom(null, 3)
-  }, ["orderInfoResultList"]),
-  placeOrder: objectOf({
-    symbol: literal("BTCUSDT_SPBL", "ETHUSDT_SPBL", "btcusdt_spbl", "BTC-USDT"),
-    side: literal("buy", "sell"),
-    orderType: literal("limit", "market"),
-    force: literal("normal", "postOnly", "fok", "ioc", "gtc"),
-    price: decimals,
-    quantity: decimals,
-    clientOrderId: fc.oneof(fc.string({ maxLength: 70 }), fc.constantFrom("a b", "ok-1", 7))
-  }, ["symbol", "side", "orderType", "quantity"]),
-  openOrdersQuery: objectOf({
-    symbol: literal("BTCUSDT_SPBL", "btc"),
-    limit: fc.oneof(fc.integer({ min: -2, max: 102 }), fc.constantFrom(1.5, "10", null)),
-    pageNo: fc.oneof(fc.integer({ min: -2, max: 1_000 }), fc.constantFrom(0.5, "0", null))
-  }, ["symbol"])
+  }, ["orderInfoResultList"])
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -147,17 +132,6 @@ const validOpenOrder = fc.record({
   noNullPrototype: true
 })
 
-const tradingPair = fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL", "1INCHUSDT_SPBL")
-const positiveDecimal = plainDecimal.filter((d) => !d.startsWith("-") && /[1-9]/.test(d))
-const clientOrderId = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/)
-const force = fc.constantFrom("normal", "postOnly", "fok", "ioc")
-const orderFields = {
-  side: fc.constantFrom("buy", "sell"),
-  force: orUndefined(force),
-  quantity: positiveDecimal,
-  clientOrderId: orUndefined(clientOrderId)
-}
-
 const validArbitraries = {
   placeOrderResult: fc.record({
     orderId: usually(u64Digits, safeNat, 2),
@@ -168,26 +142,7 @@ const validArbitraries = {
     orderInfoResultList: usually(fc.array(validOpenOrder, { maxLength: 4 }), fc.constant(null), 8),
     nextPage: orUndefined(fc.oneof(fc.constant(null), fc.jsonValue())),
     totals: orUndefined(fc.oneof(fc.constant(null), fc.jsonValue()))
-  }, { requiredKeys: ["orderInfoResultList"], noNullPrototype: true }),
-  placeOrder: fc.oneof(
-    fc.record({
-      symbol: tradingPair,
-      orderType: fc.constant("limit"),
-      price: positiveDecimal,
-      ...orderFields
-    }, { requiredKeys: ["symbol", "orderType", "price", "side", "quantity"], noNullPrototype: true }),
-    fc.record({
-      symbol: tradingPair,
-      orderType: fc.constant("market"),
-      price: orUndefined(plainDecimal.filter((d) => !d.startsWith("-"))),
-      ...orderFields
-    }, { requiredKeys: ["symbol", "orderType", "side", "quantity"], noNullPrototype: true })
-  ),
-  openOrdersQuery: fc.record({
-    symbol: tradingPair,
-    limit: orUndefined(fc.integer({ min: 1, max: 100 })),
-    pageNo: orUndefined(safeNat)
-  }, { requiredKeys: ["symbol"], noNullPrototype: true })
+  }, { requiredKeys: ["orderInfoResultList"], noNullPrototype: true })
 }
 
 const cases = [
@@ -204,20 +159,6 @@ const cases = [
     fast: Order.fastOpenOrdersPage,
     input: arbitraries.openOrdersPage,
     valid: validArbitraries.openOrdersPage
-  },
-  {
-    name: "Order.PlaceOrder",
-    schema: Order.PlaceOrder,
-    fast: Order.fastPlaceOrder,
-    input: arbitraries.placeOrder,
-    valid: validArbitraries.placeOrder
-  },
-  {
-    name: "Order.OpenOrdersQuery",
-    schema: Order.OpenOrdersQuery,
-    fast: Order.fastOpenOrdersQuery,
-    input: arbitraries.openOrdersQuery,
-    valid: validArbitraries.openOrdersQuery
   }
 ] as const
 
@@ -274,21 +215,6 @@ describe("fast decoders", () => {
       }
       const page = Order.fastOpenOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
       assert.strictEqual(page?.orderInfoResultList?.[1]?.cTime, 1795353817335)
-      assert.isDefined(
-        Order.fastPlaceOrder({
-          symbol: "BTCUSDT_SPBL",
-          side: "buy",
-          orderType: "limit",
-          force: "ioc",
-          price: "100",
-          quantity: "0.06",
-          clientOrderId: "b-1"
-        })
-      )
-      assert.isDefined(
-        Order.fastPlaceOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "market", quantity: "10" })
-      )
-      assert.isDefined(Order.fastOpenOrdersQuery({ symbol: "BTCUSDT_SPBL", limit: 100, pageNo: 3 }))
     }))
 })
 

@@ -20,9 +20,9 @@ export interface OpenOrdersOptions {
   readonly pageSize?: number | undefined
 }
 
-const validatePlaceOrder = validate.input(Order.PlaceOrder, undefined, Order.fastPlaceOrder)
+const validatePlaceOrder = validate.input(Order.PlaceOrder)
 const validateSymbol = validate.input(TradingPair, "symbol")
-const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery, undefined, Order.fastOpenOrdersQuery)
+const validateOpenOrdersQuery = validate.input(Order.OpenOrdersQuery)
 const validatePageSize = validate.input(Schema.UndefinedOr(PageSize), "pageSize")
 const validateOrderRef = validate.input(Order.OrderInfoRequest)
 const validateCancel = validate.input(Cancel.CancelOrderRequest)
