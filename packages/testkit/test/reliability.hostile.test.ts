@@ -60,8 +60,12 @@ const reasonOf = <A>(exit: Exit.Exit<A, unknown>, what: string): SpotError.SpotE
 }
 
 /** A core client over undici to a venue, as the hostile credentials. */
+// Without the server-time sync and the symbol-rules lookup: both are public GETs of their own (unsigned), and these
+// tests count and inspect the requests of each call.
+const quiet = { syncServerTime: false, checkSymbolRules: false } as const
+
 const clientAt = (baseUrl: string, options: Partial<SpotClient.Options> = {}) =>
-  SpotClient.make({ baseUrl, credentials: hostile, rateLimit: false, ...options })
+  SpotClient.make({ baseUrl, credentials: hostile, rateLimit: false, ...quiet, ...options })
 
 const TRANSPORTS = ["undici", "effect-undici", "node:http"] as const
 
@@ -146,6 +150,7 @@ describe("reliability: hostile venues", () => {
                     baseUrl: venue.baseUrl,
                     credentials: hostile,
                     rateLimit: false,
+                    ...quiet,
                     transport,
                     maxResponseBytes: limit
                   }))
@@ -553,6 +558,7 @@ describe("reliability: hostile requests", () => {
             baseUrl,
             credentials: alice!.credentials,
             rateLimit: false,
+            ...quiet,
             retry: { baseDelay: "1 millis", maxDelay: "5 millis" }
           }).pipe(Effect.provideService(
             HttpClient.HttpClient,

@@ -25,6 +25,8 @@ const program = Effect.flatMap(Effect.service(SpotClient.SpotClient), (client) =
     },
     rateLimit: false,
     retry: false,
+    // One request, the bills page: no server-time sync before it (a public GET of its own).
+    syncServerTime: false,
     transport,
     maxResponseBytes: Number(limit)
   }))
