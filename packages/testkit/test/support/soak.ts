@@ -254,6 +254,8 @@ export const idempotencySoak = (options: { readonly placements: number }, collec
       assert.strictEqual(figures.duplicated, 0)
       assert.strictEqual(figures.checksumEngine, figures.checksumPlaced, "the engine's clientOrderIds are those placed")
       assert.isAbove(wire.faultsByKind.AppliedLost ?? 0, 0, "answers were lost")
+      // The venue serves the lookup by clientOrderId (#14): every lost answer is recovered, filled orders included.
+      assert.strictEqual(figures.outcomes.success, options.placements, "every call answered the engine's orderId")
       yield* assertConserved(exchange)
       return figures
     }), collector)
