@@ -18,8 +18,8 @@
 //   node --conditions=@spotkit/source src/budget.ts [--quick] [--budget-seconds S]
 import { RateLimitStore, Venue } from "@spotkit/core"
 import * as NodeSpotClient from "@spotkit/node/NodeSpotClient"
-import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { TestExchange } from "@spotkit/testkit"
+import { Context, Effect, Layer } from "effect"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -28,6 +28,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { args, fmt, log, machine, option, quick, writeResult } from "./cli.ts"
+import { aliceEnv, type Running, startSandbox } from "./sandbox.ts"
 
 const SECONDS = option("budget-seconds", quick ? 8 : 60)
 const fleetsAt = args.indexOf("--budget-fleets")
@@ -97,36 +98,13 @@ const flushRedis = () => {
 // ---------------------------------------------------------------------------------------------------------------
 // The sandbox in this process, with the venue's default limits
 
-interface Running {
-  readonly exchange: TestExchange.Service
-  readonly baseUrl: string
-  readonly close: () => Promise<void>
-}
+const sandboxOptions = (bills: number): TestExchange.Options => ({
+  ...TestExchange.demo({ seed: 1, bills }),
+  requestLogSize: 200_000
+})
 
-const startSandbox = async (bills: number): Promise<Running> => {
-  const scope = Effect.runSync(Scope.make())
-  const layer = Sandbox.layer().pipe(
-    Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ seed: 1, bills }), requestLogSize: 200_000 }))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  return {
-    exchange: Context.get(context, TestExchange.TestExchange),
-    baseUrl: Context.get(context, Sandbox.Sandbox).baseUrl,
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
-
-const envFor = (running: Running, shared: boolean): Record<string, string> => {
-  const alice = TestExchange.demoKeys.alice
-  return {
-    PATH: process.env.PATH ?? "",
-    SPOTKIT_BASE_URL: running.baseUrl,
-    SPOTKIT_API_KEY: alice.apiKey,
-    SPOTKIT_SECRET_KEY: alice.secretKey,
-    SPOTKIT_PASSPHRASE: alice.passphrase,
-    ...(shared && redis !== undefined ? { SPOTKIT_REDIS_URL: redis.url } : {})
-  }
-}
+const envFor = (running: Running, shared: boolean): Record<string, string> =>
+  aliceEnv(running, shared && redis !== undefined ? { SPOTKIT_REDIS_URL: redis.url } : {})
 
 interface Exited {
   readonly code: number | null
@@ -208,7 +186,7 @@ const fleets: Array<FleetRun> = []
 for (const processes of FLEETS) {
   for (const shared of redis === undefined ? [false] : onlyShared ? [true] : [false, true]) {
     flushRedis()
-    const running = await startSandbox(200_000)
+    const running = await startSandbox(sandboxOptions(200_000))
     // Every process starts at `from` (after Node has started them all) and stops at `until`, a little more than S
     // seconds later: the S seconds measured begin with the venue's first answer.
     const from = Date.now() + 4_000 + 1_000 * processes
@@ -281,7 +259,7 @@ const backToBack: Array<Record<string, unknown>> = []
 for (const shared of fleetsOnly ? [] : redis === undefined ? [false] : [false, true]) {
   flushRedis()
   // 9,000 bills (and alice's two deposits) are 91 pages of weight 5: 455 of the 500 in the window.
-  const running = await startSandbox(9_000)
+  const running = await startSandbox(sandboxOptions(9_000))
   const env = envFor(running, shared)
   const started = performance.now()
   const first = await run([cli, "bills", "export", "--out", join(outDir, "first.csv")], env)

@@ -19,8 +19,8 @@
 //   node --conditions=@spotkit/source src/export.ts [--quick] [--export-bills N] [--export-runs N]
 //     [--limited-seconds S]
 import { Venue } from "@spotkit/core"
-import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { TestExchange } from "@spotkit/testkit"
+import { Effect } from "effect"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -29,6 +29,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { fmt, log, machine as sharedMachine, median, option, quick, writeResult } from "./cli.ts"
+import { aliceEnv, type Running, startSandbox } from "./sandbox.ts"
 
 const BILLS = option("export-bills", quick ? 100_000 : 1_000_000)
 const RUNS = option("export-runs", quick ? 1 : 3)
@@ -54,34 +55,8 @@ if (build.status !== 0) process.exit(build.status ?? 1)
 // ---------------------------------------------------------------------------------------------------------------
 // The sandbox, in this process (the measured processes are the CLI and the baseline).
 
-interface Running {
-  readonly exchange: TestExchange.Service
-  readonly baseUrl: string
-  readonly close: () => Promise<void>
-}
-
-const startSandbox = async (options: TestExchange.Options): Promise<Running> => {
-  const scope = Effect.runSync(Scope.make())
-  const layer = Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(options)))
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  return {
-    exchange: Context.get(context, TestExchange.TestExchange),
-    baseUrl: Context.get(context, Sandbox.Sandbox).baseUrl,
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
-
-const envFor = (running: Running, rateLimit: boolean): Record<string, string> => {
-  const alice = TestExchange.demoKeys.alice
-  return {
-    PATH: process.env.PATH ?? "",
-    SPOTKIT_BASE_URL: running.baseUrl,
-    SPOTKIT_API_KEY: alice.apiKey,
-    SPOTKIT_SECRET_KEY: alice.secretKey,
-    SPOTKIT_PASSPHRASE: alice.passphrase,
-    ...(rateLimit ? {} : { SPOTKIT_RATE_LIMIT: "off" })
-  }
-}
+const envFor = (running: Running, rateLimit: boolean): Record<string, string> =>
+  aliceEnv(running, rateLimit ? {} : { SPOTKIT_RATE_LIMIT: "off" })
 
 // ---------------------------------------------------------------------------------------------------------------
 // A measured subprocess
