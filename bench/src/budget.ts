@@ -52,7 +52,7 @@ log(
 )
 
 // ---------------------------------------------------------------------------------------------------------------
-// redis-server on a free loopback port (Debian's package; .ci/run installs it)
+// redis-server on a free loopback port (Debian's package, provisioned by scripts/redis.mjs when missing)
 
 const freePort = (): Promise<number> =>
   new Promise((resolve) => {
@@ -63,6 +63,7 @@ const freePort = (): Promise<number> =>
     })
   })
 
+spawnSync(process.execPath, [new URL("../../scripts/redis.mjs", import.meta.url).pathname], { stdio: "inherit" })
 const hasRedis = spawnSync("redis-server", ["--version"]).status === 0
 let redis: { readonly url: string; readonly port: number; readonly child: ChildProcess } | undefined
 const redisDir = mkdtempSync(join(os.tmpdir(), "spotkit-bench-redis-"))
