@@ -6,13 +6,14 @@
  * @since 0.2.0
  */
 import type { Bill } from "@spotkit/core"
-import type * as Accounts from "./internal/engine/accounts.ts"
 
 /**
+ * The account types of a user: `SPOT` (trading), `SPOT_V2` and `FUND` (funding, where the bills are).
+ *
  * @since 0.1.0
  * @category models
  */
-export type AccountType = typeof Accounts.accountTypes[number]
+export type AccountType = "SPOT" | "SPOT_V2" | "FUND"
 
 /**
  * @since 0.1.0

@@ -9,8 +9,8 @@ import { accountOf, at as entryAt, BIZ, coinOf, EntryList, kindOf, Ledger, userO
 import type { Coin, Registry } from "./registry.ts"
 import { Kind, type Stamps } from "./stamps.ts"
 
-/** The account types of spec §2.7, in index order. */
-export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const
+/** The account types, in index order. */
+export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const satisfies ReadonlyArray<AccountType>
 
 export const SPOT = 0
 export const FUND = 2
