@@ -66,7 +66,7 @@ describe("watchAndCancel", () => {
       // It was seen open first: several looks, not one.
       const after = yield* state
       assert.isAbove(after.orderLookups, 2)
-      assert.strictEqual(after.watched?.status, "filled")
+      assert.strictEqual(after.watched?.status, "full_fill")
       // The three resting bids are cancelled; nothing of alice's is open, nothing frozen.
       assert.deepStrictEqual([result.cancels.cancelled, result.cancels.notOpen, result.cancels.failed], [3, 0, 0])
       assert.deepStrictEqual(after.open, [])

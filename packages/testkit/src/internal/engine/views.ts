@@ -1,6 +1,14 @@
 // Views: the engine's records as the venue reports them (OrderView, BillView, LedgerEntry, Trade, depth), built only
 // when asked, and the queries that list them (orders by id, user or clientOrderId, open orders, the ledger, trades).
-import type { AccountType, BillView, Depth, LedgerEntry, OrderView, Trade } from "../../EngineModel.ts"
+import type {
+  AccountType,
+  BillView,
+  Depth,
+  LedgerEntry,
+  OrderView,
+  Trade,
+  VenueOrderStatus
+} from "../../EngineModel.ts"
 import { fixed, trimmed } from "../units.ts"
 import { accountTypes } from "./accounts.ts"
 import * as Book from "./book.ts"
@@ -12,7 +20,19 @@ import * as Trades from "./trades.ts"
 
 const SIDES = ["buy", "sell"] as const
 const FORCES = ["normal", "postOnly", "fok", "ioc"] as const
-const STATUSES = ["open", "filled", "cancelled"] as const
+
+// An order's status in the venue's words: the record keeps open, filled or cancelled; an open order that has filled
+// in part is `partial_fill`.
+const statusOf = (flags: number, filled: number): VenueOrderStatus => {
+  const status = (flags >> Book.STATUS_SHIFT) & 3
+  return status === Book.STATUS_FILLED
+    ? "full_fill"
+    : status === Book.STATUS_CANCELLED
+    ? "cancelled"
+    : filled === 0
+    ? "open"
+    : "partial_fill"
+}
 
 export class Views {
   // The engine's state (state.ts), the floor below.
@@ -45,7 +65,7 @@ export class Views {
       orderType: market ? "market" : "limit",
       side: SIDES[buy ? 0 : 1],
       force: FORCES[(flags >> Book.FORCE_SHIFT) & 3]!,
-      status: STATUSES[(flags >> Book.STATUS_SHIFT) & 3]!,
+      status: statusOf(flags, filled),
       latestFillPrice: fillPrice(r[o + Book.LATEST_FILL]!),
       maxFillPrice: fillPrice(r[o + Book.MAX_FILL]!),
       minFillPrice: fillPrice(r[o + Book.MIN_FILL]!),
