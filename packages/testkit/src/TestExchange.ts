@@ -15,7 +15,6 @@
  * @since 0.1.0
  */
 import { Signer, SpotClient, Venue } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
@@ -445,11 +444,30 @@ export const demo = (
 export const inProcessBaseUrl = "http://exchange.test"
 
 /**
- * A ready `SpotClient` (as alice of `demo`) over the in-process transport, plus the `TestExchange` behind it, for
- * one-line test setup. Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a
- * client retrying after a 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits`
- * (and advance the clock, or use `it.live`) to test them. The client signs
- * with node:crypto (synchronous) rather than the portable WebCrypto default; both produce the same signature.
+ * A demo user by name (`demoKeys`): `"alice"`, the trader, or `"bob"`, the market maker.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DemoUser = keyof typeof demoKeys
+
+/**
+ * A ready `SpotClient` over the in-process transport, plus the `TestExchange` behind it, for one-line test setup.
+ * The client acts as alice of `demo` unless `user` names another: a demo user (`"bob"`: the account holding bob's
+ * demo key) or the index of an account in the exchange's `accounts`.
+ *
+ * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
+ * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
+ * use `it.live`) to test them. The client signs as core's `Signer` does by default (WebCrypto), which the exchange
+ * checks with its own code; pass `signer` for another (e.g. `@spotkit/node`'s `NodeSigner.nodeCrypto`).
+ *
+ * ```ts
+ * it.effect("bob sells into alice's bid", () =>
+ *   Effect.gen(function*() {
+ *     const bob = yield* SpotClient.SpotClient
+ *     yield* bob.placeOrder({ symbol: "BTCUSDT_SPBL", side: "sell", orderType: "limit", price: "29995", quantity: "0.1" })
+ *   }).pipe(Effect.provide(TestExchange.layerSpotClient({ user: "bob" }))))
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -458,7 +476,9 @@ export const layerSpotClient = (
   options: {
     readonly exchange?: Options | undefined
     readonly client?: Partial<SpotClient.Options> | undefined
-    /** How the client signs. @default HMAC-SHA256 with node:crypto */
+    /** Who the client acts as: a demo user by name, or an index into the exchange's `accounts`. @default "alice" */
+    readonly user?: DemoUser | number | undefined
+    /** How the client signs. @default core's `Signer` (WebCrypto HMAC-SHA256) */
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
@@ -467,9 +487,11 @@ export const layerSpotClient = (
   const exchange = layer(options.exchange ?? { ...demo(), rateLimits: false })
   const client = Layer.unwrap(Effect.gen(function*() {
     const ex = yield* TestExchange
-    const account = ex.accounts[0]
+    const account = accountOf(ex.accounts, options.user ?? "alice")
     if (account === undefined) {
-      return yield* Effect.fail(new Engine.EngineError("layerSpotClient: no account to act as"))
+      return yield* Effect.fail(
+        new Engine.EngineError(`layerSpotClient: no account to act as ${options.user ?? "alice"}`)
+      )
     }
     return SpotClient.layer({
       baseUrl: inProcessBaseUrl,
@@ -478,8 +500,15 @@ export const layerSpotClient = (
       ...options.client
     })
   }))
+  const signer = options.signer === undefined ? [] : [Signer.layer(options.signer)]
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? NodeSigner.nodeCrypto)]),
+    Layer.provide([layerHttpClient, ...signer]),
     Layer.provideMerge(exchange)
   )
 }
+
+// The account a preset client acts as: the one holding a demo user's key, or the one at an index.
+const accountOf = (accounts: ReadonlyArray<Account>, user: DemoUser | number): Account | undefined =>
+  typeof user === "number"
+    ? accounts[user]
+    : accounts.find((account) => Redacted.value(account.credentials.apiKey) === demoKeys[user].apiKey)

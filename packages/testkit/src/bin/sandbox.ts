@@ -16,16 +16,16 @@
  *
  * @since 0.1.0
  */
-import * as CliRuntime from "@spotkit/node/CliRuntime"
 import { Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
+import { packageVersion, runMain } from "../internal/cliMain.ts"
 import * as Sandbox from "../Sandbox.ts"
 import * as TestExchange from "../TestExchange.ts"
 
 const NAME = "spotkit-sandbox"
 
 // The package's version; `../../package.json` from both `src/bin` and `dist/bin`.
-const version = CliRuntime.packageVersion(new URL("../../package.json", import.meta.url))
+const version = packageVersion(new URL("../../package.json", import.meta.url))
 
 const port = Flag.Int("port").pipe(
   Flag.withDescription("Port to listen on; 0 picks any free port (default 0)"),
@@ -218,8 +218,4 @@ const command = Command.make(
 
 // Bad flags: one line on stderr (no help page), exit code 2. SIGINT/SIGTERM interrupt the program after the server
 // has closed: a clean stop, exit code 0.
-CliRuntime.runMain(command, {
-  version,
-  layer: CliRuntime.layerPresenter({ name: NAME }),
-  interrupted: () => 0
-})
+runMain(command, { version, interrupted: 0 })
