@@ -459,7 +459,7 @@ export type DemoUser = keyof typeof demoKeys
  * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
  * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
  * use `it.live`) to test them. The client signs as core's `Signer` does by default (WebCrypto), which the exchange
- * checks with its own code; pass `signer` for another (e.g. `@spotkit/node`'s `NodeSigner.nodeCrypto`).
+ * checks with its own code; pass `signer` for another (a faster node:crypto one, say).
  *
  * ```ts
  * it.effect("bob sells into alice's bid", () =>

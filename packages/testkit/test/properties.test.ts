@@ -25,7 +25,6 @@ import {
   units
 } from "./support/model.ts"
 
-
 // The engine reports statuses in the venue's words; the reference model keeps open, filled and cancelled.
 const resting = (status: string): boolean => status === "open" || status === "partial_fill"
 

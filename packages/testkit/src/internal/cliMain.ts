@@ -1,6 +1,6 @@
 // How `spotkit-sandbox` runs as a Node process, on the Node runtime and services of `@effect/platform-node-shared`
 // (what `@effect/platform-node` re-exports, without its Redis peer) and `effect/cli` alone, since the testkit does not
-// depend on `@spotkit/node`: bad flags as one line on stderr, exit code 2; after SIGINT or SIGTERM the code the caller
+// depend on the Node package: bad flags as one line on stderr, exit code 2; after SIGINT or SIGTERM the code the caller
 // chooses; otherwise the error's `Runtime.errorExitCode` (1 when it has none); log lines on stderr (stdout is the
 // command's data); a failure nothing reported (a defect) as one line, never a stack trace.
 import * as NodeChildProcessSpawner from "@effect/platform-node-shared/NodeChildProcessSpawner"

@@ -1,5 +1,5 @@
 // The exchange's own check of `ACCESS-SIGN`: base64(HMAC-SHA256(secret, prehash)) over node:crypto, written apart
-// from the client's signers (core's WebCrypto default, `@spotkit/node`'s node:crypto one) and sharing no code with
+// from the client's signers (core's WebCrypto default, the Node package's node:crypto one) and sharing no code with
 // them, so that a signing bug on either side shows on the other instead of agreeing with itself.
 // test/signature.test.ts holds it to published HMAC-SHA256 vectors and to signatures computed by openssl.
 import { Buffer } from "node:buffer"
