@@ -5,8 +5,10 @@
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
 import { createHmac } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import type { Agent } from "node:http"
+import { connect } from "node:net"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 
@@ -65,6 +67,108 @@ export const sendBytes = (
     request.on("error", (error) => resume(Effect.fail(error)))
     request.end(body)
   })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Oversized bodies on a raw socket
+
+export interface OversizedAnswer {
+  /** The answer's status and venue code; undefined when none came. */
+  readonly status: number | undefined
+  readonly code: string | undefined
+  /** The answer as received (its head and body). */
+  readonly text: string
+  /** Body bytes written to the socket before the answer came (or the connection ended). */
+  readonly bodyBytesSent: number
+  /** Whether the server closed the connection after answering. */
+  readonly closedByServer: boolean
+  readonly millis: number
+}
+
+/**
+ * A POST to `path` with `headers` whose body is too large: with `declare`, a `Content-Length` of that many bytes and
+ * no body byte sent (`cap` 0); without, a chunked body of 64 KiB chunks written as fast as the socket takes them, up
+ * to `cap` bytes. Stops writing when the answer comes; waits at most `waitMillis` for it.
+ */
+export const sendOversized = (
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  options: { readonly declare?: number | undefined; readonly cap: number; readonly waitMillis?: number | undefined }
+) =>
+  Effect.callback<OversizedAnswer>((resume) => {
+    const started = performance.now()
+    const socket = connect(port, "127.0.0.1")
+    const framing = options.declare === undefined
+      ? "transfer-encoding: chunked\r\n"
+      : `content-length: ${options.declare}\r\n`
+    const head = `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${
+      Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+    }${framing}\r\n`
+    const chunk = Buffer.alloc(64 * 1024, "a")
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
+    let received = Buffer.alloc(0)
+    let sent = 0
+    let answered = false
+    let closedByServer = false
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      socket.destroy()
+      const text = received.toString("utf8")
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]
+      resume(Effect.succeed({
+        status: status === undefined ? undefined : Number(status),
+        code: /"code":"([^"]*)"/.exec(text)?.[1],
+        text,
+        bodyBytesSent: sent,
+        closedByServer,
+        millis: Math.round(performance.now() - started)
+      }))
+    }
+    const timer = setTimeout(finish, options.waitMillis ?? 5_000)
+    socket.on("data", (data: Buffer) => {
+      received = Buffer.concat([received, data])
+      answered = true
+    })
+    // After the answer the server closes; a reset (the sender's unread bytes) ends it as well.
+    socket.on("end", () => {
+      closedByServer = answered
+      finish()
+    })
+    socket.on("error", () => {
+      closedByServer = answered
+      finish()
+    })
+    socket.on("connect", () => {
+      socket.write(head)
+      const pump = () => {
+        while (!done && !answered && sent < options.cap) {
+          sent += chunk.length
+          if (!socket.write(frame)) {
+            socket.once("drain", pump)
+            return
+          }
+        }
+      }
+      pump()
+    })
+  })
+
+/** Bytes this process has read by system calls so far (`rchar` of /proc/self/io), or undefined without /proc. */
+export const processReadBytes = (): number | undefined => {
+  const match = /^rchar: (\d+)$/m.exec(existsRead("/proc/self/io"))
+  return match === null ? undefined : Number(match[1])
+}
+
+const existsRead = (file: string): string => {
+  try {
+    return readFileSync(file, "utf8")
+  } catch {
+    return ""
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Memory

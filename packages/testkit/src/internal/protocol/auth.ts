@@ -49,6 +49,12 @@ export class Auth {
     this.windowMillis = windowMillis
   }
 
+  /** The request's API key when the exchange knows it, else `""`: whose failed authentications it counts among. */
+  knownKey(request: WireRequest): string {
+    const apiKey = request.header(KEY)
+    return apiKey !== undefined && this.keys.has(apiKey) ? apiKey : ""
+  }
+
   addKey(key: ApiKey): void {
     if (this.keys.has(key.apiKey)) throw new EngineError("api key exists")
     this.keys.set(key.apiKey, key)
