@@ -19,6 +19,7 @@ import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
+import { nodeCryptoSigner } from "./internal/clientSigner.ts"
 import * as InProcess from "./internal/inProcess.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
@@ -458,8 +459,9 @@ export type DemoUser = keyof typeof demoKeys
  *
  * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
  * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
- * use `it.live`) to test them. The client signs as core's `Signer` does by default (WebCrypto), which the exchange
- * checks with its own code; pass `signer` for another (a faster node:crypto one, say).
+ * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
+ * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
+ * for another (`Signer.webCrypto`, core's portable default, say).
  *
  * ```ts
  * it.effect("bob sells into alice's bid", () =>
@@ -478,7 +480,7 @@ export const layerSpotClient = (
     readonly client?: Partial<SpotClient.Options> | undefined
     /** Who the client acts as: a demo user by name, or an index into the exchange's `accounts`. @default "alice" */
     readonly user?: DemoUser | number | undefined
-    /** How the client signs. @default core's `Signer` (WebCrypto HMAC-SHA256) */
+    /** How the client signs. @default HMAC-SHA256 over node:crypto, synchronous */
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
@@ -500,9 +502,8 @@ export const layerSpotClient = (
       ...options.client
     })
   }))
-  const signer = options.signer === undefined ? [] : [Signer.layer(options.signer)]
   return client.pipe(
-    Layer.provide([layerHttpClient, ...signer]),
+    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeCryptoSigner)]),
     Layer.provideMerge(exchange)
   )
 }

@@ -2,7 +2,8 @@
  * The exchange checks `ACCESS-SIGN` with its own few lines over node:crypto (`internal/protocol/signature.ts`), apart
  * from the client's signers. Held here to answers computed outside spotkit — the published HMAC-SHA256 vectors of
  * RFC 4231 and signatures of venue requests computed by openssl — and to core's `Signer` (the client's default,
- * WebCrypto): both sides must agree on every secret, path and body, and a client signing with it must be accepted.
+ * WebCrypto), as is the preset client's own node:crypto signer (`layerSpotClient`'s default, written apart from the
+ * check): they must agree on every secret, path and body, and a client signing with either must be accepted.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Signer, SpotClient, Venue } from "@spotkit/core"
@@ -10,6 +11,7 @@ import { Effect, Redacted } from "effect"
 import * as fc from "fast-check"
 import { Buffer } from "node:buffer"
 import { TestExchange } from "../src/index.ts"
+import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
 import { hmacKey, signatureOf } from "../src/internal/protocol/signature.ts"
 
 const hex = (base64: string) => Buffer.from(base64, "base64").toString("hex")
@@ -105,7 +107,7 @@ describe("the exchange's HMAC-SHA256", () => {
 })
 
 describe("the client's signer and the exchange agree", () => {
-  it.effect("core's Signer (WebCrypto) and the exchange give the same signature for any secret and request", () =>
+  it.effect("core's Signer (WebCrypto), the preset's signer and the exchange agree for any secret and request", () =>
     Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(
@@ -116,9 +118,10 @@ describe("the client's signer and the exchange agree", () => {
           fc.integer({ min: 0, max: 2 ** 44 }),
           async (secret, method, path, body, time) => {
             const prehash = Venue.prehash(String(time), method, `/${path}`, body)
-            const sign = await Effect.runPromise(
-              Effect.flatMap(Signer.webCrypto.prepare(Redacted.make(secret)), (sign) => sign(prehash))
-            )
+            const signWith = (signer: Signer.Service) =>
+              Effect.runPromise(Effect.flatMap(signer.prepare(Redacted.make(secret)), (sign) => sign(prehash)))
+            const sign = await signWith(Signer.webCrypto)
+            assert.strictEqual(await signWith(nodeCryptoSigner), sign)
             const key = hmacKey(secret)
             assert.strictEqual(signatureOf(key, prehash), sign)
             const head = Venue.prehash(String(time), method, `/${path}`, "")
