@@ -58,7 +58,7 @@ import { attach, Parts } from "./internal/engine/parts.ts"
 import * as Registry from "./internal/engine/registry.ts"
 
 /**
- * The account types of spec §2.7, in the engine's index order.
+ * The account types, in the engine's index order.
  *
  * @since 0.1.0
  * @category constants
@@ -66,7 +66,7 @@ import * as Registry from "./internal/engine/registry.ts"
 export const accountTypes: typeof Accounts.accountTypes = Accounts.accountTypes
 
 /**
- * The bill business types of spec §2.6 (core's `Bill.BizType`), in the engine's index order.
+ * The bill business types (core's `Bill.BizType`), in the engine's index order.
  *
  * @since 0.1.0
  * @category constants
@@ -166,7 +166,7 @@ export class Engine {
   }
 
   /**
-   * The trading rules of the products (spec-extended §6): tick and step from their precisions, their quantity
+   * The trading rules of the products: tick and step from their precisions, their quantity
    * limits and minimum value, the engine's fee rates, whether they trade. Every product in the order added, or the
    * named ones in the order named (unknown symbols left out).
    *
@@ -210,7 +210,7 @@ export class Engine {
   }
 
   /**
-   * Places an order from its wire fields (spec §2.1) with the venue's checks and codes: parameters (40019/40020),
+   * Places an order from its wire fields with the venue's checks and codes: parameters (40019/40020),
    * symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId (43118), balance (43012).
    * Orders trade against the user's `SPOT` account.
    *
@@ -236,7 +236,7 @@ export class Engine {
   /**
    * Cancels one order of the user on a symbol, named by orderId (when given) or clientOrderId, and releases its
    * frozen funds; or says why not: `43001` no such order of the user on the symbol, `43004` already filled or
-   * cancelled (spec-extended §1).
+   * cancelled.
    *
    * @since 0.2.0
    */
@@ -245,7 +245,7 @@ export class Engine {
   }
 
   /**
-   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named (spec-extended §2).
+   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named.
    *
    * @since 0.2.0
    */
@@ -254,7 +254,7 @@ export class Engine {
   }
 
   /**
-   * Cancels every open order of the user on a symbol, oldest first (spec-extended §2).
+   * Cancels every open order of the user on a symbol, oldest first.
    *
    * @since 0.2.0
    */
@@ -299,7 +299,7 @@ export class Engine {
   }
 
   /**
-   * One page of a user's orders on a symbol, every status (spec-extended §4): newest first (cTime desc, then orderId
+   * One page of a user's orders on a symbol, every status: newest first (cTime desc, then orderId
    * desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
    *
    * @since 0.2.0
@@ -309,7 +309,7 @@ export class Engine {
   }
 
   /**
-   * One page of a user's fills on a symbol, optionally of one order (spec-extended §4), paged as `orderHistory`
+   * One page of a user's fills on a symbol, optionally of one order, paged as `orderHistory`
    * (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
    *
    * @since 0.2.0
@@ -355,7 +355,7 @@ export class Engine {
   }
 
   /**
-   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
+   * A user's spot account as the venue lists it: every coin the user ever held there, zeros
    * included, with `equity` = `available` + `frozen`.
    *
    * @since 0.2.0
@@ -374,7 +374,7 @@ export class Engine {
   }
 
   /**
-   * One page of a user's funding bills (spec §4.4): newest first (cTime desc, then billId desc), exclusive time
+   * One page of a user's funding bills: newest first (cTime desc, then billId desc), exclusive time
    * bounds, `pageIndex` from 1.
    *
    * @since 0.1.0
@@ -412,7 +412,7 @@ export class Engine {
   }
 
   /**
-   * An internal transfer (spec §2.7): moves `amount` from the sender's `fromAccountType` account to the receiver's
+   * An internal transfer: moves `amount` from the sender's `fromAccountType` account to the receiver's
    * `toAccountType` account. The sender's entry is `internal_withdraw` and the receiver's `internal_deposit`; where
    * only one side is a funding account, that side's entry is `transfer_out` (funds leave it) or `transfer_in`.
    *
@@ -436,7 +436,7 @@ export class Engine {
   }
 
   /**
-   * The transfers a user sent that match the filters (spec-extended §7), newest first, one page (`page` from 1,
+   * The transfers a user sent that match the filters, newest first, one page (`page` from 1,
    * `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
    *
    * @since 0.2.0

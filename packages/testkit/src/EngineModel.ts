@@ -94,7 +94,7 @@ export interface EngineOptions {
 }
 
 /**
- * An order request as the venue receives it (spec §2.1), already parsed from JSON.
+ * An order request as the venue receives it, already parsed from JSON.
  *
  * @since 0.1.0
  * @category models
@@ -110,7 +110,7 @@ export interface OrderRequest {
 }
 
 /**
- * A refusal with the venue's code and message (DESIGN §3).
+ * A refusal with the venue's code and message.
  *
  * @since 0.1.0
  * @category models
@@ -132,7 +132,7 @@ export interface Placed {
 }
 
 /**
- * An order as the venue reports it (spec §2.5), for any status.
+ * An order as the venue reports it, for any status.
  *
  * @since 0.1.0
  * @category models
@@ -183,7 +183,7 @@ export interface Trade {
 }
 
 /**
- * A funding bill (spec §2.6).
+ * A funding bill.
  *
  * @since 0.1.0
  * @category models
@@ -222,7 +222,7 @@ export interface Balance {
 }
 
 /**
- * Filters of the bills endpoint (spec §4.4); bounds are exclusive.
+ * Filters of the bills endpoint; bounds are exclusive.
  *
  * @since 0.1.0
  * @category models
@@ -250,7 +250,7 @@ export interface BillPage {
 }
 
 /**
- * An internal transfer request (spec §2.7); `toUserId` as exact digits.
+ * An internal transfer request; `toUserId` as exact digits.
  *
  * @since 0.1.0
  * @category models
@@ -325,7 +325,7 @@ export interface Totals {
 }
 
 /**
- * The venue's order statuses (spec-extended §3): `open` (resting, no fill), `partial_fill` (resting, partly filled),
+ * The venue's order statuses: `open` (resting, no fill), `partial_fill` (resting, partly filled),
  * `full_fill` and `cancelled` (final; an IOC or FOK remainder is `cancelled` with its fills).
  *
  * @since 0.2.0
@@ -383,7 +383,7 @@ export interface CancelBatch {
 }
 
 /**
- * One page of a time-ordered list, newest first (spec-extended §4): bounds exclusive (ms), `pageIndex` from 0.
+ * One page of a time-ordered list, newest first: bounds exclusive (ms), `pageIndex` from 0.
  *
  * @since 0.2.0
  * @category models
@@ -421,7 +421,7 @@ export interface Page<A> {
 }
 
 /**
- * One side of a trade as the order's owner sees it (spec-extended §4): each trade is two fills, the maker's and the
+ * One side of a trade as the order's owner sees it: each trade is two fills, the maker's and the
  * taker's, each with its own id. The fee is the one this side paid, in the coin it received (a buyer pays in the
  * base coin, a seller in the quote coin).
  *
@@ -452,7 +452,7 @@ export interface FillView {
 }
 
 /**
- * One coin of a user's spot account (spec-extended §5): what is free, what open orders hold, and their sum.
+ * One coin of a user's spot account: what is free, what open orders hold, and their sum.
  *
  * @since 0.2.0
  * @category models
@@ -467,7 +467,7 @@ export interface SpotBalance {
 }
 
 /**
- * A symbol's trading rules (spec-extended §6), from its product's configuration and the engine's fee rates.
+ * A symbol's trading rules, from its product's configuration and the engine's fee rates.
  *
  * @since 0.2.0
  * @category models
@@ -509,7 +509,7 @@ export interface TransferView {
 }
 
 /**
- * Filters of the transfer status list (spec-extended §7). Time bounds are inclusive: a client looking for a transfer
+ * Filters of the transfer status list. Time bounds are inclusive: a client looking for a transfer
  * whose answer it lost must find it at the very millisecond it sent.
  *
  * @since 0.2.0

@@ -192,7 +192,7 @@ export class Accounts {
   }
 
   /**
-   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
+   * A user's spot account as the venue lists it: every coin the user ever held there, zeros
    * included, in the registry's order. A coin is held only through a ledger entry (freezing moves nothing in or out),
    * so the SPOT entries of the user say which.
    */

@@ -1,4 +1,4 @@
-// Funding bills: pages of a user's funding-account ledger (spec §4.4) as objects or as JSON text written directly,
+// Funding bills: pages of a user's funding-account ledger as objects or as JSON text written directly,
 // and synthetic bill histories for seeding.
 import type { BillPage, BillQuery, BillView, HistoryOptions } from "../../EngineModel.ts"
 import { prng } from "../prng.ts"

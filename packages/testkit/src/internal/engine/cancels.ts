@@ -1,4 +1,4 @@
-// Cancels as the venue answers them (spec-extended §1–§2): one order of a symbol by orderId or clientOrderId, many,
+// Cancels as the venue answers them: one order of a symbol by orderId or clientOrderId, many,
 // or every open order of a symbol, each with its outcome: cancelled (its frozen funds released), not found (43001:
 // no such order of the user on the symbol) or not open (43004: already filled or cancelled). The cancel itself is
 // matching's, the one the numeric entry points use.

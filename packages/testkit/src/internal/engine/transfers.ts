@@ -1,4 +1,4 @@
-// Transfer records (spec-extended §7) as the venue reports them: every internal transfer the accounts made, with its
+// Transfer records as the venue reports them: every internal transfer the accounts made, with its
 // id, users, coin, amount, accounts and time, and the status list a sender queries to learn whether a transfer whose
 // answer it lost went through. A transfer the engine accepts completes at once: `SUCCESS`.
 import type { TransferPage, TransferQuery, TransferView } from "../../EngineModel.ts"
