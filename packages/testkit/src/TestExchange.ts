@@ -464,11 +464,17 @@ export type DemoUser = keyof typeof demoKeys
  * for another (`Signer.webCrypto`, core's portable default, say).
  *
  * ```ts
- * it.effect("bob sells into alice's bid", () =>
- *   Effect.gen(function*() {
- *     const bob = yield* SpotClient.SpotClient
- *     yield* bob.placeOrder({ symbol: "BTCUSDT_SPBL", side: "sell", orderType: "limit", price: "29995", quantity: "0.1" })
- *   }).pipe(Effect.provide(TestExchange.layerSpotClient({ user: "bob" }))))
+ * import { SpotClient } from "@spotkit/core"
+ * import { TestExchange } from "@spotkit/testkit"
+ * import { Effect } from "effect"
+ *
+ * // bob, the market maker of `TestExchange.demo()`, sells into his own bids
+ * const sold = Effect.gen(function*() {
+ *   const bob = yield* SpotClient.SpotClient
+ *   return yield* bob.placeOrder({
+ *     symbol: "BTCUSDT_SPBL", side: "sell", orderType: "market", quantity: "0.1"
+ *   })
+ * }).pipe(Effect.provide(TestExchange.layerSpotClient({ user: "bob" })))
  * ```
  *
  * @since 0.1.0
