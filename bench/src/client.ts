@@ -128,7 +128,9 @@ const onPlaced = (
         const started = performance.now()
         for (let i = 0; i < n; i++) yield* operation(client, ids[i]!)
         return performance.now() - started
-      }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto })))
+      }).pipe(
+        Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto }))
+      )
     )
 })
 
@@ -156,7 +158,9 @@ const checkAlone: Contestant = {
         const elapsed = performance.now() - started
         if (broken > 0) throw new Error(`${broken} orders broke the rules`)
         return elapsed
-      }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto })))
+      }).pipe(
+        Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto }))
+      )
     )
 }
 
