@@ -16,7 +16,7 @@ import { Clock, Duration, Effect, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as fc from "fast-check"
 import { Buffer } from "node:buffer"
-import { createHmac } from "node:crypto"
+import { createHmac, createSecretKey } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { connect } from "node:net"
@@ -30,8 +30,8 @@ const nodeCryptoSigner: Signer.Service = {
   name: "node-crypto-hmac-sha256 (test)",
   prepare: (secretKey) =>
     Effect.sync(() => {
-      const secret = Redacted.value(secretKey)
-      return (prehash: string) => Effect.sync(() => createHmac("sha256", secret).update(prehash).digest("base64"))
+      const key = createSecretKey(Buffer.from(Redacted.value(secretKey), "utf8"))
+      return (prehash: string) => Effect.sync(() => createHmac("sha256", key).update(prehash).digest("base64"))
     })
 }
 
