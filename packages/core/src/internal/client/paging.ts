@@ -165,7 +165,7 @@ export const byTime = <Item, Page>(
 
 /** Funding bills, newest first, paged by time (`byTime`). */
 export const fundingBills = (
-  page: (query: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
+  page: (query: typeof Bill.BillPageQuery.Type) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
   query: typeof Bill.BillQuery.Type
 ): Stream.Stream<Bill.Bill, SpotError.SpotErrorReason> =>
   byTime({
@@ -182,7 +182,9 @@ export const fundingBills = (
 
 /** Order history of a symbol, newest first, paged by time (`byTime`). */
 export const orderHistory = (
-  page: (query: Order.OrderHistoryQuery) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotErrorReason>,
+  page: (
+    query: typeof Order.OrderHistoryQuery.Type
+  ) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotErrorReason>,
   filter: typeof Order.OrderHistoryFilter.Type
 ): Stream.Stream<Order.OrderRecord, SpotError.SpotErrorReason> =>
   byTime({
@@ -199,7 +201,7 @@ export const orderHistory = (
 
 /** Fills of a symbol (or of one order), newest first, paged by time (`byTime`). */
 export const fills = (
-  page: (query: Fill.FillsQuery) => Effect.Effect<Fill.FillsPage, SpotError.SpotErrorReason>,
+  page: (query: typeof Fill.FillsQuery.Type) => Effect.Effect<Fill.FillsPage, SpotError.SpotErrorReason>,
   filter: typeof Fill.FillsFilter.Type
 ): Stream.Stream<Fill.FillRecord, SpotError.SpotErrorReason> =>
   byTime({
