@@ -200,14 +200,3 @@ export const fastBillPage = (u: unknown): BillPage | undefined => {
   }
   return page as BillPage
 }
-
-/**
- * Decodes a page of bills: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeBillPage: (input: unknown) => Effect.Effect<BillPage, Schema.SchemaError> = Fast.decoder(
-  BillPage,
-  fastBillPage
-)
