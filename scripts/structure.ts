@@ -138,9 +138,9 @@ const outsideFences = (text: string): Array<string> => {
   })
 }
 
-// The same, with inline code blanked: links are read from this.
+// The same, with inline code masked (not blanked: a line that starts with code is no reference definition).
 const prose = (text: string): Array<string> =>
-  outsideFences(text).map((line) => line.replace(/(`+)[\s\S]*?\1/g, (code) => " ".repeat(code.length)))
+  outsideFences(text).map((line) => line.replace(/(`+)[\s\S]*?\1/g, (code) => "x".repeat(code.length)))
 
 const anchorCache = new Map<string, Set<string>>()
 const anchorsOf = (file: string): Set<string> => {
