@@ -5,7 +5,7 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
+import * as Checks from "./internal/model/checks.ts"
 import * as Order from "./Order.ts"
 import { IdFromWire, type OrderId, TradingPair } from "./Primitives.ts"
 

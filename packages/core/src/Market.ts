@@ -5,7 +5,7 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Rules from "./internal/rules.ts"
+import * as Rules from "./internal/client/rules.ts"
 import { DecimalFromWire, MillisFromWire } from "./Primitives.ts"
 import type * as SpotError from "./SpotError.ts"
 

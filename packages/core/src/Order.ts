@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import { type Effect, Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
-import * as Fast from "./internal/fast.ts"
-import * as OrderFast from "./internal/orderFast.ts"
+import * as Checks from "./internal/model/checks.ts"
+import * as Fast from "./internal/model/fast.ts"
+import * as OrderFast from "./internal/model/orderFast.ts"
 import type { OrderId } from "./Primitives.ts"
 import {
   ClientOrderId,

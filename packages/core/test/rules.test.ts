@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { Market, type Order, type SpotError } from "../src/index.ts"
-import * as Rules from "../src/internal/rules.ts"
+import * as Rules from "../src/internal/client/rules.ts"
 import * as Surface from "./support/fakeSurface.ts"
 import {
   BATCH,

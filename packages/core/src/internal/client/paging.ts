@@ -1,11 +1,11 @@
 // Paged lists as lazy Streams: no request before the first pull, one per page pulled. Each stream gets the call for
 // one page (already retried) and decides only what to ask for next and what to yield.
 import { Effect, Option, Stream } from "effect"
-import type * as Bill from "../Bill.ts"
-import type * as Fill from "../Fill.ts"
-import type * as Order from "../Order.ts"
-import type { TradingPair } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
+import type * as Bill from "../../Bill.ts"
+import type * as Fill from "../../Fill.ts"
+import type * as Order from "../../Order.ts"
+import type { TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
 
 /** Pages in a row that may bring nothing new before a stream decides the venue does not page. */
 const STALE_PAGES = 3

@@ -3,10 +3,10 @@
 // an ambiguous attempt may have placed is looked up by its clientOrderId before it is reported failed; `resolve` does
 // the same later for outcomes that still say `mayExist`.
 import { Effect } from "effect"
-import * as Order from "../Order.ts"
-import type { OrderId, TradingPair } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import * as Order from "../../Order.ts"
+import type { OrderId, TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"

@@ -2,9 +2,9 @@
 // (orders.ts, account.ts, transfers.ts): one call of an endpoint (encode → retrying(execute → decode)), the error of
 // a public operation, its span.
 import { Clock, Effect, Random, type Schema } from "effect"
-import * as Json from "../Json.ts"
-import * as SpotError from "../SpotError.ts"
-import type * as Venue from "../Venue.ts"
+import * as Json from "../../Json.ts"
+import * as SpotError from "../../SpotError.ts"
+import type * as Venue from "../../Venue.ts"
 import type * as Pipeline from "./pipeline.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"

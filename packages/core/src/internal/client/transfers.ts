@@ -1,9 +1,9 @@
 // The client's operations on transfers: an internal transfer (recovered by a lookup when its answer is lost, never
 // sent again blindly) and the venue's list of transfers with their status.
 import { Clock, Effect, Schema } from "effect"
-import * as Json from "../Json.ts"
-import * as Transfer from "../Transfer.ts"
-import * as Venue from "../Venue.ts"
+import * as Json from "../../Json.ts"
+import * as Transfer from "../../Transfer.ts"
+import * as Venue from "../../Venue.ts"
 import { attempt, call, type Context, fail, queryString, traced } from "./operation.ts"
 import * as TransferRecovery from "./transferRecovery.ts"
 import * as validate from "./validate.ts"

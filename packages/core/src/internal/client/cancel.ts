@@ -8,11 +8,11 @@
 // "already final" by the venue, so when an attempt may have been applied such an answer is checked against the
 // order's status: a cancelled order is reported `Cancelled`.
 import { Effect, Option } from "effect"
-import type * as Cancel from "../Cancel.ts"
-import type * as Order from "../Order.ts"
-import type { OrderId } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import type * as Cancel from "../../Cancel.ts"
+import type * as Order from "../../Order.ts"
+import type { OrderId } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 import type * as Retry from "./retry.ts"
 import * as validate from "./validate.ts"
 

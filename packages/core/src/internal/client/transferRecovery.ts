@@ -4,10 +4,10 @@
 // not among the transfers this client already knows (its earlier transfers, and earlier recoveries). Exactly one
 // match is the transfer; none or several leave the outcome unknown, and the error carries the candidates.
 import { Effect } from "effect"
-import * as SpotError from "../SpotError.ts"
-import type { InternalTransfer, TransferRecord, TransferResult, TransferStatusResponse } from "../Transfer.ts"
-import * as Venue from "../Venue.ts"
-import * as Decimal from "./decimal.ts"
+import * as SpotError from "../../SpotError.ts"
+import type { InternalTransfer, TransferRecord, TransferResult, TransferStatusResponse } from "../../Transfer.ts"
+import * as Venue from "../../Venue.ts"
+import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */

@@ -4,10 +4,10 @@
 // the cached copy did not catch (40808, 45110: the rules changed). Placing never fails because the rules could not
 // be loaded: the order is then sent unchecked, and the load is not tried again for a while.
 import { Clock, Effect } from "effect"
-import type * as Market from "../Market.ts"
-import type { OrderType, Side } from "../Order.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Decimal from "./decimal.ts"
+import type * as Market from "../../Market.ts"
+import type { OrderType, Side } from "../../Order.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Decimal from "../model/decimal.ts"
 
 /** The part of an order the rules judge. */
 export interface Checked {

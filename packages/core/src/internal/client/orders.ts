@@ -2,11 +2,11 @@
 // order's state, and cancels. Each is validate → (check against the symbol's rules) → encode →
 // retrying(execute → decode), as a traced public operation failing with `SpotError`.
 import { Effect, Option, Schema, Stream } from "effect"
-import * as Cancel from "../Cancel.ts"
-import * as Order from "../Order.ts"
-import { PageSize, TradingPair } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import * as Cancel from "../../Cancel.ts"
+import * as Order from "../../Order.ts"
+import { PageSize, TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 import * as Batch from "./batch.ts"
 import * as Cancels from "./cancel.ts"
 import { attempt, body, call, type Context, fail, newClientOrderId, omitUndefined, traced } from "./operation.ts"
