@@ -86,7 +86,7 @@ export const make = (context: Context) => {
       Stream.withSpan("SpotClient.orderHistory", { attributes: { symbol: filter.symbol } })
     )
 
-  // The fills' `orderId` is a Long on the wire (spec-extended §4): written as a bare JSON number, exactly.
+  // The fills' `orderId` is a Long on the wire (docs/venue/trading.md#fills): written as a bare JSON number, exactly.
   const fillsPageOf = (query: Fill.FillsQuery) =>
     call(
       context,

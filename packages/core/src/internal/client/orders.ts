@@ -31,7 +31,8 @@ const decodeOrderInfo = Schema.decodeUnknownEffect(Order.OrderInfoResponse)
 const decodeCancelOrder = Schema.decodeUnknownEffect(Cancel.CancelOrderResponse)
 const decodeCancelBatch = Schema.decodeUnknownEffect(Cancel.CancelBatchResponse)
 
-// The wire body of an order: the venue's usage shape sends `force` and a zero price on market orders (spec §4.1).
+// The wire body of an order: the venue's usage shape sends `force` and a zero price on market orders
+// (docs/venue/trading.md#place-order).
 const orderBody = (symbol: string | undefined, order: Order.BatchItem, clientOrderId: string) => ({
   ...(symbol === undefined ? {} : { symbol }),
   side: order.side,

@@ -341,7 +341,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     client,
     /**
      * A request to an endpoint: for a POST, `payload` is its body (JSON text); for a GET, its query string (without
-     * `?`; empty for none), which is sent in the URL as is and signed as sent (spec-extended §0).
+     * `?`; empty for none), which is sent in the URL as is and signed as sent (docs/venue/signing.md#signing).
      */
     request: (endpoint: Venue.Endpoint, payload: string): HttpClientRequest.HttpClientRequest => {
       const base = bases.get(endpoint.name)!
