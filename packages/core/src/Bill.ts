@@ -161,8 +161,8 @@ const fastBill = (u: unknown): Bill | undefined => {
 }
 
 /**
- * The hand-written fast path of `BillPage`, the export's hot path (about 1 µs and 0.7 KB of garbage less per bill
- * than the Schema: BENCHMARKS.md): a page whose every bill is in the plain wire form (ids and decimals as strings,
+ * The hand-written fast path of `BillPage`, the export's hot path (less time and garbage per bill than the Schema:
+ * BENCHMARKS.md): a page whose every bill is in the plain wire form (ids and decimals as strings,
  * safe integers, no undefined-valued keys) decoded to exactly the Schema's value, or `undefined` to leave the whole
  * page to the Schema. Property-tested against the Schema in both directions (test/Bill.test.ts).
  *

@@ -84,8 +84,8 @@ export interface EngineOptions {
   /**
    * Keep orders, ledger entries, trades and the clientOrderId table in `SharedArrayBuffer`s where the platform has
    * them. V8 does not count those as external memory, so a growing engine calls for no full garbage collections
-   * (which could free none of it, and each of which marks the whole program's heap: twice the throughput with a few
-   * million live strings around). Set `false` in a program that creates and drops many large engines: a dropped
+   * (which could free none of it, and each of which marks the whole program's heap: a large gain with a few million
+   * live strings around, BENCHMARKS.md). Set `false` in a program that creates and drops many large engines: a dropped
    * engine's shared memory is freed only at the next full collection, which its size no longer brings on.
    * @default true
    */

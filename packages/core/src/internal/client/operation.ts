@@ -23,8 +23,8 @@ export interface Context {
 }
 
 // A public operation's span, like `Effect.fn(name)` gives, but without capturing a call-site stack trace on every
-// call: that `new Error()` costs about 4 µs, a tenth of an in-process placeOrder, on a path that trading programs call
-// in tight loops. Errors still carry the operation's name and reason.
+// call: that `new Error()` is a large share of an in-process placeOrder (BENCHMARKS.md), on a path that trading
+// programs call in tight loops. Errors still carry the operation's name and reason.
 export const traced = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withSpan(self, name, { captureStackTrace: false })
 
