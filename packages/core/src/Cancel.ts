@@ -1,13 +1,14 @@
 /**
- * Cancels (spec-extended §1, §2): one order by orderId or clientOrderId, many orders of a symbol, every open order of
- * a symbol; the venue's answers (in its own naming) and the typed outcomes the client makes of them.
+ * Cancels (docs/venue/trading.md#cancel-order, #cancel-many-orders): one order by orderId or clientOrderId, many orders
+ * of a symbol, every open order of a symbol; the venue's answers (in its own naming) and the typed outcomes the client
+ * makes of them.
  *
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
-import * as Order from "./Order.ts"
-import { IdFromWire, type OrderId, TradingPair } from "./Primitives.ts"
+import * as Checks from "./internal/model/checks.ts"
+import type * as Order from "./Order.ts"
+import { ClientOrderId, IdFromWire, OrderId, TradingPair } from "./Primitives.ts"
 
 /**
  * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
@@ -28,12 +29,24 @@ export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...Checks
 export type CancelOrderInput = { readonly symbol: string } & Order.OrderRef
 
 /**
- * One item of `cancelOrders`: an order by orderId or clientOrderId (exactly one).
+ * A request of `cancel-batch-orders` as sent: one symbol and at most `Venue.BATCH_LIMIT` orders, by their ids or by
+ * their clientOrderIds (the venue takes one kind per request). `SpotClient.cancelOrders` takes any number of
+ * `Order.OrderRef`s and sends them in such requests.
  *
  * @since 0.2.0
  * @category requests
  */
-export const CancelOrdersRequest = Order.OrderInfoRequest
+export const CancelOrdersRequest = Schema.Struct({
+  symbol: TradingPair,
+  orderIds: Schema.optional(Schema.Array(OrderId)),
+  clientOids: Schema.optional(Schema.Array(ClientOrderId))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type CancelOrdersRequest = typeof CancelOrdersRequest.Type
 
 /**
  * Every open order of a symbol, as `cancelAll` takes it.
@@ -44,7 +57,7 @@ export const CancelOrdersRequest = Order.OrderInfoRequest
 export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
 
 /**
- * The `data` of `cancel-order`, in the venue's snake_case (spec-extended §1).
+ * The `data` of `cancel-order`, in the venue's snake_case (docs/venue/trading.md#cancel-order).
  *
  * @since 0.2.0
  * @category responses
@@ -65,7 +78,7 @@ export const CancelOrderResponse = Schema.Struct({
 export type CancelOrderResponse = typeof CancelOrderResponse.Type
 
 /**
- * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (spec-extended §2).
+ * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (docs/venue/trading.md#cancel-many-orders).
  *
  * @since 0.2.0
  * @category responses

@@ -1,10 +1,11 @@
 /**
- * The standard response envelope (spec §7). Its success code and the transfer envelope's are in `Venue`.
+ * The standard response envelope (docs/venue/signing.md#envelopes). Its success code and the transfer envelope's are in
+ * `Venue`.
  *
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { millis } from "./internal/fast.ts"
+import { millis } from "./internal/model/fast.ts"
 import { IdFromWire, MillisFromWire } from "./Primitives.ts"
 
 /**

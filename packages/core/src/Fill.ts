@@ -1,10 +1,10 @@
 /**
- * Fills: the trades of an account's orders (spec-extended §4, `POST /api/v2/trade/fills`).
+ * Fills: the trades of an account's orders (docs/venue/trading.md#fills, `POST /api/v2/trade/fills`).
  *
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
+import * as Checks from "./internal/model/checks.ts"
 import {
   DecimalFromWire,
   IdFromWire,

@@ -1,14 +1,11 @@
 /**
- * Orders: the place-order request (spec §2.1), its result (§2.2), batch items and results (§2.3, §2.4), the order
- * record (§2.5) with its status, one order's lookup, and the order history (spec-extended §3, §4). Cancels are in
- * `Cancel`.
+ * Orders: the place-order request and its result, batch items and results, the order record with its status, one
+ * order's lookup, and the order history (docs/venue/trading.md). Cancels are in `Cancel`.
  *
  * @since 0.1.0
  */
-import { type Effect, Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
-import * as Fast from "./internal/fast.ts"
-import * as OrderFast from "./internal/orderFast.ts"
+import { Schema } from "effect"
+import * as Checks from "./internal/model/checks.ts"
 import type { OrderId } from "./Primitives.ts"
 import {
   ClientOrderId,
@@ -88,7 +85,7 @@ const limitNeedsPrice = Schema.makeFilter(
 )
 
 /**
- * One item of a batch: the fields of a single order without `symbol` (spec §2.3).
+ * One item of a batch: the fields of a single order without `symbol` (docs/venue/trading.md#batch-orders).
  *
  * @since 0.1.0
  * @category requests
@@ -102,7 +99,7 @@ export const BatchItem = Schema.Struct(orderFields).check(limitNeedsPrice)
 export type BatchItem = typeof BatchItem.Type
 
 /**
- * A single order (spec §2.1).
+ * A single order (docs/venue/trading.md#place-order).
  *
  * @since 0.1.0
  * @category requests
@@ -132,7 +129,23 @@ export type PlaceOrderInput = typeof PlaceOrder.Encoded
 export type BatchItemInput = typeof BatchItem.Encoded
 
 /**
- * The venue's answer to a placed order (spec §2.2). `orderId` is exact even when the venue sends it as a JSON number.
+ * A batch request as sent: one symbol and at most `Venue.BATCH_LIMIT` orders, each with its clientOrderId.
+ * `SpotClient.placeOrders` takes any number of items and sends them in such requests.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const BatchRequest = Schema.Struct({ symbol: TradingPair, orderList: Schema.Array(BatchItem) })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type BatchRequest = typeof BatchRequest.Type
+
+/**
+ * The venue's answer to a placed order (docs/venue/trading.md#place-order). `orderId` is exact even when the venue
+ * sends it as a JSON number.
  *
  * @since 0.1.0
  * @category responses
@@ -149,7 +162,8 @@ export const PlaceOrderResult = Schema.Struct({
 export type PlaceOrderResult = typeof PlaceOrderResult.Type
 
 /**
- * The `data` of a batch answer: accepted items, and (DESIGN §3) the failed ones, which may be absent.
+ * The `data` of a batch answer: accepted items, and (docs/venue/trading.md#batch-orders) the failed ones, which may be
+ * absent.
  *
  * @since 0.1.0
  * @category responses
@@ -208,7 +222,8 @@ export interface BatchResult {
 }
 
 /**
- * An open (unfilled or partly filled, not cancelled) order (spec §2.5). Fill fields are `"0"` before any fill.
+ * An open (unfilled or partly filled, not cancelled) order (docs/venue/trading.md#order-record). Fill fields are `"0"`
+ * before any fill.
  *
  * @since 0.1.0
  * @category responses
@@ -257,7 +272,7 @@ export const OpenOrdersPage = Schema.Struct({
 export type OpenOrdersPage = typeof OpenOrdersPage.Type
 
 /**
- * Query for one page of open orders (spec §4.3).
+ * Query for one page of open orders (docs/venue/trading.md#open-orders).
  *
  * @since 0.1.0
  * @category requests
@@ -275,46 +290,7 @@ export const OpenOrdersQuery = Schema.Struct({
 export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
 
 // ---------------------------------------------------------------------------------------------------------------
-// Fast paths: the plain forms of the hot inputs and answers, decoded to exactly the Schema's value, or `undefined` to
-// leave the input to the Schema (written in internal/orderFast.ts). Property-tested against their Schemas in both
-// directions (test/Order.test.ts).
-
-/**
- * The fast path of `PlaceOrderResult`: the orderId as digits (as `Json.parse` gives a 64-bit id).
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastPlaceOrderResult: (input: unknown) => PlaceOrderResult | undefined = OrderFast.placeOrderResult
-
-/**
- * The fast path of `OpenOrdersPage`: every order in its plain form, or the Schema decides the whole page.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastOpenOrdersPage: (input: unknown) => OpenOrdersPage | undefined = OrderFast.openOrdersPage
-
-/**
- * Decodes a place-order answer: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodePlaceOrderResult: (input: unknown) => Effect.Effect<PlaceOrderResult, Schema.SchemaError> = Fast
-  .decoder(PlaceOrderResult, fastPlaceOrderResult)
-
-/**
- * Decodes a page of open orders: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeOpenOrdersPage: (input: unknown) => Effect.Effect<OpenOrdersPage, Schema.SchemaError> = Fast
-  .decoder(OpenOrdersPage, fastOpenOrdersPage)
-
-// ---------------------------------------------------------------------------------------------------------------
-// Order state, cancels and history (spec-extended §1–§4)
+// Order state, cancels and history (docs/venue/trading.md)
 
 /**
  * The order statuses the venue family is known to use: `open` (resting, no fill: the V2 samples), Bitget v1's
@@ -371,8 +347,8 @@ export type OrderRef =
 export const OrderInfoRequest = Schema.Struct(Checks.orderRefFields).check(Checks.exactlyOneRef)
 
 /**
- * One order's record (spec §2.5; any status), as `order`, `orderHistory` and `openOrders` answer it. `status` is an
- * `OrderStatus`; `isFinal(record.status)` says whether it can still change.
+ * One order's record (docs/venue/trading.md#order-record; any status), as `order`, `orderHistory` and `openOrders`
+ * answer it. `status` is an `OrderStatus`; `isFinal(record.status)` says whether it can still change.
  *
  * @since 0.2.0
  * @category responses
@@ -413,8 +389,8 @@ export const OrderHistoryFilter = Schema.Struct({
 export type OrderHistoryFilter = typeof OrderHistoryFilter.Encoded
 
 /**
- * Query of one page of order history (spec-extended §4): `after`/`before` exclusive (ms), `pageIndex` from 0,
- * `pageSize` 1..100 (venue default 10).
+ * Query of one page of order history (docs/venue/trading.md#order-history): `after`/`before` exclusive (ms),
+ * `pageIndex` from 0, `pageSize` 1..100 (venue default 10).
  *
  * @since 0.2.0
  * @category requests

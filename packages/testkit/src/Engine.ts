@@ -58,7 +58,7 @@ import { attach, Parts } from "./internal/engine/parts.ts"
 import * as Registry from "./internal/engine/registry.ts"
 
 /**
- * The account types, in the engine's index order.
+ * The account types of docs/venue/account.md#internal-transfer, in the engine's index order.
  *
  * @since 0.1.0
  * @category constants
@@ -66,7 +66,8 @@ import * as Registry from "./internal/engine/registry.ts"
 export const accountTypes: typeof Accounts.accountTypes = Accounts.accountTypes
 
 /**
- * The bill business types (core's `Bill.BizType`), in the engine's index order.
+ * The bill business types of docs/venue/account.md#bill-business-types (core's `Bill.BizType`), in the engine's index
+ * order.
  *
  * @since 0.1.0
  * @category constants
@@ -104,8 +105,9 @@ export type EngineError = Errors.EngineError
 export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
 
 /**
- * An order's status in the venue's words: `open`, `partial_fill`, `full_fill` or `cancelled`. `OrderView.status`
- * is already that word; this answers it, for programs written when the engine's own status read `filled`.
+ * An order's status in the venue's words (docs/venue/trading.md#order-status): `open`, `partial_fill`, `full_fill` or
+ * `cancelled`. `OrderView.status` is already that word; this answers it, for programs written when the engine's own
+ * status read `filled`.
  *
  * @deprecated read `order.status`
  * @since 0.2.0
@@ -166,9 +168,9 @@ export class Engine {
   }
 
   /**
-   * The trading rules of the products: tick and step from their precisions, their quantity
-   * limits and minimum value, the engine's fee rates, whether they trade. Every product in the order added, or the
-   * named ones in the order named (unknown symbols left out).
+   * The trading rules of the products (docs/venue/market-data.md#symbol-rules): tick and step from their precisions,
+   * their quantity limits and minimum value, the engine's fee rates, whether they trade. Every product in the order
+   * added, or the named ones in the order named (unknown symbols left out).
    *
    * @since 0.2.0
    */
@@ -210,9 +212,9 @@ export class Engine {
   }
 
   /**
-   * Places an order from its wire fields with the venue's checks and codes: parameters (40019/40020),
-   * symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId (43118), balance (43012).
-   * Orders trade against the user's `SPOT` account.
+   * Places an order from its wire fields (docs/venue/trading.md#place-order) with the venue's checks and codes:
+   * parameters (40019/40020), symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId
+   * (43118), balance (43012). Orders trade against the user's `SPOT` account.
    *
    * @since 0.1.0
    */
@@ -236,7 +238,7 @@ export class Engine {
   /**
    * Cancels one order of the user on a symbol, named by orderId (when given) or clientOrderId, and releases its
    * frozen funds; or says why not: `43001` no such order of the user on the symbol, `43004` already filled or
-   * cancelled.
+   * cancelled (docs/venue/trading.md#cancel-order).
    *
    * @since 0.2.0
    */
@@ -245,7 +247,8 @@ export class Engine {
   }
 
   /**
-   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named.
+   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named
+   * (docs/venue/trading.md#cancel-many-orders).
    *
    * @since 0.2.0
    */
@@ -254,7 +257,7 @@ export class Engine {
   }
 
   /**
-   * Cancels every open order of the user on a symbol, oldest first.
+   * Cancels every open order of the user on a symbol, oldest first (docs/venue/trading.md#cancel-many-orders).
    *
    * @since 0.2.0
    */
@@ -299,8 +302,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's orders on a symbol, every status: newest first (cTime desc, then orderId
-   * desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
+   * One page of a user's orders on a symbol, every status (docs/venue/trading.md#order-history): newest first (cTime
+   * desc, then orderId desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
    *
    * @since 0.2.0
    */
@@ -309,8 +312,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's fills on a symbol, optionally of one order, paged as `orderHistory`
-   * (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
+   * One page of a user's fills on a symbol, optionally of one order (docs/venue/trading.md#fills), paged as
+   * `orderHistory` (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
    *
    * @since 0.2.0
    */
@@ -355,8 +358,8 @@ export class Engine {
   }
 
   /**
-   * A user's spot account as the venue lists it: every coin the user ever held there, zeros
-   * included, with `equity` = `available` + `frozen`.
+   * A user's spot account as the venue lists it (docs/venue/account.md#balances): every coin the user ever held there,
+   * zeros included, with `equity` = `available` + `frozen`.
    *
    * @since 0.2.0
    */
@@ -374,8 +377,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's funding bills: newest first (cTime desc, then billId desc), exclusive time
-   * bounds, `pageIndex` from 1.
+   * One page of a user's funding bills (docs/venue/account.md#funding-bills): newest first (cTime desc, then billId
+   * desc), exclusive time bounds, `pageIndex` from 1.
    *
    * @since 0.1.0
    */
@@ -412,9 +415,10 @@ export class Engine {
   }
 
   /**
-   * An internal transfer: moves `amount` from the sender's `fromAccountType` account to the receiver's
-   * `toAccountType` account. The sender's entry is `internal_withdraw` and the receiver's `internal_deposit`; where
-   * only one side is a funding account, that side's entry is `transfer_out` (funds leave it) or `transfer_in`.
+   * An internal transfer (docs/venue/account.md#internal-transfer): moves `amount` from the sender's `fromAccountType`
+   * account to the receiver's `toAccountType` account. The sender's entry is `internal_withdraw` and the receiver's
+   * `internal_deposit`; where only one side is a funding account, that side's entry is `transfer_out` (funds leave it)
+   * or `transfer_in`.
    *
    * @since 0.1.0
    */
@@ -436,8 +440,8 @@ export class Engine {
   }
 
   /**
-   * The transfers a user sent that match the filters, newest first, one page (`page` from 1,
-   * `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
+   * The transfers a user sent that match the filters (docs/venue/account.md#transfer-status), newest first, one page
+   * (`page` from 1, `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
    *
    * @since 0.2.0
    */

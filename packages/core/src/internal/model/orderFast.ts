@@ -1,8 +1,8 @@
 // The hand-written fast paths of the order schemas (Order.ts): the plain forms of the hot answers, decoded
 // to exactly the Schema's value, or `undefined` to leave the input to the Schema. Order.ts exports them under their
 // public names; they are property-tested against their Schemas in both directions (test/Order.test.ts).
-import type * as Order from "../Order.ts"
-import type { OrderId } from "../Primitives.ts"
+import type * as Order from "../../Order.ts"
+import type { OrderId } from "../../Primitives.ts"
 import * as Fast from "./fast.ts"
 
 export const placeOrderResult = (input: unknown): Order.PlaceOrderResult | undefined =>
@@ -84,5 +84,5 @@ export const openOrdersPage = (input: unknown): Order.OpenOrdersPage | undefined
   }
   return out
 }
-// (The caller's place-order input and open-orders query had fast paths too; by instructions per in-process order
-// they saved 0.6 % and once per stream, less than a second definition of the input costs: BENCHMARKS.md, #13.)
+// (The caller's place-order input and open-orders query had fast paths too; by instructions per in-process order,
+// and once per stream, they saved less than a second definition of the input costs: BENCHMARKS.md, #13.)
