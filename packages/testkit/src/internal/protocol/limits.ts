@@ -131,6 +131,11 @@ export class Limits {
     return false
   }
 
+  /** Whether failed authentications are counted at all (not with the limits off). */
+  get countsAuthFailures(): boolean {
+    return this.options !== false
+  }
+
   /**
    * Whether the key (`""` for any key the exchange does not know) made as many failed authentications from the
    * address as its window allows: it is refused (429) at once.

@@ -99,7 +99,7 @@ export class Router {
       if (this.tooLarge(request)) return refuse(new Refusal("40017", "Request body too large", 413))
       // A key that failed too many times from an address is refused there before any check: guessing learns
       // nothing more. Other keys from the address are not.
-      const key = this.auth.knownKey(request)
+      const key = this.limits.countsAuthFailures ? this.auth.knownKey(request) : ""
       if (this.limits.authBlocked(key, request.clientAddress, now)) return refuse(tooMany())
       const caller = this.auth.authenticate(request, permission, now, endpoint.idempotency !== "read")
       if (caller instanceof Refusal) {
