@@ -81,10 +81,10 @@ export const runInProcess = (
   Effect.gen(function*() {
     const stdout = capture(false)
     const stderr = capture(false)
-    const output = Layer.succeed(Output.Output, {
+    const output = Layer.succeed(Output.Output, Output.make({
       stdout: options.stdout ?? stdout.channel,
       stderr: stderr.channel
-    })
+    }))
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
       Effect.provide(Layer.mergeAll(
         NodeServices.layer,
