@@ -207,7 +207,9 @@ export const open = (
     const fs = yield* FileSystem.FileSystem
     const resumed = target.resumed
     if (resumed === undefined) {
-      yield* fs.writeFileString(target.meta, describe(description)).pipe(
+      // Written whole or not at all (a kill may come at any time), before the first row.
+      yield* fs.writeFileString(`${target.meta}.tmp`, describe(description)).pipe(
+        Effect.andThen(fs.rename(`${target.meta}.tmp`, target.meta)),
         Effect.mapError((error) => Output.outputError(target.meta, error))
       )
     } else if (resumed.bytes > 0) {
