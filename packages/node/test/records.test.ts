@@ -1,10 +1,10 @@
 /**
  * The columns of the records the CLI prints (`internal/records.ts`), written by the one CSV writer
- * (`internal/formats.ts`) exactly as csv-stringify writes them, whatever the fields hold; `cancelAll`'s answer as one
- * outcome per order, classified by the venue's code.
+ * (`internal/formats.ts`) exactly as csv-stringify writes them, whatever the fields hold; a cancel's outcome per
+ * order as a row.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Fill } from "@spotkit/core"
+import type { Cancel, Fill } from "@spotkit/core"
 import { stringify } from "csv-stringify/sync"
 import * as Formats from "../src/internal/formats.ts"
 import * as Records from "../src/internal/records.ts"
@@ -51,26 +51,18 @@ describe("Records", () => {
     )
   })
 
-  it("cancelAllOutcomes: cancelled first, then final (43004), unknown (43001) and failed (any other code)", () => {
-    const result = Records.cancelAllOutcomes({
-      cancelled: ["11", "12"] as never,
-      notCancelled: [
-        { orderId: "13" as never, code: "43004", message: "There is no order to cancel" },
-        { orderId: "14" as never, code: "43001", message: "FAILED_ORDER_NOT_FOUND" },
-        { clientOrderId: "c-15", code: "40015", message: "system error" }
-      ]
-    })
-    assert.deepStrictEqual(result.outcomes.map(Records.cancelWord), [
-      "cancelled",
-      "cancelled",
-      "final",
-      "unknown",
-      "failed"
-    ])
-    assert.deepStrictEqual(result.outcomes.map((outcome) => outcome.index), [0, 1, 2, 3, 4])
-    assert.deepStrictEqual([result.cancelled, result.notOpen, result.failed], [2, 2, 1])
-    const row = (outcome: (typeof result.outcomes)[number]) => Records.cancelOutcome.cells(outcome).map(String)
-    assert.deepStrictEqual(row(result.outcomes[4]!), ["4", "failed", "", "c-15", "40015", "system error"])
-    assert.deepStrictEqual(row(result.outcomes[0]!), ["0", "cancelled", "11", "", "", ""])
+  it("cancelRow: one row per outcome, the venue's code and message where it refused", () => {
+    const failed: Cancel.CancelOrdersOutcome = {
+      _tag: "Failed",
+      index: 4,
+      clientOrderId: "c-15",
+      code: "40015",
+      message: "system error"
+    }
+    const cancelled: Cancel.CancelOrdersOutcome = { _tag: "Cancelled", index: 0, orderId: "11" as never }
+    assert.deepStrictEqual([failed, cancelled].map(Records.cancelWord), ["failed", "cancelled"])
+    const row = (outcome: Cancel.CancelOrdersOutcome) => Records.cancelOutcome.cells(outcome).map(String)
+    assert.deepStrictEqual(row(failed), ["4", "failed", "", "c-15", "40015", "system error"])
+    assert.deepStrictEqual(row(cancelled), ["0", "cancelled", "11", "", "", ""])
   })
 })

@@ -58,7 +58,7 @@ const ordersCancel = Command.make(
       : refs !== undefined
       // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
       ? yield* spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
-      : Records.cancelAllOutcomes(yield* spot.cancelAll(flags.symbol))
+      : yield* spot.cancelAll(flags.symbol)
     const { failed, text } = summary(result)
     const printed = flags.format === "json"
       ? json(yield* redacted(result))
