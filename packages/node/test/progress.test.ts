@@ -65,8 +65,10 @@ describe("Progress", () => {
       assert.include(lines[8], " 9.0 s")
       // The next page clears a wait that was still running.
       yield* progress.waiting({ what: "venue asked to wait", until: 10_000 + 60_000 })
+      // A retry's short delay within it does not shorten it.
+      yield* progress.waiting({ what: "retry 1 after a TransportError", until: 10_000 + 500 })
       yield* TestClock.adjust("1 second")
-      assert.include(tty.chunks.at(-1), "waiting: venue asked to wait")
+      assert.include(tty.chunks.at(-1), "waiting: venue asked to wait, 60 s")
       yield* progress.update(600, 6)
       yield* TestClock.adjust("1 second")
       assert.notInclude(tty.chunks.at(-1), "waiting")

@@ -46,7 +46,7 @@ export interface Progress {
   readonly update: (rows: number, pages: number) => Effect.Effect<void, OutputError>
   /** The number of records the whole export will have, once the venue said it. */
   readonly total: (total: number) => Effect.Effect<void>
-  /** The export waits (shown, counting down, until it is over or the next page comes). */
+  /** The export waits (shown, counting down, until it is over or the next page comes; the longer of two). */
   readonly waiting: (wait: Wait) => Effect.Effect<void>
   /** Clears the live line (on a terminal) and writes the summary: `verb`, the figures, `suffix`. Always. */
   readonly finish: (verb: string, suffix: string) => Effect.Effect<void, OutputError>
@@ -120,7 +120,9 @@ export const make = (stderr: Channel, options: Options): Effect.Effect<Progress,
     return {
       update,
       total: (value) => Effect.sync(() => void (total = value)),
-      waiting: (value) => Effect.sync(() => void (wait = value)),
+      // The longer of two waits (a retry's short delay within a 429's pause).
+      waiting: (value) =>
+        Effect.sync(() => void (wait = wait !== undefined && wait.until > value.until ? wait : value)),
       finish,
       note
     }

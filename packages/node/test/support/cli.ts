@@ -21,15 +21,19 @@ export const builtCli = fileURLToPath(new URL("../../dist/bin/spotkit.js", impor
 /**
  * A demo exchange (alice with `bills` funding bills, bob with resting liquidity), venue rate limits off, served on
  * a free loopback port. Every `ACCESS-SIGN` header that reaches it is kept in `signatures`. `rewrite` changes the
- * body of each answer (a hostile venue: what it sends is its choice).
+ * body of each answer (a hostile venue: what it sends is its choice); `retryAfterSeconds` gives every 429 a
+ * `Retry-After`.
  */
 export const sandboxLayer = (options: {
   readonly seed: number
   readonly bills: number
   readonly rewrite?: ((path: string, body: string) => string) | undefined
+  /** The `Retry-After` of every 429 (an injected one too). */
+  readonly retryAfterSeconds?: number | undefined
 }) => {
   const signatures: Array<string> = []
-  const { rewrite } = options
+  const { retryAfterSeconds } = options
+  const rewrite = (path: string, body: string) => options.rewrite === undefined ? body : options.rewrite(path, body)
   const exchange = Layer.effect(
     TestExchange.TestExchange,
     Effect.map(TestExchange.make({ ...TestExchange.demo(options), rateLimits: false }), (exchange) => ({
@@ -38,9 +42,11 @@ export const sandboxLayer = (options: {
         const sign = request.header("access-sign")
         if (sign !== undefined) signatures.push(sign)
         const outcome = exchange.handleAt(request, now)
-        return rewrite === undefined || outcome._tag !== "Respond"
-          ? outcome
-          : { ...outcome, body: rewrite(request.path, outcome.body) }
+        if (outcome._tag !== "Respond") return outcome
+        const headers = outcome.status === 429 && retryAfterSeconds !== undefined
+          ? { ...outcome.headers, "retry-after": String(retryAfterSeconds) }
+          : outcome.headers
+        return { ...outcome, body: rewrite(request.path, outcome.body), headers }
       }
     }))
   )

@@ -2,8 +2,8 @@
 // inclusive, --until exclusive) turned into the client's exclusive bounds; and the export of a stream of records to
 // CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
 // `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
-import type { SpotClient, SpotError } from "@spotkit/core"
-import { Cause, Effect, Exit, Option, Stream } from "effect"
+import { type SpotClient, type SpotError, Telemetry, Venue } from "@spotkit/core"
+import { Cause, Clock, Effect, Exit, Metric, Option, Stream } from "effect"
 import { Flag } from "effect/cli"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
@@ -144,8 +144,16 @@ const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))
  */
 export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
   Effect.gen(function*() {
-    const spot = yield* client()
     const output = yield* Output.Output
+    const toStdout = Option.isNone(flags.out)
+    const progress = yield* Progress.make(output.stderr, {
+      forced: flags.progress,
+      dataOnTerminal: toStdout && output.stdout.isTTY
+    })
+    const spot = yield* client("private", {
+      onEvent: (event) => Effect.flatMap(Clock.currentTimeMillis, (now) => progress.waiting(waitOf(event, now))),
+      say: progress.note
+    })
     const description: OutFile.Description = {
       command: kind.command,
       format: flags.format,
@@ -174,7 +182,6 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       const id = output.redact(kind.id(record))
       return last !== undefined && kind.time(record) === last.time && last.ids.has(csv ? Formats.csvText(id, mode) : id)
     }
-    const progress = yield* Progress.make(output.stderr, { forced: flags.progress, dataOnTerminal: toTerminal })
     if (kind.total !== undefined && (flags.progress || (output.stderr.isTTY && !toTerminal))) {
       const before = (resumed?.rows ?? 0) - (last?.ids.size ?? 0)
       yield* Effect.forkScoped(Effect.ignore(Effect.flatMap(
@@ -196,6 +203,7 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
         return opening
       })
     })
+    const exported = Telemetry.exportRows.pipe(Metric.withAttributes({ export: kind.command.split(" ")[0]! }))
     let rows = 0
     let pages = 0
     yield* kind.records(spot, bounds).pipe(
@@ -213,6 +221,7 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
           rows += page.length
           pages++
           return out.write(csv ? Records.csv(kind.shape, page, mode) : Formats.ndjson(page)).pipe(
+            Effect.andThen(Metric.update(exported, page.length)),
             Effect.andThen(progress.update(rows, pages))
           )
         })
@@ -234,6 +243,26 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       : `, after the ${thousands(resumed.rows)} rows of an earlier run`
     yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${outName(target)}`}${earlier}`)
   })
+
+// What the progress line says the export waits for.
+const waitOf = (event: Telemetry.Event, now: number): Progress.Wait => {
+  switch (event._tag) {
+    case "Waiting":
+      return { what: event.budget === "paused" ? "venue asked to wait" : "rate limit", until: now + event.millis }
+    case "RateLimited":
+      return { what: "venue asked to wait", until: now + (event.retryAfterMillis ?? WINDOW) }
+    case "Retrying":
+      return {
+        what: event.reason._tag === "RateLimitError" ?
+          "venue asked to wait" :
+          `retry ${event.attempt} after a ${event.reason._tag}`,
+        until: now + event.delayMillis
+      }
+  }
+}
+
+// A 429 without Retry-After pauses the budgets for one window (SpotClient.RateLimitOptions).
+const WINDOW = Venue.budgets.uid.windowMillis
 
 const outName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
   target._tag === "File" ? target.out : target.path

@@ -4,7 +4,7 @@
 //
 // A command is one flat effect: `Effect.fnUntraced(function*(flags) { const client = yield* Shared.client(); ... },
 // Shared.handled)`.
-import { SafeText, SpotClient, type SpotError } from "@spotkit/core"
+import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/core"
 import type { Config } from "effect"
 import { Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
@@ -98,14 +98,32 @@ export const handled = <A, R>(
 // The transport of the CLI's client: one request at a time, where a pool gains nothing (BENCHMARKS.md).
 const TRANSPORT = "node:http" as const
 
+/** What a command hears of the client's waits (`client`'s `listen`): its events, and where a line is said. */
+export interface Listener {
+  /** A wait, a 429, a retry (a progress line shows what it waits for). */
+  readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
+  /** Writes a line (with its newline) on stderr, e.g. in place of a progress line. @default stderr as it is */
+  readonly say?: ((line: string) => Effect.Effect<void, Output.OutputError>) | undefined
+}
+
+/** The line that announces a 429 and the pause it starts. */
+export const pauseLine = (retryAfterMillis: number | undefined): string =>
+  `${NAME}: the venue answered 429 (too many requests); every request waits ${
+    retryAfterMillis === undefined
+      ? "one rate-limit window"
+      : `${Math.ceil(retryAfterMillis / 1000)} s, as it asked (Retry-After),`
+  } before it is sent again\n`
+
 /**
  * The client from the environment (every `SPOTKIT_*` variable checked first: `Environment.read`), for the command's
  * scope. From here on every text the command writes (data on stdout or in a file, lines on stderr, its errors) has
  * the credentials removed, in any encoding a venue could echo them in: `Output.protect`, the one place that does it.
- * `public` access needs only `SPOTKIT_BASE_URL`.
+ * `public` access needs only `SPOTKIT_BASE_URL`. The first 429 of a run is announced on stderr, whatever the log
+ * level (`pauseLine`); `listen` hears every wait, 429 and retry.
  */
 export const client = (
-  access: Environment.Access = "private"
+  access: Environment.Access = "private",
+  listen: Listener = {}
 ): Effect.Effect<SpotClient.Service, CliFailure | SpotError.SpotError, Output.Output | Scope.Scope> =>
   Effect.gen(function*() {
     const options = yield* Environment.read(access).pipe(
@@ -115,7 +133,19 @@ export const client = (
     )
     const output = yield* Output.Output
     yield* output.protect(options.credentials)
-    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, transport: TRANSPORT }))
+    const say = listen.say ?? output.stderr.write
+    let announced = false
+    const onEvent = (event: Telemetry.Event) =>
+      Effect.andThen(
+        event._tag !== "RateLimited" || announced
+          ? Effect.void
+          : Effect.suspend(() => {
+            announced = true
+            return Effect.ignore(say(pauseLine(event.retryAfterMillis)))
+          }),
+        listen.onEvent === undefined ? Effect.void : listen.onEvent(event)
+      )
+    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, transport: TRANSPORT, onEvent }))
     return Context.get(context, SpotClient.SpotClient)
   })
 
