@@ -48,7 +48,7 @@ export interface RateLimit {
 }
 
 /**
- * Client-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+ * Client-side rate limits: the venue's weight model (docs/venue/limits.md, `Venue.budgets` and each endpoint's
  * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
  * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
  * request against their endpoint's own budget. A request counts while in flight and for one window (plus

@@ -11,8 +11,8 @@ const TTY_INTERVAL = 200
 const TICK = 1_000
 const LOG_INTERVAL = 5_000
 
-// Thousands separators without `Intl`: an `Intl.NumberFormat` pulls ICU data into memory for every command, also
-// those that print no progress.
+// Thousands separators without `Intl`: an `Intl.NumberFormat` pulls ICU data into memory (BENCHMARKS.md) for every
+// command, also those that print no progress.
 const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
 export const formatDuration = (millis: number): string => {

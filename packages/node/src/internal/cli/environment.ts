@@ -9,7 +9,11 @@ import type * as NodeSpotClient from "../../NodeSpotClient.ts"
 /** What a command needs: the venue's private endpoints (credentials required), or public data only. */
 export type Access = "private" | "public"
 
-/** The largest answer body the CLI reads by default: 16 MiB (`SPOTKIT_MAX_RESPONSE_BYTES`). */
+/**
+ * The largest answer body the CLI reads by default: 16 MiB (`SPOTKIT_MAX_RESPONSE_BYTES`), not the library's 64 MiB.
+ * Its largest answer, a page of 100 records, is some tens of kilobytes, and an endless body then keeps it within its
+ * memory goal, which 64 MiB held in socket buffers would not (RELIABILITY.md).
+ */
 export const CLI_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /** Every variable the CLI reads, in the order problems are reported. */

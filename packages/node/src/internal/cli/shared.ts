@@ -95,7 +95,9 @@ export const handled = <A, R>(
     Effect.catch(explain)
   )
 
-// The transport of the CLI's client: one request at a time, where a pool gains nothing (BENCHMARKS.md).
+// The transport of the CLI's client: Node's own HTTP client. The CLI sends one request at a time, where undici's pool
+// gains nothing, and undici's WebAssembly parser and allocations add much to the peak RSS of a long export
+// (BENCHMARKS.md). It reads at most 16 MiB of an answer by default (`Environment.CLI_MAX_RESPONSE_BYTES`).
 const TRANSPORT = "node:http" as const
 
 /** What a command hears of the client's waits (`client`'s `listen`): its events, and where a line is said. */
