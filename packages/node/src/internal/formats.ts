@@ -73,9 +73,14 @@ export const csvText = (value: string, mode: CsvMode): string => {
   return mode.safe && isFormula(text) ? "'" + text : text
 }
 
+// A cell that may need more than its text as it is: a formula's first character, or one to quote.
+const SPECIAL = /^[=+\-@\t\r]|[",\r\n]/
+
 /** One cell as CSV: its text (`csvText`), quoted when it must be. */
 export const csvCell = (value: string | number, mode: CsvMode): string => {
   if (typeof value === "number") return String(value)
+  // Most cells (ids, names, positive amounts) are written as they are: one test.
+  if (!mode.terminal && !SPECIAL.test(value)) return value
   const text = csvText(value, mode)
   return QUOTED.test(text) ? "\"" + text.replaceAll("\"", "\"\"") + "\"" : text
 }

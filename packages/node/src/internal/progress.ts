@@ -100,10 +100,12 @@ export const make = (stderr: Channel, options: Options): Effect.Effect<Progress,
       })
     // Every second on a terminal, whatever a page drew meanwhile (a wait counts down, the elapsed time moves): never
     // a second without a redraw. In a log, a line when the last is a few seconds old.
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(
-      Effect.sleep(TICK),
-      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.ignore(draw(now, live ? 0 : LOG_INTERVAL)))
-    )))
+    if (enabled) {
+      yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+        Effect.sleep(TICK),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.ignore(draw(now, live ? 0 : LOG_INTERVAL)))
+      )))
+    }
     const finish = (verb: string, suffix: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const summary = `spotkit: ${verb} ${describe(rows, pages, now - started)}${suffix}\n`
