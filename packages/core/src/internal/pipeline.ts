@@ -9,11 +9,11 @@
 //   answer   checks status and envelope, maps every failure to a reason, scrubs what it quotes
 //   timeout  bounds the exchange on the Clock (unless the transport bounds it itself: `timeoutBy: "transport"`)
 //   read     reads the body into memory, at most `maxResponseBytes` of it (BufferedResponse.read)
-//   the platform's HttpClient
+//   the caller's `transformClient`, then redirects refused (redirects.ts), over the platform's HttpClient
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, type Duration, Effect, Redacted, Result, Schema } from "effect"
+import { Cause, Clock, type Duration, Effect, identity, Redacted, Result, Schema } from "effect"
 import { Headers, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { BufferedResponse, read as readBody } from "../BufferedResponse.ts"
 import * as Envelope from "../Envelope.ts"
@@ -24,6 +24,7 @@ import type * as SpotError from "../SpotError.ts"
 import * as Venue from "../Venue.ts"
 import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
+import * as Redirects from "./redirects.ts"
 
 export interface Options {
   readonly baseUrl: string
@@ -38,6 +39,8 @@ export interface Options {
   readonly limiter: Budget.Limiter | undefined
   /** Whether the server's time is asked for before the first signed request. */
   readonly syncTime: boolean
+  /** Applied to the platform's client, beneath every stage (`SpotClient.Options.transformClient`). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
@@ -110,7 +113,9 @@ const RECENT_SIGNATURES = 4096
 
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
-  const http = yield* HttpClient.HttpClient
+  const http = (options.transformClient ?? identity)(
+    yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
+  )
   const signer = yield* Signer.Signer
   const sign = yield* signer.prepare(options.credentials.secretKey)
   const scrubber = Errors.Scrubber.of(options.credentials)
