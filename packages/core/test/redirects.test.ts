@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
-import { BufferedResponse, SpotClient, Venue } from "../src/index.ts"
+import { BufferedResponse, SpotClient, type SpotError, Venue } from "../src/index.ts"
 import { clientOptions, credentials, FakeVenue, NOW, reasonOf, SYMBOL } from "./support/FakeVenue.ts"
 
 const TARGET = "https://elsewhere.example:8443"
@@ -59,13 +59,12 @@ describe("redirects", () => {
       Effect.gen(function*() {
         const venue = new FakeVenue()
         const { layer, sent } = redirecting(venue, status)
-        for (
-          const call of [
-            (client: SpotClient.Service) => client.fundingBillsPage({ pageSize: 10 }),
-            (client: SpotClient.Service) => client.serverTime(),
-            (client: SpotClient.Service) => client.transferStatus({})
-          ]
-        ) {
+        const calls: ReadonlyArray<(client: SpotClient.Service) => Effect.Effect<unknown, SpotError.SpotError>> = [
+          (client) => client.fundingBillsPage({ pageSize: 10 }),
+          (client) => client.serverTime(),
+          (client) => client.transferStatus({})
+        ]
+        for (const call of calls) {
           const before = sent()
           const error = yield* Effect.flip(run(layer, call))
           const reason = reasonOf(error, "RedirectError")

@@ -55,8 +55,16 @@ interface Limits {
 
 type Exchange = Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
 
-const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown) =>
-  new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+// The failure of an exchange. undici's own errors are described by their message (e.g. a proxy's "Proxy
+// Authentication Required (407)"), which names no secret: the client scrubs what it quotes all the same.
+const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown, described = false) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({
+      request,
+      cause,
+      ...(described && cause instanceof Error ? { description: cause.message } : {})
+    })
+  })
 
 // One exchange through the dispatcher's handler API: the answer collected whole, within the limits.
 const dispatch = (
@@ -121,7 +129,7 @@ const dispatch = (
       },
       onResponseError(_c, error) {
         clearTimeout(timer)
-        resume(Effect.fail(transportError(request, error)))
+        resume(Effect.fail(transportError(request, error, aborted === undefined)))
       }
     }
     const dispatched = Result.try(() =>
