@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import { type Effect, Schema } from "effect"
-import * as Fast from "./internal/fast.ts"
-import { DIGITS } from "./internal/patterns.ts"
+import * as Fast from "./internal/model/fast.ts"
+import { DIGITS } from "./internal/model/patterns.ts"
 import { DecimalFromWire, IdFromWire, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**

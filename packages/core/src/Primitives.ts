@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Schema, SchemaGetter } from "effect"
-import { CLIENT_ORDER_ID, DECIMAL, DIGITS, TRADING_PAIR } from "./internal/patterns.ts"
+import { CLIENT_ORDER_ID, DECIMAL, DIGITS, TRADING_PAIR } from "./internal/model/patterns.ts"
 
 const U64_MAX = 18446744073709551615n
 

@@ -7,11 +7,11 @@
 // hiding the status and the target. The other transports never follow.
 import { Context, Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError, type HttpClientResponse } from "effect/http"
-import { read } from "../BufferedResponse.ts"
-import { Scrubber } from "../SafeText.ts"
-import type * as Signer from "../Signer.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import { read } from "../../BufferedResponse.ts"
+import { Scrubber } from "../../SafeText.ts"
+import type * as Signer from "../../Signer.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 
 // At most this much of a redirect's body is read (and dropped) so that its connection can be reused; a longer one
 // closes it.
