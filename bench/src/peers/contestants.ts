@@ -3,7 +3,8 @@
 // "00000", an orderId for each placed order, a full page of open orders.
 import { SpotClient } from "@spotkit/core"
 import { NodeSpotClient } from "@spotkit/node"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, identity, ManagedRuntime, Redacted } from "effect"
+import { HttpClient } from "effect/http"
 import { Buffer } from "node:buffer"
 import { createHmac, createSecretKey } from "node:crypto"
 import { credentials, OPEN_ORDERS_LIMIT, openOrdersBody, orderBody, type PathKey, paths } from "./shared.ts"
@@ -128,7 +129,11 @@ export const raw: Contestant = {
 // spotkit over the Node layer: NodeSpotClient.layer (undici, node:crypto signer, live clock), client-side rate
 // limits off; everything else as a user gets it (validation, spans, retries, timeout, lossless ids, decoding).
 
-const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contestant["make"] => async (baseUrl) => {
+const spotkitOver = (
+  transport: NodeSpotClient.HttpOptions["transport"],
+  options: { readonly httpSpans?: boolean } = {}
+): Contestant["make"] =>
+async (baseUrl) => {
   const runtime = ManagedRuntime.make(NodeSpotClient.layer({
     baseUrl,
     credentials: {
@@ -161,7 +166,8 @@ const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contes
             ok,
             distinctOrderIds: ids.size,
             sampleOrderId: ids.size === 0 ? undefined : `string ${[...ids][0]}`
-          }))
+          })),
+          options.httpSpans === false ? Effect.provideService(HttpClient.TracerDisabledWhen, () => true) : identity
         )
       )
     }
@@ -256,3 +262,13 @@ export const ccxtBitget: Contestant = {
 }
 
 export const contestants: ReadonlyArray<Contestant> = [raw, spotkit, spotkitEffectUndici, bitgetApi, ccxtBitget]
+
+/**
+ * Contestants for a paired measurement only (not in the benchmark's table): spotkit's default transport without its
+ * HTTP client span (`HttpClient.TracerDisabledWhen`), the operation spans kept, to price that span.
+ */
+export const measurementOnly: ReadonlyArray<Contestant> = [{
+  key: "spotkit-no-http-span",
+  label: "spotkit over NodeSpotClient.layer (undici), its HTTP client span disabled",
+  make: spotkitOver("undici", { httpSpans: false })
+}]

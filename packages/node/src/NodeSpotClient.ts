@@ -45,8 +45,9 @@ export interface HttpOptions {
    *   venue. The fastest.
    * - `"effect-undici"`: `@effect/platform-node`'s undici `HttpClient` over the same pool: an HTTP client span per
    *   request and trace-context headers to the venue, at about twice the CPU per request.
-   * - `"node:http"`: Node's own client with a keep-alive agent, which holds far less memory (its parser is native,
-   *   undici's is WebAssembly); the `spotkit` CLI uses it, as it sends one request at a time.
+   * - `"node:http"`: Node's own client with a keep-alive agent (its parser is native, undici's is WebAssembly), and
+   *   an HTTP client span per request; no `proxy`. The `spotkit` CLI used it until the undici transport measured
+   *   faster on its export at less memory (BENCHMARKS.md).
    *
    * @default "undici"
    */
@@ -148,7 +149,9 @@ const undiciMissing = typeof process.versions.bun === "string"
  * `timeoutBy: "transport"` expects, and stops reading an answer past `maxResponseBytes` (default 64 MiB), failing
  * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others).
  * Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch` (`FetchHttpClient`: its own
- * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
+ * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply; `layer` gives it the
+ * proxy). With a `proxy`, the undici transports dispatch through it; the layer fails with a `SpotError` whose
+ * `ValidationError` is on `proxy` for a URL that is not `http:` or `https:`, and for the `"node:http"` transport.
  *
  * @since 0.1.0
  * @category layers
