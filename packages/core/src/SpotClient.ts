@@ -19,18 +19,21 @@ import * as AccountOps from "./internal/client/account.ts"
 import * as Budget from "./internal/client/budget.ts"
 import * as Call from "./internal/client/call.ts"
 import * as Cancels from "./internal/client/cancel.ts"
+import * as MarketOps from "./internal/client/market.ts"
 import * as OrderState from "./internal/client/orderState.ts"
 import * as Pipeline from "./internal/client/pipeline.ts"
 import * as Placing from "./internal/client/placing.ts"
 import * as RateLimiter from "./internal/client/rateLimiter.ts"
 import * as Retry from "./internal/client/retry.ts"
 import * as Rules from "./internal/client/rules.ts"
+import * as Reporting from "./internal/client/telemetry.ts"
 import * as Transfers from "./internal/client/transfers.ts"
 import type * as Market from "./Market.ts"
 import type * as Order from "./Order.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
 import type * as SpotError from "./SpotError.ts"
+import type * as Telemetry from "./Telemetry.ts"
 import type * as Transfer from "./Transfer.ts"
 import * as Venue from "./Venue.ts"
 
@@ -46,7 +49,7 @@ export interface RateLimit {
 }
 
 /**
- * Client-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+ * Client-side rate limits: the venue's weight model (docs/venue/limits.md, `Venue.budgets` and each endpoint's
  * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
  * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
  * request against their endpoint's own budget. A request counts while in flight and for one window (plus
@@ -158,6 +161,13 @@ export interface Options {
    * @default none
    */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
+   * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
+   * pause it starts, a retry about to wait. For a progress line or a log; its failures and defects are ignored, and
+   * it should return at once (it runs on the request's way). The same events are metrics and span events whether or
+   * not a listener is given (`Telemetry`).
+   */
+  readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -283,6 +293,64 @@ export interface Service {
   readonly symbol: (name: string) => Effect.Effect<Option.Option<Market.SymbolRules>, SpotError.SpotError>
   /** Loads every symbol's rules again now (the cache the order check uses too). */
   readonly refreshSymbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
+  /**
+   * A symbol's 24-hour statistics: last price, change, high, low, volumes (exact decimals). Public: no key needed.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { SpotClient } from "@spotkit/core"
+   *
+   * const last = Effect.gen(function*() {
+   *   const client = yield* SpotClient.SpotClient
+   *   const ticker = yield* client.ticker("BTCUSDT_SPBL")
+   *   return ticker.lastPrice // "83354.0"
+   * })
+   * ```
+   */
+  readonly ticker: (symbol: string) => Effect.Effect<Market.Ticker, SpotError.SpotError>
+  /** Every symbol's ticker (one request of weight 40 by default: `rateLimit.weights.tickers`). */
+  readonly tickers: () => Effect.Effect<ReadonlyArray<Market.Ticker>, SpotError.SpotError>
+  /**
+   * The order book of a symbol, 15 or 200 levels a side: bids best (highest) first, asks best (lowest) first, sizes
+   * exact as the venue writes them.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { SpotClient } from "@spotkit/core"
+   *
+   * const spread = Effect.gen(function*() {
+   *   const client = yield* SpotClient.SpotClient
+   *   const book = yield* client.orderBook("BTCUSDT_SPBL", { limit: 15 })
+   *   return { bid: book.bids[0]?.price, ask: book.asks[0]?.price }
+   * })
+   * ```
+   */
+  readonly orderBook: (
+    symbol: string,
+    options?: Market.OrderBookOptions
+  ) => Effect.Effect<Market.OrderBook, SpotError.SpotError>
+  /** Candles of a symbol and period, ascending by open time, from one request (`limit`, `startTime`, `endTime`). */
+  readonly candles: (
+    symbol: string,
+    period: Market.CandlePeriod,
+    options?: Market.CandlesOptions
+  ) => Effect.Effect<ReadonlyArray<Market.Candle>, SpotError.SpotError>
+  /**
+   * Candles of a long range, ascending by open time, fetched as the stream is pulled: paged by time windows that
+   * never skip or repeat a candle, whatever the venue's bounds and limits do.
+   */
+  readonly candleHistory: (
+    symbol: string,
+    period: Market.CandlePeriod,
+    options: Market.CandleHistoryOptions
+  ) => Stream.Stream<Market.Candle, SpotError.SpotError>
+  /** The latest trades of a symbol's market, newest first (at most 1,000). */
+  readonly recentTrades: (
+    symbol: string,
+    options?: Market.RecentTradesOptions
+  ) => Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError>
   /** The server's time (ms); the clock offset is learned from it. */
   readonly serverTime: () => Effect.Effect<number, SpotError.SpotError>
   /** Current estimate of server time minus local time (ms), learned from the venue's answers. */
@@ -373,7 +441,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+  const reporter = Reporting.make(options.onEvent)
   const pipeline = yield* Pipeline.make({
+    reporter,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
     locale: options.locale ?? "en-US",
@@ -384,7 +454,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     syncTime: options.syncServerTime ?? true,
     transformClient: options.transformClient
   })
-  const retrying = Retry.make(options.retry ?? {})
+  const retrying = Retry.make(options.retry ?? {}, reporter)
   const rules = yield* Rules.make(
     Call.send({ pipeline, retrying }, Venue.endpoints.exchangeInfo, {}).pipe(Effect.map((list) => list ?? [])),
     {
@@ -398,6 +468,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     ...orderState.operations,
     ...Placing.make(context, orderState.lookupByClientIds),
     ...Cancels.make(context, orderState.lookup),
+    ...MarketOps.make(context),
     ...AccountOps.make(context),
     ...Transfers.make(context),
     clockOffset: pipeline.clockOffset

@@ -110,6 +110,13 @@ export * as SpotClient from "./SpotClient.ts"
 export * as SpotError from "./SpotError.ts"
 
 /**
+ * What the client reports about itself: metrics, span events and the events a program may listen to.
+ *
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.ts"
+
+/**
  * Internal transfers.
  *
  * @since 0.1.0
