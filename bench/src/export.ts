@@ -31,7 +31,7 @@ import { cpSync, createReadStream, mkdtempSync, readFileSync, rmSync, statSync, 
 import * as os from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { fmt, log, machine as sharedMachine, median, option, quick, writeResult } from "./cli.ts"
 import { aliceEnv, type Running, startSandbox } from "./sandbox.ts"
 
@@ -172,10 +172,20 @@ interface Contestant {
   readonly args: (out: string) => ReadonlyArray<string>
 }
 
-// The CLI's variants (--cli-variants): its command without its entry's flags, or with one of them, and a copy of the
-// build over node:http.
+// The CLI's variants (--cli-variants): entries like its own (`bin/spotkit.ts`: V8 flags set, then the command
+// imported) with one, the other or neither of its flags, and a copy of the build over node:http.
 const variants = (): ReadonlyArray<Contestant> => {
-  const main = join(root, "packages/node/dist/internal/main.js")
+  const main = pathToFileURL(join(root, "packages/node/dist/internal/main.js")).href
+  const entry = (name: string, flags: ReadonlyArray<string>) => {
+    const file = join(dir, `${name}.mjs`)
+    writeFileSync(
+      file,
+      `import { setFlagsFromString } from "node:v8"\n${
+        flags.map((flag) => `setFlagsFromString(${JSON.stringify(flag)})\n`).join("")
+      }void import(${JSON.stringify(main)})\n`
+    )
+    return file
+  }
   const nodeHttp = join(root, "packages/node/dist-node-http")
   rmSync(nodeHttp, { recursive: true, force: true })
   cpSync(join(root, "packages/node/dist"), nodeHttp, { recursive: true })
@@ -189,6 +199,8 @@ const variants = (): ReadonlyArray<Contestant> => {
   if (patched === text) throw new Error("cannot make the node:http variant: shared.js changed")
   writeFileSync(shared, patched)
   const command = (out: string) => ["bills", "export", "--out", out]
+  const semiSpace = "--semi-space-growth-factor=1"
+  const noMaglev = "--no-maglev"
   return [
     {
       key: "cli-node-http",
@@ -197,15 +209,19 @@ const variants = (): ReadonlyArray<Contestant> => {
     },
     {
       key: "cli-maglev-on",
-      label: "the CLI with --semi-space-growth-factor=1 only (Maglev on)",
-      args: (out) => ["--semi-space-growth-factor=1", main, ...command(out)]
+      label: `the CLI with ${semiSpace} only (Maglev on)`,
+      args: (out) => [entry("maglev-on", [semiSpace]), ...command(out)]
     },
     {
       key: "cli-young-grows",
-      label: "the CLI with --no-maglev only (V8's young generation growing)",
-      args: (out) => ["--no-maglev", main, ...command(out)]
+      label: `the CLI with ${noMaglev} only (V8's young generation growing)`,
+      args: (out) => [entry("young-grows", [noMaglev]), ...command(out)]
     },
-    { key: "cli-no-flags", label: "the CLI without either flag", args: (out) => [main, ...command(out)] }
+    {
+      key: "cli-no-flags",
+      label: "the CLI without either flag",
+      args: (out) => [entry("no-flags", []), ...command(out)]
+    }
   ]
 }
 

@@ -9,7 +9,7 @@
 // Content-Length says more), aborting the request, and fails with a TransportError caused by core's
 // `ResponseTooLargeError`: a venue that streams an endless body costs at most that much memory.
 //
-// Each exchange is an HTTP client span, as effect's clients make them (the span name from
+// Under a tracing backend, each exchange is an HTTP client span, as effect's clients make them (the span name from
 // `HttpClient.SpanNameGenerator`, `http.request.method`, `url.*`, `server.*`, `http.response.status_code`, 4xx and 5xx
 // failed; headers only as `HttpClient.TracerHeaderFilter` selects, those of `Headers.CurrentRedactedNames` redacted),
 // with the URL's attributes computed once per URL. Unlike effect's, it sends no trace-context headers: the venue is a
@@ -207,10 +207,15 @@ const headerAttributes = (
   }
 }
 
-// The exchange in an HTTP client span, unless tracing is off for it.
+// The exchange in an HTTP client span, unless tracing is off for it. Without a tracing backend (Effect's native
+// tracer, which exports nothing) no span is made: nothing runs inside it, so nothing could observe it, and a span
+// is a large share of what this client spends per request (BENCHMARKS.md).
 const traced = (request: HttpClientRequest.HttpClientRequest, target: Target, exchange: Exchange): Exchange =>
   Effect.withFiber((fiber) => {
-    if (fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)) {
+    if (
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer || fiber.getRef(Tracer.DisablePropagation) ||
+      fiber.getRef(HttpClient.TracerDisabledWhen)(request)
+    ) {
       return exchange
     }
     return Effect.useSpan(fiber.getRef(HttpClient.SpanNameGenerator)(request), { kind: "client" }, (span) => {
