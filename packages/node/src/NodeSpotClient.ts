@@ -40,9 +40,9 @@ export interface HttpOptions {
    * The HTTP implementation.
    *
    * - `"undici"`: undici's pooled dispatcher, built for many requests in flight, used directly (each answer read
-   *   whole into memory), with an HTTP client span per request (as effect's clients make them, headers only as
-   *   `HttpClient.TracerHeaderFilter` selects, credential headers redacted) and no trace-context headers to the
-   *   venue. The fastest.
+   *   whole into memory), with an HTTP client span per request under a tracing backend (as effect's clients make
+   *   them, headers only as `HttpClient.TracerHeaderFilter` selects, credential headers redacted; none under
+   *   Effect's native tracer, which exports nothing) and no trace-context headers to the venue. The fastest.
    * - `"effect-undici"`: `@effect/platform-node`'s undici `HttpClient` over the same pool: an HTTP client span per
    *   request and trace-context headers to the venue, at about twice the CPU per request.
    * - `"node:http"`: Node's own client with a keep-alive agent (its parser is native, undici's is WebAssembly), and
