@@ -17,6 +17,7 @@ import * as OrderFast from "./internal/model/orderFast.ts"
 import * as Json from "./Json.ts"
 import * as Market from "./Market.ts"
 import * as Order from "./Order.ts"
+import { TradingPair } from "./Primitives.ts"
 import * as SpotError from "./SpotError.ts"
 import * as Transfer from "./Transfer.ts"
 
@@ -276,9 +277,10 @@ export const reasonOf = (props: {
  * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
  * lost or garbled after the request left (a transport failure once connected, a body that cannot be read or is too
  * large to read) or the server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of
- * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"). False when
- * the venue refused it (every other code it answers with), rate limited it, or never saw it (no connection could be
- * made, or it was refused before sending).
+ * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"), and for a
+ * `RedirectError` of status 303 ("see other": the server acted on the request) or a browser's opaque redirect, which
+ * may be one. False when the venue refused it (every other code it answers with), rate limited it, or never saw it
+ * (no connection could be made, or it was refused before sending).
  *
  * @since 0.2.0
  * @category codes
@@ -295,6 +297,8 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
       return reason.isRetryable
     case "ServerError":
       return true
+    case "RedirectError":
+      return reason.httpStatus === 303 || reason.httpStatus === 0
     default:
       return false
   }
@@ -689,6 +693,67 @@ export const endpoints = {
     request: NoParameters,
     response: Market.ServerTime,
     wire: nothing
+  }),
+  ticker: endpoint({
+    name: "ticker",
+    method: "GET",
+    path: "/api/v2/market/ticker",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Schema.Struct({ symbol: TradingPair }),
+    response: Market.Ticker,
+    wire: asIs
+  }),
+  tickers: endpoint({
+    name: "tickers",
+    method: "GET",
+    path: "/api/v2/market/tickers",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    // Not shown for spot: the contract interface's weight (docs/venue/market-data.md#ticker), configurable.
+    weight: weight(40, undefined),
+    request: NoParameters,
+    response: Market.Tickers,
+    wire: nothing
+  }),
+  depth: endpoint({
+    name: "depth",
+    method: "GET",
+    path: "/api/v2/market/depth",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Market.DepthQuery,
+    response: Market.OrderBook,
+    wire: asIs
+  }),
+  candles: endpoint({
+    name: "candles",
+    method: "GET",
+    path: "/api/v2/market/candles",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Market.CandlesQuery,
+    response: Market.Candles,
+    wire: asIs
+  }),
+  recentTrades: endpoint({
+    name: "recentTrades",
+    method: "GET",
+    path: "/api/v2/market/fills",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(5, undefined),
+    request: Market.TradesQuery,
+    response: Market.Trades,
+    wire: asIs
   }),
   products: endpoint({
     name: "products",

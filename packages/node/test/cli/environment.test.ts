@@ -24,7 +24,7 @@ const read = (env: Record<string, string>, access: Environment.Access = "private
 describe("Environment", () => {
   it("problems: nothing for good values, each bad one named with what is wrong", () => {
     assert.isUndefined(Environment.problems(good, "private"))
-    const cases: ReadonlyArray<readonly [Partial<Record<typeof Environment.VARIABLES[number], string>>, string]> = [
+    const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [
         { SPOTKIT_API_KEY: "ak\r\n" },
         "SPOTKIT_API_KEY ends with a carriage return (a file with Windows line endings?)"
@@ -43,7 +43,10 @@ describe("Environment", () => {
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
       [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "0" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
-      [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"]
+      [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
+      [{ HTTPS_PROXY: "socks5://proxy.internal:1080" }, "HTTPS_PROXY must start with http:// or https://"],
+      [{ https_proxy: "http://[proxy" }, "https_proxy is not a URL"],
+      [{ NO_PROXY: "internal\n" }, "NO_PROXY has a line break"]
     ]
     for (const [change, said] of cases) {
       const line = Environment.problems({ ...good, ...change }, "private")
@@ -54,6 +57,8 @@ describe("Environment", () => {
     }
     // Good optional values.
     const optional = {
+      HTTPS_PROXY: "proxy.internal:3128",
+      no_proxy: "localhost,.internal",
       SPOTKIT_LOCALE: "zh-CN",
       SPOTKIT_RATE_LIMIT: "off",
       SPOTKIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2",
@@ -102,6 +107,20 @@ describe("Environment", () => {
         yield* read({ SPOTKIT_BASE_URL: "https://x.example" }),
         "SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set"
       )
+      const proxied = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+          ...good,
+          https_proxy: "http://lower.internal:3128",
+          HTTPS_PROXY: "http://upper.internal:3128",
+          NO_PROXY: "localhost"
+        })))
+      )
+      const proxy = proxied.proxy as { https: Redacted.Redacted<string>; http: unknown; noProxy: string }
+      // The lower-case name first, as curl and NodeSpotClient.layerConfig read them.
+      assert.strictEqual(Redacted.value(proxy.https), "http://lower.internal:3128")
+      assert.isUndefined(proxy.http)
+      assert.strictEqual(proxy.noProxy, "localhost")
+      assert.isUndefined(defaults.proxy)
       const keyless = yield* Environment.read("public").pipe(
         Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ SPOTKIT_BASE_URL: "https://x.example" })))
       )

@@ -1,7 +1,8 @@
-// The CLI's configuration from the `SPOTKIT_*` variables, every one checked before anything is built or sent: each
-// problem found is said at once, in one line naming the variable and what is wrong (never its value: three of them
-// are secrets), so that a key with a line break or a malformed URL is a usage error (exit code 2), not a failure deep
-// in an HTTP header or a Redis client.
+// The CLI's configuration from the `SPOTKIT_*` variables and the proxy's (`HTTPS_PROXY` and its kin, read as
+// `NodeSpotClient.layerConfig` reads them), every one checked before anything is built or sent: each problem found is
+// said at once, in one line naming the variable and what is wrong (never its value: three of them are secrets), so
+// that a key with a line break or a malformed URL is a usage error (exit code 2), not a failure deep in an HTTP header
+// or a Redis client.
 import type { SpotClient } from "@spotkit/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
@@ -28,7 +29,17 @@ export const VARIABLES = [
   "SPOTKIT_MAX_RESPONSE_BYTES"
 ] as const
 
-type Variable = typeof VARIABLES[number]
+/**
+ * The proxy variables, as curl and undici read them (the lower-case name first): `https_proxy` for an https: venue,
+ * `http_proxy` for an http: one, `no_proxy` the hosts reached directly.
+ */
+export const PROXY_VARIABLES = [
+  ["https_proxy", "HTTPS_PROXY"],
+  ["http_proxy", "HTTP_PROXY"],
+  ["no_proxy", "NO_PROXY"]
+] as const
+
+type Variable = typeof VARIABLES[number] | typeof PROXY_VARIABLES[number][number]
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
@@ -88,6 +99,19 @@ export const problemOf = (variable: Variable, value: string): string | undefined
     }
     case "SPOTKIT_MAX_RESPONSE_BYTES":
       return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
+    case "https_proxy":
+    case "HTTPS_PROXY":
+    case "http_proxy":
+    case "HTTP_PROXY":
+      // Like curl, a proxy without a scheme is taken as http://.
+      return urlProblem(
+        /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`,
+        ["http:", "https:"],
+        "http://proxy.internal:3128"
+      )
+    case "no_proxy":
+    case "NO_PROXY":
+      return textProblem(value)
   }
 }
 
@@ -102,7 +126,7 @@ export const problems = (values: Partial<Record<Variable, string>>, access: Acce
   const missing = required.filter((name) => values[name] === undefined)
   const empty = required.filter((name) => values[name] === "")
   const invalid: Array<string> = []
-  for (const name of VARIABLES) {
+  for (const name of [...VARIABLES, ...PROXY_VARIABLES.flat()]) {
     const value = values[name]
     if (value === undefined || value === "") continue
     const problem = problemOf(name, value)
@@ -116,17 +140,34 @@ export const problems = (values: Partial<Record<Variable, string>>, access: Acce
   return parts.length === 0 ? undefined : parts.join("; ")
 }
 
+const ALL: ReadonlyArray<Variable> = [...VARIABLES, ...PROXY_VARIABLES.flat()]
+
 /** The variables as set (`Config`: the environment, or a test's provider); undefined when not set. */
 const values = Effect.map(
-  Effect.forEach(VARIABLES, (name) => Config.option(Config.String(name))),
+  Effect.forEach(ALL, (name) => Config.option(Config.String(name))),
   (found) => {
     const record: Partial<Record<Variable, string>> = {}
-    VARIABLES.forEach((name, i) => {
+    ALL.forEach((name, i) => {
       if (Option.isSome(found[i]!)) record[name] = found[i]!.value
     })
     return record
   }
 )
+
+// The proxies as `NodeSpotClient.ProxyOptions` (the lower-case variable first), none when no proxy is set.
+const proxyOf = (found: Partial<Record<Variable, string>>): NodeSpotClient.ProxyOptions | undefined => {
+  const [https, http, noProxy] = PROXY_VARIABLES.map(([lower, upper]) => {
+    const value = (found[lower] ?? found[upper])?.trim()
+    return value === undefined || value === "" ? undefined : value
+  })
+  return https === undefined && http === undefined
+    ? undefined
+    : {
+      https: https === undefined ? undefined : Redacted.make(https),
+      http: http === undefined ? undefined : Redacted.make(http),
+      noProxy: noProxy ?? ""
+    }
+}
 
 /**
  * The client's options from the variables, or the line saying every problem with them (`problems`). Without
@@ -151,6 +192,7 @@ export const read = (
       locale: found.SPOTKIT_LOCALE ?? "en-US",
       rateLimit: found.SPOTKIT_RATE_LIMIT === "off" ? false as const : undefined,
       redis: redis === undefined || redis.trim() === "" ? undefined : { url: Redacted.make(redis) },
+      proxy: proxyOf(found),
       maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined
         ? CLI_MAX_RESPONSE_BYTES
         : Number(found.SPOTKIT_MAX_RESPONSE_BYTES)

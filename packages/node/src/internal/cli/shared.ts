@@ -95,11 +95,6 @@ export const handled = <A, R>(
     Effect.catch(explain)
   )
 
-// The transport of the CLI's client: Node's own HTTP client. The CLI sends one request at a time, where undici's pool
-// gains nothing, and undici's WebAssembly parser and allocations add much to the peak RSS of a long export
-// (BENCHMARKS.md). It reads at most 16 MiB of an answer by default (`Environment.CLI_MAX_RESPONSE_BYTES`).
-const TRANSPORT = "node:http" as const
-
 /** What a command hears of the client's waits (`client`'s `listen`): its events, and where a line is said. */
 export interface Listener {
   /** A wait, a 429, a retry (a progress line shows what it waits for). */
@@ -147,7 +142,8 @@ export const client = (
           }),
         listen.onEvent === undefined ? Effect.void : listen.onEvent(event)
       )
-    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, transport: TRANSPORT, onEvent }))
+    // The default undici transport, the fastest for an export at less memory (BENCHMARKS.md).
+    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, onEvent }))
     return Context.get(context, SpotClient.SpotClient)
   })
 
