@@ -9,7 +9,9 @@
  *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
  *   overrun a budget.
  *
- * The client names budgets by a hash of the API key, never the key itself.
+ * The client names budgets by the venue's host and a hash of the API key, never the key itself
+ * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two
+ * venues, or of two keys, on one store never hold each other up after a 429.
  *
  * @since 0.2.0
  */
@@ -50,8 +52,6 @@ export interface Acquisition {
   /**
    * Told once before each wait of the acquisition, when given: the budget that holds it (`undefined`: a pause after a
    * 429) and how long it is expected to wait, in ms.
-   *
-   * @since 0.3.0
    */
   readonly onWait?: ((budget: Charge | undefined, millis: number) => Effect.Effect<void>) | undefined
 }

@@ -83,7 +83,6 @@ export interface RateLimitOptions {
   /**
    * The longest wait after a 429 that the client makes: a venue asking for more (`Retry-After`) fails the call at
    * once with a `RateLimitError` naming both, rather than leaving it silent for that long. @default 60 seconds
-   * @since 0.3.0
    */
   readonly maxRetryAfter?: Duration.Input | undefined
 }
