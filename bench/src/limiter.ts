@@ -11,6 +11,7 @@
 //
 //   node --expose-gc --conditions=@spotkit/source src/limiter.ts [--quick] [--limiter-orders N] [--limiter-blocks N]
 //   node --expose-gc --conditions=@spotkit/source src/limiter.ts --child on --quick --limiter-orders 2000
+//   node --conditions=@spotkit/source src/limiter.ts --limiter-store [--limiter-acquisitions N]   (the store alone)
 import { RateLimitStore, SpotClient } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Layer } from "effect"
@@ -110,8 +111,31 @@ const paired = Effect.scoped(Effect.gen(function*() {
   }
 }))
 
+// The memory store alone: acquire and settle of a placement's three budgets (its endpoint's, the user's, the
+// address's), `--limiter-acquisitions` in a row, never waiting; µs per acquisition.
+const ACQUISITIONS = option("limiter-acquisitions", quick ? 20_000 : 300_000)
+const storeAlone = Effect.gen(function*() {
+  const store = yield* RateLimitStore.makeMemory
+  const acquisition: RateLimitStore.Acquisition = {
+    endpoint: { key: "endpoint:bench:k:placeOrder", limit: NEVER.limit, windowMillis: 1_025, weight: 1 },
+    shared: [
+      { key: "uid:bench:k", limit: NEVER.limit, windowMillis: 10_025, weight: 2 },
+      { key: "ip:bench:default", limit: NEVER.limit, windowMillis: 10_025, weight: 5 }
+    ],
+    leaseMillis: 15_000
+  }
+  const once = Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle)
+  for (let i = 0; i < 20_000; i++) yield* once
+  const started = performance.now()
+  for (let i = 0; i < ACQUISITIONS; i++) yield* once
+  return ((performance.now() - started) * 1000) / ACQUISITIONS
+})
+
 const CHILD = args.indexOf("--child")
-if (CHILD >= 0) {
+if (args.includes("--limiter-store")) {
+  const micros = await Effect.runPromise(storeAlone)
+  log(`the memory store alone: ${micros.toFixed(2)} µs per acquisition (acquire + settle, ${ACQUISITIONS} in a row)`)
+} else if (CHILD >= 0) {
   const which = args[CHILD + 1]
   if (which !== "on" && which !== "off" && which !== "stage") throw new Error("--child takes on, off or stage")
   const ms = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
