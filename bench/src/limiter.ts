@@ -151,8 +151,8 @@ if (args.includes("--limiter-store")) {
   const load = (await import("node:os")).loadavg()[0]!
   const result = await Effect.runPromise(paired)
   log(
-    `the limiter on (budgets never reached) ÷ off, in-process placeOrder, ${result.blocks} pairs of ${result.blockOrders}` +
-      ` orders in one process (load ${load.toFixed(2)}): ${result.ratio.toFixed(3)}× (quartiles ${
+    `the limiter on (budgets never reached) ÷ off, in-process placeOrder, ${result.blocks} pairs of ` +
+      `${result.blockOrders} orders in one process (load ${load.toFixed(2)}): ${result.ratio.toFixed(3)}× (quartiles ${
         result.ratioQuartiles.map((r) => r.toFixed(3)).join("–")
       }); on ${result.onMicros.toFixed(1)} µs, off ${result.offMicros.toFixed(1)} µs per order (medians)`
   )

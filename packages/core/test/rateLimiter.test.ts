@@ -908,7 +908,7 @@ describe("waits are told (onWait)", () => {
     return { waits, onWait }
   }
 
-  it.effect("once before each wait: the endpoint, the budget that holds it and for how long; never without a wait", () =>
+  it.effect("once before each wait: the endpoint, the budget holding it, how long; never without a wait", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const { onWait, waits } = listening()

@@ -83,12 +83,12 @@ export class Log {
   private flying = 0
   private flyingCount = 0
   // Answered: the answers' times (non-decreasing) and weights from `head` on, and their sum.
-  private times: Array<number> = []
-  private weights: Array<number> = []
+  private readonly times: Array<number> = []
+  private readonly weights: Array<number> = []
   private head = 0
   private answered = 0
   // The waiters, by slot (non-decreasing: a new slot is never before the last one).
-  private waiters: Array<Reservation> = []
+  private readonly waiters: Array<Reservation> = []
 
   constructor(budget: Budget, marginMillis: number) {
     this.limit = budget.limit
@@ -137,8 +137,9 @@ export class Log {
   }
 
   /**
-   * A request granted here was answered at `now`: it counts from then on, for one window. The time is rounded up to
-   * the millisecond (counted a little longer, never shorter), so that a busy log holds one entry per millisecond.
+   * A request granted here was answered at `answeredAt`: it counts from then on, for one window. The time is rounded
+   * up to the millisecond (counted a little longer, never shorter), so that a busy log holds one entry per
+   * millisecond.
    */
   settle(weight: number, answeredAt: number): void {
     const now = Math.ceil(answeredAt)
@@ -148,6 +149,8 @@ export class Log {
     } else {
       this.flying -= weight
     }
+    // A log that only records (the Redis store's mirror) is never asked for room: it forgets here what expired.
+    this.expire(answeredAt)
     const times = this.times
     const last = times.length - 1
     if (last >= this.head && times[last]! >= now) {
@@ -240,18 +243,6 @@ export class Log {
       if (other !== reservation && other.slot <= at) used += other.weight
     }
     return used + reservation.weight <= this.limit
-  }
-
-  /** Forgets every request, waiter and pause. */
-  clear(): void {
-    this.flying = 0
-    this.flyingCount = 0
-    this.times = []
-    this.weights = []
-    this.head = 0
-    this.answered = 0
-    this.waiters = []
-    this.pausedUntil = Number.NEGATIVE_INFINITY
   }
 }
 
