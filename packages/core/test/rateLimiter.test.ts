@@ -562,6 +562,22 @@ describe("rate limits under latency", () => {
       assert.isAtLeast(yield* Fiber.join(second), 2500)
     }))
 
+  it.effect("a waiter that wakes to a late answer queues again for one window after that answer, no longer", () =>
+    Effect.gen(function*() {
+      const limiter = RateLimiter.make({ limit: 1, windowMillis: 1000 }, 0)
+      const start = yield* now
+      const first = yield* limiter.acquire(1)
+      // Reserves the slot one window on, as if the first were answered now.
+      const second = yield* Effect.forkChild(Effect.andThen(limiter.acquire(1), now), { startImmediately: true })
+      yield* TestClock.adjust(500)
+      yield* first.settle
+      // Woken at 1000, the second finds the first answered at 500: it counts until 1500.
+      yield* TestClock.adjust(999)
+      assert.isUndefined(second.pollUnsafe())
+      yield* TestClock.adjust(1)
+      assert.strictEqual(yield* Fiber.join(second), start + 1500)
+    }))
+
   it.effect("a call that ends before its request is sent (a signer that dies) gives its permit back", () => {
     // Without the settle on every path, ten such calls would hold the whole orders budget for good.
     let signatures = 0

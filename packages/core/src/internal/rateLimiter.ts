@@ -368,20 +368,23 @@ const queue = (plan: Plan, now: number): Effect.Effect<Permit> => {
   if (slot <= now) return Effect.succeed(plan.grant())
   const { logs, weights } = plan
   const reservations = logs.map((log, i) => log.reserve(slot, weights[i]!))
-  const release = Effect.sync(() => logs.forEach((log, i) => log.release(reservations[i]!)))
+  const release = () => logs.forEach((log, i) => log.release(reservations[i]!))
   const told = plan.onWait === undefined ? Effect.void : plan.onWait(by, slot - now)
-  // However the wait ends but by waking (interrupted, or the listener died), the slot is given back.
-  return Effect.onError(Effect.andThen(told, Effect.sleep(slot - now)), () => release).pipe(
-    Effect.andThen(Effect.withFiber((fiber) => {
-      const woke = nowOf(fiber)
-      // An earlier request settled later than assumed, or is still in flight, or a 429 paused a budget: if any log is
-      // full now, give the slot back and queue again.
-      if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
-        logs.forEach((log, i) => log.admit(reservations[i]!))
-        return Effect.succeed<Permit>(new Grant(plan))
-      }
-      return Effect.andThen(release, queue(plan, woke))
-    }))
+  const woken = Effect.withFiber((fiber) => {
+    const woke = nowOf(fiber)
+    // An earlier request settled later than assumed, or is still in flight, or a 429 paused a budget: if any log is
+    // full now, give the slot back and queue again.
+    if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
+      logs.forEach((log, i) => log.admit(reservations[i]!))
+      return Effect.succeed<Permit>(new Grant(plan))
+    }
+    release()
+    return queue(plan, woke)
+  })
+  // However the wait ends but by being granted (interrupted, or the listener died), the slot is given back.
+  return Effect.onError(
+    Effect.andThen(Effect.andThen(told, Effect.sleep(slot - now)), woken),
+    () => Effect.sync(release)
   )
 }
 
