@@ -53,11 +53,15 @@ export interface RateLimit {
  * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
  * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
  * request against their endpoint's own budget. A request counts while in flight and for one window (plus
- * `marginMillis`) from its answer. After a 429 the shared budgets pause for the venue's `Retry-After`, or one window,
- * before any call sends again. Each field overrides its default; `false` for the whole option turns limiting off.
+ * `marginMillis`) from its answer. After a 429 the budget the request came from (the API user's for a signed request,
+ * the address's for a public one) pauses for the venue's `Retry-After`, or one window, before any call charging it
+ * sends again; a `Retry-After` beyond `maxRetryAfter` fails the call at once with a `RateLimitError` that says so
+ * (and the pause lasts `maxRetryAfter`). Each field overrides its default; `false` for the whole option turns
+ * limiting off.
  *
  * The budgets live in the `RateLimitStore` in context, or in memory per client without one: provide
- * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes.
+ * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes. Their names
+ * in the store carry the host of `baseUrl`, so that clients of two venues on one store never hold each other up.
  *
  * @since 0.1.0
  * @category options
@@ -81,6 +85,11 @@ export interface RateLimitOptions {
    * or several behind one NAT) share it, whatever their API keys. @default "default"
    */
   readonly address?: string | undefined
+  /**
+   * The longest wait after a 429 that the client makes: a venue asking for more (`Retry-After`) fails the call at
+   * once with a `RateLimitError` naming both, rather than leaving it silent for that long. @default 60 seconds
+   */
+  readonly maxRetryAfter?: Duration.Input | undefined
 }
 
 /**
@@ -148,6 +157,19 @@ export interface Options {
   readonly checkSymbolRules?: boolean | undefined
   /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
   readonly symbolRulesMaxAge?: Duration.Input | undefined
+  /**
+   * Request and response hooks: a transform of the platform's `HttpClient` (e.g. `HttpClient.tapRequest`,
+   * `HttpClient.tap`, `HttpClient.mapRequest`), applied once when the client is built. It sits beneath every stage of
+   * the client, so it sees each HTTP exchange as sent: every attempt of a retried call, the rate-limit waits already
+   * behind it, and signed requests, whose `ACCESS-KEY`, `ACCESS-PASSPHRASE` and `ACCESS-SIGN` headers are credentials:
+   * log headers only through `Headers.redact` with the names in `Headers.CurrentRedactedNames` (which the client
+   * sets to include them). A changed signed request (path, body, timestamp) fails the venue's signature check. Answers
+   * reach it before the client reads them: a hook that reads a body must hand on a response that can be read again
+   * (`BufferedResponse.read` makes one). A redirect reaches it as a failure: the client never follows one, whatever
+   * the transform does.
+   * @default none
+   */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   /**
    * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
    * pause it starts, a retry about to wait. For a progress line or a log; its failures and defects are ignored, and
@@ -380,7 +402,11 @@ const keyHash = (apiKey: string) =>
 
 // The client's budgets, from the venue's defaults and the caller's overrides, in the store of the context (or a store
 // of its own); none when limiting is off.
-const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Budget.Limiter | undefined> =>
+const makeLimiter = (
+  options: Options,
+  timeoutMillis: number,
+  reporter: Reporting.Reporter
+): Effect.Effect<Budget.Limiter | undefined> =>
   Effect.gen(function*() {
     const rateLimit = options.rateLimit
     if (rateLimit === false) return undefined
@@ -401,6 +427,12 @@ const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Bud
         }
       }
     }
+    const maxRetryAfter = overrides.maxRetryAfter === undefined
+      ? undefined
+      : Duration.toMillis(Duration.fromInputUnsafe(overrides.maxRetryAfter))
+    if (maxRetryAfter !== undefined && !(maxRetryAfter > 0)) {
+      return yield* invalid("rateLimit.maxRetryAfter must be a positive duration")
+    }
     const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
     const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
     return Budget.make(store, {
@@ -409,10 +441,13 @@ const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Bud
       perEndpoint: overrides.perEndpoint ?? Venue.budgets.perEndpoint,
       weights,
       marginMillis: overrides.marginMillis ?? 25,
+      baseUrl: options.baseUrl,
+      maxRetryAfterMillis: maxRetryAfter,
       userKey: yield* keyHash(Redacted.value(options.credentials.apiKey)),
       address: overrides.address ?? "default",
       // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
-      leaseMillis: timeoutMillis + 5_000
+      leaseMillis: timeoutMillis + 5_000,
+      onWait: (wait) => reporter.waiting(wait.endpoint, wait.budget, wait.millis)
     })
   })
 
@@ -428,7 +463,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
-  const reporter = Reporting.make(options.onEvent)
+  const overrides = new Map(
+    Object.entries((options.rateLimit === false ? undefined : options.rateLimit?.weights) ?? {})
+  )
+  const reporter = Reporting.make(
+    options.onEvent,
+    (endpoint) => ({ ...endpoint.weight, ...overrides.get(endpoint.name) })
+  )
   const pipeline = yield* Pipeline.make({
     reporter,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
@@ -437,8 +478,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     timeout,
     timeoutBy: options.timeoutBy ?? "client",
     maxResponseBytes,
-    limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
-    syncTime: options.syncServerTime ?? true
+    limiter: yield* makeLimiter(options, Duration.toMillis(timeout), reporter),
+    syncTime: options.syncServerTime ?? true,
+    transformClient: options.transformClient
   })
   const retrying = Retry.make(options.retry ?? {}, reporter)
   const rules = yield* Rules.make(
