@@ -80,14 +80,27 @@ const main = async () => {
     }
   }
   for (const worker of workers) worker.stop()
-  const first = cpu[0]!
-  console.log(`paired A/B: ${rounds} rounds of ${block} operations each, CPU µs per operation (median, IQR of ratios)`)
+  const modeOf = (w: number) => workers[w]!.name.split(":")[1]!
+  const ratioText = (ratios: Array<number>) => {
+    const sorted = [...ratios].sort((a, b) => a - b)
+    const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!
+    return `${median(sorted).toFixed(3)} (IQR ${q(0.25).toFixed(3)}–${q(0.75).toFixed(3)})`
+  }
+  console.log(
+    `paired A/B: ${rounds} rounds of ${block} operations each; CPU µs per operation, medians; ratios per round`
+  )
   workers.forEach((worker, w) => {
-    const ratios = cpu[w]!.map((value, round) => value / first[round]!).sort((a, b) => a - b)
-    const q = (p: number) => ratios[Math.floor(p * (ratios.length - 1))]!
+    // Against the first tree in the same mode, and (client) against the raw protocol of the same tree.
+    const reference = workers.findIndex((_, r) => modeOf(r) === modeOf(w))
+    const raw = workers.findIndex((other) => other.name === worker.name.replace(/:client$/, ":raw"))
+    const vsFirst = ratioText(cpu[w]!.map((value, round) => value / cpu[reference]![round]!))
+    const vsRaw = raw === -1 || raw === w
+      ? ""
+      : `   ÷ own raw: ${ratioText(cpu[w]!.map((value, round) => value / cpu[raw]![round]!))}`
     console.log(
-      `${worker.name.padEnd(28)} ${median(cpu[w]!).toFixed(1).padStart(8)} µs` +
-        `   ÷ ${workers[0]!.name}: ${median(ratios).toFixed(3)} (${q(0.25).toFixed(3)}–${q(0.75).toFixed(3)})`
+      `${worker.name.padEnd(24)} ${median(cpu[w]!).toFixed(1).padStart(7)} µs   ÷ ${
+        workers[reference]!.name
+      }: ${vsFirst}${vsRaw}`
     )
   })
 }
