@@ -58,8 +58,7 @@ const BALLAST = option("ballast", 0)
 const ballast = Array.from({ length: BALLAST * 1_000_000 }, (_, i) => `ballast-${i}`)
 
 // Each version runs the engine benchmark's own contestant (contestants.ts) over its Engine class.
-const contestantOf = (version: Version) =>
-  UNITS ? engineUnits(TRADES, version) : engineSubmit(TRADES, BY_SEQ, version)
+const contestantOf = (version: Version) => UNITS ? engineUnits(TRADES, version) : engineSubmit(TRADES, BY_SEQ, version)
 const fresh = (version: Version): () => void => {
   const contestant = contestantOf(version)
   contestant.prepare(w)

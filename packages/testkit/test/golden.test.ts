@@ -731,7 +731,10 @@ describe("(a) the client decodes the market-data fixtures exactly", () => {
 
   it.effect("ticker and tickers: every field, decimals as sent", () =>
     Effect.gen(function*() {
-      const { client, paths } = yield* goldenClient({ [m.ticker]: { name: "ticker" }, [m.tickers]: { name: "tickers" } })
+      const { client, paths } = yield* goldenClient({
+        [m.ticker]: { name: "ticker" },
+        [m.tickers]: { name: "tickers" }
+      })
       const ticker = yield* client.ticker("BTCUSDT_SPBL")
       assert.deepStrictEqual<unknown>(ticker, {
         symbol: "BTCUSDT_SPBL",
@@ -1080,7 +1083,10 @@ describe("(b) the sandbox answers market data in the shapes of the fixtures", ()
         `{"symbol":"${symbol}","side":"buy","orderType":"limit","force":"normal","price":"${price}",` +
         `"quantity":"${quantity}","clientOrderId":"${clientOrderId}"}`
       // Crosses bob's best ask on each symbol (and rests the rest of the ETH order).
-      assert.strictEqual((yield* send(baseUrl, p.placeOrder, order("BTCUSDT_SPBL", "gm-1", "30005", "0.1"))).status, 200)
+      assert.strictEqual(
+        (yield* send(baseUrl, p.placeOrder, order("BTCUSDT_SPBL", "gm-1", "30005", "0.1"))).status,
+        200
+      )
       assert.strictEqual((yield* send(baseUrl, p.placeOrder, order("ETHUSDT_SPBL", "gm-2", "2000.5", "6"))).status, 200)
       const ok = (answer: { readonly status: number; readonly text: string }, name: FixtureName) => {
         assert.strictEqual(answer.status, 200, answer.text)
@@ -1099,7 +1105,14 @@ describe("(b) the sandbox answers market data in the shapes of the fixtures", ()
         yield* sendPublic(baseUrl, `${Venue.endpoints.candles.path}?symbol=BTCUSDT_SPBL&period=1m`),
         "candles"
       )
-      assert.deepStrictEqual(candles[0].slice(1), ["30005.00", "30005.00", "30005.00", "30005.00", "0.100000", "3000.50000000"])
+      assert.deepStrictEqual(candles[0].slice(1), [
+        "30005.00",
+        "30005.00",
+        "30005.00",
+        "30005.00",
+        "0.100000",
+        "3000.50000000"
+      ])
       const trades = ok(
         yield* sendPublic(baseUrl, `${Venue.endpoints.recentTrades.path}?symbol=ETHUSDT_SPBL&limit=5`),
         "recent-trades"

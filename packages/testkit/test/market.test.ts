@@ -259,7 +259,8 @@ describe("candles", () => {
     const base = T0 - (T0 % 3_600_000)
     // A trade in each of 150 minutes, every other minute.
     for (let i = 0; i < 150; i++) trade(String(30000 + i), "0.01", base + 2 * i * MINUTE + 7)
-    const opens = (query: Engine.CandleQuery) => engine.candles(BTC, "1m", query).map((c) => (c.openTime - base) / MINUTE)
+    const opens = (query: Engine.CandleQuery) =>
+      engine.candles(BTC, "1m", query).map((c) => (c.openTime - base) / MINUTE)
     assert.deepStrictEqual(opens({}).length, 100)
     assert.deepStrictEqual(opens({}).slice(0, 2), [298, 296])
     assert.deepStrictEqual(opens({}).at(-1), 100)

@@ -1070,82 +1070,86 @@ const stretches = fc.constantFrom(1, 30_011, 3_600_007, 4 * DAY + 13)
 const tradesOf = (run: Run, symbol: string) => run.engine.tradeList().filter((t) => t.symbol === symbol)
 
 describe("Market data properties", () => {
-  it("candles of every period add up to the trades: each trade in the candle of its period, volumes, counts, prices", () => {
-    property(() => ({
-      end: (run) => {
-        for (const p of run.products) {
-          const trades = tradesOf(run, p.symbol)
-          for (const period of PERIODS) {
-            const expected: Array<{
-              openTime: number
-              open: bigint
-              high: bigint
-              low: bigint
-              close: bigint
-              baseVolume: bigint
-              quoteVolume: bigint
-              trades: number
-            }> = []
-            for (const t of trades) {
-              const openTime = referenceOpen(period, t.time)
-              const price = units(t.price, SCALE)
-              const last = expected[expected.length - 1]
-              if (last === undefined || last.openTime !== openTime) {
-                expected.push({
-                  openTime,
-                  open: price,
-                  high: price,
-                  low: price,
-                  close: price,
-                  baseVolume: units(t.quantity, SCALE),
-                  quoteVolume: units(t.amount, SCALE),
-                  trades: 1
-                })
-              } else {
-                if (price > last.high) last.high = price
-                if (price < last.low) last.low = price
-                last.close = price
-                last.baseVolume += units(t.quantity, SCALE)
-                last.quoteVolume += units(t.amount, SCALE)
-                last.trades++
+  it(
+    "candles of every period add up to the trades: each trade in the candle of its period, volumes, counts, prices",
+    () => {
+      property(() => ({
+        end: (run) => {
+          for (const p of run.products) {
+            const trades = tradesOf(run, p.symbol)
+            for (const period of PERIODS) {
+              const expected: Array<{
+                openTime: number
+                open: bigint
+                high: bigint
+                low: bigint
+                close: bigint
+                baseVolume: bigint
+                quoteVolume: bigint
+                trades: number
+              }> = []
+              for (const t of trades) {
+                const openTime = referenceOpen(period, t.time)
+                const price = units(t.price, SCALE)
+                const last = expected[expected.length - 1]
+                if (last === undefined || last.openTime !== openTime) {
+                  expected.push({
+                    openTime,
+                    open: price,
+                    high: price,
+                    low: price,
+                    close: price,
+                    baseVolume: units(t.quantity, SCALE),
+                    quoteVolume: units(t.amount, SCALE),
+                    trades: 1
+                  })
+                } else {
+                  if (price > last.high) last.high = price
+                  if (price < last.low) last.low = price
+                  last.close = price
+                  last.baseVolume += units(t.quantity, SCALE)
+                  last.quoteVolume += units(t.amount, SCALE)
+                  last.trades++
+                }
               }
-            }
-            // Oldest first from the epoch on: every candle, newest first as the venue sends them.
-            const candles = run.engine.candles(p.symbol, period, { startTime: 0, limit: 1000 }).slice().reverse()
-            same(
-              candles.map((c) => ({
-                openTime: c.openTime,
-                open: units(c.open, SCALE),
-                high: units(c.high, SCALE),
-                low: units(c.low, SCALE),
-                close: units(c.close, SCALE),
-                baseVolume: units(c.baseVolume, SCALE),
-                quoteVolume: units(c.quoteVolume, SCALE),
-                trades: c.trades
-              })),
-              expected,
-              () => `${p.symbol} ${period}`
-            )
-            // The newest `limit` without startTime are the last of them; a range from a candle's open time to the
-            // next's holds exactly that candle.
-            same(
-              run.engine.candles(p.symbol, period, { limit: 2 }).map((c) => c.openTime),
-              candles.slice(-2).reverse().map((c) => c.openTime),
-              () => `${p.symbol} ${period} newest 2`
-            )
-            candles.forEach((c, i) => {
-              const next = candles[i + 1]?.openTime ?? c.openTime + 1
+              // Oldest first from the epoch on: every candle, newest first as the venue sends them.
+              const candles = run.engine.candles(p.symbol, period, { startTime: 0, limit: 1000 }).slice().reverse()
               same(
-                run.engine.candles(p.symbol, period, { startTime: c.openTime, endTime: next }).map((x) => x.openTime),
-                [c.openTime],
-                () => `${p.symbol} ${period} candle ${c.openTime} alone in [${c.openTime}, ${next})`
+                candles.map((c) => ({
+                  openTime: c.openTime,
+                  open: units(c.open, SCALE),
+                  high: units(c.high, SCALE),
+                  low: units(c.low, SCALE),
+                  close: units(c.close, SCALE),
+                  baseVolume: units(c.baseVolume, SCALE),
+                  quoteVolume: units(c.quoteVolume, SCALE),
+                  trades: c.trades
+                })),
+                expected,
+                () => `${p.symbol} ${period}`
               )
-            })
+              // The newest `limit` without startTime are the last of them; a range from a candle's open time to the
+              // next's holds exactly that candle.
+              same(
+                run.engine.candles(p.symbol, period, { limit: 2 }).map((c) => c.openTime),
+                candles.slice(-2).reverse().map((c) => c.openTime),
+                () => `${p.symbol} ${period} newest 2`
+              )
+              candles.forEach((c, i) => {
+                const next = candles[i + 1]?.openTime ?? c.openTime + 1
+                same(
+                  run.engine.candles(p.symbol, period, { startTime: c.openTime, endTime: next }).map((x) => x.openTime),
+                  [c.openTime],
+                  () => `${p.symbol} ${period} candle ${c.openTime} alone in [${c.openTime}, ${next})`
+                )
+              })
+            }
           }
         }
-      }
-    }), stretches)
-  }, timeout)
+      }), stretches)
+    },
+    timeout
+  )
 
   it("recent trades are the symbol's latest trades of the log, newest first, with the log's ids", () => {
     property(() => ({

@@ -146,8 +146,7 @@ export const nextOpen = (period: CandlePeriod, t: number): number => {
 }
 
 /** The first open time of the period at or after `t`. */
-const openAtOrAfter = (period: CandlePeriod, t: number): number =>
-  periodOpen(period, t) === t ? t : nextOpen(period, t)
+const openAtOrAfter = (period: CandlePeriod, t: number): number => periodOpen(period, t) === t ? t : nextOpen(period, t)
 
 // ---------------------------------------------------------------------------------------------------------------
 // One product's market

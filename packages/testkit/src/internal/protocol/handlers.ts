@@ -353,23 +353,34 @@ const products: Handler = (engine) => quote(engine.productList())
 // Market data (docs/venue/market-data.md): public, from the engine's book and trades
 
 /** The venue's ticker object (docs/venue/market-data.md#ticker), its fields in the order of the venue's sample. */
-const tickerJson = (t: Engine.Ticker, now: number): string =>
-  `{"symbol":${quote(t.symbol)},"priceChange":${quote(t.priceChange)},"priceChangePercent":${
-    quote(t.priceChangePercent)
-  },"trades":${t.trades},"size":${quote(t.size)},"value":${quote(t.value)},"high":${quote(t.high)},"low":${
-    quote(t.low)
-  },"open":${quote(t.open)},"close":${quote(t.close)},"highTime":${t.highTime},"lowTime":${t.lowTime},"startTime":${t.startTime},"endTime":${t.endTime},"lastPrice":${
-    quote(t.lastPrice)
-  },"openInterest":"0","ts":${now}}`
+const tickerRecord = (t: Engine.Ticker, now: number) => ({
+  symbol: t.symbol,
+  priceChange: t.priceChange,
+  priceChangePercent: t.priceChangePercent,
+  trades: t.trades,
+  size: t.size,
+  value: t.value,
+  high: t.high,
+  low: t.low,
+  open: t.open,
+  close: t.close,
+  highTime: t.highTime,
+  lowTime: t.lowTime,
+  startTime: t.startTime,
+  endTime: t.endTime,
+  lastPrice: t.lastPrice,
+  openInterest: "0",
+  ts: now
+})
 
 const ticker: Handler = (engine, _userId, body, now) => {
   const symbol = knownSymbol(engine, body)
-  return symbol instanceof Refusal ? symbol : tickerJson(engine.ticker(symbol, now), Math.max(now, engine.now))
+  return symbol instanceof Refusal ? symbol : quote(tickerRecord(engine.ticker(symbol, now), Math.max(now, engine.now)))
 }
 
 const tickers: Handler = (engine, _userId, _body, now) => {
   const at = Math.max(now, engine.now)
-  return `[${engine.tickers(now).map((t) => tickerJson(t, at)).join(",")}]`
+  return quote(engine.tickers(now).map((t) => tickerRecord(t, at)))
 }
 
 const DEPTH_TYPES = ["step0", "step1", "step2", "step3", "step4", "step5"]
@@ -386,7 +397,9 @@ const depth: Handler = (engine, _userId, body, now) => {
   const step = type === undefined ? 0 : DEPTH_TYPES.indexOf(type)
   if (step < 0) return refusal("40020", "type")
   const book = engine.orderBook(symbol, limit === "200" ? 200 : 15, step)
-  return `{"asks":${quote(book.asks)},"bids":${quote(book.bids)},"timestamp":${quote(String(Math.max(now, engine.now)))}}`
+  return `{"asks":${quote(book.asks)},"bids":${quote(book.bids)},"timestamp":${
+    quote(String(Math.max(now, engine.now)))
+  }}`
 }
 
 const isPeriod = (text: string): text is Engine.CandlePeriod =>
