@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Signer, SpotClient, Venue } from "@spotkit/core"
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
@@ -444,6 +444,9 @@ export const demo = (
  */
 export const inProcessBaseUrl = "http://exchange.test"
 
+// `SpotClient.Options.timeout`'s default, which the preset's transport bounds exchanges by when none is given.
+const DEFAULT_TIMEOUT = Duration.seconds(10)
+
 /**
  * A demo user by name (`demoKeys`): `"alice"`, the trader, or `"bob"`, the market maker.
  *
@@ -501,15 +504,25 @@ export const layerSpotClient = (
         new Engine.EngineError(`layerSpotClient: no account to act as ${options.user ?? "alice"}`)
       )
     }
+    // The transport bounds each exchange by the client's timeout itself, on the same Clock (no race of fibers per
+    // call), unless the caller's hooks sit between (their own delays are bounded only by the client's race) or the
+    // caller chose otherwise.
+    const bounding = options.client?.transformClient === undefined && options.client?.timeoutBy !== "client"
+    const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(options.client?.timeout ?? DEFAULT_TIMEOUT))
     return SpotClient.layer({
       baseUrl: inProcessBaseUrl,
       credentials: account.credentials,
       rateLimit: false,
-      ...options.client
-    })
+      ...options.client,
+      timeoutBy: bounding ? "transport" : "client"
+    }).pipe(
+      Layer.provide(
+        Layer.succeed(HttpClient.HttpClient, InProcess.make(ex.handleAt, bounding ? timeoutMillis : undefined))
+      )
+    )
   }))
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeCryptoSigner)]),
+    Layer.provide(Signer.layer(options.signer ?? nodeCryptoSigner)),
     Layer.provideMerge(exchange)
   )
 }

@@ -277,11 +277,7 @@ export const answer = (
 const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
-    const { reporter } = context.options
-    return Effect.andThen(
-      reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt),
-      reporter.charged(stamped.endpoint)
-    )
+    return context.options.reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt)
   })
 
 // After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
@@ -291,10 +287,7 @@ const failed = (context: Context, stamped: Stamped, reason: SpotError.SpotErrorR
       context.clock.learn(reason.requestTime, stamped.sentAt, now)
     }
     const { reporter } = context.options
-    const counted = Effect.andThen(
-      reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt),
-      reporter.charged(stamped.endpoint)
-    )
+    const counted = reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt)
     const limited = Telemetry.tooManyRequests(reason)
     return limited === undefined
       ? counted
