@@ -1,7 +1,7 @@
 // What one client reports (Telemetry.ts): the metrics of every request, and for each wait, 429 and retry a metric, a
 // span event on the operation's span and the program's `onEvent`. The metrics' attributes are fixed per endpoint (and
 // outcome), so each is built once per client and looked up, never rebuilt per call.
-import { Clock, Effect, Metric, Option } from "effect"
+import { Clock, type Context, Effect, Metric, Option } from "effect"
 import type * as SpotError from "../../SpotError.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import type * as Venue from "../../Venue.ts"
@@ -10,9 +10,15 @@ import type * as Venue from "../../Venue.ts"
 export interface Reporter {
   /**
    * A request was answered (`outcome` "ok") or failed (`outcome` the reason's tag), `millis` after it was sent: it is
-   * counted, its duration recorded, and its weights charged against the budgets.
+   * counted, its duration recorded, and its weights charged against the budgets — at once, in the metrics of
+   * `context` (the calling fiber's), so that the pipeline's last step records it without an effect of its own.
    */
-  readonly answered: (endpoint: Venue.Endpoint, outcome: string, millis: number) => Effect.Effect<void>
+  readonly answered: (
+    context: Context.Context<never>,
+    endpoint: Venue.Endpoint,
+    outcome: string,
+    millis: number
+  ) => void
   /** The venue answered HTTP 429. */
   readonly rateLimited: (endpoint: Venue.Endpoint, retryAfterMillis: number | undefined) => Effect.Effect<void>
   /** A failed request is sent again after `delayMillis`. */
@@ -105,17 +111,16 @@ export const make = (
     return found
   }
   return {
-    answered: (endpoint, outcome, millis) =>
-      Effect.withFiberSucceed((fiber) => {
-        const metrics = answersOf(endpoint)
-        const counted = outcome === "ok" ? metrics.ok : requests(`${endpoint.name} ${outcome}`, {
-          endpoint: endpoint.name,
-          outcome
-        })
-        counted.updateUnsafe(1, fiber.context)
-        metrics.duration.updateUnsafe(millis, fiber.context)
-        for (const [metric, weight] of metrics.charges) metric.updateUnsafe(weight, fiber.context)
-      }),
+    answered: (context, endpoint, outcome, millis) => {
+      const metrics = answersOf(endpoint)
+      const counted = outcome === "ok" ? metrics.ok : requests(`${endpoint.name} ${outcome}`, {
+        endpoint: endpoint.name,
+        outcome
+      })
+      counted.updateUnsafe(1, context)
+      metrics.duration.updateUnsafe(millis, context)
+      for (const [metric, weight] of metrics.charges) metric.updateUnsafe(weight, context)
+    },
     rateLimited: (endpoint, retryAfterMillis) =>
       Effect.all([
         Metric.update(limited(endpoint.name, { endpoint: endpoint.name }), 1),
@@ -147,7 +152,7 @@ export const make = (
 
 /** A reporter that reports nothing (tests of the parts below the client). */
 export const none: Reporter = {
-  answered: () => Effect.void,
+  answered: () => undefined,
   rateLimited: () => Effect.void,
   retrying: () => Effect.void,
   waiting: () => Effect.void
