@@ -13,8 +13,27 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, type Duration, Effect, identity, Option, Redacted, Result, Schema } from "effect"
-import { Headers, HttpBody, HttpClient, HttpClientError, HttpClientRequest, UrlParams } from "effect/http"
+import {
+  Cause,
+  Clock,
+  Context as EffectContext,
+  type Duration,
+  Effect,
+  identity,
+  Option,
+  Redacted,
+  Result,
+  Schema
+} from "effect"
+import {
+  FetchHttpClient,
+  Headers,
+  HttpBody,
+  HttpClient,
+  HttpClientError,
+  HttpClientRequest,
+  UrlParams
+} from "effect/http"
 import { type BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
 import * as Envelope from "../../Envelope.ts"
 import * as Json from "../../Json.ts"
@@ -112,6 +131,8 @@ export class VenueResponse {
 interface Context {
   readonly options: Options
   readonly http: HttpClient.HttpClient
+  /** The fetch options of a request, given those in context (redirects.ts). */
+  readonly initFor: (current: RequestInit | undefined) => RequestInit
   readonly sign: (text: string) => Effect.Effect<string>
   readonly scrubber: Errors.Scrubber
   readonly redactedNames: ReadonlyArray<string | RegExp>
@@ -219,8 +240,16 @@ export const exchange = (
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
+  // The credential headers redacted and fetch told not to follow redirects (redirects.ts), in one change of the
+  // context.
   return bounded.pipe(
-    Effect.provideService(Headers.CurrentRedactedNames, context.redactedNames),
+    Effect.updateContext((services: EffectContext.Context<never>) =>
+      EffectContext.add(
+        EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
+        FetchHttpClient.RequestInit,
+        context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
+      )
+    ),
     Effect.mapError((error) =>
       Errors.transportError(error, timeout, (text) => context.scrubber.scrub(text, stamped.signature))
     )
@@ -379,12 +408,12 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
+  const refusing = yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
   const context: Context = {
     options,
     // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts).
-    http: (options.transformClient ?? identity)(
-      yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
-    ),
+    http: (options.transformClient ?? identity)(refusing.http),
+    initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),
     redactedNames: yield* Effect.map(
