@@ -6,6 +6,7 @@ import type * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
 import { attempt, type Context, decode, encode, fail, newClientOrderId, traced, validate } from "./call.ts"
 import * as Recovery from "./recovery.ts"
@@ -35,7 +36,8 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
 
   const placeOrder = Effect.fnUntraced(
     function*(input: Order.PlaceOrderInput) {
-      const valid = yield* validate(placeOrderEndpoint, input)
+      // A plain order takes the hand-written fast path (the Schema's value exactly, property-tested against it).
+      const valid = OrderFast.placeOrder(input) ?? (yield* validate(placeOrderEndpoint, input))
       const clientOrderId = valid.clientOrderId ?? (yield* newClientOrderId)
       const order = { ...valid, clientOrderId }
       yield* Effect.annotateCurrentSpan({
