@@ -86,7 +86,19 @@ const placeOrderFields = {
 }
 
 const arbitraries = {
-  placeOrder: objectOf(placeOrderFields, ["symbol", "side", "orderType", "quantity"]),
+  placeOrder: fc.oneof(
+    // Mostly well-formed (every key, plain forms), so that the fast path is reached often.
+    fc.record({
+      symbol: fc.constant("BTCUSDT_SPBL"),
+      side: fc.constantFrom("buy", "sell"),
+      orderType: fc.constantFrom("limit", "market"),
+      force: fc.constantFrom("normal", "ioc"),
+      price: fc.constantFrom("100", "0.5", "0", "-1", "1e2"),
+      quantity: fc.constantFrom("0.06", "1", "0", "-2", "01"),
+      clientOrderId: fc.constantFrom("ab-1", "a b")
+    }, { requiredKeys: ["symbol", "side", "orderType", "quantity"] }),
+    objectOf(placeOrderFields, ["symbol", "side", "orderType", "quantity"])
+  ),
   placeOrderResult: objectOf({ orderId: ids, clientOrderId: strings }, ["orderId", "clientOrderId"]),
   openOrdersPage: objectOf({
     orderInfoResultList: fc.oneof(
