@@ -77,19 +77,18 @@ export const make = (options: Options | false, reporter: Telemetry.Reporter = Te
     state: { applied: boolean }
   ): Effect.Effect<A, SpotError.SpotErrorReason> => {
     const retried = (reason: SpotError.SpotErrorReason) => isRetried(endpoint, reason)
-    const noted = (reason: SpotError.SpotErrorReason) => {
+    // A failed attempt noted (whether it may have been applied; a debug line when it is retried).
+    const note = (reason: SpotError.SpotErrorReason): Effect.Effect<void> => {
       state.applied ||= Venue.mayHaveApplied(reason)
       return retried(reason)
-        ? Effect.andThen(
-          Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`),
-          Effect.fail(reason)
-        )
-        : Effect.fail(reason)
+        ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
+        : Effect.void
     }
+    const noted = (reason: SpotError.SpotErrorReason) => Effect.andThen(note(reason), Effect.fail(reason))
     const once = Effect.catch(attempt, noted)
     const resigned = Effect.catch(
       attempt,
-      (reason) => reason._tag === "TimestampError" ? Effect.andThen(noted(reason), once) : noted(reason)
+      (reason) => Effect.andThen(note(reason), reason._tag === "TimestampError" ? once : Effect.fail(reason))
     )
     return Effect.catch(resigned, (first) => {
       if (times <= 0 || !retried(first)) return Effect.fail(first)
