@@ -67,63 +67,40 @@ export const make = (options: Options | false, reporter: Telemetry.Reporter = Te
     return schedule
   }
 
-  // One call: the attempt, re-signed once at once after a 40008, then retried under the schedule; `applied` says
-  // whether a failed attempt may have been applied. A call that succeeds at once passes through one `catch` and no
-  // schedule driver: the schedule only starts after a first retried failure, which is replayed into it, so that
-  // delays and the number of attempts are exactly those of `Effect.retry` over the whole call.
-  const run = <A>(
-    endpoint: Venue.Endpoint,
-    attempt: Effect.Effect<A, SpotError.SpotErrorReason>,
-    state: { applied: boolean }
-  ): Effect.Effect<A, SpotError.SpotErrorReason> => {
-    const retried = (reason: SpotError.SpotErrorReason) => isRetried(endpoint, reason)
-    // A failed attempt noted (whether it may have been applied; a debug line when it is retried).
-    const note = (reason: SpotError.SpotErrorReason): Effect.Effect<void> => {
-      state.applied ||= Venue.mayHaveApplied(reason)
-      return retried(reason)
-        ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
-        : Effect.void
-    }
-    const noted = (reason: SpotError.SpotErrorReason) => Effect.andThen(note(reason), Effect.fail(reason))
-    const once = Effect.catch(attempt, noted)
-    const resigned = Effect.catch(
-      attempt,
-      (reason) => Effect.andThen(note(reason), reason._tag === "TimestampError" ? once : Effect.fail(reason))
-    )
-    return Effect.catch(resigned, (first) => {
-      if (times <= 0 || !retried(first)) return Effect.fail(first)
-      let replayed = false
-      const next = Effect.suspend(() => {
-        if (replayed) return resigned
-        replayed = true
-        return Effect.fail(first)
-      })
-      return Effect.retry(next, { schedule: scheduleOf(endpoint), times, while: retried })
-    })
-  }
-
   const tracked = <A>(
     endpoint: Venue.Endpoint,
     attempt: Effect.Effect<A, SpotError.SpotErrorReason>
   ): Effect.Effect<Succeeded<A>, Failure> =>
     Effect.suspend(() => {
-      const state = { applied: false }
-      return Effect.mapBoth(run(endpoint, attempt, state), {
-        onFailure: (reason): Failure => ({ reason, mayHaveApplied: state.applied }),
-        onSuccess: (value): Succeeded<A> => ({ value, mayHaveApplied: state.applied })
+      let applied = false
+      const retried = (reason: SpotError.SpotErrorReason) => isRetried(endpoint, reason)
+      const once = Effect.tapError(attempt, (reason) => {
+        applied ||= Venue.mayHaveApplied(reason)
+        return retried(reason)
+          ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
+          : Effect.void
+      })
+      const resigned = Effect.catchIf(once, (reason) => reason._tag === "TimestampError", () => once)
+      // The schedule only starts after a first retried failure, so a call that succeeds at once pays for one `catch`,
+      // not for a schedule driver. The first failure is replayed into the schedule, so delays and the number of
+      // attempts are exactly those of `Effect.retry` over the whole call.
+      const withRetries = Effect.catch(resigned, (first) => {
+        if (times <= 0 || !retried(first)) return Effect.fail(first)
+        let replayed = false
+        const again = Effect.suspend(() => {
+          if (replayed) return resigned
+          replayed = true
+          return Effect.fail(first)
+        })
+        return Effect.retry(again, { schedule: scheduleOf(endpoint), times, while: retried })
+      })
+      return Effect.mapBoth(withRetries, {
+        onFailure: (reason): Failure => ({ reason, mayHaveApplied: applied }),
+        onSuccess: (value): Succeeded<A> => ({ value, mayHaveApplied: applied })
       })
     })
 
-  const retrying = <A>(
-    endpoint: Venue.Endpoint,
-    attempt: Effect.Effect<A, SpotError.SpotErrorReason>
-  ): Effect.Effect<A, Failure> =>
-    Effect.suspend(() => {
-      const state = { applied: false }
-      return Effect.mapError(
-        run(endpoint, attempt, state),
-        (reason): Failure => ({ reason, mayHaveApplied: state.applied })
-      )
-    })
+  const retrying = <A>(endpoint: Venue.Endpoint, attempt: Effect.Effect<A, SpotError.SpotErrorReason>) =>
+    Effect.map(tracked(endpoint, attempt), (done) => done.value)
   return Object.assign(retrying, { tracked })
 }
