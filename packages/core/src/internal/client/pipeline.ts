@@ -296,13 +296,16 @@ export const answer = (
   }
   const transfer = transferSuccess(context, stamped, response, parsed)
   if (transfer !== undefined) return Effect.succeed(transfer)
-  return Envelope.decodeStandard(parsed).pipe(
+  const success = (envelope: Envelope.Standard) =>
+    new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
+  // A plain success, as `decodeStandard`'s fast path reads it, is answered at once.
+  const plain = Envelope.fastStandard(parsed)
+  if (plain !== undefined && plain.code === Venue.SUCCESS) return Effect.succeed(success(plain))
+  return (plain === undefined ? Envelope.decodeStandard(parsed) : Effect.succeed(plain)).pipe(
     Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
     Effect.flatMap((envelope) =>
       envelope.code === Venue.SUCCESS
-        ? Effect.succeed(
-          new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
-        )
+        ? Effect.succeed(success(envelope))
         : Budget.withRetryAfter(
           Venue.reasonOf({
             code: scrub(envelope.code),
