@@ -464,7 +464,10 @@ export type DemoUser = keyof typeof demoKeys
  * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
  * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
  * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
- * for another (`Signer.webCrypto`, core's portable default, say).
+ * for another (`Signer.webCrypto`, core's portable default, say). The in-process transport bounds each exchange by
+ * the client's `timeout` itself, on the same `Clock` (`timeoutBy: "transport"`: no race of fibers per call; a
+ * timeout or a late answer ends as under the client's race), unless `client` sets `timeoutBy: "client"` or a
+ * `transformClient`.
  *
  * ```ts
  * import { SpotClient } from "@spotkit/core"
