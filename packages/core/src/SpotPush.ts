@@ -462,7 +462,8 @@ const publicStreams = ({ emit, hubs, registry }: Streams): Pick<Service, "watchB
           channels: [channel],
           create: (release) => new TickerFeed(release),
           join: (feed, sink) => feed.attach(sink),
-          leave: (feed, sink) => feed.detach(sink)
+          leave: (feed, sink) => feed.detach(sink),
+          latest: true
         })
       )
     )

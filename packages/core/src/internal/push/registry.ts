@@ -20,6 +20,8 @@ export interface Use<F extends Shared, A> {
   readonly create: (release: () => Effect.Effect<void>) => F
   readonly join: (feed: F, sink: Sink<A>) => void
   readonly leave: (feed: F, sink: Sink<A>) => void
+  /** `latest`: the consumer's queue keeps only the latest element (a ticker). */
+  readonly latest?: boolean | undefined
 }
 
 export class Registry {
@@ -33,7 +35,9 @@ export class Registry {
   /** A consumer's queue on the feed, for as long as the scope lasts. */
   use<F extends Shared, A>(use: Use<F, A>): Effect.Effect<Sink<A>, PushError.PushErrorReason, Scope.Scope> {
     return Effect.gen({ self: this }, function*() {
-      const sink = yield* Queue.make<A, PushError.PushErrorReason | Cause.Done>({ capacity: this.capacity })
+      const sink = yield* Queue.make<A, PushError.PushErrorReason | Cause.Done>(
+        use.latest === true ? { capacity: 1, strategy: "sliding" } : { capacity: this.capacity }
+      )
       yield* Effect.acquireRelease(
         Effect.suspend(() => this.join(use, sink)),
         (feed) =>
