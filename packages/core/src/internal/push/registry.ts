@@ -56,7 +56,7 @@ export class Registry {
       use.join(existing, sink)
       return Effect.succeed(existing)
     }
-    const feed: F = use.create(() => this.release(use, feed))
+    const feed: F = use.create(() => Effect.suspend(() => this.release(use, feed)))
     this.feeds.set(use.key, feed)
     use.join(feed, sink)
     const subscribe = Effect.forEach(use.channels, (channel) => use.hub.add(channel, feed), { discard: true })
