@@ -27,6 +27,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { TRADING_PAIR } from "./internal/patterns.ts"
 import { HeadersUnsupported, nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
@@ -35,7 +36,6 @@ import { Hub } from "./internal/push/hub.ts"
 import * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
-import { TRADING_PAIR } from "./internal/patterns.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
@@ -278,18 +278,21 @@ const makeSocket = (
   headers: Effect.Effect<Record<string, string>>,
   options: { readonly openTimeoutMillis: number; readonly highWaterMark: number | undefined }
 ): Effect.Effect<Socket.Socket> => {
-  const dial = Effect.flatMap(headers, (handshake) =>
-    Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
-      Effect.catch((cause) =>
-        // A constructor that takes no options object (a browser's): public channels go without headers; private
-        // ones cannot authenticate.
-        !(cause instanceof TypeError)
-          ? Effect.fail(openError(cause))
-          : endpoint === "private"
-          ? Effect.fail(openError(new HeadersUnsupported()))
-          : Effect.try({ try: () => construct(url), catch: openError })
+  const dial = Effect.flatMap(
+    headers,
+    (handshake) =>
+      Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
+        Effect.catch((cause) =>
+          // A constructor that takes no options object (a browser's): public channels go without headers; private
+          // ones cannot authenticate.
+          !(cause instanceof TypeError)
+            ? Effect.fail(openError(cause))
+            : endpoint === "private"
+            ? Effect.fail(openError(new HeadersUnsupported()))
+            : Effect.try({ try: () => construct(url), catch: openError })
+        )
       )
-    ))
+  )
   return Socket.fromWebSocket(
     Effect.acquireRelease(dial, (ws) => Effect.sync(() => ws.close(1000))),
     { openTimeout: Duration.millis(options.openTimeoutMillis), highWaterMark: options.highWaterMark }
@@ -321,9 +324,11 @@ const privateHeaders = (credentials: Signer.Credentials, userAgent: string) =>
 const restOf = (client: SpotClient["Service"]): Private.Rest => ({
   balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
   openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
+  // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
   ordersAfter: (symbol, after) =>
-    Stream.runCollect(Stream.map(client.orderHistory({ symbol, after }), Model.orderFromRest)),
-  fillsAfter: (symbol, after) => Stream.runCollect(Stream.map(client.fills({ symbol, after }), Model.fillFromRest)),
+    Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
+  fillsAfter: (symbol, after) =>
+    Stream.runCollect(Stream.map(client.fills(after > 0 ? { symbol, after } : { symbol }), Model.fillFromRest)),
   order: (orderId) =>
     Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
 })

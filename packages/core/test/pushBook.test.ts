@@ -5,26 +5,29 @@
  * 2^53 compared exactly. A property test checks the book against a plain model of the same messages.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
 import * as fc from "fast-check"
-import type { Push } from "../src/index.ts"
+import { Push } from "../src/index.ts"
 import { Book } from "../src/internal/push/book.ts"
 
 const level = (price: string, size: string) => ({ price, size })
 
+// A depth message as the codec decodes it from the wire.
 const message = (
   depthType: "SNAPSHOT" | "CHANGED",
-  start: string | bigint,
-  end: string | bigint,
+  start: number | bigint,
+  end: number | bigint,
   bids: ReadonlyArray<readonly [string, string]>,
   asks: ReadonlyArray<readonly [string, string]> = []
-): Push.Depth => ({
-  startVersion: String(start),
-  endVersion: String(end),
-  depthType,
-  symbol: "BTCUSDT_SPBL",
-  bids: bids.map(([p, s]) => level(p, s)),
-  asks: asks.map(([p, s]) => level(p, s))
-})
+): Push.Depth =>
+  Schema.decodeUnknownSync(Push.Depth)({
+    startVersion: String(start),
+    endVersion: String(end),
+    depthType,
+    symbol: "BTCUSDT_SPBL",
+    bids: bids.map(([p, s]) => level(p, s)),
+    asks: asks.map(([p, s]) => level(p, s))
+  })
 
 describe("push book", () => {
   it("ignores changes before a snapshot; then applies, skips stale ones, and refuses a gap", () => {
@@ -104,12 +107,24 @@ describe("push book", () => {
         const asks = new Map<number, string>()
         changes.forEach(([b, a], i) => {
           assert.strictEqual(book.apply(message("CHANGED", i + 1, i + 1, b, a)), "applied")
-          for (const [p, s] of b) s === "0" ? bids.delete(Number(p)) : bids.set(Number(p), s)
-          for (const [p, s] of a) s === "0" ? asks.delete(Number(p)) : asks.set(Number(p), s)
+          for (const [p, s] of b) {
+            if (s === "0") bids.delete(Number(p))
+            else bids.set(Number(p), s)
+          }
+          for (const [p, s] of a) {
+            if (s === "0") asks.delete(Number(p))
+            else asks.set(Number(p), s)
+          }
         })
         const snapshot = book.snapshot()
-        assert.deepStrictEqual(snapshot.bids.map((l) => [Number(l.price), l.size]), [...bids].sort((x, y) => y[0] - x[0]))
-        assert.deepStrictEqual(snapshot.asks.map((l) => [Number(l.price), l.size]), [...asks].sort((x, y) => x[0] - y[0]))
+        assert.deepStrictEqual(
+          snapshot.bids.map((l) => [Number(l.price), l.size]),
+          [...bids].sort((x, y) => y[0] - x[0])
+        )
+        assert.deepStrictEqual(
+          snapshot.asks.map((l) => [Number(l.price), l.size]),
+          [...asks].sort((x, y) => x[0] - y[0])
+        )
       })
     )
   })

@@ -42,9 +42,14 @@ describe("push session rules", () => {
     assert.strictEqual(mergeOrder(partial, filled)?.status, "full_fill")
     // Final sticks: nothing after it counts, not even a later time.
     assert.isUndefined(mergeOrder(filled, order({ status: "partial_fill", filledQuantity: "1.5", updatedTime: 99 })))
-    assert.isUndefined(mergeOrder(filled, order({ status: "cancelled", final: true, filledQuantity: "2", updatedTime: 99 })))
+    assert.isUndefined(
+      mergeOrder(filled, order({ status: "cancelled", final: true, filledQuantity: "2", updatedTime: 99 }))
+    )
     // A cancel at the same filled quantity is a move forward.
-    assert.strictEqual(mergeOrder(partial, order({ status: "cancelled", final: true, filledQuantity: "0.5" }))?.final, true)
+    assert.strictEqual(
+      mergeOrder(partial, order({ status: "cancelled", final: true, filledQuantity: "0.5" }))?.final,
+      true
+    )
     // Fields the update lacks are kept from before (a push without a clientOrderId or a price).
     const bare = order({ clientOrderId: undefined, price: undefined, symbol: "", filledQuantity: "1", updatedTime: 6 })
     const merged = mergeOrder(partial, bare)!

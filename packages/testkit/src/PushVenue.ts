@@ -18,7 +18,9 @@
  *
  * @since 0.2.0
  */
-import { SpotClient, SpotPush } from "@spotkit/core"
+import type { SpotClient } from "@spotkit/core"
+import { Signer, SpotPush } from "@spotkit/core"
+import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
@@ -171,7 +173,9 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
       stats: Effect.sync(() => venue.stats()),
       dropAll: Effect.sync(() => venue.dropAll()),
       webSocket: (url, init) => {
-        const headers = init !== undefined && typeof init === "object" && !Array.isArray(init) ? init.headers : undefined
+        const headers = init !== undefined && typeof init === "object" && !Array.isArray(init)
+          ? init.headers
+          : undefined
         return new MemorySocket(venue, url, headers ?? {}, "127.0.0.1")
       },
       venue
@@ -226,20 +230,23 @@ export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor,
 
 /**
  * A ready `SpotPush` (as alice, the exchange's first account) over the in-process transport: with
- * `TestExchange.layerSpotClient()` and `layer()`, one line of test setup.
+ * `TestExchange.layerSpotClient()` and `layer()`, one line of test setup. It signs with node:crypto, synchronously, as
+ * `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run depend on the machine's load).
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerSpotPush = (
-  options: Partial<SpotPush.Options> = {}
-): Layer.Layer<SpotPush.SpotPush, never, PushVenue | TestExchange | SpotClient.SpotClient> =>
-  Layer.unwrap(Effect.map(TestExchange, (exchange) =>
+  options: Partial<SpotPush.Options> & { readonly signer?: Signer.Service | undefined } = {}
+): Layer.Layer<SpotPush.SpotPush, never, PushVenue | TestExchange | SpotClient.SpotClient> => {
+  const { signer, ...pushOptions } = options
+  return Layer.unwrap(Effect.map(TestExchange, (exchange) =>
     SpotPush.layer({
       url: inProcessBaseUrl.replace(/^http/, "ws"),
       credentials: exchange.accounts[0]?.credentials,
-      ...options
-    }))).pipe(Layer.provide(layerWebSocketConstructor))
+      ...pushOptions
+    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? NodeSigner.nodeCrypto)]))
+}
 
 /**
  * The sandbox (`Sandbox.layer`) with the push venue on its port, at `/v2/ws/public` and `/v2/ws/private`

@@ -137,8 +137,13 @@ describe("SpotPush.watchBook", () => {
       const { engine, feed, push } = yield* context
       const gate = yield* Deferred.make<void>()
       const seen: Array<SpotPush.BookEvent> = []
-      const fiber = yield* Effect.forkChild(Stream.runForEach(push.watchBook(SYMBOL), (event) =>
-        Effect.andThen(Effect.sync(() => seen.push(event)), seen.length === 1 ? Deferred.await(gate) : Effect.void)))
+      const fiber = yield* Effect.forkChild(
+        Stream.runForEach(push.watchBook(SYMBOL), (event) =>
+          Effect.andThen(
+            Effect.sync(() => seen.push(event)),
+            seen.length === 1 ? Deferred.await(gate) : Effect.void
+          ))
+      )
       yield* settle
       for (let i = 0; i < 12; i++) {
         yield* trade(i)

@@ -8,6 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, SpotClient } from "@spotkit/core"
+import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Effect, Fiber, Layer, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { PushVenue, TestExchange } from "../src/index.ts"
@@ -172,7 +173,10 @@ describe("SpotPush connections", () => {
       const client = yield* SpotClient.SpotClient
       // The client believes the venue 40 s behind it: its handshakes fall outside the venue's 30 s window.
       const push = yield* SpotPush.make({ url: "ws://exchange.test", credentials: exchange.accounts[0]!.credentials })
-        .pipe(Effect.provideService(SpotClient.SpotClient, { ...client, clockOffset: Effect.succeed(-40_000) }))
+        .pipe(
+          Effect.provideService(SpotClient.SpotClient, { ...client, clockOffset: Effect.succeed(-40_000) }),
+          Effect.provide(NodeSigner.layer)
+        )
       const balances = yield* collect(push.watchBalances())
       yield* advance(10_000)
       assert.strictEqual(balances.items.length, 0)
@@ -185,6 +189,7 @@ describe("SpotPush connections", () => {
     Effect.gen(function*() {
       const { exchange, venue } = yield* services
       const push = yield* SpotPush.make({ url: "ws://exchange.test", credentials: exchange.accounts[0]!.credentials })
+        .pipe(Effect.provide(NodeSigner.layer))
       const book = yield* collect(push.watchBook(SYMBOL))
       const error = yield* Effect.flip(Stream.runDrain(push.watchFills()))
       yield* settle

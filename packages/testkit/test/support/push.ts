@@ -11,7 +11,7 @@ import { PushVenue, TestExchange } from "../../src/index.ts"
 
 /** Lets fibers and in-process sockets run until they wait on the clock: real event-loop turns, no timer. */
 export const settle = Effect.gen(function*() {
-  for (let i = 0; i < 30; i++) yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+  for (let i = 0; i < 50; i++) yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 })
 
 /** Moves the TestClock by `millis` in steps of `step`, letting everything woken run at each step. */

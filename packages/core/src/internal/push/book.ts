@@ -3,8 +3,8 @@
 // when it starts past the version after it, and applied otherwise (so both `start == previous end` and
 // `start == previous end + 1` continue the book). A size of zero removes a price; prices are ordered as decimals,
 // never as strings; the 15-level channel keeps its best 15 levels per side. Versions are compared as BigInts.
-import type * as Push from "../../Push.ts"
 import { isPositive } from "../../Primitives.ts"
+import type * as Push from "../../Push.ts"
 import * as Decimal from "../decimal.ts"
 
 /** One price level: an exact price and the quantity resting there. */

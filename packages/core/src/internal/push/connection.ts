@@ -6,8 +6,7 @@
 // to the feed of a live channel, and no frame at all for `idleTimeout` ends the connection (the venue may stall with
 // the socket open). Then the loop waits a jittered exponential backoff and dials again. Subscriptions are sent from
 // the registry inside each connection, never queued on the socket's writer across connections.
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option, Random, Scope } from "effect"
-import type { Duration } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
@@ -226,17 +225,16 @@ export class Connection {
   }
 
   private connectOnce(onConnected: () => void): Effect.Effect<never, unknown> {
-    const self = this
-    return Effect.scoped(Effect.gen(function*() {
-      const permit = yield* self.settings.attempt
-      const pull = yield* Effect.ensuring(Socket.readerString(self.socket), permit.settle)
-      const writer = yield* self.socket.writer
+    return Effect.scoped(Effect.gen({ self: this }, function*() {
+      const permit = yield* this.settings.attempt
+      const pull = yield* Effect.ensuring(Socket.readerString(this.socket), permit.settle)
+      const writer = yield* this.socket.writer
       const scope = yield* Effect.scope
       const end = yield* Deferred.make<never, string>()
       const live: Live = {
         scope,
         send: (text) => Effect.ignore(writer.write(text)),
-        ops: new OperationLog(self.settings.operations.limit, self.settings.operations.windowMillis),
+        ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
         resyncs: new Set(),
         end,
         control: {
@@ -244,25 +242,33 @@ export class Connection {
           reconnect: (reason) => Deferred.doneUnsafe(end, Exit.fail(reason))
         }
       }
-      self.live = live
-      yield* Scope.addFinalizer(scope, self.down(live))
+      this.live = live
+      yield* Scope.addFinalizer(scope, this.down(live))
       onConnected()
-      self.settings.emit({ _tag: "Connected", endpoint: self.settings.endpoint, connection: self.id })
-      for (const channel of Array.from(self.channels.keys())) yield* self.subscribe(live, channel)
-      const idle = () => Effect.fail(`no frame for ${self.settings.idleTimeout}`)
-      const read: Effect.Effect<never, unknown> = Effect.forever(
-        Effect.gen(function*() {
-          const batch = yield* Effect.timeoutOrElse(pull, { duration: self.settings.idleTimeout, orElse: idle })
-          for (const text of batch) {
-            const effect = self.dispatch(live, text)
-            if (effect !== undefined) yield* effect
-          }
-          if (live.resyncs.size > 0) yield* self.resyncs(live)
-        }),
-        { disableYield: true }
-      )
-      return yield* Effect.raceFirst(read, Deferred.await(end))
+      this.settings.emit({ _tag: "Connected", endpoint: this.settings.endpoint, connection: this.id })
+      for (const channel of Array.from(this.channels.keys())) yield* this.subscribe(live, channel)
+      return yield* Effect.raceFirst(this.read(live, pull), Deferred.await(end))
     }))
+  }
+
+  // Reads until the connection fails, or stays silent for `idleTimeout`.
+  private read(
+    live: Live,
+    pull: Effect.Effect<ReadonlyArray<string>, Socket.SocketError>
+  ): Effect.Effect<never, unknown> {
+    const idle = () =>
+      Effect.fail(`no frame for ${Duration.format(Duration.fromInputUnsafe(this.settings.idleTimeout))}`)
+    return Effect.forever(
+      Effect.gen({ self: this }, function*() {
+        const batch = yield* Effect.timeoutOrElse(pull, { duration: this.settings.idleTimeout, orElse: idle })
+        for (const text of batch) {
+          const effect = this.dispatch(live, text)
+          if (effect !== undefined) yield* effect
+        }
+        if (live.resyncs.size > 0) yield* this.resyncs(live)
+      }),
+      { disableYield: true }
+    )
   }
 
   // The connection ended: every channel stops counting until it is acknowledged on the next one.
@@ -280,33 +286,32 @@ export class Connection {
   }
 
   private run(): Effect.Effect<void> {
-    const self = this
-    return Effect.gen(function*() {
+    return Effect.gen({ self: this }, function*() {
       let attempt = 0
-      while (self.channels.size > 0) {
+      while (this.channels.size > 0) {
         let connectedAt: number | undefined
-        const exit = yield* Effect.exit(self.connectOnce(() => {
-          connectedAt = self.now()
+        const exit = yield* Effect.exit(this.connectOnce(() => {
+          connectedAt = this.now()
         }))
         const cause = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
         if (isHeadersUnsupported(cause)) {
-          for (const channel of Array.from(self.channels.keys())) {
-            yield* self.fail(channel, new PushError.HeadersUnsupportedError({}))
+          for (const channel of Array.from(this.channels.keys())) {
+            yield* this.fail(channel, new PushError.HeadersUnsupportedError({}))
           }
           return
         }
-        if (connectedAt !== undefined && self.now() - connectedAt >= self.settings.backoff.resetAfterMillis) {
+        if (connectedAt !== undefined && this.now() - connectedAt >= this.settings.backoff.resetAfterMillis) {
           attempt = 0
         }
-        const delay = backoffDelay(self.settings.backoff, attempt++, yield* Random.next)
-        self.settings.emit({
+        const delay = backoffDelay(this.settings.backoff, attempt++, yield* Random.next)
+        this.settings.emit({
           _tag: "Disconnected",
-          endpoint: self.settings.endpoint,
-          connection: self.id,
+          endpoint: this.settings.endpoint,
+          connection: this.id,
           reason: describe(cause),
           retryInMillis: delay
         })
-        yield* Effect.logDebug(`spotkit push: connection ${self.id} ended (${describe(cause)}), again in ${delay} ms`)
+        yield* Effect.logDebug(`spotkit push: connection ${this.id} ended (${describe(cause)}), again in ${delay} ms`)
         yield* Effect.sleep(delay)
       }
     })

@@ -183,14 +183,16 @@ export class PrivateSession implements Feed {
       const fills: Array<Model.Fill> = []
       for (const symbol of Array.from(this.symbols)) {
         orders.push(...yield* rest.openOrders(symbol))
-        orders.push(...yield* rest.ordersAfter(symbol, Math.max(0, this.orderWatermark - overlapMillis)))
-        fills.push(...yield* rest.fillsAfter(symbol, Math.max(0, this.fillWatermark - overlapMillis)))
+        orders.push(...yield* rest.ordersAfter(symbol, this.orderWatermark - overlapMillis))
+        fills.push(...yield* rest.fillsAfter(symbol, this.fillWatermark - overlapMillis))
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
       // and the orders of fills never seen.
       const answered = new Set(orders.map((order) => order.orderId))
       const unknown = new Set<string>()
-      for (const order of this.orders.values()) if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+      for (const order of this.orders.values()) {
+        if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+      }
       for (const fill of fills) {
         if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
       }

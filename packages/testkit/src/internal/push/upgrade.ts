@@ -30,7 +30,9 @@ export const make = (venue: Venue): Upgrades => {
     if (!handshake.ok) {
       socket.end(
         `HTTP/1.1 ${handshake.status} ${STATUS_CODES[handshake.status] ?? ""}\r\nConnection: close\r\n` +
-          `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(handshake.message)}\r\n\r\n${handshake.message}`
+          `Content-Type: text/plain\r\nContent-Length: ${
+            Buffer.byteLength(handshake.message)
+          }\r\n\r\n${handshake.message}`
       )
       return
     }

@@ -114,7 +114,9 @@ export class Venue implements Host {
     if (key === undefined || !constantTimeEqual(passphrase, key.passphrase)) {
       return this.refuse(401, "apikey/password is incorrect")
     }
-    if (!/^\d{1,16}$/.test(timestamp) || Math.abs(this.now() - Number(timestamp)) > this.settings.timestampWindowMillis) {
+    if (
+      !/^\d{1,16}$/.test(timestamp) || Math.abs(this.now() - Number(timestamp)) > this.settings.timestampWindowMillis
+    ) {
       return this.refuse(401, "Request timestamp expired")
     }
     if (!constantTimeEqual(sign, NodeSigner.hmacBase64(key.hmac, Push.prehash(timestamp)))) {
@@ -269,7 +271,11 @@ export class Venue implements Host {
     return state
   }
 
-  private book(symbol: string, bids: ReadonlyArray<readonly [string, string]>, asks: ReadonlyArray<readonly [string, string]>) {
+  private book(
+    symbol: string,
+    bids: ReadonlyArray<readonly [string, string]>,
+    asks: ReadonlyArray<readonly [string, string]>
+  ) {
     const state = this.bookState(symbol)
     state.version++
     if (state.book === undefined) return
