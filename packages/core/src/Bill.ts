@@ -3,9 +3,9 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Schema } from "effect"
-import * as Fast from "./internal/fast.ts"
-import { DIGITS } from "./internal/patterns.ts"
+import { Schema } from "effect"
+import * as Fast from "./internal/model/fast.ts"
+import { DIGITS } from "./internal/model/patterns.ts"
 import { DecimalFromWire, IdFromWire, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**
@@ -200,14 +200,3 @@ export const fastBillPage = (u: unknown): BillPage | undefined => {
   }
   return page as BillPage
 }
-
-/**
- * Decodes a page of bills: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeBillPage: (input: unknown) => Effect.Effect<BillPage, Schema.SchemaError> = Fast.decoder(
-  BillPage,
-  fastBillPage
-)

@@ -5,9 +5,9 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
-import * as Order from "./Order.ts"
-import { IdFromWire, type OrderId, TradingPair } from "./Primitives.ts"
+import * as Checks from "./internal/model/checks.ts"
+import type * as Order from "./Order.ts"
+import { ClientOrderId, IdFromWire, OrderId, TradingPair } from "./Primitives.ts"
 
 /**
  * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
@@ -28,12 +28,24 @@ export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...Checks
 export type CancelOrderInput = { readonly symbol: string } & Order.OrderRef
 
 /**
- * One item of `cancelOrders`: an order by orderId or clientOrderId (exactly one).
+ * A request of `cancel-batch-orders` as sent: one symbol and at most `Venue.BATCH_LIMIT` orders, by their ids or by
+ * their clientOrderIds (the venue takes one kind per request). `SpotClient.cancelOrders` takes any number of
+ * `Order.OrderRef`s and sends them in such requests.
  *
  * @since 0.2.0
  * @category requests
  */
-export const CancelOrdersRequest = Order.OrderInfoRequest
+export const CancelOrdersRequest = Schema.Struct({
+  symbol: TradingPair,
+  orderIds: Schema.optional(Schema.Array(OrderId)),
+  clientOids: Schema.optional(Schema.Array(ClientOrderId))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests
+ */
+export type CancelOrdersRequest = typeof CancelOrdersRequest.Type
 
 /**
  * Every open order of a symbol, as `cancelAll` takes it.

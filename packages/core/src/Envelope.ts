@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { millis } from "./internal/fast.ts"
+import { millis } from "./internal/model/fast.ts"
 import { IdFromWire, MillisFromWire } from "./Primitives.ts"
 
 /**

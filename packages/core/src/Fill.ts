@@ -4,7 +4,7 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
+import * as Checks from "./internal/model/checks.ts"
 import {
   DecimalFromWire,
   IdFromWire,

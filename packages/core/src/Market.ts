@@ -5,7 +5,7 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
-import * as Rules from "./internal/rules.ts"
+import * as RuleCheck from "./internal/model/symbolRules.ts"
 import { DecimalFromWire, MillisFromWire } from "./Primitives.ts"
 import type * as SpotError from "./SpotError.ts"
 
@@ -86,4 +86,4 @@ export const orderCheck = (
   readonly orderType: "limit" | "market"
   readonly price?: string | undefined
   readonly quantity: string
-}) => SpotError.SymbolRuleError | undefined => Rules.checker(rules).check
+}) => SpotError.SymbolRuleError | undefined => RuleCheck.check(rules)

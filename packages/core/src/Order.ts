@@ -5,10 +5,8 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Schema } from "effect"
-import * as Checks from "./internal/checks.ts"
-import * as Fast from "./internal/fast.ts"
-import * as OrderFast from "./internal/orderFast.ts"
+import { Schema } from "effect"
+import * as Checks from "./internal/model/checks.ts"
 import type { OrderId } from "./Primitives.ts"
 import {
   ClientOrderId,
@@ -130,6 +128,21 @@ export type PlaceOrderInput = typeof PlaceOrder.Encoded
  * @category requests
  */
 export type BatchItemInput = typeof BatchItem.Encoded
+
+/**
+ * A batch request as sent: one symbol and at most `Venue.BATCH_LIMIT` orders, each with its clientOrderId.
+ * `SpotClient.placeOrders` takes any number of items and sends them in such requests.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const BatchRequest = Schema.Struct({ symbol: TradingPair, orderList: Schema.Array(BatchItem) })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type BatchRequest = typeof BatchRequest.Type
 
 /**
  * The venue's answer to a placed order (spec §2.2). `orderId` is exact even when the venue sends it as a JSON number.
@@ -273,45 +286,6 @@ export const OpenOrdersQuery = Schema.Struct({
  * @category requests
  */
 export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
-
-// ---------------------------------------------------------------------------------------------------------------
-// Fast paths: the plain forms of the hot inputs and answers, decoded to exactly the Schema's value, or `undefined` to
-// leave the input to the Schema (written in internal/orderFast.ts). Property-tested against their Schemas in both
-// directions (test/Order.test.ts).
-
-/**
- * The fast path of `PlaceOrderResult`: the orderId as digits (as `Json.parse` gives a 64-bit id).
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastPlaceOrderResult: (input: unknown) => PlaceOrderResult | undefined = OrderFast.placeOrderResult
-
-/**
- * The fast path of `OpenOrdersPage`: every order in its plain form, or the Schema decides the whole page.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const fastOpenOrdersPage: (input: unknown) => OpenOrdersPage | undefined = OrderFast.openOrdersPage
-
-/**
- * Decodes a place-order answer: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodePlaceOrderResult: (input: unknown) => Effect.Effect<PlaceOrderResult, Schema.SchemaError> = Fast
-  .decoder(PlaceOrderResult, fastPlaceOrderResult)
-
-/**
- * Decodes a page of open orders: the fast path when it applies, the Schema otherwise.
- *
- * @since 0.2.0
- * @category decoding
- */
-export const decodeOpenOrdersPage: (input: unknown) => Effect.Effect<OpenOrdersPage, Schema.SchemaError> = Fast
-  .decoder(OpenOrdersPage, fastOpenOrdersPage)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Order state, cancels and history (spec-extended §1–§4)

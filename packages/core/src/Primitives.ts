@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Schema, SchemaGetter } from "effect"
-import { CLIENT_ORDER_ID, DECIMAL, DIGITS, TRADING_PAIR } from "./internal/patterns.ts"
+import { CLIENT_ORDER_ID, DECIMAL, DIGITS, TRADING_PAIR } from "./internal/model/patterns.ts"
 
 const U64_MAX = 18446744073709551615n
 
@@ -64,15 +64,27 @@ export const PositiveDecimal = Decimal.check(
 const EXPONENT = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{1,4})$/
 
 /**
+ * The largest exponent (either sign) a decimal in exponent form may carry. Prices and amounts of a spot venue need at
+ * most some 18 decimal places and 15 integer digits; a larger exponent could only blow a short text up into thousands
+ * of digits (`1e9999`): a few bytes of an answer would cost kilobytes of memory, and the response size limit would no
+ * longer bound what an answer costs. Such a decimal is refused (a `DecodeError`), never expanded.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const MAX_EXPONENT = 32
+
+/**
  * Rewrites a decimal in exponent form (`"0E-8"`, `"1.5e3"`, as Java's BigDecimal may print) as a plain decimal
- * string, exactly, by moving the point in the digits. Answers `undefined` for anything else.
+ * string, exactly, by moving the point in the digits. Answers `undefined` for anything else, and for an exponent
+ * beyond `MAX_EXPONENT`: the plain text is never more than `MAX_EXPONENT` characters longer than the digits given.
  *
  * @since 0.1.0
  * @category decimals
  */
 export const fromExponent = (text: string): string | undefined => {
   const match = EXPONENT.exec(text)
-  if (match === null) return undefined
+  if (match === null || Math.abs(Number(match[4])) > MAX_EXPONENT) return undefined
   const [, sign, int, frac = "", exp] = match
   const digits = int! + frac
   const point = int!.length + Number(exp)
@@ -95,7 +107,12 @@ export const fromExponent = (text: string): string | undefined => {
  */
 export const DecimalFromWire = Schema.Union([
   Decimal,
-  Schema.String.check(Schema.isPattern(EXPONENT, { expected: "a decimal in exponent form" })).pipe(
+  Schema.String.check(
+    Schema.isPattern(EXPONENT, { expected: "a decimal in exponent form" }),
+    Schema.makeFilter((s: string) => fromExponent(s) !== undefined, {
+      expected: `a decimal in exponent form with an exponent of at most ${MAX_EXPONENT} either way`
+    })
+  ).pipe(
     Schema.decodeTo(Decimal, {
       decode: SchemaGetter.transform((s: string) => Decimal.make(fromExponent(s)!)),
       encode: SchemaGetter.transform((s: string) => s)

@@ -15,7 +15,7 @@
  */
 import { Context, Duration, Effect, Layer, Random } from "effect"
 import * as Redis from "effect/persistence/Redis"
-import * as RateLimiter from "./internal/rateLimiter.ts"
+import * as RateLimiter from "./internal/client/rateLimiter.ts"
 import * as SpotError from "./SpotError.ts"
 
 /**

@@ -15,16 +15,18 @@ import type * as Account from "./Account.ts"
 import type * as Bill from "./Bill.ts"
 import type * as Cancel from "./Cancel.ts"
 import type * as Fill from "./Fill.ts"
-import * as AccountOps from "./internal/account.ts"
-import * as Budget from "./internal/budget.ts"
-import * as Operation from "./internal/operation.ts"
-import * as Orders from "./internal/orders.ts"
-import * as Pipeline from "./internal/pipeline.ts"
-import * as RateLimiter from "./internal/rateLimiter.ts"
-import * as Retry from "./internal/retry.ts"
-import * as Rules from "./internal/rules.ts"
-import * as Transfers from "./internal/transfers.ts"
-import * as Market from "./Market.ts"
+import * as AccountOps from "./internal/client/account.ts"
+import * as Budget from "./internal/client/budget.ts"
+import * as Call from "./internal/client/call.ts"
+import * as Cancels from "./internal/client/cancel.ts"
+import * as OrderState from "./internal/client/orderState.ts"
+import * as Pipeline from "./internal/client/pipeline.ts"
+import * as Placing from "./internal/client/placing.ts"
+import * as RateLimiter from "./internal/client/rateLimiter.ts"
+import * as Retry from "./internal/client/retry.ts"
+import * as Rules from "./internal/client/rules.ts"
+import * as Transfers from "./internal/client/transfers.ts"
+import type * as Market from "./Market.ts"
 import type * as Order from "./Order.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
@@ -232,7 +234,7 @@ export interface Service {
     orders: Iterable<Order.OrderRef>
   ) => Effect.Effect<Cancel.CancelOrdersResult, SpotError.SpotError>
   /** Cancels every open order of a symbol: the ids cancelled, and those the venue listed as not cancelled. */
-  readonly cancelAll: (symbol: string) => Effect.Effect<Cancel.CancelAllResult, SpotError.SpotError>
+  readonly cancelAll: (symbol: string) => Effect.Effect<Cancel.CancelOrdersResult, SpotError.SpotError>
   /**
    * The order history of a symbol (every order, any status), newest first, fetched as the stream is pulled. Pages by
    * time like `fundingBills`: never yields an order twice and never skips one that existed when the stream began,
@@ -370,20 +372,18 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   })
   const retrying = Retry.make(options.retry ?? {})
   const rules = yield* Rules.make(
-    Operation.call(
-      { pipeline, retrying },
-      Venue.endpoints.exchangeInfo,
-      "",
-      Schema.decodeUnknownEffect(Market.ExchangeInfo)
-    ).pipe(Effect.map((list) => list ?? [])),
+    Call.send({ pipeline, retrying }, Venue.endpoints.exchangeInfo, {}).pipe(Effect.map((list) => list ?? [])),
     {
       maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
       retryMillis: RULES_RETRY_MILLIS
     }
   )
-  const context: Operation.Context = { pipeline, retrying, rules, checkRules: options.checkSymbolRules ?? true }
+  const context: Call.Context = { pipeline, retrying, rules, checkRules: options.checkSymbolRules ?? true }
+  const orderState = OrderState.make(context)
   return SpotClient.of({
-    ...Orders.make(context),
+    ...orderState.operations,
+    ...Placing.make(context, orderState.lookupByClientIds),
+    ...Cancels.make(context, orderState.lookup),
     ...AccountOps.make(context),
     ...Transfers.make(context),
     clockOffset: pipeline.clockOffset

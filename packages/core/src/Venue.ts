@@ -7,11 +7,13 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as Account from "./Account.ts"
 import * as Bill from "./Bill.ts"
 import * as Cancel from "./Cancel.ts"
 import * as Fill from "./Fill.ts"
+import * as OrderFast from "./internal/model/orderFast.ts"
+import * as Json from "./Json.ts"
 import * as Market from "./Market.ts"
 import * as Order from "./Order.ts"
 import * as SpotError from "./SpotError.ts"
@@ -132,9 +134,18 @@ export interface Code {
   readonly reason: CodeReason
   readonly msg: string
   readonly status: number
+  /** The code answers a cancel of an order that is not open: one the venue does not know, or one already final. */
+  readonly notOpen?: "unknown" | "final" | undefined
+  /** The venue refused an order for a rule of its symbol (price scale, minimum amount): cached rules may be stale. */
+  readonly rule?: boolean | undefined
 }
 
-const code = (reason: CodeReason, msg: string, status = 400): Code => ({ reason, msg, status })
+const code = (reason: CodeReason, msg: string, status = 400, meaning: Partial<Code> = {}): Code => ({
+  reason,
+  msg,
+  status,
+  ...meaning
+})
 
 /**
  * The venue's error codes (DESIGN §3, spec-extended §0), and the three the test exchange adds for unknown paths and
@@ -162,8 +173,8 @@ export const codes: ReadonlyMap<string, Code> = new Map([
   ["43012", code(SpotError.InsufficientBalanceError, "Insufficient balance")],
   ["43118", code(SpotError.DuplicateOrderError, "clientOrderId duplicate")],
   ["40102", code(SpotError.UnknownSymbolError, "Symbol does not exist")],
-  ["45110", code(SpotError.InvalidOrderError, "less than the minimum amount {0}")],
-  ["40808", code(SpotError.InvalidOrderError, "parameter scale error: {0}")],
+  ["45110", code(SpotError.InvalidOrderError, "less than the minimum amount {0}", 400, { rule: true })],
+  ["40808", code(SpotError.InvalidOrderError, "parameter scale error: {0}", 400, { rule: true })],
   ["429", code(SpotError.RateLimitError, "Too Many Requests", 429)],
   ["40200", code(SpotError.MaintenanceError, "server upgrade")],
   ["40010", code(SpotError.ServerError, "Request timed out")],
@@ -173,8 +184,8 @@ export const codes: ReadonlyMap<string, Code> = new Map([
   ["40018", code(SpotError.PermissionError, "Invalid IP")],
   ["40912", code(SpotError.InvalidRequestError, "Batch cancel cannot exceed 50")],
   ["40913", code(SpotError.InvalidRequestError, "orderId or clientOid must be passed one")],
-  ["43001", code(SpotError.InvalidRequestError, "The order does not exist")],
-  ["43004", code(SpotError.InvalidRequestError, "There is no order to cancel")],
+  ["43001", code(SpotError.InvalidRequestError, "The order does not exist", 400, { notOpen: "unknown" })],
+  ["43004", code(SpotError.InvalidRequestError, "There is no order to cancel", 400, { notOpen: "final" })],
   // Not venue codes: the test exchange's answers to an unknown path or method, which the client sees as ApiError,
   // and to an exact replay of a signed request that changes state (same key, timestamp and signature) within the
   // timestamp window: refused signed headers, as the client never sends one signature twice.
@@ -195,6 +206,45 @@ export const message = (venueCode: string, parameter?: string): string => {
   const text = codes.has(venueCode) ? codes.get(venueCode)!.msg : venueCode
   return parameter === undefined ? text.replace(/ ?\{0\}/, "") : text.replace("{0}", parameter)
 }
+
+/**
+ * Whether a code says the venue refused an order for a rule of its symbol (price scale, minimum amount): the client's
+ * cached rules may be stale.
+ *
+ * @since 0.1.0
+ * @category codes
+ */
+export const isRuleRefusal = (venueCode: string): boolean => codes.get(venueCode)?.rule === true
+
+/**
+ * Whether a cancel's answer says the order is not open, and how: `"unknown"` (the venue does not know it, `43001`),
+ * `"final"` (already filled or cancelled, `43004`), or `undefined` for any other refusal. The code decides when it is
+ * one of the table's; batch answers may carry only a message (the venue's samples show `FAILED_ORDER_NOT_FOUND`),
+ * which is read then.
+ *
+ * @since 0.1.0
+ * @category codes
+ */
+export const notOpen = (
+  venueCode: string | undefined,
+  msg: string | undefined
+): "unknown" | "final" | undefined => {
+  const known = venueCode === undefined ? undefined : codes.get(venueCode)?.notOpen
+  if (known !== undefined || msg === undefined) return known
+  if (/not[ _]?found|not[ _]exist|unknown[ _]order/i.test(msg)) return "unknown"
+  if (/no order to cancel|already|final|filled|cancell?ed/i.test(msg)) return "final"
+  return undefined
+}
+
+/**
+ * The code a not-open answer is reported with: the venue's when it gave one, else the table's code for how the
+ * message says the order is not open.
+ *
+ * @since 0.1.0
+ * @category codes
+ */
+export const notOpenCode = (venueCode: string | undefined, how: "unknown" | "final" | undefined): string =>
+  venueCode ?? (how === "unknown" ? "43001" : how === "final" ? "43004" : "unknown")
 
 /**
  * The reason for an error the venue answered. Unknown codes become `ApiError`, or `RateLimitError` under HTTP 429;
@@ -309,44 +359,108 @@ export type Idempotency = "read" | "idempotent" | "clientOrderId" | "none"
 export type Permission = "read" | "trade" | "transfer"
 
 /**
- * One endpoint, declared once: the client sends and decodes by it, the test exchange routes, authorizes and
- * rate-limits by it.
+ * A schema the client can run without services.
+ *
+ * @since 0.1.0
+ * @category endpoints
+ */
+export type Codec = Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }
+
+/**
+ * One endpoint, declared once: the client validates, sends and decodes by it (one generic call reads everything
+ * below), the test exchange routes, authorizes and rate-limits by it. Adding an endpoint is declaring it here, one
+ * line in the client's service, and its handler in the test exchange (docs/ARCHITECTURE.md).
  *
  * @since 0.2.0
  * @category endpoints
  */
 export interface Endpoint<
   Name extends string = string,
-  Request extends Schema.Top = Schema.Top,
-  Response extends Schema.Top = Schema.Top
+  Request extends Codec = Codec,
+  Response extends Codec = Codec
 > {
   readonly name: Name
   readonly method: "GET" | "POST"
   /** The path below the base URL. */
   readonly path: string
-  /** Signed (spec §5), with the permission the key needs; `undefined` for a public endpoint. */
+  /** Signed, with the permission the key needs; `undefined` for a public endpoint. */
   readonly permission: Permission | undefined
   /** `standard`: `{code, msg, requestTime, data}`. `transfer`: `{code: "200", id, timestamp}` on success. */
   readonly envelope: "standard" | "transfer"
   readonly idempotency: Idempotency
-  /** The venue's weights of this endpoint (spec-extended §8), against `budgets`. */
+  /** The venue's weights of this endpoint, against `budgets`. */
   readonly weight: Weight
-  /** What the client accepts from its caller and validates before anything is sent. */
+  /** The request: what the client validates before anything is sent. */
   readonly request: Request
   /** The venue's answer: the envelope's `data` (the whole envelope for `transfer`). */
   readonly response: Response
+  /**
+   * The request as the venue spells it: the JSON body's fields of a POST, the query's of a GET, in the order sent;
+   * fields left `undefined` are not sent.
+   */
+  wire(request: Request["Type"]): Readonly<Record<string, unknown>>
+  /**
+   * A hand-written decoder of the answer beside the Schema, where a benchmark showed it pays: exactly the Schema's
+   * value, or `undefined` to leave the payload to the Schema (property-tested against it).
+   */
+  readonly fast?: ((payload: unknown) => Response["Type"] | undefined) | undefined
+  /** A request checked against `request`. */
+  readonly decodeRequest: (input: unknown) => Effect.Effect<Request["Type"], Schema.SchemaError>
+  /** An answer's payload decoded by `response`, through `fast` when it takes it. */
+  readonly decodeResponse: (payload: unknown) => Effect.Effect<Response["Type"], Schema.SchemaError>
 }
+
+/**
+ * The request an endpoint takes, as validated.
+ *
+ * @since 0.1.0
+ * @category endpoints
+ */
+export type RequestOf<E extends Endpoint> = E["request"]["Type"]
+
+/**
+ * The answer an endpoint gives, as decoded.
+ *
+ * @since 0.1.0
+ * @category endpoints
+ */
+export type ResponseOf<E extends Endpoint> = E["response"]["Type"]
 
 const weight = (ip: number, uid: number | undefined, counted = false): Weight => ({ ip, uid, perSecond: counted })
 
-const endpoint = <const Name extends string, Request extends Schema.Top, Response extends Schema.Top>(
-  spec: Endpoint<Name, Request, Response>
-): Endpoint<Name, Request, Response> => spec
+const endpoint = <const Name extends string, Request extends Codec, Response extends Codec>(
+  spec: Omit<Endpoint<Name, Request, Response>, "decodeRequest" | "decodeResponse">
+): Endpoint<Name, Request, Response> => {
+  const decode = Schema.decodeUnknownEffect(spec.response)
+  const fast = spec.fast
+  return {
+    ...spec,
+    decodeRequest: Schema.decodeUnknownEffect(spec.request),
+    decodeResponse: fast === undefined ? decode : (payload) => {
+      const value = fast(payload)
+      return value === undefined ? decode(payload) : Effect.succeed(value)
+    }
+  }
+}
+
+const asIs = (request: object): Readonly<Record<string, unknown>> => ({ ...request })
+const nothing = (): Readonly<Record<string, unknown>> => ({})
+const NoParameters = Schema.Struct({})
+
+// An order as the venue's usage shape sends it: `force` always, and a zero price on market orders. The
+// clientOrderId is the client's (generated when the caller gave none) by the time the order is sent.
+const orderWire = (order: Order.BatchItem) => ({
+  side: order.side,
+  orderType: order.orderType,
+  force: order.force ?? "normal",
+  price: order.price ?? "0",
+  quantity: order.quantity,
+  clientOrderId: order.clientOrderId
+})
 
 /**
- * The endpoints of spec §4 and spec-extended §1–§7, with the venue's weights (spec-extended §8) against
- * `budgets`. `/products` is the path `spot-api.md` names; `/api/v2/public/products` the one the
- * venue's documents give; the test exchange serves both.
+ * The endpoints the client serves (docs/venue), with the venue's weights against `budgets`. `/products` is the path
+ * of the seed interface; `/api/v2/public/products` the one the venue's documents give; the test exchange serves both.
  *
  * @since 0.2.0
  * @category endpoints
@@ -361,7 +475,9 @@ export const endpoints = {
     idempotency: "clientOrderId",
     weight: weight(2, 5, true),
     request: Order.PlaceOrder,
-    response: Order.PlaceOrderResult
+    response: Order.PlaceOrderResult,
+    wire: (order) => ({ symbol: order.symbol, ...orderWire(order) }),
+    fast: OrderFast.placeOrderResult
   }),
   placeOrders: endpoint({
     name: "placeOrders",
@@ -371,8 +487,9 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "clientOrderId",
     weight: weight(5, 10, true),
-    request: Order.BatchItem,
-    response: Order.BatchResponse
+    request: Order.BatchRequest,
+    response: Order.BatchResponse,
+    wire: (batch) => ({ symbol: batch.symbol, orderList: batch.orderList.map(orderWire) })
   }),
   openOrders: endpoint({
     name: "openOrders",
@@ -383,7 +500,9 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(3, 3),
     request: Order.OpenOrdersQuery,
-    response: Order.OpenOrdersPage
+    response: Order.OpenOrdersPage,
+    wire: asIs,
+    fast: OrderFast.openOrdersPage
   }),
   fundingBills: endpoint({
     name: "fundingBills",
@@ -394,7 +513,9 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(5, 5),
     request: Bill.BillPageQuery,
-    response: Bill.BillPage
+    response: Bill.BillPage,
+    wire: asIs,
+    fast: Bill.fastBillPage
   }),
   internalTransfer: endpoint({
     name: "internalTransfer",
@@ -405,7 +526,15 @@ export const endpoints = {
     idempotency: "none",
     weight: weight(100, 100, true),
     request: Transfer.InternalTransfer,
-    response: Transfer.TransferSuccess
+    response: Transfer.TransferSuccess,
+    // `toUserId` is a Long on the wire: a bare JSON number, written exactly.
+    wire: (transfer) => ({
+      toUserId: Json.rawNumber(transfer.toUserId),
+      coin: transfer.coin,
+      amount: transfer.amount,
+      fromAccountType: transfer.fromAccountType,
+      toAccountType: transfer.toAccountType
+    })
   }),
   cancelOrder: endpoint({
     name: "cancelOrder",
@@ -416,7 +545,12 @@ export const endpoints = {
     idempotency: "idempotent",
     weight: weight(2, 3, true),
     request: Cancel.CancelOrderRequest,
-    response: Cancel.CancelOrderResponse
+    response: Cancel.CancelOrderResponse,
+    // The venue names the client's id `clientOid` here.
+    wire: (cancel) =>
+      cancel.orderId !== undefined
+        ? { symbol: cancel.symbol, orderId: cancel.orderId }
+        : { symbol: cancel.symbol, clientOid: cancel.clientOrderId }
   }),
   cancelOrders: endpoint({
     name: "cancelOrders",
@@ -428,7 +562,8 @@ export const endpoints = {
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(10, 10, true),
     request: Cancel.CancelOrdersRequest,
-    response: Cancel.CancelBatchResponse
+    response: Cancel.CancelBatchResponse,
+    wire: asIs
   }),
   cancelAll: endpoint({
     name: "cancelAll",
@@ -439,7 +574,8 @@ export const endpoints = {
     idempotency: "idempotent",
     weight: weight(5, 8, true),
     request: Cancel.CancelAllRequest,
-    response: Cancel.CancelBatchResponse
+    response: Cancel.CancelBatchResponse,
+    wire: asIs
   }),
   order: endpoint({
     name: "order",
@@ -450,7 +586,8 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(2, 2),
     request: Order.OrderInfoRequest,
-    response: Order.OrderInfoResponse
+    response: Order.OrderInfoResponse,
+    wire: (ref) => ({ orderId: ref.orderId, clientOrderId: ref.clientOrderId })
   }),
   orderHistory: endpoint({
     name: "orderHistory",
@@ -461,7 +598,9 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(10, 10),
     request: Order.OrderHistoryQuery,
-    response: Order.OrderHistoryPage
+    response: Order.OrderHistoryPage,
+    wire: asIs,
+    fast: OrderFast.openOrdersPage
   }),
   fills: endpoint({
     name: "fills",
@@ -472,7 +611,9 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(5, 5),
     request: Fill.FillsQuery,
-    response: Fill.FillsPage
+    response: Fill.FillsPage,
+    // The order's id is a Long on the wire: a bare JSON number, written exactly.
+    wire: (query) => ({ ...query, orderId: query.orderId === undefined ? undefined : Json.rawNumber(query.orderId) })
   }),
   balances: endpoint({
     name: "balances",
@@ -483,8 +624,9 @@ export const endpoints = {
     idempotency: "read",
     // The IP weight is not shown: it counts as the UID weight.
     weight: weight(5, 5),
-    request: Schema.Struct({}),
-    response: Account.Balances
+    request: NoParameters,
+    response: Account.Balances,
+    wire: nothing
   }),
   transferStatus: endpoint({
     name: "transferStatus",
@@ -495,7 +637,18 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(100, 100),
     request: Transfer.TransferStatusQuery,
-    response: Transfer.TransferStatusResponse
+    response: Transfer.TransferStatusResponse,
+    // The venue spells the id `withdrawID`.
+    wire: (query) => ({
+      withdrawID: query.withdrawId,
+      coin: query.coin,
+      startTime: query.startTime,
+      endTime: query.endTime,
+      fromAccountType: query.fromAccountType,
+      toAccountType: query.toAccountType,
+      page: query.page,
+      pageSize: query.pageSize
+    })
   }),
   exchangeInfo: endpoint({
     name: "exchangeInfo",
@@ -506,7 +659,8 @@ export const endpoints = {
     idempotency: "read",
     weight: weight(10, undefined),
     request: Schema.Struct({ symbol: Schema.optional(Schema.String), symbols: Schema.optional(Schema.String) }),
-    response: Market.ExchangeInfo
+    response: Market.ExchangeInfo,
+    wire: asIs
   }),
   productList: endpoint({
     name: "productList",
@@ -516,8 +670,9 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "read",
     weight: weight(1, undefined),
-    request: Schema.Struct({}),
-    response: Market.ProductList
+    request: NoParameters,
+    response: Market.ProductList,
+    wire: nothing
   }),
   serverTime: endpoint({
     name: "serverTime",
@@ -527,8 +682,9 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "read",
     weight: weight(1, undefined),
-    request: Schema.Struct({}),
-    response: Market.ServerTime
+    request: NoParameters,
+    response: Market.ServerTime,
+    wire: nothing
   }),
   products: endpoint({
     name: "products",
@@ -538,8 +694,9 @@ export const endpoints = {
     envelope: "standard",
     idempotency: "read",
     weight: weight(1, undefined),
-    request: Schema.Struct({}),
-    response: Schema.Array(Schema.Unknown)
+    request: NoParameters,
+    response: Schema.Array(Schema.Unknown),
+    wire: nothing
   })
 } as const
 

@@ -1,5 +1,5 @@
 /**
- * The bills page decoder of the export's hot path (`Bill.decodeBillPage`): its hand-checked fast path
+ * The bills page decoder of the export's hot path (`Venue.endpoints.fundingBills.decodeResponse`): its hand-checked fast path
  * (`Bill.fastBillPage`) must accept only what the `Bill.BillPage` schema accepts and give exactly the schema's value
  * (same fields, same order, unknown fields dropped), and of what the schema accepts, give that value or leave it to
  * the schema, with its errors. Checked on generated pages that mix the usual shape with every variation the schema
@@ -8,14 +8,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import * as fc from "fast-check"
-import { Bill } from "../src/index.ts"
+import { Bill, Json, Primitives, Venue } from "../src/index.ts"
 import { type FakeBill, FakeVenue, NOW, streamBills } from "./support/FakeVenue.ts"
 import { fastEqualOrDeclines, plainDecimal, safeNat, unusualDecimal, usually } from "./support/fastPath.ts"
 
 const fastBillPage = Bill.fastBillPage
 
 const schemaDecode = Schema.decodeUnknownExit(Bill.BillPage)
-const decodeBillPage = Bill.decodeBillPage
+const decodeBillPage = Venue.endpoints.fundingBills.decodeResponse
 
 // Each field is usually what an honest venue sends and sometimes one of the variations the schema converts (numbers
 // for ids, exponent decimals, numeric times) or refuses (leading zeros, floats, unsafe integers, wrong types), so
@@ -220,4 +220,64 @@ describe("tolerance of newer bizTypes and exponent decimals", () => {
       )
     })
   })
+})
+
+describe("exponent decimals stay bounded (issue #25)", () => {
+  const exponentText = fc.tuple(
+    fc.boolean(),
+    fc.stringMatching(/^\d{1,12}$/),
+    fc.option(fc.stringMatching(/^\d{1,12}$/), { nil: undefined }),
+    fc.constantFrom("e", "E"),
+    fc.integer({ min: -9999, max: 9999 })
+  ).map(([negative, int, frac, e, exp]) =>
+    `${negative ? "-" : ""}${int}${frac === undefined ? "" : `.${frac}`}${e}${exp}`
+  )
+
+  it("an exponent form within MAX_EXPONENT is rewritten, never longer than its text plus MAX_EXPONENT + 2", () => {
+    fc.assert(
+      fc.property(exponentText, (text) => {
+        const plain = Primitives.fromExponent(text)
+        const exponent = Math.abs(Number(/[eE]([+-]?\d+)$/.exec(text)![1]))
+        if (exponent > Primitives.MAX_EXPONENT) return plain === undefined
+        return plain !== undefined && plain.length <= text.length + Primitives.MAX_EXPONENT + 2
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it.effect("an amount of 1e9999 (as a string or a JSON number) is a DecodeError, not 10,000 digits", () =>
+    Effect.gen(function*() {
+      for (const amount of [`"1e9999"`, "1e9999", `"-2.5E-400"`]) {
+        const text = `{"items":[{"billId":"1","coinId":2,"coinName":"USDT","bizType":"deposit",` +
+          `"fillSize":"1","fillValue":"1","deltaAmount":${amount},"afterAmount":"1","fees":"0","cTime":1}],` +
+          `"hasNextPage":false}`
+        const exit = yield* Effect.exit(decodeBillPage(Json.parse(text)))
+        assert.isTrue(Exit.isFailure(exit), amount)
+        const message = Exit.isFailure(exit) ? String(exit.cause) : ""
+        assert.include(message, `at most ${Primitives.MAX_EXPONENT}`)
+        assert.isBelow(message.length, 2000)
+      }
+    }))
+
+  it.effect("whatever the amounts say, a decoded page is at most 8 times the size of its text", () =>
+    Effect.sync(() => {
+      const amount = fc.oneof(exponentText, decimal, fc.constantFrom("1e32", "-1e-32", "1E32", "0e-32"))
+      // An amount as a JSON number where it is one (the lossless parse hands it over as its text), else a string.
+      const json = (text: string) => /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text) ? text : `"${text}"`
+      const page = fc.array(fc.tuple(amount, amount, amount), { minLength: 1, maxLength: 40 }).map((rows) =>
+        `{"items":[${
+          rows.map(([a, b, c], i) =>
+            `{"billId":"${i + 1}","coinId":2,"coinName":"USDT","bizType":"deposit","fillSize":"1","fillValue":"1",` +
+            `"deltaAmount":"${a}","afterAmount":${json(b)},"fees":"${c}","cTime":${i + 1}}`
+          ).join(",")
+        }],"hasNextPage":false}`
+      )
+      fc.assert(
+        fc.property(page, (text) => {
+          const exit = Effect.runSyncExit(decodeBillPage(Json.parse(text)))
+          return Exit.isFailure(exit) || JSON.stringify(exit.value).length <= 8 * text.length
+        }),
+        { numRuns: 500 }
+      )
+    }))
 })

@@ -9,7 +9,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fc from "fast-check"
-import { Envelope, Json, Order } from "../src/index.ts"
+import { Envelope, Json, Order, Venue } from "../src/index.ts"
+import * as OrderFast from "../src/internal/model/orderFast.ts"
 import { FakeVenue, reasonOf, SYMBOL, venueOrderId, withClient } from "./support/FakeVenue.ts"
 import {
   decimals,
@@ -149,14 +150,14 @@ const cases = [
   {
     name: "Order.PlaceOrderResult",
     schema: Order.PlaceOrderResult,
-    fast: Order.fastPlaceOrderResult,
+    fast: OrderFast.placeOrderResult,
     input: arbitraries.placeOrderResult,
     valid: validArbitraries.placeOrderResult
   },
   {
     name: "Order.OpenOrdersPage",
     schema: Order.OpenOrdersPage,
-    fast: Order.fastOpenOrdersPage,
+    fast: OrderFast.openOrdersPage,
     input: arbitraries.openOrdersPage,
     valid: validArbitraries.openOrdersPage
   }
@@ -173,7 +174,7 @@ describe("fast decoders", () => {
 
   it.effect("the decoder with a fast path fails exactly when the Schema does, with the Schema's error", () =>
     Effect.gen(function*() {
-      const decode = Order.decodePlaceOrderResult
+      const decode = Venue.endpoints.placeOrder.decodeResponse
       const numeric = yield* decode({ orderId: 42, clientOrderId: "a" })
       assert.deepStrictEqual(numeric, { orderId: "42", clientOrderId: "a" }) // the Schema's conversion
       const bad = yield* Effect.flip(decode({ orderId: "-1", clientOrderId: "a" }))
@@ -191,7 +192,7 @@ describe("fast decoders", () => {
       )
       const envelope = Envelope.fastStandard(placed)
       assert.isDefined(envelope)
-      assert.deepStrictEqual(Order.fastPlaceOrderResult(envelope?.data), {
+      assert.deepStrictEqual(OrderFast.placeOrderResult(envelope?.data), {
         orderId: "1001000000000000090",
         clientOrderId: "x1"
       } as Order.PlaceOrderResult)
@@ -213,7 +214,7 @@ describe("fast decoders", () => {
         cTime: "1795353817335",
         uTime: "1795353817335"
       }
-      const page = Order.fastOpenOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
+      const page = OrderFast.openOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
       assert.strictEqual(page?.orderInfoResultList?.[1]?.cTime, 1795353817335)
     }))
 })

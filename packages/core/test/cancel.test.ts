@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Cancel, Order } from "../src/index.ts"
+import * as Cancels from "../src/internal/client/cancel.ts"
 import {
   CANCEL,
   CANCEL_ALL,
@@ -272,12 +273,53 @@ describe("cancelAll", () => {
       Effect.gen(function*() {
         const result = yield* client.cancelAll(SYMBOL)
         assert.deepStrictEqual<unknown>(result, {
-          cancelled: [venueOrderId(venue, "a-0"), venueOrderId(venue, "a-1")],
-          notCancelled: []
+          outcomes: [
+            { _tag: "Cancelled", index: 0, orderId: venueOrderId(venue, "a-0") },
+            { _tag: "Cancelled", index: 1, orderId: venueOrderId(venue, "a-1") }
+          ],
+          cancelled: 2,
+          notOpen: 0,
+          failed: 0
         })
         assert.deepStrictEqual(requestsTo(venue, CANCEL_ALL)[0]!.json, { symbol: SYMBOL })
         assert.strictEqual(statusOf(venue, "other-sym"), "open")
       }))
+  })
+})
+
+describe("cancelAll's answer", () => {
+  it("answers the outcomes cancelOrders answers: cancelled first, then final (43004), unknown (43001), failed", () => {
+    const result = Cancels.all({
+      successList: ["11", "12"],
+      failureList: [
+        { orderId: "13", errCode: "43004", errMsg: "There is no order to cancel" },
+        { orderId: "14", errCode: "43001", errMsg: "FAILED_ORDER_NOT_FOUND" },
+        { clientOid: "c-15", errCode: "40015", errMsg: "system error" },
+        // Only a message, as the venue's batch samples show: read by the code table's rules for messages.
+        { orderId: "16", errMsg: "FAILED_ORDER_NOT_FOUND" }
+      ]
+    })
+    assert.deepStrictEqual(
+      result.outcomes.map((outcome) => outcome._tag === "NotOpen" ? outcome.reason : outcome._tag),
+      ["Cancelled", "Cancelled", "final", "unknown", "Failed", "unknown"]
+    )
+    assert.deepStrictEqual(result.outcomes.map((outcome) => outcome.index), [0, 1, 2, 3, 4, 5])
+    assert.deepStrictEqual([result.cancelled, result.notOpen, result.failed], [2, 3, 1])
+    assert.deepStrictEqual<unknown>(result.outcomes[4], {
+      _tag: "Failed",
+      index: 4,
+      clientOrderId: "c-15",
+      code: "40015",
+      message: "system error"
+    })
+    assert.deepStrictEqual<unknown>(result.outcomes[5], {
+      _tag: "NotOpen",
+      index: 5,
+      orderId: "16",
+      reason: "unknown",
+      code: "43001",
+      message: "FAILED_ORDER_NOT_FOUND"
+    })
   })
 })
 

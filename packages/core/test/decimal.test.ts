@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import * as Decimal from "../src/internal/decimal.ts"
+import * as Decimal from "../src/internal/model/decimal.ts"
 
 const RUNS = 2_000
 

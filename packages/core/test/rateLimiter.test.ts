@@ -15,7 +15,7 @@ import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 import { BufferedResponse, Signer, SpotClient, Venue } from "../src/index.ts"
-import * as RateLimiter from "../src/internal/rateLimiter.ts"
+import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { clientLayer, clientOptions, envelope, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
 /** The documented default of `marginMillis`. */

@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
 import { SpotClient, SpotError, Venue } from "../src/index.ts"
-import * as Retry from "../src/internal/retry.ts"
+import * as Retry from "../src/internal/client/retry.ts"
 import {
   answer,
   clientOptions,

@@ -8,7 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { Market, type Order, type SpotError } from "../src/index.ts"
-import * as Rules from "../src/internal/rules.ts"
+import * as Rules from "../src/internal/client/rules.ts"
+import type * as RuleCheck from "../src/internal/model/symbolRules.ts"
 import * as Surface from "./support/fakeSurface.ts"
 import {
   BATCH,
@@ -27,7 +28,12 @@ const decodeRules = Schema.decodeUnknownSync(Market.SymbolRules)
 const checkerOf = (overrides: Record<string, unknown> = {}) =>
   Rules.checker(decodeRules(Surface.rulesOf(SYMBOL, overrides)))
 
-const limit = (price: string, quantity: string): Rules.Checked => ({ side: "buy", orderType: "limit", price, quantity })
+const limit = (price: string, quantity: string): RuleCheck.Checked => ({
+  side: "buy",
+  orderType: "limit",
+  price,
+  quantity
+})
 
 const brief = (error: SpotError.SymbolRuleError | undefined) =>
   error === undefined

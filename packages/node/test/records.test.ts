@@ -3,7 +3,7 @@
  * whatever the fields hold; `cancelAll`'s answer as one outcome per order, classified by the venue's code.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Fill } from "@spotkit/core"
+import type { Cancel, Fill } from "@spotkit/core"
 import { stringify } from "csv-stringify/sync"
 import * as Records from "../src/internal/records.ts"
 
@@ -46,25 +46,17 @@ describe("Records", () => {
     )
   })
 
-  it("cancelAllOutcomes: cancelled first, then final (43004), unknown (43001) and failed (any other code)", () => {
-    const result = Records.cancelAllOutcomes({
-      cancelled: ["11", "12"] as never,
-      notCancelled: [
-        { orderId: "13" as never, code: "43004", message: "There is no order to cancel" },
-        { orderId: "14" as never, code: "43001", message: "FAILED_ORDER_NOT_FOUND" },
-        { clientOrderId: "c-15", code: "40015", message: "system error" }
-      ]
-    })
-    assert.deepStrictEqual(result.outcomes.map(Records.cancelWord), [
-      "cancelled",
-      "cancelled",
-      "final",
-      "unknown",
-      "failed"
-    ])
-    assert.deepStrictEqual(result.outcomes.map((outcome) => outcome.index), [0, 1, 2, 3, 4])
-    assert.deepStrictEqual([result.cancelled, result.notOpen, result.failed], [2, 2, 1])
-    assert.deepStrictEqual(Records.cancelRow(result.outcomes[4]!), ["4", "failed", "", "c-15", "40015", "system error"])
-    assert.deepStrictEqual(Records.cancelRow(result.outcomes[0]!), ["0", "cancelled", "11", "", "", ""])
+  it("cancelRow: one row per outcome, the venue's code and message where it refused", () => {
+    const failed: Cancel.CancelOrdersOutcome = {
+      _tag: "Failed",
+      index: 4,
+      clientOrderId: "c-15",
+      code: "40015",
+      message: "system error"
+    }
+    const cancelled: Cancel.CancelOrdersOutcome = { _tag: "Cancelled", index: 0, orderId: "11" as never }
+    assert.deepStrictEqual([failed, cancelled].map(Records.cancelWord), ["failed", "cancelled"])
+    assert.deepStrictEqual(Records.cancelRow(failed), ["4", "failed", "", "c-15", "40015", "system error"])
+    assert.deepStrictEqual(Records.cancelRow(cancelled), ["0", "cancelled", "11", "", "", ""])
   })
 })

@@ -41,26 +41,6 @@ export const cancelRow = (outcome: Cancel.CancelOrdersOutcome): Array<string> =>
   outcome._tag === "Cancelled" ? "" : outcome.message
 ]
 
-/**
- * `cancelAll`'s answer as one outcome per order, the cancelled first: an order the venue did not cancel is `final`
- * (43004: it filled meanwhile) or `unknown` (43001) like any cancel's, and `Failed` for any other reason.
- */
-export const cancelAllOutcomes = (result: Cancel.CancelAllResult): Cancel.CancelOrdersResult => {
-  const outcomes = result.cancelled.map((orderId, index): Cancel.CancelOrdersOutcome => ({
-    _tag: "Cancelled",
-    index,
-    orderId
-  }))
-  for (const failure of result.notCancelled) {
-    const index = outcomes.length
-    const reason = failure.code === "43004" ? "final" : failure.code === "43001" ? "unknown" : undefined
-    outcomes.push(
-      reason === undefined ? { _tag: "Failed", index, ...failure } : { _tag: "NotOpen", index, reason, ...failure }
-    )
-  }
-  return summarize(outcomes)
-}
-
 /** Outcomes with their counts, as `cancelOrders` answers them. */
 export const summarize = (outcomes: ReadonlyArray<Cancel.CancelOrdersOutcome>): Cancel.CancelOrdersResult => {
   const count = (tag: Cancel.CancelOrdersOutcome["_tag"]) => outcomes.filter((outcome) => outcome._tag === tag).length

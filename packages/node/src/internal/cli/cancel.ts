@@ -68,7 +68,7 @@ const ordersCancel = Command.make(
             : refs !== undefined
             // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
             ? yield* client.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
-            : Records.cancelAllOutcomes(yield* client.cancelAll(flags.symbol))
+            : yield* client.cancelAll(flags.symbol)
           const { failed, text } = summary(result)
           yield* Items.report(output(yield* redacted(result), flags.format), text, failed)
         })

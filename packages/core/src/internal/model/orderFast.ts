@@ -1,8 +1,8 @@
 // The hand-written fast paths of the order schemas (Order.ts): the plain forms of the hot answers, decoded
 // to exactly the Schema's value, or `undefined` to leave the input to the Schema. Order.ts exports them under their
 // public names; they are property-tested against their Schemas in both directions (test/Order.test.ts).
-import type * as Order from "../Order.ts"
-import type { OrderId } from "../Primitives.ts"
+import type * as Order from "../../Order.ts"
+import type { OrderId } from "../../Primitives.ts"
 import * as Fast from "./fast.ts"
 
 export const placeOrderResult = (input: unknown): Order.PlaceOrderResult | undefined =>

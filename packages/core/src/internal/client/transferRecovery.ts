@@ -4,10 +4,16 @@
 // not among the transfers this client already knows (its earlier transfers, and earlier recoveries). Exactly one
 // match is the transfer; none or several leave the outcome unknown, and the error carries the candidates.
 import { Effect } from "effect"
-import * as SpotError from "../SpotError.ts"
-import type { InternalTransfer, TransferRecord, TransferResult, TransferStatusResponse } from "../Transfer.ts"
-import * as Venue from "../Venue.ts"
-import * as Decimal from "./decimal.ts"
+import * as SpotError from "../../SpotError.ts"
+import type {
+  InternalTransfer,
+  TransferRecord,
+  TransferResult,
+  TransferStatusQuery,
+  TransferStatusResponse
+} from "../../Transfer.ts"
+import * as Venue from "../../Venue.ts"
+import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */
@@ -28,15 +34,9 @@ export class Known {
 }
 
 /** One page of the transfer list (`transferStatus`), retried. */
-export type Lookup = (query: {
-  readonly coin: string
-  readonly startTime: number
-  readonly endTime: number
-  readonly fromAccountType: string
-  readonly toAccountType: string
-  readonly page: number
-  readonly pageSize: number
-}) => Effect.Effect<TransferStatusResponse, SpotError.SpotErrorReason>
+export type Lookup = (
+  query: typeof TransferStatusQuery.Type
+) => Effect.Effect<TransferStatusResponse, SpotError.SpotErrorReason>
 
 const PAGE_SIZE = 200
 /** Pages read at most: a window of a minute or two holds far fewer transfers of one user. */

@@ -8,35 +8,20 @@
 // "already final" by the venue, so when an attempt may have been applied such an answer is checked against the
 // order's status: a cancelled order is reported `Cancelled`.
 import { Effect, Option } from "effect"
-import type * as Cancel from "../Cancel.ts"
-import type * as Order from "../Order.ts"
-import type { OrderId } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import type * as Cancel from "../../Cancel.ts"
+import type * as Order from "../../Order.ts"
+import { type OrderId, TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
+import { type Context, fail, send, sendTracked, traced, validate } from "./call.ts"
+import type * as OrderState from "./orderState.ts"
 import type * as Retry from "./retry.ts"
-import * as validate from "./validate.ts"
+import * as Validate from "./validate.ts"
 
-/** The codes by which the venue says an order is not open: unknown (43001), already final (43004). */
-const NOT_OPEN_CODES: Readonly<Record<string, "unknown" | "final">> = { "43001": "unknown", "43004": "final" }
-
-/**
- * Whether the venue's code and message say the order is not open, and how; undefined for any other refusal. The
- * batch answers carry only a message in the venue's samples (`FAILED_ORDER_NOT_FOUND`).
- */
-export const notOpen = (code: string | undefined, message: string | undefined): "unknown" | "final" | undefined => {
-  if (code !== undefined && Object.hasOwn(NOT_OPEN_CODES, code)) return NOT_OPEN_CODES[code]
-  if (message === undefined) return undefined
-  if (/not[ _]?found|not[ _]exist|unknown[ _]order/i.test(message)) return "unknown"
-  if (/no order to cancel|already|final|filled|cancell?ed/i.test(message)) return "final"
-  return undefined
-}
-
-/** The code a refusal is reported with: the venue's, or the one its message implies. */
-const codeOf = (code: string | undefined, reason: "unknown" | "final" | undefined) =>
-  code ?? (reason === "unknown" ? "43001" : reason === "final" ? "43004" : "unknown")
+const { notOpen, notOpenCode: codeOf } = Venue
 
 /** One order by its ids (`order`), retried. */
-export type Lookup = (ref: Order.OrderRef) => Effect.Effect<Option.Option<Order.OrderRecord>, SpotError.SpotErrorReason>
+export type Lookup = OrderState.Lookup
 
 type Named = { readonly orderId?: OrderId | undefined; readonly clientOrderId?: string | undefined }
 
@@ -48,7 +33,7 @@ const settle = (
   mayHaveApplied: boolean
 ): Effect.Effect<Cancel.CancelOutcome> => {
   if (!mayHaveApplied || outcome._tag !== "NotOpen" || outcome.reason !== "final") return Effect.succeed(outcome)
-  const ref: Order.OrderRef | undefined = outcome.orderId !== undefined
+  const ref: Parameters<Lookup>[0] | undefined = outcome.orderId !== undefined
     ? { orderId: outcome.orderId }
     : outcome.clientOrderId !== undefined
     ? { clientOrderId: outcome.clientOrderId }
@@ -71,12 +56,6 @@ const settle = (
 // ---------------------------------------------------------------------------------------------------------------
 // one order
 
-/** The body of a cancel of one order, in the venue's naming. */
-export const oneBody = (request: typeof Cancel.CancelOrderRequest.Type): Record<string, unknown> =>
-  request.orderId !== undefined
-    ? { symbol: request.symbol, orderId: request.orderId }
-    : { symbol: request.symbol, clientOid: request.clientOrderId }
-
 const named = (request: typeof Cancel.CancelOrderRequest.Type, answer?: Cancel.CancelOrderResponse): Named => {
   const orderId = request.orderId ?? answer?.order_id ?? undefined
   const clientOrderId = request.clientOrderId ?? answer?.client_oid ?? undefined
@@ -96,7 +75,8 @@ export const one = (
     onFailure: (failure) => {
       const reason = failure.reason
       const code = "code" in reason ? reason.code : undefined
-      const how = code !== undefined && Object.hasOwn(NOT_OPEN_CODES, code) ? NOT_OPEN_CODES[code] : undefined
+      // Only the code decides here: an error envelope's message is the venue's text for any refusal.
+      const how = code === undefined ? undefined : notOpen(code, undefined)
       if (code === undefined || how === undefined) return Effect.fail(reason)
       const outcome: Cancel.CancelOutcome = {
         _tag: "NotOpen",
@@ -129,16 +109,15 @@ export const one = (
 // ---------------------------------------------------------------------------------------------------------------
 // many orders
 
-const validateRef = validate.input(
-  // The item's schema is the venue's declared request of cancelOrders.
-  Venue.endpoints.cancelOrders.request
-)
+// An order named by exactly one of its ids: the declared request of `order`.
+const validateRef = Validate.input(Venue.endpoints.order.request)
+const validateSymbol = Validate.input(TradingPair, "symbol")
 
 /** What cancelling many orders needs from the client. */
 export interface Client {
   /** Sends one request (retried): orderIds or clientOids of one symbol. */
   readonly send: (
-    body: Record<string, unknown>
+    request: Cancel.CancelOrdersRequest
   ) => Effect.Effect<Retry.Succeeded<Cancel.CancelBatchResponse>, Retry.Failure>
   readonly lookup: Lookup
 }
@@ -216,12 +195,12 @@ const fromAnswer = (chunk: ReadonlyArray<Item>, byOrderId: boolean, answer: Canc
   return { outcomes, failures }
 }
 
-const sendChunk = (client: Client, symbol: string, chunk: ReadonlyArray<Item>, byOrderId: boolean) =>
+const sendChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Item>, byOrderId: boolean) =>
   Effect.gen(function*() {
-    const body = byOrderId
-      ? { symbol, orderIds: chunk.map((item) => item.orderId) }
-      : { symbol, clientOids: chunk.map((item) => item.clientOrderId) }
-    const answer = yield* Effect.result(client.send(body))
+    const request: Cancel.CancelOrdersRequest = byOrderId
+      ? { symbol, orderIds: chunk.map((item) => item.orderId!) }
+      : { symbol, clientOids: chunk.map((item) => item.clientOrderId!) }
+    const answer = yield* Effect.result(client.send(request))
     if (answer._tag === "Failure") {
       const reason = answer.failure.reason
       const code = "code" in reason ? reason.code : reason._tag
@@ -257,7 +236,7 @@ const namedIn = (input: unknown): Named => {
 /** Cancels every order named: one outcome per input item, in input order. */
 export const many = (
   client: Client,
-  symbol: string,
+  symbol: TradingPair,
   refs: ReadonlyArray<Order.OrderRef>
 ): Effect.Effect<Cancel.CancelOrdersResult> =>
   Effect.gen(function*() {
@@ -294,21 +273,96 @@ export const many = (
       }
     }
     for (const [index, key] of repeats) outcomes[index] = { ...outcomes[first.get(key)!.index]!, index }
-    const all = outcomes as ReadonlyArray<Outcome>
-    const count = (tag: Outcome["_tag"]) => all.filter((outcome) => outcome._tag === tag).length
-    return { outcomes: all, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed") }
+    return tally(outcomes as ReadonlyArray<Outcome>)
   })
 
-/** The result of cancelling every open order of a symbol, from the venue's answer. */
-export const all = (answer: Cancel.CancelBatchResponse): Cancel.CancelAllResult => ({
-  cancelled: (answer.successList ?? []) as ReadonlyArray<OrderId>,
-  notCancelled: (answer.failureList ?? []).map((failure) => {
-    const how = notOpen(failure.errCode ?? undefined, failure.errMsg ?? undefined)
-    return {
+/**
+ * The result of cancelling every open order of a symbol, from the venue's answer: the same outcomes as
+ * `cancelOrders` gives, one per order the answer names (successes first, then refusals), in the answer's order.
+ */
+export const all = (answer: Cancel.CancelBatchResponse): Cancel.CancelOrdersResult => {
+  const outcomes: Array<Outcome> = []
+  for (const orderId of answer.successList ?? []) {
+    outcomes.push({ _tag: "Cancelled", index: outcomes.length, orderId: orderId as OrderId })
+  }
+  for (const failure of answer.failureList ?? []) {
+    const code = failure.errCode ?? undefined
+    const message = failure.errMsg ?? undefined
+    const how = notOpen(code, message)
+    const named: Named = {
       ...(failure.orderId == null ? {} : { orderId: failure.orderId as OrderId }),
-      ...(failure.clientOid == null ? {} : { clientOrderId: failure.clientOid }),
-      code: codeOf(failure.errCode ?? undefined, how),
-      message: failure.errMsg ?? "not cancelled"
+      ...(failure.clientOid == null ? {} : { clientOrderId: failure.clientOid })
     }
-  })
-})
+    outcomes.push(
+      how === undefined
+        ? {
+          _tag: "Failed",
+          index: outcomes.length,
+          ...named,
+          code: codeOf(code, how),
+          message: message ?? "not cancelled"
+        }
+        : {
+          _tag: "NotOpen",
+          index: outcomes.length,
+          ...named,
+          reason: how,
+          code: codeOf(code, how),
+          message: message ?? Venue.message(codeOf(code, how))
+        }
+    )
+  }
+  return tally(outcomes)
+}
+
+const tally = (outcomes: ReadonlyArray<Outcome>): Cancel.CancelOrdersResult => {
+  const count = (tag: Outcome["_tag"]) => outcomes.filter((outcome) => outcome._tag === tag).length
+  return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed") }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the operations
+
+/** The cancel operations of one client, over the order lookup of `orderState.ts`. */
+export const make = (context: Context, lookup: Lookup) => {
+  const { cancelAll: allEndpoint, cancelOrder: oneEndpoint, cancelOrders: manyEndpoint } = Venue.endpoints
+
+  const cancelOrder = Effect.fnUntraced(
+    function*(input: Cancel.CancelOrderInput) {
+      const request = yield* validate(oneEndpoint, input)
+      yield* Effect.annotateCurrentSpan(
+        request.orderId !== undefined
+          ? { symbol: request.symbol, orderId: request.orderId }
+          : { symbol: request.symbol, clientOrderId: request.clientOrderId }
+      )
+      return yield* one(request, sendTracked(context, oneEndpoint, request), lookup)
+    },
+    Effect.mapError(fail("cancelOrder")),
+    traced("SpotClient.cancelOrder")
+  )
+
+  const client: Client = { send: (request) => sendTracked(context, manyEndpoint, request), lookup }
+
+  const cancelOrders = Effect.fnUntraced(
+    function*(symbolInput: string, orders: Iterable<Order.OrderRef>) {
+      const symbol = yield* validateSymbol(symbolInput)
+      const refs = Array.from(orders)
+      yield* Effect.annotateCurrentSpan({ symbol, orders: refs.length })
+      return yield* many(client, symbol, refs)
+    },
+    Effect.mapError(fail("cancelOrders")),
+    traced("SpotClient.cancelOrders")
+  )
+
+  const cancelAll = Effect.fnUntraced(
+    function*(symbolInput: string) {
+      const request = yield* validate(allEndpoint, { symbol: symbolInput })
+      yield* Effect.annotateCurrentSpan({ symbol: request.symbol })
+      return all(yield* send(context, allEndpoint, request))
+    },
+    Effect.mapError(fail("cancelAll")),
+    traced("SpotClient.cancelAll")
+  )
+
+  return { cancelOrder, cancelOrders, cancelAll }
+}

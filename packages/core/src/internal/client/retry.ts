@@ -6,8 +6,8 @@
 // not apply it (`Venue.mayHaveApplied` is false). A `40008` (timestamp outside the window) is re-signed at once, once
 // per attempt: its answer carried the server's clock, so the next signature is in the window.
 import { Duration, Effect, Schedule } from "effect"
-import type * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import type * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 
 /** Retry policy (`SpotClient.RetryOptions`). */
 export interface Options {

@@ -3,8 +3,8 @@
 // quotes. Used by the answer stage of the pipeline (pipeline.ts) and by decoding (a schema failure on a payload).
 import { Cause, Duration, type Schema } from "effect"
 import type { HttpClientError } from "effect/http"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 
 // System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
 // have seen it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
@@ -34,7 +34,7 @@ export const EXCERPT = 160
 
 // Credentials are removed from texts that came over the network, in every form a server may echo them (SafeText).
 // Data is never scrubbed by the client, only texts that end up in messages: a short passphrase may be part of a price.
-export { Scrubber } from "../SafeText.ts"
+export { Scrubber } from "../../SafeText.ts"
 
 /**
  * An HTTP client failure (no answer, a reset, the request's deadline) as a `TransportError`. A timeout reads "no

@@ -1,44 +1,24 @@
 // The client's operations on transfers: an internal transfer (recovered by a lookup when its answer is lost, never
 // sent again blindly) and the venue's list of transfers with their status.
-import { Clock, Effect, Schema } from "effect"
-import * as Json from "../Json.ts"
-import * as Transfer from "../Transfer.ts"
-import * as Venue from "../Venue.ts"
-import { attempt, call, type Context, fail, queryString, traced } from "./operation.ts"
+import { Clock, Effect } from "effect"
+import type * as Transfer from "../../Transfer.ts"
+import * as Venue from "../../Venue.ts"
+import { attempt, type Context, fail, send, traced, validate } from "./call.ts"
 import * as TransferRecovery from "./transferRecovery.ts"
-import * as validate from "./validate.ts"
 
-const validateTransfer = validate.input(Transfer.InternalTransfer)
-const validateStatusQuery = validate.input(Transfer.TransferStatusQuery)
-const decodeTransferSuccess = Schema.decodeUnknownEffect(Transfer.TransferSuccess)
-const decodeStatus = Schema.decodeUnknownEffect(Transfer.TransferStatusResponse)
-
-// The status query on the wire: the venue spells the id `withdrawID`.
-const statusQuery = (query: typeof Transfer.TransferStatusQuery.Type) =>
-  queryString({
-    withdrawID: query.withdrawId,
-    coin: query.coin,
-    startTime: query.startTime,
-    endTime: query.endTime,
-    fromAccountType: query.fromAccountType,
-    toAccountType: query.toAccountType,
-    page: query.page,
-    pageSize: query.pageSize
-  })
+const { internalTransfer: transferEndpoint, transferStatus: statusEndpoint } = Venue.endpoints
 
 /** The operations on transfers of one client. */
 export const make = (context: Context) => {
   const { pipeline, retrying } = context
-  const endpoints = Venue.endpoints
   // The transfers this client made or recovered, which a recovery must not take for a lost one.
   const known = new TransferRecovery.Known()
 
-  const statusOf = (query: typeof Transfer.TransferStatusQuery.Type) =>
-    call(context, endpoints.transferStatus, statusQuery(query), decodeStatus)
+  const statusOf = (query: Venue.RequestOf<typeof statusEndpoint>) => send(context, statusEndpoint, query)
 
   const transferStatus = Effect.fnUntraced(
     function*(query: Transfer.TransferStatusQuery = {}) {
-      const valid = yield* validateStatusQuery(query)
+      const valid = yield* validate(statusEndpoint, query)
       return (yield* statusOf(valid)).list ?? []
     },
     Effect.mapError(fail("transferStatus")),
@@ -50,19 +30,12 @@ export const make = (context: Context) => {
 
   const internalTransfer = Effect.fnUntraced(
     function*(input: Transfer.InternalTransferInput) {
-      const transfer = yield* validateTransfer(input)
+      const transfer = yield* validate(transferEndpoint, input)
       yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
-      const payload = Json.stringify({
-        toUserId: Json.rawNumber(transfer.toUserId),
-        coin: transfer.coin,
-        amount: transfer.amount,
-        fromAccountType: transfer.fromAccountType,
-        toAccountType: transfer.toAccountType
-      })
       const start = yield* serverNow
       return yield* retrying(
-        endpoints.internalTransfer,
-        attempt(pipeline, endpoints.internalTransfer, payload, decodeTransferSuccess).pipe(
+        transferEndpoint,
+        attempt(pipeline, transferEndpoint, transfer).pipe(
           Effect.map((answer): Transfer.TransferResult => ({ id: answer.id, timestamp: answer.timestamp ?? undefined }))
         )
       ).pipe(
@@ -70,7 +43,7 @@ export const make = (context: Context) => {
         Effect.catch((failure) =>
           Effect.flatMap(serverNow, (end) =>
             TransferRecovery.recover(
-              (query) => statusOf(query as typeof Transfer.TransferStatusQuery.Type),
+              statusOf,
               transfer,
               { start, end },
               known,

@@ -4,76 +4,19 @@
 // the cached copy did not catch (40808, 45110: the rules changed). Placing never fails because the rules could not
 // be loaded: the order is then sent unchecked, and the load is not tried again for a while.
 import { Clock, Effect } from "effect"
-import type * as Market from "../Market.ts"
-import type { OrderType, Side } from "../Order.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Decimal from "./decimal.ts"
-
-/** The part of an order the rules judge. */
-export interface Checked {
-  readonly side: Side
-  readonly orderType: OrderType
-  readonly price?: string | undefined
-  readonly quantity: string
-}
+import type * as Market from "../../Market.ts"
+import type * as SpotError from "../../SpotError.ts"
+import * as SymbolRules from "../model/symbolRules.ts"
 
 /** One symbol's rules, prepared for checking orders. */
 export interface Checker {
   readonly rules: Market.SymbolRules
   /** Why the order breaks a rule, with the nearest valid values; undefined when it keeps them all. */
-  readonly check: (order: Checked) => SpotError.SymbolRuleError | undefined
+  readonly check: (order: SymbolRules.Checked) => SpotError.SymbolRuleError | undefined
 }
-
-const nonZero = (value: string) => /[1-9]/.test(value)
 
 /** Prepares a symbol's rules for checking orders. */
-export const checker = (rules: Market.SymbolRules): Checker => {
-  const tick = Decimal.step(rules.tickSize)
-  const step = Decimal.step(rules.stepSize)
-  const min = nonZero(rules.minTradeAmount) ? rules.minTradeAmount : undefined
-  const max = nonZero(rules.maxTradeAmount) ? rules.maxTradeAmount : undefined
-  const broken = (
-    rule: SpotError.SymbolRuleError["rule"],
-    field: string,
-    value: string,
-    limit: string,
-    nearest: ReadonlyArray<string>
-  ) => new SpotError.SymbolRuleError({ symbol: rules.symbol, rule, field, value, limit, nearest })
-  const within = (quantity: string) =>
-    (min === undefined || Decimal.compare(quantity, min) >= 0) &&
-    (max === undefined || Decimal.compare(quantity, max) <= 0)
-  // The valid quantity closest to a bound: the bound itself when it is on the step, else the next step inside.
-  const inside = (bound: string, direction: "up" | "down") => {
-    if (Decimal.isMultiple(bound, step)) return bound
-    const { down, up } = Decimal.around(bound, step)
-    return direction === "up" ? up : down
-  }
-  return {
-    rules,
-    check: (order) => {
-      if (!rules.enableTrade) return broken("enableTrade", "symbol", rules.symbol, "false", [])
-      const price = order.price
-      if (order.orderType === "limit" && price !== undefined && !Decimal.isMultiple(price, tick)) {
-        const { down, up } = Decimal.around(price, tick)
-        return broken("tickSize", "price", price, rules.tickSize, nonZero(down) ? [down, up] : [up])
-      }
-      // A market buy's quantity is in the quote coin: the base coin's step and bounds do not apply to it.
-      if (order.orderType === "market" && order.side === "buy") return undefined
-      const quantity = order.quantity
-      if (!Decimal.isMultiple(quantity, step)) {
-        const { down, up } = Decimal.around(quantity, step)
-        return broken("stepSize", "quantity", quantity, rules.stepSize, [down, up].filter(within))
-      }
-      if (min !== undefined && Decimal.compare(quantity, min) < 0) {
-        return broken("minTradeAmount", "quantity", quantity, min, [inside(min, "up")].filter(within))
-      }
-      if (max !== undefined && Decimal.compare(quantity, max) > 0) {
-        return broken("maxTradeAmount", "quantity", quantity, max, [inside(max, "down")].filter(within))
-      }
-      return undefined
-    }
-  }
-}
+export const checker = (rules: Market.SymbolRules): Checker => ({ rules, check: SymbolRules.check(rules) })
 
 /** What the cache needs: one request for every symbol's rules, already retried. */
 export type Load = Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotErrorReason>

@@ -1,7 +1,7 @@
 // Fields and checks that several request schemas share (Order, Cancel, Fill): an order named by exactly one of its
 // ids, and exclusive time bounds `after` < `before`.
 import { Schema } from "effect"
-import { ClientOrderId, Millis, OrderId } from "../Primitives.ts"
+import { ClientOrderId, Millis, OrderId } from "../../Primitives.ts"
 
 /** An order named by the venue's id or the client's. */
 export const orderRefFields = {

@@ -1,11 +1,11 @@
 // Paged lists as lazy Streams: no request before the first pull, one per page pulled. Each stream gets the call for
 // one page (already retried) and decides only what to ask for next and what to yield.
 import { Effect, Option, Stream } from "effect"
-import type * as Bill from "../Bill.ts"
-import type * as Fill from "../Fill.ts"
-import type * as Order from "../Order.ts"
-import type { TradingPair } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
+import type * as Bill from "../../Bill.ts"
+import type * as Fill from "../../Fill.ts"
+import type * as Order from "../../Order.ts"
+import type { TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
 
 /** Pages in a row that may bring nothing new before a stream decides the venue does not page. */
 const STALE_PAGES = 3
@@ -165,7 +165,7 @@ export const byTime = <Item, Page>(
 
 /** Funding bills, newest first, paged by time (`byTime`). */
 export const fundingBills = (
-  page: (query: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
+  page: (query: typeof Bill.BillPageQuery.Type) => Effect.Effect<Bill.BillPage, SpotError.SpotErrorReason>,
   query: typeof Bill.BillQuery.Type
 ): Stream.Stream<Bill.Bill, SpotError.SpotErrorReason> =>
   byTime({
@@ -182,7 +182,9 @@ export const fundingBills = (
 
 /** Order history of a symbol, newest first, paged by time (`byTime`). */
 export const orderHistory = (
-  page: (query: Order.OrderHistoryQuery) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotErrorReason>,
+  page: (
+    query: typeof Order.OrderHistoryQuery.Type
+  ) => Effect.Effect<Order.OrderHistoryPage, SpotError.SpotErrorReason>,
   filter: typeof Order.OrderHistoryFilter.Type
 ): Stream.Stream<Order.OrderRecord, SpotError.SpotErrorReason> =>
   byTime({
@@ -199,7 +201,7 @@ export const orderHistory = (
 
 /** Fills of a symbol (or of one order), newest first, paged by time (`byTime`). */
 export const fills = (
-  page: (query: Fill.FillsQuery) => Effect.Effect<Fill.FillsPage, SpotError.SpotErrorReason>,
+  page: (query: typeof Fill.FillsQuery.Type) => Effect.Effect<Fill.FillsPage, SpotError.SpotErrorReason>,
   filter: typeof Fill.FillsFilter.Type
 ): Stream.Stream<Fill.FillRecord, SpotError.SpotErrorReason> =>
   byTime({

@@ -3,10 +3,10 @@
 // and cancelled orders too) before the caller is told anything, so that a caller who places it again does not place
 // it twice, and an order that filled at once (market, IOC, FOK) is reported with its id.
 import { Effect } from "effect"
-import type * as Order from "../Order.ts"
-import type { OrderId } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Decimal from "./decimal.ts"
+import type * as Order from "../../Order.ts"
+import type { OrderId } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
 
 /**

@@ -1,5 +1,5 @@
 import { Effect, Schema, SchemaIssue } from "effect"
-import * as SpotError from "../SpotError.ts"
+import * as SpotError from "../../SpotError.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -3,9 +3,9 @@
 // request against its own 10 per second where it has one; and, after a 429, the pause of the shared budgets (for the
 // venue's `Retry-After` when it sends one, otherwise one window), which holds every call of every client on the store.
 import { Clock, Effect } from "effect"
-import type * as RateLimitStore from "../RateLimitStore.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import type * as RateLimitStore from "../../RateLimitStore.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 
 /** The budgets and weights in force (the venue's, with the caller's overrides) and the store's keys. */
 export interface Config {

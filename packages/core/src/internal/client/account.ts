@@ -1,43 +1,38 @@
 // The client's operations on account and market data: balances, funding bills, order history and fills (streams paged
-// by time, and their pages), the symbols' rules (cached) and the server's time. Each is validate → encode →
-// retrying(execute → decode), as a traced public operation failing with `SpotError`.
-import { Effect, Option, Schema, Stream } from "effect"
-import * as Account from "../Account.ts"
-import * as Bill from "../Bill.ts"
-import * as Fill from "../Fill.ts"
-import * as Json from "../Json.ts"
-import type * as Market from "../Market.ts"
-import * as Order from "../Order.ts"
-import { TradingPair } from "../Primitives.ts"
-import * as Venue from "../Venue.ts"
-import { body, call, type Context, fail, traced } from "./operation.ts"
+// by time, and their pages), the symbols' rules (cached) and the server's time. Each is validate → send → decode by
+// the endpoint's declaration (call.ts), as a traced public operation failing with `SpotError`.
+import { Effect, Option, Stream } from "effect"
+import * as Bill from "../../Bill.ts"
+import * as Fill from "../../Fill.ts"
+import type * as Market from "../../Market.ts"
+import * as Order from "../../Order.ts"
+import { TradingPair } from "../../Primitives.ts"
+import * as Venue from "../../Venue.ts"
+import { type Context, fail, send, traced, validate } from "./call.ts"
 import * as Paging from "./paging.ts"
 import type * as Rules from "./rules.ts"
-import * as validate from "./validate.ts"
+import * as Validate from "./validate.ts"
 
-const validateBillQuery = validate.input(Bill.BillQuery)
-const validateBillPageQuery = validate.input(Bill.BillPageQuery)
-const validateHistoryFilter = validate.input(Order.OrderHistoryFilter)
-const validateHistoryQuery = validate.input(Order.OrderHistoryQuery)
-const validateFillsFilter = validate.input(Fill.FillsFilter)
-const validateFillsQuery = validate.input(Fill.FillsQuery)
-const validateSymbol = validate.input(TradingPair, "symbol")
-const decodeBalances = Schema.decodeUnknownEffect(Account.Balances)
-const decodeFillsPage = Schema.decodeUnknownEffect(Fill.FillsPage)
+// The streams' filters: what a caller gives a stream, from which it builds each page's request.
+const validateBillQuery = Validate.input(Bill.BillQuery)
+const validateHistoryFilter = Validate.input(Order.OrderHistoryFilter)
+const validateFillsFilter = Validate.input(Fill.FillsFilter)
+const validateSymbol = Validate.input(TradingPair, "symbol")
+
+const { balances: balancesEndpoint, fills: fillsEndpoint, fundingBills: billsEndpoint, orderHistory: historyEndpoint } =
+  Venue.endpoints
 
 const rulesOf = (checkers: ReadonlyMap<string, Rules.Checker>): ReadonlyArray<Market.SymbolRules> =>
   Array.from(checkers.values(), (checker) => checker.rules)
 
 /** The operations on account and market data of one client. */
 export const make = (context: Context) => {
-  const endpoints = Venue.endpoints
-
   // ---------------------------------------------------------------------------------------------------------------
   // balances
 
   const balances = Effect.fnUntraced(
     function*() {
-      return (yield* call(context, endpoints.balances, "", decodeBalances)) ?? []
+      return (yield* send(context, balancesEndpoint, {})) ?? []
     },
     Effect.mapError(fail("balances")),
     traced("SpotClient.balances")
@@ -46,12 +41,11 @@ export const make = (context: Context) => {
   // ---------------------------------------------------------------------------------------------------------------
   // bills
 
-  const billsPageOf = (query: Bill.BillPageQuery) =>
-    call(context, endpoints.fundingBills, body({ ...query }), Bill.decodeBillPage)
+  const billsPageOf = (query: Venue.RequestOf<typeof billsEndpoint>) => send(context, billsEndpoint, query)
 
   const fundingBillsPage = Effect.fnUntraced(
     function*(query: Bill.BillPageQuery = {}) {
-      return yield* billsPageOf(yield* validateBillPageQuery(query))
+      return yield* billsPageOf(yield* validate(billsEndpoint, query))
     },
     Effect.mapError(fail("fundingBillsPage")),
     traced("SpotClient.fundingBillsPage")
@@ -66,13 +60,12 @@ export const make = (context: Context) => {
   // ---------------------------------------------------------------------------------------------------------------
   // order history and fills
 
-  const historyPageOf = (query: Order.OrderHistoryQuery) =>
-    call(context, endpoints.orderHistory, body({ ...query }), Order.decodeOpenOrdersPage)
+  const historyPageOf = (query: Venue.RequestOf<typeof historyEndpoint>) => send(context, historyEndpoint, query)
 
   const orderHistoryPage = Effect.fnUntraced(
     function*(query: Order.OrderHistoryQuery) {
       yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageIndex: query.pageIndex ?? 0 })
-      return yield* historyPageOf(yield* validateHistoryQuery(query))
+      return yield* historyPageOf(yield* validate(historyEndpoint, query))
     },
     Effect.mapError(fail("orderHistoryPage")),
     traced("SpotClient.orderHistoryPage")
@@ -86,19 +79,12 @@ export const make = (context: Context) => {
       Stream.withSpan("SpotClient.orderHistory", { attributes: { symbol: filter.symbol } })
     )
 
-  // The fills' `orderId` is a Long on the wire (spec-extended §4): written as a bare JSON number, exactly.
-  const fillsPageOf = (query: Fill.FillsQuery) =>
-    call(
-      context,
-      endpoints.fills,
-      body({ ...query, orderId: query.orderId === undefined ? undefined : Json.rawNumber(query.orderId) }),
-      decodeFillsPage
-    )
+  const fillsPageOf = (query: Venue.RequestOf<typeof fillsEndpoint>) => send(context, fillsEndpoint, query)
 
   const fillsPage = Effect.fnUntraced(
     function*(query: Fill.FillsQuery) {
       yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageIndex: query.pageIndex ?? 0 })
-      return yield* fillsPageOf(yield* validateFillsQuery(query))
+      return yield* fillsPageOf(yield* validate(fillsEndpoint, query))
     },
     Effect.mapError(fail("fillsPage")),
     traced("SpotClient.fillsPage")
@@ -142,7 +128,7 @@ export const make = (context: Context) => {
   const serverTime = Effect.fnUntraced(
     function*() {
       return yield* Effect.mapError(
-        context.retrying(endpoints.serverTime, context.pipeline.serverTime),
+        context.retrying(Venue.endpoints.serverTime, context.pipeline.serverTime),
         (failure) => failure.reason
       )
     },

@@ -3,14 +3,14 @@
 // an ambiguous attempt may have placed is looked up by its clientOrderId before it is reported failed; `resolve` does
 // the same later for outcomes that still say `mayExist`.
 import { Effect } from "effect"
-import * as Order from "../Order.ts"
-import type { OrderId, TradingPair } from "../Primitives.ts"
-import * as SpotError from "../SpotError.ts"
-import * as Venue from "../Venue.ts"
+import type * as Order from "../../Order.ts"
+import type { OrderId, TradingPair } from "../../Primitives.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"
-import * as validate from "./validate.ts"
+import * as Validate from "./validate.ts"
 
 /** An item on its way: its place in the input, the validated order, and its clientOrderId. */
 export interface Pending {
@@ -21,11 +21,8 @@ export interface Pending {
 
 /** What batching needs from the client. */
 export interface Client {
-  /** Sends one chunk (retried) and answers the venue's batch answer. */
-  readonly send: (
-    symbol: string,
-    chunk: ReadonlyArray<Pending>
-  ) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
+  /** Sends one request (retried) and answers the venue's batch answer. */
+  readonly send: (request: Order.BatchRequest) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
   /** One order by its clientOrderId (`order`). */
   readonly lookup: Recovery.Lookup
   /** The symbol's rules when the client checks orders and knows them. */
@@ -37,10 +34,8 @@ export interface Client {
   readonly newClientOrderId: Effect.Effect<string>
 }
 
-/** Codes by which the venue refuses an order for a rule of its symbol (scale, minimum amount). */
-export const RULE_CODES: ReadonlySet<string> = new Set(["40808", "45110"])
-
-const validateItem = validate.input(Order.BatchItem)
+// An item of the declared request of placeOrders.
+const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
 
 const failed = (index: number, clientOrderId: string, reason: SpotError.SpotErrorReason, mayExist = false) =>
   ({
@@ -54,7 +49,8 @@ const failed = (index: number, clientOrderId: string, reason: SpotError.SpotErro
 
 const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
   Effect.gen(function*() {
-    const answer = yield* Effect.result(client.send(symbol, chunk))
+    const orderList = chunk.map(({ clientOrderId, item }) => ({ ...item, clientOrderId }))
+    const answer = yield* Effect.result(client.send({ symbol, orderList }))
     const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
     const accepted = new Map<string, OrderId>()
     const rejected = new Map<string, { readonly code: string; readonly message: string }>()
@@ -148,7 +144,7 @@ export const placeOrders = (
         outcomes[outcome.index] = outcome
       }
     }
-    if (outcomes.some((outcome) => outcome?._tag === "Failed" && RULE_CODES.has(outcome.code))) {
+    if (outcomes.some((outcome) => outcome?._tag === "Failed" && Venue.isRuleRefusal(outcome.code))) {
       yield* client.ruleRefused(symbol, since)
     }
     return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)

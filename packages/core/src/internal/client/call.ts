@@ -1,0 +1,117 @@
+// One generic call of an endpoint, read from its declaration in `Venue.endpoints`: the request validated by the
+// declared request schema, written as the venue spells it (`wire`: a JSON body, or a GET's query), sent through the
+// pipeline under the retry policy of its idempotency, and its answer decoded by the declared response schema (with the
+// declared fast path beside it). Every operation of the client is made of these; nothing restates an endpoint.
+import { Clock, Effect, Random } from "effect"
+import * as Json from "../../Json.ts"
+import * as SpotError from "../../SpotError.ts"
+import type * as Venue from "../../Venue.ts"
+import type * as Pipeline from "./pipeline.ts"
+import type * as Retry from "./retry.ts"
+import type * as Rules from "./rules.ts"
+import * as Validate from "./validate.ts"
+
+/** The shared parts of a client's operations. */
+export interface Context {
+  readonly pipeline: Pipeline.Pipeline
+  readonly retrying: Retry.Retrying
+  /** The symbol-rules cache. */
+  readonly rules: Rules.Cache
+  /** Whether orders are checked against their symbol's rules before sending. */
+  readonly checkRules: boolean
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the declaration read
+
+/** The caller's input checked against the endpoint's request schema: the valid request, or a `ValidationError`. */
+export const validate = <E extends Venue.Endpoint>(
+  endpoint: E,
+  input: unknown
+): Effect.Effect<Venue.RequestOf<E>, SpotError.ValidationError> =>
+  Effect.mapError(endpoint.decodeRequest(input), (error) => Validate.toValidationError(error))
+
+/** A GET's query string, in the wire's order, without `?`; undefined values are left out. */
+const queryString = (params: Readonly<Record<string, unknown>>): string => {
+  const parts: Array<string> = []
+  for (const key in params) {
+    const value = params[key]
+    if (value !== undefined) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
+  }
+  return parts.join("&")
+}
+
+/** A valid request as the venue spells it: a POST's JSON body (undefined fields left out), or a GET's query. */
+export const encode = <E extends Venue.Endpoint>(endpoint: E, request: Venue.RequestOf<E>): string => {
+  const wire = endpoint.wire(request)
+  return endpoint.method === "GET" ? queryString(wire) : Json.stringify(wire)
+}
+
+/** An answer's payload decoded by the endpoint's response schema; a payload of another shape quotes the body. */
+export const decode = <E extends Venue.Endpoint>(
+  endpoint: E,
+  response: Pipeline.VenueResponse
+): Effect.Effect<Venue.ResponseOf<E>, SpotError.DecodeError> =>
+  Effect.mapError(endpoint.decodeResponse(response.payload), (error) => response.schemaError(error))
+
+// ---------------------------------------------------------------------------------------------------------------
+// sending
+
+/** One attempt at an endpoint with a valid request: sent through the pipeline, its answer decoded. */
+export const attempt = <E extends Venue.Endpoint>(
+  pipeline: Pipeline.Pipeline,
+  endpoint: E,
+  request: Venue.RequestOf<E>
+): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
+  Effect.flatMap(
+    pipeline.execute({ endpoint, payload: encode(endpoint, request) }),
+    (response) => decode(endpoint, response)
+  )
+
+/** A call of an endpoint with a valid request: attempts retried under the client's policy, failing with how. */
+export const sendTracked = <E extends Venue.Endpoint>(
+  context: Pick<Context, "pipeline" | "retrying">,
+  endpoint: E,
+  request: Venue.RequestOf<E>
+): Effect.Effect<Retry.Succeeded<Venue.ResponseOf<E>>, Retry.Failure> =>
+  context.retrying.tracked(endpoint, attempt(context.pipeline, endpoint, request))
+
+/** A call of an endpoint with a valid request: attempts retried under the client's policy; fails with the last reason. */
+export const send = <E extends Venue.Endpoint>(
+  context: Pick<Context, "pipeline" | "retrying">,
+  endpoint: E,
+  request: Venue.RequestOf<E>
+): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
+  Effect.mapError(context.retrying(endpoint, attempt(context.pipeline, endpoint, request)), reasonOf)
+
+/** A call of an endpoint with the caller's input: validated, then sent. */
+export const call = <E extends Venue.Endpoint>(
+  context: Pick<Context, "pipeline" | "retrying">,
+  endpoint: E,
+  input: unknown
+): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
+  Effect.flatMap(validate(endpoint, input), (request) => send(context, endpoint, request))
+
+/** The reason of a failed call, for callers that need no more. */
+export const reasonOf = (failure: Retry.Failure): SpotError.SpotErrorReason => failure.reason
+
+// ---------------------------------------------------------------------------------------------------------------
+// public operations
+
+// A public operation's span, like `Effect.fn(name)` gives, but without capturing a call-site stack trace on every
+// call: that `new Error()` is a noticeable part of an in-process placeOrder (BENCHMARKS.md), on a path that trading
+// programs call in tight loops. Errors still carry the operation's name and reason.
+export const traced = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withSpan(self, name, { captureStackTrace: false })
+
+/** The error of the public operation `SpotClient.<operation>`. */
+export const fail = (operation: string) => (reason: SpotError.SpotErrorReason): SpotError.SpotError =>
+  new SpotError.SpotError({ operation: `SpotClient.${operation}`, reason })
+
+/** A fresh clientOrderId: `sk`, the time and 60 random bits in base 36 (22 characters of `[a-z0-9]`). */
+export const newClientOrderId: Effect.Effect<string> = Effect.gen(function*() {
+  const now = yield* Clock.currentTimeMillis
+  const a = yield* Random.nextIntBetween(0, 2 ** 30)
+  const b = yield* Random.nextIntBetween(0, 2 ** 30)
+  return `sk${Math.floor(now).toString(36)}${a.toString(36).padStart(6, "0")}${b.toString(36).padStart(6, "0")}`
+})

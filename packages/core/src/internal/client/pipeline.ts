@@ -1,0 +1,365 @@
+// The client's request pipeline: one typed record (`Outgoing`, then `Stamped`) carried through named stages, each a
+// module-level function of that record and of the client's `Context`:
+//
+//   limited   waits for the endpoint's rate-limit permit; the request counts while in flight and from its answer on;
+//             a 429 pauses the shared budgets
+//   stamp     the clock corrected by the server's, signed once (serverClock.ts); before the client's first signed
+//             request, the server's time is asked once (best effort)
+//   exchange  the HTTP request built from the endpoint's prepared base, sent through the platform's HttpClient, its
+//             body read (at most `maxResponseBytes`), within `timeout`; transport failures become reasons
+//   answer    status and envelope checked, every failure mapped to a reason, texts scrubbed
+//   learn     the server's clock learned back from the answer
+//
+// What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
+// not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
+import { Cause, Clock, type Duration, Effect, Redacted, Result, Schema } from "effect"
+import { Headers, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
+import { type BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
+import * as Envelope from "../../Envelope.ts"
+import * as Json from "../../Json.ts"
+import * as Market from "../../Market.ts"
+import * as Signer from "../../Signer.ts"
+import type * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
+import * as Budget from "./budget.ts"
+import * as Errors from "./errors.ts"
+import { ServerClock } from "./serverClock.ts"
+
+export interface Options {
+  readonly baseUrl: string
+  readonly credentials: Signer.Credentials
+  readonly locale: string
+  readonly timeout: Duration.Duration
+  /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
+  readonly timeoutBy: "client" | "transport"
+  /** The largest body read; a larger answer fails with a `ResponseTooLargeError`. */
+  readonly maxResponseBytes: number
+  /** The budgets the client charges; none when limiting is off. */
+  readonly limiter: Budget.Limiter | undefined
+  /** Whether the server's time is asked for before the first signed request. */
+  readonly syncTime: boolean
+}
+
+/** A request about to enter the pipeline: its endpoint, and its body (POST) or query string (GET, without `?`). */
+export interface Outgoing {
+  readonly endpoint: Venue.Endpoint
+  readonly payload: string
+}
+
+/** A request stamped for sending: its path as signed, and (signed endpoints) its timestamp and signature. */
+export interface Stamped extends Outgoing {
+  readonly requestPath: string
+  /** `ACCESS-TIMESTAMP`; empty for a public endpoint. */
+  readonly timestamp: string
+  /** `ACCESS-SIGN`; empty for a public endpoint. */
+  readonly signature: string
+  /** Local time when stamped, to learn the server's clock from the answer. */
+  readonly sentAt: number
+}
+
+/**
+ * A venue's answer that passed the envelope check: the payload (the standard envelope's `data`, or the whole
+ * transfer envelope), the server time it carried, and what a decoder needs to quote it safely.
+ */
+export class VenueResponse {
+  readonly payload: unknown
+  readonly serverTime: number | undefined
+  readonly status: number
+  readonly bodyText: string
+  private readonly context: Context
+  private readonly signature: string
+
+  constructor(
+    payload: unknown,
+    serverTime: number | undefined,
+    status: number,
+    bodyText: string,
+    context: Context,
+    signature: string
+  ) {
+    this.payload = payload
+    this.serverTime = serverTime
+    this.status = status
+    this.bodyText = bodyText
+    this.context = context
+    this.signature = signature
+  }
+
+  /** A text of the answer made safe for a message. */
+  scrub(text: string): string {
+    return this.context.scrubber.scrub(text, this.signature)
+  }
+
+  /** A payload of the wrong shape, as a reason quoting the body's start. */
+  schemaError(error: Schema.SchemaError): SpotError.DecodeError {
+    return Errors.schemaError(
+      error,
+      (text, length) => this.context.scrubber.excerpt(text, length, this.signature),
+      this.bodyText,
+      this.status
+    )
+  }
+}
+
+/** What the stages of one client share: its options, the platform's client, the signer, its clock. */
+interface Context {
+  readonly options: Options
+  readonly http: HttpClient.HttpClient
+  readonly sign: (text: string) => Effect.Effect<string>
+  readonly scrubber: Errors.Scrubber
+  readonly redactedNames: ReadonlyArray<string | RegExp>
+  /** The parts of each endpoint's request that never change, by endpoint name. */
+  readonly bases: ReadonlyMap<string, HttpClientRequest.HttpClientRequest>
+  readonly clock: ServerClock
+  /** Asks the server's time once before the first signed request (replaced by a no-op once done). */
+  sync: Effect.Effect<void>
+}
+
+// The parts of a request that never change, built once per endpoint; each send adds its body, signature and
+// timestamp.
+const basesOf = (options: Options): ReadonlyMap<string, HttpClientRequest.HttpClientRequest> => {
+  const bases = new Map<string, HttpClientRequest.HttpClientRequest>()
+  for (const endpoint of Object.values(Venue.endpoints) as ReadonlyArray<Venue.Endpoint>) {
+    const headers: Record<string, string> = {
+      [Venue.headers.locale]: options.locale,
+      "Content-Type": "application/json"
+    }
+    if (endpoint.permission !== undefined) {
+      headers[Venue.headers.key] = Redacted.value(options.credentials.apiKey)
+      headers[Venue.headers.passphrase] = Redacted.value(options.credentials.passphrase)
+    }
+    bases.set(
+      endpoint.name,
+      HttpClientRequest.setHeaders(HttpClientRequest.make(endpoint.method)(options.baseUrl + endpoint.path), headers)
+    )
+  }
+  return bases
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// stamp
+
+const requestPathOf = (outgoing: Outgoing): string =>
+  outgoing.endpoint.method === "GET" && outgoing.payload !== ""
+    ? `${outgoing.endpoint.path}?${outgoing.payload}`
+    : outgoing.endpoint.path
+
+/** The request stamped: a public one as it is, a signed one with the server's time and its one signature. */
+export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamped> => {
+  const requestPath = requestPathOf(outgoing)
+  const endpoint = outgoing.endpoint
+  const body = endpoint.method === "GET" ? "" : outgoing.payload
+  return Effect.flatMap(context.clock.next(endpoint, requestPath, body), ({ millis, sentAt }) => {
+    if (endpoint.permission === undefined) {
+      return Effect.succeed({ ...outgoing, requestPath, timestamp: "", signature: "", sentAt })
+    }
+    const timestamp = String(millis)
+    return Effect.map(
+      context.sign(Venue.prehash(timestamp, endpoint.method, requestPath, body)),
+      (signature): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt })
+    )
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// exchange
+
+const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.HttpClientRequest => {
+  const base = context.bases.get(stamped.endpoint.name)!
+  const request = stamped.endpoint.method === "GET"
+    ? stamped.payload === "" ? base : HttpClientRequest.setUrl(base, `${base.url}?${stamped.payload}`)
+    : HttpClientRequest.bodyText(base, stamped.payload, "application/json")
+  return stamped.signature === "" ? request : HttpClientRequest.setHeaders(request, {
+    [Venue.headers.sign]: stamped.signature,
+    [Venue.headers.timestamp]: stamped.timestamp
+  })
+}
+
+const timedOut = (request: HttpClientRequest.HttpClientRequest) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({ request, cause: new Cause.TimeoutError() })
+  })
+
+/**
+ * The HTTP exchange: the answer read whole (at most `maxResponseBytes`, read as it arrives: a venue that sends an
+ * endless or huge body costs that much memory and no more) within `timeout` — on the Clock, or by the transport
+ * itself (`timeoutBy: "transport"`) — or the reason it failed (errors.ts reads both timeouts as "no answer within …").
+ */
+export const exchange = (
+  context: Context,
+  stamped: Stamped
+): Effect.Effect<BufferedResponse, SpotError.SpotErrorReason> => {
+  const request = httpRequestOf(context, stamped)
+  const { maxResponseBytes, timeout, timeoutBy } = context.options
+  const read = Effect.flatMap(context.http.execute(request), (response) => readBody(response, maxResponseBytes))
+  const bounded = timeoutBy === "transport"
+    ? read
+    : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
+  return bounded.pipe(
+    Effect.provideService(Headers.CurrentRedactedNames, context.redactedNames),
+    Effect.mapError((error) =>
+      Errors.transportError(error, timeout, (text) => context.scrubber.scrub(text, stamped.signature))
+    )
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// answer
+
+const transferSuccess = (
+  context: Context,
+  stamped: Stamped,
+  response: BufferedResponse,
+  parsed: { readonly code: unknown }
+): VenueResponse | undefined => {
+  if (stamped.endpoint.envelope !== "transfer" || String(parsed.code) !== Venue.TRANSFER_SUCCESS) return undefined
+  const field = (parsed as { readonly timestamp?: unknown }).timestamp
+  const serverTime = typeof field === "number" ? field : Number(field)
+  return new VenueResponse(parsed, serverTime, response.status, response.bodyText, context, stamped.signature)
+}
+
+/** The answer read: the payload of a success, or the reason of a failure, with every quoted text scrubbed. */
+export const answer = (
+  context: Context,
+  stamped: Stamped,
+  response: BufferedResponse
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
+  const { status, bodyText: text } = response
+  const scrub = (text: string) => context.scrubber.scrub(text, stamped.signature)
+  const excerptOf = (text: string, length: number) => context.scrubber.excerpt(text, length, stamped.signature)
+  const excerpt = (text: string) => excerptOf(text, Errors.EXCERPT)
+  const result = Result.try(() => Json.parse(text))
+  if (Result.isFailure(result)) {
+    // The parser's own message quotes the body; say only what and where.
+    return Effect.fail(
+      Errors.withoutEnvelope(status, "json", `the body (${text.length} characters) is not valid JSON`, excerpt(text))
+    )
+  }
+  const parsed = result.success
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
+    return Effect.fail(
+      Errors.withoutEnvelope(status, "schema", "expected an envelope object with a code", excerpt(text))
+    )
+  }
+  const transfer = transferSuccess(context, stamped, response, parsed)
+  if (transfer !== undefined) return Effect.succeed(transfer)
+  return Envelope.decodeStandard(parsed).pipe(
+    Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
+    Effect.flatMap((envelope) =>
+      envelope.code === Venue.SUCCESS
+        ? Effect.succeed(
+          new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
+        )
+        : Budget.withRetryAfter(
+          Venue.reasonOf({
+            code: scrub(envelope.code),
+            msg: scrub(envelope.msg ?? ""),
+            requestTime: envelope.requestTime ?? undefined,
+            httpStatus: status
+          }),
+          response.headers
+        )
+    )
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the stages together
+
+/** The request sent and answered, the server's clock learned back from the answer (or from a refusal's time). */
+const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
+  Effect.flatMap(stamp(context, outgoing), (stamped) => {
+    const learnt = Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response))
+    return stamped.signature === "" ? learnt : learnt.pipe(
+      Effect.tap((response) => context.clock.learn(response.serverTime, stamped.sentAt)),
+      Effect.tapError((reason) =>
+        context.clock.learn("requestTime" in reason ? reason.requestTime : undefined, stamped.sentAt)
+      )
+    )
+  })
+
+/**
+ * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget.
+ * Waiting stays interruptible; from the grant to the finalizer being in place, nothing can interrupt. A 429 pauses
+ * the budgets for every call (`Budget.Limiter.failed`).
+ */
+export const limited = <A>(
+  limiter: Budget.Limiter | undefined,
+  endpoint: Venue.Endpoint,
+  run: Effect.Effect<A, SpotError.SpotErrorReason>
+): Effect.Effect<A, SpotError.SpotErrorReason> =>
+  limiter === undefined ? run : Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      restore(limiter.acquire(endpoint)),
+      (permit) => Effect.ensuring(restore(run), permit.settle)
+    )
+  ).pipe(Effect.tapError((reason) => limiter.failed(endpoint, reason)))
+
+/** One send of a request through every stage. */
+export const execute = (
+  context: Context,
+  outgoing: Outgoing
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
+  const run = sent(context, outgoing)
+  return limited(
+    context.options.limiter,
+    outgoing.endpoint,
+    outgoing.endpoint.permission === undefined ? run : Effect.andThen(Effect.suspend(() => context.sync), run)
+  )
+}
+
+const decodeServerTime = Schema.decodeUnknownEffect(Market.ServerTime)
+
+/** Asks the server's time (ms); the clock offset moves by it like by any answer's time. */
+const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErrorReason> => {
+  const outgoing: Outgoing = { endpoint: Venue.endpoints.serverTime, payload: "" }
+  return Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
+    execute(context, outgoing).pipe(
+      Effect.flatMap((response) =>
+        Effect.mapError(decodeServerTime(response.payload), (error) => response.schemaError(error))
+      ),
+      Effect.tap((time) => context.clock.learn(time, sentAt))
+    ))
+}
+
+/** The pipeline of one client. */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  const signer = yield* Signer.Signer
+  const context: Context = {
+    options,
+    http: yield* HttpClient.HttpClient,
+    sign: yield* signer.prepare(options.credentials.secretKey),
+    scrubber: Errors.Scrubber.of(options.credentials),
+    redactedNames: yield* Effect.map(
+      Effect.service(Headers.CurrentRedactedNames),
+      (names) => [...names, ...Venue.credentialHeaders]
+    ),
+    bases: basesOf(options),
+    clock: new ServerClock(),
+    sync: Effect.void
+  }
+  // The first signed request waits for one ask of the server's time, so that even it is stamped with the server's
+  // clock; concurrent first requests share that ask. It is best effort: a failure leaves the offset to be learned
+  // from answers (and a 40008 re-signs), and it is not asked again.
+  if (options.syncTime) {
+    context.sync = yield* Effect.cached(
+      serverTimeOf(context).pipe(
+        Effect.catch((reason) => Effect.logDebug(`spotkit: server time unavailable (${reason.message})`)),
+        Effect.andThen(Effect.sync(() => {
+          context.sync = Effect.void
+        }))
+      )
+    )
+  }
+  return {
+    /** Sends a request through the pipeline. */
+    execute: (outgoing: Outgoing) => execute(context, outgoing),
+    /** Asks the server's time (ms), and learns the clock offset from it. */
+    serverTime: serverTimeOf(context),
+    /** Current estimate of server time minus local time, in ms. */
+    clockOffset: Effect.sync(() => context.clock.offset)
+  }
+})
+
+/** The pipeline of one client. */
+export type Pipeline = Effect.Success<ReturnType<typeof make>>

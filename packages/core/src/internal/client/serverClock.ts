@@ -1,0 +1,66 @@
+// The venue's clock as one client knows it: server time minus local time, learned from every answer that carries a
+// plausible server time, and the timestamps the client signs with.
+//
+// Signing once: every send is signed exactly once. Two sends that change state and carry the same body within one
+// millisecond (two equal transfers, a cancel retried at once) must still be signed differently, since the venue may
+// refuse an exact replay (same key, timestamp and signature) of a request that changes state. So the writes of the
+// latest stamped millisecond are remembered (their path and body, not their signatures): a write equal to one of them
+// takes the next millisecond, any other shares it, and a write whose clock is at or just behind that millisecond is
+// stamped with it. That costs a set lookup — no signature is remembered and no loop waits for the clock. A stamp far
+// behind the last one is the offset moving back (a venue whose clock is behind ours, learned from a refusal) and is
+// kept as it is. Reads may repeat a signature: a replayed read changes nothing.
+import { Clock, Effect } from "effect"
+import type * as Venue from "../../Venue.ts"
+
+/** A stamp: the millisecond the request is signed with, and the local time it was taken at. */
+export interface Stamp {
+  readonly millis: number
+  readonly sentAt: number
+}
+
+/** How far behind the last write a write's stamp may be moved forward, in ms: far more than writes ever bunch up. */
+const BUMP_MILLIS = 1_000
+
+export class ServerClock {
+  /** Server time minus local time (ms). */
+  offset = 0
+  private lastWrite = 0
+  private readonly writes = new Set<string>()
+
+  /** The stamp of a request of `endpoint` with this path (and query) and body, now. */
+  next(endpoint: Venue.Endpoint, requestPath: string, body: string): Effect.Effect<Stamp> {
+    return Effect.map(Clock.currentTimeMillis, (sentAt) => {
+      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+      const millis = Math.round(sentAt + this.offset)
+      return {
+        millis: endpoint.idempotency === "read" ? millis : this.write(millis, `${requestPath}\n${body}`),
+        sentAt
+      }
+    })
+  }
+
+  private write(millis: number, content: string): number {
+    if (millis > this.lastWrite || this.lastWrite - millis >= BUMP_MILLIS) {
+      this.lastWrite = millis
+      this.writes.clear()
+    } else if (this.writes.has(content)) {
+      this.lastWrite++
+      this.writes.clear()
+    }
+    this.writes.add(content)
+    return this.lastWrite
+  }
+
+  /**
+   * Learns the offset from a server time seen in an answer to a request sent at `sentAt`. Only a plausible
+   * millisecond epoch (years 2001..2286) moves it: one answer with seconds, or garbage, must not make every later
+   * request fail its timestamp check.
+   */
+  learn(serverTime: number | undefined, sentAt: number): Effect.Effect<void> {
+    return Effect.map(Clock.currentTimeMillis, (receivedAt) => {
+      if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
+        this.offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+      }
+    })
+  }
+}
