@@ -27,7 +27,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
-import { TRADING_PAIR } from "./internal/patterns.ts"
+import { TRADING_PAIR } from "./internal/model/patterns.ts"
 import { HeadersUnsupported, nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"

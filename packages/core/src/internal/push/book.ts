@@ -5,7 +5,7 @@
 // never as strings; the 15-level channel keeps its best 15 levels per side. Versions are compared as BigInts.
 import { isPositive } from "../../Primitives.ts"
 import type * as Push from "../../Push.ts"
-import * as Decimal from "../decimal.ts"
+import * as Decimal from "../model/decimal.ts"
 
 /** One price level: an exact price and the quantity resting there. */
 export interface Level {
