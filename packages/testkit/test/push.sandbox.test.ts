@@ -1,0 +1,153 @@
+/**
+ * Push over real WebSockets: the sandbox's port serves the venue's push endpoints (`PushVenue.layerSandbox`), and
+ * `@spotkit/node`'s `NodeSpotPush` (the `ws` package, node:crypto signing) reads them, on the live clock. The book
+ * equals the engine's; every fill is delivered once while connections are dropped every few frames; a bad signature
+ * is refused with HTTP 401 before any upgrade; pings are answered and a stalled connection is replaced.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Push, SpotPush } from "@spotkit/core"
+import { NodeSpotClient, NodeSpotPush } from "@spotkit/node"
+import { Effect, Layer, Redacted } from "effect"
+import { PushVenue, Sandbox, TestExchange } from "../src/index.ts"
+import { collect, engineBook, lastBook, mirror } from "./support/push.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+
+const sleep = (millis: number) => Effect.sleep(millis)
+
+// The demo exchange, its push venue and the sandbox serving both on one port; alice's REST and push clients over it.
+const layer = (
+  options: { readonly venue?: PushVenue.Options; readonly push?: Partial<SpotPush.Options>; readonly secret?: string } =
+    {}
+) => {
+  const exchange = TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false })
+  const server = PushVenue.layerSandbox().pipe(
+    Layer.provideMerge(PushVenue.layer({ pingInterval: "200 millis", ...options.venue })),
+    Layer.provideMerge(exchange)
+  )
+  const clients = Layer.unwrap(Effect.gen(function*() {
+    const sandbox = yield* Sandbox.Sandbox
+    const alice = TestExchange.demoKeys.alice
+    const credentials = {
+      apiKey: Redacted.make(alice.apiKey),
+      secretKey: Redacted.make(options.secret ?? alice.secretKey),
+      passphrase: Redacted.make(alice.passphrase)
+    }
+    const client = NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })
+    return NodeSpotPush.layer({
+      url: PushVenue.pushUrl(sandbox),
+      credentials,
+      backoff: { initial: "20 millis", max: "200 millis" },
+      ...options.push
+    }).pipe(Layer.provideMerge(client))
+  }))
+  return clients.pipe(Layer.provideMerge(server))
+}
+
+const context = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const venue = yield* PushVenue.PushVenue
+  return {
+    exchange,
+    venue,
+    push: yield* SpotPush.SpotPush,
+    alice: exchange.accounts[0]!.userId,
+    feed: mirror(exchange.engine, venue, exchange.accounts.map((a) => a.userId))
+  }
+})
+
+const marketBuy = (i: number) =>
+  Effect.gen(function*() {
+    const { alice, exchange, feed } = yield* context
+    yield* exchange.placeOrder(alice, {
+      symbol: SYMBOL,
+      side: i % 2 === 0 ? "buy" : "sell",
+      orderType: "market",
+      force: "normal",
+      quantity: i % 2 === 0 ? "600" : "0.02",
+      clientOrderId: `ws-${i}`
+    })
+    yield* feed.sync
+  })
+
+describe("push over WebSocket (sandbox)", () => {
+  it.live("the sandbox's port answers the push paths; the book equals the engine's", () =>
+    Effect.gen(function*() {
+      const { exchange, push } = yield* context
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* sleep(300)
+      for (let i = 0; i < 10; i++) yield* marketBuy(i)
+      yield* sleep(300)
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(exchange.engine, SYMBOL, 15))
+      assert.isAbove(book.items.length, 5)
+    }).pipe(Effect.provide(layer())), { timeout: 30_000 })
+
+  it.live("every fill once while every connection is dropped after 3 data frames", () =>
+    Effect.gen(function*() {
+      const { alice, exchange, push, venue } = yield* context
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* sleep(300)
+      yield* venue.setFaults({ disconnect: 3 })
+      for (let i = 0; i < 24; i++) {
+        yield* marketBuy(i)
+        yield* sleep(40)
+      }
+      yield* venue.setFaults({})
+      yield* sleep(1_500)
+      const ids = fills.items.map((f) => f.fillId)
+      assert.strictEqual(new Set(ids).size, ids.length)
+      assert.deepStrictEqual([...ids].sort(), exchange.engine.fillList(alice).map((f) => f.fillId).sort())
+      assert.isAtLeast((yield* venue.stats).opened, 3)
+    }).pipe(Effect.provide(layer())), { timeout: 30_000 })
+
+  it.live(
+    "a bad signature is refused before the upgrade (HTTP 401); the public endpoint still works",
+    () =>
+      Effect.gen(function*() {
+        const { push, venue } = yield* context
+        const events = yield* collect(push.events)
+        yield* collect(push.watchBalances())
+        const book = yield* collect(push.watchBook(SYMBOL))
+        yield* sleep(500)
+        const stats = yield* venue.stats
+        assert.isAtLeast(stats.refused, 2)
+        const reasons = events.items.flatMap((e) =>
+          e._tag === "Disconnected" && e.endpoint === "private" ? [e.reason] : []
+        )
+        assert.isTrue(reasons.some((r) => r.includes("SocketOpenError")))
+        assert.strictEqual(book.items[0]?._tag, "Book")
+      }).pipe(Effect.provide(layer({ secret: "not-the-secret" }))),
+    { timeout: 30_000 }
+  )
+
+  it.live(
+    "pings answered over the wire; a stalled connection replaced by the idle watchdog",
+    () =>
+      Effect.gen(function*() {
+        const { push, venue } = yield* context
+        const events = yield* collect(push.events)
+        const book = yield* collect(push.watchBook(SYMBOL))
+        yield* sleep(1_500)
+        // Seven ping intervals: answered, so never closed.
+        assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 0)
+        yield* venue.setFaults({ stall: 1 })
+        yield* venue.dropAll
+        yield* sleep(1_000)
+        yield* venue.setFaults({})
+        yield* sleep(1_500)
+        const reasons = events.items.flatMap((e) => e._tag === "Disconnected" ? [e.reason] : [])
+        assert.isTrue(reasons.some((r) => r.includes("no frame")))
+        assert.strictEqual(book.items.at(-1)?._tag, "Book")
+        assert.strictEqual((yield* venue.stats).open, 1)
+      }).pipe(Effect.provide(layer({ push: { idleTimeout: "700 millis" } }))),
+    { timeout: 30_000 }
+  )
+
+  it.live("the push URL is the sandbox's base URL with the ws scheme", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Sandbox.Sandbox
+      assert.strictEqual(PushVenue.pushUrl(sandbox), sandbox.baseUrl.replace("http://", "ws://"))
+      assert.strictEqual(Push.paths.private, "/v2/ws/private")
+    }).pipe(Effect.provide(layer())), { timeout: 30_000 })
+})
