@@ -20,13 +20,13 @@
  */
 import type { SpotClient } from "@spotkit/core"
 import { Signer, SpotPush } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import type * as Events from "./internal/push/events.ts"
 import { parseFaults as parse } from "./internal/push/events.ts"
 import { MemorySocket } from "./internal/push/inProcess.ts"
+import { clientSigner } from "./internal/push/signing.ts"
 import * as Upgrade from "./internal/push/upgrade.ts"
 import * as Internal from "./internal/push/venue.ts"
 import * as Sandbox from "./Sandbox.ts"
@@ -245,7 +245,7 @@ export const layerSpotPush = (
       url: inProcessBaseUrl.replace(/^http/, "ws"),
       credentials: exchange.accounts[0]?.credentials,
       ...pushOptions
-    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? NodeSigner.nodeCrypto)]))
+    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? clientSigner)]))
 }
 
 /**

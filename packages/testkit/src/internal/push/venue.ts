@@ -3,14 +3,13 @@
 // channels and who subscribed to them, server pings, and what each event of the exchange becomes on the wire — depth
 // snapshots then versioned changes per depth, trades, tickers, and private `trade-event` frames per user.
 import { Push } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
 import type { KeyObject } from "node:crypto"
-import { constantTimeEqual } from "../protocol/auth.ts"
 import { VenueConnection } from "./connection.ts"
 import type { Host, Peer } from "./connection.ts"
 import { DepthBook } from "./depth.ts"
 import type { Faults, Source, VenueEvent } from "./events.ts"
 import * as Frames from "./frames.ts"
+import * as Signing from "./signing.ts"
 
 export interface Key {
   readonly apiKey: string
@@ -89,7 +88,7 @@ export class Venue implements Host {
   }
 
   addKey(key: Key): void {
-    this.keys.set(key.apiKey, { ...key, hmac: NodeSigner.hmacKey(key.secretKey) })
+    this.keys.set(key.apiKey, { ...key, hmac: Signing.hmacKey(key.secretKey) })
   }
 
   stats(): Stats {
@@ -111,7 +110,7 @@ export class Venue implements Host {
       return this.refuse(401, "missing authentication headers")
     }
     const key = this.keys.get(apiKey)
-    if (key === undefined || !constantTimeEqual(passphrase, key.passphrase)) {
+    if (key === undefined || !Signing.equal(passphrase, key.passphrase)) {
       return this.refuse(401, "apikey/password is incorrect")
     }
     if (
@@ -119,7 +118,7 @@ export class Venue implements Host {
     ) {
       return this.refuse(401, "Request timestamp expired")
     }
-    if (!constantTimeEqual(sign, NodeSigner.hmacBase64(key.hmac, Push.prehash(timestamp)))) {
+    if (!Signing.equal(sign, Signing.sign(key.hmac, Push.prehash(timestamp)))) {
       return this.refuse(401, "sign signature error")
     }
     return { ok: true, endpoint, userId: key.userId }
