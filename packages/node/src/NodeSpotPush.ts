@@ -6,12 +6,19 @@
  * of the address.
  *
  * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import { SpotPush } from "@spotkit/core"
+ * import { NodeSpotClient, NodeSpotPush } from "@spotkit/node"
+ * import { Effect, Layer, Stream } from "effect"
+ *
  * const program = Effect.gen(function*() {
  *   const push = yield* SpotPush.SpotPush
  *   yield* push.watchFills({ symbols: ["BTCUSDT_SPBL"] }).pipe(
  *     Stream.runForEach((fill) => Effect.log(`${fill.fillId} ${fill.side} ${fill.quantity}`))
  *   )
  * })
+ *
+ * // SPOTKIT_BASE_URL, SPOTKIT_PUSH_URL and the credentials from the environment
  * program.pipe(
  *   Effect.provide(NodeSpotPush.layerConfig().pipe(Layer.provideMerge(NodeSpotClient.layerConfig()))),
  *   NodeRuntime.runMain
