@@ -105,6 +105,9 @@ export class PrivateSession implements Feed {
   private fillWatermark: number
   private orderWatermark: number
   private merged = 0
+  // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
+  // change, so an older one arriving late (or again) must not undo a newer one.
+  private accountVersion: bigint | undefined = undefined
 
   constructor(options: Options) {
     this.options = options
@@ -158,6 +161,8 @@ export class PrivateSession implements Feed {
       this.apply(frame, control)
       return
     }
+    // Nothing counts before the first acknowledgement (the connection delivers nothing then anyway).
+    if (this.phase === "down") return
     this.buffer.push(frame)
     if (this.buffer.length > this.options.bufferLimit) {
       this.buffer = []
@@ -217,6 +222,7 @@ export class PrivateSession implements Feed {
           return this.failAll(new PushError.BackfillError({ error }))
         }
         const { balances, fills, orders } = result.success
+        this.accountVersion = undefined
         for (const balance of balances) this.mergeBalance(balance)
         for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
         for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
@@ -233,6 +239,11 @@ export class PrivateSession implements Feed {
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
   private apply(frame: DataFrame, control: Control): void {
     if (frame._tag !== "TradeEvent") return
+    if (frame.channel === "account" && frame.version !== undefined) {
+      const version = BigInt(frame.version)
+      if (this.accountVersion !== undefined && version <= this.accountVersion) return
+      this.accountVersion = version
+    }
     for (const item of Push.privateItems(frame.channel, frame.data)) {
       switch (frame.channel) {
         case "fill": {
