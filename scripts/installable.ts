@@ -26,13 +26,13 @@ import { dirname, join, relative, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import { build, pack } from "./pack.ts"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const args = process.argv.slice(2)
 const keep = args.includes("--keep")
 const record = args.includes("--record")
 const chromiumPath = process.env["SPOTKIT_CHROMIUM"] ?? "/usr/bin/chromium"
-const PACKAGES = ["core", "node", "testkit"] as const
 
 // What the fresh project installs besides the tarballs, pinned: the README's install line and the tools of the checks.
 const USER_DEPENDENCIES = ["effect@4.1.0", "@effect/platform-node@4.1.0"]
@@ -110,25 +110,10 @@ const project = join(work, "project")
 mkdirSync(packs)
 mkdirSync(project)
 
-step("build (tsc -b, from a clean dist)", () => {
-  for (const name of PACKAGES) {
-    rmSync(join(root, "packages", name, "dist"), { recursive: true, force: true })
-    rmSync(join(root, "packages", name, "build", "dist.tsbuildinfo"), { force: true })
-  }
-  run(process.execPath, [
-    join(root, "node_modules/typescript/bin/tsc"),
-    "-b",
-    ...PACKAGES.map((name) => `packages/${name}/tsconfig.build.json`)
-  ], { cwd: root })
-})
+step("build (tsc -b, from a clean dist)", build)
 
-const tarballs = step("pack (pnpm pack: workspace versions made real)", () =>
-  PACKAGES.map((name) => {
-    const result = run("pnpm", ["pack", "--pack-destination", packs], { cwd: join(root, "packages", name) })
-    const file = result.stdout.trim().split("\n").map((line) => line.trim()).find((line) => line.endsWith(".tgz"))
-    check(file !== undefined && existsSync(file), `pnpm pack printed no tarball for ${name}: ${result.stdout}`)
-    return { name, file: file! }
-  }))
+// The tarballs `pnpm pack:all` writes for users, packed the same way (scripts/pack.ts).
+const tarballs = step("pack (pnpm pack: workspace versions made real)", () => pack(packs))
 
 interface Manifest {
   readonly name: string

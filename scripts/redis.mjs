@@ -15,7 +15,8 @@ const found = () => spawnSync("redis-server", ["--version"], { stdio: "ignore" }
 
 const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
 
-const debianLike = () => process.platform === "linux" && existsSync("/usr/bin/apt-get") && existsSync("/etc/debian_version")
+const debianLike = () =>
+  process.platform === "linux" && existsSync("/usr/bin/apt-get") && existsSync("/etc/debian_version")
 
 export const HOW_TO_INSTALL = "the tests need a real redis-server on the PATH: install it (Debian/Ubuntu: " +
   "`sudo apt-get install redis-server`; macOS: `brew install redis`; elsewhere: https://redis.io/docs/latest/operate/oss_and_stack/install/) " +

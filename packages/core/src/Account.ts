@@ -1,5 +1,5 @@
 /**
- * The spot account's balances (spec-extended §5, `GET /api/v2/account/assets`).
+ * The spot account's balances (docs/venue/account.md#balances, `GET /api/v2/account/assets`).
  *
  * @since 0.2.0
  */

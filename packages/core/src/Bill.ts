@@ -1,5 +1,5 @@
 /**
- * Funding-account bills (spec §2.6, §4.4).
+ * Funding-account bills (docs/venue/account.md#funding-bills).
  *
  * @since 0.1.0
  */
@@ -9,7 +9,7 @@ import { DIGITS } from "./internal/model/patterns.ts"
 import { DecimalFromWire, IdFromWire, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**
- * Business type of a bill (spec §2.6).
+ * Business type of a bill (docs/venue/account.md#bill-business-types).
  *
  * @since 0.1.0
  * @category literals
@@ -127,7 +127,7 @@ export const BillQuery = Schema.Struct({ ...queryFields, pageSize: Schema.option
 export type BillQuery = typeof BillQuery.Encoded
 
 /**
- * One page request (spec §4.4): `pageIndex` from 1, `pageSize` 1..100 (venue default 10).
+ * One page request (docs/venue/account.md#funding-bills): `pageIndex` from 1, `pageSize` 1..100 (venue default 10).
  *
  * @since 0.1.0
  * @category requests
@@ -161,8 +161,8 @@ const fastBill = (u: unknown): Bill | undefined => {
 }
 
 /**
- * The hand-written fast path of `BillPage`, the export's hot path (about 1 µs and 0.7 KB of garbage less per bill
- * than the Schema: BENCHMARKS.md): a page whose every bill is in the plain wire form (ids and decimals as strings,
+ * The hand-written fast path of `BillPage`, the export's hot path (less time and garbage per bill than the Schema:
+ * BENCHMARKS.md): a page whose every bill is in the plain wire form (ids and decimals as strings,
  * safe integers, no undefined-valued keys) decoded to exactly the Schema's value, or `undefined` to leave the whole
  * page to the Schema. Property-tested against the Schema in both directions (test/Bill.test.ts).
  *

@@ -1,6 +1,7 @@
 /**
- * Cancels (spec-extended §1, §2): one order by orderId or clientOrderId, many orders of a symbol, every open order of
- * a symbol; the venue's answers (in its own naming) and the typed outcomes the client makes of them.
+ * Cancels (docs/venue/trading.md#cancel-order, #cancel-many-orders): one order by orderId or clientOrderId, many orders
+ * of a symbol, every open order of a symbol; the venue's answers (in its own naming) and the typed outcomes the client
+ * makes of them.
  *
  * @since 0.2.0
  */
@@ -56,7 +57,7 @@ export type CancelOrdersRequest = typeof CancelOrdersRequest.Type
 export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
 
 /**
- * The `data` of `cancel-order`, in the venue's snake_case (spec-extended §1).
+ * The `data` of `cancel-order`, in the venue's snake_case (docs/venue/trading.md#cancel-order).
  *
  * @since 0.2.0
  * @category responses
@@ -77,7 +78,7 @@ export const CancelOrderResponse = Schema.Struct({
 export type CancelOrderResponse = typeof CancelOrderResponse.Type
 
 /**
- * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (spec-extended §2).
+ * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (docs/venue/trading.md#cancel-many-orders).
  *
  * @since 0.2.0
  * @category responses

@@ -1,5 +1,6 @@
 /**
- * The standard response envelope (spec §7). Its success code and the transfer envelope's are in `Venue`.
+ * The standard response envelope (docs/venue/signing.md#envelopes). Its success code and the transfer envelope's are in
+ * `Venue`.
  *
  * @since 0.1.0
  */

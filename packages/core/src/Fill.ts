@@ -1,5 +1,5 @@
 /**
- * Fills: the trades of an account's orders (spec-extended §4, `POST /api/v2/trade/fills`).
+ * Fills: the trades of an account's orders (docs/venue/trading.md#fills, `POST /api/v2/trade/fills`).
  *
  * @since 0.2.0
  */

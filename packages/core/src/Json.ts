@@ -99,8 +99,8 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
   }
   if (!unsafe(text)) return JSON.parse(text)
   // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
-  // is several times faster. A match inside a string literal cannot go unnoticed: the inserted quote ends the string
-  // and leaves digits right after it, which is never valid JSON, so the exact reviver path decides.
+  // is much cheaper (BENCHMARKS.md). A match inside a string literal cannot go unnoticed: the inserted quote ends the
+  // string and leaves digits right after it, which is never valid JSON, so the exact reviver path decides.
   const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
   if (quoted !== text && !unsafe(quoted)) {
     const fast = Result.try(() => JSON.parse(quoted) as unknown)

@@ -1,6 +1,6 @@
 /**
- * The venue's public market data (spec-extended §6): the symbols tradable by API, each symbol's trading rules
- * (`exchangeInfo`), and the server time.
+ * The venue's public market data (docs/venue/market-data.md#symbol-rules): the symbols tradable by API, each symbol's
+ * trading rules (`exchangeInfo`), and the server time.
  *
  * @since 0.2.0
  */

@@ -1,7 +1,6 @@
 /**
- * Orders: the place-order request (spec §2.1), its result (§2.2), batch items and results (§2.3, §2.4), the order
- * record (§2.5) with its status, one order's lookup, and the order history (spec-extended §3, §4). Cancels are in
- * `Cancel`.
+ * Orders: the place-order request and its result, batch items and results, the order record with its status, one
+ * order's lookup, and the order history (docs/venue/trading.md). Cancels are in `Cancel`.
  *
  * @since 0.1.0
  */
@@ -86,7 +85,7 @@ const limitNeedsPrice = Schema.makeFilter(
 )
 
 /**
- * One item of a batch: the fields of a single order without `symbol` (spec §2.3).
+ * One item of a batch: the fields of a single order without `symbol` (docs/venue/trading.md#batch-orders).
  *
  * @since 0.1.0
  * @category requests
@@ -100,7 +99,7 @@ export const BatchItem = Schema.Struct(orderFields).check(limitNeedsPrice)
 export type BatchItem = typeof BatchItem.Type
 
 /**
- * A single order (spec §2.1).
+ * A single order (docs/venue/trading.md#place-order).
  *
  * @since 0.1.0
  * @category requests
@@ -145,7 +144,8 @@ export const BatchRequest = Schema.Struct({ symbol: TradingPair, orderList: Sche
 export type BatchRequest = typeof BatchRequest.Type
 
 /**
- * The venue's answer to a placed order (spec §2.2). `orderId` is exact even when the venue sends it as a JSON number.
+ * The venue's answer to a placed order (docs/venue/trading.md#place-order). `orderId` is exact even when the venue
+ * sends it as a JSON number.
  *
  * @since 0.1.0
  * @category responses
@@ -162,7 +162,8 @@ export const PlaceOrderResult = Schema.Struct({
 export type PlaceOrderResult = typeof PlaceOrderResult.Type
 
 /**
- * The `data` of a batch answer: accepted items, and (DESIGN §3) the failed ones, which may be absent.
+ * The `data` of a batch answer: accepted items, and (docs/venue/trading.md#batch-orders) the failed ones, which may be
+ * absent.
  *
  * @since 0.1.0
  * @category responses
@@ -221,7 +222,8 @@ export interface BatchResult {
 }
 
 /**
- * An open (unfilled or partly filled, not cancelled) order (spec §2.5). Fill fields are `"0"` before any fill.
+ * An open (unfilled or partly filled, not cancelled) order (docs/venue/trading.md#order-record). Fill fields are `"0"`
+ * before any fill.
  *
  * @since 0.1.0
  * @category responses
@@ -270,7 +272,7 @@ export const OpenOrdersPage = Schema.Struct({
 export type OpenOrdersPage = typeof OpenOrdersPage.Type
 
 /**
- * Query for one page of open orders (spec §4.3).
+ * Query for one page of open orders (docs/venue/trading.md#open-orders).
  *
  * @since 0.1.0
  * @category requests
@@ -288,7 +290,7 @@ export const OpenOrdersQuery = Schema.Struct({
 export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
 
 // ---------------------------------------------------------------------------------------------------------------
-// Order state, cancels and history (spec-extended §1–§4)
+// Order state, cancels and history (docs/venue/trading.md)
 
 /**
  * The order statuses the venue family is known to use: `open` (resting, no fill: the V2 samples), Bitget v1's
@@ -345,8 +347,8 @@ export type OrderRef =
 export const OrderInfoRequest = Schema.Struct(Checks.orderRefFields).check(Checks.exactlyOneRef)
 
 /**
- * One order's record (spec §2.5; any status), as `order`, `orderHistory` and `openOrders` answer it. `status` is an
- * `OrderStatus`; `isFinal(record.status)` says whether it can still change.
+ * One order's record (docs/venue/trading.md#order-record; any status), as `order`, `orderHistory` and `openOrders`
+ * answer it. `status` is an `OrderStatus`; `isFinal(record.status)` says whether it can still change.
  *
  * @since 0.2.0
  * @category responses
@@ -387,8 +389,8 @@ export const OrderHistoryFilter = Schema.Struct({
 export type OrderHistoryFilter = typeof OrderHistoryFilter.Encoded
 
 /**
- * Query of one page of order history (spec-extended §4): `after`/`before` exclusive (ms), `pageIndex` from 0,
- * `pageSize` 1..100 (venue default 10).
+ * Query of one page of order history (docs/venue/trading.md#order-history): `after`/`before` exclusive (ms),
+ * `pageIndex` from 0, `pageSize` 1..100 (venue default 10).
  *
  * @since 0.2.0
  * @category requests

@@ -242,7 +242,7 @@ export const MillisFromWire = Schema.Union([
 
 /**
  * A client-chosen order identifier: 1 to 40 characters, each a letter, a digit, `_` or `-` (the venue refuses longer
- * ids and special characters; spec-extended §0). The ids the client generates fit.
+ * ids and special characters; docs/venue/trading.md#client-order-ids). The ids the client generates fit.
  *
  * @since 0.1.0
  * @category ids

@@ -1,6 +1,6 @@
 /**
- * Request signing (DESIGN §3): `ACCESS-SIGN = base64(HMAC-SHA256(secret, prehash))`, with the prehash text and the
- * header names of `Venue`.
+ * Request signing (docs/venue/signing.md#signing): `ACCESS-SIGN = base64(HMAC-SHA256(secret, prehash))`, with the
+ * prehash text and the header names of `Venue`.
  *
  * `Signer` is a replaceable service with a default: WebCrypto HMAC-SHA256, available on every platform. A platform
  * layer can provide a faster implementation (Node's `node:crypto`), and another algorithm (RSA) fits the same shape:

@@ -25,12 +25,14 @@ import * as Placing from "./internal/client/placing.ts"
 import * as RateLimiter from "./internal/client/rateLimiter.ts"
 import * as Retry from "./internal/client/retry.ts"
 import * as Rules from "./internal/client/rules.ts"
+import * as Reporting from "./internal/client/telemetry.ts"
 import * as Transfers from "./internal/client/transfers.ts"
 import type * as Market from "./Market.ts"
 import type * as Order from "./Order.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import type * as Signer from "./Signer.ts"
 import type * as SpotError from "./SpotError.ts"
+import type * as Telemetry from "./Telemetry.ts"
 import type * as Transfer from "./Transfer.ts"
 import * as Venue from "./Venue.ts"
 
@@ -46,7 +48,7 @@ export interface RateLimit {
 }
 
 /**
- * Client-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+ * Client-side rate limits: the venue's weight model (docs/venue/limits.md, `Venue.budgets` and each endpoint's
  * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
  * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
  * request against their endpoint's own budget. A request counts while in flight and for one window (plus
@@ -145,6 +147,13 @@ export interface Options {
   readonly checkSymbolRules?: boolean | undefined
   /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
   readonly symbolRulesMaxAge?: Duration.Input | undefined
+  /**
+   * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
+   * pause it starts, a retry about to wait. For a progress line or a log; its failures and defects are ignored, and
+   * it should return at once (it runs on the request's way). The same events are metrics and span events whether or
+   * not a listener is given (`Telemetry`).
+   */
+  readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -360,7 +369,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+  const reporter = Reporting.make(options.onEvent)
   const pipeline = yield* Pipeline.make({
+    reporter,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
     locale: options.locale ?? "en-US",
@@ -370,7 +381,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
     syncTime: options.syncServerTime ?? true
   })
-  const retrying = Retry.make(options.retry ?? {})
+  const retrying = Retry.make(options.retry ?? {}, reporter)
   const rules = yield* Rules.make(
     Call.send({ pipeline, retrying }, Venue.endpoints.exchangeInfo, {}).pipe(Effect.map((list) => list ?? [])),
     {

@@ -1,5 +1,5 @@
 /**
- * Internal transfer between users (spec §2.7, §4.5).
+ * Internal transfer between users (docs/venue/account.md#internal-transfer).
  *
  * @since 0.1.0
  */
@@ -127,7 +127,8 @@ export const TransferStatus = Schema.Union([Schema.Literals(["SUCCESS", "FAILED"
 export type TransferStatus = "SUCCESS" | "FAILED" | "PROGRESSING" | (string & {})
 
 /**
- * One transfer of the status list (spec-extended §7). User ids come as JSON numbers and stay exact digits.
+ * One transfer of the status list (docs/venue/account.md#transfer-status). User ids come as JSON numbers and stay exact
+ * digits.
  *
  * @since 0.2.0
  * @category responses

@@ -3,7 +3,8 @@
  * limit and weight, envelope, idempotency, request and response schemas), the signed headers and the text that is
  * signed, the success codes, the batch limit, the timestamp window, and the table of error codes with the reason
  * each one means. The client (`SpotClient`), the test exchange (`@spotkit/testkit`) and the CLI read them from here;
- * nothing about the venue is written a second time. Sources: `spec/spot-api.md` and DESIGN §3–§4.
+ * nothing about the venue is written a second time. The venue's interface, in our words and with the sources of each
+ * fact: docs/venue/README.md; our choices where the sources are silent: docs/DESIGN.md.
  *
  * @since 0.2.0
  */
@@ -23,7 +24,8 @@ import * as Transfer from "./Transfer.ts"
 // Signing
 
 /**
- * Names of the headers of a signed request (spec §5). `key`, `sign` and `passphrase` carry credentials.
+ * Names of the headers of a signed request (docs/venue/signing.md#headers). `key`, `sign` and `passphrase` carry
+ * credentials.
  *
  * @since 0.2.0
  * @category signing
@@ -47,8 +49,8 @@ export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.si
 )
 
 /**
- * The text that is signed (DESIGN §3): `timestamp + METHOD + requestPath + body`, where `requestPath` carries the
- * `?query` of a GET and `body` is the exact text sent.
+ * The text that is signed (docs/venue/signing.md#signing): `timestamp + METHOD + requestPath + body`, where
+ * `requestPath` carries the `?query` of a GET and `body` is the exact text sent.
  *
  * @since 0.2.0
  * @category signing
@@ -84,7 +86,7 @@ export const SUCCESS = "00000"
 export const SUCCESS_MSG = "success"
 
 /**
- * Success code of the transfer envelope `{ code, id, timestamp }` (spec §4.5).
+ * Success code of the transfer envelope `{ code, id, timestamp }` (docs/venue/account.md#internal-transfer).
  *
  * @since 0.2.0
  * @category envelopes
@@ -92,7 +94,7 @@ export const SUCCESS_MSG = "success"
 export const TRANSFER_SUCCESS = "200"
 
 /**
- * Most orders in one batch request (DESIGN §3).
+ * Most orders in one batch request (docs/venue/trading.md#batch-orders).
  *
  * @since 0.2.0
  * @category limits
@@ -148,8 +150,8 @@ const code = (reason: CodeReason, msg: string, status = 400, meaning: Partial<Co
 })
 
 /**
- * The venue's error codes (DESIGN §3, spec-extended §0), and the three the test exchange adds for unknown paths and
- * methods and replayed requests.
+ * The venue's error codes (docs/venue/signing.md#error-codes), and the three the test exchange adds for unknown paths
+ * and methods and replayed requests.
  *
  * @since 0.2.0
  * @category codes
@@ -313,8 +315,8 @@ export interface Budget {
 }
 
 /**
- * The venue's weight budgets (spec-extended §8): one per API user (UID) and one per IP address, 500 each per 10 s,
- * and the older 10 requests per second per endpoint on placing, batching, cancelling and transfers.
+ * The venue's weight budgets (docs/venue/limits.md#budgets): one per API user (UID) and one per IP address, 500 each
+ * per 10 s, and the older 10 requests per second per endpoint on placing, batching, cancelling and transfers.
  *
  * @since 0.2.0
  * @category limits
@@ -383,12 +385,12 @@ export interface Endpoint<
   readonly method: "GET" | "POST"
   /** The path below the base URL. */
   readonly path: string
-  /** Signed, with the permission the key needs; `undefined` for a public endpoint. */
+  /** Signed (docs/venue/signing.md#headers), with the permission the key needs; `undefined` for a public endpoint. */
   readonly permission: Permission | undefined
   /** `standard`: `{code, msg, requestTime, data}`. `transfer`: `{code: "200", id, timestamp}` on success. */
   readonly envelope: "standard" | "transfer"
   readonly idempotency: Idempotency
-  /** The venue's weights of this endpoint, against `budgets`. */
+  /** The venue's weights of this endpoint (docs/venue/limits.md#weights), against `budgets`. */
   readonly weight: Weight
   /** The request: what the client validates before anything is sent. */
   readonly request: Request
@@ -459,8 +461,10 @@ const orderWire = (order: Order.BatchItem) => ({
 })
 
 /**
- * The endpoints the client serves (docs/venue), with the venue's weights against `budgets`. `/products` is the path
- * of the seed interface; `/api/v2/public/products` the one the venue's documents give; the test exchange serves both.
+ * The endpoints of the venue's trading, account and market-data interface (docs/venue/README.md), with the venue's
+ * weights (docs/venue/limits.md#weights) against `budgets`. `/products` is the path the first operation list names;
+ * `/api/v2/public/products` the one the venue's documents give (docs/venue/market-data.md#products); the test exchange
+ * serves both.
  *
  * @since 0.2.0
  * @category endpoints

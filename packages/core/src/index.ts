@@ -131,6 +131,13 @@ export * as SpotPush from "./SpotPush.ts"
 export * as SpotError from "./SpotError.ts"
 
 /**
+ * What the client reports about itself: metrics, span events and the events a program may listen to.
+ *
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.ts"
+
+/**
  * Internal transfers.
  *
  * @since 0.1.0

@@ -25,9 +25,10 @@ import { createHmac, createSecretKey } from "node:crypto"
 export const hmacKey = (secret: string): KeyObject => createSecretKey(Buffer.from(secret, "utf8"))
 
 /**
- * `base64(HMAC-SHA256(key, data))`, synchronously: the venue's signature of a prehash (DESIGN §3). A text is
- * hashed as its UTF-8 bytes, bytes as they are, and a list of parts one after the other: a server checks a signature
- * over the bytes it received, `[Venue.prehash(timestamp, method, path, ""), body]`, not over a decoding of them.
+ * `base64(HMAC-SHA256(key, data))`, synchronously: the venue's signature of a prehash (docs/venue/signing.md#signing).
+ * A text is hashed as its UTF-8 bytes, bytes as they are, and a list of parts one after the other: a server checks a
+ * signature over the bytes it received, `[Venue.prehash(timestamp, method, path, ""), body]`, not over a decoding of
+ * them.
  *
  * @since 0.2.0
  * @category primitives

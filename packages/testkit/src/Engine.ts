@@ -58,7 +58,7 @@ import { attach, Parts } from "./internal/engine/parts.ts"
 import * as Registry from "./internal/engine/registry.ts"
 
 /**
- * The account types of spec §2.7, in the engine's index order.
+ * The account types of docs/venue/account.md#internal-transfer, in the engine's index order.
  *
  * @since 0.1.0
  * @category constants
@@ -66,7 +66,8 @@ import * as Registry from "./internal/engine/registry.ts"
 export const accountTypes: typeof Accounts.accountTypes = Accounts.accountTypes
 
 /**
- * The bill business types of spec §2.6 (core's `Bill.BizType`), in the engine's index order.
+ * The bill business types of docs/venue/account.md#bill-business-types (core's `Bill.BizType`), in the engine's index
+ * order.
  *
  * @since 0.1.0
  * @category constants
@@ -104,8 +105,8 @@ export type EngineError = Errors.EngineError
 export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
 
 /**
- * An order's status in the venue's words (spec-extended §3): `open` while it rests without a fill, `partial_fill`
- * while it rests partly filled, then `full_fill` or `cancelled`.
+ * An order's status in the venue's words (docs/venue/trading.md#order-status): `open` while it rests without a fill,
+ * `partial_fill` while it rests partly filled, then `full_fill` or `cancelled`.
  *
  * @since 0.2.0
  * @category views
@@ -172,9 +173,9 @@ export class Engine {
   }
 
   /**
-   * The trading rules of the products (spec-extended §6): tick and step from their precisions, their quantity
-   * limits and minimum value, the engine's fee rates, whether they trade. Every product in the order added, or the
-   * named ones in the order named (unknown symbols left out).
+   * The trading rules of the products (docs/venue/market-data.md#symbol-rules): tick and step from their precisions,
+   * their quantity limits and minimum value, the engine's fee rates, whether they trade. Every product in the order
+   * added, or the named ones in the order named (unknown symbols left out).
    *
    * @since 0.2.0
    */
@@ -216,9 +217,9 @@ export class Engine {
   }
 
   /**
-   * Places an order from its wire fields (spec §2.1) with the venue's checks and codes: parameters (40019/40020),
-   * symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId (43118), balance (43012).
-   * Orders trade against the user's `SPOT` account.
+   * Places an order from its wire fields (docs/venue/trading.md#place-order) with the venue's checks and codes:
+   * parameters (40019/40020), symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId
+   * (43118), balance (43012). Orders trade against the user's `SPOT` account.
    *
    * @since 0.1.0
    */
@@ -242,7 +243,7 @@ export class Engine {
   /**
    * Cancels one order of the user on a symbol, named by orderId (when given) or clientOrderId, and releases its
    * frozen funds; or says why not: `43001` no such order of the user on the symbol, `43004` already filled or
-   * cancelled (spec-extended §1).
+   * cancelled (docs/venue/trading.md#cancel-order).
    *
    * @since 0.2.0
    */
@@ -251,7 +252,8 @@ export class Engine {
   }
 
   /**
-   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named (spec-extended §2).
+   * Cancels orders of the user on a symbol, each as `cancel` does, in the order named
+   * (docs/venue/trading.md#cancel-many-orders).
    *
    * @since 0.2.0
    */
@@ -260,7 +262,7 @@ export class Engine {
   }
 
   /**
-   * Cancels every open order of the user on a symbol, oldest first (spec-extended §2).
+   * Cancels every open order of the user on a symbol, oldest first (docs/venue/trading.md#cancel-many-orders).
    *
    * @since 0.2.0
    */
@@ -305,8 +307,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's orders on a symbol, every status (spec-extended §4): newest first (cTime desc, then orderId
-   * desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
+   * One page of a user's orders on a symbol, every status (docs/venue/trading.md#order-history): newest first (cTime
+   * desc, then orderId desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
    *
    * @since 0.2.0
    */
@@ -315,8 +317,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's fills on a symbol, optionally of one order (spec-extended §4), paged as `orderHistory`
-   * (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
+   * One page of a user's fills on a symbol, optionally of one order (docs/venue/trading.md#fills), paged as
+   * `orderHistory` (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
    *
    * @since 0.2.0
    */
@@ -361,8 +363,8 @@ export class Engine {
   }
 
   /**
-   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
-   * included, with `equity` = `available` + `frozen`.
+   * A user's spot account as the venue lists it (docs/venue/account.md#balances): every coin the user ever held there,
+   * zeros included, with `equity` = `available` + `frozen`.
    *
    * @since 0.2.0
    */
@@ -380,8 +382,8 @@ export class Engine {
   }
 
   /**
-   * One page of a user's funding bills (spec §4.4): newest first (cTime desc, then billId desc), exclusive time
-   * bounds, `pageIndex` from 1.
+   * One page of a user's funding bills (docs/venue/account.md#funding-bills): newest first (cTime desc, then billId
+   * desc), exclusive time bounds, `pageIndex` from 1.
    *
    * @since 0.1.0
    */
@@ -418,9 +420,10 @@ export class Engine {
   }
 
   /**
-   * An internal transfer (spec §2.7): moves `amount` from the sender's `fromAccountType` account to the receiver's
-   * `toAccountType` account. The sender's entry is `internal_withdraw` and the receiver's `internal_deposit`; where
-   * only one side is a funding account, that side's entry is `transfer_out` (funds leave it) or `transfer_in`.
+   * An internal transfer (docs/venue/account.md#internal-transfer): moves `amount` from the sender's `fromAccountType`
+   * account to the receiver's `toAccountType` account. The sender's entry is `internal_withdraw` and the receiver's
+   * `internal_deposit`; where only one side is a funding account, that side's entry is `transfer_out` (funds leave it)
+   * or `transfer_in`.
    *
    * @since 0.1.0
    */
@@ -442,8 +445,8 @@ export class Engine {
   }
 
   /**
-   * The transfers a user sent that match the filters (spec-extended §7), newest first, one page (`page` from 1,
-   * `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
+   * The transfers a user sent that match the filters (docs/venue/account.md#transfer-status), newest first, one page
+   * (`page` from 1, `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
    *
    * @since 0.2.0
    */

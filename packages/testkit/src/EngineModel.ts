@@ -84,8 +84,8 @@ export interface EngineOptions {
   /**
    * Keep orders, ledger entries, trades and the clientOrderId table in `SharedArrayBuffer`s where the platform has
    * them. V8 does not count those as external memory, so a growing engine calls for no full garbage collections
-   * (which could free none of it, and each of which marks the whole program's heap: twice the throughput with a few
-   * million live strings around). Set `false` in a program that creates and drops many large engines: a dropped
+   * (which could free none of it, and each of which marks the whole program's heap: a large gain with a few million
+   * live strings around, BENCHMARKS.md). Set `false` in a program that creates and drops many large engines: a dropped
    * engine's shared memory is freed only at the next full collection, which its size no longer brings on.
    * @default true
    */
@@ -93,7 +93,7 @@ export interface EngineOptions {
 }
 
 /**
- * An order request as the venue receives it (spec §2.1), already parsed from JSON.
+ * An order request as the venue receives it (docs/venue/trading.md#place-order), already parsed from JSON.
  *
  * @since 0.1.0
  * @category models
@@ -109,7 +109,7 @@ export interface OrderRequest {
 }
 
 /**
- * A refusal with the venue's code and message (DESIGN §3).
+ * A refusal with the venue's code and message (docs/venue/signing.md#error-codes).
  *
  * @since 0.1.0
  * @category models
@@ -131,7 +131,7 @@ export interface Placed {
 }
 
 /**
- * An order as the venue reports it (spec §2.5), for any status.
+ * An order as the venue reports it (docs/venue/trading.md#order-record), for any status.
  *
  * @since 0.1.0
  * @category models
@@ -182,7 +182,7 @@ export interface Trade {
 }
 
 /**
- * A funding bill (spec §2.6).
+ * A funding bill (docs/venue/account.md#funding-bills).
  *
  * @since 0.1.0
  * @category models
@@ -221,7 +221,7 @@ export interface Balance {
 }
 
 /**
- * Filters of the bills endpoint (spec §4.4); bounds are exclusive.
+ * Filters of the bills endpoint (docs/venue/account.md#funding-bills); bounds are exclusive.
  *
  * @since 0.1.0
  * @category models
@@ -249,7 +249,7 @@ export interface BillPage {
 }
 
 /**
- * An internal transfer request (spec §2.7); `toUserId` as exact digits.
+ * An internal transfer request (docs/venue/account.md#internal-transfer); `toUserId` as exact digits.
  *
  * @since 0.1.0
  * @category models
@@ -324,8 +324,8 @@ export interface Totals {
 }
 
 /**
- * The venue's order statuses (spec-extended §3): `open` (resting, no fill), `partial_fill` (resting, partly filled),
- * `full_fill` and `cancelled` (final; an IOC or FOK remainder is `cancelled` with its fills).
+ * The venue's order statuses (docs/venue/trading.md#order-status): `open` (resting, no fill), `partial_fill` (resting,
+ * partly filled), `full_fill` and `cancelled` (final; an IOC or FOK remainder is `cancelled` with its fills).
  *
  * @since 0.2.0
  * @category models
@@ -382,7 +382,8 @@ export interface CancelBatch {
 }
 
 /**
- * One page of a time-ordered list, newest first (spec-extended §4): bounds exclusive (ms), `pageIndex` from 0.
+ * One page of a time-ordered list, newest first (docs/venue/trading.md#order-history): bounds exclusive (ms),
+ * `pageIndex` from 0.
  *
  * @since 0.2.0
  * @category models
@@ -420,9 +421,9 @@ export interface Page<A> {
 }
 
 /**
- * One side of a trade as the order's owner sees it (spec-extended §4): each trade is two fills, the maker's and the
- * taker's, each with its own id. The fee is the one this side paid, in the coin it received (a buyer pays in the
- * base coin, a seller in the quote coin).
+ * One side of a trade as the order's owner sees it (docs/venue/trading.md#fills): each trade is two fills, the maker's
+ * and the taker's, each with its own id. The fee is the one this side paid, in the coin it received (a buyer pays in
+ * the base coin, a seller in the quote coin).
  *
  * @since 0.2.0
  * @category models
@@ -451,7 +452,8 @@ export interface FillView {
 }
 
 /**
- * One coin of a user's spot account (spec-extended §5): what is free, what open orders hold, and their sum.
+ * One coin of a user's spot account (docs/venue/account.md#balances): what is free, what open orders hold, and their
+ * sum.
  *
  * @since 0.2.0
  * @category models
@@ -466,7 +468,8 @@ export interface SpotBalance {
 }
 
 /**
- * A symbol's trading rules (spec-extended §6), from its product's configuration and the engine's fee rates.
+ * A symbol's trading rules (docs/venue/market-data.md#symbol-rules), from its product's configuration and the engine's
+ * fee rates.
  *
  * @since 0.2.0
  * @category models
@@ -508,8 +511,8 @@ export interface TransferView {
 }
 
 /**
- * Filters of the transfer status list (spec-extended §7). Time bounds are inclusive: a client looking for a transfer
- * whose answer it lost must find it at the very millisecond it sent.
+ * Filters of the transfer status list (docs/venue/account.md#transfer-status). Time bounds are inclusive: a client
+ * looking for a transfer whose answer it lost must find it at the very millisecond it sent.
  *
  * @since 0.2.0
  * @category models

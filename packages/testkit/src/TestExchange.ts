@@ -52,7 +52,7 @@ export type Outcome = Wire.Outcome
 export type RequestRecord = RequestLog.RequestRecord
 
 /**
- * Venue-side rate limits: the venue's weight model (spec-extended §8) — budgets per API user (`uid`), per client
+ * Venue-side rate limits: the venue's weight model (docs/venue/limits.md) — budgets per API user (`uid`), per client
  * address (`ip`) and per endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
  * over the declared ones (`Venue.endpoints[name].weight`), and the `Retry-After` (seconds) a 429 carries, if any —
  * and the failed authentications an address may make in a window before it is answered 429 (`authFailures`, default

@@ -9,9 +9,9 @@ import { setFlagsFromString } from "node:v8"
 
 // V8 tuned for a streaming command (figures of a 1M-row export in BENCHMARKS.md):
 // - keep the young generation at its initial size: by default V8 answers the export's steady allocation rate by
-//   growing it to tens of megabytes, which a command holding one page at a time does not need (about -120 MB);
+//   growing it to tens of megabytes, which a command holding one page at a time does not need;
 // - no Maglev, V8's middle compiler tier: Effect's polymorphic code made it compile and keep much code for little
-//   gain, as TurboFan still optimizes the hot loop (about -25 MB, at most 10 % slower).
+//   gain, as TurboFan still optimizes the hot loop (less memory, little speed lost).
 // The flags must hold before the libraries load, so the command is imported only now.
 setFlagsFromString("--semi-space-growth-factor=1")
 setFlagsFromString("--no-maglev")

@@ -34,8 +34,8 @@ const SPECIAL = /[",\r\n]/
 /**
  * Bills as CSV rows, exactly as csv-stringify writes them. A row whose text fields hold no comma, quote or line
  * break (every bill an honest venue sends: decimals and ids are digits) is the fields joined by commas, which is what
- * csv-stringify writes for it; any other row goes through csv-stringify. csv-stringify allocates about 7 KB per row
- * (tuples per field and per check), which made the young-generation collector the export's largest cost.
+ * csv-stringify writes for it; any other row goes through csv-stringify. csv-stringify allocates tuples per field and
+ * per check for every row, which made the young-generation collector the export's largest cost (BENCHMARKS.md).
  */
 export const billsCsv = (bills: ReadonlyArray<Bill.Bill>): string => {
   let text = ""

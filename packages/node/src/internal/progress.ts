@@ -7,8 +7,8 @@ import type { Channel, OutputError } from "./output.ts"
 const TTY_INTERVAL = 200
 const LOG_INTERVAL = 5_000
 
-// Thousands separators without `Intl`: an `Intl.NumberFormat` pulls ICU data into memory (about 7 MB of RSS) for
-// every command, also those that print no progress.
+// Thousands separators without `Intl`: an `Intl.NumberFormat` pulls ICU data into memory (BENCHMARKS.md) for every
+// command, also those that print no progress.
 const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
 export const formatDuration = (millis: number): string => {

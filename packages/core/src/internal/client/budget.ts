@@ -1,4 +1,4 @@
-// The client's side of the venue's weight model (spec-extended §8): what each endpoint charges in the store
+// The client's side of the venue's weight model (docs/venue/limits.md): what each endpoint charges in the store
 // (`RateLimitStore`): its UID weight against the API user's budget, its IP weight against the address's, and one
 // request against its own 10 per second where it has one; and, after a 429, the pause of the shared budgets (for the
 // venue's `Retry-After` when it sends one, otherwise one window), which holds every call of every client on the store.

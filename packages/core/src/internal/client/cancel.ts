@@ -146,8 +146,8 @@ const ids = (item: Item): Named => ({
 })
 
 // The outcomes of one request's items from its answer. By orderId, the lists name each item. By clientOid, the
-// failures name theirs (`clientOid`); the successes hold order ids (spec-extended §2), so the items neither list names
-// are cancelled when the successes left over are exactly as many.
+// failures name theirs (`clientOid`); the successes hold order ids (docs/venue/trading.md#cancel-many-orders), so the
+// items neither list names are cancelled when the successes left over are exactly as many.
 const fromAnswer = (chunk: ReadonlyArray<Item>, byOrderId: boolean, answer: Cancel.CancelBatchResponse) => {
   const successes = new Set(answer.successList ?? [])
   const failures = new Map<string, { readonly code: string | undefined; readonly message: string | undefined }>()

@@ -24,6 +24,7 @@ import * as Venue from "../../Venue.ts"
 import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
 import { ServerClock } from "./serverClock.ts"
+import * as Telemetry from "./telemetry.ts"
 
 export interface Options {
   readonly baseUrl: string
@@ -36,6 +37,8 @@ export interface Options {
   readonly maxResponseBytes: number
   /** The budgets the client charges; none when limiting is off. */
   readonly limiter: Budget.Limiter | undefined
+  /** What the client reports of its requests (metrics, span events, the program's listener). */
+  readonly reporter: Telemetry.Reporter
   /** Whether the server's time is asked for before the first signed request. */
   readonly syncTime: boolean
 }
@@ -266,17 +269,37 @@ export const answer = (
 // ---------------------------------------------------------------------------------------------------------------
 // the stages together
 
-/** The request sent and answered, the server's clock learned back from the answer (or from a refusal's time). */
-const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.flatMap(stamp(context, outgoing), (stamped) => {
-    const learnt = Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response))
-    return stamped.signature === "" ? learnt : learnt.pipe(
-      Effect.tap((response) => context.clock.learn(response.serverTime, stamped.sentAt)),
-      Effect.tapError((reason) =>
-        context.clock.learn("requestTime" in reason ? reason.requestTime : undefined, stamped.sentAt)
-      )
-    )
+// After an answer: the server's clock learned from its time (signed requests), the request counted.
+const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
+    return context.options.reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt)
   })
+
+// After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
+const failed = (context: Context, stamped: Stamped, reason: SpotError.SpotErrorReason): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (stamped.signature !== "" && "requestTime" in reason) {
+      context.clock.learn(reason.requestTime, stamped.sentAt, now)
+    }
+    const { reporter } = context.options
+    const counted = reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt)
+    const limited = Telemetry.tooManyRequests(reason)
+    return limited === undefined
+      ? counted
+      : Effect.andThen(counted, reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis))
+  })
+
+/** The request sent and answered; the server's clock learned back, the request reported. */
+const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
+  Effect.flatMap(
+    stamp(context, outgoing),
+    (stamped) =>
+      Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response)).pipe(
+        Effect.tap((response) => settled(context, stamped, response)),
+        Effect.tapError((reason) => failed(context, stamped, reason))
+      )
+  )
 
 /**
  * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget.
@@ -318,7 +341,7 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
       Effect.flatMap((response) =>
         Effect.mapError(decodeServerTime(response.payload), (error) => response.schemaError(error))
       ),
-      Effect.tap((time) => context.clock.learn(time, sentAt))
+      Effect.tap((time) => Effect.map(Clock.currentTimeMillis, (now) => context.clock.learn(time, sentAt, now)))
     ))
 }
 

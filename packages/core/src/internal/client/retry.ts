@@ -8,6 +8,7 @@
 import { Duration, Effect, Schedule } from "effect"
 import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+import * as Telemetry from "./telemetry.ts"
 
 /** Retry policy (`SpotClient.RetryOptions`). */
 export interface Options {
@@ -43,17 +44,28 @@ export interface Retrying {
   ) => Effect.Effect<Succeeded<A>, Failure>
 }
 
-/** The retrying of a client. */
-export const make = (options: Options | false): Retrying => {
+/** The retrying of a client; each retry is reported (a metric, a span event, the program's listener). */
+export const make = (options: Options | false, reporter: Telemetry.Reporter = Telemetry.none): Retrying => {
   const policy = options === false ? { times: 0 } : options
   const times = policy.times ?? 4
   const maxDelay = Duration.fromInputUnsafe(policy.maxDelay ?? Duration.seconds(5))
-  const schedule = Schedule.exponential(policy.baseDelay ?? Duration.millis(200)).pipe(
-    Schedule.jittered,
-    Schedule.modifyDelay(({ duration }) =>
-      Effect.succeed(Duration.millis(Math.round(Duration.toMillis(Duration.min(duration, maxDelay)))))
-    )
-  )
+  const base = Schedule.exponential(policy.baseDelay ?? Duration.millis(200)).pipe(Schedule.jittered)
+  // One schedule per endpoint, built when the endpoint first fails, so that a retry is reported with its endpoint.
+  const schedules = new Map<Venue.Endpoint, Schedule.Schedule<Duration.Duration, SpotError.SpotErrorReason>>()
+  const scheduleOf = (endpoint: Venue.Endpoint) => {
+    let schedule = schedules.get(endpoint)
+    if (schedule === undefined) {
+      schedule = Schedule.modifyDelay(
+        base,
+        ({ attempt, duration, input }: Schedule.Metadata<Duration.Duration, SpotError.SpotErrorReason>) => {
+          const millis = Math.round(Duration.toMillis(Duration.min(duration, maxDelay)))
+          return Effect.as(reporter.retrying(endpoint, attempt, millis, input), Duration.millis(millis))
+        }
+      )
+      schedules.set(endpoint, schedule)
+    }
+    return schedule
+  }
 
   const tracked = <A>(
     endpoint: Venue.Endpoint,
@@ -80,7 +92,7 @@ export const make = (options: Options | false): Retrying => {
           replayed = true
           return Effect.fail(first)
         })
-        return Effect.retry(again, { schedule, times, while: retried })
+        return Effect.retry(again, { schedule: scheduleOf(endpoint), times, while: retried })
       })
       return Effect.mapBoth(withRetries, {
         onFailure: (reason): Failure => ({ reason, mayHaveApplied: applied }),

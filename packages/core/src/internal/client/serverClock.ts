@@ -52,15 +52,13 @@ export class ServerClock {
   }
 
   /**
-   * Learns the offset from a server time seen in an answer to a request sent at `sentAt`. Only a plausible
-   * millisecond epoch (years 2001..2286) moves it: one answer with seconds, or garbage, must not make every later
-   * request fail its timestamp check.
+   * Learns the offset from a server time seen in an answer to a request sent at `sentAt` and answered at
+   * `receivedAt` (local times). Only a plausible millisecond epoch (years 2001..2286) moves it: one answer with
+   * seconds, or garbage, must not make every later request fail its timestamp check.
    */
-  learn(serverTime: number | undefined, sentAt: number): Effect.Effect<void> {
-    return Effect.map(Clock.currentTimeMillis, (receivedAt) => {
-      if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
-        this.offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
-      }
-    })
+  learn(serverTime: number | undefined, sentAt: number, receivedAt: number): void {
+    if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
+      this.offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+    }
   }
 }

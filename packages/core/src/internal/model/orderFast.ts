@@ -84,5 +84,5 @@ export const openOrdersPage = (input: unknown): Order.OpenOrdersPage | undefined
   }
   return out
 }
-// (The caller's place-order input and open-orders query had fast paths too; by instructions per in-process order
-// they saved 0.6 % and once per stream, less than a second definition of the input costs: BENCHMARKS.md, #13.)
+// (The caller's place-order input and open-orders query had fast paths too; by instructions per in-process order,
+// and once per stream, they saved less than a second definition of the input costs: BENCHMARKS.md, #13.)

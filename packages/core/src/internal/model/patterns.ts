@@ -9,5 +9,5 @@ export const DIGITS = /^(?:0|[1-9]\d*)$/
 /** `<BASE><QUOTE>_SPBL`. */
 export const TRADING_PAIR = /^[A-Z0-9]{2,40}_SPBL$/
 
-/** 1 to 40 letters, digits, `_` or `-` (spec-extended §0). */
+/** 1 to 40 letters, digits, `_` or `-` (docs/venue/trading.md#client-order-ids). */
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9_-]{1,40}$/

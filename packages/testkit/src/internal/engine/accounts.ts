@@ -9,7 +9,7 @@ import { accountOf, at as entryAt, BIZ, coinOf, EntryList, kindOf, Ledger, userO
 import type { Coin, Registry } from "./registry.ts"
 import { Kind, type Stamps } from "./stamps.ts"
 
-/** The account types of spec §2.7, in index order. */
+/** The account types of docs/venue/account.md#internal-transfer, in index order. */
 export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const
 
 export const SPOT = 0
@@ -192,9 +192,9 @@ export class Accounts {
   }
 
   /**
-   * A user's spot account as the venue lists it (spec-extended §5): every coin the user ever held there, zeros
-   * included, in the registry's order. A coin is held only through a ledger entry (freezing moves nothing in or out),
-   * so the SPOT entries of the user say which.
+   * A user's spot account as the venue lists it (docs/venue/account.md#balances): every coin the user ever held there,
+   * zeros included, in the registry's order. A coin is held only through a ledger entry (freezing moves nothing in or
+   * out), so the SPOT entries of the user say which.
    */
   spotBalances(user: User): ReadonlyArray<SpotBalance> {
     const held = this.heldBy(user)

@@ -1,5 +1,5 @@
-// Funding bills: pages of a user's funding-account ledger (spec §4.4) as objects or as JSON text written directly,
-// and synthetic bill histories for seeding.
+// Funding bills: pages of a user's funding-account ledger (docs/venue/account.md#funding-bills) as objects or as JSON
+// text written directly, and synthetic bill histories for seeding.
 import type { BillPage, BillQuery, BillView, HistoryOptions } from "../../EngineModel.ts"
 import { prng } from "../prng.ts"
 import { pow10, trimmed } from "../units.ts"

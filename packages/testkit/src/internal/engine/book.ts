@@ -5,9 +5,9 @@
 // lines) in fixed-size segments. A record rather than a column per field, because the hot paths (a cancel, a maker's
 // fill) touch one order at a random place in history and then read most of its fields: one or two cache lines
 // instead of fifteen. Segments rather than one array grown by copying, because each copy left the old array as
-// garbage outside V8's heap, and every 64 MB or so of such memory forced a full garbage collection: with growth by
-// copying, collections cost about a third of a million-order run; with segments the store allocates little more than
-// it keeps (only its first segment grows by copying, up to 2 MB).
+// garbage outside V8's heap, and every few tens of megabytes of such memory forced a full garbage collection, a large
+// share of a run's time; with segments the store allocates little more than it keeps (only its first segment grows
+// by copying, up to 2 MB).
 import { Segments } from "./segments.ts"
 
 /** Flags packed in the FLAGS slot of a record. */

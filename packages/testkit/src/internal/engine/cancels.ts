@@ -1,7 +1,7 @@
-// Cancels as the venue answers them (spec-extended §1–§2): one order of a symbol by orderId or clientOrderId, many,
-// or every open order of a symbol, each with its outcome: cancelled (its frozen funds released), not found (43001:
-// no such order of the user on the symbol) or not open (43004: already filled or cancelled). The cancel itself is
-// matching's, the one the numeric entry points use.
+// Cancels as the venue answers them (docs/venue/trading.md#cancel-order): one order of a symbol by orderId or
+// clientOrderId, many, or every open order of a symbol, each with its outcome: cancelled (its frozen funds released),
+// not found (43001: no such order of the user on the symbol) or not open (43004: already filled or cancelled). The
+// cancel itself is matching's, the one the numeric entry points use.
 import { Venue } from "@spotkit/core"
 import type { CancelBatch, Cancelled, NotCancelled, OrderRef } from "../../EngineModel.ts"
 import type { User } from "./accounts.ts"

@@ -1,7 +1,8 @@
-// Order history and fills (spec-extended §4): a user's orders and fills on one product, newest first (time desc, then
-// id desc), paged by time with exclusive bounds and `pageIndex` from 0. Their indexes (by user and product, in time
-// order) are built from the order store and the trade log only when a page is asked for, taking in what was added
-// since the last time: placing and matching pay nothing for them, and a fill is written out only when shown.
+// Order history and fills (docs/venue/trading.md#order-history): a user's orders and fills on one product, newest first
+// (time desc, then id desc), paged by time with exclusive bounds and `pageIndex` from 0. Their indexes (by user and
+// product, in time order) are built from the order store and the trade log only when a page is asked for, taking in
+// what was added since the last time: placing and matching pay nothing for them, and a fill is written out only when
+// shown.
 import type { FillQuery, FillView, OrderView, Page, PageQuery } from "../../EngineModel.ts"
 import { fixed, trimmed } from "../units.ts"
 import * as Book from "./book.ts"

@@ -5,7 +5,10 @@
 import { Bill } from "@spotkit/core"
 import { Segments } from "./segments.ts"
 
-/** The bill business types of spec §2.6 (core's `Bill.BizType`): an entry's bizType is an index into this list. */
+/**
+ * The bill business types of docs/venue/account.md#bill-business-types (core's `Bill.BizType`): an entry's bizType is
+ * an index into this list.
+ */
 export const bizTypes: ReadonlyArray<Bill.BizType> = Bill.BizType.literals
 
 /** The index of each bizType. */

@@ -339,7 +339,7 @@ export class Matching {
   }
 }
 
-/** Adds a fill to an order's fill fields (spec §2.5). */
+/** Adds a fill to an order's fill fields (docs/venue/trading.md#order-record). */
 const recordFill = (r: Float64Array, o: number, price: number, lots: number, value: number, now: number): void => {
   const marketBuy = (r[o + FLAGS]! & (TYPE_MARKET | SIDE_SELL)) === TYPE_MARKET
   r[o + REMAINING] = r[o + REMAINING]! - (marketBuy ? value : lots)

@@ -151,7 +151,9 @@ export class Registry {
     }))
   }
 
-  /** The trading rules of products (spec-extended §6); fee rates as numerators over 10^RATE_SCALE. */
+  /**
+   * The trading rules of products (docs/venue/market-data.md#symbol-rules); fee rates as numerators over 10^RATE_SCALE.
+   */
   symbolRules(products: ReadonlyArray<Product>, makerRate: number, takerRate: number): ReadonlyArray<SymbolRules> {
     return products.map((p) => ({
       symbol: p.symbol,

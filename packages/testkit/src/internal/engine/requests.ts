@@ -30,9 +30,9 @@ export const refusal = (code: string, parameter = "", detail?: string): Rejectio
 }
 
 /**
- * Whether a clientOrderId has the venue's form (spec-extended §0): 1 to 40 of `A-Z a-z 0-9 _ -`. The test of core's
- * `Primitives.ClientOrderId` (`^[A-Za-z0-9_-]{1,40}$`) as a loop over the characters, as placing orders from wire
- * strings is benchmarked; test/requests.test.ts holds the two to the same answers.
+ * Whether a clientOrderId has the venue's form (docs/venue/trading.md#client-order-ids): 1 to 40 of `A-Z a-z 0-9 _ -`.
+ * The test of core's `Primitives.ClientOrderId` (`^[A-Za-z0-9_-]{1,40}$`) as a loop over the characters, as placing
+ * orders from wire strings is benchmarked; test/requests.test.ts holds the two to the same answers.
  */
 export const isClientOrderId = (id: string): boolean => {
   const length = id.length
@@ -58,8 +58,9 @@ export class Requests {
   }
 
   /**
-   * Places an order from its wire fields (spec §2.1) with the venue's checks and codes: parameters (40019/40020),
-   * symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId (43118), balance (43012).
+   * Places an order from its wire fields (docs/venue/trading.md#place-order) with the venue's checks and codes:
+   * parameters (40019/40020), symbol (40102), precision (40808), minimum value (45110), duplicate clientOrderId
+   * (43118), balance (43012).
    */
   placeOrder(userId: string, request: OrderRequest, now: number): Placed | Rejection {
     const user = this.parts.accounts.find(userId)
@@ -139,8 +140,8 @@ export class Requests {
   }
 
   /**
-   * An internal transfer (spec §2.7) from its wire fields: users (40034), coin, account types and amount (40020,
-   * 40808), balance (43012).
+   * An internal transfer (docs/venue/account.md#internal-transfer) from its wire fields: users (40034), coin, account
+   * types and amount (40020, 40808), balance (43012).
    */
   transfer(
     userId: string,

@@ -6,10 +6,10 @@
 // segment doubles, an `alloc` replaces it.
 //
 // The memory is shared (`SharedArrayBuffer`) where the platform has it, unless the engine is told otherwise. V8
-// counts an ordinary ArrayBuffer as "external memory" and starts a full collection for about every 64 MB of it
+// counts an ordinary ArrayBuffer as "external memory" and starts a full collection for every so many megabytes of it
 // allocated, on the assumption that collecting may free some. An engine keeps every record it ever allocates for as
 // long as it lives, so those collections free nothing of it, and each one marks the whole heap of the program the
-// engine runs in: with 3 million strings live beside it, a million orders took 993 instead of 505 ms (BENCHMARKS.md).
+// engine runs in, which with millions of strings live beside it costs the engine much of its speed (BENCHMARKS.md).
 // V8 does not count shared buffers there, so a growing engine no longer calls for collections. The price: the memory
 // of an engine that is dropped is freed at the next full collection, which its size no longer brings on; a program
 // that creates and drops many large engines can turn sharing off (`EngineOptions.sharedMemory`). No other thread ever

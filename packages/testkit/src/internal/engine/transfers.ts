@@ -1,6 +1,6 @@
-// Transfer records (spec-extended §7) as the venue reports them: every internal transfer the accounts made, with its
-// id, users, coin, amount, accounts and time, and the status list a sender queries to learn whether a transfer whose
-// answer it lost went through. A transfer the engine accepts completes at once: `SUCCESS`.
+// Transfer records (docs/venue/account.md#transfer-status) as the venue reports them: every internal transfer the
+// accounts made, with its id, users, coin, amount, accounts and time, and the status list a sender queries to learn
+// whether a transfer whose answer it lost went through. A transfer the engine accepts completes at once: `SUCCESS`.
 import type { TransferPage, TransferQuery, TransferView } from "../../EngineModel.ts"
 import { trimmed } from "../units.ts"
 import { accountTypes, type TransferRecord } from "./accounts.ts"

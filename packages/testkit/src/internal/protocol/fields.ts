@@ -122,7 +122,9 @@ export const idListField = (
 
 const ORDER_FIELDS = ["symbol", "side", "orderType", "force", "price", "quantity", "clientOrderId"] as const
 
-/** An order's fields (spec §2.1); `symbol` given for a batch item, whose symbol is the batch's. */
+/**
+ * An order's fields (docs/venue/trading.md#place-order); `symbol` given for a batch item, whose symbol is the batch's.
+ */
 export const orderRequest = (body: Body, symbol: string | undefined): Engine.OrderRequest | Refusal => {
   const fields: Record<string, string | undefined> = {}
   for (const name of ORDER_FIELDS) {

@@ -28,7 +28,10 @@ const quote = JSON.stringify
 
 const nullable = (value: string | undefined): string => value === undefined ? "null" : quote(value)
 
-/** The venue's order record (spec §2.5, every status): no userId, no force, the status in the venue's words. */
+/**
+ * The venue's order record (docs/venue/trading.md#order-record, every status): no userId, no force, the status in the
+ * venue's words.
+ */
 const orderRecord = (o: Engine.OrderView) => ({
   accountId: o.accountId,
   symbol: o.symbol,
@@ -48,7 +51,7 @@ const orderRecord = (o: Engine.OrderView) => ({
   uTime: o.uTime
 })
 
-/** The venue's fill record (spec-extended §4). */
+/** The venue's fill record (docs/venue/trading.md#fills). */
 const fillRecord = (f: Engine.FillView) => ({
   accountId: f.accountId,
   symbol: f.symbol,
@@ -82,7 +85,7 @@ const orderRef = (body: Body, cidName: string): Engine.OrderRef | Refusal => {
   return orderId !== undefined ? { orderId } : { clientOrderId }
 }
 
-/** The time bounds and page of a history or fills query (spec-extended §4). */
+/** The time bounds and page of a history or fills query (docs/venue/trading.md#order-history). */
 const pageQuery = (body: Body): Engine.PageQuery | Refusal => {
   return integerFields(body, {
     after: [0, Number.MAX_SAFE_INTEGER],
@@ -170,8 +173,8 @@ const internalTransfer: Handler = (engine, userId, body, now) => {
   return done.ok ? `{"id":${quote(done.id)}}` : new Refusal(done.code, done.msg)
 }
 
-// spec-extended §1: the venue names the client id `clientOid` here and answers in snake_case; an order that is not
-// open is an answer (`result: false` with 43001 or 43004), not an error.
+// docs/venue/trading.md#cancel-order: the venue names the client id `clientOid` here and answers in snake_case; an
+// order that is not open is an answer (`result: false` with 43001 or 43004), not an error.
 const cancelOrder: Handler = (engine, userId, body, now) => {
   const symbol = knownSymbol(engine, body)
   if (symbol instanceof Refusal) return symbol
@@ -195,7 +198,7 @@ const batchJson = (batch: Engine.CancelBatch, byClientId: boolean): string => {
   return `{"successList":${quote(batch.cancelled.map((c) => c.orderId))},"failureList":[${failures.join(",")}]}`
 }
 
-// spec-extended §2: `orderIds` or `clientOids` (exactly one), at most 50 (40912).
+// docs/venue/trading.md#cancel-many-orders: `orderIds` or `clientOids` (exactly one), at most 50 (40912).
 const cancelOrders: Handler = (engine, userId, body, now) => {
   const symbol = knownSymbol(engine, body)
   if (symbol instanceof Refusal) return symbol
@@ -217,7 +220,8 @@ const cancelAll: Handler = (engine, userId, body, now) => {
   return batchJson(engine.cancelAll(userId, symbol, now), false)
 }
 
-// spec-extended §3: no symbol; the client id is `clientOrderId` here. An unknown order (or another user's) is `[]`.
+// docs/venue/trading.md#order-info: no symbol; the client id is `clientOrderId` here. An unknown order (or another
+// user's) is `[]`.
 const order: Handler = (engine, userId, body) => {
   const ref = orderRef(body, "clientOrderId")
   if (ref instanceof Refusal) return ref
@@ -227,7 +231,7 @@ const order: Handler = (engine, userId, body) => {
   return found === undefined || found.userId !== userId ? "[]" : quote([orderRecord(found)])
 }
 
-// spec-extended §4. `totals` is 0, as in the venue's samples: never rely on it.
+// docs/venue/trading.md#order-history. `totals` is 0, as in the venue's samples: never rely on it.
 const orderHistory: Handler = (engine, userId, body) => {
   const symbol = knownSymbol(engine, body)
   if (symbol instanceof Refusal) return symbol
@@ -248,7 +252,7 @@ const fills: Handler = (engine, userId, body) => {
   return `{"fillsOrderResultList":${quote(page.items.map(fillRecord))},"nextPage":${page.nextPage},"totals":0}`
 }
 
-// spec-extended §5: the spot account, every coin the user ever held there.
+// docs/venue/account.md#balances: the spot account, every coin the user ever held there.
 const balances: Handler = (engine, userId) => quote(engine.spotBalances(userId))
 
 const accountTypeField = (body: Body, name: string): Engine.AccountType | undefined | Refusal => {
@@ -259,8 +263,8 @@ const accountTypeField = (body: Body, name: string): Engine.AccountType | undefi
     : refusal("40020", name)
 }
 
-// spec-extended §7: the caller's transfers, in the transfer's envelope (`{total, code: "200", list, timestamp}`), user
-// ids as JSON numbers. The venue spells the id parameter `withdrawID`.
+// docs/venue/account.md#transfer-status: the caller's transfers, in the transfer's envelope (`{total, code: "200",
+// list, timestamp}`), user ids as JSON numbers. The venue spells the id parameter `withdrawID`.
 const transferStatus: Handler = (engine, userId, body) => {
   const withdrawId = stringField(body, "withdrawID", false)
   if (withdrawId instanceof Refusal) return withdrawId
@@ -299,9 +303,9 @@ const transferStatus: Handler = (engine, userId, body) => {
   return `{"total":${found.total},"list":[${list.join(",")}]}`
 }
 
-// spec-extended §6: the rules of one symbol (`symbol`), of several (`symbols`, comma-separated) or of all; every
-// named symbol must exist (40102). The fields the engine does not model carry the values of the venue's sample
-// (price-limit ratios, not enforced) or say the testkit has no such feature.
+// docs/venue/market-data.md#symbol-rules: the rules of one symbol (`symbol`), of several (`symbols`, comma-separated)
+// or of all; every named symbol must exist (40102). The fields the engine does not model carry the values of the
+// venue's sample (price-limit ratios, not enforced) or say the testkit has no such feature.
 const exchangeInfo: Handler = (engine, _userId, body) => {
   const symbol = stringField(body, "symbol", false)
   if (symbol instanceof Refusal) return symbol
@@ -336,8 +340,8 @@ const exchangeInfo: Handler = (engine, _userId, body) => {
   )
 }
 
-// The symbols tradable by API (spec-extended §6), as the venue's own path answers; `/products` (spot-api.md) answers
-// each product's listing.
+// The symbols tradable by API (docs/venue/market-data.md#products), as the venue's own path answers; `/products` (the
+// first operation list's path) answers each product's listing.
 const productList: Handler = (engine) =>
   quote(engine.productList().flatMap((p) => p.status === "online" ? [p.symbol] : []))
 

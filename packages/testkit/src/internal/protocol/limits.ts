@@ -1,4 +1,4 @@
-// Venue-side rate limits: the venue's weight model (spec-extended §8, `Venue.budgets` and each endpoint's
+// Venue-side rate limits: the venue's weight model (docs/venue/limits.md, `Venue.budgets` and each endpoint's
 // `Venue.Weight`) with the exchange's overrides. A signed request weighs its UID weight against its user's budget and
 // its IP weight against its address's, and placing, batching, cancelling and transfers count one request against the
 // endpoint's own budget per user; a public request weighs against its address only. Sliding-window logs, counted on

@@ -1,0 +1,123 @@
+/**
+ * What the client reports about itself: Effect `Metric`s (requests by endpoint and outcome, their latency, retries,
+ * 429s, rate-limit waits, the budgets' use, exported rows), span events on the operation's span for each retry, wait
+ * and 429, and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that says what it
+ * waits for).
+ *
+ * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
+ * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names), never a key,
+ * a symbol or an order.
+ *
+ * @since 0.1.0
+ */
+import { Metric } from "effect"
+import type * as SpotError from "./SpotError.ts"
+
+/**
+ * Requests sent, by `endpoint` and `outcome` (`ok`, or the failure's reason: `RateLimitError`, `TransportError`, …).
+ * A retried call counts each attempt.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const requests = Metric.counter("spotkit_requests_total", {
+  description: "Requests sent to the venue, by endpoint and outcome (ok or the reason it failed)",
+  incremental: true
+})
+
+/**
+ * The time from sending a request to its answer read (or its failure), in milliseconds, by `endpoint`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const requestDuration = Metric.histogram("spotkit_request_duration_ms", {
+  description: "Time from sending a request to its answer, in milliseconds, by endpoint",
+  boundaries: Metric.exponentialBoundaries({ start: 1, factor: 2, count: 16 })
+})
+
+/**
+ * Retries scheduled, by `endpoint` and the `reason` of the failure retried.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const retries = Metric.counter("spotkit_retries_total", {
+  description: "Retries scheduled, by endpoint and the reason of the failure retried",
+  incremental: true
+})
+
+/**
+ * Answers of HTTP 429 (Too Many Requests), by `endpoint`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const rateLimited = Metric.counter("spotkit_rate_limited_total", {
+  description: "Answers of HTTP 429 (Too Many Requests), by endpoint",
+  incremental: true
+})
+
+/**
+ * Time spent waiting for a rate-limit budget before sending, in milliseconds, by `budget` (`uid`, `ip`, `endpoint`,
+ * or `paused` after a 429).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const rateLimitWait = Metric.counter("spotkit_rate_limit_wait_ms_total", {
+  description: "Milliseconds spent waiting for a rate-limit budget before sending, by budget",
+  incremental: true
+})
+
+/**
+ * Weight charged against the rate-limit budgets, by `budget` (`uid`, `ip`, `endpoint`): divided by a budget's
+ * window, its use.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const budgetWeight = Metric.counter("spotkit_budget_weight_total", {
+  description: "Weight charged against the rate-limit budgets, by budget",
+  incremental: true
+})
+
+/**
+ * Rows an export wrote (the `spotkit` CLI's exports), by `export` (`bills`, `fills`, …).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const exportRows = Metric.counter("spotkit_export_rows_total", {
+  description: "Rows written by exports, by export",
+  incremental: true
+})
+
+/**
+ * Something the client does that a program may want to show: waiting for a rate-limit budget (`budget: "paused"`:
+ * a 429's pause in force), a 429 answer and the pause it starts, a retry about to wait.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export type Event =
+  | {
+    readonly _tag: "Waiting"
+    readonly endpoint: string
+    readonly budget: "uid" | "ip" | "endpoint" | "paused"
+    readonly millis: number
+  }
+  | {
+    readonly _tag: "RateLimited"
+    readonly endpoint: string
+    /** What the venue asked for (`Retry-After`), when it did. */
+    readonly retryAfterMillis: number | undefined
+  }
+  | {
+    readonly _tag: "Retrying"
+    readonly endpoint: string
+    /** The retry's number: 1 for the first. */
+    readonly attempt: number
+    readonly delayMillis: number
+    readonly reason: SpotError.SpotErrorReason
+  }

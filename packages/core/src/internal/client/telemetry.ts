@@ -1,0 +1,133 @@
+// What one client reports (Telemetry.ts): the metrics of every request, and for each wait, 429 and retry a metric, a
+// span event on the operation's span and the program's `onEvent`. The metrics' attributes are fixed per endpoint (and
+// outcome), so each is built once per client and looked up, never rebuilt per call.
+import { Clock, Effect, Metric, Option } from "effect"
+import type * as SpotError from "../../SpotError.ts"
+import * as Telemetry from "../../Telemetry.ts"
+import type * as Venue from "../../Venue.ts"
+
+/** The reporting of one client. */
+export interface Reporter {
+  /** A request was answered (`outcome` "ok") or failed (`outcome` the reason's tag), `millis` after it was sent. */
+  readonly answered: (endpoint: Venue.Endpoint, outcome: string, millis: number) => Effect.Effect<void>
+  /** The venue answered HTTP 429. */
+  readonly rateLimited: (endpoint: Venue.Endpoint, retryAfterMillis: number | undefined) => Effect.Effect<void>
+  /** A failed request is sent again after `delayMillis`. */
+  readonly retrying: (
+    endpoint: Venue.Endpoint,
+    attempt: number,
+    delayMillis: number,
+    reason: SpotError.SpotErrorReason
+  ) => Effect.Effect<void>
+  /** A request waits `millis` for a budget before it is sent. */
+  readonly waiting: (
+    endpoint: string,
+    budget: "uid" | "ip" | "endpoint" | "paused",
+    millis: number
+  ) => Effect.Effect<void>
+  /** Weight charged against a budget. */
+  readonly charged: (budget: "uid" | "ip" | "endpoint", weight: number) => Effect.Effect<void>
+}
+
+/** An event on the current span, when there is one (an operation's span). */
+const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+    Option.isNone(span)
+      ? Effect.void
+      : Effect.map(Clock.currentTimeNanos, (now) => span.value.event(name, now, attributes)))
+
+// A metric with fixed attributes, built on first use and kept.
+const tagged = <In, Out>(metric: Metric.Metric<In, Out>) => {
+  const made = new Map<string, Metric.Metric<In, Out>>()
+  return (key: string, attributes: Record<string, string>): Metric.Metric<In, Out> => {
+    let found = made.get(key)
+    if (found === undefined) {
+      found = Metric.withAttributes(metric, attributes)
+      made.set(key, found)
+    }
+    return found
+  }
+}
+
+/** The reporting of one client, with the program's listener (`SpotClient.Options.onEvent`). */
+export const make = (onEvent: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined): Reporter => {
+  const listen = onEvent === undefined ? () => Effect.void : (event: Telemetry.Event) => Effect.ignore(onEvent(event))
+  const requests = tagged(Telemetry.requests)
+  const durations = tagged(Telemetry.requestDuration)
+  // The metrics of every answered request, per endpoint: looked up by the endpoint, no key built per call.
+  const answers = new Map<
+    Venue.Endpoint,
+    { readonly ok: Metric.Metric<number, unknown>; readonly duration: Metric.Metric<number, unknown> }
+  >()
+  const answersOf = (endpoint: Venue.Endpoint) => {
+    let found = answers.get(endpoint)
+    if (found === undefined) {
+      found = {
+        ok: requests(`${endpoint.name} ok`, { endpoint: endpoint.name, outcome: "ok" }),
+        duration: durations(endpoint.name, { endpoint: endpoint.name })
+      }
+      answers.set(endpoint, found)
+    }
+    return found
+  }
+  const retries = tagged(Telemetry.retries)
+  const limited = tagged(Telemetry.rateLimited)
+  const waits = tagged(Telemetry.rateLimitWait)
+  const weights = tagged(Telemetry.budgetWeight)
+  return {
+    answered: (endpoint, outcome, millis) => {
+      const metrics = answersOf(endpoint)
+      const counted = outcome === "ok" ? metrics.ok : requests(`${endpoint.name} ${outcome}`, {
+        endpoint: endpoint.name,
+        outcome
+      })
+      return Effect.andThen(Metric.update(counted, 1), Metric.update(metrics.duration, millis))
+    },
+    rateLimited: (endpoint, retryAfterMillis) =>
+      Effect.all([
+        Metric.update(limited(endpoint.name, { endpoint: endpoint.name }), 1),
+        spanEvent("spotkit.rate_limited", {
+          endpoint: endpoint.name,
+          ...(retryAfterMillis === undefined ? {} : { "retry_after.ms": retryAfterMillis })
+        }),
+        listen({ _tag: "RateLimited", endpoint: endpoint.name, retryAfterMillis })
+      ], { discard: true }),
+    retrying: (endpoint, attempt, delayMillis, reason) =>
+      Effect.all([
+        Metric.update(retries(`${endpoint.name} ${reason._tag}`, { endpoint: endpoint.name, reason: reason._tag }), 1),
+        spanEvent("spotkit.retry", {
+          endpoint: endpoint.name,
+          attempt,
+          "delay.ms": delayMillis,
+          reason: reason._tag
+        }),
+        listen({ _tag: "Retrying", endpoint: endpoint.name, attempt, delayMillis, reason })
+      ], { discard: true }),
+    waiting: (endpoint, budget, millis) =>
+      Effect.all([
+        Metric.update(waits(budget, { budget }), millis),
+        spanEvent("spotkit.rate_limit_wait", { endpoint, budget, "wait.ms": millis }),
+        listen({ _tag: "Waiting", endpoint, budget, millis })
+      ], { discard: true }),
+    charged: (budget, weight) => Metric.update(weights(budget, { budget }), weight)
+  }
+}
+
+/** A reporter that reports nothing (tests of the parts below the client). */
+export const none: Reporter = {
+  answered: () => Effect.void,
+  rateLimited: () => Effect.void,
+  retrying: () => Effect.void,
+  waiting: () => Effect.void,
+  charged: () => Effect.void
+}
+
+/** Whether a reason is the venue's HTTP 429, and the wait it asked for. */
+export const tooManyRequests = (
+  reason: SpotError.SpotErrorReason
+): { readonly retryAfterMillis: number | undefined } | undefined =>
+  reason._tag === "RateLimitError" && reason.httpStatus === 429
+    ? { retryAfterMillis: reason.retryAfterMillis }
+    : reason._tag === "HttpStatusError" && reason.httpStatus === 429
+    ? { retryAfterMillis: undefined }
+    : undefined

@@ -1,0 +1,89 @@
+/**
+ * What the client reports about itself (issue #22): metrics of every request by endpoint and outcome, their latency,
+ * retries by reason, 429s; a span event on the operation's span for each retry and 429; and the same as events to
+ * the program's `onEvent`. Time is the TestClock's: a retry's delay is advanced, never slept.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Metric, Tracer } from "effect"
+import { TestClock } from "effect/testing"
+import { SpotClient, Telemetry } from "../src/index.ts"
+import { clientOptions, FakeVenue, NOW, ORDERS, SYMBOL } from "./support/FakeVenue.ts"
+
+const order = {
+  symbol: SYMBOL,
+  side: "buy" as const,
+  orderType: "limit" as const,
+  price: "100",
+  quantity: "1",
+  clientOrderId: "telemetry-1"
+}
+
+/** A counter's value for these attributes (0 when the series does not exist). */
+const count = (metric: Metric.Counter<number>, attributes: Record<string, string>) =>
+  Effect.map(Metric.value(Metric.withAttributes(metric, attributes)), (state) => Number(state.count))
+
+/** A tracer that keeps every span, to read their events. */
+const recordingTracer = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span: (options) => {
+      const span = new Tracer.NativeSpan(options)
+      spans.push(span)
+      return span
+    }
+  })
+  return { spans, tracer }
+}
+
+describe("telemetry", () => {
+  it.effect("requests by endpoint and outcome, their latency, a retry and a 429: metrics, span events, events", () =>
+    Effect.gen(function*() {
+      const venue = new FakeVenue()
+      venue.fail({ kind: "http", status: 429, body: "slow down" }, ORDERS)
+      venue.fail({ kind: "http", status: 502, body: "bad gateway" }, ORDERS)
+      const events: Array<Telemetry.Event> = []
+      const { spans, tracer } = recordingTracer()
+      const layer = SpotClient.layer({
+        ...clientOptions,
+        rateLimit: false,
+        syncServerTime: false,
+        checkSymbolRules: false,
+        retry: { baseDelay: "100 millis" },
+        onEvent: (event) => Effect.sync(() => events.push(event))
+      }).pipe(Layer.provide(venue.layer))
+      yield* TestClock.setTime(NOW)
+      const fiber = yield* SpotClient.SpotClient.pipe(
+        Effect.flatMap((client) => client.placeOrder(order)),
+        Effect.provide(layer),
+        Effect.withTracer(tracer),
+        Effect.forkChild
+      )
+      yield* TestClock.adjust("10 seconds")
+      const placed = yield* Fiber.join(fiber)
+      assert.strictEqual(placed.clientOrderId, "telemetry-1")
+
+      assert.strictEqual(yield* count(Telemetry.requests, { endpoint: "placeOrder", outcome: "ok" }), 1)
+      assert.strictEqual(yield* count(Telemetry.requests, { endpoint: "placeOrder", outcome: "HttpStatusError" }), 1)
+      assert.strictEqual(yield* count(Telemetry.requests, { endpoint: "placeOrder", outcome: "RateLimitError" }), 1)
+      assert.strictEqual(yield* count(Telemetry.rateLimited, { endpoint: "placeOrder" }), 1)
+      assert.strictEqual(yield* count(Telemetry.retries, { endpoint: "placeOrder", reason: "RateLimitError" }), 1)
+      assert.strictEqual(yield* count(Telemetry.retries, { endpoint: "placeOrder", reason: "HttpStatusError" }), 1)
+      const latency = yield* Metric.value(Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" }))
+      assert.strictEqual(latency.count, 3)
+
+      assert.deepStrictEqual(
+        events.map((event) =>
+          event._tag === "Retrying" ? `${event._tag} ${event.attempt} ${event.reason._tag}` : event._tag
+        ),
+        ["RateLimited", "Retrying 1 RateLimitError", "Retrying 2 HttpStatusError"]
+      )
+      const span = spans.find((span) => span.name === "SpotClient.placeOrder")
+      assert.isDefined(span)
+      assert.deepStrictEqual(span!.events.map(([name]) => name), [
+        "spotkit.rate_limited",
+        "spotkit.retry",
+        "spotkit.retry"
+      ])
+      assert.strictEqual(span!.events[1]![2]["reason"], "RateLimitError")
+    }))
+})
