@@ -1,13 +1,15 @@
 /**
  * `NodeSpotPush`: push over the `ws` package against the sandbox's push endpoints (a private stream needs the
- * handshake headers only a server-side WebSocket sends), and `layerConfig` reading `SPOTKIT_PUSH_URL` and the
- * credentials, naming what is missing or invalid without printing a secret.
+ * handshake headers only a server-side WebSocket sends); the connection-attempt budget shared by two clients through
+ * a real Redis; and `layerConfig` reading `SPOTKIT_PUSH_URL` and the credentials, naming what is missing or invalid
+ * without printing a secret.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotPush } from "@spotkit/core"
 import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
+import { redisServer } from "./support/redisServer.ts"
 
 const alice = TestExchange.demoKeys.alice
 
@@ -55,6 +57,38 @@ describe("NodeSpotPush", () => {
       }
       assert.strictEqual(balances.length, 3)
     }).pipe(Effect.provide(server)), { timeout: 20_000 })
+
+  it.live(
+    "with redis: two clients (two stores) share one connection-attempt budget through Redis",
+    () =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.Sandbox
+        const venue = yield* PushVenue.PushVenue
+        const redis = yield* redisServer
+        const credentials = {
+          apiKey: Redacted.make(alice.apiKey),
+          secretKey: Redacted.make(alice.secretKey),
+          passphrase: Redacted.make(alice.passphrase)
+        }
+        yield* venue.setFaults({ storm: true })
+        const client = () =>
+          NodeSpotPush.layer({
+            url: PushVenue.pushUrl(sandbox),
+            credentials,
+            redis: { url: redis.url },
+            backoff: { initial: "1 millis", max: "5 millis" },
+            limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
+          }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
+        for (const layer of [client(), client()]) {
+          const push = Context.get(yield* Layer.build(layer), SpotPush.SpotPush)
+          yield* Effect.forkScoped(Stream.runDrain(push.watchBook("BTCUSDT_SPBL")))
+        }
+        yield* Effect.sleep(2_000)
+        // Each client alone would have made 6 attempts in the minute: together they made 6.
+        assert.strictEqual((yield* venue.stats).attempts, 6)
+      }).pipe(Effect.provide(server)),
+    { timeout: 30_000 }
+  )
 
   it.live("layerConfig: SPOTKIT_PUSH_URL and the credentials", () =>
     Effect.gen(function*() {
