@@ -4,9 +4,10 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaGetter } from "effect"
+import * as Decimals from "./internal/model/decimal.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
-import { DecimalFromWire, MillisFromWire } from "./Primitives.ts"
+import { Decimal, DecimalFromWire, IdFromWire, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
 import type * as SpotError from "./SpotError.ts"
 
 /**
@@ -87,3 +88,412 @@ export const orderCheck = (
   readonly price?: string | undefined
   readonly quantity: string
 }) => SpotError.SymbolRuleError | undefined => RuleCheck.check(rules)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Public market data (docs/venue/market-data.md): ticker, order book, candles, recent trades
+
+const optionalDecimal = Schema.optional(Schema.NullOr(DecimalFromWire))
+const optionalMillis = Schema.optional(Schema.NullOr(MillisFromWire))
+
+/**
+ * A symbol's 24-hour statistics (docs/venue/market-data.md#ticker): `symbol` and `lastPrice` always, every other
+ * field when the venue sends it. `priceChangePercent` is a fraction (`-0.011451` is −1.1451 %). `ts` is the venue's
+ * time of the figures, never compared with the envelope's time.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Ticker = Schema.Struct({
+  symbol: Schema.String,
+  lastPrice: DecimalFromWire,
+  priceChange: optionalDecimal,
+  priceChangePercent: optionalDecimal,
+  /** Number of trades in the 24 hours. */
+  trades: Schema.optional(Schema.NullOr(Schema.Union([Schema.Int, Schema.NumberFromString]))),
+  /** Base-coin volume of the 24 hours. */
+  size: optionalDecimal,
+  /** Quote-coin volume of the 24 hours. */
+  value: optionalDecimal,
+  high: optionalDecimal,
+  low: optionalDecimal,
+  open: optionalDecimal,
+  close: optionalDecimal,
+  highTime: optionalMillis,
+  lowTime: optionalMillis,
+  startTime: optionalMillis,
+  endTime: optionalMillis,
+  openInterest: optionalDecimal,
+  markPrice: optionalDecimal,
+  indexPrice: optionalDecimal,
+  ts: optionalMillis
+})
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type Ticker = typeof Ticker.Type
+
+/**
+ * Every symbol's ticker.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Tickers = Schema.NullOr(Schema.Array(Ticker)).pipe(
+  Schema.decodeTo(Schema.Array(Schema.toType(Ticker)), {
+    decode: SchemaGetter.transform((list: ReadonlyArray<Ticker> | null) => list ?? []),
+    encode: SchemaGetter.transform((list: ReadonlyArray<Ticker>) => list)
+  })
+)
+
+/**
+ * One price level of an order book: its price, and the size resting there (base coin), both exact as the venue
+ * writes them (trailing zeros kept).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Level = Schema.Struct({ price: Decimal, size: Decimal })
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type Level = typeof Level.Type
+
+const LevelFromWire = Schema.Tuple([DecimalFromWire, DecimalFromWire]).pipe(
+  Schema.decodeTo(Schema.toType(Level), {
+    decode: SchemaGetter.transform(([price, size]: readonly [Decimal, Decimal]): Level => ({ price, size })),
+    encode: SchemaGetter.transform((level: Level) => [level.price, level.size] as const)
+  })
+)
+
+const byPrice = (direction: 1 | -1) => (a: Level, b: Level) => direction * Decimals.compare(a.price, b.price)
+
+/**
+ * An order book (docs/venue/market-data.md#depth): bids best (highest) first, asks best (lowest) first, whatever
+ * order the venue sends them in; `timestamp` the venue's time of the snapshot. REST depth carries no update id: it
+ * cannot be stitched to pushed changes (the push stream keeps its own book).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const OrderBook = Schema.Struct({
+  asks: Schema.NullOr(Schema.Array(LevelFromWire)),
+  bids: Schema.NullOr(Schema.Array(LevelFromWire)),
+  timestamp: optionalMillis
+}).pipe(
+  Schema.decodeTo(
+    Schema.toType(
+      Schema.Struct({ bids: Schema.Array(Level), asks: Schema.Array(Level), timestamp: Schema.optional(Schema.Number) })
+    ),
+    {
+      decode: SchemaGetter.transform((book) => ({
+        bids: [...(book.bids ?? [])].sort(byPrice(-1)),
+        asks: [...(book.asks ?? [])].sort(byPrice(1)),
+        ...(book.timestamp == null ? {} : { timestamp: book.timestamp })
+      })),
+      encode: SchemaGetter.transform((book) => book)
+    }
+  )
+)
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type OrderBook = typeof OrderBook.Type
+
+/**
+ * The depths the venue serves a book at.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const BookDepth = Schema.Literals([15, 200])
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type BookDepth = typeof BookDepth.Type
+
+/**
+ * A candle period (docs/venue/market-data.md#candles).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const CandlePeriod = Schema.Literals([
+  "1m",
+  "5m",
+  "15m",
+  "30m",
+  "1h",
+  "2h",
+  "4h",
+  "6h",
+  "8h",
+  "12h",
+  "1d",
+  "1w",
+  "1M"
+])
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type CandlePeriod = typeof CandlePeriod.Type
+
+/**
+ * One candle, its fields named: the period's open time (ms), open, high, low, close, and the volumes in the base and
+ * the quote coin, all exact.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Candle = Schema.Struct({
+  openTime: Millis,
+  open: Decimal,
+  high: Decimal,
+  low: Decimal,
+  close: Decimal,
+  baseVolume: Decimal,
+  quoteVolume: Decimal
+})
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type Candle = typeof Candle.Type
+
+/**
+ * A candle as the venue writes it, `[openTime, open, high, low, close, baseVolume, quoteVolume]` (any further
+ * elements ignored), as a `Candle`.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const CandleFromWire = Schema.TupleWithRest(
+  Schema.Tuple([
+    MillisFromWire,
+    DecimalFromWire,
+    DecimalFromWire,
+    DecimalFromWire,
+    DecimalFromWire,
+    DecimalFromWire,
+    DecimalFromWire
+  ]),
+  [Schema.Unknown]
+).pipe(
+  Schema.decodeTo(Schema.toType(Candle), {
+    decode: SchemaGetter.transform(([openTime, open, high, low, close, baseVolume, quoteVolume]): Candle => ({
+      openTime,
+      open,
+      high,
+      low,
+      close,
+      baseVolume,
+      quoteVolume
+    })),
+    encode: SchemaGetter.transform((c: Candle) =>
+      [c.openTime, c.open, c.high, c.low, c.close, c.baseVolume, c.quoteVolume] as const
+    )
+  })
+)
+
+/**
+ * Candles in ascending open time, whatever order the venue sends them in; a candle the venue repeats is kept once.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Candles = Schema.NullOr(Schema.Array(CandleFromWire)).pipe(
+  Schema.decodeTo(Schema.toType(Schema.Array(Candle)), {
+    decode: SchemaGetter.transform((list: ReadonlyArray<Candle> | null) => {
+      const byTime = new Map<number, Candle>()
+      for (const candle of list ?? []) byTime.set(candle.openTime, candle)
+      return [...byTime.values()].sort((a, b) => a.openTime - b.openTime)
+    }),
+    encode: SchemaGetter.transform((list: ReadonlyArray<Candle>) => list)
+  })
+)
+
+/**
+ * A trade on the venue's market (anyone's): its id, time, price, size (base coin), value (quote coin), whether the
+ * buyer was the maker, and the taker's side that follows from it.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Trade = Schema.Struct({
+  symbol: Schema.String,
+  tradeId: Schema.String,
+  time: Millis,
+  price: Decimal,
+  size: Decimal,
+  value: Decimal,
+  buyerMaker: Schema.Boolean,
+  /** The taker's side: `sell` when the buyer was the maker. */
+  side: Schema.Literals(["buy", "sell"])
+})
+
+/**
+ * @since 0.1.0
+ * @category market data
+ */
+export type Trade = typeof Trade.Type
+
+/**
+ * A boolean the venue may write as `true`/`false` or as the strings `"true"`/`"false"`.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const BooleanFromWire = Schema.Union([
+  Schema.Boolean,
+  Schema.Literals(["true", "false"]).pipe(Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((text: "true" | "false") => text === "true"),
+    encode: SchemaGetter.transform((flag: boolean) => flag ? "true" as const : "false" as const)
+  }))
+])
+
+/**
+ * A recent trade as the venue writes it (docs/venue/market-data.md#recent-trades), as a `Trade`.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const TradeFromWire = Schema.Struct({
+  symbol: Schema.String,
+  tradeId: IdFromWire,
+  fillTime: MillisFromWire,
+  fillPrice: DecimalFromWire,
+  fillQuantity: DecimalFromWire,
+  tradeValue: DecimalFromWire,
+  buyerMaker: BooleanFromWire
+}).pipe(
+  Schema.decodeTo(Schema.toType(Trade), {
+    decode: SchemaGetter.transform((wire): Trade => ({
+      symbol: wire.symbol,
+      tradeId: wire.tradeId,
+      time: wire.fillTime,
+      price: wire.fillPrice,
+      size: wire.fillQuantity,
+      value: wire.tradeValue,
+      buyerMaker: wire.buyerMaker,
+      side: wire.buyerMaker ? "sell" : "buy"
+    })),
+    encode: SchemaGetter.transform((trade: Trade) => ({
+      symbol: trade.symbol,
+      tradeId: trade.tradeId,
+      fillTime: trade.time,
+      fillPrice: trade.price,
+      fillQuantity: trade.size,
+      tradeValue: trade.value,
+      buyerMaker: trade.buyerMaker
+    }))
+  })
+)
+
+/**
+ * Recent trades, newest first (as the venue sends them).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const Trades = Schema.NullOr(Schema.Array(TradeFromWire)).pipe(
+  Schema.decodeTo(Schema.toType(Schema.Array(Trade)), {
+    decode: SchemaGetter.transform((list: ReadonlyArray<Trade> | null) => list ?? []),
+    encode: SchemaGetter.transform((list: ReadonlyArray<Trade>) => list)
+  })
+)
+
+/**
+ * A depth query: the symbol and how many levels a side (15 or 200).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const DepthQuery = Schema.Struct({ symbol: TradingPair, limit: Schema.optional(BookDepth) })
+
+/**
+ * A candles query: the symbol, the period, how many, and optionally the open times from (`startTime`, inclusive) and
+ * before (`endTime`, exclusive) which to answer, in ms.
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const CandlesQuery = Schema.Struct({
+  symbol: TradingPair,
+  period: CandlePeriod,
+  limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  startTime: Schema.optional(Millis),
+  endTime: Schema.optional(Millis)
+})
+
+/**
+ * A recent-trades query: the symbol and how many (1..1000, default 100).
+ *
+ * @since 0.1.0
+ * @category market data
+ */
+export const TradesQuery = Schema.Struct({
+  symbol: TradingPair,
+  limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+})
+
+/**
+ * Options of `SpotClient.orderBook`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface OrderBookOptions {
+  /** Levels a side: 15 or 200. @default 15 */
+  readonly limit?: BookDepth | undefined
+}
+
+/**
+ * Options of `SpotClient.candles`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface CandlesOptions {
+  /** Candles at most. The venue's default when absent. */
+  readonly limit?: number | undefined
+  /** The earliest open time answered (ms, inclusive). */
+  readonly startTime?: number | undefined
+  /** Open times before this (ms, exclusive). */
+  readonly endTime?: number | undefined
+}
+
+/**
+ * Options of `SpotClient.candleHistory`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface CandleHistoryOptions {
+  /** The earliest open time (ms, inclusive). */
+  readonly since: number
+  /** Open times before this (ms, exclusive). @default now */
+  readonly until?: number | undefined
+  /** Candles per request, 1..1000. @default 1000 */
+  readonly pageSize?: number | undefined
+}
+
+/**
+ * Options of `SpotClient.recentTrades`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface RecentTradesOptions {
+  /** Trades at most, 1..1000. @default the venue's, 100 */
+  readonly limit?: number | undefined
+}

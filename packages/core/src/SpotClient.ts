@@ -19,6 +19,7 @@ import * as AccountOps from "./internal/client/account.ts"
 import * as Budget from "./internal/client/budget.ts"
 import * as Call from "./internal/client/call.ts"
 import * as Cancels from "./internal/client/cancel.ts"
+import * as MarketOps from "./internal/client/market.ts"
 import * as OrderState from "./internal/client/orderState.ts"
 import * as Pipeline from "./internal/client/pipeline.ts"
 import * as Placing from "./internal/client/placing.ts"
@@ -279,6 +280,64 @@ export interface Service {
   readonly symbol: (name: string) => Effect.Effect<Option.Option<Market.SymbolRules>, SpotError.SpotError>
   /** Loads every symbol's rules again now (the cache the order check uses too). */
   readonly refreshSymbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
+  /**
+   * A symbol's 24-hour statistics: last price, change, high, low, volumes (exact decimals). Public: no key needed.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { SpotClient } from "@spotkit/core"
+   *
+   * const last = Effect.gen(function*() {
+   *   const client = yield* SpotClient.SpotClient
+   *   const ticker = yield* client.ticker("BTCUSDT_SPBL")
+   *   return ticker.lastPrice // "83354.0"
+   * })
+   * ```
+   */
+  readonly ticker: (symbol: string) => Effect.Effect<Market.Ticker, SpotError.SpotError>
+  /** Every symbol's ticker (one request of weight 40 by default: `rateLimit.weights.tickers`). */
+  readonly tickers: () => Effect.Effect<ReadonlyArray<Market.Ticker>, SpotError.SpotError>
+  /**
+   * The order book of a symbol, 15 or 200 levels a side: bids best (highest) first, asks best (lowest) first, sizes
+   * exact as the venue writes them.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { SpotClient } from "@spotkit/core"
+   *
+   * const spread = Effect.gen(function*() {
+   *   const client = yield* SpotClient.SpotClient
+   *   const book = yield* client.orderBook("BTCUSDT_SPBL", { limit: 15 })
+   *   return { bid: book.bids[0]?.price, ask: book.asks[0]?.price }
+   * })
+   * ```
+   */
+  readonly orderBook: (
+    symbol: string,
+    options?: Market.OrderBookOptions
+  ) => Effect.Effect<Market.OrderBook, SpotError.SpotError>
+  /** Candles of a symbol and period, ascending by open time, from one request (`limit`, `startTime`, `endTime`). */
+  readonly candles: (
+    symbol: string,
+    period: Market.CandlePeriod,
+    options?: Market.CandlesOptions
+  ) => Effect.Effect<ReadonlyArray<Market.Candle>, SpotError.SpotError>
+  /**
+   * Candles of a long range, ascending by open time, fetched as the stream is pulled: paged by time windows that
+   * never skip or repeat a candle, whatever the venue's bounds and limits do.
+   */
+  readonly candleHistory: (
+    symbol: string,
+    period: Market.CandlePeriod,
+    options: Market.CandleHistoryOptions
+  ) => Stream.Stream<Market.Candle, SpotError.SpotError>
+  /** The latest trades of a symbol's market, newest first (at most 1,000). */
+  readonly recentTrades: (
+    symbol: string,
+    options?: Market.RecentTradesOptions
+  ) => Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError>
   /** The server's time (ms); the clock offset is learned from it. */
   readonly serverTime: () => Effect.Effect<number, SpotError.SpotError>
   /** Current estimate of server time minus local time (ms), learned from the venue's answers. */
@@ -395,6 +454,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     ...orderState.operations,
     ...Placing.make(context, orderState.lookupByClientIds),
     ...Cancels.make(context, orderState.lookup),
+    ...MarketOps.make(context),
     ...AccountOps.make(context),
     ...Transfers.make(context),
     clockOffset: pipeline.clockOffset

@@ -17,6 +17,7 @@ import * as OrderFast from "./internal/model/orderFast.ts"
 import * as Json from "./Json.ts"
 import * as Market from "./Market.ts"
 import * as Order from "./Order.ts"
+import { TradingPair } from "./Primitives.ts"
 import * as SpotError from "./SpotError.ts"
 import * as Transfer from "./Transfer.ts"
 
@@ -689,6 +690,67 @@ export const endpoints = {
     request: NoParameters,
     response: Market.ServerTime,
     wire: nothing
+  }),
+  ticker: endpoint({
+    name: "ticker",
+    method: "GET",
+    path: "/api/v2/market/ticker",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Schema.Struct({ symbol: TradingPair }),
+    response: Market.Ticker,
+    wire: asIs
+  }),
+  tickers: endpoint({
+    name: "tickers",
+    method: "GET",
+    path: "/api/v2/market/tickers",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    // Not shown for spot: the contract interface's weight (docs/venue/market-data.md#ticker), configurable.
+    weight: weight(40, undefined),
+    request: NoParameters,
+    response: Market.Tickers,
+    wire: nothing
+  }),
+  depth: endpoint({
+    name: "depth",
+    method: "GET",
+    path: "/api/v2/market/depth",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Market.DepthQuery,
+    response: Market.OrderBook,
+    wire: asIs
+  }),
+  candles: endpoint({
+    name: "candles",
+    method: "GET",
+    path: "/api/v2/market/candles",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(1, undefined),
+    request: Market.CandlesQuery,
+    response: Market.Candles,
+    wire: asIs
+  }),
+  recentTrades: endpoint({
+    name: "recentTrades",
+    method: "GET",
+    path: "/api/v2/market/fills",
+    permission: undefined,
+    envelope: "standard",
+    idempotency: "read",
+    weight: weight(5, undefined),
+    request: Market.TradesQuery,
+    response: Market.Trades,
+    wire: asIs
   }),
   products: endpoint({
     name: "products",

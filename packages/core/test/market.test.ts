@@ -1,0 +1,259 @@
+/**
+ * Public market data (issue #23): ticker, tickers, order book, candles, recent trades — decoded from the venue's own
+ * samples (docs/venue/market-data.md), sorted as the client promises (bids best first, asks best first, candles by
+ * open time), tolerant where the venue varies (optional ticker fields, `buyerMaker` as a boolean or a string,
+ * trailing zeros kept), refused before sending when the query is bad; and candles of a long range as a stream that
+ * never skips or repeats a candle, whatever the venue's bounds and limit do.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted, Stream } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import * as fc from "fast-check"
+import { type Market, SpotClient } from "../src/index.ts"
+import { shortestPeriod } from "../src/internal/client/market.ts"
+
+const NOW = 1_795_000_000_000
+
+interface Seen {
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** A client over a venue that answers each GET with `answer(path, query)` as the envelope's data. */
+const clientOf = (answer: (path: string, query: URLSearchParams) => unknown) => {
+  const seen: Array<Seen> = []
+  const http = HttpClient.make((request) =>
+    Effect.sync(() => {
+      const url = new URL(request.url)
+      seen.push({ path: url.pathname, query: url.searchParams, headers: request.headers })
+      const data = answer(url.pathname, url.searchParams)
+      const body = `{"code":"00000","msg":"success","requestTime":${NOW},"data":${
+        typeof data === "string" ? data : JSON.stringify(data)
+      }}`
+      return HttpClientResponse.fromWeb(request, new Response(body, { status: 200 }))
+    })
+  )
+  const layer = SpotClient.layer({
+    baseUrl: "https://venue.test",
+    credentials: { apiKey: Redacted.make("k"), secretKey: Redacted.make("s"), passphrase: Redacted.make("p") },
+    retry: false
+  }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, http)))
+  const run = <A, E>(f: (client: SpotClient.Service) => Effect.Effect<A, E>) =>
+    Effect.flatMap(SpotClient.SpotClient, f).pipe(Effect.provide(layer))
+  return { run, seen }
+}
+
+// The venue's samples (docs/venue/market-data.md).
+const TICKER = `{"symbol":"BTCUSDT_SPBL","priceChange":"-965.6","priceChangePercent":"-0.011451","trades":105901,` +
+  `"size":"78570.57284800","value":"6731333236.9492884000","high":"88495.5","low":"82175.9","open":"84319.6",` +
+  `"close":"83354.0","highTime":1743625002550,"lowTime":1743638655112,"startTime":1743576300000,` +
+  `"endTime":1743665400000,"lastPrice":"83354.0","openInterest":"0","ts":1750060557824}`
+const DEPTH = `{"asks":[["83610.5","0.1"],["83610.0","0.4993000000000000"]],` +
+  `"bids":[["83609.1","2"],["83609.9","1.2000"]],"timestamp":"1622102974025"}`
+const CANDLES = `[[1743669000000,"83654.0","83778.0","83531.5","83688.7","248.17024800","20755885.859164900"],` +
+  `[1743667200000,"83457.9","83719.0","83457.9","83654.0","247.94000200","20730711.264144200"]]`
+const TRADES = `[{"symbol":"BTCUSDT_SPBL","tradeId":"778a5376-a0b6-4c8f-ab64-dd6ea40f896e","fillTime":1743668713364,` +
+  `"fillPrice":"83609.7","fillQuantity":"0.00011400","tradeValue":"9.531505800","bestMatch":true,"buyerMaker":true},` +
+  `{"symbol":"BTCUSDT_SPBL","tradeId":"7","fillTime":"1743668713000","fillPrice":"83609.8","fillQuantity":"0.1",` +
+  `"tradeValue":"8360.98","buyerMaker":"false"}]`
+
+describe("market data: the venue's samples", () => {
+  it.effect("ticker: every field exact, unsigned", () => {
+    const { run, seen } = clientOf(() => TICKER)
+    return run((client) =>
+      Effect.gen(function*() {
+        const ticker = yield* client.ticker("BTCUSDT_SPBL")
+        assert.strictEqual(ticker.lastPrice, "83354.0")
+        assert.strictEqual(ticker.priceChangePercent, "-0.011451")
+        assert.strictEqual(ticker.value, "6731333236.9492884000")
+        assert.strictEqual(ticker.trades, 105901)
+        assert.strictEqual(ticker.highTime, 1743625002550)
+        assert.strictEqual(seen[0]!.path, "/api/v2/market/ticker")
+        assert.strictEqual(seen[0]!.query.get("symbol"), "BTCUSDT_SPBL")
+        assert.isUndefined(seen[0]!.headers["access-key"])
+        assert.isUndefined(seen[0]!.headers["access-sign"])
+      })
+    )
+  })
+
+  it.effect("ticker: only symbol and lastPrice are required", () => {
+    const { run } = clientOf(() => `{"symbol":"ETHUSDT_SPBL","lastPrice":"1500.10","markPrice":null,"future":1}`)
+    return run((client) =>
+      Effect.map(client.ticker("ETHUSDT_SPBL"), (ticker) => {
+        assert.deepStrictEqual<unknown>(ticker, { symbol: "ETHUSDT_SPBL", lastPrice: "1500.10", markPrice: null })
+      })
+    )
+  })
+
+  it.effect("tickers: every symbol's, an absent list as none", () => {
+    const { run } = clientOf(() => `[${TICKER},{"symbol":"ETHUSDT_SPBL","lastPrice":"1500"}]`)
+    return run((client) =>
+      Effect.map(client.tickers(), (tickers) => {
+        assert.deepStrictEqual(tickers.map((ticker) => ticker.symbol), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      })
+    )
+  })
+
+  it.effect("order book: bids best first, asks best first, by decimal value, sizes as sent", () => {
+    const { run, seen } = clientOf(() => DEPTH)
+    return run((client) =>
+      Effect.gen(function*() {
+        const book = yield* client.orderBook("BTCUSDT_SPBL", { limit: 200 })
+        assert.deepStrictEqual(book, {
+          bids: [{ price: "83609.9", size: "1.2000" }, { price: "83609.1", size: "2" }],
+          asks: [{ price: "83610.0", size: "0.4993000000000000" }, { price: "83610.5", size: "0.1" }],
+          timestamp: 1622102974025
+        } as unknown as Market.OrderBook)
+        assert.strictEqual(seen[0]!.query.get("limit"), "200")
+      })
+    )
+  })
+
+  it.effect("order book: a depth other than 15 or 200 and a bad symbol are refused before sending", () => {
+    const { run, seen } = clientOf(() => DEPTH)
+    return run((client) =>
+      Effect.gen(function*() {
+        const depth = yield* Effect.flip(client.orderBook("BTCUSDT_SPBL", { limit: 50 as Market.BookDepth }))
+        assert.strictEqual(depth.reason._tag, "ValidationError")
+        const symbol = yield* Effect.flip(client.orderBook("btc"))
+        assert.strictEqual(symbol.reason._tag, "ValidationError")
+        assert.strictEqual(seen.length, 0)
+      })
+    )
+  })
+
+  it.effect("candles: named fields, ascending by open time whatever order the venue sends", () => {
+    const { run, seen } = clientOf(() => CANDLES)
+    return run((client) =>
+      Effect.gen(function*() {
+        const candles = yield* client.candles("BTCUSDT_SPBL", "30m", { limit: 2 })
+        assert.deepStrictEqual(candles.map((candle) => candle.openTime), [1743667200000, 1743669000000])
+        assert.deepStrictEqual(candles[1], {
+          openTime: 1743669000000,
+          open: "83654.0",
+          high: "83778.0",
+          low: "83531.5",
+          close: "83688.7",
+          baseVolume: "248.17024800",
+          quoteVolume: "20755885.859164900"
+        } as unknown as Market.Candle)
+        assert.deepStrictEqual(Object.fromEntries(seen[0]!.query), {
+          symbol: "BTCUSDT_SPBL",
+          period: "30m",
+          limit: "2"
+        })
+        const period = yield* Effect.flip(client.candles("BTCUSDT_SPBL", "3m" as Market.CandlePeriod))
+        assert.strictEqual(period.reason._tag, "ValidationError")
+      })
+    )
+  })
+
+  it.effect("recent trades: buyerMaker as a boolean or a string, the taker's side from it", () => {
+    const { run } = clientOf(() => TRADES)
+    return run((client) =>
+      Effect.map(client.recentTrades("BTCUSDT_SPBL", { limit: 2 }), (trades) => {
+        assert.deepStrictEqual(
+          trades.map(({ buyerMaker, side, time, tradeId }) => ({ tradeId, time, buyerMaker, side })),
+          [
+            { tradeId: "778a5376-a0b6-4c8f-ab64-dd6ea40f896e", time: 1743668713364, buyerMaker: true, side: "sell" },
+            { tradeId: "7", time: 1743668713000, buyerMaker: false, side: "buy" }
+          ]
+        )
+        assert.strictEqual(trades[0]!.size, "0.00011400")
+      })
+    )
+  })
+})
+
+describe("candleHistory", () => {
+  const PERIODS = ["1m", "15m", "1h", "1d", "1w", "1M"] as const
+
+  /** How a venue may read a candles query: which end `limit` counts from, and whether its bounds include. */
+  const semantics = fc.record({
+    fromEnd: fc.boolean(),
+    startInclusive: fc.boolean(),
+    endInclusive: fc.boolean(),
+    newestFirst: fc.boolean()
+  })
+
+  it.effect(
+    "every candle of [since, until) once, ascending, whatever the venue's semantics (property)",
+    () =>
+      Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom(...PERIODS),
+            fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 120 }),
+            fc.integer({ min: 1, max: 40 }),
+            fc.integer({ min: 0, max: 300 }),
+            fc.integer({ min: 1, max: 200 }),
+            semantics,
+            fc.boolean(),
+            async (period, slots, pageSize, from, span, how, atSince) => {
+              const step = shortestPeriod[period]
+              const base = 1_700_000_000_000
+              // Sparse candles on the period's grid (months as 28 days: only their spacing matters here), often one
+              // opening right at the range's start, the bound a venue may exclude.
+              const grid = atSince ? [...slots, from] : slots
+              const times = [...new Set(grid)].sort((a, b) => a - b).map((slot) => base + slot * step)
+              const since = base + from * step - (from % 3 === 0 ? 7 : 0)
+              const until = since + span * step + (span % 2 === 0 ? 3 : 0)
+              const { run } = clientOf((_path, query) => {
+                const start = Number(query.get("startTime"))
+                const end = Number(query.get("endTime"))
+                const limit = Number(query.get("limit"))
+                const inRange = times.filter((t) =>
+                  (how.startInclusive ? t >= start : t > start) && (how.endInclusive ? t <= end : t < end)
+                )
+                const picked = how.fromEnd ? inRange.slice(-limit) : inRange.slice(0, limit)
+                const list = how.newestFirst ? picked.slice().reverse() : picked
+                return list.map((t) => [t, "1", "2", "0.5", "1.5", "10", "15"])
+              })
+              const got = await Effect.runPromise(
+                run((client) =>
+                  Stream.runCollect(client.candleHistory("BTCUSDT_SPBL", period, { since, until, pageSize }))
+                )
+              )
+              const expected = times.filter((t) => t >= since && t < until)
+              assert.deepStrictEqual(got.map((candle) => candle.openTime), expected)
+            }
+          ),
+          { numRuns: 150 }
+        )
+      ),
+    { timeout: 60_000 }
+  )
+
+  it.effect("a venue whose startTime excludes the bound still answers the candle opening on it", () => {
+    const since = 1_700_000_000_000
+    const times = [since, since + 60_000, since + 120_000]
+    const { run } = clientOf((_path, query) =>
+      times.filter((t) => t > Number(query.get("startTime")) && t < Number(query.get("endTime")))
+        .map((t) => [t, "1", "1", "1", "1", "1", "1"])
+    )
+    return run((client) =>
+      Effect.map(
+        Stream.runCollect(client.candleHistory("BTCUSDT_SPBL", "1m", { since, until: since + 180_000, pageSize: 2 })),
+        (candles) => assert.deepStrictEqual(candles.map((candle) => candle.openTime), times)
+      )
+    )
+  })
+
+  it.effect("the windows' requests do not depend on how many candles there are", () => {
+    const { run, seen } = clientOf(() => "[]")
+    const since = 1_700_000_000_000
+    return run((client) =>
+      Effect.gen(function*() {
+        const candles = yield* Stream.runCollect(
+          client.candleHistory("BTCUSDT_SPBL", "1m", { since, until: since + 3_000 * 60_000, pageSize: 1000 })
+        )
+        assert.strictEqual(candles.length, 0)
+        assert.strictEqual(seen.length, 4) // 3,000 minutes in windows of 1,000 minutes less 2 ms
+        assert.strictEqual(Number(seen[0]!.query.get("startTime")), since - 1)
+        assert.strictEqual(Number(seen[0]!.query.get("endTime")) - since, 1_000 * 60_000 - 2)
+        assert.strictEqual(Number(seen[3]!.query.get("endTime")), since + 3_000 * 60_000)
+      })
+    )
+  })
+})
