@@ -14,6 +14,7 @@
  */
 import { Result, Schema, SchemaGetter } from "effect"
 import * as Json from "./Json.ts"
+import type * as Market from "./Market.ts"
 import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
 import * as Venue from "./Venue.ts"
 
@@ -140,6 +141,28 @@ export const KlineInterval = Schema.Literals([
  * @category channels
  */
 export type KlineInterval = typeof KlineInterval.Type
+
+/**
+ * The candle interval of the push channel for each candle period of the REST interface (`Market.CandlePeriod`).
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const klineIntervals = {
+  "1m": "MINUTE_1",
+  "5m": "MINUTE_5",
+  "15m": "MINUTE_15",
+  "30m": "MINUTE_30",
+  "1h": "HOUR_1",
+  "2h": "HOUR_2",
+  "4h": "HOUR_4",
+  "6h": "HOUR_6",
+  "8h": "HOUR_8",
+  "12h": "HOUR_12",
+  "1d": "DAY_1",
+  "1w": "WEEK_1",
+  "1M": "MONTH_1"
+} as const satisfies Record<Market.CandlePeriod, KlineInterval>
 
 /**
  * A channel, parsed from its name.
@@ -615,8 +638,10 @@ export const frames = {
   ack: (event: "subscribed" | "unsubscribed", channel: string): string => Json.stringify({ event, channel }),
   error: (code: string, msg: string, channel?: string): string =>
     Json.stringify(channel === undefined ? { event: "error", code, msg } : { event: "error", code, msg, channel }),
-  payload: (channel: string, data: ReadonlyArray<unknown>): string =>
-    Json.stringify({ event: "payload", channel, data }),
+  payload: (channel: string, data: ReadonlyArray<unknown>, type?: string): string =>
+    Json.stringify(
+      type === undefined ? { event: "payload", channel, data } : { event: "payload", channel, type, data }
+    ),
   tradeEvent: (
     channel: string,
     msg: { readonly msgEvent: string; readonly version: number; readonly time: number; readonly data: unknown }

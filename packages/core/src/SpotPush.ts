@@ -33,9 +33,11 @@ import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
 import { Hub } from "./internal/push/hub.ts"
+import * as Market from "./internal/push/market.ts"
 import * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
+import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
@@ -106,6 +108,23 @@ export type OrderUpdate = Model.OrderUpdate
  * @category models
  */
 export type Balance = Model.Balance
+
+/**
+ * A trade of the market: from a push (no `tradeId`: the venue's pushes carry none) or from the REST backfill after a
+ * reconnection (`tradeId` set); `side` is the taker's.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PublicTrade = Market.PublicTrade
+
+/**
+ * A candle after a change: its open time, prices and volumes, from a push or the REST backfill.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CandleUpdate = Market.CandleUpdate
 
 /**
  * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
@@ -199,6 +218,27 @@ export interface Service {
   ) => Stream.Stream<BookEvent, PushError.PushError>
   /** The latest ticker of a symbol. */
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
+  /**
+   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
+   * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
+   * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
+   * `backfillLimit` trades can miss some (at least once, not exactly once). A consumer a `bufferSize` behind fails
+   * with `SlowConsumerError`.
+   */
+  readonly watchTrades: (
+    symbol: string,
+    options?: { readonly backfillLimit?: number | undefined }
+  ) => Stream.Stream<PublicTrade, PushError.PushError>
+  /**
+   * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
+   * from REST, then every change; after a reconnection the bars since the latest delivered from REST. A bar is
+   * delivered when it changed; a bar is final once a later one has come.
+   */
+  readonly watchCandles: (
+    symbol: string,
+    period: MarketRest.CandlePeriod,
+    options?: { readonly history?: number | undefined }
+  ) => Stream.Stream<CandleUpdate, PushError.PushError>
   /** Every change of the account's orders from now on, once each; the open orders first. */
   readonly watchOrders: (options?: PrivateOptions) => Stream.Stream<OrderUpdate, PushError.PushError>
   /** Every fill of the account's orders from now on (since the private session started), once each. */
@@ -402,6 +442,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const context: Streams = { options, resolved, hubs, client, now, emit, registry: new Registry(resolved.capacity) }
   return SpotPush.of({
     ...publicStreams(context),
+    ...marketStreams(context),
     ...privateStreams(context),
     events: Stream.fromPubSub(events)
   })
@@ -528,3 +569,61 @@ const privateStreams = (
       session("SpotPush.watchBalances", privateOptions, (s, sink) => s.attachBalances(sink), (s) => s.balanceSinks)
   }
 }
+
+const marketStreams = (
+  { client, hubs, now, registry, resolved }: Streams
+): Pick<Service, "watchTrades" | "watchCandles"> => ({
+  watchTrades: (symbol, options) => {
+    const channel = Push.channels.trades(symbol)
+    const limit = options?.backfillLimit ?? 100
+    return stream(
+      "SpotPush.watchTrades",
+      Effect.gen(function*() {
+        yield* checkSymbols([symbol])
+        const offset = yield* client.clockOffset
+        return yield* registry.use<Market.TradeFeed, PublicTrade>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) =>
+            new Market.TradeFeed({
+              symbol,
+              capacity: resolved.capacity,
+              since: Math.round(now() + offset),
+              overlapMillis: 5_000,
+              backfill: () => client.recentTrades(symbol, { limit }),
+              onFailed: release
+            }),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink)
+        })
+      })
+    )
+  },
+  watchCandles: (symbol, period, options) => {
+    const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
+    const history = Math.max(1, options?.history ?? 1)
+    return stream(
+      "SpotPush.watchCandles",
+      Effect.andThen(
+        checkSymbols([symbol]),
+        registry.use<Market.CandleFeed, CandleUpdate>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) =>
+            new Market.CandleFeed({
+              symbol,
+              period,
+              capacity: resolved.capacity,
+              backfill: (latest) =>
+                client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
+              onFailed: release
+            }),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink)
+        })
+      )
+    )
+  }
+})

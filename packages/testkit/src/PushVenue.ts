@@ -42,7 +42,8 @@ export type Level = Events.Level
 
 /**
  * What the venue pushes about. `Book`: levels of a symbol's book changed (absolute sizes; one new book version).
- * `Trade`, `Ticker`: public market data. `Order`, `Fill`, `Balance`: a user's order changed, was filled, or its spot
+ * `Trade`, `Kline` (a candle bar of an interval, replacing the bar of the same open time), `Ticker`: public market
+ * data. `Order`, `Fill`, `Balance`: a user's order changed, was filled, or its spot
  * balances changed (pushed to that user's private connections).
  *
  * @since 0.2.0

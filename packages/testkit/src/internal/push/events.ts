@@ -1,4 +1,5 @@
 // What the venue pushes about (re-exported by PushVenue with their documentation), and the faults it can inject.
+import type { Push } from "@spotkit/core"
 import type { FillView, OrderView, SpotBalance } from "../../EngineModel.ts"
 import type { Level } from "./depth.ts"
 
@@ -19,6 +20,20 @@ export type VenueEvent =
     readonly size: string
     readonly value: string
     readonly buyerMaker: boolean
+  }
+  | {
+    readonly _tag: "Kline"
+    readonly symbol: string
+    readonly interval: Push.KlineInterval
+    readonly bar: {
+      readonly klineTime: number
+      readonly open: string
+      readonly high: string
+      readonly low: string
+      readonly close: string
+      readonly size: string
+      readonly value: string
+    }
   }
   | {
     readonly _tag: "Ticker"

@@ -174,6 +174,15 @@ export class Venue implements Host {
           value: event.value,
           buyerMaker: event.buyerMaker
         }])
+      case "Kline": {
+        const channel = Push.channels.kline(event.symbol, event.interval)
+        const subscribers = this.subscribers.get(channel)
+        if (subscribers === undefined) return
+        const bar = { ...event.bar, symbol: event.symbol, klineTime: String(event.bar.klineTime) }
+        const frame = Push.frames.payload(channel, [bar], "change")
+        for (const connection of Array.from(subscribers)) connection.data(frame)
+        return
+      }
       case "Ticker": {
         const data = { ...event.fields, symbol: event.symbol }
         this.tickers.set(event.symbol, data)
