@@ -6,6 +6,8 @@
  *   stale or undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt from a new
  *   snapshot: no book is ever delivered across a gap.
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
+ * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
+ *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id).
  * - `watchOrders`, `watchFills`, `watchBalances`: the private channels, gap-free. After every (re)connection the gap
  *   is closed by REST through the `SpotClient` (balances; the open orders, recent orders and fills of the symbols in
  *   play; each order whose outcome is unknown) before pushes resume, and everything is merged: a fill once by its id,
