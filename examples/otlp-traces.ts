@@ -7,8 +7,9 @@
  *     node --conditions=@spotkit/source examples/otlp-traces.ts BTCUSDT_SPBL
  *
  * Each operation is a span named after it (`SpotClient.placeOrder`, with symbol, side, orderType and clientOrderId),
- * and with the `effect-undici` transport each HTTP exchange is a client span inside it (its credential headers
- * redacted). Nothing secret is exported: credentials are `Redacted`, and spotkit never puts them on a span.
+ * and each HTTP exchange a client span inside it (method, URL, status; headers only if `HttpClient.TracerHeaderFilter`
+ * asks, the credential headers redacted). Nothing secret is exported: credentials are `Redacted`, and spotkit never
+ * puts them on a span.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { SpotClient } from "@spotkit/core"
@@ -49,11 +50,7 @@ const Tracing = Layer.unwrap(
   )
 ).pipe(Layer.provide([OtlpSerialization.layerJson, FetchHttpClient.layer]))
 
-// `effect-undici`: platform-node's HTTP client, which opens a client span per request (the default transport opens
-// none, to save CPU) and sends the trace context to the venue.
-const Client = NodeSpotClient.layerConfig({
-  ...NodeSpotClient.defaultConfig,
-  transport: Config.succeed("effect-undici" as const)
-})
+// The default transport (undici) opens a client span per HTTP exchange; it sends no trace context to the venue.
+const Client = NodeSpotClient.layerConfig()
 
 program.pipe(Effect.provide(Client), Effect.provide(Tracing), NodeRuntime.runMain)

@@ -17,17 +17,21 @@
 // printed, never asserted.
 //
 //   node --conditions=@spotkit/source src/export.ts [--quick] [--export-bills N] [--export-runs N]
-//     [--limited-seconds S]
+//     [--limited-seconds S] [--cli-variants]
+//
+// --cli-variants adds the CLI's variants to the runs of 1., alternating with the others (their files must be the
+// same too): without each V8 flag of its entry (`bin/spotkit.ts`), and over node:http (a copy of the build whose
+// configuration picks that transport, as the CLI did before issue #26).
 import { Venue } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { cpSync, createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { fmt, log, machine as sharedMachine, median, option, quick, writeResult } from "./cli.ts"
 import { aliceEnv, type Running, startSandbox } from "./sandbox.ts"
 
@@ -163,21 +167,76 @@ process.on("exit", () => rmSync(dir, { recursive: true, force: true }))
 // 1. Limits off: the CLI against the raw baseline
 
 interface Contestant {
-  readonly key: "spotkit-cli" | "raw-baseline"
+  readonly key: string
   readonly label: string
   readonly args: (out: string) => ReadonlyArray<string>
 }
+
+// The CLI's variants (--cli-variants): entries like its own (`bin/spotkit.ts`: V8 flags set, then the command
+// imported) with one, the other or neither of its flags, and a copy of the build over node:http.
+const variants = (): ReadonlyArray<Contestant> => {
+  const main = pathToFileURL(join(root, "packages/node/dist/internal/main.js")).href
+  const entry = (name: string, flags: ReadonlyArray<string>) => {
+    const file = join(dir, `${name}.mjs`)
+    writeFileSync(
+      file,
+      `import { setFlagsFromString } from "node:v8"\n${
+        flags.map((flag) => `setFlagsFromString(${JSON.stringify(flag)})\n`).join("")
+      }void import(${JSON.stringify(main)})\n`
+    )
+    return file
+  }
+  const nodeHttp = join(root, "packages/node/dist-node-http")
+  rmSync(nodeHttp, { recursive: true, force: true })
+  cpSync(join(root, "packages/node/dist"), nodeHttp, { recursive: true })
+  process.on("exit", () => rmSync(nodeHttp, { recursive: true, force: true }))
+  const shared = join(nodeHttp, "internal/cli/shared.js")
+  const text = readFileSync(shared, "utf8")
+  const patched = text.replace(
+    "...NodeSpotClient.defaultConfig,",
+    "...NodeSpotClient.defaultConfig, transport: Config.succeed(\"node:http\"),"
+  )
+  if (patched === text) throw new Error("cannot make the node:http variant: shared.js changed")
+  writeFileSync(shared, patched)
+  const command = (out: string) => ["bills", "export", "--out", out]
+  const semiSpace = "--semi-space-growth-factor=1"
+  const noMaglev = "--no-maglev"
+  return [
+    {
+      key: "cli-node-http",
+      label: "the CLI over node:http, its entry's flags (before #26)",
+      args: (out) => [join(nodeHttp, "bin/spotkit.js"), ...command(out)]
+    },
+    {
+      key: "cli-maglev-on",
+      label: `the CLI with ${semiSpace} only (Maglev on)`,
+      args: (out) => [entry("maglev-on", [semiSpace]), ...command(out)]
+    },
+    {
+      key: "cli-young-grows",
+      label: `the CLI with ${noMaglev} only (V8's young generation growing)`,
+      args: (out) => [entry("young-grows", [noMaglev]), ...command(out)]
+    },
+    {
+      key: "cli-no-flags",
+      label: "the CLI without either flag",
+      args: (out) => [entry("no-flags", []), ...command(out)]
+    }
+  ]
+}
+
 const contestants: ReadonlyArray<Contestant> = [
   {
     key: "spotkit-cli",
-    label: "spotkit bills export (the built CLI: SpotClient over node:http, limits off)",
+    label: "spotkit bills export (the built CLI: SpotClient over undici, limits off)",
     args: (out) => [cli, "bills", "export", "--out", out]
   },
   {
     key: "raw-baseline",
     label: "raw baseline: node:http + JSON.parse + string CSV, same requests and paging",
     args: (out) => [baseline, "--out", out]
-  }
+  },
+  ...(process.argv.includes("--cli-variants") ? variants() : [])
 ]
 
 log()
@@ -225,7 +284,7 @@ for (let run = 0; run < RUNS; run++) {
     }
     runs.get(contestant.key)!.push(result)
     log(
-      `  run ${run + 1} ${contestant.key.padEnd(13)} ${fmt(result.wallMs).padStart(7)} ms  ${
+      `  run ${run + 1} ${contestant.key.padEnd(14)} ${fmt(result.wallMs).padStart(7)} ms  ${
         fmt(result.rowsPerSecond).padStart(9)
       } rows/s  peak RSS ${fmt(result.peakRssMB, 1).padStart(6)} MB  CPU ${fmt(result.cpuMs).padStart(6)} ms`
     )

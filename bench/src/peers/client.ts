@@ -7,11 +7,11 @@
 //     <requests> <warmup> <concurrency,...>
 import { readFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
-import { contestants } from "./contestants.ts"
+import { contestants, measurementOnly } from "./contestants.ts"
 import type { PathKey } from "./shared.ts"
 
 const [key, baseUrl, serverPid, requestsArg, warmupArg, concurrencyArg] = process.argv.slice(2)
-const contestant = contestants.find((c) => c.key === key)
+const contestant = [...contestants, ...measurementOnly].find((c) => c.key === key)
 if (contestant === undefined || baseUrl === undefined) throw new Error(`usage: client.ts <contestant> <baseUrl> ...`)
 const requests = Number(requestsArg)
 const warmup = Number(warmupArg)

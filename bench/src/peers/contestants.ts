@@ -3,7 +3,8 @@
 // "00000", an orderId for each placed order, a full page of open orders.
 import { SpotClient } from "@spotkit/core"
 import { NodeSpotClient } from "@spotkit/node"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, identity, ManagedRuntime, Redacted, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import { Buffer } from "node:buffer"
 import { createHmac, createSecretKey } from "node:crypto"
 import { credentials, OPEN_ORDERS_LIMIT, openOrdersBody, orderBody, type PathKey, paths } from "./shared.ts"
@@ -128,7 +129,11 @@ export const raw: Contestant = {
 // spotkit over the Node layer: NodeSpotClient.layer (undici, node:crypto signer, live clock), client-side rate
 // limits off; everything else as a user gets it (validation, spans, retries, timeout, lossless ids, decoding).
 
-const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contestant["make"] => async (baseUrl) => {
+const spotkitOver = (
+  transport: NodeSpotClient.HttpOptions["transport"],
+  options: { readonly httpSpans?: boolean; readonly backend?: boolean } = {}
+): Contestant["make"] =>
+async (baseUrl) => {
   const runtime = ManagedRuntime.make(NodeSpotClient.layer({
     baseUrl,
     credentials: {
@@ -161,7 +166,9 @@ const spotkitOver = (transport: NodeSpotClient.HttpOptions["transport"]): Contes
             ok,
             distinctOrderIds: ids.size,
             sampleOrderId: ids.size === 0 ? undefined : `string ${[...ids][0]}`
-          }))
+          })),
+          options.httpSpans === false ? Effect.provideService(HttpClient.TracerDisabledWhen, () => true) : identity,
+          options.backend === true ? Effect.withTracer(keepingTracer) : identity
         )
       )
     }
@@ -256,3 +263,26 @@ export const ccxtBitget: Contestant = {
 }
 
 export const contestants: ReadonlyArray<Contestant> = [raw, spotkit, spotkitEffectUndici, bitgetApi, ccxtBitget]
+
+// A tracer as a backend installs one: not Effect's native tracer (which the undici transport makes no HTTP span
+// under), its spans kept in memory as the native tracer's are, exported nowhere.
+const keepingTracer = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
+
+/**
+ * Contestants for paired measurements only (not in the benchmark's table), to price the undici transport's HTTP
+ * client span: without it (`HttpClient.TracerDisabledWhen`), and under a tracer other than the native one, with and
+ * without it; the operation spans are kept in each.
+ */
+export const measurementOnly: ReadonlyArray<Contestant> = [{
+  key: "spotkit-no-http-span",
+  label: "spotkit over NodeSpotClient.layer (undici), its HTTP client span disabled",
+  make: spotkitOver("undici", { httpSpans: false })
+}, {
+  key: "spotkit-traced",
+  label: "spotkit over NodeSpotClient.layer (undici) under a tracing backend",
+  make: spotkitOver("undici", { backend: true })
+}, {
+  key: "spotkit-traced-no-http-span",
+  label: "spotkit over NodeSpotClient.layer (undici) under a tracing backend, its HTTP client span disabled",
+  make: spotkitOver("undici", { httpSpans: false, backend: true })
+}]

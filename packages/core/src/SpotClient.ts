@@ -149,6 +149,19 @@ export interface Options {
   /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
   readonly symbolRulesMaxAge?: Duration.Input | undefined
   /**
+   * Request and response hooks: a transform of the platform's `HttpClient` (e.g. `HttpClient.tapRequest`,
+   * `HttpClient.tap`, `HttpClient.mapRequest`), applied once when the client is built. It sits beneath every stage of
+   * the client, so it sees each HTTP exchange as sent: every attempt of a retried call, the rate-limit waits already
+   * behind it, and signed requests, whose `ACCESS-KEY`, `ACCESS-PASSPHRASE` and `ACCESS-SIGN` headers are credentials:
+   * log headers only through `Headers.redact` with the names in `Headers.CurrentRedactedNames` (which the client
+   * sets to include them). A changed signed request (path, body, timestamp) fails the venue's signature check. Answers
+   * reach it before the client reads them: a hook that reads a body must hand on a response that can be read again
+   * (`BufferedResponse.read` makes one). A redirect reaches it as a failure: the client never follows one, whatever
+   * the transform does.
+   * @default none
+   */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
    * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
    * pause it starts, a retry about to wait. For a progress line or a log; its failures and defects are ignored, and
    * it should return at once (it runs on the request's way). The same events are metrics and span events whether or
@@ -438,7 +451,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     timeoutBy: options.timeoutBy ?? "client",
     maxResponseBytes,
     limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
-    syncTime: options.syncServerTime ?? true
+    syncTime: options.syncServerTime ?? true,
+    transformClient: options.transformClient
   })
   const retrying = Retry.make(options.retry ?? {}, reporter)
   const rules = yield* Rules.make(

@@ -369,6 +369,35 @@ export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/cor
 }
 
 /**
+ * The answer was a redirect (HTTP 3xx), which the client never follows: following it would send the signed headers
+ * (and, for 307 and 308, the signed body) to `target` and take its answer for the venue's. Usually a base URL that
+ * is not the venue's API origin (`http:` for `https:`, a moved host). `target` is the origin the answer pointed to,
+ * when it named a valid one; `httpStatus` is 0 when a browser hid the redirect (fetch's opaque redirect). Not
+ * retried. A 303 (and an opaque redirect, which may be one) says the server acted on the request, so a state-changing
+ * request may have been applied; any other redirect says it was not handled there.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class RedirectError extends Schema.Error<RedirectError>("@spotkit/core/SpotError/RedirectError")({
+  _tag: Schema.tag("RedirectError"),
+  /** The answer's status (301, 302, 303, 307, 308, ...), or 0 for a browser's opaque redirect. */
+  httpStatus: Schema.Number,
+  /** The origin of the answer's `Location` (e.g. `"https://elsewhere.example"`), when it had one. */
+  target: Schema.optional(Schema.String)
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    const status = this.httpStatus === 0 ? "an opaque redirect (the browser hides where to)" : `HTTP ${this.httpStatus}`
+    const target = this.target === undefined ? "" : ` to ${printable(this.target, 200)}`
+    return `the answer is a redirect, ${status}${target}, which the client does not follow (it would send the signed` +
+      ` request there); check that the base URL is the venue's API origin`
+  }
+}
+
+/**
  * The answer could not be read: not JSON (`kind: "json"` — a truncated or garbled body, worth a retry) or JSON of
  * the wrong shape (`kind: "schema"`). `excerpt` is the start of the body.
  *
@@ -496,6 +525,7 @@ export type SpotErrorReason =
   | ApiError
   | TransportError
   | HttpStatusError
+  | RedirectError
   | DecodeError
   | ResponseTooLargeError
   | OutcomeUnknownError
@@ -524,6 +554,7 @@ export const SpotErrorReason = Schema.Union([
   ApiError,
   TransportError,
   HttpStatusError,
+  RedirectError,
   DecodeError,
   ResponseTooLargeError,
   OutcomeUnknownError,

@@ -277,9 +277,10 @@ export const reasonOf = (props: {
  * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
  * lost or garbled after the request left (a transport failure once connected, a body that cannot be read or is too
  * large to read) or the server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of
- * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"). False when
- * the venue refused it (every other code it answers with), rate limited it, or never saw it (no connection could be
- * made, or it was refused before sending).
+ * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"), and for a
+ * `RedirectError` of status 303 ("see other": the server acted on the request) or a browser's opaque redirect, which
+ * may be one. False when the venue refused it (every other code it answers with), rate limited it, or never saw it
+ * (no connection could be made, or it was refused before sending).
  *
  * @since 0.2.0
  * @category codes
@@ -296,6 +297,8 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
       return reason.isRetryable
     case "ServerError":
       return true
+    case "RedirectError":
+      return reason.httpStatus === 303 || reason.httpStatus === 0
     default:
       return false
   }

@@ -25,6 +25,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SpotClient, SpotError } from "@spotkit/core"
 import { Config, Duration, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import * as Proxies from "./internal/proxy.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 
@@ -39,11 +40,14 @@ export interface HttpOptions {
    * The HTTP implementation.
    *
    * - `"undici"`: undici's pooled dispatcher, built for many requests in flight, used directly (each answer read
-   *   whole into memory; no HTTP span per request: the client's own operation spans remain). The fastest.
+   *   whole into memory), with an HTTP client span per request under a tracing backend (as effect's clients make
+   *   them, headers only as `HttpClient.TracerHeaderFilter` selects, credential headers redacted; none under
+   *   Effect's native tracer, which exports nothing) and no trace-context headers to the venue. The fastest.
    * - `"effect-undici"`: `@effect/platform-node`'s undici `HttpClient` over the same pool: an HTTP client span per
    *   request and trace-context headers to the venue, at about twice the CPU per request.
-   * - `"node:http"`: Node's own client with a keep-alive agent, which holds far less memory (its parser is native,
-   *   undici's is WebAssembly); the `spotkit` CLI uses it, as it sends one request at a time.
+   * - `"node:http"`: Node's own client with a keep-alive agent (its parser is native, undici's is WebAssembly), and
+   *   an HTTP client span per request; no `proxy`. The `spotkit` CLI used it until the undici transport measured
+   *   faster on its export at less memory (BENCHMARKS.md).
    *
    * @default "undici"
    */
@@ -54,6 +58,36 @@ export interface HttpOptions {
   readonly keepAliveTimeout?: Duration.Input | undefined
   /** Time allowed to open a connection (DNS, TCP, TLS). @default 10 seconds */
   readonly connectTimeout?: Duration.Input | undefined
+  /**
+   * An HTTP(S) proxy: one URL for every venue (`"http://proxy.internal:3128"`; `http://user:password@host:port` sends
+   * Basic `Proxy-Authorization`; a `Redacted` URL keeps a password out of logs), or one per scheme with the hosts
+   * reached directly, as `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` say (`layerConfig` reads those). An `https:` venue
+   * is reached through a `CONNECT` tunnel: the proxy sees only the venue's host. An `http:` one (a sandbox) is sent
+   * to the proxy as is, signed headers included. The undici transports support it; `"node:http"` does not, and a
+   * layer given a proxy there fails with a `ValidationError` on `proxy`. Under Bun, the proxy for the venue's origin
+   * goes to Bun's `fetch` (its `proxy` option).
+   * @default none
+   */
+  readonly proxy?: ProxyOptions | string | Redacted.Redacted<string> | undefined
+}
+
+/**
+ * Proxies by the venue's scheme, as the `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` environment variables give them.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface ProxyOptions {
+  /** The proxy for `https:` venues (the venue's API). @default `http` */
+  readonly https?: string | Redacted.Redacted<string> | undefined
+  /** The proxy for `http:` venues. @default none */
+  readonly http?: string | Redacted.Redacted<string> | undefined
+  /**
+   * Hosts reached without a proxy, comma-separated: `host`, `.domain` or `*.domain` (subdomains), `host:port`, or
+   * `*` for every host.
+   * @default none
+   */
+  readonly noProxy?: string | undefined
 }
 
 /**
@@ -93,6 +127,17 @@ export interface Options extends SpotClient.Options, HttpOptions {
 const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
   Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
+const refused = (field: string, description: string) =>
+  new SpotError.SpotError({
+    operation: "NodeSpotClient.layer",
+    reason: new SpotError.ValidationError({ field, description })
+  })
+
+const proxiesOf = (options: HttpOptions): Proxies.Resolved | undefined | SpotError.SpotError => {
+  const proxies = Proxies.resolve(options.proxy)
+  return proxies !== undefined && "invalid" in proxies ? refused("proxy", proxies.invalid) : proxies
+}
+
 // Bun's `undici` module is a stand-in without the pool the undici transports dispatch through (every request failed
 // with a bare TransportError), so under Bun they give way to Bun's own fetch.
 const undiciMissing = typeof process.versions.bun === "string"
@@ -104,7 +149,9 @@ const undiciMissing = typeof process.versions.bun === "string"
  * `timeoutBy: "transport"` expects, and stops reading an answer past `maxResponseBytes` (default 64 MiB), failing
  * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others).
  * Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch` (`FetchHttpClient`: its own
- * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply).
+ * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply; `layer` gives it the
+ * proxy). With a `proxy`, the undici transports dispatch through it; the layer fails with a `SpotError` whose
+ * `ValidationError` is on `proxy` for a URL that is not `http:` or `https:`, and for the `"node:http"` transport.
  *
  * @since 0.1.0
  * @category layers
@@ -114,23 +161,33 @@ export const layerHttpClient = (
     readonly timeout?: Duration.Input | undefined
     readonly maxResponseBytes?: number | undefined
   } = {}
-): Layer.Layer<HttpClient.HttpClient> => {
+): Layer.Layer<HttpClient.HttpClient, SpotError.SpotError> => {
+  const proxies = proxiesOf(options)
+  if (proxies instanceof SpotError.SpotError) return Layer.effect(HttpClient.HttpClient, Effect.fail(proxies))
+  // Under Bun a proxy is Bun's fetch option, given where the client is built (`layer`).
   if (undiciMissing && options.transport !== "node:http") return FetchHttpClient.layer
   const timeout = millis(options.timeout, "10 seconds")
   if (options.transport === "node:http") {
+    if (proxies !== undefined) {
+      const error = refused("proxy", "the node:http transport cannot use a proxy; use the undici transport")
+      return Layer.effect(HttpClient.HttpClient, Effect.fail(error))
+    }
     return NodeHttpClient.layerNodeHttpOptions({
       keepAlive: true,
       ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
       timeout
     })
   }
-  const dispatcher = NodeHttpClient.layerDispatcherOptions({
+  const pool = {
     ...(options.connections === undefined ? {} : { connections: options.connections }),
     keepAliveTimeout: millis(options.keepAliveTimeout, "30 seconds"),
     connect: { timeout: millis(options.connectTimeout, "10 seconds") },
     headersTimeout: timeout,
     bodyTimeout: timeout
-  })
+  }
+  const dispatcher = proxies === undefined
+    ? NodeHttpClient.layerDispatcherOptions(pool)
+    : Layer.effect(NodeHttpClient.Dispatcher, Proxies.dispatcher(proxies, pool))
   if (options.transport === "effect-undici") {
     // Note: platform-node's client sets its own headersTimeout (1 hour) and bodyTimeout (none) on every request,
     // which win over the pool's; core's timeout still bounds every exchange.
@@ -209,12 +266,31 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
   // The undici client bounds the exchange itself, unless one timer cannot hold the timeout.
   const bounding = !undiciMissing && (options.transport ?? "undici") === "undici" &&
     millis(options.timeout, "10 seconds") <= UndiciClient.MAX_TIMER
+  const proxies = proxiesOf(options)
+  const proxy = undiciMissing && proxies !== undefined && !(proxies instanceof SpotError.SpotError)
+    ? Proxies.forUrl(proxies, options.baseUrl)
+    : undefined
   const client = SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") })
-    .pipe(Layer.provide([layerHttpClient(options), NodeSigner.layer]))
+    .pipe(
+      Layer.provide([
+        layerHttpClient(options),
+        NodeSigner.layer,
+        // Bun's fetch takes its proxy as a RequestInit field, which the client keeps under its own.
+        proxy === undefined ? Layer.empty : Layer.succeed(FetchHttpClient.RequestInit, { proxy } as RequestInit)
+      ])
+    )
   return options.redis === undefined || options.rateLimit === false
     ? client
     : Layer.provide(client, layerRedisStore(options.redis))
 }
+
+// A proxy variable as curl reads it: the lower-case name first, then the upper-case one; empty is unset.
+const proxyVariable = (name: string) =>
+  Config.Redacted(name.toLowerCase()).pipe(
+    Config.orElse(() => Config.Redacted(name)),
+    Config.map((url) => Redacted.value(url).trim() === "" ? undefined : url),
+    Config.withDefault(undefined)
+  )
 
 /**
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
@@ -222,7 +298,8 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
  * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits (the venue's weight model)
  * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`); and `SPOTKIT_REDIS_URL`
  * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
- * budget.
+ * budget; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
+ * case, which wins, as curl reads them; the two proxies as `Redacted`).
  *
  * @since 0.1.0
  * @category layers
@@ -236,7 +313,12 @@ export const defaultConfig: Config.Wrap<Options> = {
   redis: Config.Redacted("SPOTKIT_REDIS_URL").pipe(
     Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
     Config.withDefault(undefined)
-  )
+  ),
+  proxy: Config.unwrap({
+    https: proxyVariable("HTTPS_PROXY"),
+    http: proxyVariable("HTTP_PROXY"),
+    noProxy: Config.String("no_proxy").pipe(Config.orElse(() => Config.String("NO_PROXY")), Config.withDefault(""))
+  }).pipe(Config.map((proxy) => proxy.https === undefined && proxy.http === undefined ? undefined : proxy))
 }
 
 /**

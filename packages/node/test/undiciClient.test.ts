@@ -3,13 +3,16 @@
  * Against a real loopback server it sends the exact method, path, headers and body, answers any status with its
  * headers and text, fails a refused connection with a `TransportError` that carries the system code (so the client
  * knows the request was never sent), aborts the request on the server's side when the caller is interrupted, and
- * hands requests it does not handle itself (query parameters, stream bodies) to platform-node's client.
+ * hands requests it does not handle itself (query parameters, stream bodies) to platform-node's client. Each exchange
+ * is an HTTP client span inside the caller's under a tracer, with effect's attributes, credential headers redacted
+ * when headers are recorded at all, 4xx failed, and no span when tracing is off for the request or no tracer but
+ * Effect's native one is installed.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
-import { Cause, Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { Cause, Deferred, Effect, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
+import { Headers, HttpClient, HttpClientRequest } from "effect/http"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { NodeSpotClient } from "../src/index.ts"
@@ -43,7 +46,7 @@ const server = Effect.gen(function*() {
         Deferred.doneUnsafe(held, Effect.void)
         return
       }
-      const status = request.url === "/teapot" ? 418 : 200
+      const status = request.url?.startsWith("/teapot") === true ? 418 : 200
       response.writeHead(status, { "content-type": "application/json", "x-answer": "yes" })
       response.end(`{"status":${status},"text":"naïve ✓"}`)
     })
@@ -181,7 +184,7 @@ describe("NodeSpotClient's undici HttpClient", () => {
 
   it.effect("query parameters and stream bodies go through platform-node's client, bounded by the Timeout too", () =>
     Effect.gen(function*() {
-      const { baseUrl, seen } = yield* server
+      const { baseUrl, held, seen } = yield* server
       const http = yield* HttpClient.HttpClient
       const withQuery = yield* http.get(`${baseUrl}/search`, { urlParams: { q: "a b", n: "2" } })
       assert.strictEqual(withQuery.status, 200)
@@ -204,11 +207,110 @@ describe("NodeSpotClient's undici HttpClient", () => {
         ).pipe(Effect.provide(clientWith(50)))
       )
       assert.isTrue(Cause.isTimeoutError(heldThere.reason.cause))
+      // The held request timed out on the client's side; on a busy machine the server may see it only now.
+      yield* Deferred.await(held)
       assert.deepStrictEqual(seen.map((s) => [s.method, s.url, s.body]), [
         ["GET", "/search?q=a+b&n=2", ""],
         ["POST", "/upload", "one two"],
         ["GET", "/search?q=c", ""],
         ["GET", "/hold?q=d", ""]
       ])
+    }).pipe(Effect.provide(client)))
+})
+
+// A tracer that keeps every span it makes (effect's own spans, recorded).
+const recording = () => {
+  const spans: Array<Tracer.NativeSpan> = []
+  const tracer = Tracer.make({
+    span: (options) => {
+      const span = new Tracer.NativeSpan(options)
+      spans.push(span)
+      return span
+    }
+  })
+  return { spans, tracer }
+}
+
+describe("NodeSpotClient's undici HttpClient: spans", () => {
+  it.effect("each exchange is a client span inside the caller's, with method, URL, server and status", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const { spans, tracer } = recording()
+      const http = yield* HttpClient.HttpClient
+      yield* Effect.gen(function*() {
+        yield* http.execute(
+          HttpClientRequest.post(`${baseUrl}/api/v2/trade/orders`).pipe(
+            HttpClientRequest.setHeaders({ "ACCESS-KEY": "key-value", "ACCESS-SIGN": "sign-value", locale: "en-US" }),
+            HttpClientRequest.bodyText("{}", "application/json")
+          )
+        )
+        yield* http.get(`${baseUrl}/teapot?symbol=BTCUSDT_SPBL`)
+      }).pipe(Effect.withSpan("caller"), Effect.withTracer(tracer))
+      const caller = spans.find((span) => span.name === "caller")!
+      const [post, get] = spans.filter((span) => span.kind === "client")
+      assert.isDefined(post)
+      assert.isDefined(get)
+      assert.strictEqual(post!.name, "POST")
+      assert.strictEqual(post!.parent._tag === "Some" && post!.parent.value.spanId, caller.spanId)
+      const port = Number(new URL(baseUrl).port)
+      assert.deepStrictEqual(Object.fromEntries(post!.attributes), {
+        "http.request.method": "POST",
+        "url.full": `${baseUrl}/api/v2/trade/orders`,
+        "url.path": "/api/v2/trade/orders",
+        "url.scheme": "http",
+        "server.address": "127.0.0.1",
+        "server.port": port,
+        "http.response.status_code": 200
+      })
+      assert.strictEqual(post!.status._tag === "Ended" && post!.status.exit._tag, "Success")
+      // A 4xx answer is an answer, but its span failed, as OpenTelemetry has it.
+      assert.strictEqual(get!.attributes.get("url.query"), "symbol=BTCUSDT_SPBL")
+      assert.strictEqual(get!.attributes.get("http.response.status_code"), 418)
+      assert.strictEqual(get!.attributes.get("error.type"), "418")
+      assert.strictEqual(get!.status._tag === "Ended" && get!.status.exit._tag, "Failure")
+    }).pipe(Effect.provide(client)))
+
+  it.effect("headers only as TracerHeaderFilter selects them, credential headers redacted; none when off", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const { spans, tracer } = recording()
+      const http = yield* HttpClient.HttpClient
+      const request = HttpClientRequest.post(`${baseUrl}/api/v2/trade/orders`).pipe(
+        HttpClientRequest.setHeaders({ "ACCESS-KEY": "key-value", "ACCESS-SIGN": "sign-value", locale: "en-US" })
+      )
+      yield* http.execute(request).pipe(
+        Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
+        Effect.provideService(Headers.CurrentRedactedNames, ["access-key", "access-sign"]),
+        Effect.withTracer(tracer)
+      )
+      const attributes = Object.fromEntries(spans[0]!.attributes)
+      assert.strictEqual(attributes["http.request.header.access-key"], "<redacted>")
+      assert.strictEqual(attributes["http.request.header.access-sign"], "<redacted>")
+      assert.strictEqual(attributes["http.request.header.locale"], "en-US")
+      assert.strictEqual(attributes["http.response.header.x-answer"], "yes")
+      assert.notInclude(JSON.stringify(attributes), "key-value")
+      assert.notInclude(JSON.stringify(attributes), "sign-value")
+      yield* http.execute(request).pipe(
+        Effect.provideService(HttpClient.TracerDisabledWhen, () => true),
+        Effect.withTracer(tracer)
+      )
+      yield* http.execute(request).pipe(
+        Effect.provideService(Tracer.DisablePropagation, true),
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(spans.length, 1)
+      // Under the native tracer (no backend) no span is made: the span's name is never asked for.
+      let named = 0
+      const naming = (request: HttpClientRequest.HttpClientRequest) => {
+        named++
+        return request.method
+      }
+      yield* http.execute(request).pipe(Effect.provideService(HttpClient.SpanNameGenerator, naming))
+      assert.strictEqual(named, 0)
+      yield* http.execute(request).pipe(
+        Effect.provideService(HttpClient.SpanNameGenerator, naming),
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(named, 1)
     }).pipe(Effect.provide(client)))
 })

@@ -7,11 +7,12 @@
  */
 import { setFlagsFromString } from "node:v8"
 
-// V8 tuned for a streaming command (figures of a 1M-row export in BENCHMARKS.md):
+// V8 tuned for a streaming command, each flag kept because a 1M-row export measured it (BENCHMARKS.md, the CLI's
+// variants of `bench:export --cli-variants`): without either, the export's peak memory misses its goal.
 // - keep the young generation at its initial size: by default V8 answers the export's steady allocation rate by
 //   growing it to tens of megabytes, which a command holding one page at a time does not need;
-// - no Maglev, V8's middle compiler tier: Effect's polymorphic code made it compile and keep much code for little
-//   gain, as TurboFan still optimizes the hot loop (less memory, little speed lost).
+// - no Maglev, V8's middle compiler tier: Effect's polymorphic code made it compile and keep much code, in its
+//   compiler threads' memory; TurboFan still optimizes the hot loop. It costs CPU, which the export can spare.
 // The flags must hold before the libraries load, so the command is imported only now.
 setFlagsFromString("--semi-space-growth-factor=1")
 setFlagsFromString("--no-maglev")

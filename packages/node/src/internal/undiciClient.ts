@@ -1,19 +1,32 @@
 // An HttpClient straight over an undici Dispatcher, for the requests SpotClient sends: a small text or bytes body,
 // an answer read whole. `@effect/platform-node`'s undici client costs about twice the CPU of `undici.request` per
-// request (URL parsing, an AbortController, an HTTP span with header attributes and trace-context headers, response
-// streams and a TextDecoder per answer). This one dispatches with undici's handler API, collects the answer's bytes
-// and hands them over in memory (core's BufferedResponse); interruption aborts the request. Anything else (query
-// parameters, a hash, stream or form bodies, upgrades) goes to platform-node's client over the same dispatcher. It
-// bounds every exchange by its `timeoutMillis` itself, with a plain timer per request instead of the fibers of a
-// race, failing as core's `timeoutBy: "transport"` expects: a TransportError caused by a TimeoutError. It stops
-// reading an answer at `maxBodyBytes` (or at once, when its Content-Length says more), aborting the request, and fails
-// with a TransportError caused by core's `ResponseTooLargeError`: a venue that streams an endless body costs at most
-// that much memory.
+// request (URL parsing, an AbortController, response streams and a TextDecoder per answer). This one dispatches with
+// undici's handler API, collects the answer's bytes and hands them over in memory (core's BufferedResponse);
+// interruption aborts the request. Anything else (query parameters, a hash, stream or form bodies, upgrades) goes to
+// platform-node's client over the same dispatcher. It bounds every exchange by its `timeoutMillis` itself, with a
+// plain timer per request instead of the fibers of a race, failing as core's `timeoutBy: "transport"` expects: a
+// TransportError caused by a TimeoutError. It stops reading an answer at `maxBodyBytes` (or at once, when its
+// Content-Length says more), aborting the request, and fails with a TransportError caused by core's
+// `ResponseTooLargeError`: a venue that streams an endless body costs at most that much memory.
+//
+// Under a tracing backend, each exchange is an HTTP client span, as effect's clients make them (the span name from
+// `HttpClient.SpanNameGenerator`, `http.request.method`, `url.*`, `server.*`, `http.response.status_code`, 4xx and 5xx
+// failed; headers only as `HttpClient.TracerHeaderFilter` selects, those of `Headers.CurrentRedactedNames` redacted),
+// with the URL's attributes computed once per URL. Unlike effect's, it sends no trace-context headers: the venue is a
+// third party.
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as Undici from "@effect/platform-node/Undici"
 import { BufferedResponse, SpotError } from "@spotkit/core"
-import { Cause, Effect, Option, Result } from "effect"
-import { HttpClient, HttpClientError, type HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { Cause, Clock, Effect, Exit, Option, References, Result, Tracer } from "effect"
+import { constFalse } from "effect/Function"
+import {
+  Headers,
+  HttpClient,
+  HttpClientError,
+  type HttpClientRequest,
+  type HttpClientResponse,
+  UrlParams
+} from "effect/http"
 import { Buffer } from "node:buffer"
 import type { IncomingHttpHeaders } from "node:http"
 
@@ -21,6 +34,10 @@ interface Target {
   readonly origin: string
   readonly path: string
   readonly href: string
+  readonly url: URL
+  /** The span's `url.*` and `server.*` attributes, for the URL-parameter names they were redacted by. */
+  attributes: ReadonlyArray<readonly [string, unknown]> | undefined
+  redactedBy: ReadonlyArray<string | RegExp> | undefined
 }
 
 /** The longest delay one `setTimeout` can wait (about 24.8 days). */
@@ -28,6 +45,207 @@ export const MAX_TIMER = 2 ** 31 - 1
 
 // Parsed URLs by text: a client sends to a handful of URLs, so each is parsed once. Bounded all the same.
 const TARGETS_KEPT = 256
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { "http:": 80, "https:": 443 }
+
+interface Limits {
+  readonly timeoutMillis: number | undefined
+  readonly maxBodyBytes: number
+}
+
+type Exchange = Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+
+// The failure of an exchange. undici's own errors are described by their message (e.g. a proxy's "Proxy
+// Authentication Required (407)"), which names no secret: the client scrubs what it quotes all the same.
+const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown, described = false) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({
+      request,
+      cause,
+      ...(described && cause instanceof Error ? { description: cause.message } : {})
+    })
+  })
+
+// One exchange through the dispatcher's handler API: the answer collected whole, within the limits.
+const dispatch = (
+  dispatcher: Undici.Dispatcher,
+  limits: Limits,
+  request: HttpClientRequest.HttpClientRequest,
+  target: Target,
+  body: Uint8Array | string | null
+): Exchange =>
+  Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+    const { maxBodyBytes, timeoutMillis } = limits
+    let controller: Undici.Dispatcher.DispatchController | undefined
+    // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
+    let aborted: Error | undefined
+    let status = 0
+    let headers: IncomingHttpHeaders = {}
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const abort = (reason: Error) => {
+      aborted ??= reason
+      controller?.abort(reason)
+    }
+    // The whole exchange (answer read whole) within timeoutMillis, or a TransportError caused by a TimeoutError.
+    const timer = timeoutMillis === undefined ? undefined : setTimeout(() => {
+      const timeout = new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)
+      abort(timeout)
+      resume(Effect.fail(transportError(request, timeout)))
+    }, timeoutMillis)
+    // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
+    const tooLarge = (declared: number | undefined) => {
+      clearTimeout(timer)
+      const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
+      chunks.length = 0
+      // Resumed first: aborting makes undici report the abort as the request's error at once.
+      resume(Effect.fail(transportError(request, cause)))
+      abort(new Error(cause.message))
+    }
+    const handler: Undici.Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c
+        if (aborted !== undefined) c.abort(aborted)
+      },
+      onResponseStart(_c, statusCode, responseHeaders) {
+        status = statusCode
+        headers = responseHeaders
+        const length = responseHeaders["content-length"]
+        const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined
+        if (declared !== undefined && declared > maxBodyBytes) tooLarge(declared)
+      },
+      onResponseData(_c, chunk) {
+        if (aborted !== undefined) return
+        size += chunk.length
+        if (size > maxBodyBytes) tooLarge(undefined)
+        else chunks.push(chunk)
+      },
+      onResponseEnd() {
+        clearTimeout(timer)
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+        resume(Effect.succeed(
+          new BufferedResponse.BufferedResponse({ request, url: target.href, status, headers, body: bytes })
+        ))
+      },
+      onResponseError(_c, error) {
+        clearTimeout(timer)
+        resume(Effect.fail(transportError(request, error, aborted === undefined)))
+      }
+    }
+    const dispatched = Result.try(() =>
+      dispatcher.dispatch({
+        origin: target.origin,
+        path: target.path,
+        method: request.method,
+        headers: request.headers,
+        body
+      }, handler)
+    )
+    if (Result.isFailure(dispatched)) {
+      clearTimeout(timer)
+      resume(Effect.fail(transportError(request, dispatched.failure)))
+    }
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      abort(new Error("The request was interrupted"))
+    })
+  })
+
+// Requests the client does not send itself go to platform-node's (which makes its own span). Under a Timeout the
+// answer is read whole there too (at most `maxBodyBytes` of it), so the bound covers the whole exchange, on the same
+// real-time timer as above (not the Clock: this is a socket's deadline); the loser of the race is interrupted, which
+// aborts the request.
+const fallback = (full: HttpClient.HttpClient, limits: Limits) => (request: HttpClientRequest.HttpClientRequest) => {
+  const { maxBodyBytes, timeoutMillis } = limits
+  if (timeoutMillis === undefined) return full.execute(request)
+  const whole = Effect.flatMap(
+    full.execute(request),
+    (response): Exchange => BufferedResponse.read(response, maxBodyBytes)
+  )
+  const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
+    const timer = setTimeout(
+      () =>
+        resume(Effect.fail(transportError(request, new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)))),
+      timeoutMillis
+    )
+    return Effect.sync(() => clearTimeout(timer))
+  })
+  return Effect.raceFirst(whole, deadline)
+}
+
+// The `url.*` and `server.*` attributes of a span to `target`, as effect's clients record them.
+const urlAttributes = (target: Target, redacted: ReadonlyArray<string | RegExp>) => {
+  if (target.attributes !== undefined && target.redactedBy === redacted) return target.attributes
+  const url = target.url
+  const attributes: Array<readonly [string, unknown]> = [
+    ["url.full", UrlParams.redactUrl(target.href, redacted)],
+    ["url.path", url.pathname]
+  ]
+  if (url.search !== "") attributes.push(["url.query", UrlParams.redactUrl(url.search, redacted).slice(1)])
+  attributes.push(["url.scheme", url.protocol.slice(0, -1)])
+  attributes.push(["server.address", url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname])
+  const port = url.port === "" ? DEFAULT_PORTS[url.protocol] : Number(url.port)
+  if (port !== undefined) attributes.push(["server.port", port])
+  target.attributes = attributes
+  target.redactedBy = redacted
+  return attributes
+}
+
+const headerAttributes = (
+  span: Tracer.Span,
+  phase: "request" | "response",
+  headers: Headers.Headers,
+  filter: (name: string, phase: "request" | "response") => boolean,
+  redacted: ReadonlyArray<string | RegExp>
+) => {
+  for (const name in headers) {
+    if (!filter(name, phase)) continue
+    span.attribute(
+      `http.${phase}.header.${name}`,
+      Headers.isRedactedName(name, redacted) ? "<redacted>" : headers[name]
+    )
+  }
+}
+
+// The exchange in an HTTP client span, unless tracing is off for it. Without a tracing backend (Effect's native
+// tracer, which exports nothing) no span is made: nothing runs inside it, so nothing could observe it, and a span
+// is a large share of what this client spends per request (BENCHMARKS.md).
+const traced = (request: HttpClientRequest.HttpClientRequest, target: Target, exchange: Exchange): Exchange =>
+  Effect.withFiber((fiber) => {
+    if (
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer || fiber.getRef(Tracer.DisablePropagation) ||
+      fiber.getRef(HttpClient.TracerDisabledWhen)(request)
+    ) {
+      return exchange
+    }
+    return Effect.useSpan(fiber.getRef(HttpClient.SpanNameGenerator)(request), { kind: "client" }, (span) => {
+      span.attribute("http.request.method", request.method)
+      for (const [key, value] of urlAttributes(target, fiber.getRef(UrlParams.CurrentRedactedNames))) {
+        span.attribute(key, value)
+      }
+      // Headers are recorded only when a filter selects some (the default records none; a BufferedResponse builds
+      // its headers when read).
+      const filter = fiber.getRef(HttpClient.TracerHeaderFilter)
+      const redacted = filter === constFalse ? undefined : fiber.getRef(Headers.CurrentRedactedNames)
+      if (redacted !== undefined) headerAttributes(span, "request", request.headers, filter, redacted)
+      return Effect.map(exchange, (response) => {
+        span.attribute("http.response.status_code", response.status)
+        if (redacted !== undefined) headerAttributes(span, "response", response.headers, filter, redacted)
+        // OpenTelemetry marks client spans failed for 4xx and 5xx, while the answer itself succeeds.
+        if (response.status >= 400 && response.status < 600) {
+          span.attribute("error.type", String(response.status))
+          const failed = new HttpClientError.HttpClientError({
+            reason: new HttpClientError.StatusCodeError({ request, response })
+          })
+          const now = fiber.getRef(References.TracerTimingEnabled)
+            ? fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+            : 0n
+          span.end(now, Exit.fail(failed))
+        }
+        return response
+      })
+    })
+  })
 
 /**
  * The client over the `Dispatcher` in context (platform-node's `layerDispatcherOptions` makes a pooled `Agent` and
@@ -38,140 +256,41 @@ export const make = (
   options: { readonly timeoutMillis?: number | undefined; readonly maxBodyBytes?: number | undefined } = {}
 ): Effect.Effect<HttpClient.HttpClient, never, NodeHttpClient.Dispatcher> =>
   Effect.gen(function*() {
-    // One timer cannot wait longer than 2^31 - 1 ms (setTimeout fires at once beyond it): no deadline then.
-    const timeoutMillis = options.timeoutMillis !== undefined && options.timeoutMillis <= MAX_TIMER
-      ? options.timeoutMillis
-      : undefined
-    const maxBodyBytes = options.maxBodyBytes ?? Infinity
+    const limits: Limits = {
+      // One timer cannot wait longer than 2^31 - 1 ms (setTimeout fires at once beyond it): no deadline then.
+      timeoutMillis: options.timeoutMillis !== undefined && options.timeoutMillis <= MAX_TIMER
+        ? options.timeoutMillis
+        : undefined,
+      maxBodyBytes: options.maxBodyBytes ?? Infinity
+    }
     const dispatcher = yield* NodeHttpClient.Dispatcher
-    const full = yield* NodeHttpClient.makeUndici
+    const other = fallback(yield* NodeHttpClient.makeUndici, limits)
     const targets = new Map<string, Target>()
 
-    const targetOf = (url: string): Target | undefined => {
-      let target = targets.get(url)
+    const targetOf = (text: string): Target | undefined => {
+      let target = targets.get(text)
       if (target === undefined) {
-        const parsed = URL.parse(url)
-        if (parsed === null) return undefined
-        target = { origin: parsed.origin, path: parsed.pathname + parsed.search, href: parsed.href.split("#")[0]! }
+        const url = URL.parse(text)
+        if (url === null) return undefined
+        const href = url.href.split("#")[0]!
+        target = {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          href,
+          url,
+          attributes: undefined,
+          redactedBy: undefined
+        }
         if (targets.size >= TARGETS_KEPT) targets.clear()
-        targets.set(url, target)
+        targets.set(text, target)
       }
       return target
     }
 
-    const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown) =>
-      new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+    const send = (request: HttpClientRequest.HttpClientRequest, target: Target, body: Uint8Array | string | null) =>
+      traced(request, target, dispatch(dispatcher, limits, request, target, body))
 
-    const send = (
-      request: HttpClientRequest.HttpClientRequest,
-      target: Target,
-      body: Uint8Array | string | null
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-      Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-        let controller: Undici.Dispatcher.DispatchController | undefined
-        // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
-        let aborted: Error | undefined
-        let status = 0
-        let headers: IncomingHttpHeaders = {}
-        const chunks: Array<Buffer> = []
-        let size = 0
-        const abort = (reason: Error) => {
-          aborted ??= reason
-          controller?.abort(reason)
-        }
-        // The whole exchange (answer read whole) within timeoutMillis, or a TransportError caused by a TimeoutError.
-        const timer = timeoutMillis === undefined ? undefined : setTimeout(() => {
-          const timeout = new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)
-          abort(timeout)
-          resume(Effect.fail(transportError(request, timeout)))
-        }, timeoutMillis)
-        // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
-        const tooLarge = (declared: number | undefined) => {
-          clearTimeout(timer)
-          const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
-          chunks.length = 0
-          // Resumed first: aborting makes undici report the abort as the request's error at once.
-          resume(Effect.fail(transportError(request, cause)))
-          abort(new Error(cause.message))
-        }
-        const handler: Undici.Dispatcher.DispatchHandler = {
-          onRequestStart(c) {
-            controller = c
-            if (aborted !== undefined) c.abort(aborted)
-          },
-          onResponseStart(_c, statusCode, responseHeaders) {
-            status = statusCode
-            headers = responseHeaders
-            const length = responseHeaders["content-length"]
-            const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined
-            if (declared !== undefined && declared > maxBodyBytes) tooLarge(declared)
-          },
-          onResponseData(_c, chunk) {
-            if (aborted !== undefined) return
-            size += chunk.length
-            if (size > maxBodyBytes) tooLarge(undefined)
-            else chunks.push(chunk)
-          },
-          onResponseEnd() {
-            clearTimeout(timer)
-            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-            resume(Effect.succeed(
-              new BufferedResponse.BufferedResponse({ request, url: target.href, status, headers, body: bytes })
-            ))
-          },
-          onResponseError(_c, error) {
-            clearTimeout(timer)
-            resume(Effect.fail(transportError(request, error)))
-          }
-        }
-        const dispatched = Result.try(() =>
-          dispatcher.dispatch({
-            origin: target.origin,
-            path: target.path,
-            method: request.method,
-            headers: request.headers,
-            body
-          }, handler)
-        )
-        if (Result.isFailure(dispatched)) {
-          clearTimeout(timer)
-          resume(Effect.fail(transportError(request, dispatched.failure)))
-        }
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          abort(new Error("The request was interrupted"))
-        })
-      })
-
-    // Requests this client does not send itself go to platform-node's. Under a Timeout the answer is read whole
-    // there too (at most `maxBodyBytes` of it), so the bound covers the whole exchange, on the same real-time timer as
-    // above (not the Clock: this is a socket's deadline); the loser of the race is interrupted, which aborts the
-    // request.
-    const fallback = (
-      request: HttpClientRequest.HttpClientRequest
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
-      if (timeoutMillis === undefined) return full.execute(request)
-      const whole = Effect.flatMap(
-        full.execute(request),
-        (response): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-          BufferedResponse.read(response, maxBodyBytes)
-      )
-      const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
-        const timer = setTimeout(
-          () =>
-            resume(
-              Effect.fail(transportError(request, new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)))
-            ),
-          timeoutMillis
-        )
-        return Effect.sync(() => clearTimeout(timer))
-      })
-      return Effect.raceFirst(whole, deadline)
-    }
-
-    const execute = (
-      request: HttpClientRequest.HttpClientRequest
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+    const execute = (request: HttpClientRequest.HttpClientRequest): Exchange => {
       const plain = request.urlParams.params.length === 0 && Option.isNone(request.hash) &&
         request.headers.upgrade === undefined
       const target = plain ? targetOf(request.url) : undefined
@@ -187,7 +306,7 @@ export const make = (
             }
         }
       }
-      return fallback(request)
+      return other(request)
     }
 
     return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(

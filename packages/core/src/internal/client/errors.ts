@@ -40,14 +40,15 @@ export { Scrubber } from "../../SafeText.ts"
  * An HTTP client failure (no answer, a reset, the request's deadline) as a `TransportError`. A timeout reads "no
  * answer within …" whether the pipeline's clock or the transport itself (NodeSpotClient) ended it. A body larger than
  * the client reads is the `ResponseTooLargeError` that the reading (BufferedResponse.read) or a transport that
- * stopped at the limit gave as the cause.
+ * stopped at the limit gave as the cause; a redirect, the `RedirectError` that redirects.ts gave as the cause.
  */
 export const transportError = (
   error: HttpClientError.HttpClientError,
   timeout: Duration.Duration,
   scrub: (text: string) => string
-): SpotError.TransportError | SpotError.ResponseTooLargeError => {
-  if (error.reason.cause instanceof SpotError.ResponseTooLargeError) return error.reason.cause
+): SpotError.TransportError | SpotError.ResponseTooLargeError | SpotError.RedirectError => {
+  const cause = error.reason.cause
+  if (cause instanceof SpotError.ResponseTooLargeError || cause instanceof SpotError.RedirectError) return cause
   if (error.reason._tag === "TransportError" && Cause.isTimeoutError(error.reason.cause)) {
     return new SpotError.TransportError({ description: `no answer within ${Duration.format(timeout)}` })
   }

@@ -5,14 +5,15 @@
 //             a 429 pauses the shared budgets
 //   stamp     the clock corrected by the server's, signed once (serverClock.ts); before the client's first signed
 //             request, the server's time is asked once (best effort)
-//   exchange  the HTTP request built from the endpoint's prepared base, sent through the platform's HttpClient, its
-//             body read (at most `maxResponseBytes`), within `timeout`; transport failures become reasons
+//   exchange  the HTTP request built from the endpoint's prepared base, sent through the platform's HttpClient (under
+//             the caller's `transformClient`; a redirect refused, redirects.ts), its body read (at most
+//             `maxResponseBytes`), within `timeout`; transport failures become reasons
 //   answer    status and envelope checked, every failure mapped to a reason, texts scrubbed
 //   learn     the server's clock learned back from the answer
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, type Duration, Effect, Redacted, Result, Schema } from "effect"
+import { Cause, Clock, type Duration, Effect, identity, Redacted, Result, Schema } from "effect"
 import { Headers, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { type BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
 import * as Envelope from "../../Envelope.ts"
@@ -23,6 +24,7 @@ import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
+import * as Redirects from "./redirects.ts"
 import { ServerClock } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
 
@@ -41,6 +43,8 @@ export interface Options {
   readonly reporter: Telemetry.Reporter
   /** Whether the server's time is asked for before the first signed request. */
   readonly syncTime: boolean
+  /** Applied to the platform's client, beneath every stage (`SpotClient.Options.transformClient`). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /** A request about to enter the pipeline: its endpoint, and its body (POST) or query string (GET, without `?`). */
@@ -350,7 +354,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
   const context: Context = {
     options,
-    http: yield* HttpClient.HttpClient,
+    // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts).
+    http: (options.transformClient ?? identity)(
+      yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
+    ),
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),
     redactedNames: yield* Effect.map(

@@ -86,14 +86,12 @@ const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.O
   }
 }
 
-// The client from the environment, over Node's own HTTP client: the CLI sends one request at a time, where undici's
-// pool gains nothing, and undici's WebAssembly parser and allocations add much to the peak RSS of a long export
-// (BENCHMARKS.md). It reads at most 16 MiB of an answer (SPOTKIT_MAX_RESPONSE_BYTES), not the library's 64 MiB: its
-// largest answer, a page of 100 records, is some tens of kilobytes, and an endless body then keeps it within its
-// memory goal, which 64 MiB held in socket buffers would not (RELIABILITY.md).
+// The client from the environment (a proxy from HTTPS_PROXY, HTTP_PROXY, NO_PROXY included), over the default
+// undici transport, the fastest for an export at less memory (BENCHMARKS.md). It reads at most 16 MiB of an answer
+// (SPOTKIT_MAX_RESPONSE_BYTES), not the library's 64 MiB: its largest answer, a page of 100 records, is some tens of
+// kilobytes, and an endless body then costs it at most that much (RELIABILITY.md).
 const config: Config.Wrap<NodeSpotClient.Options> = {
   ...NodeSpotClient.defaultConfig,
-  transport: Config.succeed("node:http" as const),
   maxResponseBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "SPOTKIT_MAX_RESPONSE_BYTES").pipe(
     Config.withDefault(CLI_MAX_RESPONSE_BYTES)
   )

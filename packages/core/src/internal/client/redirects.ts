@@ -1,0 +1,80 @@
+// Redirects are never followed. A redirect of a signed request would carry the API key, the passphrase, the signature
+// and (307/308) the signed body to wherever the answer points, and the target's answer would be read as the venue's.
+// Nothing the venue's interface does needs one, so every 3xx answer, public GETs included, becomes a
+// `RedirectError` naming the status and the target's origin: a moved venue or a wrong base URL is then one readable
+// failure. Fetch follows redirects by itself unless told otherwise (`redirect: "manual"`, set on every request here,
+// over whatever `FetchHttpClient.RequestInit` is in context); a browser then answers an opaque redirect, status 0,
+// hiding the status and the target. The other transports never follow.
+import { Context, Effect } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientError, type HttpClientResponse } from "effect/http"
+import { read } from "../../BufferedResponse.ts"
+import { Scrubber } from "../../SafeText.ts"
+import type * as Signer from "../../Signer.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
+
+// At most this much of a redirect's body is read (and dropped) so that its connection can be reused; a longer one
+// closes it.
+const BODY_READ = 16 * 1024
+
+const signHeader = Venue.headers.sign.toLowerCase()
+
+/** Whether an answer's status is a redirect: any 3xx, or 0, fetch's opaque redirect in a browser. */
+export const isRedirect = (status: number): boolean => (status >= 300 && status < 400) || status === 0
+
+/** The reason for a redirect answer to a request sent to `url`. */
+export const reasonOf = (
+  status: number,
+  location: string | undefined,
+  url: string,
+  scrub: (text: string) => string = (text) => text
+): SpotError.RedirectError => {
+  const target = location === undefined || location === "" ? undefined : URL.parse(location, url)
+  return new SpotError.RedirectError({
+    httpStatus: status,
+    target: target === undefined ? undefined : target === null ? "an invalid Location" : scrub(target.origin)
+  })
+}
+
+/**
+ * The platform's client, which never follows a redirect: fetch is told not to, and an answer with a redirect status
+ * fails with an `HttpClientError` caused by a `RedirectError` (errors.ts reads it as the reason). The
+ * `FetchHttpClient.RequestInit` of the context the client is built in is kept beneath the caller's.
+ */
+export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, credentials: Signer.Credentials) {
+  const init = Context.getOrUndefined(yield* Effect.context<never>(), FetchHttpClient.RequestInit)
+  const scrubber = Scrubber.of(credentials)
+  const manual: RequestInit = { ...init, redirect: "manual" }
+  const refused = (response: HttpClientResponse.HttpClientResponse) => {
+    const request = response.request
+    const signature = request.headers[signHeader] ?? ""
+    const cause = reasonOf(
+      response.status,
+      response.headers.location,
+      request.url,
+      (text) => scrubber.scrub(text, signature)
+    )
+    return Effect.ignore(read(response, BODY_READ)).pipe(
+      Effect.andThen(Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.StatusCodeError({ request, response, cause, description: cause.message })
+        })
+      ))
+    )
+  }
+  return HttpClient.makeWith(
+    (effect) =>
+      Effect.flatMap(effect, (request) =>
+        Effect.withFiber((fiber) => {
+          const current = Context.getOrUndefined(fiber.context, FetchHttpClient.RequestInit)
+          return http.execute(request).pipe(
+            Effect.provideService(
+              FetchHttpClient.RequestInit,
+              current === undefined ? manual : { ...manual, ...current, redirect: "manual" }
+            ),
+            Effect.flatMap((response) => isRedirect(response.status) ? refused(response) : Effect.succeed(response))
+          )
+        })),
+    Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
+  ) as HttpClient.HttpClient
+})

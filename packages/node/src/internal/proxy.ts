@@ -1,0 +1,107 @@
+// The HTTP(S) proxy of NodeSpotClient's transports. The options mean what HTTPS_PROXY, HTTP_PROXY and NO_PROXY mean
+// to curl and undici: `https` for https: venues (falling back to `http`, as undici does), `http` for http: venues,
+// `noProxy` the hosts reached directly. Over undici, its EnvHttpProxyAgent given every value explicitly (so that it
+// never reads the process's environment itself); a proxy URL's user and password are sent as Basic
+// Proxy-Authorization. Node's own client (`node:http`) has no proxy support in every Node version the package runs
+// on, so a proxy there is refused; under Bun, the proxy for the venue's origin goes to Bun's fetch.
+import type * as Undici from "@effect/platform-node/Undici"
+import { Effect, Redacted, type Scope } from "effect"
+
+/** The proxies as given: a URL for both schemes, or one per scheme and the hosts reached directly. */
+export type Input =
+  | string
+  | Redacted.Redacted<string>
+  | {
+    readonly https?: string | Redacted.Redacted<string> | undefined
+    readonly http?: string | Redacted.Redacted<string> | undefined
+    readonly noProxy?: string | undefined
+  }
+
+/** The proxies, each a valid http: or https: URL, and the `NO_PROXY` list ("" for none). */
+export interface Resolved {
+  readonly https: string | undefined
+  readonly http: string | undefined
+  readonly noProxy: string
+}
+
+const text = (value: string | Redacted.Redacted<string> | undefined): string | undefined => {
+  const plain = Redacted.isRedacted(value) ? Redacted.value(value) : value
+  return plain === undefined || plain.trim() === "" ? undefined : plain.trim()
+}
+
+/** A proxy URL as messages may show it: without its user and password. */
+export const safeUrl = (url: string): string => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return "an invalid URL"
+  parsed.username = ""
+  parsed.password = ""
+  return parsed.href
+}
+
+/**
+ * The proxies to use, none when nothing is set, or why one cannot be: a URL that is not `http:` or `https:`. Like
+ * curl, a URL without a scheme is taken as `http://`.
+ */
+export const resolve = (input: Input | undefined): Resolved | undefined | { readonly invalid: string } => {
+  if (input === undefined) return undefined
+  const given = typeof input === "string" || Redacted.isRedacted(input)
+    ? { https: text(input), http: text(input), noProxy: "" }
+    : { https: text(input.https), http: text(input.http), noProxy: input.noProxy?.trim() ?? "" }
+  for (const key of ["https", "http"] as const) {
+    const value = given[key]
+    if (value === undefined) continue
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`
+    const parsed = URL.parse(url)
+    if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "") {
+      return { invalid: `the ${key} proxy is not an http:// or https:// URL: ${safeUrl(url)}` }
+    }
+    given[key] = url
+  }
+  if (given.https === undefined && given.http === undefined) return undefined
+  return { https: given.https ?? given.http, http: given.http, noProxy: given.noProxy }
+}
+
+/** Whether `NO_PROXY` (comma- or space-separated hosts, `.domain` suffixes, `host:port`, `*`) exempts a URL. */
+export const bypasses = (noProxy: string, url: URL): boolean => {
+  const host = url.hostname.replace(/^\[(.+)\]$/, "$1").replace(/\.$/, "").toLowerCase()
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
+  for (const entry of noProxy.split(/[,\s]+/)) {
+    if (entry === "") continue
+    // host, host:port, [v6]:port, [v6] or a bare v6 address (more than one colon: no port).
+    const bracketed = /^\[(.+)\](?::(\d+))?$/.exec(entry)
+    const plain = bracketed === null && entry.split(":").length === 2 ? /^(.+):(\d+)$/.exec(entry) : null
+    const name = (bracketed?.[1] ?? plain?.[1] ?? entry).replace(/^\*?\./, "").replace(/\.$/, "").toLowerCase()
+    const entryPort = bracketed?.[2] ?? plain?.[2]
+    if (entryPort !== undefined && Number(entryPort) !== port) continue
+    // `*.example.com` exempts the subdomains only; `example.com` and `.example.com` the domain too.
+    if (name === "*" || (name === host && !entry.startsWith("*")) || host.endsWith(`.${name}`)) return true
+  }
+  return false
+}
+
+/** The proxy for one URL (Bun's fetch takes one), or none. */
+export const forUrl = (proxies: Resolved, url: string): string | undefined => {
+  const parsed = URL.parse(url)
+  if (parsed === null || bypasses(proxies.noProxy, parsed)) return undefined
+  return parsed.protocol === "https:" ? proxies.https : proxies.http
+}
+
+/** An undici dispatcher through the proxies, with the pool's options, destroyed with the scope. */
+export const dispatcher = (
+  proxies: Resolved,
+  options: Undici.Agent.Options
+): Effect.Effect<Undici.Dispatcher, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.map(
+      Effect.promise(() => import("@effect/platform-node/Undici")),
+      (undici) =>
+        // "" rather than undefined: EnvHttpProxyAgent reads the process's environment for a value it is not given.
+        new undici.EnvHttpProxyAgent({
+          ...options,
+          httpProxy: proxies.http ?? "",
+          httpsProxy: proxies.https ?? "",
+          noProxy: proxies.noProxy
+        })
+    ),
+    (agent) => Effect.promise(() => agent.destroy())
+  )

@@ -1,0 +1,206 @@
+/**
+ * `NodeSpotClient`'s proxy, through a real proxy process on loopback (`support/proxyServer.ts`) in front of the
+ * sandbox: over both undici transports every request goes through the proxy (which prints each one; a dead proxy
+ * fails every call), with Basic credentials from the URL, never through it for a `NO_PROXY` host; `layerConfig` and
+ * the CLI read `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY`; `node:http` and an invalid URL are refused with a
+ * `ValidationError` on `proxy`, naming no password.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient, Venue } from "@spotkit/core"
+import { Sandbox, TestExchange } from "@spotkit/testkit"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Schedule } from "effect"
+import { NodeSpotClient } from "../src/index.ts"
+import * as Proxies from "../src/internal/proxy.ts"
+import { aliceEnv, runInProcess, sandboxLayer } from "./support/cli.ts"
+import { proxyServer } from "./support/proxyServer.ts"
+
+const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 11, bills: 120 })
+
+const aliceOptions = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const sandbox = yield* Sandbox.Sandbox
+  return {
+    baseUrl: sandbox.baseUrl,
+    credentials: exchange.accounts[0]!.credentials,
+    rateLimit: false as const,
+    retry: false as const
+  }
+})
+
+// The proxy prints a request as it handles it, which may reach us after the answer: wait for the lines (bounded).
+const awaitSeen = (seen: Array<string>, count: number) =>
+  Effect.suspend(() => seen.length >= count ? Effect.void : Effect.fail("waiting")).pipe(
+    Effect.retry({ schedule: Schedule.spaced("20 millis"), times: 250 }),
+    Effect.orElseSucceed(() => undefined),
+    Effect.map(() => seen)
+  )
+
+const readBills = Effect.flatMap(
+  Effect.service(SpotClient.SpotClient),
+  (client) => Effect.all([client.fundingBillsPage({ pageSize: 5 }), client.transferStatus({})])
+)
+
+it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient through a proxy", (it) => {
+  for (const transport of ["undici", "effect-undici"] as const) {
+    it.effect(`${transport}: every request goes through the proxy`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const proxy = yield* proxyServer()
+        const options = yield* aliceOptions
+        const before = signatures.length
+        const [page] = yield* readBills.pipe(
+          Effect.provide(NodeSpotClient.layer({ ...options, transport, proxy: proxy.url }))
+        )
+        assert.strictEqual(page.items?.length, 5)
+        assert.strictEqual(signatures.length - before, 2)
+        // Plain HTTP to an http: venue: the proxy forwards each request by its absolute URL.
+        const seen = yield* awaitSeen(proxy.seen, 3)
+        assert.deepStrictEqual(seen.map((line) => line.split("?")[0]), [
+          `REQUEST GET ${options.baseUrl}${Venue.endpoints.serverTime.path}`,
+          `REQUEST POST ${options.baseUrl}${Venue.endpoints.fundingBills.path}`,
+          `REQUEST GET ${options.baseUrl}${Venue.endpoints.transferStatus.path}`
+        ])
+      })))
+  }
+
+  it.effect("a dead proxy fails every call (nothing goes around it)", () =>
+    Effect.gen(function*() {
+      const options = yield* aliceOptions
+      const before = signatures.length
+      const error = yield* Effect.flip(
+        readBills.pipe(Effect.provide(NodeSpotClient.layer({ ...options, proxy: "http://127.0.0.1:9" })))
+      )
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.strictEqual(signatures.length, before)
+    }))
+
+  it.effect("Basic credentials from the proxy URL; without them the proxy refuses; no password in any message", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* proxyServer({ user: "trader", password: "pr0xy-s3cret" })
+      const options = yield* aliceOptions
+      const withUser = new URL(proxy.url)
+      withUser.username = "trader"
+      withUser.password = "pr0xy-s3cret"
+      const [page] = yield* readBills.pipe(
+        Effect.provide(NodeSpotClient.layer({ ...options, proxy: Redacted.make(withUser.href) }))
+      )
+      assert.strictEqual(page.items?.length, 5)
+      withUser.password = "wrong-pass"
+      const refused = yield* Effect.flip(
+        readBills.pipe(Effect.provide(NodeSpotClient.layer({ ...options, proxy: withUser.href })))
+      )
+      // undici reads the proxy's 407 as a failure of the exchange, which says so.
+      assert.strictEqual(refused.reason._tag, "TransportError")
+      assert.include(refused.message, "Proxy Authentication Required (407)")
+      assert.notInclude(String(refused), "wrong-pass")
+      assert.notInclude(String(refused), "pr0xy-s3cret")
+    })))
+
+  it.effect("NO_PROXY: a listed host is reached directly", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* proxyServer()
+      const options = yield* aliceOptions
+      const [page] = yield* readBills.pipe(
+        Effect.provide(
+          NodeSpotClient.layer({
+            ...options,
+            proxy: { https: proxy.url, http: proxy.url, noProxy: "localhost,127.0.0.1" }
+          })
+        )
+      )
+      assert.strictEqual(page.items?.length, 5)
+      // The same client with the proxy in effect: the lines arrive; without, none ever did.
+      yield* readBills.pipe(Effect.provide(NodeSpotClient.layer({ ...options, proxy: { http: proxy.url } })))
+      const seen = yield* awaitSeen(proxy.seen, 1)
+      assert.isTrue(seen.length > 0 && seen.every((line) => line.includes("/api/v2/")))
+      assert.strictEqual(seen.length, 3)
+    })))
+
+  it.effect("layerConfig reads HTTP_PROXY (lower case first), HTTPS_PROXY and NO_PROXY", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* proxyServer()
+      const env = yield* aliceEnv
+      const fromEnv = (extra: Record<string, string>) =>
+        NodeSpotClient.layerConfig().pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ ...env, ...extra })))
+        )
+      yield* readBills.pipe(Effect.provide(fromEnv({ http_proxy: proxy.url, HTTP_PROXY: "http://127.0.0.1:9" })))
+      assert.strictEqual((yield* awaitSeen(proxy.seen, 3)).length, 3)
+      yield* readBills.pipe(Effect.provide(fromEnv({ HTTP_PROXY: proxy.url, NO_PROXY: "127.0.0.1" })))
+      yield* readBills.pipe(Effect.provide(fromEnv({ HTTPS_PROXY: proxy.url }))) // an http: venue: HTTPS_PROXY only
+      assert.strictEqual(proxy.seen.length, 3)
+      const invalid = yield* Effect.exit(Layer.build(fromEnv({ HTTP_PROXY: "ftp://user:hunter22@proxy" })))
+      assert.isTrue(Exit.isFailure(invalid))
+      const rendered = Exit.isFailure(invalid) ? String(invalid.cause) : ""
+      assert.include(rendered, "proxy is not an http:// or https:// URL")
+      assert.notInclude(rendered, "hunter22")
+    })))
+
+  it.effect("the CLI honours HTTP_PROXY", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const proxy = yield* proxyServer()
+      const env = yield* aliceEnv
+      const run = yield* runInProcess(["balances", "--format", "json"], { ...env, HTTP_PROXY: proxy.url })
+      assert.strictEqual(run.exitCode, 0, run.stderr)
+      const seen = yield* awaitSeen(proxy.seen, 1)
+      assert.isTrue(
+        seen.some((line) => line.startsWith("REQUEST GET ") && line.includes(Venue.endpoints.balances.path))
+      )
+    })))
+
+  it.effect("node:http refuses a proxy with a ValidationError on proxy", () =>
+    Effect.gen(function*() {
+      const options = yield* aliceOptions
+      const exit = yield* Effect.exit(
+        Layer.build(NodeSpotClient.layer({ ...options, transport: "node:http", proxy: "http://127.0.0.1:3128" }))
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const rendered = Exit.isFailure(exit) ? String(exit.cause) : ""
+      assert.include(rendered, "ValidationError")
+      assert.include(rendered, "node:http transport cannot use a proxy")
+    }))
+})
+
+describe("proxy resolution", () => {
+  it("a URL for both schemes; per scheme, https falling back to http; no scheme is http://", () => {
+    assert.deepStrictEqual(Proxies.resolve("http://p:3128"), {
+      https: "http://p:3128",
+      http: "http://p:3128",
+      noProxy: ""
+    })
+    assert.deepStrictEqual(Proxies.resolve({ http: "p:3128", noProxy: " a.example " }), {
+      https: "http://p:3128",
+      http: "http://p:3128",
+      noProxy: "a.example"
+    })
+    assert.deepStrictEqual(Proxies.resolve({ https: "https://s:443" }), {
+      https: "https://s:443",
+      http: undefined,
+      noProxy: ""
+    })
+    assert.isUndefined(Proxies.resolve({ https: " ", http: "" }))
+    assert.isUndefined(Proxies.resolve(undefined))
+    assert.deepStrictEqual(Proxies.resolve("socks5://u:pw@p:1080"), {
+      invalid: "the https proxy is not an http:// or https:// URL: socks5://p:1080"
+    })
+  })
+
+  it("NO_PROXY as undici reads it: hosts, domains, subdomain wildcards, ports, v6, *", () => {
+    const url = (text: string) => new URL(text)
+    assert.isTrue(Proxies.bypasses("api.example.com", url("https://api.example.com/x")))
+    assert.isTrue(Proxies.bypasses("example.com", url("https://api.example.com")))
+    assert.isTrue(Proxies.bypasses(".example.com", url("https://example.com")))
+    assert.isFalse(Proxies.bypasses("*.example.com", url("https://example.com")))
+    assert.isTrue(Proxies.bypasses("*.example.com", url("https://a.example.com")))
+    assert.isFalse(Proxies.bypasses("ample.com", url("https://example.com")))
+    assert.isTrue(Proxies.bypasses("other, example.com:443", url("https://example.com")))
+    assert.isFalse(Proxies.bypasses("example.com:8443", url("https://example.com")))
+    assert.isTrue(Proxies.bypasses("::1", url("http://[::1]:8080")))
+    assert.isTrue(Proxies.bypasses("[::1]:8080", url("http://[::1]:8080")))
+    assert.isTrue(Proxies.bypasses("*", url("https://anything.example")))
+    assert.isFalse(Proxies.bypasses("", url("https://anything.example")))
+    const proxies = { https: "http://s:1", http: "http://h:1", noProxy: "internal" }
+    assert.strictEqual(Proxies.forUrl(proxies, "https://api.example.com"), "http://s:1")
+    assert.strictEqual(Proxies.forUrl(proxies, "http://api.example.com"), "http://h:1")
+    assert.isUndefined(Proxies.forUrl(proxies, "https://internal"))
+  })
+})
