@@ -1,8 +1,9 @@
 /**
  * otlp-traces.ts as a user runs it (a `node` process against the sandbox), exporting to an OTLP/HTTP receiver on
  * loopback that this test runs: what a collector receives is OTLP JSON on /v1/traces with spotkit's spans, named
- * after the operations, with their attributes, each HTTP exchange inside its operation, all in one trace, and no
- * credential anywhere in it.
+ * after the operations, with their attributes, each HTTP exchange inside its operation, all in one trace; OTLP JSON
+ * on /v1/metrics with spotkit's request counts by endpoint and outcome and their latency; and no credential anywhere
+ * in either.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Venue } from "@spotkit/core"
@@ -61,6 +62,23 @@ interface Span {
   readonly name: string
   readonly attributes: ReadonlyArray<KeyValue>
 }
+interface DataPoint {
+  readonly attributes?: ReadonlyArray<KeyValue>
+  readonly asInt?: number | string
+  readonly asDouble?: number
+  readonly count?: number | string
+}
+interface MetricsData {
+  readonly resourceMetrics: ReadonlyArray<{
+    readonly scopeMetrics: ReadonlyArray<{
+      readonly metrics: ReadonlyArray<{
+        readonly name: string
+        readonly sum?: { readonly dataPoints: ReadonlyArray<DataPoint> }
+        readonly histogram?: { readonly dataPoints: ReadonlyArray<DataPoint> }
+      }>
+    }>
+  }>
+}
 interface TracesData {
   readonly resourceSpans: ReadonlyArray<{
     readonly resource: { readonly attributes: ReadonlyArray<KeyValue> }
@@ -76,20 +94,21 @@ const sandbox = Sandbox.layer().pipe(
 )
 
 describe("otlp-traces.ts", () => {
-  it.live("exports spotkit's spans over OTLP: names, attributes, nesting, and no secret", () =>
+  it.live("exports spotkit's spans and metrics over OTLP: names, attributes, nesting, counts, and no secret", () =>
     Effect.scoped(Effect.gen(function*() {
       const { endpoint, received } = yield* receiver
       const run = yield* runExample("otlp-traces.ts", ["BTCUSDT_SPBL"], { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })
       assert.strictEqual(run.code, 0, run.stderr)
       assert.match(run.stdout, /^placed \d{19}; 1 open orders; 10 bills on the first page\n$/)
 
-      // OTLP/HTTP with JSON bodies, on the traces path, flushed before the program exited.
+      // OTLP/HTTP with JSON bodies, on the traces and metrics paths, flushed before the program exited.
       assert.isAbove(received.length, 0)
       for (const exported of received) {
-        assert.strictEqual(exported.path, "/v1/traces")
+        assert.include(["/v1/traces", "/v1/metrics"], exported.path)
         assert.include(exported.contentType, "application/json")
       }
-      const data = received.map((exported) => JSON.parse(exported.body) as TracesData)
+      const traces = received.filter((exported) => exported.path === "/v1/traces")
+      const data = traces.map((exported) => JSON.parse(exported.body) as TracesData)
       for (const resourceSpans of data.flatMap((d) => d.resourceSpans)) {
         assert.strictEqual(attributes(resourceSpans.resource.attributes)["service.name"], "spotkit-example")
       }
@@ -140,6 +159,27 @@ describe("otlp-traces.ts", () => {
         assert.strictEqual(attrs["url.path"], path)
         assert.strictEqual(attrs["http.response.status_code"], 200)
       }
+
+      // The metrics: every request counted by endpoint and outcome, and timed, as the venue answered them.
+      const metrics = received.filter((exported) => exported.path === "/v1/metrics")
+        .flatMap((exported) => (JSON.parse(exported.body) as MetricsData).resourceMetrics)
+        .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+      const points = (name: string) =>
+        metrics.filter((metric) => metric.name === name)
+          .flatMap((metric) => metric.sum?.dataPoints ?? metric.histogram?.dataPoints ?? [])
+      const requests = new Map<string, number>()
+      for (const point of points("spotkit_requests_total")) {
+        const { endpoint, outcome } = attributes(point.attributes ?? [])
+        // Cumulative: the last export of a series holds its total.
+        requests.set(`${endpoint} ${outcome}`, Number(point.asInt ?? point.asDouble))
+      }
+      for (const name of ["placeOrder", "openOrders", "fundingBills", "serverTime", "exchangeInfo"]) {
+        assert.strictEqual(requests.get(`${name} ok`), 1, `requests of ${name}: ${[...requests].join(", ")}`)
+      }
+      const latency = points("spotkit_request_duration_ms")
+        .filter((point) => attributes(point.attributes ?? [])["endpoint"] === "placeOrder")
+      assert.isAbove(latency.length, 0)
+      assert.strictEqual(Number(latency.at(-1)!.count), 1)
 
       // Nothing secret: no credential's value anywhere in what was exported, no attribute named after one.
       const exchange = yield* TestExchange.TestExchange

@@ -1,6 +1,8 @@
 /**
- * spotkit's spans in a real tracing backend: exported over OTLP/HTTP (JSON) with Effect's own exporter
- * (`effect/observability`), to an OpenTelemetry Collector or anything that speaks OTLP (Jaeger, Tempo, a vendor).
+ * spotkit's spans and metrics in a real backend: exported over OTLP/HTTP (JSON) with Effect's own exporters
+ * (`effect/observability`), to an OpenTelemetry Collector or anything that speaks OTLP (Jaeger, Tempo, Prometheus's
+ * OTLP receiver, a vendor). The metrics are `Telemetry`'s: requests by endpoint and outcome, their latency, retries,
+ * 429s, rate-limit waits and the budgets' use.
  *
  *   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 \
  *   SPOTKIT_BASE_URL=... SPOTKIT_API_KEY=... SPOTKIT_SECRET_KEY=... SPOTKIT_PASSPHRASE=... \
@@ -16,7 +18,7 @@ import { SpotClient } from "@spotkit/core"
 import { NodeSpotClient } from "@spotkit/node"
 import { Config, Console, Effect, Layer, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { OtlpMetrics, OtlpSerialization, OtlpTracer } from "effect/observability"
 
 const symbol = process.argv[2] ?? "BTCUSDT_SPBL"
 
@@ -37,20 +39,24 @@ const program = Effect.gen(function*() {
   )
 }).pipe(Effect.withSpan("otlp-example"))
 
-// The exporter: ended spans batched and sent to <endpoint>/v1/traces; the rest are flushed when the program ends
-// (the layer's scope closes). It posts with its own HTTP client, so its requests are not traced themselves.
-const Tracing = Layer.unwrap(
+// The exporters: ended spans batched and sent to <endpoint>/v1/traces, the metrics to <endpoint>/v1/metrics every
+// `exportInterval`; what is left is flushed when the program ends (the layers' scope closes). They post with their
+// own HTTP client, so their requests are neither traced nor counted themselves.
+const Observability = Layer.unwrap(
   Effect.map(
     Config.String("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.withDefault("http://localhost:4318")),
-    (endpoint) =>
-      OtlpTracer.layer({
-        url: `${endpoint.replace(/\/+$/, "")}/v1/traces`,
-        resource: { serviceName: "spotkit-example" }
-      })
+    (endpoint) => {
+      const base = endpoint.replace(/\/+$/, "")
+      const resource = { serviceName: "spotkit-example" }
+      return Layer.mergeAll(
+        OtlpTracer.layer({ url: `${base}/v1/traces`, resource }),
+        OtlpMetrics.layer({ url: `${base}/v1/metrics`, resource, exportInterval: "10 seconds" })
+      )
+    }
   )
 ).pipe(Layer.provide([OtlpSerialization.layerJson, FetchHttpClient.layer]))
 
 // The default transport (undici) opens a client span per HTTP exchange; it sends no trace context to the venue.
 const Client = NodeSpotClient.layerConfig()
 
-program.pipe(Effect.provide(Client), Effect.provide(Tracing), NodeRuntime.runMain)
+program.pipe(Effect.provide(Client), Effect.provide(Observability), NodeRuntime.runMain)

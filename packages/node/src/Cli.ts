@@ -6,11 +6,12 @@
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
  * network failed (or a batch or a cancel had failed items, or an order, symbol or transfer asked for is not there), 2
- * for bad usage or input caught before anything was sent, 130 after Ctrl-C, 143 after SIGTERM. Every expected error
- * is one line on stderr, with the venue's code where it gave one, never a stack trace and never a secret.
+ * for bad usage, configuration or input caught before anything was sent (the symbol's trading rules included, and a
+ * bare `spotkit`), 130 after Ctrl-C, 143 after SIGTERM. Every expected error is one line on stderr, with the venue's
+ * code where it gave one, never a stack trace and never a secret.
  *
- * Each command group is a module of its own under `internal/cli/`, over the pieces they share
- * (`internal/cli/shared.ts`); this module assembles the tree.
+ * Each command is one flat effect in a module of its own under `internal/cli/`: it obtains the client from the
+ * environment (`internal/cli/shared.ts`), calls it, and prints; this module assembles the tree.
  *
  * @since 0.1.0
  */
@@ -57,8 +58,12 @@ export type CliFailure = Shared.CliFailure
  */
 export const command = Command.make(NAME).pipe(
   Command.withDescription(
-    "Trade and export account data on the spot venue. Credentials come from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY, " +
-      "SPOTKIT_PASSPHRASE and the venue from SPOTKIT_BASE_URL"
+    "Trade and export account data on the spot venue. The venue comes from SPOTKIT_BASE_URL and the credentials " +
+      "from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE (public data, such as symbols, needs none); " +
+      "optional: SPOTKIT_LOCALE, SPOTKIT_RATE_LIMIT (on or off), SPOTKIT_REDIS_URL (a rate-limit budget shared " +
+      "through Redis), SPOTKIT_MAX_RESPONSE_BYTES, and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
+      "usage, configuration or input, caught before sending; 130 after Ctrl-C; 143 after SIGTERM. CSV cells a " +
+      "spreadsheet would run as formulas get a leading ' (--csv-raw writes them as they are)"
   ),
   Command.withSubcommands([orders, fills, balances, symbols, bills, transfer])
 )

@@ -49,7 +49,8 @@ export interface PresenterOptions {
 }
 
 /**
- * Bad flags as one line on stderr (`usageLine`, no help page); `--help` and `--version` as usual.
+ * Bad flags as one line on stderr (`usageLine`, no help page); a command run without the subcommand it needs (bare
+ * `spotkit`) as its help page on stderr (it exits with 2: `exitCode`); `--help` and `--version` as usual, on stdout.
  *
  * @since 0.2.0
  * @category layers
@@ -60,14 +61,20 @@ export const layerPresenter = (options: PresenterOptions): Layer.Layer<never> =>
     present: (event) =>
       event._tag === "InvalidInvocation"
         ? Effect.ignore(write(usageLine(options.name, event.errors)))
+        : event._tag === "Help" && event.reason === "Implicit"
+        ? Effect.gen(function*() {
+          const formatter = yield* CliOutput.Formatter
+          yield* Effect.ignore(write(formatter.formatHelpDoc(event.helpDoc)))
+        })
         : CliOutput.defaultPresenter.present(event)
   })
 }
 
 /**
- * The exit code of a run: 0 on success, `interrupted` when it was interrupted, 2 for bad flags or values (the
- * `ShowHelp` error of `effect/cli` that carries errors), otherwise the error's `Runtime.errorExitCode` (1 when it has
- * none), as `Runtime.defaultTeardown` gives it.
+ * The exit code of a run: 0 on success, `interrupted` when it was interrupted, 2 for bad usage (the `ShowHelp` error
+ * of `effect/cli`: bad flags or values, or a command run without the subcommand it needs, as bare `spotkit`; `--help`
+ * itself succeeds), otherwise the error's `Runtime.errorExitCode` (1 when it has none), as `Runtime.defaultTeardown`
+ * gives it.
  *
  * @since 0.2.0
  * @category exit codes
@@ -76,7 +83,7 @@ export const exitCode = (exit: Exit.Exit<unknown, unknown>, options: { readonly 
   if (Exit.isSuccess(exit)) return 0
   if (Cause.hasInterruptsOnly(exit.cause)) return options.interrupted
   const error = Cause.squash(exit.cause)
-  if (CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0) return 2
+  if (CliError.isCliError(error) && error._tag === "ShowHelp") return 2
   return Runtime.getErrorExitCode(error)
 }
 

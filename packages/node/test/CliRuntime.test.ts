@@ -16,13 +16,19 @@ import { runInProcess } from "./support/cli.ts"
 const tool = Command.make("tool", {
   port: Flag.Int("port").pipe(Flag.withDescription("A port"), Flag.withDefault(0)),
   format: Flag.Literals("format", ["csv", "ndjson"]).pipe(Flag.withDefault("csv"))
-})
+}, () => Effect.void)
 
-/** Runs `tool` with the shared presenter: the lines it wrote and the exit code `runMain` gives. */
-const runTool = (args: ReadonlyArray<string>) =>
+// A command that needs a subcommand (it has no handler of its own), as bare `spotkit`.
+const group = Command.make("group").pipe(Command.withSubcommands([Command.make("sub", {}, () => Effect.void)]))
+
+/** Runs `tool` (or `command`) with the shared presenter: the lines it wrote and the exit code `runMain` gives. */
+const runTool = (args: ReadonlyArray<string>, command: "tool" | "group" = "tool") =>
   Effect.gen(function*() {
     const lines: Array<string> = []
-    const exit = yield* Command.runWith(tool, { version: "1.2.3" })(args).pipe(
+    const run = command === "tool"
+      ? Command.runWith(tool, { version: "1.2.3" })
+      : Command.runWith(group, { version: "1" })
+    const exit = yield* run(args).pipe(
       Effect.provide(CliRuntime.layerPresenter({
         name: "tool",
         write: (line) => Effect.sync(() => void lines.push(line))
@@ -68,6 +74,18 @@ describe("layerPresenter", () => {
         assert.deepStrictEqual(run.lines, [], args.join(" "))
         assert.strictEqual(run.exitCode, 0, args.join(" "))
       }
+    }))
+
+  it.effect("a command that needs a subcommand, run without one: its help page as the lines, exit code 2", () =>
+    Effect.gen(function*() {
+      const bare = yield* runTool([], "group")
+      assert.strictEqual(bare.exitCode, 2)
+      assert.strictEqual(bare.lines.length, 1)
+      assert.include(bare.lines[0], "USAGE")
+      assert.include(bare.lines[0], "sub")
+      const sub = yield* runTool(["sub"], "group")
+      assert.deepStrictEqual(sub.lines, [])
+      assert.strictEqual(sub.exitCode, 0)
     }))
 
   it.effect("spotkit's presenter (Cli.layerPresenter) writes the line to its stderr, with a newline", () =>

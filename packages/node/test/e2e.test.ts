@@ -10,7 +10,7 @@ import { Fault, TestExchange } from "@spotkit/testkit"
 import type { Engine } from "@spotkit/testkit"
 import { Effect, Fiber } from "effect"
 import { spawn as spawnChild } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
@@ -140,9 +140,17 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           ], { concurrency: 2 })
           for (const run of [toCsvFile, toNdjsonFile, csvStdout, ndjsonStdout]) {
             assert.strictEqual(run.exitCode, 0, run.stderr)
-            // No progress unless asked for (stderr is a pipe here).
-            assert.strictEqual(run.stderr, "")
+            // No progress unless asked for (stderr is a pipe here): the summary line alone.
+            assert.match(
+              run.stderr,
+              new RegExp(
+                `^spotkit: exported ${new Intl.NumberFormat("en-US").format(all.length)} rows, \\d+ pages, ` +
+                  `[\\d,]+ rows/s, [\\d.]+ s( to ${dir}/all\\.(csv|ndjson))?\n$`
+              )
+            )
           }
+          // Renamed from FILE.partial once whole: no partial file is left.
+          assert.isFalse(existsSync(`${csvFile}.partial`) || existsSync(`${csvFile}.partial.json`))
           assert.strictEqual(toCsvFile.stdout, "")
           assert.strictEqual(toNdjsonFile.stdout, "")
           assert.strictEqual(readFileSync(csvFile, "utf8"), csvOf(all))
@@ -209,11 +217,15 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             assert.strictEqual(run.exitCode, 0)
             assert.strictEqual(args.length === 0 ? run.stdout : readFileSync(file, "utf8"), csvOf(all))
             if (args.length > 0) assert.strictEqual(run.stdout, "")
-            const pages = (yield* exchange.requests).filter((request) => request.path === BILLS_PATH).length
+            const requests = (yield* exchange.requests).filter((request) => request.path === BILLS_PATH)
+            // One request of a single bill asks the venue for the total (the progress line's ETA); the rest are pages.
+            const totals = requests.filter((request) => /"pageSize":1[,}]/.test(request.body))
+            assert.strictEqual(totals.length, 1)
+            const pages = requests.length - totals.length
             const lines = linesOf(run.stderr)
             assert.isAbove(lines.length, 0)
             // Plain lines (no carriage returns or escapes: stderr is no terminal), the summary last.
-            for (const line of lines) assert.match(line, /^spotkit: [\d,]+ rows|^spotkit: exported /)
+            for (const line of lines) assert.match(line, /^spotkit: [\d,]+ rows( of [\d,]+)?, |^spotkit: exported /)
             assert.notInclude(run.stderr, "\r")
             assert.match(
               lines.at(-1)!,
@@ -227,10 +239,12 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
         }))
 
       for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-        it.effect(`${signal} during a slow export: exit code ${code}, and the file holds whole rows, a prefix of the export`, () =>
+        it.effect(`${signal} during a slow export: exit code ${code}; FILE as it was, the rows so far in FILE.partial`, () =>
           Effect.gen(function*() {
             const exchange = yield* TestExchange.TestExchange
             const file = join(dir, `interrupted-${signal}.csv`)
+            const partial = `${file}.partial`
+            writeFileSync(file, "an earlier export\n")
             const all = yield* expected()
             // Each page answers 150 ms late: the whole export would take about 4.5 s.
             yield* exchange.injectFault({ fault: Fault.latency(150), path: BILLS_PATH })
@@ -242,7 +256,7 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
               // Wait for the header and three pages on disk, then press Ctrl-C.
               const written = () => {
                 try {
-                  return linesOf(readFileSync(file, "utf8")).length
+                  return linesOf(readFileSync(partial, "utf8")).length
                 } catch {
                   return 0
                 }
@@ -263,7 +277,8 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             )
             runs.push(run)
             assert.strictEqual(run.exitCode, code, run.stderr)
-            const text = readFileSync(file, "utf8")
+            assert.strictEqual(readFileSync(file, "utf8"), "an earlier export\n", "the earlier export is untouched")
+            const text = readFileSync(partial, "utf8")
             assert.isTrue(text.endsWith("\n"), "the file ends inside a row")
             const lines = linesOf(text)
             assert.strictEqual(lines[0], HEADER)
@@ -273,12 +288,48 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             // Stopped before the end: it was still running.
             assert.isBelow(rows.length, all.length)
             assert.deepStrictEqual(rows, all.slice(0, rows.length).map(csvRow))
+            const count = new Intl.NumberFormat("en-US").format(rows.length)
             assert.include(
               run.stderr,
-              `interrupted after ${rows.length} rows to ${file}; every row written is complete`
+              `spotkit: interrupted after ${count} rows; the ${count} rows are in ${partial} (--resume continues it); ` +
+                `${file} is untouched`
             )
+            // --resume finishes it: the file is the whole export, and the partial files are gone.
+            const resumed = yield* cli(["bills", "export", "--out", file, "--resume"])
+            assert.strictEqual(resumed.exitCode, 0, resumed.stderr)
+            assert.strictEqual(readFileSync(file, "utf8"), csvOf(all))
+            assert.isFalse(existsSync(partial) || existsSync(`${partial}.json`))
+            assert.include(resumed.stderr, `to ${file}, after the ${count} rows of an earlier run`)
           }))
       }
+
+      it.effect("interrupted before the first page: nothing written, and the message says so (never \"0 rows to FILE\")", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          const file = join(dir, "never-opened.csv")
+          yield* exchange.injectFault({ fault: Fault.latency(20_000), path: BILLS_PATH })
+          const env = yield* aliceEnv
+          yield* exchange.clearRequests
+          const run = yield* Effect.scoped(Effect.gen(function*() {
+            const handle = yield* spawn(["bills", "export", "--out", file], env)
+            const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+            // The first page is held back by the venue: wait until it was asked for, then press Ctrl-C.
+            while ((yield* exchange.requests).every((request) => request.path !== BILLS_PATH)) {
+              yield* Effect.sleep("25 millis")
+            }
+            yield* handle.kill({ killSignal: "SIGINT" })
+            const exitCode = Number(yield* handle.exitCode)
+            return { args: ["bills", "export"], exitCode, stdout: "", stderr: yield* Fiber.join(stderr) }
+          })).pipe(
+            Effect.timeout("30 seconds"),
+            Effect.provide(NodeServices.layer),
+            Effect.ensuring(exchange.clearFaults)
+          )
+          runs.push(run)
+          assert.strictEqual(run.exitCode, 130, run.stderr)
+          assert.strictEqual(oneLine(run), `spotkit: interrupted before any row was written; ${file} was not written`)
+          assert.isFalse(existsSync(file) || existsSync(`${file}.partial`))
+        }))
     })
 
     describe("exit codes", () => {
@@ -386,7 +437,7 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
             { args: ["orders", "history", "--symbol", "BTCUSDT_SPBL", "--since", "soon"], mentions: "--since" },
             { args: ["fills", "export", "--symbol", "BTCUSDT_SPBL", "--page-size", "500"], mentions: "--page-size" },
             { args: ["fills", "export", "--symbol", "btc"], mentions: "symbol" },
-            { args: ["balances", "--format", "csv"], mentions: "--format" },
+            { args: ["balances", "--format", "xml"], mentions: "--format" },
             { args: ["symbols", "--bogus"], mentions: "--bogus" },
             { args: ["transfer", "status", "--coin", "DOGE"], mentions: "--coin" }
           ]
@@ -401,6 +452,135 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           })
           // Usage errors are caught before anything reaches the venue.
           assert.deepStrictEqual(yield* exchange.requests, [])
+        }))
+    })
+
+    describe("exit code 2 for everything caught before sending", () => {
+      it.effect("bare spotkit: its usage on stderr, exit code 2; nothing on stdout", () =>
+        Effect.gen(function*() {
+          const run = yield* cli([])
+          assert.strictEqual(run.exitCode, 2, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          assert.include(run.stderr, "USAGE")
+          for (const command of ["bills", "orders", "balances", "symbols", "transfer"]) {
+            assert.include(run.stderr, command)
+          }
+        }))
+
+      it.effect("an order that breaks the tick size: refused by the client's rule check, exit code 2, never sent", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          yield* exchange.clearRequests
+          const run = yield* cli([
+            "orders",
+            "place",
+            "--symbol",
+            "BTCUSDT_SPBL",
+            "--side",
+            "buy",
+            "--type",
+            "limit",
+            "--price",
+            "29000.005",
+            "--quantity",
+            "0.01"
+          ])
+          assert.strictEqual(run.exitCode, 2, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          assert.include(oneLine(run), "29000.00")
+          // The rules were read (exchangeInfo); no order reached the venue.
+          const paths = (yield* exchange.requests).map((request) => request.path)
+          assert.isTrue(paths.some((path) => path.includes("exchangeInfo")), paths.join(" "))
+          assert.isFalse(paths.some((path) => path.includes("/trade/")), paths.join(" "))
+        }))
+
+      it.effect("configuration: every missing variable named at once; each bad value named with what is wrong", () =>
+        Effect.gen(function*() {
+          const exchange = yield* TestExchange.TestExchange
+          yield* exchange.clearRequests
+          const none = {
+            SPOTKIT_BASE_URL: undefined,
+            SPOTKIT_API_KEY: undefined,
+            SPOTKIT_SECRET_KEY: undefined,
+            SPOTKIT_PASSPHRASE: undefined
+          }
+          const cases: ReadonlyArray<{
+            readonly env: Record<string, string | undefined>
+            readonly says: ReadonlyArray<string>
+          }> = [
+            {
+              env: none,
+              says: [
+                "SPOTKIT_BASE_URL, SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set",
+                "see spotkit --help"
+              ]
+            },
+            {
+              env: { SPOTKIT_API_KEY: undefined, SPOTKIT_PASSPHRASE: undefined },
+              says: ["SPOTKIT_API_KEY and SPOTKIT_PASSPHRASE are not set"]
+            },
+            { env: { SPOTKIT_API_KEY: "key\r\nX-Injected: 1" }, says: ["SPOTKIT_API_KEY has a line break (CR or LF)"] },
+            { env: { SPOTKIT_PASSPHRASE: "pass\n" }, says: ["SPOTKIT_PASSPHRASE has a line break"] },
+            { env: { SPOTKIT_SECRET_KEY: "secret\r" }, says: ["SPOTKIT_SECRET_KEY ends with a carriage return"] },
+            { env: { SPOTKIT_BASE_URL: "http://[::1" }, says: ["SPOTKIT_BASE_URL is not a URL"] },
+            { env: { SPOTKIT_BASE_URL: "ftp://example.com" }, says: ["SPOTKIT_BASE_URL must start with http:// or"] },
+            { env: { SPOTKIT_REDIS_URL: "redis://[bad" }, says: ["SPOTKIT_REDIS_URL is not a URL"] },
+            {
+              env: { SPOTKIT_REDIS_URL: "http://127.0.0.1:6379" },
+              says: ["SPOTKIT_REDIS_URL must start with redis://"]
+            },
+            { env: { SPOTKIT_LOCALE: "en\nUS" }, says: ["SPOTKIT_LOCALE is not a locale"] },
+            { env: { SPOTKIT_MAX_RESPONSE_BYTES: "-5" }, says: ["SPOTKIT_MAX_RESPONSE_BYTES must be a positive"] },
+            { env: { SPOTKIT_RATE_LIMIT: "sometimes" }, says: ["SPOTKIT_RATE_LIMIT must be on or off"] },
+            {
+              env: { SPOTKIT_API_KEY: undefined, SPOTKIT_BASE_URL: "localhost:8080", SPOTKIT_SECRET_KEY: "a\u0007b" },
+              says: [
+                "SPOTKIT_API_KEY is not set",
+                "SPOTKIT_BASE_URL must start with http:// or https://",
+                "SPOTKIT_SECRET_KEY has a control character"
+              ]
+            }
+          ]
+          const results = yield* Effect.forEach(
+            cases,
+            ({ env }) => cli(["orders", "open", "--symbol", "BTCUSDT_SPBL"], env),
+            { concurrency: 2 }
+          )
+          results.forEach((run, i) => {
+            const name = JSON.stringify(cases[i]!.env)
+            assert.strictEqual(run.exitCode, 2, `${name}: ${run.stderr}`)
+            assert.strictEqual(run.stdout, "", name)
+            const line = oneLine(run)
+            assert.notInclude(line, "unexpected failure", name)
+            for (const said of cases[i]!.says) assert.include(line, said, name)
+          })
+          // No secret value is ever quoted.
+          assert.notInclude(results.map((run) => run.stderr).join(""), "X-Injected")
+          assert.deepStrictEqual(yield* exchange.requests, [])
+        }))
+    })
+
+    describe("public data", () => {
+      it.effect("symbols with only SPOTKIT_BASE_URL set: the rules, as a table, CSV and JSON", () =>
+        Effect.gen(function*() {
+          const keyless = { SPOTKIT_API_KEY: undefined, SPOTKIT_SECRET_KEY: undefined, SPOTKIT_PASSPHRASE: undefined }
+          const [table, csv, json] = yield* Effect.all([
+            cli(["symbols"], keyless),
+            cli(["symbols", "--format", "csv"], keyless),
+            cli(["symbols", "--symbol", "BTCUSDT_SPBL", "--format", "json"], keyless)
+          ], { concurrency: 2 })
+          for (const run of [table, csv, json]) assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.match(linesOf(table.stdout)[0]!, /^symbol\s+base\s+quote\s+tickSize/)
+          assert.strictEqual(
+            linesOf(csv.stdout)[0],
+            "symbol,base,quote,tickSize,stepSize,minQuantity,maxQuantity,makerFee,takerFee,trading"
+          )
+          assert.isTrue(linesOf(csv.stdout).some((line) => line.startsWith("BTCUSDT_SPBL,BTC,USDT,")))
+          assert.strictEqual(JSON.parse(json.stdout).symbol, "BTCUSDT_SPBL")
+          // A private command still needs the key.
+          const balances = yield* cli(["balances"], keyless)
+          assert.strictEqual(balances.exitCode, 2)
+          assert.include(oneLine(balances), "SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set")
         }))
     })
 

@@ -1,12 +1,18 @@
 /**
- * The CLI's output layer (`internal/output.ts`): a file's `close` says whether every write reached it; `redactStrings`
- * removes credentials from every text of a value before a format quotes them (issue #17).
+ * The CLI's output layer (`internal/output.ts`): a file's `close` says whether every write reached it; once a command
+ * has its credentials (`protect`), nothing written to stdout, stderr or a file holds them; `redactStrings` removes
+ * credentials from every text of a value before a format quotes them (issue #17).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem } from "effect"
+import { Effect, FileSystem, Layer, Redacted } from "effect"
 import { existsSync } from "node:fs"
 import * as Output from "../src/internal/output.ts"
+import { capture } from "./support/cli.ts"
+
+const stdout = capture(false)
+const stderr = capture(true)
+const OutputLayer = Layer.succeed(Output.Output, Output.make({ stdout: stdout.channel, stderr: stderr.channel }))
 
 const HEADER = "billId,coinId,coinName,bizType,deltaAmount,afterAmount,fees,cTime\n"
 const hasDevFull = existsSync("/dev/full")
@@ -22,7 +28,12 @@ describe("Output.openFile", () => {
       yield* file.write("1,2\n")
       yield* file.close
       assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n")
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+      // Appending.
+      const more = yield* Output.openFile(path, "a")
+      yield* more.write("3,4\n")
+      yield* more.close
+      assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n3,4\n")
+    }).pipe(Effect.scoped, Effect.provide([NodeServices.layer, OutputLayer])))
 
   it.live.skipIf(!hasDevFull)(
     "close: a failure of the last, buffered writes fails it (ENOSPC)",
@@ -34,8 +45,42 @@ describe("Output.openFile", () => {
         const error = yield* Effect.flip(file.close)
         assert.strictEqual(error.code, "ENOSPC")
         assert.include(error.message, "cannot write /dev/full")
-      }).pipe(Effect.scoped)
+      }).pipe(Effect.scoped, Effect.provide(OutputLayer))
   )
+})
+
+describe("Output.protect", () => {
+  it.live("after it, no credential reaches stdout, stderr, a file or a redacted value, in any encoding", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const output = yield* Output.Output
+      const secret = "s3cret-Passphrase/+="
+      const before = "before: " + secret + "\n"
+      yield* output.stdout.write(before)
+      assert.include(stdout.chunks.join(""), secret, "nothing to scrub before the credentials are known")
+      yield* output.protect({
+        apiKey: Redacted.make("the-api-key-1234"),
+        secretKey: Redacted.make("the-secret-key-5678"),
+        passphrase: Redacted.make(secret)
+      })
+      const echoed = `${secret} ${encodeURIComponent(secret)} ${JSON.stringify(secret)} the-secret-key-5678\n`
+      stdout.chunks.length = 0
+      yield* output.stdout.write(echoed)
+      yield* output.stderr.write(echoed)
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-out-" })
+      const file = yield* Output.openFile(`${dir}/out.csv`)
+      yield* file.write(echoed)
+      yield* file.close
+      const value = yield* Output.redacted({ id: secret, list: [secret] })
+      const everything = [stdout.chunks.join(""), stderr.chunks.join(""), yield* fs.readFileString(`${dir}/out.csv`)]
+      for (const text of everything) {
+        assert.notInclude(text, secret)
+        assert.notInclude(text, encodeURIComponent(secret))
+        assert.notInclude(text, "the-secret-key-5678")
+        assert.include(text, "<redacted>")
+      }
+      assert.deepStrictEqual(value, { id: "<redacted>", list: ["<redacted>"] })
+    }).pipe(Effect.scoped, Effect.provide([NodeServices.layer, OutputLayer])))
 })
 
 describe("Output.redactStrings", () => {

@@ -1,10 +1,12 @@
 /**
- * The text forms of the trading surface's records (`internal/records.ts`): CSV exactly as csv-stringify writes it,
- * whatever the fields hold; `cancelAll`'s answer as one outcome per order, classified by the venue's code.
+ * The columns of the records the CLI prints (`internal/records.ts`), written by the one CSV writer
+ * (`internal/formats.ts`) exactly as csv-stringify writes them, whatever the fields hold; a cancel's outcome per
+ * order as a row.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Cancel, Fill } from "@spotkit/core"
 import { stringify } from "csv-stringify/sync"
+import * as Formats from "../src/internal/formats.ts"
 import * as Records from "../src/internal/records.ts"
 
 describe("Records", () => {
@@ -16,8 +18,11 @@ describe("Records", () => {
       ["4", "carriage\rreturn", 3, ""],
       ["5", "", 0, "-0.00000001"]
     ]
-    assert.strictEqual(Records.csv(rows), stringify(rows as Array<Array<string | number>>))
-    assert.strictEqual(Records.csv([]), "")
+    const raw = { safe: false, terminal: false }
+    assert.strictEqual(Formats.csv(rows, raw), stringify(rows as Array<Array<string | number>>))
+    // No cell of these is a formula: the safe mode writes the same.
+    assert.strictEqual(Formats.csv(rows, Formats.CSV_FILE), stringify(rows as Array<Array<string | number>>))
+    assert.strictEqual(Formats.csv([], raw), "")
   })
 
   it("fillsCsv: the header's columns in order, an empty price kept empty", () => {
@@ -37,11 +42,11 @@ describe("Records", () => {
       cTime: 1700000000123
     } as unknown as Fill.FillRecord
     assert.strictEqual(
-      Records.fillsCsvHeader(),
+      Records.csvHeader(Records.fill),
       "fillId,orderId,symbol,side,orderType,fillPrice,fillQuantity,fillTotalAmount,fees,cTime\n"
     )
     assert.strictEqual(
-      Records.fillsCsv([fill]),
+      Records.csv(Records.fill, [fill], Formats.CSV_FILE),
       "7000000000000000001,1000000000000000001,BTCUSDT_SPBL,buy,,,0.010000,300.05,0.00001,1700000000123\n"
     )
   })
@@ -56,7 +61,8 @@ describe("Records", () => {
     }
     const cancelled: Cancel.CancelOrdersOutcome = { _tag: "Cancelled", index: 0, orderId: "11" as never }
     assert.deepStrictEqual([failed, cancelled].map(Records.cancelWord), ["failed", "cancelled"])
-    assert.deepStrictEqual(Records.cancelRow(failed), ["4", "failed", "", "c-15", "40015", "system error"])
-    assert.deepStrictEqual(Records.cancelRow(cancelled), ["0", "cancelled", "11", "", "", ""])
+    const row = (outcome: Cancel.CancelOrdersOutcome) => Records.cancelOutcome.cells(outcome).map(String)
+    assert.deepStrictEqual(row(failed), ["4", "failed", "", "c-15", "40015", "system error"])
+    assert.deepStrictEqual(row(cancelled), ["0", "cancelled", "11", "", "", ""])
   })
 })

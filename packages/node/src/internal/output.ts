@@ -1,8 +1,11 @@
-// The CLI's output layer: the only code of the package that writes to the terminal or to files. Every write
-// respects backpressure (it resumes on `drain`), so a million-row export to a slow pipe or disk holds at most one
-// stream buffer in memory, and every write is a whole piece of text (whole rows), so what reaches a file is always
-// complete rows, also when Ctrl-C stops an export. Once the credentials are known, every text written (data too: a
-// venue could echo a credential in an id) passes through `Redact`, which removes them in any encoding.
+// The CLI's output layer: the only code of the package that writes to the terminal or to files, and the one place
+// where the credentials are removed from what is written. Every write respects backpressure (it resumes on `drain`),
+// so a million-row export to a slow pipe or disk holds at most one stream buffer in memory, and every write is a whole
+// piece of text (whole rows), so what reaches a file is always complete rows, also when Ctrl-C stops an export. Once a
+// command has its credentials (`protect`), every text written to stdout, stderr or a file (data too: a venue could
+// echo a credential in an id) passes through their scrubber, which removes them in any encoding.
+import { SafeText } from "@spotkit/core"
+import type { Signer } from "@spotkit/core"
 import { Context, Data, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { createWriteStream } from "node:fs"
@@ -15,7 +18,8 @@ export class OutputError extends Data.TaggedError("OutputError")<{
   readonly code: string | undefined
 }> {}
 
-const outputError = (what: string, cause: unknown): OutputError => {
+/** Writing `what` failed for `cause` (an `Error`, a platform error, a Node error with a `code`). */
+export const outputError = (what: string, cause: unknown): OutputError => {
   const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
     ? cause.code
     : undefined
@@ -25,7 +29,7 @@ const outputError = (what: string, cause: unknown): OutputError => {
 
 export interface Channel {
   readonly write: (text: string) => Effect.Effect<void, OutputError>
-  /** Whether a person is watching (a terminal), for progress lines. */
+  /** Whether a person is watching (a terminal), for progress lines and for what may reach a terminal. */
   readonly isTTY: boolean
 }
 
@@ -57,14 +61,6 @@ const channelOf = (stream: Writable, what: string, isTTY: boolean): Channel => {
     })
   return { write, isTTY }
 }
-
-/**
- * What every text the CLI writes passes through first: the identity until the credentials are known, then their
- * scrubber (`SafeText.Scrubber`). `openFile` reads it for the files it opens; `redacting` applies it to a channel.
- */
-export const Redact = Context.Reference<(text: string) => string>("@spotkit/node/internal/output/Redact", {
-  defaultValue: () => (text) => text
-})
 
 /**
  * A value with `redact` applied to every string in it (plain objects and arrays walked), for data before it is
@@ -100,25 +96,49 @@ const mapStrings = (value: unknown, redact: (text: string) => string): unknown =
   return value
 }
 
-/** The channel, every text written through `redact` first. */
-export const redacting = <C extends Channel>(channel: C, redact: (text: string) => string): C => ({
-  ...channel,
-  write: (text: string) => channel.write(redact(text))
-})
-
 /**
- * Standard output (data) and standard error (diagnostics).
+ * Standard output (data) and standard error (diagnostics), both through the scrubber of the credentials once they are
+ * known; files are opened through it too (`openFile`).
  */
 export class Output extends Context.Service<Output, {
   readonly stdout: Channel
   readonly stderr: Channel
+  /** Removes the credentials from a text: the identity until `protect`. */
+  readonly redact: (text: string) => string
+  /** From now on, every text written (and every value passed through `redacted`) has these credentials removed. */
+  readonly protect: (credentials: Signer.Credentials) => Effect.Effect<void>
 }>()("@spotkit/node/internal/output/Output") {}
 
+/** The service over two raw channels: every write passes through the current scrubber. */
+export const make = (channels: { readonly stdout: Channel; readonly stderr: Channel }): Output["Service"] => {
+  let scrubber: SafeText.Scrubber | undefined
+  const redact = (text: string) => scrubber === undefined ? text : scrubber.scrub(text)
+  return {
+    stdout: redacting(channels.stdout, redact),
+    stderr: redacting(channels.stderr, redact),
+    redact,
+    protect: (credentials) =>
+      Effect.sync(() => {
+        scrubber = SafeText.Scrubber.of(credentials)
+      })
+  }
+}
+
+const redacting = <C extends Channel>(channel: C, redact: (text: string) => string): C => ({
+  ...channel,
+  write: (text: string) => channel.write(redact(text))
+})
+
 /** The process's stdout and stderr. */
-export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, () => ({
-  stdout: channelOf(process.stdout, "to standard output", process.stdout.isTTY === true),
-  stderr: channelOf(process.stderr, "to standard error", process.stderr.isTTY === true)
-}))
+export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, () =>
+  make({
+    stdout: channelOf(process.stdout, "to standard output", process.stdout.isTTY === true),
+    stderr: channelOf(process.stderr, "to standard error", process.stderr.isTTY === true)
+  }))
+
+/** The value with the credentials removed from every text in it (`redactStrings`), before it is formatted. */
+export const redacted = <A>(value: A): Effect.Effect<A, never, Output> =>
+  Effect.map(Effect.service(Output), ({ redact }) => redactStrings(value, redact))
 
 /** A file being written: a `Channel` that can also be closed, which says whether everything written reached it. */
 export interface FileChannel extends Channel {
@@ -140,16 +160,23 @@ const ended = (stream: WriteStream) =>
   })
 
 /**
- * A file opened for writing (created or truncated) for the scope. Closing it flushes every write made; an
- * interrupted export therefore leaves every row it wrote, and only whole rows. Writes pass through `Redact`.
+ * A file opened for writing for the scope: created or truncated (`"w"`), or appended to (`"a"`). Closing it flushes
+ * every write made; an interrupted export therefore leaves every row it wrote, and only whole rows. Writes pass
+ * through the scrubber of the credentials.
  */
-export const openFile = (path: string): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
-  Effect.flatMap(Effect.service(Redact), (redact) => Effect.map(open(path), (file) => redacting(file, redact)))
+export const openFile = (
+  path: string,
+  flags: "w" | "a" = "w"
+): Effect.Effect<FileChannel, OutputError, Output | Scope.Scope> =>
+  Effect.flatMap(
+    Effect.service(Output),
+    ({ redact }) => Effect.map(open(path, flags), (file) => redacting(file, redact))
+  )
 
-const open = (path: string): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
+const open = (path: string, flags: "w" | "a"): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.callback<WriteStream, OutputError>((resume) => {
-      const stream = createWriteStream(path, { flags: "w" })
+      const stream = createWriteStream(path, { flags })
       const onOpen = () => {
         stream.off("error", onError)
         resume(Effect.succeed(stream))

@@ -1,28 +1,90 @@
-// Text forms of the trading surface's records for the CLI (beside `formats.ts`, which holds bills, open orders and
-// batch outcomes): cancel outcomes, fills as CSV, balances, symbol rules and transfers as table rows. Ids and amounts
-// are the exact strings the client decoded; times are millisecond epochs.
-import type { Account, Cancel, Fill, Market, Transfer } from "@spotkit/core"
-import { stringify } from "csv-stringify/sync"
+// What each kind of record the CLI prints puts in its columns, for tables and CSV alike (`Shape`): bills and fills
+// (the exports), orders, batch and cancel outcomes, balances, symbol rules and transfers. Ids and amounts are the
+// exact strings the client decoded; times are millisecond epochs, shown as ISO-8601 in tables (`formats.ts`).
+import type { Account, Bill, Cancel, Fill, Market, Order, Transfer } from "@spotkit/core"
+import * as Formats from "./formats.ts"
 
-// A field csv-stringify would quote (its defaults: a comma, a quote, or a line break).
-const SPECIAL = /[",\r\n]/
+/** The columns of a kind of record and its cells; `times`: the columns holding millisecond epochs (or ""). */
+export interface Shape<A> {
+  readonly columns: ReadonlyArray<string>
+  readonly cells: (record: A) => ReadonlyArray<string | number>
+  readonly times: ReadonlyArray<number>
+}
 
-/**
- * Rows as CSV, exactly as csv-stringify writes them: a row with no field to quote is its fields joined by commas (what
- * csv-stringify writes for it, without its allocations per field), any other row goes through csv-stringify.
- */
-export const csv = (rows: ReadonlyArray<ReadonlyArray<string | number>>): string => {
-  let text = ""
-  for (const row of rows) {
-    text += row.some((field) => typeof field === "string" && SPECIAL.test(field))
-      ? stringify([row as Array<string | number>])
-      : row.join(",") + "\n"
-  }
-  return text
+/** The CSV header row of a shape, with its line break. */
+export const csvHeader = <A>(shape: Shape<A>): string => Formats.csv([shape.columns], Formats.CSV_FILE)
+
+/** Records as CSV rows, epochs as they are. */
+export const csv = <A>(shape: Shape<A>, records: ReadonlyArray<A>, mode: Formats.CsvMode): string =>
+  Formats.csv(records.map(shape.cells), mode)
+
+/** Records as a table for people: times as ISO-8601 in UTC. */
+export const table = <A>(shape: Shape<A>, records: ReadonlyArray<A>): string =>
+  Formats.table(
+    shape.columns,
+    records.map((record) =>
+      shape.cells(record).map((cell, i) =>
+        shape.times.includes(i) && typeof cell === "number" ? Formats.isoTime(cell) : String(cell)
+      )
+    )
+  )
+
+// ---------------------------------------------------------------------------------------------------------------
+// exports
+
+export const bill: Shape<Bill.Bill> = {
+  columns: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"],
+  cells: (b) => [b.billId, b.coinId, b.coinName, b.bizType, b.deltaAmount, b.afterAmount, b.fees, b.cTime],
+  times: [7]
+}
+
+export const fill: Shape<Fill.FillRecord> = {
+  columns: [
+    "fillId",
+    "orderId",
+    "symbol",
+    "side",
+    "orderType",
+    "fillPrice",
+    "fillQuantity",
+    "fillTotalAmount",
+    "fees",
+    "cTime"
+  ],
+  cells: (f) => [
+    f.fillId,
+    f.orderId,
+    f.symbol,
+    f.side,
+    f.orderType,
+    f.fillPrice,
+    f.fillQuantity,
+    f.fillTotalAmount,
+    f.fees,
+    f.cTime
+  ],
+  times: [9]
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// cancels
+// orders and outcomes
+
+export const order: Shape<Order.OrderRecord> = {
+  columns: ["orderId", "clientOrderId", "side", "type", "price", "quantity", "filled", "status", "cTime"],
+  cells: (
+    o
+  ) => [o.orderId, o.clientOrderId, o.side, o.orderType, o.price, o.quantity, o.fillQuantity, o.status, o.cTime],
+  times: [8]
+}
+
+export const batchOutcome: Shape<Order.BatchOutcome> = {
+  columns: ["index", "outcome", "clientOrderId", "orderId/code", "message"],
+  cells: (o) =>
+    o._tag === "Placed"
+      ? [o.index, "placed", o.clientOrderId, o.orderId, ""]
+      : [o.index, o.mayExist ? "unknown" : "failed", o.clientOrderId, o.code, o.message],
+  times: []
+}
 
 /** What became of one order a cancel named: `final` already filled or cancelled, `unknown` no such order. */
 export type CancelWord = "cancelled" | "final" | "unknown" | "failed"
@@ -30,16 +92,18 @@ export type CancelWord = "cancelled" | "final" | "unknown" | "failed"
 export const cancelWord = (outcome: Cancel.CancelOrdersOutcome): CancelWord =>
   outcome._tag === "Cancelled" ? "cancelled" : outcome._tag === "NotOpen" ? outcome.reason : "failed"
 
-export const CANCEL_COLUMNS = ["index", "outcome", "orderId", "clientOrderId", "code", "message"] as const
-
-export const cancelRow = (outcome: Cancel.CancelOrdersOutcome): Array<string> => [
-  String(outcome.index),
-  cancelWord(outcome),
-  outcome.orderId ?? "",
-  outcome.clientOrderId ?? "",
-  outcome._tag === "Cancelled" ? "" : outcome.code,
-  outcome._tag === "Cancelled" ? "" : outcome.message
-]
+export const cancelOutcome: Shape<Cancel.CancelOrdersOutcome> = {
+  columns: ["index", "outcome", "orderId", "clientOrderId", "code", "message"],
+  cells: (o) => [
+    o.index,
+    cancelWord(o),
+    o.orderId ?? "",
+    o.clientOrderId ?? "",
+    o._tag === "Cancelled" ? "" : o.code,
+    o._tag === "Cancelled" ? "" : o.message
+  ],
+  times: []
+}
 
 /** Outcomes with their counts, as `cancelOrders` answers them. */
 export const summarize = (outcomes: ReadonlyArray<Cancel.CancelOrdersOutcome>): Cancel.CancelOrdersResult => {
@@ -48,94 +112,53 @@ export const summarize = (outcomes: ReadonlyArray<Cancel.CancelOrdersOutcome>): 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// fills
-
-export const FILL_COLUMNS = [
-  "fillId",
-  "orderId",
-  "symbol",
-  "side",
-  "orderType",
-  "fillPrice",
-  "fillQuantity",
-  "fillTotalAmount",
-  "fees",
-  "cTime"
-] as const
-
-export const fillsCsvHeader = (): string => stringify([FILL_COLUMNS as unknown as Array<string>])
-
-export const fillsCsv = (fills: ReadonlyArray<Fill.FillRecord>): string =>
-  csv(fills.map((fill) => [
-    fill.fillId,
-    fill.orderId,
-    fill.symbol,
-    fill.side,
-    fill.orderType,
-    fill.fillPrice,
-    fill.fillQuantity,
-    fill.fillTotalAmount,
-    fill.fees,
-    fill.cTime
-  ]))
-
-// ---------------------------------------------------------------------------------------------------------------
 // balances, symbols, transfers
 
-export const BALANCE_COLUMNS = ["coin", "coinId", "available", "frozen", "equity"] as const
+export const balance: Shape<Account.Balance> = {
+  columns: ["coin", "coinId", "available", "frozen", "equity"],
+  cells: (b) => [b.coinName, b.coinId, b.available, b.frozen, b.equity],
+  times: []
+}
 
-export const balanceRow = (balance: Account.Balance): Array<string> => [
-  balance.coinName,
-  String(balance.coinId),
-  balance.available,
-  balance.frozen,
-  balance.equity
-]
+export const symbol: Shape<Market.SymbolRules> = {
+  columns: [
+    "symbol",
+    "base",
+    "quote",
+    "tickSize",
+    "stepSize",
+    "minQuantity",
+    "maxQuantity",
+    "makerFee",
+    "takerFee",
+    "trading"
+  ],
+  cells: (r) => [
+    r.symbol,
+    r.baseCoin,
+    r.quoteCoin,
+    r.tickSize,
+    r.stepSize,
+    r.minTradeAmount,
+    r.maxTradeAmount,
+    r.makerFeeRate,
+    r.takerFeeRate,
+    r.enableTrade ? "yes" : "no"
+  ],
+  times: []
+}
 
-export const SYMBOL_COLUMNS = [
-  "symbol",
-  "base",
-  "quote",
-  "tickSize",
-  "stepSize",
-  "minQuantity",
-  "maxQuantity",
-  "makerFee",
-  "takerFee",
-  "trading"
-] as const
-
-export const symbolRow = (rules: Market.SymbolRules): Array<string> => [
-  rules.symbol,
-  rules.baseCoin,
-  rules.quoteCoin,
-  rules.tickSize,
-  rules.stepSize,
-  rules.minTradeAmount,
-  rules.maxTradeAmount,
-  rules.makerFeeRate,
-  rules.takerFeeRate,
-  rules.enableTrade ? "yes" : "no"
-]
-
-export const TRANSFER_COLUMNS = [
-  "id",
-  "status",
-  "coin",
-  "amount",
-  "fromUserId",
-  "toUserId",
-  "createTime",
-  "updateTime"
-] as const
-
-export const transferRow = (transfer: Transfer.TransferRecord): Array<string> => [
-  transfer.withdrawId,
-  transfer.status,
-  transfer.coin,
-  transfer.amount,
-  transfer.fromUserId,
-  transfer.toUserId,
-  String(transfer.createTime),
-  transfer.updateTime == null ? "" : String(transfer.updateTime)
-]
+export const transfer: Shape<Transfer.TransferRecord> = {
+  columns: ["id", "status", "coin", "amount", "fromUserId", "toUserId", "createTime", "updateTime"],
+  cells: (t) => [
+    t.withdrawId,
+    t.status,
+    t.coin,
+    t.amount,
+    t.fromUserId,
+    t.toUserId,
+    t.createTime,
+    t.updateTime ?? ""
+  ],
+  times: [6, 7]
+}

@@ -1,7 +1,7 @@
 /**
  * `spotkit balances` (`internal/cli/balances.ts`), in process against a sandbox on a loopback port: the spot account
  * as the engine holds it (available, frozen, equity, exact decimals), before and after an order freezes funds, as a
- * table and as JSON; a bad flag is exit code 2, a venue refusal exit code 1 with one line and no data.
+ * table, as JSON and as CSV; a bad flag is exit code 2, a venue refusal exit code 1 with one line and no data.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
@@ -65,9 +65,23 @@ describe("balances", () => {
         assert.strictEqual(usdt(json.stdout).frozen, "100.001")
       }))
 
+    it.effect("--format csv: a header row and one row per coin, the same cells as JSON", () =>
+      Effect.gen(function*() {
+        const csv = yield* cli(["balances", "--format", "csv"])
+        assert.strictEqual(csv.exitCode, 0, csv.stderr)
+        assert.strictEqual(csv.stderr, "")
+        const [header, ...rows] = linesOf(csv.stdout)
+        assert.strictEqual(header, "coin,coinId,available,frozen,equity")
+        const view = yield* engineView
+        assert.deepStrictEqual(
+          rows,
+          view.map((b) => [b.coinName, b.coinId, b.available, b.frozen, b.equity].join(","))
+        )
+      }))
+
     it.effect("a bad --format is exit code 2; a venue refusal exit code 1, one line with its code, no data", () =>
       Effect.gen(function*() {
-        const usage = yield* cli(["balances", "--format", "csv"])
+        const usage = yield* cli(["balances", "--format", "xml"])
         assert.strictEqual(usage.exitCode, 2)
         assert.strictEqual(usage.stdout, "")
         assert.include(usage.stderr, "--format")

@@ -1,11 +1,12 @@
 /**
  * `spotkit bills export` (`internal/cli/bills.ts`) where it can go wrong, in process against the sandbox: a file
  * whose last buffered writes fail (a full disk) must not end with exit code 0; a bad flag must leave an earlier export
- * in `--out` alone and print no data; `--since 0` includes every bill; one page of read-ahead, no more.
+ * in `--out` alone and print no data; `--since 0` includes every bill; one page of read-ahead, no more; a 429 is
+ * announced once.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import { TestExchange } from "@spotkit/testkit"
+import { Fault, TestExchange } from "@spotkit/testkit"
 import { Deferred, Effect, Fiber, FileSystem } from "effect"
 import { existsSync } from "node:fs"
 import type * as Output from "../../src/internal/output.ts"
@@ -16,7 +17,7 @@ const FAR_FUTURE = "4102444800000" // 2100-01-01: no bill is that new
 const hasDevFull = existsSync("/dev/full")
 
 describe("bills export, in process, against the sandbox", () => {
-  const { layer } = sandboxLayer({ seed: 5, bills: 40 })
+  const { layer } = sandboxLayer({ seed: 5, bills: 40, retryAfterSeconds: 1 })
 
   it.layer(layer, { excludeTestServices: true })("edge cases", (it) => {
     const exportWith = (args: ReadonlyArray<string>) =>
@@ -97,6 +98,22 @@ describe("bills export, in process, against the sandbox", () => {
           assert.strictEqual((yield* billRequests).length, before)
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
     }
+
+    it.effect("429s: the first announced once on stderr without --progress, with the venue's Retry-After; the export goes on", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const all = yield* exportWith([])
+        yield* exchange.injectFault({ fault: Fault.rateLimited, path: "/api/v2/account/fundingBills", times: 2 })
+        const run = yield* exportWith(["--page-size", "10"]).pipe(Effect.ensuring(exchange.clearFaults))
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.strictEqual(run.stdout, all.stdout)
+        const lines = linesOf(run.stderr)
+        assert.deepStrictEqual(lines.slice(0, -1), [
+          "spotkit: the venue answered 429 (too many requests); every request waits 1 s, as it asked (Retry-After), " +
+          "before it is sent again"
+        ])
+        assert.match(lines.at(-1)!, /^spotkit: exported 42 rows, /)
+      }))
 
     it.effect("--since 0 asks for every bill (no exclusive startTime of 0); --since 0 --until 0 is empty", () =>
       Effect.gen(function*() {

@@ -20,10 +20,20 @@ export const builtCli = fileURLToPath(new URL("../../dist/bin/spotkit.js", impor
 
 /**
  * A demo exchange (alice with `bills` funding bills, bob with resting liquidity), venue rate limits off, served on
- * a free loopback port. Every `ACCESS-SIGN` header that reaches it is kept in `signatures`.
+ * a free loopback port. Every `ACCESS-SIGN` header that reaches it is kept in `signatures`. `rewrite` changes the
+ * body of each answer (a hostile venue: what it sends is its choice); `retryAfterSeconds` gives every 429 a
+ * `Retry-After`.
  */
-export const sandboxLayer = (options: { readonly seed: number; readonly bills: number }) => {
+export const sandboxLayer = (options: {
+  readonly seed: number
+  readonly bills: number
+  readonly rewrite?: ((path: string, body: string) => string) | undefined
+  /** The `Retry-After` of every 429 (an injected one too). */
+  readonly retryAfterSeconds?: number | undefined
+}) => {
   const signatures: Array<string> = []
+  const { retryAfterSeconds } = options
+  const rewrite = (path: string, body: string) => options.rewrite === undefined ? body : options.rewrite(path, body)
   const exchange = Layer.effect(
     TestExchange.TestExchange,
     Effect.map(TestExchange.make({ ...TestExchange.demo(options), rateLimits: false }), (exchange) => ({
@@ -31,7 +41,12 @@ export const sandboxLayer = (options: { readonly seed: number; readonly bills: n
       handleAt: (request, now) => {
         const sign = request.header("access-sign")
         if (sign !== undefined) signatures.push(sign)
-        return exchange.handleAt(request, now)
+        const outcome = exchange.handleAt(request, now)
+        if (outcome._tag !== "Respond") return outcome
+        const headers = outcome.status === 429 && retryAfterSeconds !== undefined
+          ? { ...outcome.headers, "retry-after": String(retryAfterSeconds) }
+          : outcome.headers
+        return { ...outcome, body: rewrite(request.path, outcome.body), headers }
       }
     }))
   )
@@ -81,10 +96,13 @@ export const runInProcess = (
   Effect.gen(function*() {
     const stdout = capture(false)
     const stderr = capture(false)
-    const output = Layer.succeed(Output.Output, {
-      stdout: options.stdout ?? stdout.channel,
-      stderr: stderr.channel
-    })
+    const output = Layer.succeed(
+      Output.Output,
+      Output.make({
+        stdout: options.stdout ?? stdout.channel,
+        stderr: stderr.channel
+      })
+    )
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
       Effect.provide(Layer.mergeAll(
         NodeServices.layer,

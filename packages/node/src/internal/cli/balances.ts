@@ -1,24 +1,17 @@
 // `spotkit balances`: the spot account's balances, one per coin.
 import { Effect } from "effect"
 import { Command } from "effect/cli"
-import * as Formats from "../formats.ts"
 import * as Records from "../records.ts"
-import { format, json, NAME, redacted, withClient, write } from "./shared.ts"
+import { client, handled, listFlags, NAME, writeRecords } from "./shared.ts"
 
 /** `spotkit balances`. */
 export const balances = Command.make(
   "balances",
-  { format: format(["table", "json"], "table, or json (one array)") },
-  (flags) =>
-    withClient((client) =>
-      Effect.flatMap(
-        Effect.flatMap(client.balances(), redacted),
-        (list) =>
-          write(
-            flags.format === "json" ? json(list) : Formats.table(Records.BALANCE_COLUMNS, list.map(Records.balanceRow))
-          )
-      )
-    )
+  listFlags(["json"], "table, csv (with a header row), or json (one array)"),
+  Effect.fnUntraced(function*(flags) {
+    const spot = yield* client()
+    yield* writeRecords(Records.balance, yield* spot.balances(), flags)
+  }, handled)
 ).pipe(
   Command.withShortDescription("The spot account's balances"),
   Command.withDescription(
@@ -27,6 +20,6 @@ export const balances = Command.make(
   ),
   Command.withExamples([
     { command: `${NAME} balances`, description: "Every coin of the spot account" },
-    { command: `${NAME} balances --format json`, description: "The same as one JSON array" }
+    { command: `${NAME} balances --format csv`, description: "The same as CSV" }
   ])
 )

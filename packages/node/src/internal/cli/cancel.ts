@@ -3,18 +3,10 @@
 import type { Cancel, Order } from "@spotkit/core"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as Formats from "../formats.ts"
 import * as Records from "../records.ts"
 import * as Items from "./items.ts"
 import { refFlags, refOf } from "./orderState.ts"
-import { format, json, NAME, redacted, symbol, usage, withClient } from "./shared.ts"
-
-const output = (result: Cancel.CancelOrdersResult, as: "table" | "json" | "ndjson") =>
-  as === "table"
-    ? Formats.table(Records.CANCEL_COLUMNS, result.outcomes.map(Records.cancelRow))
-    : as === "json"
-    ? json(result)
-    : Formats.ndjson(result.outcomes)
+import { client, formatRecords, handled, json, listFlags, NAME, redacted, symbol, usage } from "./shared.ts"
 
 // Orders that may still be open after the command: those the venue did not know and those that failed.
 const summary = (result: Cancel.CancelOrdersResult) => {
@@ -48,32 +40,31 @@ const ordersCancel = Command.make(
       Flag.withDescription("What the bare ids of --file are"),
       Flag.withDefault("order-id")
     ),
-    format: format(["table", "json", "ndjson"], "How to print the outcome of each order")
+    ...listFlags(["json", "ndjson"], "How to print the outcome of each order: table, csv, json or ndjson")
   },
-  (flags) =>
-    Effect.gen(function*() {
-      const ref = yield* refOf(flags)
-      const ways = [ref !== undefined, flags.all, Option.isSome(flags.file)].filter(Boolean).length
-      if (ways !== 1) {
-        return yield* usage("name the orders to cancel with one of --order-id, --client-order-id, --all and --file")
-      }
-      const bare = (id: string): Order.OrderRef => flags.ids === "order-id" ? { orderId: id } : { clientOrderId: id }
-      const refs = Option.isSome(flags.file)
-        ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
-        : undefined
-      yield* withClient((client) =>
-        Effect.gen(function*() {
-          const result = ref !== undefined
-            ? Records.summarize([{ ...yield* client.cancelOrder({ symbol: flags.symbol, ...ref }), index: 0 }])
-            : refs !== undefined
-            // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
-            ? yield* client.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
-            : yield* client.cancelAll(flags.symbol)
-          const { failed, text } = summary(result)
-          yield* Items.report(output(yield* redacted(result), flags.format), text, failed)
-        })
-      )
-    })
+  Effect.fnUntraced(function*(flags) {
+    const ref = yield* refOf(flags)
+    const ways = [ref !== undefined, flags.all, Option.isSome(flags.file)].filter(Boolean).length
+    if (ways !== 1) {
+      return yield* usage("name the orders to cancel with one of --order-id, --client-order-id, --all and --file")
+    }
+    const bare = (id: string): Order.OrderRef => flags.ids === "order-id" ? { orderId: id } : { clientOrderId: id }
+    const refs = Option.isSome(flags.file)
+      ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
+      : undefined
+    const spot = yield* client()
+    const result = ref !== undefined
+      ? Records.summarize([{ ...yield* spot.cancelOrder({ symbol: flags.symbol, ...ref }), index: 0 }])
+      : refs !== undefined
+      // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
+      ? yield* spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
+      : yield* spot.cancelAll(flags.symbol)
+    const { failed, text } = summary(result)
+    const printed = flags.format === "json"
+      ? json(yield* redacted(result))
+      : yield* formatRecords(Records.cancelOutcome, result.outcomes, flags)
+    yield* Items.report(printed, text, failed)
+  }, handled)
 ).pipe(
   Command.withShortDescription("Cancels one order, all of a symbol, or those a file names"),
   Command.withDescription(

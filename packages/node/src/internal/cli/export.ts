@@ -1,13 +1,17 @@
 // What the commands over a time range share: `--since` / `--until` (a millisecond epoch or ISO-8601; --since
-// inclusive, --until exclusive) turned into the client's exclusive bounds, and the export of a stream of pages to CSV
-// or NDJSON (`bills export`, `fills export`) with `--out`, `--progress` and `--page-size`.
-import type { SpotClient, SpotError } from "@spotkit/core"
-import { Effect, Option, Stream } from "effect"
+// inclusive, --until exclusive) turned into the client's exclusive bounds; and the export of a stream of records to
+// CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
+// `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
+import { type SpotClient, type SpotError, Telemetry, Venue } from "@spotkit/core"
+import { Cause, Clock, Effect, Exit, Metric, Option, Stream } from "effect"
 import { Flag } from "effect/cli"
+import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
 import * as Progress from "../progress.ts"
+import * as Records from "../records.ts"
 import { parseTime } from "../time.ts"
-import { format, NAME, usage, withClient } from "./shared.ts"
+import * as OutFile from "./outFile.ts"
+import { client, csvRaw, format, NAME, usage } from "./shared.ts"
 
 const time = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.withDescription(description), Flag.withMetavar("TIME"), Flag.optional)
@@ -21,11 +25,18 @@ export const rangeFlags = (what: string) => ({
   until: time("until", `Only ${what} before this time (exclusive): a millisecond epoch or ISO-8601`)
 })
 
+/** A time range: as given (`since` inclusive, `until` exclusive) and as the client's exclusive bounds. */
+export interface Range {
+  readonly since: number | undefined
+  readonly until: number | undefined
+  /** The venue's records after it: --since minus one, none for --since 0, which is every record. */
+  readonly after: number | undefined
+  readonly before: number | undefined
+}
+
 /**
- * A time range as the client's exclusive bounds: `after` (the venue's records after it: --since minus one, none for
- * --since 0, which is every record) and `before` (--until). Both given as they were too (`since`, `until`) for a
- * caller that filters itself. A time that cannot be read, or --until before --since, is bad usage (exit code 2):
- * checked before anything is sent or written.
+ * A time range as the client's exclusive bounds (`Range`). A time that cannot be read, or --until before --since, is
+ * bad usage (exit code 2): checked before anything is sent or written.
  */
 export const range = (flags: { readonly since: Option.Option<string>; readonly until: Option.Option<string> }) =>
   Effect.gen(function*() {
@@ -44,7 +55,7 @@ export const range = (flags: { readonly since: Option.Option<string>; readonly u
       until,
       after: since === undefined || since === 0 ? undefined : since - 1,
       before: until
-    }
+    } satisfies Range
   })
 
 /** `--page-size`: records per request, 1 to `max` (the venue's largest page). */
@@ -71,91 +82,210 @@ export const checked = (
 export const exportFlags = (what: string) => ({
   format: format(["csv", "ndjson"], "csv (with a header row) or ndjson (one JSON object per line)"),
   out: Flag.String("out").pipe(
-    Flag.withDescription("Write to this file (created or truncated) instead of stdout"),
+    Flag.withDescription(
+      "Write to this file instead of stdout. The rows go to FILE.partial beside it, renamed onto FILE once the " +
+        "export is whole: a failed or interrupted export leaves FILE as it was and its rows in FILE.partial"
+    ),
     Flag.withMetavar("FILE"),
     Flag.optional
+  ),
+  resume: Flag.Boolean("resume").pipe(
+    Flag.withDescription(
+      "Continue the interrupted export in FILE.partial (same command, format and filters) from its last row, then " +
+        "rename it onto FILE; without one, start afresh"
+    ),
+    Flag.withDefault(false)
   ),
   progress: Flag.Boolean("progress").pipe(
     Flag.withDescription("Report progress on stderr even when it is not a terminal"),
     Flag.withDefault(false)
   ),
-  pageSize: pageSizeFlag(what)
+  pageSize: pageSizeFlag(what),
+  csvRaw
 })
 
-/** How the records of one export are written. */
-export interface Export<A> {
-  readonly flags: {
-    readonly format: "csv" | "ndjson"
-    readonly out: Option.Option<string>
-    readonly progress: boolean
-  }
-  /** The CSV header row, with its line break. */
-  readonly csvHeader: string
-  /** One page of records as CSV rows, and as NDJSON lines. */
-  readonly csv: (page: ReadonlyArray<A>) => string
-  readonly ndjson: (page: ReadonlyArray<A>) => string
+/** The flags `run` reads. */
+export interface ExportFlags {
+  readonly format: "csv" | "ndjson"
+  readonly out: Option.Option<string>
+  readonly resume: boolean
+  readonly progress: boolean
+  readonly csvRaw: boolean
 }
 
+/** One kind of export: its records between two exclusive bounds, and how they are written and read back. */
+export interface Kind<A> {
+  /** The command ("bills export"), in the partial file's description and in messages. */
+  readonly command: string
+  /** The filters besides the time range, which a resumed export must repeat. */
+  readonly filters: Readonly<Record<string, string | number | undefined>>
+  readonly shape: Records.Shape<A>
+  /** The record's id and time, as the client's stream pages by them (newest first by time). */
+  readonly id: (record: A) => string
+  readonly time: (record: A) => number
+  readonly records: (
+    client: SpotClient.Service,
+    bounds: { readonly after: number | undefined; readonly before: number | undefined }
+  ) => Stream.Stream<A, SpotError.SpotError>
+  /** How many records there are between the bounds, when the venue says it (for the progress line's ETA). */
+  readonly total?: (
+    client: SpotClient.Service,
+    bounds: { readonly after: number | undefined; readonly before: number | undefined }
+  ) => Effect.Effect<number | undefined, SpotError.SpotError>
+}
+
+const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+
 /**
- * Streams the records to `--out` or stdout, page by page, with a progress line on stderr. Nothing is written, and
- * `--out` is not opened (created or truncated), before the venue answered the first page: an export that fails at
- * once (bad input the client refuses, credentials the venue refuses) prints no data and leaves an earlier export in
- * that file alone. Each page is written as one piece, so the output only ever holds whole rows, also after Ctrl-C.
+ * Streams the records to `--out` (through FILE.partial) or stdout, page by page, with a progress line and a summary
+ * on stderr. Nothing is written, and no file is opened, before the venue answered the first page: an export that
+ * fails at once (bad input the client refuses, credentials the venue refuses) prints no data and leaves every file
+ * alone. Each page is written as one piece, so the output only ever holds whole rows, also after Ctrl-C.
  */
-export const run = <A>(
-  how: Export<A>,
-  records: (client: SpotClient.Service) => Stream.Stream<A, SpotError.SpotError>
-) =>
-  withClient((client) =>
-    Effect.scoped(Effect.gen(function*() {
-      const { stderr, stdout } = yield* Output.Output
-      // Credentials removed from each page before it is formatted: CSV quoting would hide one from the scrubber of
-      // the text the channels apply.
-      const redact = yield* Output.Redact
-      const path = Option.getOrUndefined(how.flags.out)
-      const target = path === undefined ? "" : ` to ${path}`
-      const progress = yield* Progress.make(stderr, {
-        forced: how.flags.progress,
-        dataOnTerminal: path === undefined && stdout.isTTY
+export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
+  Effect.gen(function*() {
+    const output = yield* Output.Output
+    const toStdout = Option.isNone(flags.out)
+    const progress = yield* Progress.make(output.stderr, {
+      forced: flags.progress,
+      dataOnTerminal: toStdout && output.stdout.isTTY
+    })
+    const spot = yield* client("private", {
+      onEvent: (event) => Effect.flatMap(Clock.currentTimeMillis, (now) => progress.waiting(waitOf(event, now))),
+      say: progress.note
+    })
+    const description: OutFile.Description = {
+      command: kind.command,
+      format: flags.format,
+      csvRaw: flags.csvRaw,
+      filters: { ...kind.filters, since: range.since, until: range.until }
+    }
+    const csv = flags.format === "csv"
+    const header = csv ? Records.csvHeader(kind.shape) : undefined
+    const target = yield* OutFile.plan(Option.getOrUndefined(flags.out), {
+      resume: flags.resume,
+      description,
+      keys: {
+        header: header ?? "",
+        id: { column: 0, field: kind.shape.columns[0]! },
+        time: { column: kind.shape.times[0]!, field: kind.shape.columns[kind.shape.times[0]!]! }
+      }
+    })
+    const toTerminal = target._tag === "Stdout" && output.stdout.isTTY
+    const mode: Formats.CsvMode = { safe: !flags.csvRaw, terminal: toTerminal }
+    const resumed = target._tag === "File" ? target.resumed : undefined
+    const last = resumed?.last
+    // From the last row's millisecond down, without the rows of that millisecond already written (their ids as the
+    // file holds them: credentials removed, a CSV cell neutralised).
+    const bounds = { after: range.after, before: last === undefined ? range.before : last.time + 1 }
+    const written = (record: A) => {
+      const id = output.redact(kind.id(record))
+      return last !== undefined && kind.time(record) === last.time && last.ids.has(csv ? Formats.csvText(id, mode) : id)
+    }
+    if (kind.total !== undefined && (flags.progress || (output.stderr.isTTY && !toTerminal))) {
+      const before = (resumed?.rows ?? 0) - (last?.ids.size ?? 0)
+      yield* Effect.forkScoped(Effect.ignore(Effect.flatMap(
+        kind.total(spot, bounds),
+        (total) => total === undefined ? Effect.void : progress.total(before + total)
+      )))
+    }
+    // Where the rows go, opened (the CSV header written) once the first page, or the end of an empty export, came.
+    let channel: Output.Channel | undefined
+    let file: Output.FileChannel | undefined
+    const opened = Effect.suspend(() => {
+      if (channel !== undefined) return Effect.succeed(channel)
+      if (target._tag === "Stdout") {
+        channel = output.stdout
+        return header === undefined ? Effect.succeed(channel) : Effect.as(channel.write(header), channel)
+      }
+      return Effect.map(OutFile.open(target, description, header), (opening) => {
+        channel = file = opening
+        return opening
       })
-      const csv = how.flags.format === "csv"
-      // Where the rows go, once the first page (or the end of an empty export) has come.
-      let out: { readonly channel: Output.Channel; readonly file: Output.FileChannel | undefined } | undefined
-      const opened = Effect.suspend(() =>
-        out !== undefined ? Effect.succeed(out) : Effect.gen(function*() {
-          const file = path === undefined ? undefined : yield* Output.openFile(path)
-          out = { channel: file ?? stdout, file }
-          if (csv) yield* out.channel.write(how.csvHeader)
-          return out
+    })
+    const exported = Telemetry.exportRows.pipe(Metric.withAttributes({ export: kind.command.split(" ")[0]! }))
+    let rows = 0
+    let pages = 0
+    yield* kind.records(spot, bounds).pipe(
+      // Read-ahead: while this page is formatted and written, the next one waits in a buffer of one page and the
+      // request for the one after (it needs only the last record of the page before) is in flight, so neither side
+      // of the connection waits for the other; at most two pages ahead.
+      Stream.bufferArray({ capacity: 1 }),
+      // Each array is one page of the venue's answer: written as one piece, so the output only ever holds whole rows.
+      Stream.runForEachArray((records) =>
+        Effect.flatMap(opened, (out) => {
+          const page = Output.redactStrings(
+            last === undefined ? records : records.filter((r) => !written(r)),
+            output.redact
+          )
+          rows += page.length
+          pages++
+          return out.write(csv ? Records.csv(kind.shape, page, mode) : Formats.ndjson(page)).pipe(
+            Effect.andThen(Metric.update(exported, page.length)),
+            Effect.andThen(progress.update(rows, pages))
+          )
+        })
+      ),
+      Effect.onExit((exit) =>
+        Effect.suspend(() => {
+          const line = Exit.isSuccess(exit) ? "" : stopped(exit, target, rows, channel !== undefined)
+          return line === "" ? Effect.void : Effect.ignore(progress.note(line))
         })
       )
-      let rows = 0
-      let pages = 0
-      yield* records(client).pipe(
-        // Read-ahead: while this page is formatted and written, the next one waits in a buffer of one page and the
-        // request for the one after (it needs only the last record of the page before) is in flight, so neither side
-        // of the connection waits for the other; at most two pages ahead.
-        Stream.bufferArray({ capacity: 1 }),
-        // Each array is one page of the venue's answer: written as one piece, so the output only ever holds whole rows.
-        Stream.runForEachArray((records) =>
-          Effect.flatMap(opened, ({ channel }) => {
-            const page = Output.redactStrings(records, redact)
-            rows += page.length
-            pages++
-            return channel.write(csv ? how.csv(page) : how.ndjson(page)).pipe(
-              Effect.andThen(progress.update(rows, pages))
-            )
-          })
-        ),
-        Effect.onInterrupt(() =>
-          progress.note(`${NAME}: interrupted after ${rows} rows${target}; every row written is complete\n`).pipe(
-            Effect.ignore
-          )
-        )
-      )
-      const { file } = yield* opened
-      // A file's last writes are still buffered: only once it is closed is the export known to be complete.
-      if (file !== undefined) yield* file.close
-      yield* progress.finish("exported", rows, pages, target)
-    }))
-  )
+    )
+    // An export with no row still leaves its file, and the CSV header.
+    yield* opened
+    // A file's last writes are still buffered: only once it is closed is the export known to be complete.
+    if (file !== undefined) yield* file.close
+    if (target._tag === "File") yield* OutFile.commit(target)
+    const earlier = resumed === undefined || resumed.rows === 0
+      ? ""
+      : `, after the ${thousands(resumed.rows)} rows of an earlier run`
+    yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${outName(target)}`}${earlier}`)
+  })
+
+// What the progress line says the export waits for.
+const waitOf = (event: Telemetry.Event, now: number): Progress.Wait => {
+  switch (event._tag) {
+    case "Waiting":
+      return { what: event.budget === "paused" ? "venue asked to wait" : "rate limit", until: now + event.millis }
+    case "RateLimited":
+      return { what: "venue asked to wait", until: now + (event.retryAfterMillis ?? WINDOW) }
+    case "Retrying":
+      return {
+        what: event.reason._tag === "RateLimitError" ?
+          "venue asked to wait" :
+          `retry ${event.attempt} after a ${event.reason._tag}`,
+        until: now + event.delayMillis
+      }
+  }
+}
+
+// A 429 without Retry-After pauses the budgets for one window (SpotClient.RateLimitOptions).
+const WINDOW = Venue.budgets.uid.windowMillis
+
+const outName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
+  target._tag === "File" ? target.out : target.path
+
+/**
+ * What an export that did not finish says about its rows: where they are, and that FILE is as it was. Never "after
+ * 0 rows to FILE" for a file it never opened.
+ */
+const stopped = (exit: Exit.Exit<unknown, unknown>, target: OutFile.Target, rows: number, opened: boolean): string => {
+  const interrupted = Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+  const how = interrupted ? "interrupted" : "the export failed"
+  if (target._tag === "Stdout") {
+    return interrupted ? `${NAME}: interrupted after ${thousands(rows)} rows; every row written is complete\n` : ""
+  }
+  if (target._tag === "Direct") {
+    return opened
+      ? `${NAME}: ${how} after ${thousands(rows)} rows to ${target.path}; every row written is complete\n`
+      : ""
+  }
+  const kept = rows + (target.resumed?.rows ?? 0)
+  const untouched = `${target.out} ${target.mode === undefined ? "was not written" : "is untouched"}`
+  if (!opened && kept === 0) return interrupted ? `${NAME}: interrupted before any row was written; ${untouched}\n` : ""
+  return `${NAME}: ${how} after ${thousands(rows)} rows${
+    target.resumed === undefined || target.resumed.rows === 0 ? "" : ` (and ${thousands(target.resumed.rows)} before)`
+  }; the ${thousands(kept)} rows are in ${target.partial} (--resume continues it); ${untouched}\n`
+}

@@ -3,8 +3,7 @@
 // and exit code 1 when any item failed, also when stdout's reader went away (the items were acted on all the same).
 import { Json } from "@spotkit/core"
 import { Effect, Result } from "effect"
-import * as Output from "../output.ts"
-import { CliFailure, NAME, readFlagFile, usage, write } from "./shared.ts"
+import { CliFailure, note, readFlagFile, usage, write } from "./shared.ts"
 
 /**
  * Items from a file: a JSON array, or one item a line (blank lines skipped): a JSON value, or with `bare` any other
@@ -58,14 +57,13 @@ export const read = (path: string, bare?: (line: string) => unknown) =>
  */
 export const report = (text: string, summary: string, failed: number) =>
   Effect.gen(function*() {
-    const { stderr } = yield* Output.Output
     // The items were acted on whether or not stdout still has a reader (`| head`): the summary and the exit code must
     // still say whether items failed.
     const closed = yield* write(text).pipe(
       Effect.as(undefined),
       Effect.catchIf((error) => error.code === "EPIPE", (error) => Effect.succeed(error))
     )
-    yield* stderr.write(`${NAME}: ${summary}\n`)
+    yield* note(summary)
     if (failed > 0) return yield* Effect.fail(new CliFailure({ message: `${failed} items failed`, exitCode: 1 }))
     if (closed !== undefined) return yield* Effect.fail(closed)
   })

@@ -4,27 +4,36 @@ import type { Order, SpotError } from "@spotkit/core"
 import { Effect, Option, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Formats from "../formats.ts"
+import * as Records from "../records.ts"
 import * as Export from "./export.ts"
-import { failure, format, json, NAME, redacted, symbol, usage, withClient, write } from "./shared.ts"
+import {
+  client,
+  failure,
+  handled,
+  listFlags,
+  type ListFormat,
+  NAME,
+  redacted,
+  symbol,
+  usage,
+  write,
+  writeRecords
+} from "./shared.ts"
 
-/** `--format` of a list of orders. */
-export const listFormat = format(["table", "json", "ndjson"], "table, json (one array) or ndjson (one order per line)")
+/** `--format` and `--csv-raw` of a list of orders. */
+export const listFormat = listFlags(
+  ["json", "ndjson"],
+  "table, csv (with a header row), json (one array) or ndjson (one order per line)"
+)
 
 /**
- * Orders as a table, one JSON array, or NDJSON. NDJSON is written page by page as the stream pulls them (constant
- * memory for any number of orders); a table and an array need every order first.
+ * Orders as a table, CSV, one JSON array, or NDJSON. NDJSON is written page by page as the stream pulls them
+ * (constant memory for any number of orders); the others need every order first.
  */
-export const writeOrders = (
-  orders: Stream.Stream<Order.OrderRecord, SpotError.SpotError>,
-  as: "table" | "json" | "ndjson"
-) =>
-  as === "ndjson"
+export const writeOrders = (orders: Stream.Stream<Order.OrderRecord, SpotError.SpotError>, as: ListFormat) =>
+  as.format === "ndjson"
     ? Stream.runForEachArray(orders, (page) => Effect.flatMap(redacted(page), (clean) => write(Formats.ndjson(clean))))
-    : Effect.flatMap(
-      Effect.flatMap(Stream.runCollect(orders), redacted),
-      (all) =>
-        write(as === "json" ? json(all) : Formats.table(Formats.OPEN_ORDER_COLUMNS, all.map(Formats.openOrderRow)))
-    )
+    : Effect.flatMap(Stream.runCollect(orders), (all) => writeRecords(Records.order, all, as))
 
 const orderIdFlag = Flag.String("order-id").pipe(
   Flag.withDescription("The venue's id of the order"),
@@ -61,25 +70,17 @@ export const describeRef = (ref: Order.OrderRef): string =>
 
 const ordersGet = Command.make(
   "get",
-  { ...refFlags, format: format(["table", "json"], "table, or json (the order as one object)") },
-  (flags) =>
-    Effect.gen(function*() {
-      const ref = yield* refOf(flags)
-      if (ref === undefined) return yield* usage("name the order with --order-id or --client-order-id")
-      yield* withClient((client) =>
-        Effect.gen(function*() {
-          const found = yield* client.order(ref)
-          // Not found is an answer of the venue, but not the order asked for: exit code 1, nothing on stdout.
-          if (Option.isNone(found)) return yield* failure(`no order with ${describeRef(ref)}`)
-          const order = yield* redacted(found.value)
-          yield* write(
-            flags.format === "json"
-              ? json(order)
-              : Formats.table(Formats.OPEN_ORDER_COLUMNS, [Formats.openOrderRow(order)])
-          )
-        })
-      )
-    })
+  { ...refFlags, ...listFlags(["json"], "table, csv (with a header row), or json (the order as one object)") },
+  Effect.fnUntraced(function*(flags) {
+    const ref = yield* refOf(flags)
+    if (ref === undefined) return yield* usage("name the order with --order-id or --client-order-id")
+    const spot = yield* client()
+    const found = yield* spot.order(ref)
+    // Not found is an answer of the venue, but not the order asked for: exit code 1, nothing on stdout.
+    if (Option.isNone(found)) return yield* failure(`no order with ${describeRef(ref)}`)
+    if (flags.format === "json") return yield* write(Formats.json(yield* redacted(found.value)))
+    yield* writeRecords(Records.order, [found.value], flags)
+  }, handled)
 ).pipe(
   Command.withShortDescription("One order by orderId or clientOrderId, whatever its status"),
   Command.withDescription(
@@ -100,24 +101,17 @@ const ordersHistory = Command.make(
   {
     symbol,
     ...Export.rangeFlags("orders created"),
-    format: listFormat,
+    ...listFormat,
     pageSize: Export.pageSizeFlag("Orders")
   },
-  (flags) =>
-    Effect.gen(function*() {
-      const range = yield* Export.checked(flags)
-      yield* withClient((client) =>
-        writeOrders(
-          client.orderHistory({
-            symbol: flags.symbol,
-            after: range.after,
-            before: range.before,
-            pageSize: flags.pageSize
-          }),
-          flags.format
-        )
-      )
-    })
+  Effect.fnUntraced(function*(flags) {
+    const range = yield* Export.checked(flags)
+    const spot = yield* client()
+    yield* writeOrders(
+      spot.orderHistory({ symbol: flags.symbol, after: range.after, before: range.before, pageSize: flags.pageSize }),
+      flags
+    )
+  }, handled)
 ).pipe(
   Command.withDescription(
     "Streams every order of a symbol, newest first, whatever its status (open, partial_fill, full_fill, cancelled)"

@@ -3,16 +3,31 @@
 import { Order } from "@spotkit/core"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as Formats from "../formats.ts"
+import * as Records from "../records.ts"
 import { cancel } from "./cancel.ts"
 import * as Items from "./items.ts"
 import { listFormat, orderState, writeOrders } from "./orderState.ts"
-import { format, json, NAME, optional, redacted, resultFormat, symbol, withClient, writeResult } from "./shared.ts"
+import {
+  client,
+  formatRecords,
+  handled,
+  json,
+  listFlags,
+  NAME,
+  optional,
+  redacted,
+  resultFormat,
+  symbol,
+  writeResult
+} from "./shared.ts"
 
 const ordersOpen = Command.make(
   "open",
-  { symbol, format: listFormat },
-  (flags) => withClient((client) => writeOrders(client.openOrders({ symbol: flags.symbol }), flags.format))
+  { symbol, ...listFormat },
+  Effect.fnUntraced(function*(flags) {
+    const spot = yield* client()
+    yield* writeOrders(spot.openOrders({ symbol: flags.symbol }), flags)
+  }, handled)
 ).pipe(Command.withDescription("Lists the open orders of a symbol, newest first"))
 
 const ordersPlace = Command.make(
@@ -35,24 +50,24 @@ const ordersPlace = Command.make(
     ),
     format: resultFormat
   },
-  (flags) =>
-    withClient((client) =>
-      client.placeOrder({
-        symbol: flags.symbol,
-        side: flags.side,
-        orderType: flags.type,
-        force: flags.force,
-        price: optional(flags.price),
-        quantity: flags.quantity,
-        clientOrderId: optional(flags.clientOrderId)
-      }).pipe(
-        Effect.flatMap((placed) =>
-          writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
-        )
-      )
-    )
+  Effect.fnUntraced(function*(flags) {
+    const spot = yield* client()
+    const placed = yield* spot.placeOrder({
+      symbol: flags.symbol,
+      side: flags.side,
+      orderType: flags.type,
+      force: flags.force,
+      price: optional(flags.price),
+      quantity: flags.quantity,
+      clientOrderId: optional(flags.clientOrderId)
+    })
+    yield* writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
+  }, handled)
 ).pipe(
-  Command.withDescription("Places one order"),
+  Command.withDescription(
+    "Places one order. It is checked first, against the symbol's trading rules too (tick, step, quantity limits): " +
+      "an order that breaks one is not sent (exit code 2, naming the rule and the nearest valid values)"
+  ),
   Command.withExamples([
     {
       command: `${NAME} orders place --symbol BTCUSDT_SPBL --side buy --type limit --price 29000 --quantity 0.01`,
@@ -73,32 +88,24 @@ const ordersBatch = Command.make(
       Flag.withDescription("Items as a JSON array or NDJSON: side, orderType, force, price, quantity, clientOrderId"),
       Flag.withMetavar("FILE")
     ),
-    format: format(["table", "json", "ndjson"], "How to print the outcome of each item")
+    ...listFlags(["json", "ndjson"], "How to print the outcome of each item: table, csv, json or ndjson")
   },
-  (flags) =>
-    Effect.gen(function*() {
-      const items = yield* Items.read(flags.file)
-      yield* withClient((client) =>
-        Effect.gen(function*() {
-          // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
-          const result = yield* redacted(
-            yield* client.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>)
-          )
-          const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
-          yield* Items.report(
-            flags.format === "table"
-              ? Formats.table(Formats.OUTCOME_COLUMNS, result.outcomes.map(Formats.outcomeRow))
-              : flags.format === "json"
-              ? json(result)
-              : Formats.ndjson(result.outcomes),
-            `placed ${result.placed} of ${result.outcomes.length}, ${result.failed} failed${
-              unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
-            }`,
-            result.failed
-          )
-        })
-      )
-    })
+  Effect.fnUntraced(function*(flags) {
+    const items = yield* Items.read(flags.file)
+    const spot = yield* client()
+    // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
+    const result = yield* spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>)
+    const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
+    yield* Items.report(
+      flags.format === "json"
+        ? json(yield* redacted(result))
+        : yield* formatRecords(Records.batchOutcome, result.outcomes, flags),
+      `placed ${result.placed} of ${result.outcomes.length}, ${result.failed} failed${
+        unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
+      }`,
+      result.failed
+    )
+  }, handled)
 ).pipe(
   Command.withDescription("Places any number of orders from a file, 50 per request, with one outcome per item"),
   Command.withExamples([{

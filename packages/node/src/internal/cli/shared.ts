@@ -1,18 +1,21 @@
-// What the `spotkit` commands share: the reported failure (one line on stderr and an exit code), the client from the
-// environment, stdout, and the flags that recur. Each command group is a module beside this one; `Cli.ts` assembles
-// the tree.
-import { SafeText, SpotClient, type SpotError } from "@spotkit/core"
-import { Config, Data, Effect, FileSystem, Option, Runtime, Schema } from "effect"
+// What the `spotkit` commands share: the reported failure (one line on stderr and an exit code), `handled` (how a
+// command's errors become that line), the client from the environment (`client`), what a command prints, and the
+// flags that recur. Each command group is a module beside this one; `Cli.ts` assembles the tree.
+//
+// A command is one flat effect: `Effect.fnUntraced(function*(flags) { const client = yield* Shared.client(); ... },
+// Shared.handled)`.
+import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/core"
+import type { Config } from "effect"
+import { Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
+import * as Records from "../records.ts"
+import * as Environment from "./environment.ts"
 
 /** The command's name. */
 export const NAME = "spotkit"
-
-/** The largest answer body the CLI reads by default: 16 MiB. */
-export const CLI_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /** An expected failure, already reported on stderr as one line; `exitCode` 1 (venue, network, output) or 2 (usage). */
 export class CliFailure extends Data.TaggedError("CliFailure")<{
@@ -46,93 +49,112 @@ export const usage = (message: string) => report(message, 2)
 /** The venue's answer is not what the command was asked for (an order it does not know): exit code 1. */
 export const failure = (message: string) => report(message, 1)
 
-// Errors of a command, each turned into one line and an exit code. A ValidationError was caught by the client
-// before anything was sent (bad input: 2); every other SpotError reason comes from the venue or the network (1). A
-// defect (a bug, or a failure nothing expected) is one line too, exit code 1: never a stack trace, never on stdout.
-type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure
-
-const defectMessage = (defect: unknown): string =>
-  `unexpected failure: ${defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)}`
-
-const reported = <A, R>(effect: Effect.Effect<A, CommandError, R>) =>
-  effect.pipe(
-    Effect.catchDefect((defect) => report(defectMessage(defect), 1)),
-    Effect.catch(explain)
+/** A line on stderr (a summary, a note): `spotkit: ` and the text, made printable. */
+export const note = (message: string) =>
+  Effect.flatMap(
+    Effect.service(Output.Output),
+    ({ stderr }) => stderr.write(`${NAME}: ${SafeText.printable(message, LINE)}\n`)
   )
+
+/** The errors a command may end with, each turned into one line and an exit code by `handled`. */
+export type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure
+
+// Reasons the client gives before anything is sent: the input is bad (exit code 2), as flags the CLI refuses are.
+const BEFORE_SENDING: ReadonlySet<string> = new Set(["ValidationError", "SymbolRuleError"])
 
 const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.Output> => {
   switch (error._tag) {
     case "CliFailure":
       return Effect.fail(error)
     case "SpotError":
-      return report(error.message, error.reason._tag === "ValidationError" ? 2 : 1)
+      return report(error.message, BEFORE_SENDING.has(error.reason._tag) ? 2 : 1)
     case "OutputError":
       // The reader of stdout went away (`spotkit ... | head`): a normal way to stop, as for other Unix tools.
       return error.code === "EPIPE" ?
         Effect.fail(new CliFailure({ message: error.message, exitCode: 0 })) :
         report(error.message, 1)
-    default: {
-      const explained = error instanceof SpotClient.ConfigurationError
-        ? error
-        : new SpotClient.ConfigurationError(error)
-      return usage(
-        explained.variable === undefined
-          ? explained.message
-          : explained.problem === "missing"
-          ? `environment variable ${explained.variable} is not set; see ${NAME} --help`
-          : `environment variable ${explained.message}; see ${NAME} --help`
-      )
-    }
+    default:
+      return usage(`${new SpotClient.ConfigurationError(error).message}; see ${NAME} --help`)
   }
 }
 
-// The client from the environment (a proxy from HTTPS_PROXY, HTTP_PROXY, NO_PROXY included), over the default
-// undici transport, the fastest for an export at less memory (BENCHMARKS.md). It reads at most 16 MiB of an answer
-// (SPOTKIT_MAX_RESPONSE_BYTES), not the library's 64 MiB: its largest answer, a page of 100 records, is some tens of
-// kilobytes, and an endless body then costs it at most that much (RELIABILITY.md).
-const config: Config.Wrap<NodeSpotClient.Options> = {
-  ...NodeSpotClient.defaultConfig,
-  maxResponseBytes: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "SPOTKIT_MAX_RESPONSE_BYTES").pipe(
-    Config.withDefault(CLI_MAX_RESPONSE_BYTES)
-  )
-}
+const defectMessage = (defect: unknown): string =>
+  `unexpected failure: ${defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)}`
 
 /**
- * Runs a command's body with a client from the environment, reporting its errors. Everything the body writes (data on
- * stdout or in a file, lines on stderr, its errors) has the credentials removed, in any encoding a venue could echo
- * them in.
+ * A command's effect with its scope closed (the client's connections, files) and its errors reported: each one line
+ * on stderr and an exit code (`CliFailure`). A defect (a bug, or a failure nothing expected) is one line too, exit
+ * code 1: never a stack trace, never on stdout.
  */
-export const withClient = <A>(
-  body: (client: SpotClient.Service) => Effect.Effect<A, CommandError, Output.Output | FileSystem.FileSystem>
-) =>
-  reported(Effect.gen(function*() {
-    const options = yield* SpotClient.readConfig(config)
-    const scrubber = SafeText.Scrubber.of(options.credentials)
-    const redact = (text: string) => scrubber.scrub(text)
-    const { stderr, stdout } = yield* Output.Output
-    return yield* reported(
-      Effect.flatMap(Effect.service(SpotClient.SpotClient), body).pipe(Effect.provide(NodeSpotClient.layer(options)))
-    ).pipe(
-      Effect.provideService(Output.Output, {
-        stdout: Output.redacting(stdout, redact),
-        stderr: Output.redacting(stderr, redact)
-      }),
-      Effect.provideService(Output.Redact, redact)
+export const handled = <A, R>(
+  effect: Effect.Effect<A, CommandError, R>
+): Effect.Effect<A, CliFailure, Exclude<R, Scope.Scope> | Output.Output> =>
+  effect.pipe(
+    Effect.scoped,
+    Effect.catchDefect((defect) => report(defectMessage(defect), 1)),
+    Effect.catch(explain)
+  )
+
+/** What a command hears of the client's waits (`client`'s `listen`): its events, and where a line is said. */
+export interface Listener {
+  /** A wait, a 429, a retry (a progress line shows what it waits for). */
+  readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
+  /** Writes a line (with its newline) on stderr, e.g. in place of a progress line. @default stderr as it is */
+  readonly say?: ((line: string) => Effect.Effect<void, Output.OutputError>) | undefined
+}
+
+/** The line that announces a 429 and the pause it starts. */
+export const pauseLine = (retryAfterMillis: number | undefined): string =>
+  `${NAME}: the venue answered 429 (too many requests); every request waits ${
+    retryAfterMillis === undefined
+      ? "one rate-limit window"
+      : `${Math.ceil(retryAfterMillis / 1000)} s, as it asked (Retry-After),`
+  } before it is sent again\n`
+
+/**
+ * The client from the environment (every `SPOTKIT_*` variable checked first: `Environment.read`), for the command's
+ * scope. From here on every text the command writes (data on stdout or in a file, lines on stderr, its errors) has
+ * the credentials removed, in any encoding a venue could echo them in: `Output.protect`, the one place that does it.
+ * `public` access needs only `SPOTKIT_BASE_URL`. The first 429 of a run is announced on stderr, whatever the log
+ * level (`pauseLine`); `listen` hears every wait, 429 and retry.
+ */
+export const client = (
+  access: Environment.Access = "private",
+  listen: Listener = {}
+): Effect.Effect<SpotClient.Service, CliFailure | SpotError.SpotError, Output.Output | Scope.Scope> =>
+  Effect.gen(function*() {
+    const options = yield* Environment.read(access).pipe(
+      Effect.catch((problem) =>
+        typeof problem === "string" ? usage(`${problem}; see ${NAME} --help`) : explain(problem)
+      )
     )
-  }))
+    const output = yield* Output.Output
+    yield* output.protect(options.credentials)
+    const say = listen.say ?? output.stderr.write
+    let announced = false
+    const onEvent = (event: Telemetry.Event) =>
+      Effect.andThen(
+        event._tag !== "RateLimited" || announced
+          ? Effect.void
+          : Effect.suspend(() => {
+            announced = true
+            return Effect.ignore(say(pauseLine(event.retryAfterMillis)))
+          }),
+        listen.onEvent === undefined ? Effect.void : listen.onEvent(event)
+      )
+    // The default undici transport, the fastest for an export at less memory (BENCHMARKS.md).
+    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, onEvent }))
+    return Context.get(context, SpotClient.SpotClient)
+  })
 
 /** Writes to stdout. */
 export const write = (text: string) => Effect.flatMap(Effect.service(Output.Output), ({ stdout }) => stdout.write(text))
 
-/** A value as indented JSON, one document (characters a terminal acts on escaped, as `Formats.safeJson`). */
-export const json = (value: unknown) => Formats.safeJson(JSON.stringify(value, null, 2)) + "\n"
+/** Data from the venue with the credentials removed from every text in it, before it is formatted. */
+export const redacted = Output.redacted
 
-/**
- * Data from the venue with the credentials removed from every text in it (`Output.redactStrings`), before it is
- * formatted: the key, the secret and the passphrase never reach stdout or a file, even echoed in an id.
- */
-export const redacted = <A>(value: A): Effect.Effect<A> =>
-  Effect.map(Effect.service(Output.Redact), (redact) => Output.redactStrings(value, redact))
+/** A value as indented JSON, one document. */
+export const json = Formats.json
 
 /**
  * A command's result on stdout: one line of text (printable: it may quote the venue's ids), or the value as JSON with
@@ -143,6 +165,38 @@ export const writeResult = <A>(format: "text" | "json", value: A, line: (value: 
     redacted(value),
     (clean) => write(format === "json" ? json(clean) : `${SafeText.printable(line(clean), LINE)}\n`)
   )
+
+/** How CSV cells go to stdout: safe unless `--csv-raw`, escaped when stdout is a terminal. */
+export const csvMode = (raw: boolean) =>
+  Effect.map(Effect.service(Output.Output), ({ stdout }): Formats.CsvMode => ({ safe: !raw, terminal: stdout.isTTY }))
+
+/** How records are printed: `--format` and `--csv-raw`. */
+export interface ListFormat {
+  readonly format: "table" | "csv" | "json" | "ndjson"
+  readonly csvRaw: boolean
+}
+
+/** Records as a table, CSV (with a header row), one JSON array, or NDJSON; credentials removed. */
+export const formatRecords = <A>(shape: Records.Shape<A>, records: ReadonlyArray<A>, as: ListFormat) =>
+  Effect.gen(function*() {
+    const clean = yield* redacted(records)
+    switch (as.format) {
+      case "table":
+        return Records.table(shape, clean)
+      case "json":
+        return json(clean)
+      case "ndjson":
+        return Formats.ndjson(clean)
+      case "csv": {
+        const mode = yield* csvMode(as.csvRaw)
+        return Formats.csv([shape.columns], mode) + Records.csv(shape, clean, mode)
+      }
+    }
+  })
+
+/** Records on stdout (`formatRecords`). */
+export const writeRecords = <A>(shape: Records.Shape<A>, records: ReadonlyArray<A>, as: ListFormat) =>
+  Effect.flatMap(formatRecords(shape, records, as), write)
 
 /** An optional flag's value, as the client's optional fields take it. */
 export const optional = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
@@ -180,3 +234,22 @@ export const format = <const A extends string>(choices: readonly [A, ...Array<A>
 
 /** `--format` of a command whose result is one line of text or a JSON document. */
 export const resultFormat = format(["text", "json"], "text or json")
+
+/** `--csv-raw`, wherever CSV is written. */
+export const csvRaw = Flag.Boolean("csv-raw").pipe(
+  Flag.withDescription(
+    "Write CSV cells exactly as the venue sent them. By default a cell a spreadsheet would run as a formula (one " +
+      "starting with =, +, @, a tab, a carriage return, or a - that does not start a number) is written with a " +
+      "leading ' (OWASP's advice against CSV injection)"
+  ),
+  Flag.withDefault(false)
+)
+
+/**
+ * `--format` (`table` by default) and `--csv-raw` of a command that prints records: a table (times as ISO-8601 in
+ * UTC), CSV with a header row (times as millisecond epochs), and the `others` given (json, ndjson).
+ */
+export const listFlags = <const A extends string>(others: readonly [A, ...Array<A>], description: string) => ({
+  format: format<"table" | "csv" | A>(["table", "csv", ...others], description),
+  csvRaw
+})

@@ -6,15 +6,16 @@ import * as Formats from "../formats.ts"
 import * as Records from "../records.ts"
 import * as Export from "./export.ts"
 import {
+  client,
   failure,
-  format,
-  json,
+  handled,
+  listFlags,
   NAME,
   optional,
   redacted,
   resultFormat,
-  withClient,
   write,
+  writeRecords,
   writeResult
 } from "./shared.ts"
 
@@ -37,69 +38,58 @@ const transferStatus = Command.make(
       Flag.optional
     ),
     toAccount: accountType("to-account", "Only transfers to this account: SPOT, SPOT_V2 or FUND").pipe(Flag.optional),
-    format: format(["table", "json", "ndjson"], "table, json (one array) or ndjson (one transfer per line)"),
+    ...listFlags(["json", "ndjson"], "table, csv (with a header row), json (one array) or ndjson (one per line)"),
     pageSize: Export.pageSizeFlag("Transfers", PAGE_MAX)
   },
-  (flags) =>
-    Effect.gen(function*() {
-      const range = yield* Export.checked(flags, PAGE_MAX)
-      const query: Transfer.TransferStatusQuery = {
-        withdrawId: optional(flags.id),
-        coin: optional(flags.coin),
-        // Whether the venue's bounds are inclusive is not known: ask a millisecond wider on each side, then keep
-        // exactly --since (inclusive) to --until (exclusive).
-        startTime: range.after,
-        endTime: range.before,
-        fromAccountType: optional(flags.fromAccount),
-        toAccountType: optional(flags.toAccount),
-        pageSize: flags.pageSize
-      }
-      const inRange = (record: Transfer.TransferRecord) =>
-        (range.since === undefined || record.createTime >= range.since) &&
-        (range.until === undefined || record.createTime < range.until)
-      yield* withClient((client) =>
-        Effect.gen(function*() {
-          // Page by page until a short page; the venue pages by offset, so a transfer seen twice (newer ones pushed
-          // it to the next page meanwhile) is written once.
-          const seen = new Set<string>()
-          const fresh = (record: Transfer.TransferRecord) => {
-            if (!inRange(record) || seen.has(record.withdrawId)) return false
-            seen.add(record.withdrawId)
-            return true
-          }
-          const records = Stream.paginate(1, (page: number) =>
-            Effect.map(client.transferStatus({ ...query, page }), (list) =>
-              [
-                list.filter(fresh),
-                list.length < flags.pageSize ? Option.none() : Option.some(page + 1)
-              ] as const))
-          if (flags.format === "ndjson" && Option.isNone(flags.id)) {
-            return yield* Stream.runForEachArray(
-              records,
-              (page) =>
-                Effect.flatMap(redacted(page), (clean) => write(Formats.ndjson(clean)))
-            )
-          }
-          const all = yield* redacted(yield* Stream.runCollect(records))
-          if (Option.isSome(flags.id) && all.length === 0) {
-            return yield* failure(
-              `no transfer with id ${flags.id.value}${
-                Option.isSome(flags.since) || Option.isSome(flags.until) || Option.isSome(flags.coin)
-                  ? " matching the filters"
-                  : ""
-              }`
-            )
-          }
-          yield* write(
-            flags.format === "json"
-              ? json(all)
-              : flags.format === "ndjson"
-              ? Formats.ndjson(all)
-              : Formats.table(Records.TRANSFER_COLUMNS, all.map(Records.transferRow))
-          )
-        })
+  Effect.fnUntraced(function*(flags) {
+    const range = yield* Export.checked(flags, PAGE_MAX)
+    const query: Transfer.TransferStatusQuery = {
+      withdrawId: optional(flags.id),
+      coin: optional(flags.coin),
+      // Whether the venue's bounds are inclusive is not known: ask a millisecond wider on each side, then keep
+      // exactly --since (inclusive) to --until (exclusive).
+      startTime: range.after,
+      endTime: range.before,
+      fromAccountType: optional(flags.fromAccount),
+      toAccountType: optional(flags.toAccount),
+      pageSize: flags.pageSize
+    }
+    const inRange = (record: Transfer.TransferRecord) =>
+      (range.since === undefined || record.createTime >= range.since) &&
+      (range.until === undefined || record.createTime < range.until)
+    const spot = yield* client()
+    // Page by page until a short page; the venue pages by offset, so a transfer seen twice (newer ones pushed it to
+    // the next page meanwhile) is written once.
+    const seen = new Set<string>()
+    const fresh = (record: Transfer.TransferRecord) => {
+      if (!inRange(record) || seen.has(record.withdrawId)) return false
+      seen.add(record.withdrawId)
+      return true
+    }
+    const records = Stream.paginate(1, (page: number) =>
+      Effect.map(spot.transferStatus({ ...query, page }), (list) =>
+        [
+          list.filter(fresh),
+          list.length < flags.pageSize ? Option.none() : Option.some(page + 1)
+        ] as const))
+    if (flags.format === "ndjson" && Option.isNone(flags.id)) {
+      return yield* Stream.runForEachArray(
+        records,
+        (page) => Effect.flatMap(redacted(page), (clean) => write(Formats.ndjson(clean)))
       )
-    })
+    }
+    const all = yield* Stream.runCollect(records)
+    if (Option.isSome(flags.id) && all.length === 0) {
+      return yield* failure(
+        `no transfer with id ${flags.id.value}${
+          Option.isSome(flags.since) || Option.isSome(flags.until) || Option.isSome(flags.coin)
+            ? " matching the filters"
+            : ""
+        }`
+      )
+    }
+    yield* writeRecords(Records.transfer, all, flags)
+  }, handled)
 ).pipe(
   Command.withShortDescription("Your transfers and their status"),
   Command.withDescription(
@@ -126,16 +116,17 @@ export const transfer = Command.make(
     toAccount: accountType("to-account", "The account it reaches: SPOT, SPOT_V2 or FUND"),
     format: resultFormat
   },
-  (flags) =>
-    withClient((client) =>
-      client.internalTransfer({
-        toUserId: flags.toUser,
-        coin: flags.coin,
-        amount: flags.amount,
-        fromAccountType: flags.fromAccount,
-        toAccountType: flags.toAccount
-      }).pipe(Effect.flatMap((result) => writeResult(flags.format, result, (r) => `transferred ${r.id}`)))
-    )
+  Effect.fnUntraced(function*(flags) {
+    const spot = yield* client()
+    const result = yield* spot.internalTransfer({
+      toUserId: flags.toUser,
+      coin: flags.coin,
+      amount: flags.amount,
+      fromAccountType: flags.fromAccount,
+      toAccountType: flags.toAccount
+    })
+    yield* writeResult(flags.format, result, (r) => `transferred ${r.id}`)
+  }, handled)
 ).pipe(
   Command.withDescription("Transfers a coin to another user's account; `transfer status` lists the transfers made"),
   Command.withExamples([{

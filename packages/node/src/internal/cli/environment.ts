@@ -1,0 +1,200 @@
+// The CLI's configuration from the `SPOTKIT_*` variables and the proxy's (`HTTPS_PROXY` and its kin, read as
+// `NodeSpotClient.layerConfig` reads them), every one checked before anything is built or sent: each problem found is
+// said at once, in one line naming the variable and what is wrong (never its value: three of them are secrets), so
+// that a key with a line break or a malformed URL is a usage error (exit code 2), not a failure deep in an HTTP header
+// or a Redis client.
+import type { SpotClient } from "@spotkit/core"
+import { Config, Effect, Option, Redacted } from "effect"
+import type * as NodeSpotClient from "../../NodeSpotClient.ts"
+
+/** What a command needs: the venue's private endpoints (credentials required), or public data only. */
+export type Access = "private" | "public"
+
+/**
+ * The largest answer body the CLI reads by default: 16 MiB (`SPOTKIT_MAX_RESPONSE_BYTES`), not the library's 64 MiB.
+ * Its largest answer, a page of 100 records, is some tens of kilobytes, and an endless body then keeps it within its
+ * memory goal, which 64 MiB held in socket buffers would not (RELIABILITY.md).
+ */
+export const CLI_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+/** Every variable the CLI reads, in the order problems are reported. */
+export const VARIABLES = [
+  "SPOTKIT_BASE_URL",
+  "SPOTKIT_API_KEY",
+  "SPOTKIT_SECRET_KEY",
+  "SPOTKIT_PASSPHRASE",
+  "SPOTKIT_LOCALE",
+  "SPOTKIT_RATE_LIMIT",
+  "SPOTKIT_REDIS_URL",
+  "SPOTKIT_MAX_RESPONSE_BYTES"
+] as const
+
+/**
+ * The proxy variables, as curl and undici read them (the lower-case name first): `https_proxy` for an https: venue,
+ * `http_proxy` for an http: one, `no_proxy` the hosts reached directly.
+ */
+export const PROXY_VARIABLES = [
+  ["https_proxy", "HTTPS_PROXY"],
+  ["http_proxy", "HTTP_PROXY"],
+  ["no_proxy", "NO_PROXY"]
+] as const
+
+type Variable = typeof VARIABLES[number] | typeof PROXY_VARIABLES[number][number]
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const LINE_BREAK = /[\r\n]/
+
+// A text that goes into an HTTP header must be printable ASCII (Node refuses a line break with a TypeError, and a
+// space at either end would be trimmed on the way, breaking the signature).
+const headerProblem = (value: string): string | undefined => {
+  const secretProblem = textProblem(value)
+  if (secretProblem !== undefined) return secretProblem
+
+  if (/[^\u0020-\u007e]/.test(value)) return "has a character other than printable ASCII, which a header cannot carry"
+  if (value.trim() !== value) return "starts or ends with a space"
+  return undefined
+}
+
+const textProblem = (value: string): string | undefined => {
+  if (/\r\n?$/.test(value)) return "ends with a carriage return (a file with Windows line endings?)"
+  if (LINE_BREAK.test(value)) return "has a line break (CR or LF)"
+  if (CONTROL.test(value)) return "has a control character"
+  return undefined
+}
+
+const urlProblem = (value: string, protocols: ReadonlyArray<string>, example: string): string | undefined => {
+  if (CONTROL.test(value) || /\s/.test(value)) return `has a space or a control character; expected ${example}`
+  const url = URL.parse(value)
+  if (url === null) return `is not a URL; expected ${example}`
+  if (!protocols.includes(url.protocol)) return `must start with ${protocols.map((p) => `${p}//`).join(" or ")}`
+  if (url.hostname === "") return `names no host; expected ${example}`
+  return undefined
+}
+
+/** What is wrong with the value of a variable, in words (without the value), or undefined. */
+export const problemOf = (variable: Variable, value: string): string | undefined => {
+  switch (variable) {
+    case "SPOTKIT_BASE_URL": {
+      const problem = urlProblem(value, ["http:", "https:"], "https://api.example.com")
+      if (problem !== undefined) return problem
+      const url = new URL(value)
+      if (url.username !== "" || url.password !== "") return "has a user name or password in it"
+      if (url.search !== "" || url.hash !== "") return "has a query or a fragment (?, #)"
+      return undefined
+    }
+    case "SPOTKIT_API_KEY":
+    case "SPOTKIT_PASSPHRASE":
+      return headerProblem(value)
+    case "SPOTKIT_SECRET_KEY":
+      return textProblem(value)
+    case "SPOTKIT_LOCALE":
+      return /^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/.test(value) ? undefined : "is not a locale such as en-US"
+    case "SPOTKIT_RATE_LIMIT":
+      return value === "on" || value === "off" ? undefined : "must be on or off"
+    case "SPOTKIT_REDIS_URL": {
+      const problem = urlProblem(value, ["redis:", "rediss:"], "redis://127.0.0.1:6379")
+      if (problem !== undefined) return problem
+      return /^(?:\/\d*)?$/.test(new URL(value).pathname) ? undefined : "has a path other than a database number (/0)"
+    }
+    case "SPOTKIT_MAX_RESPONSE_BYTES":
+      return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
+    case "https_proxy":
+    case "HTTPS_PROXY":
+    case "http_proxy":
+    case "HTTP_PROXY":
+      // Like curl, a proxy without a scheme is taken as http://.
+      return urlProblem(
+        /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`,
+        ["http:", "https:"],
+        "http://proxy.internal:3128"
+      )
+    case "no_proxy":
+    case "NO_PROXY":
+      return textProblem(value)
+  }
+}
+
+const and = (names: ReadonlyArray<string>): string =>
+  names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`
+
+/** The line that says what is wrong with the environment, or undefined when nothing is. */
+export const problems = (values: Partial<Record<Variable, string>>, access: Access): string | undefined => {
+  const required: ReadonlyArray<Variable> = access === "private"
+    ? ["SPOTKIT_BASE_URL", "SPOTKIT_API_KEY", "SPOTKIT_SECRET_KEY", "SPOTKIT_PASSPHRASE"]
+    : ["SPOTKIT_BASE_URL"]
+  const missing = required.filter((name) => values[name] === undefined)
+  const empty = required.filter((name) => values[name] === "")
+  const invalid: Array<string> = []
+  for (const name of [...VARIABLES, ...PROXY_VARIABLES.flat()]) {
+    const value = values[name]
+    if (value === undefined || value === "") continue
+    const problem = problemOf(name, value)
+    if (problem !== undefined) invalid.push(`${name} ${problem}`)
+  }
+  const parts = [
+    ...(missing.length === 0 ? [] : [`${and(missing)} ${missing.length === 1 ? "is" : "are"} not set`]),
+    ...(empty.length === 0 ? [] : [`${and(empty)} ${empty.length === 1 ? "is" : "are"} empty`]),
+    ...invalid
+  ]
+  return parts.length === 0 ? undefined : parts.join("; ")
+}
+
+const ALL: ReadonlyArray<Variable> = [...VARIABLES, ...PROXY_VARIABLES.flat()]
+
+/** The variables as set (`Config`: the environment, or a test's provider); undefined when not set. */
+const values = Effect.map(
+  Effect.forEach(ALL, (name) => Config.option(Config.String(name))),
+  (found) => {
+    const record: Partial<Record<Variable, string>> = {}
+    ALL.forEach((name, i) => {
+      if (Option.isSome(found[i]!)) record[name] = found[i]!.value
+    })
+    return record
+  }
+)
+
+// The proxies as `NodeSpotClient.ProxyOptions` (the lower-case variable first), none when no proxy is set.
+const proxyOf = (found: Partial<Record<Variable, string>>): NodeSpotClient.ProxyOptions | undefined => {
+  const [https, http, noProxy] = PROXY_VARIABLES.map(([lower, upper]) => {
+    const value = (found[lower] ?? found[upper])?.trim()
+    return value === undefined || value === "" ? undefined : value
+  })
+  return https === undefined && http === undefined
+    ? undefined
+    : {
+      https: https === undefined ? undefined : Redacted.make(https),
+      http: http === undefined ? undefined : Redacted.make(http),
+      noProxy: noProxy ?? ""
+    }
+}
+
+/**
+ * The client's options from the variables, or the line saying every problem with them (`problems`). Without
+ * credentials (`public` access) the client signs nothing: it asks only public endpoints.
+ */
+export const read = (
+  access: Access
+): Effect.Effect<NodeSpotClient.Options, string | Config.ConfigError> =>
+  Effect.flatMap(values, (found) => {
+    const problem = problems(found, access)
+    if (problem !== undefined) return Effect.fail(problem)
+    const secret = (name: Variable) => Redacted.make(found[name] ?? "")
+    const credentials: SpotClient.Options["credentials"] = {
+      apiKey: secret("SPOTKIT_API_KEY"),
+      secretKey: secret("SPOTKIT_SECRET_KEY"),
+      passphrase: secret("SPOTKIT_PASSPHRASE")
+    }
+    const redis = found.SPOTKIT_REDIS_URL
+    return Effect.succeed({
+      baseUrl: found.SPOTKIT_BASE_URL!,
+      credentials,
+      locale: found.SPOTKIT_LOCALE ?? "en-US",
+      rateLimit: found.SPOTKIT_RATE_LIMIT === "off" ? false as const : undefined,
+      redis: redis === undefined || redis.trim() === "" ? undefined : { url: Redacted.make(redis) },
+      proxy: proxyOf(found),
+      maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined
+        ? CLI_MAX_RESPONSE_BYTES
+        : Number(found.SPOTKIT_MAX_RESPONSE_BYTES)
+    })
+  })

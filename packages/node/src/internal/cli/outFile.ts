@@ -1,0 +1,235 @@
+// Where an export's rows go with `--out FILE`, so that FILE is either a whole export or left as it was: the rows are
+// written to `FILE.partial` beside it (with `FILE.partial.json` saying which export they belong to) and renamed onto
+// FILE once the last row is written and the file closed. A failure, Ctrl-C or SIGKILL leaves FILE as it was and the
+// rows so far in FILE.partial, whole rows only, which `--resume` continues: it reads the rows back, asks the venue for
+// the records from the last row's millisecond down (the keyset the client's streams page by: newest first by time)
+// and leaves out those of that millisecond already written, so that the finished file equals an uninterrupted export.
+import { Effect, FileSystem, Option, Result, Stream } from "effect"
+import * as Formats from "../formats.ts"
+import * as Output from "../output.ts"
+import { type CliFailure, usage } from "./shared.ts"
+
+/** What export a partial file holds: the command, its format and CSV mode, and its filters. */
+export interface Description {
+  readonly command: string
+  readonly format: "csv" | "ndjson"
+  readonly csvRaw: boolean
+  readonly filters: Readonly<Record<string, string | number | undefined>>
+}
+
+/** How an export's rows read back: the CSV header, and the column (CSV) or field (NDJSON) of their id and time. */
+export interface Keys {
+  readonly header: string
+  readonly id: { readonly column: number; readonly field: string }
+  readonly time: { readonly column: number; readonly field: string }
+}
+
+/** The whole rows of a partial file, and the keyset to continue from. */
+export interface Scan {
+  /** Bytes of whole records (the header included), and the rows among them. */
+  readonly bytes: number
+  readonly rows: number
+  readonly header: boolean
+  /** The time of the last row and the ids of the rows of that millisecond, as written. */
+  readonly last: { readonly time: number; readonly ids: ReadonlySet<string> } | undefined
+}
+
+/** The destination of an export: stdout, a file written in place (a device, a pipe: no rename), or FILE. */
+export type Target =
+  | { readonly _tag: "Stdout" }
+  | { readonly _tag: "Direct"; readonly path: string }
+  | {
+    readonly _tag: "File"
+    /** What --out named, for messages; `path`: the file itself (a symbolic link resolved). */
+    readonly out: string
+    readonly path: string
+    readonly partial: string
+    readonly meta: string
+    /** The existing file's permissions, given to the new one. */
+    readonly mode: number | undefined
+    /** With --resume: the rows already in the partial file. */
+    readonly resumed: Scan | undefined
+  }
+
+/** The partial file of `path`. */
+export const partialOf = (path: string): string => `${path}.partial`
+
+const describe = (description: Description): string => JSON.stringify({ spotkit: 1, ...description }) + "\n"
+
+const NOTHING: Scan = { bytes: 0, rows: 0, header: false, last: undefined }
+
+/**
+ * The target of `--out` (`undefined`: stdout). With `resume`, the partial file is read back (`scan`); it must belong
+ * to the same export (command, format and filters), or the command stops with a usage error (exit code 2). Without a
+ * partial file to resume, the export starts afresh.
+ */
+export const plan = (
+  out: string | undefined,
+  options: { readonly resume: boolean; readonly description: Description; readonly keys: Keys }
+): Effect.Effect<Target, Output.OutputError | CliFailure, FileSystem.FileSystem | Output.Output> =>
+  Effect.gen(function*() {
+    if (out === undefined) return options.resume ? yield* usage("--resume needs --out FILE") : { _tag: "Stdout" }
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.option(fs.stat(out))
+    if (Option.isSome(info) && info.value.type !== "File") {
+      if (options.resume) return yield* usage(`--resume: ${out} is not a regular file`)
+      return { _tag: "Direct", path: out }
+    }
+    // Beside the file itself when --out is a symbolic link, so that the rename replaces the file, not the link.
+    const path = Option.isSome(info) ? yield* Effect.orElseSucceed(fs.realPath(out), () => out) : out
+    const partial = partialOf(path)
+    const meta = `${partial}.json`
+    const mode = Option.isSome(info) ? info.value.mode & 0o7777 : undefined
+    const target = { _tag: "File", out, path, partial, meta, mode, resumed: undefined } as const
+    if (!options.resume) return target
+    const said = yield* Effect.option(fs.readFileString(meta))
+    const hasRows = yield* Effect.orElseSucceed(fs.exists(partial), () => false)
+    if (Option.isNone(said)) {
+      return hasRows
+        ? yield* usage(`--resume: nothing says which export ${partial} holds (no ${meta}); run without --resume`)
+        : target
+    }
+    if (said.value !== describe(options.description)) {
+      return yield* usage(
+        `--resume: ${partial} holds another export (${said.value.trim().slice(0, 300)}); give the same command, ` +
+          "format and filters, or leave out --resume to start afresh"
+      )
+    }
+    return { ...target, resumed: hasRows ? yield* scan(partial, options.description.format, options.keys) : NOTHING }
+  })
+
+/** Reads a partial file back, chunk by chunk: its whole records, and the keyset of its last rows (`Scan`). */
+export const scan = (path: string, format: "csv" | "ndjson", keys: Keys) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const reader = format === "csv" ? csvScanner(keys) : ndjsonScanner(keys)
+    const decoder = new TextDecoder()
+    yield* fs.stream(path).pipe(
+      Stream.runForEach((chunk) => Effect.sync(() => reader.read(decoder.decode(chunk, { stream: true })))),
+      Effect.mapError((error) => Output.outputError(path, error))
+    )
+    const result = reader.result()
+    if ("error" in result) {
+      return yield* usage(`--resume: ${path} is not a partial export of this kind: ${result.error}`)
+    }
+    return result
+  })
+
+interface Scanner {
+  readonly read: (text: string) => void
+  readonly result: () => Scan | { readonly error: string }
+}
+
+// Rows and the last millisecond's ids, as the records are read; the first problem found.
+const tally = (keys: Keys) => {
+  let rows = 0
+  let last: { time: number; ids: Set<string> } | undefined
+  let problem: string | undefined
+  return {
+    row: (time: unknown, id: unknown) => {
+      if (problem !== undefined) return
+      const millis = typeof time === "string" && /^\d{1,15}$/.test(time) ? Number(time) : time
+      if (typeof millis !== "number" || !Number.isSafeInteger(millis) || typeof id !== "string") {
+        problem = `row ${rows + 1} has no ${keys.time.field} and ${keys.id.field}`
+        return
+      }
+      rows++
+      if (last === undefined || last.time !== millis) last = { time: millis, ids: new Set() }
+      last.ids.add(id)
+    },
+    fail: (text: string) => void (problem ??= text),
+    result: (bytes: number, header: boolean): Scan | { readonly error: string } =>
+      problem !== undefined ? { error: problem } : { bytes, rows, header, last }
+  }
+}
+
+const csvScanner = (keys: Keys): Scanner => {
+  const reader = new Formats.CsvReader()
+  const rows = tally(keys)
+  let header = false
+  return {
+    read: (text) =>
+      reader.read(text, (fields) => {
+        if (!header) {
+          header = true
+          if (Formats.csv([fields], { safe: false, terminal: false }) !== keys.header) {
+            rows.fail("its first line is not this export's header")
+          }
+          return
+        }
+        rows.row(fields[keys.time.column], fields[keys.id.column])
+      }),
+    result: () => rows.result(reader.complete, header)
+  }
+}
+
+const ndjsonScanner = (keys: Keys): Scanner => {
+  const rows = tally(keys)
+  const encoder = new TextEncoder()
+  let bytes = 0
+  let line = ""
+  return {
+    // A line ends at its line break (JSON text has none inside); a line cut by a kill has none, and is not read.
+    read: (text) => {
+      let start = 0
+      for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+        const whole = line + text.slice(start, end)
+        line = ""
+        start = end + 1
+        bytes += encoder.encode(whole).length + 1
+        const parsed = Result.try(() => JSON.parse(whole) as unknown)
+        const value = Result.isSuccess(parsed) ? parsed.success : undefined
+        if (typeof value !== "object" || value === null) rows.fail("a line is not a JSON object")
+        else rows.row(Reflect.get(value, keys.time.field), Reflect.get(value, keys.id.field))
+      }
+      line += text.slice(start)
+    },
+    result: () => rows.result(bytes, false)
+  }
+}
+
+/**
+ * Opens the target for the rows (once the venue answered the first page): FILE.partial created (its description
+ * beside it), or cut back to its whole records and appended to when resumed; the CSV `header` written when the file
+ * has none.
+ */
+export const open = (
+  target: Exclude<Target, { readonly _tag: "Stdout" }>,
+  description: Description,
+  header: string | undefined
+) =>
+  Effect.gen(function*() {
+    if (target._tag === "Direct") {
+      const file = yield* Output.openFile(target.path)
+      if (header !== undefined) yield* file.write(header)
+      return file
+    }
+    const fs = yield* FileSystem.FileSystem
+    const resumed = target.resumed
+    if (resumed === undefined) {
+      // Written whole or not at all (a kill may come at any time), before the first row.
+      yield* fs.writeFileString(`${target.meta}.tmp`, describe(description)).pipe(
+        Effect.andThen(fs.rename(`${target.meta}.tmp`, target.meta)),
+        Effect.mapError((error) => Output.outputError(target.meta, error))
+      )
+    } else if (resumed.bytes > 0) {
+      yield* fs.truncate(target.partial, resumed.bytes).pipe(
+        Effect.mapError((error) => Output.outputError(target.partial, error))
+      )
+    }
+    const appending = resumed !== undefined && resumed.bytes > 0
+    const file = yield* Output.openFile(target.partial, appending ? "a" : "w")
+    if (header !== undefined && !(appending && resumed.header)) yield* file.write(header)
+    return file
+  })
+
+/** The finished partial file becomes FILE (with FILE's permissions, if it existed); its description goes. */
+export const commit = (target: Extract<Target, { readonly _tag: "File" }>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if (target.mode !== undefined) yield* Effect.ignore(fs.chmod(target.partial, target.mode))
+    yield* fs.rename(target.partial, target.path).pipe(
+      Effect.mapError((error) => Output.outputError(target.path, error))
+    )
+    yield* Effect.ignore(fs.remove(target.meta, { force: true }))
+  })

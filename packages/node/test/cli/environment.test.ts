@@ -1,0 +1,129 @@
+/**
+ * The CLI's configuration (`internal/cli/environment.ts`): every `SPOTKIT_*` variable checked before anything is
+ * built, each problem in words naming the variable (never its value), all of them at once; public access needs only
+ * the base URL. The command-level behaviour (one line, exit code 2) is in `e2e.test.ts`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Redacted } from "effect"
+import * as Environment from "../../src/internal/cli/environment.ts"
+
+const good = {
+  SPOTKIT_BASE_URL: "https://api.example.com/prefix",
+  SPOTKIT_API_KEY: "ak-1234",
+  SPOTKIT_SECRET_KEY: "a secret, with any printable text: é",
+  SPOTKIT_PASSPHRASE: "pass phrase"
+}
+
+const read = (env: Record<string, string>, access: Environment.Access = "private") =>
+  Environment.read(access).pipe(
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))),
+    Effect.flip,
+    Effect.map((error) => typeof error === "string" ? error : error.message)
+  )
+
+describe("Environment", () => {
+  it("problems: nothing for good values, each bad one named with what is wrong", () => {
+    assert.isUndefined(Environment.problems(good, "private"))
+    const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+      [
+        { SPOTKIT_API_KEY: "ak\r\n" },
+        "SPOTKIT_API_KEY ends with a carriage return (a file with Windows line endings?)"
+      ],
+      [{ SPOTKIT_API_KEY: "a\nb" }, "SPOTKIT_API_KEY has a line break (CR or LF)"],
+      [{ SPOTKIT_API_KEY: "ak-é" }, "SPOTKIT_API_KEY has a character other than printable ASCII"],
+      [{ SPOTKIT_PASSPHRASE: " pass" }, "SPOTKIT_PASSPHRASE starts or ends with a space"],
+      [{ SPOTKIT_PASSPHRASE: "a\u001bb" }, "SPOTKIT_PASSPHRASE has a control character"],
+      [{ SPOTKIT_SECRET_KEY: "s\u0000" }, "SPOTKIT_SECRET_KEY has a control character"],
+      [{ SPOTKIT_BASE_URL: "https://user:pw@api.example.com" }, "SPOTKIT_BASE_URL has a user name or password in it"],
+      [{ SPOTKIT_BASE_URL: "https://api.example.com?x=1" }, "SPOTKIT_BASE_URL has a query or a fragment"],
+      [{ SPOTKIT_BASE_URL: "https://api.example .com" }, "SPOTKIT_BASE_URL has a space or a control character"],
+      [{ SPOTKIT_BASE_URL: "//venue" }, "SPOTKIT_BASE_URL is not a URL"],
+      [{ SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379/x" }, "SPOTKIT_REDIS_URL has a path other than a database number"],
+      [{ SPOTKIT_REDIS_URL: "redis://:6379" }, "SPOTKIT_REDIS_URL"],
+      [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
+      [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],
+      [{ SPOTKIT_MAX_RESPONSE_BYTES: "0" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
+      [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
+      [{ HTTPS_PROXY: "socks5://proxy.internal:1080" }, "HTTPS_PROXY must start with http:// or https://"],
+      [{ https_proxy: "http://[proxy" }, "https_proxy is not a URL"],
+      [{ NO_PROXY: "internal\n" }, "NO_PROXY has a line break"]
+    ]
+    for (const [change, said] of cases) {
+      const line = Environment.problems({ ...good, ...change }, "private")
+      assert.isDefined(line, JSON.stringify(change))
+      assert.include(line, said, JSON.stringify(change))
+      // Never the value itself.
+      for (const value of Object.values(change)) assert.notInclude(line, value!, JSON.stringify(change))
+    }
+    // Good optional values.
+    const optional = {
+      HTTPS_PROXY: "proxy.internal:3128",
+      no_proxy: "localhost,.internal",
+      SPOTKIT_LOCALE: "zh-CN",
+      SPOTKIT_RATE_LIMIT: "off",
+      SPOTKIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2",
+      SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
+    }
+    assert.isUndefined(Environment.problems({ ...good, ...optional }, "private"))
+  })
+
+  it("problems: the missing and the empty named at once, then the invalid", () => {
+    assert.strictEqual(
+      Environment.problems({}, "private"),
+      "SPOTKIT_BASE_URL, SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set"
+    )
+    assert.strictEqual(
+      Environment.problems({ SPOTKIT_BASE_URL: "ftp://x", SPOTKIT_API_KEY: "", SPOTKIT_SECRET_KEY: "s" }, "private"),
+      "SPOTKIT_PASSPHRASE is not set; SPOTKIT_API_KEY is empty; SPOTKIT_BASE_URL must start with http:// or https://"
+    )
+    // Public data: only the base URL is required.
+    assert.isUndefined(Environment.problems({ SPOTKIT_BASE_URL: good.SPOTKIT_BASE_URL }, "public"))
+    assert.strictEqual(Environment.problems({}, "public"), "SPOTKIT_BASE_URL is not set")
+  })
+
+  it.effect("read: the options from the variables (through Config), or the line of problems", () =>
+    Effect.gen(function*() {
+      const options = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+          ...good,
+          SPOTKIT_RATE_LIMIT: "off",
+          SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379",
+          SPOTKIT_MAX_RESPONSE_BYTES: "1024"
+        })))
+      )
+      assert.strictEqual(options.baseUrl, good.SPOTKIT_BASE_URL)
+      assert.strictEqual(Redacted.value(options.credentials.passphrase), good.SPOTKIT_PASSPHRASE)
+      assert.strictEqual(options.locale, "en-US")
+      assert.strictEqual(options.rateLimit, false)
+      assert.strictEqual(options.maxResponseBytes, 1024)
+      assert.isTrue(options.redis !== undefined && Redacted.isRedacted(options.redis.url))
+      const defaults = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(good)))
+      )
+      assert.strictEqual(defaults.maxResponseBytes, Environment.CLI_MAX_RESPONSE_BYTES)
+      assert.isUndefined(defaults.rateLimit)
+      assert.isUndefined(defaults.redis)
+      assert.strictEqual(
+        yield* read({ SPOTKIT_BASE_URL: "https://x.example" }),
+        "SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set"
+      )
+      const proxied = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+          ...good,
+          https_proxy: "http://lower.internal:3128",
+          HTTPS_PROXY: "http://upper.internal:3128",
+          NO_PROXY: "localhost"
+        })))
+      )
+      const proxy = proxied.proxy as { https: Redacted.Redacted<string>; http: unknown; noProxy: string }
+      // The lower-case name first, as curl and NodeSpotClient.layerConfig read them.
+      assert.strictEqual(Redacted.value(proxy.https), "http://lower.internal:3128")
+      assert.isUndefined(proxy.http)
+      assert.strictEqual(proxy.noProxy, "localhost")
+      assert.isUndefined(defaults.proxy)
+      const keyless = yield* Environment.read("public").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({ SPOTKIT_BASE_URL: "https://x.example" })))
+      )
+      assert.strictEqual(Redacted.value(keyless.credentials.apiKey), "")
+    }))
+})
