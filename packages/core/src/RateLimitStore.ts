@@ -9,7 +9,9 @@
  *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
  *   overrun a budget.
  *
- * The client names budgets by a hash of the API key, never the key itself.
+ * The client names budgets by the venue's host and a hash of the API key, never the key itself
+ * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two
+ * venues, or of two keys, on one store never hold each other up after a 429.
  *
  * @since 0.2.0
  */
@@ -47,6 +49,11 @@ export interface Acquisition {
    * died): it counts for this long plus one window unless settled before.
    */
   readonly leaseMillis: number
+  /**
+   * Told once before each wait of the acquisition, when given: the budget that holds it (`undefined`: a pause after a
+   * 429) and how long it is expected to wait, in ms.
+   */
+  readonly onWait?: ((budget: Charge | undefined, millis: number) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -96,6 +103,10 @@ export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore(
 
 // The memory store, and `record`: charges an acquisition granted elsewhere (by Redis) without waiting, so that the
 // store knows this process's own recent requests when it has to stand in for Redis.
+//
+// Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
+// Effect that grants at once when every budget has room, and otherwise waits for the endpoint's own budget first and
+// then for the shared ones.
 const memoryStore = () => {
   const logs = new Map<string, RateLimiter.Log>()
   const logOf = (charge: Charge): RateLimiter.Log => {
@@ -106,19 +117,44 @@ const memoryStore = () => {
     }
     return log
   }
-  const shared = (acquisition: Acquisition) =>
-    RateLimiter.acquireAll(acquisition.shared.map((charge) => ({ log: logOf(charge), weight: charge.weight })))
 
-  const acquire = (acquisition: Acquisition): Effect.Effect<Permit> => {
-    const endpoint = acquisition.endpoint
-    if (endpoint === undefined) return shared(acquisition)
-    return Effect.flatMap(RateLimiter.acquireAll([{ log: logOf(endpoint), weight: endpoint.weight }]), (first) =>
-      // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
-      // than the venue counts).
-      Effect.onInterrupt(shared(acquisition), () => first.settle).pipe(
-        Effect.map((second): Permit => ({ settle: Effect.andThen(first.settle, second.settle) }))
-      ))
+  interface Prepared {
+    readonly all: RateLimiter.Plan
+    readonly acquire: Effect.Effect<Permit>
   }
+  const prepared = new WeakMap<Acquisition, Prepared>()
+  const prepare = (acquisition: Acquisition): Prepared => {
+    const endpoint = acquisition.endpoint
+    const charges = endpoint === undefined ? acquisition.shared : [endpoint, ...acquisition.shared]
+    const plan = (from: number, to: number) => {
+      const onWait = acquisition.onWait
+      return new RateLimiter.Plan(
+        charges.slice(from, to).map((charge) => ({ log: logOf(charge), weight: charge.weight })),
+        onWait === undefined
+          ? undefined
+          : (i, millis) => onWait(i === undefined ? undefined : charges[from + i], millis)
+      )
+    }
+    const all = plan(0, charges.length)
+    const shared = endpoint === undefined ? all : plan(1, charges.length)
+    const own = endpoint === undefined ? undefined : plan(0, 1)
+    const acquire = Effect.withFiber((fiber) => {
+      if (all.free(RateLimiter.nowOf(fiber))) return Effect.succeed(all.grant())
+      if (own === undefined) return shared.acquire
+      return Effect.flatMap(own.acquire, (first) =>
+        // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
+        // than the venue counts).
+        Effect.onInterrupt(shared.acquire, () => first.settle).pipe(
+          Effect.map((second): Permit => ({ settle: Effect.andThen(first.settle, second.settle) }))
+        ))
+    })
+    const made = { all, acquire }
+    prepared.set(acquisition, made)
+    return made
+  }
+  const preparedOf = (acquisition: Acquisition) => prepared.get(acquisition) ?? prepare(acquisition)
+
+  const acquire = (acquisition: Acquisition): Effect.Effect<Permit> => preparedOf(acquisition).acquire
 
   const pause = (keys: ReadonlyArray<string>, millis: number) =>
     Effect.map(RateLimiter.monotonicMillis, (now) => {
@@ -129,20 +165,7 @@ const memoryStore = () => {
     })
 
   const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
-    Effect.map(RateLimiter.monotonicMillis, (now) => {
-      const charges = acquisition.endpoint === undefined
-        ? acquisition.shared
-        : [acquisition.endpoint, ...acquisition.shared]
-      const recorded = charges.map((charge) => {
-        const log = logOf(charge)
-        return { log, entry: log.push(log.start(now), log.clamp(charge.weight)) }
-      })
-      return {
-        settle: Effect.map(RateLimiter.monotonicMillis, (at) => {
-          for (const { entry, log } of recorded) log.settle(entry, at)
-        })
-      }
-    })
+    Effect.sync(() => preparedOf(acquisition).all.grant())
 
   const service: Service = { kind: "memory", acquire, pause }
   return { service, record }
@@ -163,8 +186,8 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 // Scores are the times (Redis's clock, ms) at which an entry stops counting: one window after its answer once
 // settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
 // the weight of the entries, so that a grant costs the entries that expired, not all of them. A request that does
-// not fit is told how long to wait: until enough weight expires (an entry in flight counted as if answered now, the
-// soonest it can be), or the longest pause of its budgets.
+// not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
+// entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
 const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -174,8 +197,9 @@ for i = 1, n do
   local left = redis.call("PTTL", KEYS[2 * n + i])
   if left > wait then wait = left end
 end
-if wait > 0 then return {0, wait} end
+if wait > 0 then return {0, wait, 0} end
 local lease = tonumber(ARGV[2])
+local by = 0
 local weightOf = function(member) return tonumber(string.match(member, ":([%d.]+)$")) end
 for i = 1, n do
   local key = KEYS[i]
@@ -202,10 +226,13 @@ for i = 1, n do
         break
       end
     end
-    if at - now > wait then wait = at - now end
+    if at - now > wait then
+      wait = at - now
+      by = i
+    end
   end
 end
-if wait > 0 then return {0, wait} end
+if wait > 0 then return {0, wait, by} end
 for i = 1, n do
   local key = KEYS[i]
   local window = tonumber(ARGV[3 * i + 1])
@@ -358,6 +385,18 @@ export const makeRedis = (
           : Effect.void
       })
 
+    // The wait Redis asked for, told to the acquisition's listener first.
+    const waiting = (acquisition: Acquisition, answer: ReadonlyArray<number>) => {
+      const millis = Math.max(1, Number(answer[1]))
+      const onWait = acquisition.onWait
+      if (onWait === undefined) return Effect.sleep(millis)
+      const by = Number(answer[2] ?? 0)
+      const charges = acquisition.endpoint === undefined
+        ? acquisition.shared
+        : [acquisition.endpoint, ...acquisition.shared]
+      return Effect.andThen(onWait(by > 0 ? charges[by - 1] : undefined, millis), Effect.sleep(millis))
+    }
+
     const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
       const charges = chargesOf(acquisition)
       const lease = acquisition.leaseMillis
@@ -369,7 +408,7 @@ export const makeRedis = (
             ? Effect.map(local.record(acquisition), (mirror): Permit => ({
               settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
             }))
-            : Effect.andThen(Effect.sleep(Math.max(1, Number(answer[1]))), attempt)
+            : Effect.andThen(waiting(acquisition, answer), attempt)
       )
       return attempt
     }

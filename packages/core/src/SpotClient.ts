@@ -53,11 +53,15 @@ export interface RateLimit {
  * `Venue.Weight`). Every signed request charges its UID weight against the API user's budget and its IP weight
  * against the address's; a public one only the address's; placing, batching, cancelling and transfers also count one
  * request against their endpoint's own budget. A request counts while in flight and for one window (plus
- * `marginMillis`) from its answer. After a 429 the shared budgets pause for the venue's `Retry-After`, or one window,
- * before any call sends again. Each field overrides its default; `false` for the whole option turns limiting off.
+ * `marginMillis`) from its answer. After a 429 the budget the request came from (the API user's for a signed request,
+ * the address's for a public one) pauses for the venue's `Retry-After`, or one window, before any call charging it
+ * sends again; a `Retry-After` beyond `maxRetryAfter` fails the call at once with a `RateLimitError` that says so
+ * (and the pause lasts `maxRetryAfter`). Each field overrides its default; `false` for the whole option turns
+ * limiting off.
  *
  * The budgets live in the `RateLimitStore` in context, or in memory per client without one: provide
- * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes.
+ * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes. Their names
+ * in the store carry the host of `baseUrl`, so that clients of two venues on one store never hold each other up.
  *
  * @since 0.1.0
  * @category options
@@ -81,6 +85,11 @@ export interface RateLimitOptions {
    * or several behind one NAT) share it, whatever their API keys. @default "default"
    */
   readonly address?: string | undefined
+  /**
+   * The longest wait after a 429 that the client makes: a venue asking for more (`Retry-After`) fails the call at
+   * once with a `RateLimitError` naming both, rather than leaving it silent for that long. @default 60 seconds
+   */
+  readonly maxRetryAfter?: Duration.Input | undefined
 }
 
 /**
@@ -414,6 +423,12 @@ const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Bud
         }
       }
     }
+    const maxRetryAfter = overrides.maxRetryAfter === undefined
+      ? undefined
+      : Duration.toMillis(Duration.fromInputUnsafe(overrides.maxRetryAfter))
+    if (maxRetryAfter !== undefined && !(maxRetryAfter > 0)) {
+      return yield* invalid("rateLimit.maxRetryAfter must be a positive duration")
+    }
     const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
     const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
     return Budget.make(store, {
@@ -422,6 +437,8 @@ const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Bud
       perEndpoint: overrides.perEndpoint ?? Venue.budgets.perEndpoint,
       weights,
       marginMillis: overrides.marginMillis ?? 25,
+      baseUrl: options.baseUrl,
+      maxRetryAfterMillis: maxRetryAfter,
       userKey: yield* keyHash(Redacted.value(options.credentials.apiKey)),
       address: overrides.address ?? "default",
       // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.

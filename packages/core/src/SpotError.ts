@@ -112,8 +112,11 @@ export class PermissionError extends Schema.Error<PermissionError>("@spotkit/cor
   }
 }
 
+const seconds = (millis: number) => `${Math.round(millis / 100) / 10} s`
+
 /**
- * Too many requests (HTTP 429). Nothing was applied; retrying later is safe.
+ * Too many requests (HTTP 429). Nothing was applied; retrying later is safe. When the venue asked for a wait beyond
+ * the client's cap (`rateLimit.maxRetryAfter`), the call failed at once rather than wait, and says so.
  *
  * @since 0.1.0
  * @category reasons
@@ -122,13 +125,21 @@ export class RateLimitError extends Schema.Error<RateLimitError>("@spotkit/core/
   _tag: Schema.tag("RateLimitError"),
   ...venueFields,
   /** How long the venue asked to wait (its `Retry-After` header, in ms), when it said. */
-  retryAfterMillis: Schema.optional(Schema.Number)
+  retryAfterMillis: Schema.optional(Schema.Number),
+  /**
+   * The client's cap on such a wait (ms), when the venue asked for longer: the call was not retried, and the budget
+   * the request came from pauses for the cap only.
+   */
+  maxRetryAfterMillis: Schema.optional(Schema.Number)
 }) {
+  /** False when the venue asked for a wait beyond the client's cap. */
   get isRetryable(): boolean {
-    return true
+    return this.maxRetryAfterMillis === undefined
   }
   override get message(): string {
-    return venueMessage(this)
+    if (this.maxRetryAfterMillis === undefined || this.retryAfterMillis === undefined) return venueMessage(this)
+    return `${venueMessage(this)}: the venue asked to wait ${seconds(this.retryAfterMillis)}, beyond the client's ` +
+      `cap of ${seconds(this.maxRetryAfterMillis)} (rateLimit.maxRetryAfter)`
   }
 }
 

@@ -14,7 +14,8 @@ import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
-import { BufferedResponse, Signer, SpotClient, Venue } from "../src/index.ts"
+import { BufferedResponse, RateLimitStore, Signer, SpotClient, SpotError, Venue } from "../src/index.ts"
+import * as Budget from "../src/internal/client/budget.ts"
 import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { clientLayer, clientOptions, envelope, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
@@ -561,6 +562,22 @@ describe("rate limits under latency", () => {
       assert.isAtLeast(yield* Fiber.join(second), 2500)
     }))
 
+  it.effect("a waiter that wakes to a late answer queues again for one window after that answer, no longer", () =>
+    Effect.gen(function*() {
+      const limiter = RateLimiter.make({ limit: 1, windowMillis: 1000 }, 0)
+      const start = yield* now
+      const first = yield* limiter.acquire(1)
+      // Reserves the slot one window on, as if the first were answered now.
+      const second = yield* Effect.forkChild(Effect.andThen(limiter.acquire(1), now), { startImmediately: true })
+      yield* TestClock.adjust(500)
+      yield* first.settle
+      // Woken at 1000, the second finds the first answered at 500: it counts until 1500.
+      yield* TestClock.adjust(999)
+      assert.isUndefined(second.pollUnsafe())
+      yield* TestClock.adjust(1)
+      assert.strictEqual(yield* Fiber.join(second), start + 1500)
+    }))
+
   it.effect("a call that ends before its request is sent (a signer that dies) gives its permit back", () => {
     // Without the settle on every path, ten such calls would hold the whole orders budget for good.
     let signatures = 0
@@ -734,4 +751,241 @@ describe("after a 429", () => {
       assert.deepStrictEqual(sent.map((entry) => entry.at), [NOW, NOW])
     }).pipe(Effect.provide(layer))
   })
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// waits bounded, scoped and said (issue #25 item 5, issue #22)
+
+/** The budgets of one client as `SpotClient` builds them, over `store`, with a listener of its waits. */
+const budgetOf = (
+  store: RateLimitStore.Service,
+  options: { readonly baseUrl?: string; readonly userKey?: string; readonly maxRetryAfterMillis?: number } = {},
+  onWait?: (wait: Budget.Wait) => Effect.Effect<void>
+) =>
+  Budget.make(store, {
+    ...Venue.budgets,
+    weights: {},
+    marginMillis: MARGIN,
+    baseUrl: options.baseUrl ?? "https://venue-a.test",
+    userKey: options.userKey ?? "key-1",
+    address: "default",
+    leaseMillis: 15_000,
+    maxRetryAfterMillis: options.maxRetryAfterMillis,
+    onWait
+  })
+
+/** A 429 as the pipeline reads it, with the venue's `Retry-After` in ms when given. */
+const tooMany = (retryAfterMillis?: number) =>
+  new SpotError.RateLimitError({ code: "429", msg: "Too Many Requests", httpStatus: 429, retryAfterMillis })
+
+/** Forks an acquisition that settles at once; `at()` is the virtual time it was granted, undefined before. */
+const acquireAt = (limiter: Budget.Limiter, endpoint: Venue.Endpoint) =>
+  Effect.gen(function*() {
+    let at: number | undefined
+    yield* Effect.forkChild(
+      Effect.flatMap(limiter.acquire(endpoint), (permit) =>
+        Effect.andThen(
+          permit.settle,
+          Effect.map(now, (t) => {
+            at = t
+          })
+        )),
+      { startImmediately: true }
+    )
+    yield* settle
+    return () => at
+  })
+
+describe("a long Retry-After", () => {
+  it.effect("beyond the cap (60 s by default), a call fails at once, not retried, and says why", () => {
+    const { layer, sent } = refusing(1, "3600", { retry: undefined })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const call = yield* Effect.forkChild(Effect.flip(client.fundingBillsPage({ pageSize: 10 })))
+      yield* settle
+      const done = call.pollUnsafe()
+      assert.isDefined(done, "the call is still waiting, with the clock where it was")
+      const error = yield* Fiber.join(call)
+      assert.strictEqual(error.reason._tag, "RateLimitError")
+      if (error.reason._tag !== "RateLimitError") return
+      assert.strictEqual(error.reason.retryAfterMillis, 3_600_000)
+      assert.strictEqual(error.reason.maxRetryAfterMillis, 60_000)
+      assert.isFalse(error.isRetryable)
+      assert.include(error.message, "the venue asked to wait 3600 s, beyond the client's cap of 60 s")
+      assert.strictEqual(sent.length, 1, "not retried")
+      assert.strictEqual(yield* now, NOW)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("beyond the cap, the budget pauses for the cap, not for what the venue asked", () => {
+    const { layer, sent } = refusing(1, "3600")
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      const next = yield* Effect.forkChild(Effect.andThen(client.fundingBillsPage({ pageSize: 10 }), now))
+      yield* advanceTo(NOW + 59_999, 1_000)
+      assert.strictEqual(sent.length, 1, "nothing sent while paused")
+      yield* advanceTo(NOW + 60_100, 50)
+      assert.strictEqual(yield* Fiber.join(next), NOW + 60_000)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a larger cap (rateLimit.maxRetryAfter) waits the venue's Retry-After out, as asked", () => {
+    const { layer, sent } = refusing(1, "90", { rateLimit: { maxRetryAfter: "2 minutes" }, retry: undefined })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const page = yield* Effect.forkChild(Effect.andThen(client.fundingBillsPage({ pageSize: 10 }), now))
+      yield* advanceTo(NOW + 89_000, 1_000)
+      assert.strictEqual(sent.length, 1)
+      yield* advanceTo(NOW + 91_000, 250)
+      assert.isAtLeast(yield* Fiber.join(page), NOW + 90_000, "retried once the venue's 90 s had passed")
+      assert.strictEqual(sent.length, 2)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an invalid rateLimit.maxRetryAfter makes building the client die with a RangeError", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Effect.gen(function*() {
+          return yield* SpotClient.SpotClient
+        }).pipe(Effect.provide(clientLayer(venue, { rateLimit: { maxRetryAfter: 0 } })))
+      )
+      const defect = Exit.isFailure(exit) ? Cause.findDefect(exit.cause) : undefined
+      assert.strictEqual(defect?._tag, "Success")
+      if (defect?._tag !== "Success") return
+      assert.instanceOf(defect.success, RangeError)
+      assert.include((defect.success as RangeError).message, "rateLimit.maxRetryAfter")
+    })
+  })
+})
+
+describe("a 429's pause is scoped to the venue and the budget it came from", () => {
+  it.effect("a signed request's 429 holds its API user on its venue only: not another venue, not another key", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const store = yield* RateLimitStore.makeMemory
+      const a = budgetOf(store)
+      const otherVenue = budgetOf(store, { baseUrl: "https://venue-b.test:8443" })
+      const otherKey = budgetOf(store, { userKey: "key-2" })
+      const sameUser = budgetOf(store)
+      const bills = Venue.endpoints.fundingBills
+      for (const limiter of [a, otherVenue, otherKey]) yield* acquireAt(limiter, bills)
+      yield* a.failed(bills, tooMany(30_000))
+      const held = yield* acquireAt(sameUser, bills)
+      const elsewhere = yield* acquireAt(otherVenue, bills)
+      const otherUser = yield* acquireAt(otherKey, bills)
+      assert.strictEqual(elsewhere(), NOW, "another venue goes at once")
+      assert.strictEqual(otherUser(), NOW, "another key on the same venue goes at once")
+      assert.isUndefined(held(), "the same user on the same venue waits")
+      yield* TestClock.adjust(30_000)
+      yield* settle
+      assert.strictEqual(held(), NOW + 30_000)
+    }))
+
+  it.effect("a public request's 429 holds the address on its venue: every key there, no other venue", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const store = yield* RateLimitStore.makeMemory
+      const a = budgetOf(store)
+      const otherKey = budgetOf(store, { userKey: "key-2" })
+      const otherVenue = budgetOf(store, { baseUrl: "https://VENUE-B.test/api" })
+      const symbols = Venue.endpoints.exchangeInfo
+      const bills = Venue.endpoints.fundingBills
+      for (const limiter of [a, otherKey, otherVenue]) yield* acquireAt(limiter, symbols)
+      yield* a.failed(symbols, tooMany(5_000))
+      const held = yield* acquireAt(otherKey, bills)
+      const elsewhere = yield* acquireAt(otherVenue, symbols)
+      assert.strictEqual(elsewhere(), NOW)
+      assert.isUndefined(held(), "a signed request charges the address too")
+      yield* TestClock.adjust(5_000)
+      yield* settle
+      assert.strictEqual(held(), NOW + 5_000)
+    }))
+
+  it("the store's keys name the venue's host (and port), lower case, never its path or credentials", () => {
+    assert.strictEqual(Budget.hostOf("https://API.Example.com/v2/"), "api.example.com")
+    assert.strictEqual(Budget.hostOf("http://user:secret@127.0.0.1:8443"), "127.0.0.1:8443")
+    assert.strictEqual(Budget.hostOf("http://[::1]:3000?x=1"), "[::1]:3000")
+    assert.strictEqual(Budget.hostOf("venue"), "venue")
+  })
+})
+
+describe("waits are told (onWait)", () => {
+  const listening = () => {
+    const waits: Array<Budget.Wait & { readonly at: number }> = []
+    const onWait = (wait: Budget.Wait) =>
+      Effect.map(now, (at) => {
+        waits.push({ ...wait, at })
+      })
+    return { waits, onWait }
+  }
+
+  it.effect("once before each wait: the endpoint, the budget holding it, how long; never without a wait", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { onWait, waits } = listening()
+      const limiter = budgetOf(yield* RateLimitStore.makeMemory, {}, onWait)
+      const place = Venue.endpoints.placeOrder
+      for (let i = 0; i < 10; i++) yield* acquireAt(limiter, place)
+      assert.deepStrictEqual(waits, [], "no wait, nothing told")
+      const eleventh = yield* acquireAt(limiter, place)
+      assert.deepStrictEqual(waits, [{ endpoint: "placeOrder", budget: "endpoint", millis: 1_000 + MARGIN, at: NOW }])
+      yield* TestClock.adjust(1_000 + MARGIN)
+      yield* settle
+      assert.strictEqual(eleventh(), NOW + 1_000 + MARGIN)
+      assert.strictEqual(waits.length, 1, "told once")
+    }))
+
+  it.effect("the API user's budget, the address's, and a pause after a 429", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { onWait, waits } = listening()
+      const limiter = budgetOf(yield* RateLimitStore.makeMemory, {}, onWait)
+      const bills = Venue.endpoints.fundingBills
+      // 100 pages of weight 5 fill the user's 500 (and the address's).
+      for (let i = 0; i < 100; i++) yield* acquireAt(limiter, bills)
+      const page = yield* acquireAt(limiter, bills)
+      assert.deepStrictEqual(waits.map((w) => [w.endpoint, w.budget, w.millis]), [["fundingBills", "uid", 10_025]])
+      // A public endpoint charges the address only.
+      const rules = yield* acquireAt(limiter, Venue.endpoints.exchangeInfo)
+      assert.deepStrictEqual(waits[1], { endpoint: "exchangeInfo", budget: "ip", millis: 10_025, at: NOW })
+      yield* TestClock.adjust(10_025)
+      yield* settle
+      assert.strictEqual(page(), NOW + 10_025)
+      assert.strictEqual(rules(), NOW + 10_025)
+      yield* limiter.failed(Venue.endpoints.balances, tooMany(3_000))
+      const balances = yield* acquireAt(limiter, Venue.endpoints.balances)
+      assert.deepStrictEqual(waits[2], { endpoint: "balances", budget: "paused", millis: 3_000, at: NOW + 10_025 })
+      yield* TestClock.adjust(3_000)
+      yield* settle
+      assert.strictEqual(balances(), NOW + 13_025)
+      assert.strictEqual(waits.length, 3)
+    }))
+
+  it.effect("a waiter that wakes to a full window waits again, and says so again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { onWait, waits } = listening()
+      const limiter = budgetOf(yield* RateLimitStore.makeMemory, {}, onWait)
+      const place = Venue.endpoints.placeOrder
+      for (let i = 0; i < 10; i++) yield* acquireAt(limiter, place)
+      const eleventh = yield* acquireAt(limiter, place)
+      // A 429 half way pauses the user's budget past the waiter's slot.
+      yield* TestClock.adjust(500)
+      yield* limiter.failed(place, tooMany(2_000))
+      yield* TestClock.adjust(525)
+      yield* settle
+      assert.isUndefined(eleventh())
+      assert.deepStrictEqual(waits.map((w) => [w.budget, w.millis, w.at]), [
+        ["endpoint", 1_025, NOW],
+        ["paused", 1_475, NOW + 1_025]
+      ])
+      yield* TestClock.adjust(1_475)
+      yield* settle
+      assert.strictEqual(eleventh(), NOW + 2_500)
+    }))
 })

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger } from "effect"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
 import { redisServer } from "./support/redisServer.ts"
@@ -26,11 +26,12 @@ const exchangeOf = (options: Partial<TestExchange.Options> = {}) =>
 const clientOf = (
   exchange: TestExchange.Service,
   store: RateLimitStore.Service | undefined,
-  options: Partial<SpotClient.Options> = {}
+  options: Partial<SpotClient.Options> = {},
+  account = 0
 ) => {
   const make = SpotClient.make({
     baseUrl: TestExchange.inProcessBaseUrl,
-    credentials: exchange.accounts[0]!.credentials,
+    credentials: exchange.accounts[account]!.credentials,
     rateLimit: rateLimits,
     retry: false,
     // The client's own ask of the server's time would take weight from the budgets these tests count.
@@ -226,6 +227,123 @@ describe("a budget shared through Redis", () => {
         yield* redis.start
         yield* Effect.sleep(500)
         yield* client.fundingBillsPage({ pageSize: 10 })
+      })),
+    30_000
+  )
+})
+
+describe("long waits through Redis: bounded, scoped to the venue and the budget, and told", () => {
+  const hostA = "venue-a.test"
+  const atA = { baseUrl: `http://${hostA}` }
+  const atB = { baseUrl: "http://venue-b.test:8080" }
+  // The venue refuses a user's second bills page in 1.5 s (the client's budgets are larger), with `Retry-After`.
+  const refusingAfterOne = (retryAfterSeconds: number) =>
+    exchangeOf({ rateLimits: { uid: { limit: 5, windowMillis: 1_500 }, retryAfterSeconds } })
+  const pauseKeys = (redis: { readonly cli: (...args: ReadonlyArray<string>) => string }) =>
+    redis.cli("--scan", "--pattern", "*:pause").trim().split("\n").filter((key) => key !== "")
+
+  it.live(
+    "Retry-After: 3600 fails the call at once (not retried), and the pause in Redis lasts the cap, under the host",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const exchange = yield* refusingAfterOne(3_600)
+        const client = yield* Effect.flatMap(
+          redisStore(redis.url),
+          (store) => clientOf(exchange, store, { ...atA, retry: undefined })
+        )
+        yield* client.fundingBillsPage({ pageSize: 10 })
+        const start = yield* Clock.currentTimeMillis
+        // Before the cap the client slept through the hour: bounded here so that the test fails rather than hangs.
+        const exit = yield* Effect.exit(Effect.timeout(client.fundingBillsPage({ pageSize: 10 }), "10 seconds"))
+        assert.isBelow((yield* Clock.currentTimeMillis) - start, 5_000, "answered at once")
+        const error = reasonOf(exit as Exit.Exit<unknown, SpotError.SpotError>)
+        assert.strictEqual(error?.reason._tag, "RateLimitError", String(error))
+        if (error?.reason._tag !== "RateLimitError") return
+        assert.strictEqual(error.reason.retryAfterMillis, 3_600_000)
+        assert.strictEqual(error.reason.maxRetryAfterMillis, 60_000)
+        assert.include(error.message, "the venue asked to wait 3600 s, beyond the client's cap of 60 s")
+        assert.strictEqual((yield* venueSummary(exchange, 5)).limited, 1, "not retried")
+        const paused = pauseKeys(redis)
+        assert.strictEqual(paused.length, 1, paused.join(", "))
+        assert.match(paused[0]!, new RegExp(`^spotkit:\\{budget\\}:uid:${hostA}:[0-9a-f]{32}:pause$`))
+        const left = Number(redis.cli("PTTL", paused[0]!).trim())
+        assert.isAbove(left, 50_000)
+        assert.isAtMost(left, 60_000)
+      })),
+    30_000
+  )
+
+  it.live(
+    "a 429's pause holds neither another venue nor another key on the same Redis",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const venueA = yield* refusingAfterOne(30)
+        const venueB = yield* exchangeOf()
+        const connect = (exchange: TestExchange.Service, options: Partial<SpotClient.Options>, account = 0) =>
+          Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store, options, account))
+        const alice = yield* connect(venueA, atA)
+        const aliceElsewhere = yield* connect(venueB, atB)
+        const bob = yield* connect(venueA, atA, 1)
+        yield* alice.fundingBillsPage({ pageSize: 10 })
+        const refused = reasonOf(yield* Effect.exit(alice.fundingBillsPage({ pageSize: 10 })))
+        assert.strictEqual(refused?.reason._tag, "RateLimitError")
+        // Before, the pause was written to the user's budget on every venue and to the address's (`ip:default`): both
+        // of these waited 30 s.
+        const timed = (call: Effect.Effect<unknown, SpotError.SpotError>) =>
+          Effect.gen(function*() {
+            const start = yield* Clock.currentTimeMillis
+            const exit = yield* Effect.exit(Effect.timeout(call, "5 seconds"))
+            return { ok: Exit.isSuccess(exit), millis: (yield* Clock.currentTimeMillis) - start }
+          })
+        const other = yield* timed(aliceElsewhere.fundingBillsPage({ pageSize: 10 }))
+        const otherKey = yield* timed(bob.fundingBillsPage({ pageSize: 10 }))
+        assert.isTrue(other.ok && other.millis < 2_000, `the same key on another venue: ${JSON.stringify(other)}`)
+        assert.isTrue(otherKey.ok && otherKey.millis < 2_000, `another key on the venue: ${JSON.stringify(otherKey)}`)
+        // Where it came from, the pause holds: alice's budget on venue A, for the venue's 30 s.
+        const paused = pauseKeys(redis)
+        assert.strictEqual(paused.length, 1, paused.join(", "))
+        assert.include(paused[0]!, `:uid:${hostA}:`)
+        assert.isAbove(Number(redis.cli("PTTL", paused[0]!).trim()), 20_000)
+        const held = yield* Effect.exit(Effect.timeout(alice.fundingBillsPage({ pageSize: 10 }), "1 second"))
+        assert.isTrue(Exit.isFailure(held), "alice on venue A still waits")
+      })),
+    30_000
+  )
+
+  it.live(
+    "the store tells an acquisition's listener before each wait: the budget that holds it, or a pause",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const store = yield* redisStore(redis.url)
+        const waits: Array<{ readonly key: string | undefined; readonly millis: number }> = []
+        const uid = { key: "uid:venue.test:k", limit: 10, windowMillis: 1_000, weight: 6 }
+        const ip = { key: "ip:venue.test:default", limit: 100, windowMillis: 1_000, weight: 6 }
+        const acquisition: RateLimitStore.Acquisition = {
+          endpoint: undefined,
+          shared: [uid, ip],
+          leaseMillis: 5_000,
+          onWait: (budget, millis) =>
+            Effect.sync(() => {
+              waits.push({ key: budget?.key, millis })
+            })
+        }
+        yield* Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle)
+        assert.deepStrictEqual(waits, [], "no wait, nothing told")
+        yield* Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle)
+        assert.isAtLeast(waits.length, 1)
+        assert.strictEqual(waits[0]!.key, uid.key)
+        assert.isAbove(waits[0]!.millis, 500)
+        assert.isAtMost(waits[0]!.millis, 1_000)
+        waits.length = 0
+        yield* store.pause([ip.key], 1_500)
+        const start = yield* Clock.currentTimeMillis
+        yield* Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle)
+        assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 1_400)
+        assert.strictEqual(waits[0]!.key, undefined, "a pause")
+        assert.isAbove(waits[0]!.millis, Duration.toMillis("1 second"))
       })),
     30_000
   )

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -87,6 +87,36 @@ describe("an export right after another one", () => {
         assert.include(lines[0]!, `redis://127.0.0.1:${redis.port}`)
         assert.notInclude(run.stderr + run.stdout, "hunter2")
       })).pipe(Effect.provide(limitedSandbox)),
+    60_000
+  )
+})
+
+// The venue refuses alice's second bills page in its 10 s window, asking for an hour.
+const hourSandbox = Sandbox.layer().pipe(
+  Layer.provideMerge(TestExchange.layer({
+    ...TestExchange.demo({ seed: 25, bills: 1_000 }),
+    rateLimits: { uid: { limit: 5, windowMillis: 10_000 }, retryAfterSeconds: 3_600 }
+  }))
+)
+
+describe("a venue that asks for an hour's wait", () => {
+  it.live(
+    "the export fails at once, saying what the venue asked and the client's cap, rather than sit silent",
+    () =>
+      Effect.gen(function*() {
+        const { SPOTKIT_RATE_LIMIT: _off, ...env } = yield* aliceEnv
+        const start = yield* Clock.currentTimeMillis
+        // Before the cap the CLI slept through the hour: bounded here so that the test fails rather than hangs.
+        const run = yield* runBuilt(["bills", "export", "--out", join(dir, "hour.csv")], env).pipe(
+          Effect.timeout("25 seconds")
+        )
+        assert.isBelow((yield* Clock.currentTimeMillis) - start, 20_000)
+        assert.notStrictEqual(run.exitCode, 0)
+        assert.include(run.stderr, "the venue asked to wait 3600 s, beyond the client's cap of 60 s")
+        const exchange = yield* TestExchange.TestExchange
+        const limited = (yield* exchange.requests).filter((r) => r.status === 429)
+        assert.strictEqual(limited.length, 1, "not retried")
+      }).pipe(Effect.provide(hourSandbox)),
     60_000
   )
 })

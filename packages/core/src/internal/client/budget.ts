@@ -1,11 +1,24 @@
 // The client's side of the venue's weight model (docs/venue/limits.md): what each endpoint charges in the store
 // (`RateLimitStore`): its UID weight against the API user's budget, its IP weight against the address's, and one
-// request against its own 10 per second where it has one; and, after a 429, the pause of the shared budgets (for the
-// venue's `Retry-After` when it sends one, otherwise one window), which holds every call of every client on the store.
+// request against its own 10 per second where it has one; and, after a 429, the pause of the budget the request came
+// from (the API user's for a signed request, the address's for a public one) for the venue's `Retry-After` when it
+// sends one, otherwise one window, which holds every call of every client on the store. Every key names the venue's
+// host, so that two venues (or two API keys) on one store never hold each other up. A `Retry-After` beyond the cap
+// fails the call at once, and the pause is never longer than the cap.
 import { Clock, Effect } from "effect"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+
+/** The cap on a wait the venue asks for, by default: a few of the venue's 10 s windows. */
+export const DEFAULT_MAX_RETRY_AFTER_MILLIS = 60_000
+
+/** A wait the limiter is about to make: for which endpoint, held by which budget (or a 429's pause), how long. */
+export interface Wait {
+  readonly endpoint: string
+  readonly budget: "uid" | "ip" | "endpoint" | "paused"
+  readonly millis: number
+}
 
 /** The budgets and weights in force (the venue's, with the caller's overrides) and the store's keys. */
 export interface Config {
@@ -14,11 +27,17 @@ export interface Config {
   readonly perEndpoint: Venue.Budget
   readonly weights: { readonly [name: string]: Partial<Venue.Weight> | undefined }
   readonly marginMillis: number
+  /** The venue's base URL: its host names every budget in the store. */
+  readonly baseUrl: string
   /** Names the API user's budgets: a hash of the API key. */
   readonly userKey: string
   /** Names the address's budget. */
   readonly address: string
   readonly leaseMillis: number
+  /** The longest `Retry-After` waited out (and the longest pause written); beyond it a call fails at once. */
+  readonly maxRetryAfterMillis?: number | undefined
+  /** Told once before each wait, when given. */
+  readonly onWait?: ((wait: Wait) => Effect.Effect<void>) | undefined
 }
 
 /** The budgets one client charges. */
@@ -27,8 +46,14 @@ export interface Limiter {
   readonly acquire: (
     endpoint: Venue.Endpoint
   ) => Effect.Effect<RateLimitStore.Permit, SpotError.RateLimitStoreError>
-  /** A request of the endpoint failed: after a 429, pauses its shared budgets. */
-  readonly failed: (endpoint: Venue.Endpoint, reason: SpotError.SpotErrorReason) => Effect.Effect<void>
+  /**
+   * A request of the endpoint failed: after a 429, pauses the budget it came from. Fails with the reason the call
+   * must fail with instead when the venue asked for a wait beyond the cap (a `RateLimitError` that is not retried).
+   */
+  readonly failed: (
+    endpoint: Venue.Endpoint,
+    reason: SpotError.SpotErrorReason
+  ) => Effect.Effect<void, SpotError.RateLimitError>
 }
 
 /** An endpoint's weights with the caller's overrides. */
@@ -37,28 +62,44 @@ export const weightOf = (config: Config, endpoint: Venue.Endpoint): Venue.Weight
   ...config.weights[endpoint.name]
 })
 
+/** The host (and port) of a base URL, lower case, which names the venue's budgets; the whole text if it has none. */
+export const hostOf = (baseUrl: string): string =>
+  (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]+)/i.exec(baseUrl)?.[1] ?? baseUrl).toLowerCase()
+
 export const make = (store: RateLimitStore.Service, config: Config): Limiter => {
   const margin = Math.max(0, config.marginMillis)
+  const cap = config.maxRetryAfterMillis ?? DEFAULT_MAX_RETRY_AFTER_MILLIS
+  const host = hostOf(config.baseUrl)
+  const uidKey = `uid:${host}:${config.userKey}`
+  const ipKey = `ip:${host}:${config.address}`
   const charge = (key: string, budget: Venue.Budget, weight: number): RateLimitStore.Charge => ({
     key,
     limit: budget.limit,
     windowMillis: budget.windowMillis + margin,
     weight
   })
+  const onWait = config.onWait
+  const budgetOf = (charge: RateLimitStore.Charge | undefined): Wait["budget"] =>
+    charge === undefined ? "paused" : charge.key === uidKey ? "uid" : charge.key === ipKey ? "ip" : "endpoint"
   const acquisitions = new Map<string, RateLimitStore.Acquisition>()
+  // The budget a 429 of the endpoint pauses: the API user's for a signed request, the address's for a public one.
+  const pauses = new Map<string, RateLimitStore.Charge>()
   for (const endpoint of Object.values(Venue.endpoints)) {
     const weight = weightOf(config, endpoint)
-    const shared = [charge(`ip:${config.address}`, config.ip, weight.ip)]
+    const ip = charge(ipKey, config.ip, weight.ip)
     // A public endpoint has no user to count against; a signed one counts against both.
-    if (endpoint.permission !== undefined) {
-      shared.unshift(charge(`uid:${config.userKey}`, config.uid, weight.uid ?? weight.ip))
-    }
-    acquisitions.set(endpoint.name, {
+    const uid = endpoint.permission === undefined ? undefined : charge(uidKey, config.uid, weight.uid ?? weight.ip)
+    pauses.set(endpoint.name, uid ?? ip)
+    const name = endpoint.name
+    acquisitions.set(name, {
       endpoint: weight.perSecond
-        ? charge(`endpoint:${config.userKey}:${endpoint.name}`, config.perEndpoint, 1)
+        ? charge(`endpoint:${host}:${config.userKey}:${name}`, config.perEndpoint, 1)
         : undefined,
-      shared,
-      leaseMillis: config.leaseMillis
+      shared: uid === undefined ? [ip] : [uid, ip],
+      leaseMillis: config.leaseMillis,
+      onWait: onWait === undefined
+        ? undefined
+        : (charge, millis) => onWait({ endpoint: name, budget: budgetOf(charge), millis })
     })
   }
 
@@ -67,16 +108,17 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
     failed: (endpoint, reason) => {
       const status = reason._tag === "RateLimitError" || reason._tag === "HttpStatusError" ? reason.httpStatus : 0
       if (status !== 429) return Effect.void
-      const shared = acquisitions.get(endpoint.name)!.shared
-      const millis = reason._tag === "RateLimitError" && reason.retryAfterMillis !== undefined
-        ? reason.retryAfterMillis
-        : Math.max(...shared.map((c) => c.windowMillis))
-      return Effect.ignore(
+      const paused = pauses.get(endpoint.name)!
+      const asked = reason._tag === "RateLimitError" ? reason.retryAfterMillis : undefined
+      const millis = Math.min(asked ?? paused.windowMillis, cap)
+      const pause = Effect.ignore(
         Effect.andThen(
-          Effect.logDebug(`spotkit: HTTP 429 on ${endpoint.name}: the shared budgets pause for ${millis} ms`),
-          store.pause(shared.map((c) => c.key), millis)
+          Effect.logDebug(`spotkit: HTTP 429 on ${endpoint.name}: its budget (${paused.key}) pauses for ${millis} ms`),
+          store.pause([paused.key], millis)
         )
       )
+      if (asked === undefined || asked <= cap || reason._tag !== "RateLimitError") return pause
+      return Effect.andThen(pause, Effect.fail(new SpotError.RateLimitError({ ...reason, maxRetryAfterMillis: cap })))
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Effectable, type Fiber } from "effect"
 
 /** A budget: at most `limit` weight in any window of `windowMillis`. */
 export interface Budget {
@@ -7,14 +7,15 @@ export interface Budget {
 }
 
 /**
- * A sliding-window log limiter. Unlike a fixed window or a token bucket it guarantees that no window of the
- * given length (plus `marginMillis`, which absorbs network jitter between our send time and the venue's receive
- * time) ever holds more than `limit` weight, whatever the venue's own window alignment.
+ * A sliding-window limiter. Unlike a fixed window or a token bucket it guarantees that no window of the given length
+ * (plus `marginMillis`, which absorbs network jitter between our send time and the venue's receive time) ever holds
+ * more than `limit` weight, whatever the venue's own window alignment.
  *
- * Each acquisition reserves the earliest slot that fits and then sleeps until it (on `Clock`, so `TestClock`
- * drives it in tests). Reservations are made in one synchronous step, so concurrent fibers queue in order. Time is
- * the clock's monotonic time, so a wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter
- * that is interrupted gives its slot back.
+ * An acquisition that finds room is granted at once. One that does not reserves the earliest slot that fits and then
+ * sleeps until it (on `Clock`, so `TestClock` drives it in tests). Reservations are made in one synchronous step, so
+ * concurrent fibers queue in order, and nobody is granted ahead of a waiter. Time is the clock's monotonic time, so a
+ * wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter that is interrupted gives its slot
+ * back.
  *
  * The venue counts a request when it receives it, which can be well after the slot was granted (a first request
  * that opens the connection, a pause of the process): the 101st of a burst granted exactly one window after the
@@ -27,7 +28,8 @@ export interface Budget {
  *
  * One acquisition may charge several logs at once (the venue's UID and IP budgets): it gets the earliest slot where
  * every one of them has room, queueing in order in each. A log can be paused (after a 429): nothing is granted
- * against it before the pause ends.
+ * against it before the pause ends, and a request held by a pause waits it out before it queues anywhere, so that it
+ * holds up nobody in its other logs.
  */
 export interface Limiter {
   readonly acquire: (weight: number) => Effect.Effect<Permit>
@@ -38,12 +40,10 @@ export interface Permit {
   readonly settle: Effect.Effect<void>
 }
 
-interface Entry {
-  time: number
-  weight: number
-  released: boolean
-  /** Answered (or given back): it counts from `time` for one window. Until then it counts as in flight. */
-  settled: boolean
+/** A waiter's place in a log: the slot it sleeps until, and the weight it charges there. */
+export interface Reservation {
+  readonly slot: number
+  readonly weight: number
 }
 
 /** A positive, finite number. */
@@ -52,33 +52,47 @@ export const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
 /** Whether a budget can be enforced: a positive, finite limit and window. */
 export const isValidBudget = (budget: Budget): boolean => isPositive(budget.limit) && isPositive(budget.windowMillis)
 
-// Whole milliseconds converted exactly (a clock at epoch time counts ~1.8e18 ns, beyond a double's exact integers), so
-// that times computed from settled requests stay whole on a whole-millisecond clock.
-export const monotonicMillis = Effect.map(
-  Clock.monotonicTimeNanos,
-  (nanos) => Number(nanos / 1_000_000n) + Number(nanos % 1_000_000n) / 1e6
-)
+// Milliseconds from the clock's nanoseconds. Below 2^53 ns (the live clock's monotonic time: 104 days of uptime; the
+// TestClock's) the division is exact for whole milliseconds; beyond, whole milliseconds are converted exactly apart
+// (a clock at epoch time counts ~1.8e18 ns), so that times computed from settled requests stay whole on a
+// whole-millisecond clock.
+const millisOf = (nanos: bigint): number => {
+  const n = Number(nanos)
+  return Number.isSafeInteger(n) ? n / 1e6 : Number(nanos / 1_000_000n) + Number(nanos % 1_000_000n) / 1e6
+}
 
-/** The log of one budget: its entries sorted by time, the weight they hold, and the end of a pause. */
+/** The fiber's clock's monotonic time, in ms. */
+export const nowOf = (fiber: Fiber.Fiber<unknown, unknown>): number =>
+  millisOf(fiber.getRef(Clock.Clock).monotonicTimeNanosUnsafe())
+
+/** The clock's monotonic time, in ms. */
+export const monotonicMillis: Effect.Effect<number> = Effect.map(Clock.monotonicTimeNanos, millisOf)
+
+/**
+ * The log of one budget. What counts in it: the requests granted and not yet answered (in flight: as if answered
+ * now), those answered less than one window ago (from their answer), and the waiters' reservations (from their slot).
+ * Granting and settling are O(1): a sum for the requests in flight, and the answers in time order (settle times come
+ * from a monotonic clock, so appending keeps the order), from which the expired are dropped at the head.
+ */
 export class Log {
   readonly limit: number
   readonly window: number
   /** Monotonic time before which nothing is granted (a 429 pauses the budget). */
   pausedUntil = Number.NEGATIVE_INFINITY
-  // Reservation times are non-decreasing, so the log stays sorted by time.
-  private log: Array<Entry> = []
+  // In flight: granted, not answered. The count makes the sum exactly 0 when none is left (weights may be fractions).
+  private flying = 0
+  private flyingCount = 0
+  // Answered: the answers' times (non-decreasing) and weights from `head` on, and their sum.
+  private readonly times: Array<number> = []
+  private readonly weights: Array<number> = []
   private head = 0
-  private total = 0
+  private answered = 0
+  // The waiters, by slot (non-decreasing: a new slot is never before the last one).
+  private readonly waiters: Array<Reservation> = []
 
   constructor(budget: Budget, marginMillis: number) {
     this.limit = budget.limit
     this.window = budget.windowMillis + Math.max(0, marginMillis)
-  }
-
-  // When an entry stops counting, as far as is known at `now`: one window after it was answered, and never while in
-  // flight (an answer now is the soonest it can come).
-  private expiresAt(entry: Entry, now: number): number {
-    return (entry.settled ? entry.time : Math.max(entry.time, now)) + this.window
   }
 
   /** The weight one request may hold here (a heavier one would never fit). */
@@ -86,94 +100,149 @@ export class Log {
     return Math.min(Math.max(weight, 0), this.limit)
   }
 
-  /** The earliest slot a new reservation may take: never before the last one (first come, first served). */
-  start(now: number): number {
-    // Entries that expired by now can never count again: every later slot is >= now. One still in flight at the head
-    // keeps the ones behind it too (counted a little longer: never fewer than the venue counts).
-    const log = this.log
-    while (this.head < log.length && this.expiresAt(log[this.head]!, now) <= now) {
-      this.total -= log[this.head]!.weight
-      this.head++
+  // Answers a window old by `now` never count again: every later slot is >= now.
+  private expire(now: number): void {
+    const times = this.times
+    const cutoff = now - this.window
+    let head = this.head
+    if (head >= times.length || times[head]! > cutoff) return
+    do {
+      this.answered -= this.weights[head]!
+      head++
+    } while (head < times.length && times[head]! <= cutoff)
+    if (head === times.length) {
+      times.length = 0
+      this.weights.length = 0
+      this.answered = 0
+      head = 0
+    } else if (head > 1024 && head * 2 > times.length) {
+      times.splice(0, head)
+      this.weights.splice(0, head)
+      head = 0
     }
-    if (this.head > 1024 && this.head * 2 > log.length) {
-      this.log = log.slice(this.head)
-      this.head = 0
-    }
-    const last = this.log.length > this.head ? this.log[this.log.length - 1]!.time : now
-    return Math.max(now, last, this.pausedUntil)
+    this.head = head
   }
 
-  /** The earliest slot at or after `from` (>= `start`) where `weight` fits. */
-  earliest(from: number, now: number, weight: number): number {
-    const log = this.log
-    let slot = from
-    let i = this.head
-    let used = this.total
-    for (;;) {
-      while (i < log.length && this.expiresAt(log[i]!, now) <= slot) {
-        used -= log[i]!.weight
-        i++
-      }
-      if (used + weight <= this.limit || i >= log.length) return slot
-      // For an entry in flight this assumes its answer comes now; the waiter checks again when it wakes.
-      slot = this.expiresAt(log[i]!, now)
-    }
+  /** Whether `weight` may be granted at `now` at once: nobody waits, no pause holds, and the window has room. */
+  free(now: number, weight: number): boolean {
+    if (this.waiters.length > 0 || now < this.pausedUntil) return false
+    this.expire(now)
+    return this.flying + this.answered + weight <= this.limit
   }
 
-  push(slot: number, weight: number): Entry {
-    const entry: Entry = { time: slot, weight, released: false, settled: false }
-    this.log.push(entry)
-    this.total += weight
-    return entry
-  }
-
-  // An interrupted waiter never sends: its weight stops counting, and if it was last in line its slot is dropped so
-  // that newcomers do not queue behind it.
-  release(entry: Entry): void {
-    if (entry.released) return
-    entry.released = true
-    entry.settled = true
-    if (this.log.indexOf(entry, this.head) !== -1) this.total -= entry.weight
-    entry.weight = 0
-    while (this.log.length > this.head && this.log[this.log.length - 1]!.released) this.log.pop()
-  }
-
-  // The request behind `entry` was answered at `now`: it counts from then on. The log stays sorted by time. (An
-  // unsettled entry never expires, so it is still in the log.)
-  settle(entry: Entry, now: number): void {
-    if (entry.settled) return
-    entry.settled = true
-    if (now <= entry.time) return
-    const log = this.log
-    let i = log.indexOf(entry, this.head)
-    entry.time = now
-    while (i + 1 < log.length && log[i + 1]!.time < now) {
-      log[i] = log[i + 1]!
-      i++
-    }
-    log[i] = entry
+  /** Charges `weight` as in flight from now. */
+  grant(weight: number): void {
+    this.flying += weight
+    this.flyingCount++
   }
 
   /**
-   * Whether `entry` still fits at `at` (now), counting the others in the window that ends there: those answered
-   * within it, and those granted and still in flight; and whether no pause holds it back.
+   * A request granted here was answered at `answeredAt`: it counts from then on, for one window. The time is rounded
+   * up to the millisecond (counted a little longer, never shorter), so that a busy log holds one entry per
+   * millisecond.
    */
-  fits(entry: Entry, at: number): boolean {
-    if (at < this.pausedUntil) return false
-    let used = 0
-    for (let i = this.head; i < this.log.length; i++) {
-      const other = this.log[i]!
-      if (other !== entry && other.time <= at && (!other.settled || other.time > at - this.window)) used += other.weight
+  settle(weight: number, answeredAt: number): void {
+    const now = Math.ceil(answeredAt)
+    if (--this.flyingCount <= 0) {
+      this.flyingCount = 0
+      this.flying = 0
+    } else {
+      this.flying -= weight
     }
-    return used + entry.weight <= this.limit
+    // A log that only records (the Redis store's mirror) is never asked for room: it forgets here what expired.
+    this.expire(answeredAt)
+    const times = this.times
+    const last = times.length - 1
+    if (last >= this.head && times[last]! >= now) {
+      // Answers in the same instant share one entry; an answer before the last (clocks of different fibers) goes
+      // in its place.
+      if (times[last] === now) {
+        this.weights[last]! += weight
+        this.answered += weight
+        return
+      }
+      let i = last
+      while (i > this.head && times[i - 1]! > now) i--
+      times.splice(i, 0, now)
+      this.weights.splice(i, 0, weight)
+    } else {
+      times.push(now)
+      this.weights.push(weight)
+    }
+    this.answered += weight
   }
 
-  /** Forgets every entry and pause. */
-  clear(): void {
-    this.log = []
-    this.head = 0
-    this.total = 0
-    this.pausedUntil = Number.NEGATIVE_INFINITY
+  /** The earliest slot a new reservation may take: never before the last waiter's (first come, first served). */
+  start(now: number): number {
+    this.expire(now)
+    const waiters = this.waiters
+    const last = waiters.length > 0 ? waiters[waiters.length - 1]!.slot : now
+    return Math.max(now, last, this.pausedUntil)
+  }
+
+  /**
+   * The earliest slot at or after `from` (>= `start`) where `weight` fits: the weight in force only falls as the slot
+   * moves on, by the answers (one window after each), the requests in flight (one window after now, the soonest
+   * their answers can come; the waiter checks again when it wakes) and the waiters (one window after their slot).
+   */
+  earliest(from: number, now: number, weight: number): number {
+    const { limit, times, waiters, weights, window } = this
+    let slot = from
+    let used = this.flying + this.answered
+    let flying = this.flying > 0
+    let i = this.head
+    let j = 0
+    for (const waiter of waiters) used += waiter.weight
+    for (;;) {
+      while (i < times.length && times[i]! + window <= slot) used -= weights[i++]!
+      while (j < waiters.length && waiters[j]!.slot + window <= slot) used -= waiters[j++]!.weight
+      if (flying && now + window <= slot) {
+        used -= this.flying
+        flying = false
+      }
+      if (used + weight <= limit) return slot
+      let next = Number.POSITIVE_INFINITY
+      if (i < times.length) next = times[i]! + window
+      if (j < waiters.length) next = Math.min(next, waiters[j]!.slot + window)
+      if (flying) next = Math.min(next, now + window)
+      // Nothing left to expire: only rounding in the sums (fractional weights) can say it is still full.
+      if (next === Number.POSITIVE_INFINITY) return slot
+      slot = next
+    }
+  }
+
+  /** Queues a waiter at `slot` (>= `start`). */
+  reserve(slot: number, weight: number): Reservation {
+    const reservation: Reservation = { slot, weight }
+    this.waiters.push(reservation)
+    return reservation
+  }
+
+  // An interrupted waiter never sends: its weight stops counting, and its place in the queue is given up so that
+  // newcomers do not queue behind it.
+  release(reservation: Reservation): void {
+    const at = this.waiters.indexOf(reservation)
+    if (at !== -1) this.waiters.splice(at, 1)
+  }
+
+  /** A waiter that woke and fits is granted: in flight from now. */
+  admit(reservation: Reservation): void {
+    this.release(reservation)
+    this.grant(reservation.weight)
+  }
+
+  /**
+   * Whether the waiter still fits at `at` (now), counting the others in the window that ends there: those answered
+   * within it, those in flight, and the waiters whose slot has come; and whether no pause holds it back.
+   */
+  fits(reservation: Reservation, at: number): boolean {
+    if (at < this.pausedUntil) return false
+    this.expire(at)
+    let used = this.flying + this.answered
+    for (const other of this.waiters) {
+      if (other !== reservation && other.slot <= at) used += other.weight
+    }
+    return used + reservation.weight <= this.limit
   }
 }
 
@@ -183,51 +252,147 @@ export interface Charge {
   readonly weight: number
 }
 
-const settleAll = (logs: ReadonlyArray<Log>, entries: ReadonlyArray<Entry>) =>
-  Effect.map(monotonicMillis, (now) => {
-    for (let i = 0; i < logs.length; i++) logs[i]!.settle(entries[i]!, now)
-  })
+/**
+ * Told once before each wait: which of the plan's logs holds the acquisition (its index; `undefined`: a pause), and
+ * for how long it will wait.
+ */
+export type OnWait = (log: number | undefined, millis: number) => Effect.Effect<void>
 
 /**
- * Acquires the weights of `charges` together: the earliest slot at which every log has room, taken in each of them
- * in one synchronous step. In each log the new slot is never before the last one, so every log stays first come,
- * first served; and since a log's room only grows as the slot moves on, raising the slot until every log agrees
- * ends at the earliest common one.
+ * What one acquisition charges, prepared once: its logs and (clamped) weights. `acquire` is one Effect for every
+ * acquisition of the plan; when every log has room it grants at once, and allocates nothing but the permit.
  */
-export const acquireAll = (charges: ReadonlyArray<Charge>): Effect.Effect<Permit> =>
-  Effect.flatMap(monotonicMillis, (now) => {
-    const logs = charges.map((charge) => charge.log)
-    const weights = charges.map((charge) => charge.log.clamp(charge.weight))
-    let slot = now
-    for (const log of logs) slot = Math.max(slot, log.start(now))
-    for (let moved = true; moved;) {
-      moved = false
-      for (let i = 0; i < logs.length; i++) {
-        const next = logs[i]!.earliest(slot, now, weights[i]!)
-        if (next > slot) {
-          slot = next
-          moved = true
-        }
+export class Plan {
+  readonly logs: ReadonlyArray<Log>
+  readonly weights: ReadonlyArray<number>
+  readonly onWait: OnWait | undefined
+  readonly acquire: Effect.Effect<Permit>
+
+  constructor(charges: ReadonlyArray<Charge>, onWait?: OnWait) {
+    this.logs = charges.map((charge) => charge.log)
+    this.weights = charges.map((charge) => charge.log.clamp(charge.weight))
+    this.onWait = onWait
+    this.acquire = Effect.withFiber((fiber) => {
+      const now = nowOf(fiber)
+      return this.free(now) ? Effect.succeed(this.grant()) : queue(this, now)
+    })
+  }
+
+  /** Whether every log has room at `now`, with nobody waiting and no pause. */
+  free(now: number): boolean {
+    const { logs, weights } = this
+    for (let i = 0; i < logs.length; i++) if (!logs[i]!.free(now, weights[i]!)) return false
+    return true
+  }
+
+  /** Charges every log as in flight from now (whether or not it has room: a grant made elsewhere). */
+  grant(): Permit {
+    const { logs, weights } = this
+    for (let i = 0; i < logs.length; i++) logs[i]!.grant(weights[i]!)
+    return new Grant(this)
+  }
+}
+
+// A permit is its own `settle`: an Effect that settles the plan's logs at the fiber's monotonic time, once.
+const settleProto = Effectable.Prototype<Effect.Effect<void>>({
+  label: "RateLimiter.settle",
+  evaluate(fiber) {
+    ;(this as unknown as Grant).settleAt(nowOf(fiber))
+    return Effect.void
+  }
+})
+
+const EffectBase: new() => Effect.Effect<void> = (() => {
+  const Base = function() {}
+  Base.prototype = settleProto
+  return Base as unknown as new() => Effect.Effect<void>
+})()
+
+class Grant extends EffectBase implements Permit {
+  private readonly plan: Plan
+  private settled = false
+  constructor(plan: Plan) {
+    super()
+    this.plan = plan
+  }
+  get settle(): Effect.Effect<void> {
+    return this
+  }
+  settleAt(now: number): void {
+    if (this.settled) return
+    this.settled = true
+    const { logs, weights } = this.plan
+    for (let i = 0; i < logs.length; i++) logs[i]!.settle(weights[i]!, now)
+  }
+}
+
+// The slot where every log of the plan has room, and which log decided it. In each log the
+// slot is never before the last waiter's, so every log stays first come, first served; and since a log's room only
+// grows as the slot moves on, raising the slot until every log agrees ends at the earliest common one.
+const slotOf = (plan: Plan, now: number): { readonly slot: number; readonly by: number } => {
+  const { logs, weights } = plan
+  let slot = now
+  let by = 0
+  for (let i = 0; i < logs.length; i++) {
+    const start = logs[i]!.start(now)
+    if (start > slot) {
+      slot = start
+      by = i
+    }
+  }
+  for (let moved = true; moved;) {
+    moved = false
+    for (let i = 0; i < logs.length; i++) {
+      const next = logs[i]!.earliest(slot, now, weights[i]!)
+      if (next > slot) {
+        slot = next
+        by = i
+        moved = true
       }
     }
-    const entries = logs.map((log, i) => log.push(slot, weights[i]!))
-    const permit: Permit = { settle: settleAll(logs, entries) }
-    if (slot <= now) return Effect.succeed(permit)
-    const release = Effect.sync(() => logs.forEach((log, i) => log.release(entries[i]!)))
-    return Effect.onInterrupt(Effect.sleep(slot - now), () => release).pipe(
-      Effect.flatMap(() =>
-        Effect.flatMap(monotonicMillis, (woke) => {
-          // An earlier request settled later than assumed, or is still in flight, or a 429 paused a budget: if any
-          // log is full now, give the slot back and queue again.
-          if (logs.every((log, i) => log.fits(entries[i]!, woke))) return Effect.succeed(permit)
-          return Effect.andThen(release, acquireAll(charges))
-        })
-      )
-    )
+  }
+  return { slot, by }
+}
+
+// The slow path: reserve the common slot in every log, sleep until it, and check again on waking. A pause (after a
+// 429) is waited out first without reserving anything: a request held by one budget's pause must not hold the other
+// budgets it charges (another API key's requests charge the same address).
+const queue = (plan: Plan, now: number): Effect.Effect<Permit> => {
+  let pausedUntil = now
+  for (const log of plan.logs) pausedUntil = Math.max(pausedUntil, log.pausedUntil)
+  if (pausedUntil > now) {
+    const told = plan.onWait === undefined ? Effect.void : plan.onWait(undefined, pausedUntil - now)
+    return Effect.andThen(Effect.andThen(told, Effect.sleep(pausedUntil - now)), plan.acquire)
+  }
+  const { slot, by } = slotOf(plan, now)
+  if (slot <= now) return Effect.succeed(plan.grant())
+  const { logs, weights } = plan
+  const reservations = logs.map((log, i) => log.reserve(slot, weights[i]!))
+  const release = () => logs.forEach((log, i) => log.release(reservations[i]!))
+  const told = plan.onWait === undefined ? Effect.void : plan.onWait(by, slot - now)
+  const woken = Effect.withFiber((fiber) => {
+    const woke = nowOf(fiber)
+    // An earlier request settled later than assumed, or is still in flight, or a 429 paused a budget: if any log is
+    // full now, give the slot back and queue again.
+    if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
+      logs.forEach((log, i) => log.admit(reservations[i]!))
+      return Effect.succeed<Permit>(new Grant(plan))
+    }
+    release()
+    return queue(plan, woke)
   })
+  // However the wait ends but by being granted (interrupted, or the listener died), the slot is given back.
+  return Effect.onError(
+    Effect.andThen(Effect.andThen(told, Effect.sleep(slot - now)), woken),
+    () => Effect.sync(release)
+  )
+}
+
+/** Acquires the weights of `charges` together: at once when every log has room, else at the earliest common slot. */
+export const acquireAll = (charges: ReadonlyArray<Charge>): Effect.Effect<Permit> => new Plan(charges).acquire
 
 /** A limiter over one budget. */
 export const make = (budget: Budget, marginMillis: number): Limiter => {
   const log = new Log(budget, marginMillis)
-  return { acquire: (weight) => acquireAll([{ log, weight }]) }
+  return { acquire: (weight) => new Plan([{ log, weight }]).acquire }
 }
