@@ -47,7 +47,7 @@ describe("examples", () => {
       const mine = exchange.engine.orderList(alice).filter((order) => order.clientOrderId.startsWith("wac-"))
       assert.strictEqual(mine.length, 4)
       const watched = mine.find((order) => order.clientOrderId.endsWith("-watch"))!
-      assert.strictEqual(watched.status, "filled")
+      assert.strictEqual(watched.status, "full_fill")
       assert.deepStrictEqual(mine.filter((order) => order !== watched).map((order) => order.status), [
         "cancelled",
         "cancelled",

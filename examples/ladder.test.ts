@@ -4,7 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { placeLadder } from "./ladder.ts"
 
 describe("placeLadder", () => {
@@ -34,14 +35,18 @@ describe("placeLadder", () => {
       assert.strictEqual(usdt.frozen, "1435")
     }).pipe(Effect.provide(TestExchange.layerSpotClient())))
 
-  // Live time: the client waits before retrying, and a TestClock would not move on its own.
-  it.live("places every level exactly once when the venue's answer is lost after it applied the batch", () =>
+  // The client waits before retrying, on the TestClock: the call runs in a fiber while the test moves the clock.
+  it.effect("places every level exactly once when the venue's answer is lost after it applied the batch", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.TestExchange
       const alice = exchange.accounts[0]!.userId
       yield* exchange.injectFault({ fault: Fault.appliedLost, path: "/api/v2/trade/batch-orders", times: 1 })
 
-      const result = yield* placeLadder({ symbol: "BTCUSDT_SPBL", below: 29000, step: 50, levels: 3, quantity: "0.01" })
+      const fiber = yield* Effect.forkChild(
+        placeLadder({ symbol: "BTCUSDT_SPBL", below: 29000, step: 50, levels: 3, quantity: "0.01" })
+      )
+      yield* TestClock.adjust("1 second") // past the retry's backoff (200 ms ± 20 %)
+      const result = yield* Fiber.join(fiber)
 
       // The client retried with the same clientOrderIds and found the orders the lost attempt had placed.
       assert.strictEqual(result.placed, 3)

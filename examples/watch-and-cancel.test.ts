@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { type Options, watchAndCancel } from "./watch-and-cancel.ts"
 
 const options = (watchPrice: string, polls: number): Options => ({
@@ -37,28 +38,37 @@ const usdt = (
   balances: ReadonlyArray<{ readonly coinName: string; readonly frozen: string; readonly equity: string }>
 ) => balances.find((balance) => balance.coinName === "USDT")!
 
+// Yields until `done` holds, letting the forked program run in between; no time passes.
+const until = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let turns = 0; !done(); turns++) {
+      if (turns === 10_000) return yield* Effect.die(new Error("the program never got there"))
+      yield* Effect.yieldNow
+    }
+  })
+
+// The watch waits between its looks on the TestClock: each test runs it in a fiber and moves the clock.
 describe("watchAndCancel", () => {
-  // Live time: the watch sleeps between looks.
-  it.live("watches a resting bid until bob fills it, then cancels the resting bids", () =>
+  it.effect("watches a resting bid until bob fills it, then cancels the resting bids", () =>
     Effect.gen(function*() {
       const { alice, exchange } = yield* state
       const bob = exchange.accounts[1]!.userId
-      // Once alice's bid at 30000 rests (bob's best bid is lower), bob sells into it: it fills while it is watched.
-      const seller = yield* Effect.forkChild(Effect.gen(function*() {
-        while (exchange.engine.orderByClientId(alice, "test-watch") === undefined) yield* Effect.sleep("5 millis")
-        yield* Effect.sleep("60 millis")
-        yield* exchange.placeOrder(bob, {
-          symbol: "BTCUSDT_SPBL",
-          side: "sell",
-          orderType: "limit",
-          force: "normal",
-          price: "30000",
-          quantity: "0.01",
-          clientOrderId: "bob-fills-it"
-        })
-      }))
-      const result = yield* watchAndCancel(options("30000", 50))
-      yield* Fiber.join(seller)
+      const watch = yield* Effect.forkChild(watchAndCancel(options("30000", 50)))
+      // Alice's bid at 30000 rests (bob's best bid is lower) and is looked at every 20 ms: three more looks.
+      yield* until(() => exchange.engine.orderByClientId(alice, "test-watch") !== undefined)
+      yield* TestClock.adjust("60 millis")
+      // Then bob sells into it: it fills while it is watched, and the next look sees it final.
+      yield* exchange.placeOrder(bob, {
+        symbol: "BTCUSDT_SPBL",
+        side: "sell",
+        orderType: "limit",
+        force: "normal",
+        price: "30000",
+        quantity: "0.01",
+        clientOrderId: "bob-fills-it"
+      })
+      yield* TestClock.adjust("20 millis")
+      const result = yield* Fiber.join(watch)
 
       assert.isTrue(result.finalWhileWatched)
       assert.strictEqual(result.watched.status, "full_fill")
@@ -66,7 +76,7 @@ describe("watchAndCancel", () => {
       // It was seen open first: several looks, not one.
       const after = yield* state
       assert.isAbove(after.orderLookups, 2)
-      assert.strictEqual(after.watched?.status, "filled")
+      assert.strictEqual(after.watched?.status, "full_fill")
       // The three resting bids are cancelled; nothing of alice's is open, nothing frozen.
       assert.deepStrictEqual([result.cancels.cancelled, result.cancels.notOpen, result.cancels.failed], [3, 0, 0])
       assert.deepStrictEqual(after.open, [])
@@ -76,9 +86,11 @@ describe("watchAndCancel", () => {
       assert.strictEqual(usdt(result.after).equity, "999700")
     }).pipe(Effect.provide(TestExchange.layerSpotClient())))
 
-  it.live("gives up on a bid nobody fills after its looks and cancels it with the rest", () =>
+  it.effect("gives up on a bid nobody fills after its looks and cancels it with the rest", () =>
     Effect.gen(function*() {
-      const result = yield* watchAndCancel(options("29500", 3))
+      const watch = yield* Effect.forkChild(watchAndCancel(options("29500", 3)))
+      yield* TestClock.adjust("1 second") // past its three more looks, 20 ms apart
+      const result = yield* Fiber.join(watch)
       assert.isFalse(result.finalWhileWatched)
       assert.strictEqual(result.watched.status, "cancelled")
       assert.deepStrictEqual([result.cancels.cancelled, result.cancels.failed], [4, 0])
@@ -90,7 +102,8 @@ describe("watchAndCancel", () => {
       assert.deepStrictEqual(result.after, result.before)
     }).pipe(Effect.provide(TestExchange.layerSpotClient())))
 
-  it.live("a bid that crosses the book is final at the first look", () =>
+  // Final at the first look: the watch never waits.
+  it.effect("a bid that crosses the book is final at the first look", () =>
     Effect.gen(function*() {
       const result = yield* watchAndCancel(options("30100", 50))
       assert.isTrue(result.finalWhileWatched)

@@ -9,6 +9,7 @@
 //
 //   node --expose-gc --conditions=@spotkit/source src/client.ts [--quick] [--client-orders N] [--client-runs N]
 import { Market, Signer, SpotClient, Venue } from "@spotkit/core"
+import { NodeSigner } from "@spotkit/node"
 import { TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
@@ -127,7 +128,9 @@ const onPlaced = (
         const started = performance.now()
         for (let i = 0; i < n; i++) yield* operation(client, ids[i]!)
         return performance.now() - started
-      }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions })))
+      }).pipe(
+        Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto }))
+      )
     )
 })
 
@@ -155,7 +158,9 @@ const checkAlone: Contestant = {
         const elapsed = performance.now() - started
         if (broken > 0) throw new Error(`${broken} orders broke the rules`)
         return elapsed
-      }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions })))
+      }).pipe(
+        Effect.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, signer: NodeSigner.nodeCrypto }))
+      )
     )
 }
 
@@ -163,13 +168,13 @@ const contestants: ReadonlyArray<Contestant> = [
   rawProtocol,
   viaClient(
     "spotclient-in-process",
-    "SpotClient.placeOrder over TestExchange.layerSpotClient (node:crypto signer, the preset; rules checked)",
-    undefined
+    "SpotClient.placeOrder over TestExchange.layerSpotClient (node:crypto signer; rules checked)",
+    NodeSigner.nodeCrypto
   ),
   viaClient(
     "spotclient-in-process-unchecked",
     "the same with checkSymbolRules: false (the difference is the check's cost per order)",
-    undefined,
+    NodeSigner.nodeCrypto,
     { checkSymbolRules: false }
   ),
   viaClient(
@@ -214,7 +219,7 @@ const pairedCheck = (orders: number): Promise<Paired> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const build = (client: Partial<SpotClient.Options>) =>
       Effect.map(
-        Layer.build(TestExchange.layerSpotClient({ exchange: exchangeOptions, client })),
+        Layer.build(TestExchange.layerSpotClient({ exchange: exchangeOptions, client, signer: NodeSigner.nodeCrypto })),
         (context) => Context.get(context, SpotClient.SpotClient)
       )
     const checked = yield* build({})

@@ -402,7 +402,11 @@ const keyHash = (apiKey: string) =>
 
 // The client's budgets, from the venue's defaults and the caller's overrides, in the store of the context (or a store
 // of its own); none when limiting is off.
-const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Budget.Limiter | undefined> =>
+const makeLimiter = (
+  options: Options,
+  timeoutMillis: number,
+  reporter: Reporting.Reporter
+): Effect.Effect<Budget.Limiter | undefined> =>
   Effect.gen(function*() {
     const rateLimit = options.rateLimit
     if (rateLimit === false) return undefined
@@ -442,7 +446,8 @@ const makeLimiter = (options: Options, timeoutMillis: number): Effect.Effect<Bud
       userKey: yield* keyHash(Redacted.value(options.credentials.apiKey)),
       address: overrides.address ?? "default",
       // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
-      leaseMillis: timeoutMillis + 5_000
+      leaseMillis: timeoutMillis + 5_000,
+      onWait: (wait) => reporter.waiting(wait.endpoint, wait.budget, wait.millis)
     })
   })
 
@@ -458,7 +463,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
-  const reporter = Reporting.make(options.onEvent)
+  const overrides = new Map(
+    Object.entries((options.rateLimit === false ? undefined : options.rateLimit?.weights) ?? {})
+  )
+  const reporter = Reporting.make(
+    options.onEvent,
+    (endpoint) => ({ ...endpoint.weight, ...overrides.get(endpoint.name) })
+  )
   const pipeline = yield* Pipeline.make({
     reporter,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
@@ -467,7 +478,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     timeout,
     timeoutBy: options.timeoutBy ?? "client",
     maxResponseBytes,
-    limiter: yield* makeLimiter(options, Duration.toMillis(timeout)),
+    limiter: yield* makeLimiter(options, Duration.toMillis(timeout), reporter),
     syncTime: options.syncServerTime ?? true,
     transformClient: options.transformClient
   })

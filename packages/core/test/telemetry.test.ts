@@ -98,4 +98,40 @@ describe("telemetry", () => {
       ])
       assert.strictEqual(span!.events[1]![2]["reason"], "RateLimitError")
     }))
+
+  it.effect("a wait for a budget: an event naming the budget, the wait's metric and span event; the budgets' use", () =>
+    Effect.gen(function*() {
+      const venue = new FakeVenue()
+      const events: Array<Telemetry.Event> = []
+      const layer = SpotClient.layer({
+        ...clientOptions,
+        // placeOrder weighs 5 against the user's budget: two fill it, the third waits for the window.
+        rateLimit: { uid: { limit: 10, windowMillis: 1_000 }, marginMillis: 0 },
+        syncServerTime: false,
+        checkSymbolRules: false,
+        retry: false,
+        onEvent: (event) => Effect.sync(() => events.push(event))
+      }).pipe(Layer.provide([venue.layer, syncSigner]))
+      yield* TestClock.setTime(NOW)
+      const uidBefore = yield* count(Telemetry.budgetWeight, { budget: "uid" })
+      const ipBefore = yield* count(Telemetry.budgetWeight, { budget: "ip" })
+      const waitedBefore = yield* count(Telemetry.rateLimitWait, { budget: "uid" })
+      const fiber = yield* SpotClient.SpotClient.pipe(
+        Effect.flatMap((client) =>
+          Effect.forEach(["w-1", "w-2", "w-3"], (clientOrderId) => client.placeOrder({ ...order, clientOrderId }))
+        ),
+        Effect.provide(layer),
+        Effect.forkChild
+      )
+      for (let step = 0; step < 20 && fiber.pollUnsafe() === undefined; step++) yield* TestClock.adjust("100 millis")
+      assert.strictEqual((yield* Fiber.join(fiber)).length, 3)
+      assert.deepStrictEqual(events.map((event) => event._tag === "Waiting" ? event.budget : event._tag), ["uid"])
+      const wait = events[0]!
+      assert.isTrue(
+        wait._tag === "Waiting" && wait.endpoint === "placeOrder" && wait.millis > 0 && wait.millis <= 1_000
+      )
+      assert.isAbove((yield* count(Telemetry.rateLimitWait, { budget: "uid" })) - waitedBefore, 0)
+      assert.strictEqual((yield* count(Telemetry.budgetWeight, { budget: "uid" })) - uidBefore, 15)
+      assert.strictEqual((yield* count(Telemetry.budgetWeight, { budget: "ip" })) - ipBefore, 6)
+    }))
 })

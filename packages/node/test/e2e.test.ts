@@ -655,7 +655,7 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           assert.strictEqual(run.exitCode, 0, run.stderr)
           const placed: { orderId: string } = JSON.parse(run.stdout)
           const order = exchange.engine.order(placed.orderId)
-          assert.strictEqual(order?.status, "filled")
+          assert.strictEqual(order?.status, "full_fill")
           assert.strictEqual(units(order!.fillQuantity), units("1.5"))
         }))
 

@@ -105,20 +105,15 @@ export type EngineError = Errors.EngineError
 export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
 
 /**
- * An order's status in the venue's words (docs/venue/trading.md#order-status): `open` while it rests without a fill,
- * `partial_fill` while it rests partly filled, then `full_fill` or `cancelled`.
+ * An order's status in the venue's words (docs/venue/trading.md#order-status): `open`, `partial_fill`, `full_fill` or
+ * `cancelled`. `OrderView.status` is already that word; this answers it, for programs written when the engine's own
+ * status read `filled`.
  *
+ * @deprecated read `order.status`
  * @since 0.2.0
  * @category views
  */
-export const venueStatus = (order: Pick<OrderView, "status" | "fillQuantity">): VenueOrderStatus =>
-  order.status === "filled"
-    ? "full_fill"
-    : order.status === "cancelled"
-    ? "cancelled"
-    : /^[0.]*$/.test(order.fillQuantity)
-    ? "open"
-    : "partial_fill"
+export const venueStatus = (order: Pick<OrderView, "status">): VenueOrderStatus => order.status
 
 /**
  * The exchange engine.

@@ -6,13 +6,14 @@
  * @since 0.2.0
  */
 import type { Bill } from "@spotkit/core"
-import type * as Accounts from "./internal/engine/accounts.ts"
 
 /**
+ * The account types of a user: `SPOT` (trading), `SPOT_V2` and `FUND` (funding, where the bills are).
+ *
  * @since 0.1.0
  * @category models
  */
-export type AccountType = typeof Accounts.accountTypes[number]
+export type AccountType = "SPOT" | "SPOT_V2" | "FUND"
 
 /**
  * @since 0.1.0
@@ -148,10 +149,10 @@ export interface OrderView {
   readonly side: "buy" | "sell"
   readonly force: "normal" | "postOnly" | "fok" | "ioc"
   /**
-   * The engine's status: `open` while it rests, then `filled` or `cancelled` for good. The venue's wording, which
-   * tells a partly filled open order apart, is `Engine.venueStatus(order)`.
+   * In the venue's words, as the client reads it: `open` while it rests with no fill, `partial_fill` while it rests
+   * partly filled, then `full_fill` or `cancelled` for good (an IOC or FOK remainder is `cancelled` with its fills).
    */
-  readonly status: "open" | "filled" | "cancelled"
+  readonly status: VenueOrderStatus
   readonly latestFillPrice: string
   readonly maxFillPrice: string
   readonly minFillPrice: string

@@ -109,7 +109,9 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
               response.writeHead(outcome.status, {
                 ...outcome.headers,
                 "content-type": outcome.contentType,
-                "content-length": Buffer.byteLength(outcome.body)
+                "content-length": Buffer.byteLength(outcome.body),
+                // The rest of a body too large is never read: the connection cannot carry another request.
+                ...(bodyTooLarge ? { connection: "close" } : {})
               })
               response.end(outcome.body)
               return
@@ -151,19 +153,31 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
             return
           }
         }
+        // A body larger than the limit is refused without reading it: at once when its Content-Length says so, and
+        // when it comes in chunks, as soon as they pass the limit. The protocol answers (413 where a body counts)
+        // and the connection closes, the rest of the body unread.
+        if (Number(request.headers["content-length"] ?? 0) > maxBody) {
+          answer(request, response, undefined, true)
+          return
+        }
         const chunks: Array<Buffer> = []
         let size = 0
-        let tooLarge = false
-        request.on("data", (chunk: Buffer) => {
+        let refused = false
+        const onData = (chunk: Buffer) => {
           size += chunk.length
-          // Keep reading (so the connection stays usable) but stop buffering: the protocol answers 413.
-          if (size > maxBody) tooLarge = true
-          else chunks.push(chunk)
-        })
+          if (size <= maxBody) {
+            chunks.push(chunk)
+            return
+          }
+          refused = true
+          request.off("data", onData)
+          request.pause()
+          answer(request, response, undefined, true)
+        }
+        request.on("data", onData)
         request.on("end", () => {
           // The bytes go to the exchange as received (the signature is checked over them), with their text.
-          const bytes = tooLarge ? undefined : Buffer.concat(chunks)
-          answer(request, response, bytes, tooLarge)
+          if (!refused) answer(request, response, Buffer.concat(chunks), false)
         })
         request.on("error", () => request.socket.destroy())
       })

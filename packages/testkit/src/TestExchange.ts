@@ -15,11 +15,11 @@
  * @since 0.1.0
  */
 import { Signer, SpotClient, Venue } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
+import { nodeCryptoSigner } from "./internal/clientSigner.ts"
 import * as InProcess from "./internal/inProcess.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
@@ -55,8 +55,8 @@ export type RequestRecord = RequestLog.RequestRecord
  * Venue-side rate limits: the venue's weight model (docs/venue/limits.md) — budgets per API user (`uid`), per client
  * address (`ip`) and per endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
  * over the declared ones (`Venue.endpoints[name].weight`), and the `Retry-After` (seconds) a 429 carries, if any —
- * and the failed authentications an address may make in a window before it is answered 429 (`authFailures`, default
- * 20 a minute).
+ * and the failed authentications an API key may make from an address in a window before that key is answered 429
+ * from there (`authFailures`, default 20 a minute; the keys the exchange does not know count as one).
  *
  * @since 0.1.0
  * @category models
@@ -445,11 +445,37 @@ export const demo = (
 export const inProcessBaseUrl = "http://exchange.test"
 
 /**
- * A ready `SpotClient` (as alice of `demo`) over the in-process transport, plus the `TestExchange` behind it, for
- * one-line test setup. Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a
- * client retrying after a 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits`
- * (and advance the clock, or use `it.live`) to test them. The client signs
- * with node:crypto (synchronous) rather than the portable WebCrypto default; both produce the same signature.
+ * A demo user by name (`demoKeys`): `"alice"`, the trader, or `"bob"`, the market maker.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type DemoUser = keyof typeof demoKeys
+
+/**
+ * A ready `SpotClient` over the in-process transport, plus the `TestExchange` behind it, for one-line test setup.
+ * The client acts as alice of `demo` unless `user` names another: a demo user (`"bob"`: the account holding bob's
+ * demo key) or the index of an account in the exchange's `accounts`.
+ *
+ * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
+ * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
+ * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
+ * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
+ * for another (`Signer.webCrypto`, core's portable default, say).
+ *
+ * ```ts
+ * import { SpotClient } from "@spotkit/core"
+ * import { TestExchange } from "@spotkit/testkit"
+ * import { Effect } from "effect"
+ *
+ * // bob, the market maker of `TestExchange.demo()`, sells into his own bids
+ * const sold = Effect.gen(function*() {
+ *   const bob = yield* SpotClient.SpotClient
+ *   return yield* bob.placeOrder({
+ *     symbol: "BTCUSDT_SPBL", side: "sell", orderType: "market", quantity: "0.1"
+ *   })
+ * }).pipe(Effect.provide(TestExchange.layerSpotClient({ user: "bob" })))
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -458,7 +484,9 @@ export const layerSpotClient = (
   options: {
     readonly exchange?: Options | undefined
     readonly client?: Partial<SpotClient.Options> | undefined
-    /** How the client signs. @default HMAC-SHA256 with node:crypto */
+    /** Who the client acts as: a demo user by name, or an index into the exchange's `accounts`. @default "alice" */
+    readonly user?: DemoUser | number | undefined
+    /** How the client signs. @default HMAC-SHA256 over node:crypto, synchronous */
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
@@ -467,9 +495,11 @@ export const layerSpotClient = (
   const exchange = layer(options.exchange ?? { ...demo(), rateLimits: false })
   const client = Layer.unwrap(Effect.gen(function*() {
     const ex = yield* TestExchange
-    const account = ex.accounts[0]
+    const account = accountOf(ex.accounts, options.user ?? "alice")
     if (account === undefined) {
-      return yield* Effect.fail(new Engine.EngineError("layerSpotClient: no account to act as"))
+      return yield* Effect.fail(
+        new Engine.EngineError(`layerSpotClient: no account to act as ${options.user ?? "alice"}`)
+      )
     }
     return SpotClient.layer({
       baseUrl: inProcessBaseUrl,
@@ -479,7 +509,13 @@ export const layerSpotClient = (
     })
   }))
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? NodeSigner.nodeCrypto)]),
+    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeCryptoSigner)]),
     Layer.provideMerge(exchange)
   )
 }
+
+// The account a preset client acts as: the one holding a demo user's key, or the one at an index.
+const accountOf = (accounts: ReadonlyArray<Account>, user: DemoUser | number): Account | undefined =>
+  typeof user === "number"
+    ? accounts[user]
+    : accounts.find((account) => Redacted.value(account.credentials.apiKey) === demoKeys[user].apiKey)

@@ -2,6 +2,7 @@
  * The exchange as a service: seeding through it keeps the engine's conservation law (held + fees == supply).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
 import { Effect, Exit } from "effect"
 import type { Engine } from "../src/index.ts"
 import { TestExchange } from "../src/index.ts"
@@ -15,5 +16,38 @@ describe("TestExchange: seeding keeps conservation", () => {
       const exit = yield* Effect.exit(exchange.deposit(alice, "WALLET" as Engine.AccountType, "USDT", "5"))
       assert.isTrue(Exit.isFailure(exit))
       assert.deepStrictEqual(yield* exchange.totals, before)
+    }))
+})
+
+describe("TestExchange.layerSpotClient: acts as any demo user", () => {
+  const order = { symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", price: "100", quantity: "0.1" } as const
+
+  for (const [user, index] of [[undefined, 0], ["alice", 0], ["bob", 1], [1, 1]] as const) {
+    it.effect(`user ${user ?? "(default)"}: the client's orders are the account's at index ${index}`, () =>
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        const exchange = yield* TestExchange.TestExchange
+        const { orderId } = yield* client.placeOrder(order)
+        assert.strictEqual(exchange.engine.order(orderId)?.userId, exchange.accounts[index]!.userId)
+        const usdt = (yield* client.balances()).find((balance) => balance.coinName === "USDT")
+        const expected = (yield* exchange.spotBalances(exchange.accounts[index]!.userId)).find((b) =>
+          b.coinName === "USDT"
+        )
+        assert.deepStrictEqual(usdt?.available, expected?.available)
+      }).pipe(Effect.provide(TestExchange.layerSpotClient({ user }))))
+  }
+
+  it.effect("a user the exchange does not hold fails the layer with EngineError", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Effect.provide(Effect.service(SpotClient.SpotClient), TestExchange.layerSpotClient({ user: 2 }))
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const withoutBob = TestExchange.layerSpotClient({
+        exchange: { accounts: [{ keys: [TestExchange.demoKeys.alice] }] },
+        user: "bob"
+      })
+      const named = yield* Effect.flip(Effect.provide(Effect.service(SpotClient.SpotClient), withoutBob))
+      assert.include(named.message, "bob")
     }))
 })

@@ -38,7 +38,7 @@ describe("Engine.cancel", () => {
       minFillPrice: "100.00"
     })
     assert.strictEqual(order.uTime, String(T0 + 2))
-    assert.strictEqual(Engine.venueStatus(order), "cancelled")
+    assert.strictEqual(order.status, "cancelled")
   })
 
   it("releases what a sell holds (its unfilled base quantity), by clientOrderId", () => {
@@ -55,7 +55,7 @@ describe("Engine.cancel", () => {
     const { buyer, engine, seller } = setup()
     const ask = place(engine, seller, limit("sell", "100.00", "0.5", "ask"))
     const bid = place(engine, buyer, limit("buy", "100.00", "0.5", "bid"), T0 + 1)
-    assert.strictEqual(orderOf(engine, ask).status, "filled")
+    assert.strictEqual(orderOf(engine, ask).status, "full_fill")
     for (const [user, orderId, clientOrderId] of [[seller, ask, "ask"], [buyer, bid, "bid"]] as const) {
       const before = engine.balances(user)
       assert.deepStrictEqual(engine.cancel(user, SYMBOL, { orderId }, T0 + 2), {
@@ -66,7 +66,7 @@ describe("Engine.cancel", () => {
         clientOrderId
       })
       assert.deepStrictEqual(engine.balances(user), before)
-      assert.strictEqual(Engine.venueStatus(orderOf(engine, orderId)), "full_fill")
+      assert.strictEqual(orderOf(engine, orderId).status, "full_fill")
     }
     const rest = place(engine, buyer, limit("buy", "90.00", "0.5", "rest"), T0 + 3)
     assert.isTrue(engine.cancel(buyer, SYMBOL, { clientOrderId: "rest" }, T0 + 4).ok)
@@ -150,22 +150,26 @@ describe("Engine.cancelOrders and cancelAll", () => {
   })
 })
 
-describe("Engine.venueStatus", () => {
-  it("open without a fill, partial_fill resting partly filled, full_fill, cancelled (an IOC remainder too)", () => {
+describe("OrderView.status", () => {
+  it("in the venue's words: open without a fill, partial_fill resting partly filled, full_fill, cancelled (an IOC remainder too)", () => {
     const { buyer, engine, seller } = setup()
     place(engine, seller, limit("sell", "100.00", "0.5", "ask"))
     const resting = place(engine, buyer, limit("buy", "90.00", "0.5", "rest"))
     const partly = place(engine, buyer, limit("buy", "100.00", "0.75", "partly"))
     place(engine, seller, limit("sell", "100.00", "0.5", "ask2"))
     const ioc = place(engine, buyer, limit("buy", "100.00", "1", "ioc", "ioc"))
-    const statuses = [resting, partly, ioc].map((
-      id
-    ) => [orderOf(engine, id).status, Engine.venueStatus(orderOf(engine, id))])
-    assert.deepStrictEqual(statuses, [["open", "open"], ["filled", "full_fill"], ["cancelled", "cancelled"]])
+    const statuses = [resting, partly, ioc].map((id) => orderOf(engine, id).status)
+    assert.deepStrictEqual(statuses, ["open", "full_fill", "cancelled"])
+    // The deprecated Engine.venueStatus answers the same word.
+    assert.deepStrictEqual([resting, partly, ioc].map((id) => Engine.venueStatus(orderOf(engine, id))), statuses)
     // The ioc took 0.25 (what was left after `partly` took its last 0.25) and was cancelled with that fill.
     assert.strictEqual(orderOf(engine, ioc).fillQuantity, "0.2500")
     const half = place(engine, buyer, limit("buy", "101.00", "1", "half"))
     place(engine, seller, limit("sell", "101.00", "0.5", "ask3"))
-    assert.strictEqual(Engine.venueStatus(orderOf(engine, half)), "partial_fill")
+    assert.strictEqual(orderOf(engine, half).status, "partial_fill")
+    // Every list and lookup of the engine reads the same word.
+    assert.strictEqual(engine.orderByClientId(buyer, "half")?.status, "partial_fill")
+    assert.strictEqual(engine.orderList(buyer).find((o) => o.orderId === half)?.status, "partial_fill")
+    assert.strictEqual(engine.orderHistory(buyer, SYMBOL).items.find((o) => o.orderId === half)?.status, "partial_fill")
   })
 })

@@ -26,7 +26,7 @@ describe("Engine.orderHistory", () => {
     assert.deepStrictEqual(page.items.map((o) => [o.orderId, o.status]), [
       [cancelled, "cancelled"],
       [open, "open"],
-      [filled, "filled"]
+      [filled, "full_fill"]
     ])
     assert.isFalse(page.nextPage)
     assert.deepStrictEqual(engine.orderHistory(other, SYMBOL).items.map((o) => o.orderId), [ask])

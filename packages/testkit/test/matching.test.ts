@@ -76,18 +76,18 @@ describe("Engine: matching", () => {
       }
     ])
     assert.deepStrictEqual(fills(orderOf(engine, taker)), {
-      status: "filled",
+      status: "full_fill",
       fillQuantity: "2.5000",
       fillTotalAmount: "250.5",
       latestFillPrice: "101.00",
       maxFillPrice: "101.00",
       minFillPrice: "100.00"
     })
-    assert.strictEqual(orderOf(engine, o2).status, "filled")
-    assert.strictEqual(orderOf(engine, o3).status, "filled")
+    assert.strictEqual(orderOf(engine, o2).status, "full_fill")
+    assert.strictEqual(orderOf(engine, o3).status, "full_fill")
     const partly = orderOf(engine, o1)
     assert.deepStrictEqual(fills(partly), {
-      status: "open",
+      status: "partial_fill",
       fillQuantity: "0.5000",
       fillTotalAmount: "50.5",
       latestFillPrice: "101.00",
@@ -136,7 +136,7 @@ describe("Engine: matching", () => {
     assert.deepStrictEqual(balance(engine, s, "USDT"), { available: "248.2515", frozen: "0" })
     assert.deepStrictEqual(balance(engine, s, "BTC"), { available: "0.5", frozen: "0" })
     assert.deepStrictEqual(fills(orderOf(engine, taker)), {
-      status: "filled",
+      status: "full_fill",
       fillQuantity: "2.5000",
       fillTotalAmount: "248.5",
       latestFillPrice: "99.00",
@@ -146,7 +146,7 @@ describe("Engine: matching", () => {
     // b1 keeps 0.5 × 99 = 49.5 frozen; it received 0.5 BTC less the maker fee 0.0005.
     assert.deepStrictEqual(balance(engine, b1, "USDT"), { available: "1", frozen: "49.5" })
     assert.deepStrictEqual(balance(engine, b1, "BTC"), { available: "0.4995", frozen: "0" })
-    assert.strictEqual(orderOf(engine, o1).status, "open")
+    assert.strictEqual(orderOf(engine, o1).status, "partial_fill")
   })
 
   it("a resting order shows 0 in every fill field, then the fields of spec §2.5 as it is partly filled", () => {
@@ -178,7 +178,7 @@ describe("Engine: matching", () => {
     // A sell at 99 crosses and fills at the maker's price, 100.
     place(engine, s, limit("sell", "99", "0.3", "s1"), T0 + 2)
     assert.deepStrictEqual(fills(orderOf(engine, bid)), {
-      status: "open",
+      status: "partial_fill",
       fillQuantity: "0.3000",
       fillTotalAmount: "30",
       latestFillPrice: "100.00",
@@ -194,7 +194,7 @@ describe("Engine: matching", () => {
     assert.deepStrictEqual(balance(engine, b, "BTC"), { available: "0.4995", frozen: "0" })
   })
 
-  it("a taker that fills at several prices and rests the rest stays open with its min/max/latest fill prices", () => {
+  it("a taker that fills at several prices and rests the rest stays open (partial_fill) with its min/max/latest fill prices", () => {
     const engine = makeEngine()
     const s = addUser(engine, { BTC: "2" })
     const b = addUser(engine, { USDT: "1000" })
@@ -202,7 +202,7 @@ describe("Engine: matching", () => {
     place(engine, s, limit("sell", "101", "1", "a2"))
     const taker = place(engine, b, limit("buy", "101", "3", "b"))
     assert.deepStrictEqual(fills(orderOf(engine, taker)), {
-      status: "open",
+      status: "partial_fill",
       fillQuantity: "2.0000",
       fillTotalAmount: "201",
       latestFillPrice: "101.00",
@@ -270,7 +270,7 @@ describe("Engine: force", () => {
 
     const filled = place(engine, b, limit("buy", "101", "2", "f3", "fok"))
     assert.deepStrictEqual(fills(orderOf(engine, filled)), {
-      status: "filled",
+      status: "full_fill",
       fillQuantity: "2.0000",
       fillTotalAmount: "201",
       latestFillPrice: "101.00",
@@ -307,7 +307,7 @@ describe("Engine: force", () => {
     assert.deepStrictEqual(fills(orderOf(engine, nothing)), { status: "cancelled", ...NO_FILLS })
 
     const whole = place(engine, b, limit("buy", "102", "1", "i3", "ioc"))
-    assert.strictEqual(orderOf(engine, whole).status, "filled")
+    assert.strictEqual(orderOf(engine, whole).status, "full_fill")
     assert.deepStrictEqual(balance(engine, b, "USDT"), { available: "798", frozen: "0" })
     assert.deepStrictEqual(openIds(engine, b), [])
   })
@@ -341,7 +341,7 @@ describe("Engine: market orders", () => {
         price: "0",
         quantity: "1.5000",
         orderType: "market",
-        status: "filled",
+        status: "full_fill",
         fillQuantity: "1.5000",
         fillTotalAmount: "148",
         latestFillPrice: "98.00",
@@ -387,7 +387,7 @@ describe("Engine: market orders", () => {
         price: "0",
         quantity: "150.00",
         force: "postOnly",
-        status: "filled",
+        status: "full_fill",
         fillQuantity: "1.4901",
         fillTotalAmount: "149.9902",
         latestFillPrice: "102.00",
@@ -446,7 +446,7 @@ describe("Engine: frozen funds and cancelOrder", () => {
     // Not the owner: nothing happens.
     assert.isFalse(engine.cancelOrder(s, { orderId: bid }, T0 + 4))
     assert.isFalse(engine.cancelOrder(s, { clientOrderId: "bid" }, T0 + 4))
-    assert.strictEqual(orderOf(engine, bid).status, "open")
+    assert.strictEqual(orderOf(engine, bid).status, "partial_fill")
 
     assert.isTrue(engine.cancelOrder(b, { orderId: bid }, T0 + 5))
     const cancelled = orderOf(engine, bid)
@@ -467,7 +467,7 @@ describe("Engine: frozen funds and cancelOrder", () => {
     assert.isFalse(engine.cancelOrder(b, { clientOrderId: "nope" }, T0 + 8))
     // A filled order cannot be cancelled.
     const filled = engine.orderByClientId(s, "hit")
-    assert.strictEqual(filled?.status, "filled")
+    assert.strictEqual(filled?.status, "full_fill")
     assert.isFalse(engine.cancelOrder(s, { orderId: filled!.orderId }, T0 + 9))
   })
 })

@@ -123,7 +123,7 @@ describe("orders against the product's rules", () => {
     // A market buy's quantity is quote coin: 0.5 USDT buys 0.0025 BTC at 200, below the smallest quantity, as the
     // limits hold base quantities only.
     const mb = place(engine, user, market("buy", "0.5", "mb"))
-    assert.deepStrictEqual([engine.order(mb)?.status, engine.order(mb)?.fillQuantity], ["filled", "0.0025"])
+    assert.deepStrictEqual([engine.order(mb)?.status, engine.order(mb)?.fillQuantity], ["full_fill", "0.0025"])
     assert.deepStrictEqual(balance(engine, user, "BTC"), { available: "8.0024975", frozen: "1.9975" })
   })
 

@@ -60,8 +60,8 @@ describe("Engine: refusals", () => {
     const other = users[1]!
     // u's taker "filled-once" fills the other user's maker "ask" completely.
     place(engine, u, limit("buy", "100", "0.5", "filled-once"))
-    assert.strictEqual(engine.orderByClientId(u, "filled-once")?.status, "filled")
-    assert.strictEqual(engine.orderByClientId(other, "ask")?.status, "filled")
+    assert.strictEqual(engine.orderByClientId(u, "filled-once")?.status, "full_fill")
+    assert.strictEqual(engine.orderByClientId(other, "ask")?.status, "full_fill")
     assert.isTrue(engine.cancelOrder(u, { clientOrderId: "dup" }, T0 + 1))
     for (const [userId, cid, side] of [[u, "filled-once", "buy"], [u, "dup", "buy"], [other, "ask", "sell"]] as const) {
       const before = snapshot(engine, users)

@@ -115,7 +115,7 @@ describe("storage", () => {
           const order = engine.order(orderId)!
           assert.deepStrictEqual(
             [order.status, toUnits(order.fillQuantity), toUnits(order.latestFillPrice), toUnits(order.fillTotalAmount)],
-            ["filled", toUnits("0.1"), price, value],
+            ["full_fill", toUnits("0.1"), price, value],
             `order ${orderId}`
           )
         }

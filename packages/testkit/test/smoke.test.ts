@@ -57,7 +57,7 @@ describe("sandbox", () => {
           force: "normal",
           quantity: "1.5"
         })
-        assert.strictEqual(exchange.engine.order(placed.orderId)?.status, "filled")
+        assert.strictEqual(exchange.engine.order(placed.orderId)?.status, "full_fill")
       }))
   })
 })

@@ -77,7 +77,7 @@ describe("orders batch --file", () => {
             const exchange = yield* TestExchange.TestExchange
             const alice = exchange.accounts[0]!.userId
             assert.strictEqual(exchange.engine.orderByClientId(alice, "nd-2")?.price, "27001.50")
-            assert.strictEqual(exchange.engine.orderByClientId(alice, "nd-3")?.status, "filled")
+            assert.strictEqual(exchange.engine.orderByClientId(alice, "nd-3")?.status, "full_fill")
           })
       ))
 

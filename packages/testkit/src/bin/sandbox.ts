@@ -16,16 +16,16 @@
  *
  * @since 0.1.0
  */
-import * as CliRuntime from "@spotkit/node/CliRuntime"
 import { Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
+import { packageVersion, runMain } from "../internal/cliMain.ts"
 import * as Sandbox from "../Sandbox.ts"
 import * as TestExchange from "../TestExchange.ts"
 
 const NAME = "spotkit-sandbox"
 
 // The package's version; `../../package.json` from both `src/bin` and `dist/bin`.
-const version = CliRuntime.packageVersion(new URL("../../package.json", import.meta.url))
+const version = packageVersion(new URL("../../package.json", import.meta.url))
 
 const port = Flag.Int("port").pipe(
   Flag.withDescription("Port to listen on; 0 picks any free port (default 0)"),
@@ -61,7 +61,7 @@ const bills = Flag.Int("bills").pipe(
 )
 
 // `--rate-limits`: "on", "off", or the venue's model with overrides, e.g. "uid=500/10s,ip=1000/10s,retry-after=10"
-// (`auth`: the failed authentications an address may make).
+// (`auth`: the failed authentications a key may make from an address).
 const budgetPattern = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)(ms|s)$/
 const parseRateLimits = (text: string): Partial<TestExchange.RateLimits> | false | string => {
   if (text === "off") return false
@@ -88,7 +88,7 @@ const parseRateLimits = (text: string): Partial<TestExchange.RateLimits> | false
 const rateLimits = Flag.String("rate-limits").pipe(
   Flag.withDescription(
     "Enforce the venue's rate limits (weights against 500 per 10 s per user and per address, 10 per second on " +
-      "placing, cancelling and transfers, 20 failed authentications a minute per address), answering HTTP 429 " +
+      "placing, cancelling and transfers, 20 failed authentications a minute per key and address), answering HTTP 429 " +
       "beyond them: on, off, or overrides such as uid=500/10s,ip=1000/10s,endpoint=10/1s,auth=20/60s,retry-after=10 " +
       "(default on)"
   ),
@@ -218,8 +218,4 @@ const command = Command.make(
 
 // Bad flags: one line on stderr (no help page), exit code 2. SIGINT/SIGTERM interrupt the program after the server
 // has closed: a clean stop, exit code 0.
-CliRuntime.runMain(command, {
-  version,
-  layer: CliRuntime.layerPresenter({ name: NAME }),
-  interrupted: () => 0
-})
+runMain(command, { version, interrupted: 0 })

@@ -609,7 +609,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
         // 0.8 BTC: 0.5 at 30,005 and 0.3 at 30,010, at once.
         const filled = yield* alice.placeOrder(limitOrder("buy", "30010", "0.8", "fok-2", "fok"))
         assert.deepStrictEqual(fills(orderByCid(exchange, aliceId, "fok-2")), {
-          status: "filled",
+          status: "full_fill",
           fillQuantity: "0.8",
           fillTotalAmount: "24005.5",
           latestFillPrice: "30010",
@@ -657,7 +657,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
         // 15,500 USDT: 0.5 at 30,005 (15,002.5), then 497.5 / 300.10 per 0.01 -> 16,577 lots of 0.000001 at 30,010.
         const buy = yield* alice.placeOrder(marketOrder("buy", "15500", "m-1"))
         assert.deepStrictEqual(fills(orderByCid(exchange, aliceId, "m-1")), {
-          status: "filled",
+          status: "full_fill",
           fillQuantity: "0.516577",
           fillTotalAmount: "15499.97577",
           latestFillPrice: "30010",
@@ -670,7 +670,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
         // 0.7 BTC: 0.5 at 29,995 and 0.2 at 29,990 = 20,995.5 USDT, fees 14.9975 + 5.998.
         const sell = yield* alice.placeOrder(marketOrder("sell", "0.7", "m-2"))
         assert.deepStrictEqual(fills(orderByCid(exchange, aliceId, "m-2")), {
-          status: "filled",
+          status: "full_fill",
           fillQuantity: "0.7",
           fillTotalAmount: "20995.5",
           latestFillPrice: "29990",
@@ -680,7 +680,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
         // A market order marked postOnly still takes: force means nothing for market orders.
         const post = yield* alice.placeOrder(marketOrder("sell", "0.1", "m-3", "postOnly"))
         assert.deepStrictEqual(fills(orderByCid(exchange, aliceId, "m-3")), {
-          status: "filled",
+          status: "full_fill",
           fillQuantity: "0.1",
           fillTotalAmount: "2999",
           latestFillPrice: "29990",
@@ -735,7 +735,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
         yield* bob.placeOrder(marketOrder("sell", "0.3", "bob-2"))
         assert.strictEqual((yield* Stream.runCollect(alice.openOrders({ symbol: BTC }))).length, 0)
         assert.deepStrictEqual(fills(orderByCid(exchange, aliceId, "pf-1")), {
-          status: "filled",
+          status: "full_fill",
           fillQuantity: "1.5",
           fillTotalAmount: "45012.5",
           latestFillPrice: "30010",
@@ -1385,7 +1385,7 @@ const moreFaultScenarios: ReadonlyArray<Scenario> = [
         const result = yield* outcome(alice.placeOrder(marketOrder("sell", "0.1", "lost-market")))
         // The order filled at once, so no open-orders list holds it; `order` by clientOrderId sees it filled.
         const orders = yield* exchange.orders(aliceId)
-        assert.deepStrictEqual(orders.map((o) => [o.clientOrderId, o.status]), [["lost-market", "filled"]])
+        assert.deepStrictEqual(orders.map((o) => [o.clientOrderId, o.status]), [["lost-market", "full_fill"]])
         assert.deepStrictEqual(successOf(result), { orderId: orders[0]!.orderId, clientOrderId: "lost-market" })
         const wire = yield* wireLog(exchange)
         assert.deepStrictEqual(wire.map((r) => [r.endpoint, r.status, r.code, r.fault]), [

@@ -277,7 +277,11 @@ export const answer = (
 const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
-    return context.options.reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt)
+    const { reporter } = context.options
+    return Effect.andThen(
+      reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt),
+      reporter.charged(stamped.endpoint)
+    )
   })
 
 // After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
@@ -287,7 +291,10 @@ const failed = (context: Context, stamped: Stamped, reason: SpotError.SpotErrorR
       context.clock.learn(reason.requestTime, stamped.sentAt, now)
     }
     const { reporter } = context.options
-    const counted = reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt)
+    const counted = Effect.andThen(
+      reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt),
+      reporter.charged(stamped.endpoint)
+    )
     const limited = Telemetry.tooManyRequests(reason)
     return limited === undefined
       ? counted

@@ -25,8 +25,8 @@ export interface Reporter {
     budget: "uid" | "ip" | "endpoint" | "paused",
     millis: number
   ) => Effect.Effect<void>
-  /** Weight charged against a budget. */
-  readonly charged: (budget: "uid" | "ip" | "endpoint", weight: number) => Effect.Effect<void>
+  /** A request of `endpoint` was sent: its weights charged against the budgets. */
+  readonly charged: (endpoint: Venue.Endpoint) => Effect.Effect<void>
 }
 
 /** An event on the current span, when there is one (an operation's span). */
@@ -49,8 +49,14 @@ const tagged = <In, Out>(metric: Metric.Metric<In, Out>) => {
   }
 }
 
-/** The reporting of one client, with the program's listener (`SpotClient.Options.onEvent`). */
-export const make = (onEvent: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined): Reporter => {
+/**
+ * The reporting of one client, with the program's listener (`SpotClient.Options.onEvent`) and the weights in force
+ * (the venue's, with the caller's overrides), by endpoint.
+ */
+export const make = (
+  onEvent: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined,
+  weightOf: (endpoint: Venue.Endpoint) => Venue.Weight = (endpoint) => endpoint.weight
+): Reporter => {
   const listen = onEvent === undefined ? () => Effect.void : (event: Telemetry.Event) => Effect.ignore(onEvent(event))
   const requests = tagged(Telemetry.requests)
   const durations = tagged(Telemetry.requestDuration)
@@ -74,6 +80,23 @@ export const make = (onEvent: ((event: Telemetry.Event) => Effect.Effect<void>) 
   const limited = tagged(Telemetry.rateLimited)
   const waits = tagged(Telemetry.rateLimitWait)
   const weights = tagged(Telemetry.budgetWeight)
+  // What a request of an endpoint charges, built once per endpoint: its UID weight (signed endpoints), its IP
+  // weight, and one request of its own 10 per second where it has one.
+  const charges = new Map<Venue.Endpoint, Effect.Effect<void>>()
+  const chargesOf = (endpoint: Venue.Endpoint): Effect.Effect<void> => {
+    let found = charges.get(endpoint)
+    if (found === undefined) {
+      const weight = weightOf(endpoint)
+      const updates = [Metric.update(weights("ip", { budget: "ip" }), weight.ip)]
+      if (endpoint.permission !== undefined) {
+        updates.push(Metric.update(weights("uid", { budget: "uid" }), weight.uid ?? weight.ip))
+      }
+      if (weight.perSecond) updates.push(Metric.update(weights("endpoint", { budget: "endpoint" }), 1))
+      found = Effect.all(updates, { discard: true })
+      charges.set(endpoint, found)
+    }
+    return found
+  }
   return {
     answered: (endpoint, outcome, millis) => {
       const metrics = answersOf(endpoint)
@@ -109,7 +132,7 @@ export const make = (onEvent: ((event: Telemetry.Event) => Effect.Effect<void>) 
         spanEvent("spotkit.rate_limit_wait", { endpoint, budget, "wait.ms": millis }),
         listen({ _tag: "Waiting", endpoint, budget, millis })
       ], { discard: true }),
-    charged: (budget, weight) => Metric.update(weights(budget, { budget }), weight)
+    charged: (endpoint) => chargesOf(endpoint)
   }
 }
 

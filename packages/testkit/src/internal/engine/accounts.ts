@@ -10,7 +10,7 @@ import type { Coin, Registry } from "./registry.ts"
 import { Kind, type Stamps } from "./stamps.ts"
 
 /** The account types of docs/venue/account.md#internal-transfer, in index order. */
-export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const
+export const accountTypes = ["SPOT", "SPOT_V2", "FUND"] as const satisfies ReadonlyArray<AccountType>
 
 export const SPOT = 0
 export const FUND = 2

@@ -6,8 +6,9 @@ import { pow10, trimmed } from "../units.ts"
 import { FUND } from "./accounts.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
-import type { Parts } from "./parts.ts"
 import { Kind } from "./stamps.ts"
+import type { State } from "./state.ts"
+import type { Views } from "./views.ts"
 
 const EMPTY_LIST = new Ledger.EntryList()
 
@@ -32,11 +33,13 @@ interface Range {
 }
 
 export class Bills {
-  // The engine's other parts (parts.ts), read through the one object they share.
-  private readonly parts: Parts
+  // The engine's state (state.ts), the floor below.
+  private readonly state: State
+  private readonly views: Views
 
-  constructor(parts: Parts) {
-    this.parts = parts
+  constructor(state: State, views: Views) {
+    this.state = state
+    this.views = views
   }
 
   /** One page of a user's funding bills: newest first (cTime desc, then billId desc), exclusive time bounds. */
@@ -44,7 +47,7 @@ export class Bills {
     const range = this.range(userId, query)
     const items: Array<BillView> = []
     for (let position = range.first; position > range.last; position--) {
-      items.push(this.parts.views.bill(range.list.items[position]!))
+      items.push(this.views.bill(range.list.items[position]!))
     }
     return {
       total: range.total,
@@ -62,8 +65,8 @@ export class Bills {
    */
   pageJson(userId: string, query: BillQuery): string {
     const range = this.range(userId, query)
-    const ledger = this.parts.accounts.ledger.records
-    const coins = this.parts.registry.coins
+    const ledger = this.state.accounts.ledger.records
+    const coins = this.state.registry.coins
     let items = ""
     for (let position = range.first; position > range.last; position--) {
       const entry = range.list.items[position]!
@@ -72,7 +75,7 @@ export class Bills {
       const kind = Ledger.kindOf(r[o + Ledger.WHO]!)
       const coin = coins[Ledger.coinOf(kind)]!
       // Ids, amounts and times are digits, "-" and "." only: nothing to escape. Names are quoted once per coin.
-      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.parts.stamps.id(Kind.bill, entry + 1) +
+      items += (items === "" ? "{\"billId\":\"" : ",{\"billId\":\"") + this.state.stamps.id(Kind.bill, entry + 1) +
         "\",\"coinId\":" + coin.coinId + ",\"coinName\":" + coin.nameJson + ",\"bizType\":" +
         BIZ_TYPE_JSON[Ledger.bizTypeOf(kind)] + ",\"deltaAmount\":\"" + trimmed(r[o + Ledger.DELTA]!, coin.scale) +
         "\",\"afterAmount\":\"" + trimmed(r[o + Ledger.AFTER]!, coin.scale) + "\",\"fees\":\"" +
@@ -85,7 +88,7 @@ export class Bills {
   }
 
   private range(userId: string, query: BillQuery): Range {
-    const user = this.parts.accounts.find(userId)
+    const user = this.state.accounts.find(userId)
     const pageIndex = query.pageIndex ?? 1
     const pageSize = query.pageSize ?? 10
     const empty = { list: EMPTY_LIST, first: 0, last: 0, total: 0, pageIndex, pageSize, hasNextPage: false }
@@ -94,11 +97,11 @@ export class Bills {
     if (user === undefined || !valid(pageIndex) || !valid(pageSize)) return empty
     let list = user.fundBills
     if (query.coinId !== undefined) {
-      const coin = this.parts.registry.findCoinById(query.coinId)
+      const coin = this.state.registry.findCoinById(query.coinId)
       if (coin === undefined) return empty
       list = user.fundBillsByCoin[coin.index]!
     }
-    const ledger = this.parts.accounts.ledger
+    const ledger = this.state.accounts.ledger
     const lo = query.startTime === undefined ? 0 : list.bound(ledger, query.startTime, false)
     const hi = query.endTime === undefined ? list.size : list.bound(ledger, query.endTime, true)
     const total = Math.max(0, hi - lo)
@@ -116,7 +119,7 @@ export class Bills {
 
   /** Number of funding bills of a user. */
   count(userId: string): number {
-    return this.parts.accounts.user(userId).fundBills.size
+    return this.state.accounts.user(userId).fundBills.size
   }
 
   /**
@@ -125,10 +128,10 @@ export class Bills {
    * seed.
    */
   generate(userId: string, options: HistoryOptions): void {
-    const accounts = this.parts.accounts
+    const accounts = this.state.accounts
     const user = accounts.user(userId)
-    const coins = (options.coins ?? this.parts.registry.coins.map((c) => c.name)).map((name) =>
-      this.parts.registry.coin(name)
+    const coins = (options.coins ?? this.state.registry.coins.map((c) => c.name)).map((name) =>
+      this.state.registry.coin(name)
     )
     const count = options.count
     if (!Number.isSafeInteger(count) || count < 0) throw new EngineError("count: a non-negative integer")
@@ -139,7 +142,7 @@ export class Bills {
     if (options.from < last || options.to < options.from) {
       throw new EngineError("history: from <= to, and not before the account's last bill")
     }
-    const random = prng(options.seed ?? this.parts.stamps.seed)
+    const random = prng(options.seed ?? this.state.stamps.seed)
     // Evenly spread over [from, to] without forming span × i, which can pass 2^53 (ten years × 30K bills).
     const span = options.to - options.from
     const gaps = Math.max(1, count - 1)
@@ -160,6 +163,6 @@ export class Bills {
       accounts.post(user, FUND, coin, biz, delta - fee, fee, time)
     }
     // Live activity continues after the history, so the account's bills stay in time order.
-    this.parts.stamps.tick(options.to)
+    this.state.stamps.tick(options.to)
   }
 }

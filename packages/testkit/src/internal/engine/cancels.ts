@@ -6,33 +6,36 @@ import { Venue } from "@spotkit/core"
 import type { CancelBatch, Cancelled, NotCancelled, OrderRef } from "../../EngineModel.ts"
 import type { User } from "./accounts.ts"
 import * as Book from "./book.ts"
-import type { Parts } from "./parts.ts"
 import type { Product } from "./registry.ts"
 import { Kind } from "./stamps.ts"
+import type { State } from "./state.ts"
+import type { Views } from "./views.ts"
 
 /** The venue's message for an order a cancel does not find (its sample of a failed batch cancel). */
 export const ORDER_NOT_FOUND = "FAILED_ORDER_NOT_FOUND"
 
 export class Cancels {
-  // The engine's other parts (parts.ts), read through the one object they share.
-  private readonly parts: Parts
+  // The engine's state (state.ts), the floor below.
+  private readonly state: State
+  private readonly views: Views
 
-  constructor(parts: Parts) {
-    this.parts = parts
+  constructor(state: State, views: Views) {
+    this.state = state
+    this.views = views
   }
 
   /** Cancels one order of the user on a symbol, named by orderId (when given) or clientOrderId. */
   cancel(userId: string, symbol: string, ref: OrderRef, now: number): Cancelled | NotCancelled {
-    const user = this.parts.accounts.find(userId)
-    const product = this.parts.registry.product(symbol)
+    const user = this.state.accounts.find(userId)
+    const product = this.state.registry.product(symbol)
     if (user === undefined || product === undefined) return notFound(ref)
     return this.cancelIn(user, product, ref, now)
   }
 
   /** Cancels orders of the user on a symbol, each named as `cancel` takes it, in the order given. */
   cancelMany(userId: string, symbol: string, refs: ReadonlyArray<OrderRef>, now: number): CancelBatch {
-    const user = this.parts.accounts.find(userId)
-    const product = this.parts.registry.product(symbol)
+    const user = this.state.accounts.find(userId)
+    const product = this.state.registry.product(symbol)
     const cancelled: Array<Cancelled> = []
     const failed: Array<NotCancelled> = []
     for (const ref of refs) {
@@ -47,21 +50,21 @@ export class Cancels {
 
   /** Cancels every open order of the user on a symbol, oldest first. */
   cancelAll(userId: string, symbol: string, now: number): CancelBatch {
-    const user = this.parts.accounts.find(userId)
+    const user = this.state.accounts.find(userId)
     const cancelled: Array<Cancelled> = []
     if (user === undefined) return { cancelled, failed: [] }
-    for (const seq of this.parts.views.openSeqs(userId, symbol)) {
-      if (this.parts.matching.cancel(user.index, seq, now)) cancelled.push(this.cancelled(seq))
+    for (const seq of this.views.openSeqs(userId, symbol)) {
+      if (this.state.matching.cancel(user.index, seq, now)) cancelled.push(this.cancelled(seq))
     }
     return { cancelled, failed: [] }
   }
 
   private cancelIn(user: User, product: Product, ref: OrderRef, now: number): Cancelled | NotCancelled {
-    const store = this.parts.matching.orders
+    const store = this.state.matching.orders
     const seq = ref.orderId !== undefined
-      ? this.parts.stamps.seqOf(Kind.order, ref.orderId)
+      ? this.state.stamps.seqOf(Kind.order, ref.orderId)
       : ref.clientOrderId !== undefined
-      ? this.parts.matching.clientIds.get(user.index, ref.clientOrderId)
+      ? this.state.matching.clientIds.get(user.index, ref.clientOrderId)
       : -1
     // Another user's order, or one on another symbol, is no order of this user on this symbol.
     if (
@@ -70,12 +73,12 @@ export class Cancels {
     ) {
       return notFound(ref)
     }
-    if (this.parts.matching.cancel(user.index, seq, now)) return this.cancelled(seq)
+    if (this.state.matching.cancel(user.index, seq, now)) return this.cancelled(seq)
     return {
       ok: false,
       code: "43004",
       msg: Venue.message("43004"),
-      orderId: this.parts.stamps.id(Kind.order, seq),
+      orderId: this.state.stamps.id(Kind.order, seq),
       clientOrderId: store.clientOrderId(seq)
     }
   }
@@ -83,8 +86,8 @@ export class Cancels {
   private cancelled(seq: number): Cancelled {
     return {
       ok: true,
-      orderId: this.parts.stamps.id(Kind.order, seq),
-      clientOrderId: this.parts.matching.orders.clientOrderId(seq)
+      orderId: this.state.stamps.id(Kind.order, seq),
+      clientOrderId: this.state.matching.orders.clientOrderId(seq)
     }
   }
 }

@@ -6,9 +6,10 @@
 import type { FillQuery, FillView, OrderView, Page, PageQuery } from "../../EngineModel.ts"
 import { fixed, trimmed } from "../units.ts"
 import * as Book from "./book.ts"
-import type { Parts } from "./parts.ts"
 import { Kind } from "./stamps.ts"
+import type { State } from "./state.ts"
 import * as Trades from "./trades.ts"
+import type { Views } from "./views.ts"
 
 /** A growable list of integers, in the order pushed. */
 class IntList {
@@ -39,8 +40,9 @@ const listAt = (index: Array<Array<IntList>>, user: number, product: number): In
 }
 
 export class History {
-  // The engine's other parts (parts.ts), read through the one object they share.
-  private readonly parts: Parts
+  // The engine's state (state.ts), the floor below.
+  private readonly state: State
+  private readonly views: Views
   /** By user index, then product index: sequence numbers of orders, ascending (so by cTime). */
   private readonly orders: Array<Array<IntList>> = []
   /** By user index, then product index: fill references, ascending (so by time). */
@@ -48,45 +50,46 @@ export class History {
   private ordersSeen = 0
   private tradesSeen = 0
 
-  constructor(parts: Parts) {
-    this.parts = parts
+  constructor(state: State, views: Views) {
+    this.state = state
+    this.views = views
   }
 
   /** One page of a user's orders on a symbol, any status; empty for an unknown user or symbol. */
   orderPage(userId: string, symbol: string, query: PageQuery): Page<OrderView> {
     this.takeInOrders()
-    const store = this.parts.matching.orders
+    const store = this.state.matching.orders
     const list = this.listOf(this.orders, userId, symbol)
     const time = (seq: number) => store.segment(seq)[Book.at(seq) + Book.C_TIME]!
-    return this.page(list, time, query, undefined, (seq) => this.parts.views.order(seq))
+    return this.page(list, time, query, undefined, (seq) => this.views.order(seq))
   }
 
   /** One page of a user's fills on a symbol, optionally of one order; empty for an unknown user or symbol. */
   fillPage(userId: string, symbol: string, query: FillQuery): Page<FillView> {
     this.takeInFills()
-    const log = this.parts.matching.trades.records
+    const log = this.state.matching.trades.records
     const list = this.listOf(this.fills, userId, symbol)
     const time = (ref: number) => {
       const trade = ref >>> 1
       return log.segment(trade)[Trades.at(trade) + Trades.TIME]!
     }
     // Not an order id of this engine: -1, which no fill's order is.
-    const seq = query.orderId === undefined ? undefined : this.parts.stamps.seqOf(Kind.order, query.orderId)
+    const seq = query.orderId === undefined ? undefined : this.state.stamps.seqOf(Kind.order, query.orderId)
     const only = seq === undefined ? undefined : (ref: number) => this.orderOfFill(ref) === seq
     return this.page(list, time, query, only, (ref) => this.fill(ref))
   }
 
   private listOf(index: Array<Array<IntList>>, userId: string, symbol: string): IntList {
-    const user = this.parts.accounts.find(userId)
-    const product = this.parts.registry.product(symbol)
+    const user = this.state.accounts.find(userId)
+    const product = this.state.registry.product(symbol)
     return user === undefined || product === undefined ? EMPTY : index[user.index]?.[product.index] ?? EMPTY
   }
 
   /** Every fill, oldest first (the maker's before the taker's of one trade), optionally of one user (by index). */
   fillList(userIndex?: number): ReadonlyArray<FillView> {
-    const store = this.parts.matching.orders
+    const store = this.state.matching.orders
     const out: Array<FillView> = []
-    for (let ref = 0; ref < 2 * this.parts.matching.trades.records.size; ref++) {
+    for (let ref = 0; ref < 2 * this.state.matching.trades.records.size; ref++) {
       if (userIndex === undefined || store.user(this.orderOfFill(ref)) === userIndex) out.push(this.fill(ref))
     }
     return out
@@ -96,19 +99,19 @@ export class History {
   fill(ref: number): FillView {
     const trade = ref >>> 1
     const role = ref & 1
-    const r = this.parts.matching.trades.records.segment(trade)
+    const r = this.state.matching.trades.records.segment(trade)
     const o = Trades.at(trade)
     const seq = r[o + (role === MAKER ? Trades.MAKER : Trades.TAKER)]!
-    const store = this.parts.matching.orders
+    const store = this.state.matching.orders
     const record = store.segment(seq)
     const ro = Book.at(seq)
-    const product = this.parts.registry.products[record[ro + Book.PRODUCT]!]!
-    const user = this.parts.accounts.users[record[ro + Book.USER]!]!
+    const product = this.state.registry.products[record[ro + Book.PRODUCT]!]!
+    const user = this.state.accounts.users[record[ro + Book.USER]!]!
     const flags = record[ro + Book.FLAGS]!
     const buy = (flags & Book.SIDE_SELL) === 0
     // Each side pays its fee in the coin it receives: the buyer in the base coin, the seller in the quote coin.
     const feeCoin = buy ? product.base : product.quote
-    const stamps = this.parts.stamps
+    const stamps = this.state.stamps
     return {
       fillId: stamps.id(Kind.fill, ref + 1),
       tradeId: stamps.id(Kind.trade, trade + 1),
@@ -133,7 +136,7 @@ export class History {
   /** The sequence number of the order a fill belongs to. */
   private orderOfFill(ref: number): number {
     const trade = ref >>> 1
-    return this.parts.matching.trades.records.segment(trade)[
+    return this.state.matching.trades.records.segment(trade)[
       Trades.at(trade) + ((ref & 1) === MAKER ? Trades.MAKER : Trades.TAKER)
     ]!
   }
@@ -175,7 +178,7 @@ export class History {
   }
 
   private takeInOrders(): void {
-    const store = this.parts.matching.orders
+    const store = this.state.matching.orders
     for (let seq = this.ordersSeen; seq < store.size; seq++) {
       const r = store.segment(seq)
       const o = Book.at(seq)
@@ -185,8 +188,8 @@ export class History {
   }
 
   private takeInFills(): void {
-    const log = this.parts.matching.trades.records
-    const store = this.parts.matching.orders
+    const log = this.state.matching.trades.records
+    const store = this.state.matching.orders
     for (let trade = this.tradesSeen; trade < log.size; trade++) {
       const r = log.segment(trade)
       const o = Trades.at(trade)

@@ -1,28 +1,18 @@
-// The parts of an engine, one per concern, built in the order they depend on each other: stamps (ids, time) <-
-// registry (coins, products) <- accounts (users, balances, ledger) <- matching (orders, books, trades), which the hot
-// path runs through, each holding what it needs; then views (reports), bills (pages, histories), requests (wire
-// strings), cancels (with their outcomes), history (order and fill pages) and transfers (their records), which read
-// the others through this one shared object. `Engine` is the façade over them; `EngineUnits` reaches the same parts
-// of an engine through `partsOf`.
+// The parts of an engine, floor by floor: the state (state.ts: stamps, registry, accounts, matching), the views over
+// it (views.ts), and the parts that read both (bills, requests, cancels, history, transfers), each of which imports
+// only the floors below it. `Engine` is the façade over them; `EngineUnits` reaches the same parts of an engine
+// through `partsOf`.
 import type { EngineOptions } from "../../EngineModel.ts"
-import { rate } from "../units.ts"
-import { Accounts } from "./accounts.ts"
 import { Bills } from "./bills.ts"
 import { Cancels } from "./cancels.ts"
 import { EngineError } from "./errors.ts"
 import { History } from "./history.ts"
-import { Matching } from "./matching.ts"
-import { defaultCoins, Registry } from "./registry.ts"
 import { Requests } from "./requests.ts"
-import { Stamps } from "./stamps.ts"
+import { State } from "./state.ts"
 import { Transfers } from "./transfers.ts"
 import { Views } from "./views.ts"
 
-export class Parts {
-  readonly stamps: Stamps
-  readonly registry: Registry
-  readonly accounts: Accounts
-  readonly matching: Matching
+export class Parts extends State {
   readonly views: Views
   readonly bills: Bills
   readonly requests: Requests
@@ -31,26 +21,12 @@ export class Parts {
   readonly transfers: Transfers
 
   constructor(options: EngineOptions) {
-    this.stamps = new Stamps(options.seed ?? 1)
-    this.registry = new Registry(options.coins ?? defaultCoins)
-    const makerRate = rate(options.makerFeeRate ?? "0.001")
-    const takerRate = rate(options.takerFeeRate ?? "0.001")
-    if (makerRate === undefined || takerRate === undefined) {
-      throw new EngineError("fee rates are decimals in 0..1, 6 places")
-    }
-    const shared = options.sharedMemory ?? true
-    this.accounts = new Accounts(this.registry, this.stamps, shared)
-    this.matching = new Matching(this.registry, this.accounts, this.stamps, {
-      makerRate,
-      takerRate,
-      recordTrades: options.recordTrades ?? true,
-      shared
-    })
+    super(options)
     this.views = new Views(this)
-    this.bills = new Bills(this)
+    this.bills = new Bills(this, this.views)
     this.requests = new Requests(this)
-    this.cancels = new Cancels(this)
-    this.history = new History(this)
+    this.cancels = new Cancels(this, this.views)
+    this.history = new History(this, this.views)
     this.transfers = new Transfers(this)
   }
 }

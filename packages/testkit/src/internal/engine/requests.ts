@@ -14,9 +14,9 @@ import {
   REJECT_PARAMETER,
   REJECT_POST_ONLY
 } from "./matching.ts"
-import type { Parts } from "./parts.ts"
 import type { Product } from "./registry.ts"
 import { Kind } from "./stamps.ts"
+import type { State } from "./state.ts"
 
 const FORCES = ["normal", "postOnly", "fok", "ioc"]
 
@@ -50,11 +50,11 @@ export const isClientOrderId = (id: string): boolean => {
 }
 
 export class Requests {
-  // The engine's other parts (parts.ts), read through the one object they share.
-  private readonly parts: Parts
+  // The engine's state (state.ts), the floor below.
+  private readonly state: State
 
-  constructor(parts: Parts) {
-    this.parts = parts
+  constructor(state: State) {
+    this.state = state
   }
 
   /**
@@ -63,9 +63,9 @@ export class Requests {
    * (43118), balance (43012).
    */
   placeOrder(userId: string, request: OrderRequest, now: number): Placed | Rejection {
-    const user = this.parts.accounts.find(userId)
+    const user = this.state.accounts.find(userId)
     if (user === undefined) return refusal("40034", "userId")
-    const product = this.parts.registry.product(request.symbol)
+    const product = this.state.registry.product(request.symbol)
     if (product === undefined) return refusal("40102")
     const side = request.side === "buy" ? 0 : request.side === "sell" ? 1 : -1
     if (side < 0) return refusal("40020", "side")
@@ -89,7 +89,7 @@ export class Requests {
     if (typeof quantity !== "number" || quantity === 0) return refusal("40020", "quantity")
     return this.placed(
       product,
-      this.parts.matching.place(user, product, side, market, force, price, quantity, cid, now),
+      this.state.matching.place(user, product, side, market, force, price, quantity, cid, now),
       cid
     )
   }
@@ -97,7 +97,7 @@ export class Requests {
   /** The answer to a placement: the order's id, or the refusal behind a negative result of `Matching.place`. */
   placed(product: Product, result: number, clientOrderId: string): Placed | Rejection {
     return result >= 0
-      ? { ok: true, orderId: this.parts.stamps.id(Kind.order, result), clientOrderId }
+      ? { ok: true, orderId: this.state.stamps.id(Kind.order, result), clientOrderId }
       : this.rejection(result, product)
   }
 
@@ -131,12 +131,12 @@ export class Requests {
     id: { readonly orderId?: string; readonly clientOrderId?: string },
     now: number
   ): boolean {
-    const user = this.parts.accounts.find(userId)
+    const user = this.state.accounts.find(userId)
     if (user === undefined) return false
     const seq = id.orderId !== undefined
-      ? this.parts.stamps.seqOf(Kind.order, id.orderId)
-      : this.parts.matching.clientIds.get(user.index, id.clientOrderId ?? "")
-    return this.parts.matching.cancel(user.index, seq, now)
+      ? this.state.stamps.seqOf(Kind.order, id.orderId)
+      : this.state.matching.clientIds.get(user.index, id.clientOrderId ?? "")
+    return this.state.matching.cancel(user.index, seq, now)
   }
 
   /**
@@ -148,11 +148,11 @@ export class Requests {
     request: TransferRequest,
     now: number
   ): { readonly ok: true; readonly id: string } | Rejection {
-    const sender = this.parts.accounts.find(userId)
+    const sender = this.state.accounts.find(userId)
     if (sender === undefined) return refusal("40034", "userId")
-    const receiver = this.parts.accounts.find(request.toUserId)
+    const receiver = this.state.accounts.find(request.toUserId)
     if (receiver === undefined) return refusal("40034", "toUserId")
-    const coin = this.parts.registry.findCoin(request.coin)
+    const coin = this.state.registry.findCoin(request.coin)
     if (coin === undefined) return refusal("40020", "coin")
     const from = accountTypes.indexOf(request.fromAccountType as AccountType)
     const to = accountTypes.indexOf(request.toAccountType as AccountType)
@@ -163,7 +163,7 @@ export class Requests {
     if (units === "scale") return refusal("40808", "amount")
     if (typeof units !== "number" || units === 0) return refusal("40020", "amount")
     const amount = units * pow10(coin.scale - Math.min(6, coin.scale))
-    const id = this.parts.accounts.transfer(sender, from, receiver, to, coin, amount, now)
+    const id = this.state.accounts.transfer(sender, from, receiver, to, coin, amount, now)
     return id === undefined ? refusal("43012") : { ok: true, id }
   }
 }

@@ -4,20 +4,20 @@
 import type { TransferPage, TransferQuery, TransferView } from "../../EngineModel.ts"
 import { trimmed } from "../units.ts"
 import { accountTypes, type TransferRecord } from "./accounts.ts"
-import type { Parts } from "./parts.ts"
+import type { State } from "./state.ts"
 
 export class Transfers {
-  // The engine's other parts (parts.ts), read through the one object they share.
-  private readonly parts: Parts
+  // The engine's state (state.ts), the floor below.
+  private readonly state: State
 
-  constructor(parts: Parts) {
-    this.parts = parts
+  constructor(state: State) {
+    this.state = state
   }
 
   /** Every transfer, oldest first, optionally of one user (sent or received; by index). */
   list(userIndex?: number): ReadonlyArray<TransferView> {
     const out: Array<TransferView> = []
-    for (const record of this.parts.accounts.transfers) {
+    for (const record of this.state.accounts.transfers) {
       if (userIndex === undefined || record.sender === userIndex || record.receiver === userIndex) {
         out.push(this.view(record))
       }
@@ -33,7 +33,7 @@ export class Transfers {
     if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(pageSize) || pageSize < 1) {
       return { total: 0, items: [] }
     }
-    const coin = query.coin === undefined ? undefined : this.parts.registry.findCoin(query.coin)
+    const coin = query.coin === undefined ? undefined : this.state.registry.findCoin(query.coin)
     if (query.coin !== undefined && coin === undefined) return { total: 0, items: [] }
     const from = query.fromAccountType === undefined ? -1 : accountTypes.indexOf(query.fromAccountType)
     const to = query.toAccountType === undefined ? -1 : accountTypes.indexOf(query.toAccountType)
@@ -41,7 +41,7 @@ export class Transfers {
       return { total: 0, items: [] }
     }
     const matching: Array<TransferRecord> = []
-    const records = this.parts.accounts.transfers
+    const records = this.state.accounts.transfers
     for (let i = records.length - 1; i >= 0; i--) {
       const record = records[i]!
       if (
@@ -61,8 +61,8 @@ export class Transfers {
   }
 
   private view(record: TransferRecord): TransferView {
-    const users = this.parts.accounts.users
-    const coin = this.parts.registry.coins[record.coin]!
+    const users = this.state.accounts.users
+    const coin = this.state.registry.coins[record.coin]!
     return {
       id: record.id,
       fromUserId: users[record.sender]!.userId,

@@ -4,9 +4,9 @@
 // received (40009), the permission the endpoint declares (40014), and, for a request that changes state, that this key,
 // timestamp and signature were not seen before within the window (40409: an exact replay).
 import { Venue } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
 import type { KeyObject } from "node:crypto"
 import { EngineError } from "../engine/errors.ts"
+import { hmacKey, signatureOf } from "./signature.ts"
 import { refusal } from "./wire.ts"
 import type { Refusal, WireRequest } from "./wire.ts"
 
@@ -49,6 +49,12 @@ export class Auth {
     this.windowMillis = windowMillis
   }
 
+  /** The request's API key when the exchange knows it, else `""`: whose failed authentications it counts among. */
+  knownKey(request: WireRequest): string {
+    const apiKey = request.header(KEY)
+    return apiKey !== undefined && this.keys.has(apiKey) ? apiKey : ""
+  }
+
   addKey(key: ApiKey): void {
     if (this.keys.has(key.apiKey)) throw new EngineError("api key exists")
     this.keys.set(key.apiKey, key)
@@ -80,11 +86,11 @@ export class Auth {
     if (key === undefined) return refusal("40006")
     if (!constantTimeEqual(passphrase, key.passphrase)) return refusal("40012")
     if (Math.abs(now - Number(timestamp)) > this.windowMillis) return refusal("40008")
-    const hmacKey = this.hmacKey(key.secretKey)
+    const secret = this.keyOf(key.secretKey)
     // The path and query as received: Node's parser takes only ASCII in a request's target, so this text is its bytes.
     const expected = request.bodyBytes === undefined
-      ? NodeSigner.hmacBase64(hmacKey, Venue.prehash(timestamp, request.method, request.path, request.body))
-      : NodeSigner.hmacBase64(hmacKey, [Venue.prehash(timestamp, request.method, request.path, ""), request.bodyBytes])
+      ? signatureOf(secret, Venue.prehash(timestamp, request.method, request.path, request.body))
+      : signatureOf(secret, Venue.prehash(timestamp, request.method, request.path, ""), request.bodyBytes)
     if (!constantTimeEqual(sign, expected)) return refusal("40009")
     if (!(key.permissions ?? ALL).includes(permission)) return refusal("40014")
     if (once && this.replayed(`${apiKey}\n${timestamp}\n${sign}`, Number(timestamp) + this.windowMillis, now)) {
@@ -122,10 +128,10 @@ export class Auth {
     return false
   }
 
-  private hmacKey(secret: string): KeyObject {
+  private keyOf(secret: string): KeyObject {
     let key = this.hmacKeys.get(secret)
     if (key === undefined) {
-      key = NodeSigner.hmacKey(secret)
+      key = hmacKey(secret)
       this.hmacKeys.set(secret, key)
     }
     return key

@@ -41,7 +41,7 @@ const orderRecord = (o: Engine.OrderView) => ({
   quantity: o.quantity,
   orderType: o.orderType,
   side: o.side,
-  status: Engine.venueStatus(o),
+  status: o.status,
   latestFillPrice: o.latestFillPrice,
   maxFillPrice: o.maxFillPrice,
   minFillPrice: o.minFillPrice,

@@ -2,9 +2,11 @@
 // `Venue.Weight`) with the exchange's overrides. A signed request weighs its UID weight against its user's budget and
 // its IP weight against its address's, and placing, batching, cancelling and transfers count one request against the
 // endpoint's own budget per user; a public request weighs against its address only. Sliding-window logs, counted on
-// the time the protocol is given (the exchange's Clock). Also the failed authentications of each address (a wrong
-// key, passphrase or signature): past a burst of them the address is answered 429 before any check, until the
-// failures age out of the window, so that holding an API key is no licence to guess its passphrase.
+// the time the protocol is given (the exchange's Clock). Also the failed authentications (a wrong key, passphrase or
+// signature) of each API key from each address: past a burst of them that key is answered 429 from that address
+// before any check, until the failures age out of the window, so that holding an API key is no licence to guess its
+// passphrase, while one misconfigured client does not lock out the other keys behind its address. Failures with a key
+// the exchange does not know count together, per address.
 import { Venue } from "@spotkit/core"
 
 type Budget = Venue.Budget
@@ -21,7 +23,10 @@ export type RateLimits = {
   readonly weights: { readonly [name: string]: Partial<Venue.Weight> | undefined }
   /** Seconds to send in a 429's `Retry-After` header; none by default, as the venue shows none. */
   readonly retryAfterSeconds: number | undefined
-  /** Failed authentications (40006, 40009, 40012) an address may make in a window before it is answered 429. */
+  /**
+   * Failed authentications (40006, 40009, 40012) of one API key from one address (of unknown keys, from one address)
+   * in a window before that key is answered 429 from that address.
+   */
   readonly authFailures: Budget
 }
 
@@ -92,7 +97,7 @@ export class Limits {
   private readonly byUser = new Map<string, WindowLog>()
   private readonly byAddress = new Map<string, WindowLog>()
   private readonly byEndpoint = new Map<string, WindowLog>()
-  private readonly failuresByAddress = new Map<string, WindowLog>()
+  private readonly failuresByKeyAndAddress = new Map<string, WindowLog>()
 
   /** `false`: no limits at all. */
   constructor(options: RateLimits | false) {
@@ -126,17 +131,25 @@ export class Limits {
     return false
   }
 
-  /** Whether the address made as many failed authentications as its window allows: it is refused (429) at once. */
-  authBlocked(address: string, now: number): boolean {
+  /** Whether failed authentications are counted at all (not with the limits off). */
+  get countsAuthFailures(): boolean {
+    return this.options !== false
+  }
+
+  /**
+   * Whether the key (`""` for any key the exchange does not know) made as many failed authentications from the
+   * address as its window allows: it is refused (429) at once.
+   */
+  authBlocked(apiKey: string, address: string, now: number): boolean {
     if (this.options === false) return false
     const budget = this.options.authFailures
-    const log = this.failuresByAddress.get(address)
+    const log = this.failuresByKeyAndAddress.get(`${apiKey}\n${address}`)
     return log !== undefined && !log.hasRoom(now, 1, budget)
   }
 
-  /** Counts a failed authentication of the address. */
-  authFailed(address: string, now: number): void {
-    if (this.options !== false) logOf(this.failuresByAddress, address).take(now, 1)
+  /** Counts a failed authentication of the key (`""` for an unknown one) from the address. */
+  authFailed(apiKey: string, address: string, now: number): void {
+    if (this.options !== false) logOf(this.failuresByKeyAndAddress, `${apiKey}\n${address}`).take(now, 1)
   }
 
   /** Forgets every window. */
@@ -144,6 +157,6 @@ export class Limits {
     this.byUser.clear()
     this.byAddress.clear()
     this.byEndpoint.clear()
-    this.failuresByAddress.clear()
+    this.failuresByKeyAndAddress.clear()
   }
 }

@@ -1,6 +1,6 @@
 // The venue's HTTP protocol over the engine: a request and the time in, an outcome out; the transports (in-process
 // HttpClient, loopback server) only carry bytes. Routes by `Venue.endpointByPath`; checks the method, the body's
-// size, the caller's address against its failed authentications, the caller (auth, over the path, query and body
+// size, the caller's key and address against their failed authentications, the caller (auth, over the path, query and body
 // bytes exactly as received; an exact replay of a request that changes state refused) against the endpoint's declared
 // permission, and its declared weights; dispatches to the endpoint's handler with the request's fields (a GET's and a
 // public endpoint's from the query string, a POST's from its JSON body) and writes the answer in its declared
@@ -97,11 +97,13 @@ export class Router {
       data = query instanceof Refusal ? query : handler(this.engine, "", query, now)
     } else {
       if (this.tooLarge(request)) return refuse(new Refusal("40017", "Request body too large", 413))
-      // An address that failed too many times is refused before any check: guessing learns nothing more.
-      if (this.limits.authBlocked(request.clientAddress, now)) return refuse(tooMany())
+      // A key that failed too many times from an address is refused there before any check: guessing learns
+      // nothing more. Other keys from the address are not.
+      const key = this.limits.countsAuthFailures ? this.auth.knownKey(request) : ""
+      if (this.limits.authBlocked(key, request.clientAddress, now)) return refuse(tooMany())
       const caller = this.auth.authenticate(request, permission, now, endpoint.idempotency !== "read")
       if (caller instanceof Refusal) {
-        if (FAILED_CREDENTIALS.has(caller.code)) this.limits.authFailed(request.clientAddress, now)
+        if (FAILED_CREDENTIALS.has(caller.code)) this.limits.authFailed(key, request.clientAddress, now)
         return refuse(caller)
       }
       userId = caller.userId

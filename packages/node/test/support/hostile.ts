@@ -1,22 +1,18 @@
 /**
- * Hostile venues and hostile requests (issue #17): a loopback venue whose answers a test writes byte by byte (endless
- * or gigantic bodies, messages that forge lines or drive the terminal, credentials echoed in every encoding), the
- * `spotkit` CLI run against it as a subprocess with its peak memory sampled, raw signed requests with byte bodies,
- * and a search for credentials in any encoding.
+ * Hostile venues (issue #17): a loopback venue whose answers a test writes byte by byte (endless or gigantic bodies,
+ * messages that forge lines or drive the terminal, credentials echoed in every encoding), the `spotkit` CLI run
+ * against it as a subprocess with its peak memory sampled, and a search for credentials in any encoding.
  */
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
 import { execFileSync, spawn } from "node:child_process"
-import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { createServer, request as httpRequest } from "node:http"
-import type { Agent, IncomingMessage, ServerResponse } from "node:http"
+import { createServer } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { createRequire } from "node:module"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { setFlagsFromString } from "node:v8"
-import { runInNewContext } from "node:vm"
 
 // ---------------------------------------------------------------------------------------------------------------
 // A hostile venue
@@ -224,7 +220,7 @@ export const leaksIn = (source: string, text: string, secrets: ReadonlyArray<str
 // ---------------------------------------------------------------------------------------------------------------
 // The CLI as a subprocess, its peak memory sampled
 
-const nodePackage = fileURLToPath(new URL("../../../node", import.meta.url))
+const nodePackage = fileURLToPath(new URL("../..", import.meta.url))
 const spotkitBin = join(nodePackage, "dist", "bin", "spotkit.js")
 
 let built = false
@@ -348,80 +344,3 @@ const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\
 
 /** Whether a text holds a character a terminal acts on (a newline aside). */
 export const hasTerminalControls = (text: string): boolean => TERMINAL_CONTROLS.test(text)
-
-// ---------------------------------------------------------------------------------------------------------------
-// Raw signed requests with byte bodies
-
-export interface RawAnswer {
-  readonly status: number
-  readonly code: string | undefined
-  readonly body: string
-}
-
-/** The headers of a request signed over `timestamp + method + path` (with its query) and the `body` bytes. */
-export const signedHeaders = (
-  key: { readonly apiKey: string; readonly secretKey: string; readonly passphrase: string },
-  timestamp: number,
-  path: string,
-  body: Uint8Array,
-  method: "GET" | "POST" = "POST"
-): Record<string, string> => ({
-  "access-key": key.apiKey,
-  "access-sign": createHmac("sha256", key.secretKey).update(`${timestamp}${method}${path}`).update(body).digest(
-    "base64"
-  ),
-  "access-timestamp": String(timestamp),
-  "access-passphrase": key.passphrase,
-  "content-type": "application/json"
-})
-
-/**
- * Sends exactly `body` (bytes) to `path` (with its query, as given) with `headers` to the server on `port`, by POST
- * unless `method` says GET; answers the status and the venue code.
- */
-export const sendBytes = (
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  body: Uint8Array,
-  options: { readonly agent?: Agent | undefined; readonly method?: "GET" | "POST" | undefined } = {}
-) =>
-  Effect.callback<RawAnswer, Error>((resume) => {
-    const { agent, method = "POST" } = options
-    const request = httpRequest(
-      { host: "127.0.0.1", port, agent, method, path, headers: { ...headers, "content-length": body.length } },
-      (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8")
-          const code = /"code":"([^"]*)"/.exec(text)?.[1]
-          resume(Effect.succeed({ status: response.statusCode ?? 0, code, body: text }))
-        })
-        response.on("error", (error) => resume(Effect.fail(error)))
-      }
-    )
-    request.on("error", (error) => resume(Effect.fail(error)))
-    request.end(body)
-  })
-
-// ---------------------------------------------------------------------------------------------------------------
-// Memory
-
-let collect: (() => void) | undefined
-
-/** A full garbage collection (the flag is set once, for this process). */
-export const gc = (): void => {
-  if (collect === undefined) {
-    setFlagsFromString("--expose-gc")
-    collect = runInNewContext("gc") as () => void
-  }
-  collect()
-  collect()
-}
-
-/** Heap in use after a full collection, in MB. */
-export const heapMB = (): number => {
-  gc()
-  return process.memoryUsage().heapUsed / (1024 * 1024)
-}

@@ -1,17 +1,16 @@
-// The `spotkit` CLI's output as a source for the secrets test (issue #6): the command from the @spotkit/node sources,
+// The `spotkit` CLI's output as a source for the secrets test (issue #6): the command from this package's sources,
 // run as a subprocess against a sandbox whose every received ACCESS-SIGN is recorded, over commands that succeed,
-// that the venue refuses, that fail on bad input, and with a wrong secret. testkit does not depend on
-// @spotkit/node (the reverse holds), so the command is started by its path in the workspace.
+// that the venue refuses, that fail on bad input, and with a wrong secret.
+import { Sandbox, TestExchange } from "@spotkit/testkit"
 import { Effect, Layer, Redacted } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Sandbox, TestExchange } from "../../src/index.ts"
-import type { Collector } from "./secrets.ts"
+import type { Collector } from "../../../testkit/test/support/secrets.ts"
 
-const spotkitBin = fileURLToPath(new URL("../../../node/src/bin/spotkit.ts", import.meta.url))
+const spotkitBin = fileURLToPath(new URL("../../src/bin/spotkit.ts", import.meta.url))
 
 /** A secret key that is not alice's: the CLI run with it must not print it either. */
 export const wrongSecret = "wrong-secret-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
