@@ -23,10 +23,11 @@ import { Signer, SpotPush } from "@spotkit/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import * as EngineFeed from "./internal/push/engineFeed.ts"
 import type * as Events from "./internal/push/events.ts"
 import { parseFaults as parse } from "./internal/push/events.ts"
 import { MemorySocket } from "./internal/push/inProcess.ts"
-import { clientSigner } from "./internal/push/signing.ts"
 import * as Upgrade from "./internal/push/upgrade.ts"
 import * as Internal from "./internal/push/venue.ts"
 import * as Sandbox from "./Sandbox.ts"
@@ -184,7 +185,9 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
   })
 
 /**
- * The push venue of the `TestExchange`: books from its engine, and its accounts' keys.
+ * The push venue of the `TestExchange`: books from its engine, its accounts' keys, and what its engine does pushed as
+ * it happens — orders placed, filled and cancelled, fills, balances (trading, deposits, transfers), public trades and
+ * book levels — each built only for a subscriber (no subscriber: nearly nothing).
  *
  * @since 0.2.0
  * @category layers
@@ -201,7 +204,7 @@ export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, Test
         passphrase: Redacted.value(a.credentials.passphrase),
         userId: a.userId
       }))
-      return yield* make({
+      const service = yield* make({
         ...options,
         keys: [...keys, ...(options.keys ?? [])],
         source: {
@@ -215,6 +218,10 @@ export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, Test
           }
         }
       })
+      // What the engine does is pushed from now on, until the layer ends.
+      const detach = EngineFeed.attach(engine, service.venue)
+      yield* Effect.addFinalizer(() => Effect.sync(detach))
+      return service
     })
   )
 
@@ -246,7 +253,7 @@ export const layerSpotPush = (
       url: inProcessBaseUrl.replace(/^http/, "ws"),
       credentials: exchange.accounts[0]?.credentials,
       ...pushOptions
-    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? clientSigner)]))
+    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? nodeCryptoSigner)]))
 }
 
 /**

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { PushVenue, TestExchange } from "../src/index.ts"
-import { advance, collect, engineBook, lastBook, mirror, settle, setup, SpotPush } from "./support/push.ts"
+import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -42,20 +42,19 @@ const context = Effect.gen(function*() {
   const venue = yield* PushVenue.PushVenue
   const push = yield* SpotPush.SpotPush
   const engine = exchange.engine
-  return { exchange, venue, push, engine, feed: mirror(engine, venue, exchange.accounts.map((a) => a.userId)) }
+  return { exchange, venue, push, engine }
 })
 
 describe("SpotPush.watchBook", () => {
   it.effect("the book equals the engine's after trading, on both depths", () =>
     Effect.gen(function*() {
-      const { engine, feed, push } = yield* context
+      const { engine, push } = yield* context
       const top15 = yield* collect(push.watchBook(SYMBOL))
       const top200 = yield* collect(push.watchBook(SYMBOL, { depth: 200 }))
       yield* settle
       assert.deepStrictEqual(lastBook(top15.items)?.bids, engineBook(engine, SYMBOL, 15).bids)
       for (let i = 0; i < 40; i++) {
         yield* trade(i)
-        yield* feed.sync
         yield* settle
       }
       const book15 = lastBook(top15.items)!
@@ -72,19 +71,17 @@ describe("SpotPush.watchBook", () => {
 
   it.effect("gap: a lost change is announced, the channel resubscribed, and the book rebuilt equal to the engine's", () =>
     Effect.gen(function*() {
-      const { engine, feed, push, venue } = yield* context
+      const { engine, push, venue } = yield* context
       const book = yield* collect(push.watchBook(SYMBOL))
       const events = yield* collect(push.events)
       yield* settle
       yield* venue.setFaults({ gap: 4 })
       for (let i = 0; i < 30; i++) {
         yield* trade(i)
-        yield* feed.sync
         yield* settle
       }
       yield* venue.setFaults({})
       yield* trade(99)
-      yield* feed.sync
       yield* settle
       const gaps = book.items.filter((e) => e._tag === "Resync" && e.reason === "gap")
       assert.isAbove(gaps.length, 2)
@@ -98,13 +95,12 @@ describe("SpotPush.watchBook", () => {
 
   it.effect("stale: duplicated changes are skipped", () =>
     Effect.gen(function*() {
-      const { engine, feed, push, venue } = yield* context
+      const { engine, push, venue } = yield* context
       yield* venue.setFaults({ dup: 1 })
       const book = yield* collect(push.watchBook(SYMBOL))
       yield* settle
       for (let i = 0; i < 10; i++) {
         yield* trade(i)
-        yield* feed.sync
         yield* settle
       }
       const final = lastBook(book.items)!
@@ -114,13 +110,12 @@ describe("SpotPush.watchBook", () => {
 
   it.effect("a dropped connection: Resync (reconnect), then the book again from a new snapshot", () =>
     Effect.gen(function*() {
-      const { engine, feed, push, venue } = yield* context
+      const { engine, push, venue } = yield* context
       const book = yield* collect(push.watchBook(SYMBOL))
       yield* settle
       yield* venue.setFaults({ disconnect: 3 })
       for (let i = 0; i < 12; i++) {
         yield* trade(i)
-        yield* feed.sync
         yield* advance(2_000, 500)
       }
       yield* venue.setFaults({})
@@ -134,7 +129,7 @@ describe("SpotPush.watchBook", () => {
 
   it.effect("a consumer that lags a whole buffer behind gets a Resync (lag) and the latest book", () =>
     Effect.gen(function*() {
-      const { engine, feed, push } = yield* context
+      const { engine, push } = yield* context
       const gate = yield* Deferred.make<void>()
       const seen: Array<SpotPush.BookEvent> = []
       const fiber = yield* Effect.forkChild(
@@ -147,7 +142,6 @@ describe("SpotPush.watchBook", () => {
       yield* settle
       for (let i = 0; i < 12; i++) {
         yield* trade(i)
-        yield* feed.sync
         yield* settle
       }
       yield* Deferred.succeed(gate, undefined)

@@ -7,11 +7,11 @@
  * signatures on every connection from the client's clock offset, and a platform that cannot send handshake headers.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { RateLimitStore, SpotClient } from "@spotkit/core"
-import * as NodeSigner from "@spotkit/node/NodeSigner"
+import { RateLimitStore, Signer, SpotClient } from "@spotkit/core"
 import { Effect, Fiber, Layer, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { PushVenue, TestExchange } from "../src/index.ts"
+import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -175,7 +175,7 @@ describe("SpotPush connections", () => {
       const push = yield* SpotPush.make({ url: "ws://exchange.test", credentials: exchange.accounts[0]!.credentials })
         .pipe(
           Effect.provideService(SpotClient.SpotClient, { ...client, clockOffset: Effect.succeed(-40_000) }),
-          Effect.provide(NodeSigner.layer)
+          Effect.provide(Signer.layer(nodeCryptoSigner))
         )
       const balances = yield* collect(push.watchBalances())
       yield* advance(10_000)
@@ -189,7 +189,7 @@ describe("SpotPush connections", () => {
     Effect.gen(function*() {
       const { exchange, venue } = yield* services
       const push = yield* SpotPush.make({ url: "ws://exchange.test", credentials: exchange.accounts[0]!.credentials })
-        .pipe(Effect.provide(NodeSigner.layer))
+        .pipe(Effect.provide(Signer.layer(nodeCryptoSigner)))
       const book = yield* collect(push.watchBook(SYMBOL))
       const error = yield* Effect.flip(Stream.runDrain(push.watchFills()))
       yield* settle

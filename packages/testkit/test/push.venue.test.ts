@@ -216,7 +216,10 @@ describe("PushVenue", () => {
         ["depth.BTCUSDT_SPBL.15", "CHANGED", "9007199254740995", "9007199254740996"],
         ["depth.BTCUSDT_SPBL.200", "CHANGED", "9007199254740996", "9007199254740996"]
       ])
-      assert.deepStrictEqual(messages[0]![1].bids as unknown, [{ price: "84.5", size: "1" }, { price: "99.5", size: "0" }])
+      assert.deepStrictEqual(messages[0]![1].bids as unknown, [{ price: "84.5", size: "1" }, {
+        price: "99.5",
+        size: "0"
+      }])
       assert.deepStrictEqual(messages[1]![1].bids as unknown, [{ price: "99.5", size: "0" }])
     }))
 

@@ -1,6 +1,6 @@
-// Shared pieces of the push tests: layers (an exchange, its push venue and a push client in process), letting fibers
-// run without a timer, moving the TestClock in steps, collecting a stream in the background, and a mirror that
-// publishes what changed in the engine (books, orders, fills, balances) as venue events.
+// Shared pieces of the push tests: layers (an exchange, its push venue fed by its engine, and a push client in
+// process), letting fibers run without a timer, moving the TestClock in steps, collecting a stream in the background,
+// and the engine's book as the stream shows it.
 import { SpotPush } from "@spotkit/core"
 import type { SpotClient } from "@spotkit/core"
 import { Effect, Fiber, Layer, Stream } from "effect"
@@ -53,76 +53,6 @@ export interface Collected<A, E> {
   readonly items: Array<A>
   readonly fiber: Fiber.Fiber<void, E>
   readonly stop: Effect.Effect<void>
-}
-
-type Side = Map<string, string>
-
-const levels = (rows: ReadonlyArray<readonly [string, string, number]>): Side =>
-  new Map(rows.map(([price, size]) => [price, size]))
-
-const changed = (before: Side, after: Side): Array<readonly [string, string]> => {
-  const out: Array<readonly [string, string]> = []
-  for (const [price, size] of after) if (before.get(price) !== size) out.push([price, size])
-  for (const price of before.keys()) if (!after.has(price)) out.push([price, "0"])
-  return out
-}
-
-/**
- * Publishes what changed in the engine since the last call, as the engine will push it: each order whose state moved,
- * each new fill, each user's spot balances that changed, each symbol's changed levels.
- */
-export const mirror = (engine: Engine.Engine, venue: PushVenue.Service, users: ReadonlyArray<string>) => {
-  const books = new Map<string, { bids: Side; asks: Side }>()
-  const orders = new Map<string, string>()
-  const fills = new Set<string>()
-  const balances = new Map<string, string>()
-  const symbols = ["BTCUSDT_SPBL", "ETHUSDT_SPBL"]
-  const remember = () => {
-    for (const symbol of symbols) {
-      const depth = engine.depth(symbol)
-      books.set(symbol, { bids: levels(depth.bids), asks: levels(depth.asks) })
-    }
-    for (const order of engine.orderList()) orders.set(order.orderId, `${order.status}:${order.fillQuantity}`)
-    for (const fill of engine.fillList()) fills.add(fill.fillId)
-    for (const user of users) {
-      for (const b of engine.spotBalances(user)) balances.set(`${user}:${b.coinName}`, `${b.available}/${b.frozen}`)
-    }
-  }
-  remember()
-  const sync = Effect.gen(function*() {
-    const time = engine.now
-    for (const order of engine.orderList()) {
-      const state = `${order.status}:${order.fillQuantity}`
-      if (orders.get(order.orderId) === state) continue
-      orders.set(order.orderId, state)
-      yield* venue.publish({ _tag: "Order", userId: order.userId, order, time })
-    }
-    for (const fill of engine.fillList()) {
-      if (fills.has(fill.fillId)) continue
-      fills.add(fill.fillId)
-      yield* venue.publish({ _tag: "Fill", userId: fill.userId, fill, time })
-    }
-    for (const user of users) {
-      const moved = engine.spotBalances(user).filter((b) => {
-        const key = `${user}:${b.coinName}`
-        const value = `${b.available}/${b.frozen}`
-        if (balances.get(key) === value) return false
-        balances.set(key, value)
-        return true
-      })
-      if (moved.length > 0) yield* venue.publish({ _tag: "Balance", userId: user, balances: moved, time })
-    }
-    for (const symbol of symbols) {
-      const depth = engine.depth(symbol)
-      const after = { bids: levels(depth.bids), asks: levels(depth.asks) }
-      const before = books.get(symbol)!
-      books.set(symbol, after)
-      const bids = changed(before.bids, after.bids)
-      const asks = changed(before.asks, after.asks)
-      if (bids.length > 0 || asks.length > 0) yield* venue.publish({ _tag: "Book", symbol, bids, asks })
-    }
-  })
-  return { sync }
 }
 
 /** The engine's best `depth` levels of a symbol as the stream shows them. */

@@ -7,14 +7,7 @@ const STATUS = { open: "NEW", partial_fill: "PARTIALLY_FILLED", full_fill: "FILL
 
 const FORCE = { normal: "GTC", postOnly: "POST_ONLY", fok: "FOK", ioc: "IOC" } as const
 
-const pushStatus = (order: OrderView): string =>
-  order.status === "filled"
-    ? STATUS.full_fill
-    : order.status === "cancelled"
-    ? STATUS.cancelled
-    : /^[0.]*$/.test(order.fillQuantity)
-    ? STATUS.open
-    : STATUS.partial_fill
+const pushStatus = (order: OrderView): string => STATUS[order.status]
 
 export const order = (view: OrderView) => ({
   id: view.orderId,

@@ -1,7 +1,7 @@
 // The venue's push protocol over real WebSockets (the `ws` package that @effect/platform-node carries), on an HTTP
 // server's port: a handshake the venue refuses is answered with its HTTP status before any upgrade, as a venue
 // refuses a bad signature; an accepted one becomes a venue connection.
-import { WebSocketServer } from "@effect/platform-node/NodeWS"
+import { WebSocketServer } from "@effect/platform-node-shared/NodeWS"
 import { Buffer } from "node:buffer"
 import type { IncomingMessage } from "node:http"
 import { STATUS_CODES } from "node:http"

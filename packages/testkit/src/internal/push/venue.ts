@@ -4,12 +4,13 @@
 // snapshots then versioned changes per depth, trades, tickers, and private `trade-event` frames per user.
 import { Push } from "@spotkit/core"
 import type { KeyObject } from "node:crypto"
+import { constantTimeEqual } from "../protocol/auth.ts"
+import { hmacKey, signatureOf } from "../protocol/signature.ts"
 import { VenueConnection } from "./connection.ts"
 import type { Host, Peer } from "./connection.ts"
 import { DepthBook } from "./depth.ts"
 import type { Faults, Source, VenueEvent } from "./events.ts"
 import * as Frames from "./frames.ts"
-import * as Signing from "./signing.ts"
 
 export interface Key {
   readonly apiKey: string
@@ -72,6 +73,8 @@ export class Venue implements Host {
   private readonly books = new Map<string, BookState>()
   private readonly tickers = new Map<string, unknown>()
   private readonly userVersions = new Map<string, number>()
+  // Private subscriptions by user, for `wantsUser`.
+  private readonly userSubscriptions = new Map<string, number>()
   private nextId = 0
   private counts = { attempts: 0, refused: 0, opened: 0 }
 
@@ -88,7 +91,7 @@ export class Venue implements Host {
   }
 
   addKey(key: Key): void {
-    this.keys.set(key.apiKey, { ...key, hmac: Signing.hmacKey(key.secretKey) })
+    this.keys.set(key.apiKey, { ...key, hmac: hmacKey(key.secretKey) })
   }
 
   stats(): Stats {
@@ -110,7 +113,7 @@ export class Venue implements Host {
       return this.refuse(401, "missing authentication headers")
     }
     const key = this.keys.get(apiKey)
-    if (key === undefined || !Signing.equal(passphrase, key.passphrase)) {
+    if (key === undefined || !constantTimeEqual(passphrase, key.passphrase)) {
       return this.refuse(401, "apikey/password is incorrect")
     }
     if (
@@ -118,7 +121,7 @@ export class Venue implements Host {
     ) {
       return this.refuse(401, "Request timestamp expired")
     }
-    if (!Signing.equal(sign, Signing.sign(key.hmac, Push.prehash(timestamp)))) {
+    if (!constantTimeEqual(sign, signatureOf(key.hmac, Push.prehash(timestamp)))) {
       return this.refuse(401, "sign signature error")
     }
     return { ok: true, endpoint, userId: key.userId }
@@ -155,6 +158,26 @@ export class Venue implements Host {
       connection.unanswered++
       connection.control(Push.frames.ping(this.settings.pingType, time))
     }
+  }
+
+  /** Whether nothing is subscribed at all (what the exchange then pushes costs nothing). */
+  idle(): boolean {
+    return this.subscribers.size === 0
+  }
+
+  /** Whether a user's private channels have a subscriber. */
+  wantsUser(userId: string): boolean {
+    return this.userSubscriptions.has(userId)
+  }
+
+  /** Whether a public channel has a subscriber. */
+  wantsChannel(channel: string): boolean {
+    return this.subscribers.has(channel)
+  }
+
+  /** Whether the venue holds a symbol's book (someone watches its depth): its changes must be published. */
+  wantsBook(symbol: string): boolean {
+    return this.books.get(symbol)?.book !== undefined
   }
 
   /** Drops every connection at once (what a restart of the venue looks like to clients). */
@@ -215,13 +238,20 @@ export class Venue implements Host {
     let set = this.subscribers.get(key)
     if (set === undefined) this.subscribers.set(key, set = new Set())
     set.add(connection)
+    if (connection.userId !== undefined) {
+      this.userSubscriptions.set(connection.userId, (this.userSubscriptions.get(connection.userId) ?? 0) + 1)
+    }
     return undefined
   }
 
   unsubscribe(connection: VenueConnection, channel: string): void {
     const key = this.key(connection, channel)
     const set = this.subscribers.get(key)
-    set?.delete(connection)
+    if (set?.delete(connection) === true && connection.userId !== undefined) {
+      const left = (this.userSubscriptions.get(connection.userId) ?? 1) - 1
+      if (left > 0) this.userSubscriptions.set(connection.userId, left)
+      else this.userSubscriptions.delete(connection.userId)
+    }
     if (set !== undefined && set.size === 0) this.subscribers.delete(key)
     const parsed = Push.parseChannel(channel)
     if (parsed?.kind === "depth" && !DEPTHS.some((d) => this.subscribers.has(Push.channels.depth(parsed.symbol, d)))) {

@@ -1,15 +1,36 @@
 /**
- * Push over real WebSockets: the sandbox's port serves the venue's push endpoints (`PushVenue.layerSandbox`), and
- * `@spotkit/node`'s `NodeSpotPush` (the `ws` package, node:crypto signing) reads them, on the live clock. The book
+ * Push over real WebSockets: the sandbox's port serves the venue's push endpoints (`PushVenue.layerSandbox`), fed by
+ * the engine, and `NodeSpotPush` (the `ws` package, node:crypto signing) reads them, on the live clock. The book
  * equals the engine's; every fill is delivered once while connections are dropped every few frames; a bad signature
  * is refused with HTTP 401 before any upgrade; pings are answered and a stalled connection is replaced.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Push, SpotPush } from "@spotkit/core"
-import { NodeSpotClient, NodeSpotPush } from "@spotkit/node"
+import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
+import type { Engine } from "@spotkit/testkit"
 import { Effect, Layer, Redacted } from "effect"
-import { PushVenue, Sandbox, TestExchange } from "../src/index.ts"
-import { collect, engineBook, lastBook, mirror } from "./support/push.ts"
+import type { Scope } from "effect"
+import { Fiber, Stream } from "effect"
+import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
+
+const collect = <A, E>(stream: Stream.Stream<A, E>) =>
+  Effect.gen(function*() {
+    const items: Array<A> = []
+    const fiber = yield* Effect.forkScoped(Stream.runForEach(stream, (a) => Effect.sync(() => items.push(a))))
+    return { items, stop: Fiber.interrupt(fiber) }
+  }) satisfies Effect.Effect<unknown, never, Scope.Scope>
+
+const engineBook = (engine: Engine.Engine, symbol: string, depth: number) => {
+  const view = engine.depth(symbol)
+  const side = (rows: ReadonlyArray<readonly [string, string, number]>) =>
+    rows.slice(0, depth).map(([price, size]) => ({ price, size }))
+  return { bids: side(view.bids), asks: side(view.asks) }
+}
+
+const lastBook = (events: ReadonlyArray<SpotPush.BookEvent>) => {
+  const last = events.at(-1)
+  return last?._tag === "Book" ? last.book : undefined
+}
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -51,14 +72,13 @@ const context = Effect.gen(function*() {
     exchange,
     venue,
     push: yield* SpotPush.SpotPush,
-    alice: exchange.accounts[0]!.userId,
-    feed: mirror(exchange.engine, venue, exchange.accounts.map((a) => a.userId))
+    alice: exchange.accounts[0]!.userId
   }
 })
 
 const marketBuy = (i: number) =>
   Effect.gen(function*() {
-    const { alice, exchange, feed } = yield* context
+    const { alice, exchange } = yield* context
     yield* exchange.placeOrder(alice, {
       symbol: SYMBOL,
       side: i % 2 === 0 ? "buy" : "sell",
@@ -67,7 +87,6 @@ const marketBuy = (i: number) =>
       quantity: i % 2 === 0 ? "600" : "0.02",
       clientOrderId: `ws-${i}`
     })
-    yield* feed.sync
   })
 
 describe("push over WebSocket (sandbox)", () => {
