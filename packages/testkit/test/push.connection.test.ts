@@ -131,6 +131,28 @@ describe("SpotPush connections", () => {
       assert.strictEqual((yield* venue.stats).open, 0)
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a resubscription the venue does not acknowledge replaces the connection; the stream goes on", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      // A gap, and the resync's subscription goes unanswered.
+      yield* venue.setFaults({ gap: 2, noAck: true })
+      for (let i = 0; i < 3; i++) {
+        yield* venue.publish({ _tag: "Book", symbol: SYMBOL, bids: [[`2999${i}.50`, "1"]], asks: [] })
+        yield* settle
+      }
+      yield* advance(6_000)
+      assert.isTrue(
+        disconnects(events.items).some((e) => e.reason.includes("no acknowledgement of depth.BTCUSDT_SPBL.15"))
+      )
+      yield* venue.setFaults({})
+      yield* advance(10_000)
+      assert.strictEqual(book.items.at(-1)?._tag, "Book")
+      assert.isUndefined(book.fiber.pollUnsafe())
+    }).pipe(Effect.provide(setup())))
+
   it.effect("channel cap: channels beyond the cap go on another connection", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* services

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Venue } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
-import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
+import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -191,6 +191,43 @@ describe("SpotPush private streams", () => {
       const cancelled = orders.items.filter((o) => o.clientOrderId === "placed-and-cancelled")
       assert.deepStrictEqual(cancelled.map((o) => o.status), ["cancelled"])
     }).pipe(Effect.provide(setup())))
+
+  it.effect("faults at random (drops, closes, stalls, duplicates, lost depth changes): fills once, the book right", () =>
+    Effect.gen(function*() {
+      const { engine, venue } = yield* context
+      const push = yield* SpotPush.SpotPush
+      const { balances, fills, orders } = yield* streams
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      // A seeded sequence of faults, one every four rounds.
+      const menu: ReadonlyArray<PushVenue.Faults> = [
+        { disconnect: 2 },
+        { close: 3 },
+        { stall: 2 },
+        { dup: 1 },
+        { gap: 2 },
+        {},
+        { disconnect: 5, dup: 2, gap: 3 }
+      ]
+      let seed = 24
+      for (let i = 0; i < 60; i++) {
+        if (i % 4 === 0) {
+          seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+          yield* venue.setFaults(menu[seed % menu.length]!)
+        }
+        yield* round(i)
+        yield* advance(2_000, 500)
+      }
+      yield* venue.setFaults({})
+      // A lost last depth change shows only with the next one: one more round, then quiet.
+      yield* round(60)
+      yield* advance(90_000, 5_000)
+      yield* check(fills.items, orders.items, balances.items)
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      assert.isTrue(book.items.some((e) => e._tag === "Resync"))
+      // The venue pings more often than the watchdog's timeout, so that a quiet connection lives.
+    }).pipe(Effect.provide(setup({ push: { idleTimeout: "10 seconds" }, venue: { pingInterval: "4 seconds" } }))))
 
   it.effect("a fresh signature on every connection: reconnects go on long after a first timestamp expired", () =>
     Effect.gen(function*() {

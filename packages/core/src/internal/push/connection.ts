@@ -67,6 +67,8 @@ interface Entry {
   readonly feed: Feed
   state: "idle" | "pending" | "active"
   generation: number
+  /** Whether the venue ever acknowledged it (a resubscription that goes unanswered means a broken connection). */
+  acknowledged: boolean
 }
 
 interface Live {
@@ -125,7 +127,7 @@ export class Connection {
 
   /** Carries a channel from now on: subscribed at once when connected, else on the next connection. */
   add(channel: string, feed: Feed): Effect.Effect<void> {
-    this.channels.set(channel, { feed, state: "idle", generation: 0 })
+    this.channels.set(channel, { feed, state: "idle", generation: 0, acknowledged: false })
     const live = this.live
     return live === undefined ? Effect.void : this.subscribe(live, channel)
   }
@@ -151,14 +153,19 @@ export class Connection {
       const generation = ++entry.generation
       const timer = Effect.andThen(
         Effect.sleep(this.settings.ackTimeoutMillis),
-        Effect.suspend(() =>
-          this.channels.get(channel) === entry && entry.generation === generation && entry.state === "pending"
-            ? this.fail(
-              channel,
-              new PushError.SubscribeTimeoutError({ channel, timeoutMillis: this.settings.ackTimeoutMillis })
-            )
-            : Effect.void
-        )
+        Effect.suspend(() => {
+          if (this.channels.get(channel) !== entry || entry.generation !== generation || entry.state !== "pending") {
+            return Effect.void
+          }
+          const timeoutMillis = this.settings.ackTimeoutMillis
+          // A first subscription the venue does not answer fails; a resubscription (after a reconnect or for a
+          // resync) that goes unanswered means the connection is broken: replace it.
+          if (!entry.acknowledged) {
+            return this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis }))
+          }
+          live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`)
+          return Effect.void
+        })
       )
       return Effect.andThen(live.send(Push.subscribeMessage(channel)), Effect.forkIn(timer, live.scope))
     })
@@ -182,6 +189,7 @@ export class Connection {
         const entry = this.channels.get(frame.channel)
         if (frame.event !== "subscribed" || entry === undefined || entry.state !== "pending") return undefined
         entry.state = "active"
+        entry.acknowledged = true
         return entry.feed.onActive(frame.channel, live.scope, live.control)
       }
       case "Error":
