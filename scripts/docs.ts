@@ -18,6 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import ts from "typescript"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const checkOnly = process.argv.includes("--check")
@@ -98,6 +99,46 @@ const compilerOptions = {
   skipLibCheck: true
 }
 
+// The records users get, as the checker expands them: a type alias declared from a Schema (`type Bill = typeof
+// Bill.Type`) tells a reader nothing, so its signature becomes the object type it stands for, and a long Schema
+// constant with such a record beside it is shown as the Schema of that record (its wire form is the venue's).
+// The printer's text in the project's style: a branded string by its brand (spotkit's primitives are named after
+// them: `OrderId`, `Decimal`, `TradingPair`), other imported types by their name, two spaces, no semicolons.
+const readable = (text: string): string =>
+  text
+    .replace(/string & import\("[^"]*"\)\.Brand<"(\w+)">/g, "$1")
+    .replace(/import\("[^"]*"\)\./g, "")
+    .replace(/^((?: {4})+)/gm, (indent: string) => " ".repeat(indent.length / 2))
+    .replace(/;$/gm, "")
+
+const expandRecords = (staged: string): ReadonlyMap<string, ReadonlyMap<string, string>> => {
+  const files = readdirSync(join(staged, "src"), { recursive: true, encoding: "utf8" })
+    .filter((entry) => entry.endsWith(".ts") && !entry.startsWith("internal"))
+    .map((entry) => join(staged, "src", entry))
+  const parsed = ts.convertCompilerOptionsFromJson(compilerOptions, staged).options
+  const program = ts.createProgram(files, parsed)
+  const checker = program.getTypeChecker()
+  const printer = ts.createPrinter({ removeComments: true })
+  const flags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias |
+    ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.IgnoreErrors
+  const byModule = new Map<string, Map<string, string>>()
+  for (const file of files) {
+    const source = program.getSourceFile(file)
+    if (source === undefined) continue
+    const records = new Map<string, string>()
+    for (const statement of source.statements) {
+      if (!ts.isTypeAliasDeclaration(statement)) continue
+      if (!statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue
+      if (!/^typeof \w+\.(Type|Encoded)$/.test(statement.type.getText(source))) continue
+      const node = checker.typeToTypeNode(checker.getTypeAtLocation(statement.name), statement, flags)
+      if (node === undefined) continue
+      records.set(statement.name.text, readable(printer.printNode(ts.EmitHint.Unspecified, node, source)))
+    }
+    byModule.set(file.slice(join(staged, "src").length + 1).replace(/\.ts$/, ""), records)
+  }
+  return byModule
+}
+
 const pages = new Map<string, Array<Page>>()
 for (const name of PACKAGES) {
   const dir = join(root, "packages", name)
@@ -141,6 +182,7 @@ for (const name of PACKAGES) {
   log(`${manifest.name}: generated in ${((Date.now() - from) / 1000).toFixed(1)} s`)
 
   const modules = join(staged, "docs", "modules")
+  const records = expandRecords(staged)
   const list: Array<Page> = []
   mkdirSync(join(out, name), { recursive: true })
   for (const file of readdirSync(modules).filter((file) => file.endsWith(".ts.md")).sort()) {
@@ -151,13 +193,21 @@ for (const name of PACKAGES) {
       [...readFileSync(join(staged, "src", `${module}.ts`), "utf8").matchAll(/^export const (\w+): ([^=\n]+) =/gm)]
         .map((match) => [match[1]!, match[2]!.trim()])
     )
+    const expanded = records.get(module) ?? new Map<string, string>()
     const text = readFileSync(join(modules, file), "utf8")
       .replace(
         /```ts\ndeclare const (\w+):[\s\S]*?\n```/g,
         (block, name: string) =>
           declared.has(name) && block.split("\n").length > 12
             ? `\`\`\`ts\ndeclare const ${name}: ${declared.get(name)}\n\`\`\``
+            : expanded.has(name) && block.split("\n").length > 6
+            ? `\`\`\`ts\n// The Schema of the record ${name} (below), decoding the venue's wire form\n` +
+              `declare const ${name}: Schema.Codec<${name}>\n\`\`\``
             : block
+      )
+      .replace(
+        /```ts\ntype (\w+) = typeof \w+\.(?:Type|Encoded)\n```/g,
+        (block, name: string) => expanded.has(name) ? `\`\`\`ts\ntype ${name} = ${expanded.get(name)}\n\`\`\`` : block
       )
       // Jekyll's front matter is for a docs site; on GitHub a title and a way back read better.
       .replace(/^---\n[\s\S]*?\n---\n+/, "")

@@ -5,7 +5,7 @@
 //   cp -r packages/testkit/src bench/tmp/after
 //   git stash && cp -r packages/testkit/src bench/tmp/before && git stash pop
 //   cd bench && node --expose-gc --conditions=@spotkit/source src/engineAB.ts before after [--orders N] [--rounds N]
-//     [--ballast N (N >= 1)] [--library] [--units] [--by-seq]
+//     [--ballast N (N >= 1)] [--library] [--units] [--by-seq] [--trades]
 //
 // Each round runs every version once on a fresh engine (the first version to run rotates); the first round is
 // warm-up. Prints the median main-thread CPU time (the steadier figure on a shared machine) and wall time. Compare
@@ -13,7 +13,8 @@
 // its absolute times are higher than these. `--ballast N` keeps N million strings alive throughout (a heap like the
 // full benchmark's, which every full collection must mark); `--library` runs nodejs-order-book in the rotation too
 // and prints each version's ratio to it; `--units` runs placeUnits + cancelOrder instead of submit, `--by-seq`
-// cancels by sequence number instead of clientOrderId. A version with `EngineUnits.ts` drives the engine through it;
+// cancels by sequence number instead of clientOrderId, `--trades` keeps the trade log (`recordTrades`, the engine's
+// default; off otherwise). A version with `EngineUnits.ts` drives the engine through it;
 // an older one (before the numeric entry left `Engine`) through the engine's own methods.
 import { existsSync } from "node:fs"
 import { args, option } from "./cli.ts"
@@ -25,7 +26,7 @@ interface UnitsModule {
 }
 
 // The names: every argument that is neither an option nor an option's value (the flags take none).
-const FLAGS = new Set(["--library", "--units", "--by-seq"])
+const FLAGS = new Set(["--library", "--units", "--by-seq", "--trades"])
 const VALUED = new Set(["--orders", "--rounds", "--ballast"])
 for (const a of process.argv.slice(2)) {
   if (a.startsWith("--") && !FLAGS.has(a) && !VALUED.has(a)) throw new Error(`unknown option ${a}`)
@@ -38,6 +39,8 @@ const ROUNDS = option("rounds", 7)
 const UNITS = args.includes("--units")
 // `--by-seq`: cancels by the sequence number submit answered (cancelBySeq) instead of by clientOrderId.
 const BY_SEQ = args.includes("--by-seq")
+// `--trades`: the engines keep their trade log (`recordTrades`, the default), as the test exchange runs.
+const TRADES = args.includes("--trades")
 
 const load = async (name: string): Promise<Version> => {
   const url = (file: string) => new URL(`../tmp/${name}/${file}`, import.meta.url)
@@ -55,7 +58,7 @@ const BALLAST = option("ballast", 0)
 const ballast = Array.from({ length: BALLAST * 1_000_000 }, (_, i) => `ballast-${i}`)
 
 // Each version runs the engine benchmark's own contestant (contestants.ts) over its Engine class.
-const contestantOf = (version: Version) => UNITS ? engineUnits(false, version) : engineSubmit(false, BY_SEQ, version)
+const contestantOf = (version: Version) => UNITS ? engineUnits(TRADES, version) : engineSubmit(TRADES, BY_SEQ, version)
 const fresh = (version: Version): () => void => {
   const contestant = contestantOf(version)
   contestant.prepare(w)

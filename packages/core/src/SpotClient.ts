@@ -202,6 +202,131 @@ export interface OpenOrdersOptions {
 /**
  * The client. Every operation validates its input before anything is sent and fails with one `SpotError`; ids are
  * exact strings, decimals exact strings, names the same everywhere (`clientOrderId`, whatever the venue calls it).
+ * The examples below are programs that need a `SpotClient` (`NodeSpotClient.layerConfig()`, or the test exchange's
+ * `TestExchange.layerSpotClient()`).
+ *
+ * @example
+ * ```ts
+ * // placeOrder: a limit order, and what becomes of it
+ * import { Effect, Option } from "effect"
+ * import { Order, SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const { orderId } = yield* client.placeOrder({
+ *     symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", price: "43250.5", quantity: "0.002"
+ *   })
+ *   const order = yield* client.order({ orderId }) // orderId: exact 64-bit id, a string
+ *   return Option.match(order, {
+ *     onNone: () => "unknown",
+ *     onSome: (o) => Order.isFinal(o.status) ? "final" : o.status
+ *   })
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // placeOrders: any number of orders, one outcome each; those that may exist settled by `resolve`
+ * import { Effect } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const items = [1, 2, 3].map((i) => ({
+ *   side: "buy" as const,
+ *   orderType: "limit" as const,
+ *   price: `${100 - i}`,
+ *   quantity: "0.01"
+ * }))
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const first = yield* client.placeOrders("BTCUSDT_SPBL", items)
+ *   const result = first.outcomes.some((o) => o._tag === "Failed" && o.mayExist)
+ *     ? yield* client.resolve("BTCUSDT_SPBL", items, first)
+ *     : first
+ *   return `${result.placed} placed, ${result.failed} failed`
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // openOrders and cancelOrders: every open order of a symbol, then cancel the oldest ten
+ * import { Effect, Stream } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" })) // newest first
+ *   const oldest = open.slice(-10).map((order) => ({ orderId: order.orderId }))
+ *   const result = yield* client.cancelOrders("BTCUSDT_SPBL", oldest)
+ *   return result.outcomes.map((o) => o._tag) // "Cancelled" | "NotOpen" | "Failed"
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // cancelOrder and cancelAll: an order that is no longer open is an answer, not a failure
+ * import { Effect } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const one = yield* client.cancelOrder({ symbol: "BTCUSDT_SPBL", clientOrderId: "my-order-1" })
+ *   if (one._tag === "NotOpen") yield* Effect.log(`not open: ${one.reason}`) // "unknown" or "final"
+ *   const all = yield* client.cancelAll("BTCUSDT_SPBL")
+ *   return `${all.cancelled} cancelled`
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // fundingBills and fills: lazily paged streams, never a row twice, never one skipped
+ * import { Effect, Stream } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const deposits = yield* client.fundingBills({ coinId: 2, startTime: 1_700_000_000_000 }).pipe(
+ *     Stream.filter((bill) => bill.bizType === "deposit"),
+ *     Stream.runCount
+ *   )
+ *   const fills = yield* Stream.runCollect(Stream.take(client.fills({ symbol: "BTCUSDT_SPBL" }), 100))
+ *   return { deposits, fees: fills.map((fill) => fill.fees) } // fees: exact decimal strings
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // balances and internalTransfer: a transfer is never sent twice blindly; a lost answer is looked up
+ * import { Effect } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const usdt = (yield* client.balances()).find((balance) => balance.coinName === "USDT")
+ *   const { id } = yield* client.internalTransfer({
+ *     toUserId: "602876318261969338", coin: "USDT", amount: "25", fromAccountType: "SPOT", toAccountType: "SPOT"
+ *   })
+ *   return { available: usdt?.available, transfer: id }
+ * })
+ * ```
+ *
+ * @example
+ * ```ts
+ * // ticker, orderBook, candleHistory, recentTrades: public market data, no key needed
+ * import { Effect, Stream } from "effect"
+ * import { SpotClient } from "@spotkit/core"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SpotClient.SpotClient
+ *   const { lastPrice } = yield* client.ticker("BTCUSDT_SPBL")
+ *   const book = yield* client.orderBook("BTCUSDT_SPBL", { limit: 15 }) // bids and asks best first
+ *   const day = yield* Stream.runCollect(
+ *     client.candleHistory("BTCUSDT_SPBL", "1h", { since: 1_795_000_000_000, until: 1_795_086_400_000 })
+ *   ) // 24 candles, ascending by open time
+ *   const trades = yield* client.recentTrades("BTCUSDT_SPBL", { limit: 50 })
+ *   const [bid, ask] = [book.bids[0]?.price, book.asks[0]?.price]
+ *   return { lastPrice, bid, ask, candles: day.length, trades: trades.length }
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -302,39 +427,13 @@ export interface Service {
   readonly symbol: (name: string) => Effect.Effect<Option.Option<Market.SymbolRules>, SpotError.SpotError>
   /** Loads every symbol's rules again now (the cache the order check uses too). */
   readonly refreshSymbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
-  /**
-   * A symbol's 24-hour statistics: last price, change, high, low, volumes (exact decimals). Public: no key needed.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import { SpotClient } from "@spotkit/core"
-   *
-   * const last = Effect.gen(function*() {
-   *   const client = yield* SpotClient.SpotClient
-   *   const ticker = yield* client.ticker("BTCUSDT_SPBL")
-   *   return ticker.lastPrice // "83354.0"
-   * })
-   * ```
-   */
+  /** A symbol's 24-hour statistics: last price, change, high, low, volumes (exact decimals). Public: no key needed. */
   readonly ticker: (symbol: string) => Effect.Effect<Market.Ticker, SpotError.SpotError>
   /** Every symbol's ticker (one request of weight 40 by default: `rateLimit.weights.tickers`). */
   readonly tickers: () => Effect.Effect<ReadonlyArray<Market.Ticker>, SpotError.SpotError>
   /**
    * The order book of a symbol, 15 or 200 levels a side: bids best (highest) first, asks best (lowest) first, sizes
    * exact as the venue writes them.
-   *
-   * @example
-   * ```ts
-   * import { Effect } from "effect"
-   * import { SpotClient } from "@spotkit/core"
-   *
-   * const spread = Effect.gen(function*() {
-   *   const client = yield* SpotClient.SpotClient
-   *   const book = yield* client.orderBook("BTCUSDT_SPBL", { limit: 15 })
-   *   return { bid: book.bids[0]?.price, ask: book.asks[0]?.price }
-   * })
-   * ```
    */
   readonly orderBook: (
     symbol: string,

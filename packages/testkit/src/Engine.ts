@@ -24,6 +24,9 @@ import type {
   BillQuery,
   CancelBatch,
   Cancelled,
+  Candle,
+  CandlePeriod,
+  CandleQuery,
   CoinSpec,
   Depth,
   EngineOptions,
@@ -32,6 +35,7 @@ import type {
   HistoryOptions,
   LedgerEntry,
   NotCancelled,
+  OrderBook,
   OrderRef,
   OrderRequest,
   OrderView,
@@ -40,9 +44,11 @@ import type {
   Placed,
   ProductListing,
   ProductSpec,
+  PublicTrade,
   Rejection,
   SpotBalance,
   SymbolRules,
+  Ticker,
   Totals,
   Trade,
   TransferPage,
@@ -346,6 +352,64 @@ export class Engine {
    */
   tradeList(): ReadonlyArray<Trade> {
     return this.parts.views.trades()
+  }
+
+  /**
+   * The order book of a symbol as the depth endpoint answers it (docs/venue/market-data.md#depth): the best `limit`
+   * price levels a side, each with the quantity resting there. `step` (0..5) merges levels into prices of 10^step
+   * ticks, bids down and asks up to their step.
+   *
+   * @since 0.2.0
+   */
+  orderBook(symbol: string, limit = 15, step = 0): OrderBook {
+    return this.parts.matching.market.book(this.product(symbol), limit, step)
+  }
+
+  /**
+   * The latest trades of a symbol, newest first: `limit` at most, and at most the 1,000 the engine keeps a symbol
+   * (docs/venue/market-data.md#recent-trades).
+   *
+   * @since 0.2.0
+   */
+  recentTrades(symbol: string, limit = 100): ReadonlyArray<PublicTrade> {
+    return this.parts.matching.market.recent(this.product(symbol), limit)
+  }
+
+  /**
+   * A symbol's rolling 24-hour statistics at `now` (docs/venue/market-data.md#ticker), never before the latest time
+   * the engine has seen.
+   *
+   * @since 0.2.0
+   */
+  ticker(symbol: string, now: number): Ticker {
+    return this.parts.matching.market.ticker(this.product(symbol), Math.max(now, this.parts.stamps.now))
+  }
+
+  /**
+   * Every product's ticker at `now`, in the order the products were added.
+   *
+   * @since 0.2.0
+   */
+  tickers(now: number): ReadonlyArray<Ticker> {
+    const at = Math.max(now, this.parts.stamps.now)
+    return this.parts.registry.products.map((product) => this.parts.matching.market.ticker(product, at))
+  }
+
+  /**
+   * A symbol's candles of a period from its trades (docs/venue/market-data.md#candles), newest first: those opening
+   * from `startTime` (inclusive) and before `endTime` (exclusive), the oldest `limit` (100 by default) with a
+   * `startTime`, else the newest. Only periods with a trade have a candle.
+   *
+   * @since 0.2.0
+   */
+  candles(symbol: string, period: CandlePeriod, query: CandleQuery = {}): ReadonlyArray<Candle> {
+    return this.parts.matching.market.candles(this.product(symbol), period, query)
+  }
+
+  private product(symbol: string) {
+    const product = this.parts.registry.product(symbol)
+    if (product === undefined) throw new Errors.EngineError(`unknown symbol ${symbol}`)
+    return product
   }
 
   /**

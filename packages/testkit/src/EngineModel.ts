@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import type { Bill } from "@spotkit/core"
+import type { Bill, Market } from "@spotkit/core"
 
 /**
  * The account types of a user: `SPOT` (trading), `SPOT_V2` and `FUND` (funding, where the bills are).
@@ -542,4 +542,112 @@ export interface TransferQuery {
 export interface TransferPage {
   readonly total: number
   readonly items: ReadonlyArray<TransferView>
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Market data (docs/venue/market-data.md): what the public endpoints answer, from the engine's book and trades
+
+/**
+ * An order book as the depth endpoint answers it: price levels best first (bids highest first, asks lowest first),
+ * each its price (at the product's price precision) and the quantity resting there (at its quantity precision).
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export interface OrderBook {
+  readonly bids: ReadonlyArray<readonly [price: string, quantity: string]>
+  readonly asks: ReadonlyArray<readonly [price: string, quantity: string]>
+}
+
+/**
+ * One trade as the public see it (docs/venue/market-data.md#recent-trades): no order or user, the maker's side as
+ * `buyerMaker` (the taker sold when it is true). The id is the trade's in `Engine.tradeList` too.
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export interface PublicTrade {
+  readonly tradeId: string
+  readonly symbol: string
+  readonly time: number
+  /** At the product's price precision. */
+  readonly price: string
+  /** Base coin, at the product's quantity precision. */
+  readonly size: string
+  /** Quote coin: price × size, at the quote coin's scale. */
+  readonly value: string
+  readonly buyerMaker: boolean
+}
+
+/**
+ * A symbol's rolling 24-hour statistics (docs/venue/market-data.md#ticker), over the trades from `startTime` (the
+ * start of the minute 24 hours before the current one) to `endTime` (now). `priceChangePercent` is a fraction
+ * (`-0.011451` is −1.1451 %), cut to six decimals toward zero. Without a trade in the window, `open`, `high`, `low`
+ * and `close` are the last price, the volumes and the change zero, `highTime` and `lowTime` null; `lastPrice` is the
+ * latest trade's price whenever it was, zero when the symbol never traded.
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export interface Ticker {
+  readonly symbol: string
+  readonly lastPrice: string
+  readonly open: string
+  readonly high: string
+  readonly low: string
+  readonly close: string
+  readonly priceChange: string
+  readonly priceChangePercent: string
+  /** Base-coin volume of the window. */
+  readonly size: string
+  /** Quote-coin volume of the window. */
+  readonly value: string
+  /** Trades in the window. */
+  readonly trades: number
+  /** When the window's highest and lowest prices traded first (ms), null without a trade. */
+  readonly highTime: number | null
+  readonly lowTime: number | null
+  readonly startTime: number
+  readonly endTime: number
+}
+
+/**
+ * A candle period (core's `Market.CandlePeriod`): `1m` … `12h`, `1d` (UTC days), `1w` (weeks from Monday 00:00 UTC)
+ * and `1M` (calendar months in UTC).
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export type CandlePeriod = Market.CandlePeriod
+
+/**
+ * Which candles to answer (docs/venue/market-data.md#candles): those opening from `startTime` (inclusive) and before
+ * `endTime` (exclusive); with `startTime`, the oldest `limit` of them, else the newest `limit`.
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export interface CandleQuery {
+  /** @default 100 */
+  readonly limit?: number | undefined
+  readonly startTime?: number | undefined
+  readonly endTime?: number | undefined
+}
+
+/**
+ * One candle: a period in which the symbol traded (periods without a trade have none), its open time (ms), the first,
+ * highest, lowest and last price, the base and quote volumes, and how many trades.
+ *
+ * @since 0.2.0
+ * @category market data
+ */
+export interface Candle {
+  readonly openTime: number
+  readonly open: string
+  readonly high: string
+  readonly low: string
+  readonly close: string
+  readonly baseVolume: string
+  readonly quoteVolume: string
+  readonly trades: number
 }

@@ -1,16 +1,18 @@
 /**
- * The conformance suite: every scenario of `support/conformance.ts` and `support/surfaceScenarios.ts` runs the core `SpotClient` over the in-process
- * transport and over the sandbox (real loopback HTTP), each time on a freshly seeded exchange, and must pass
- * identically: each run asserts the scenario's expectations, and the two transcripts must be deep-equal.
+ * The conformance suite: every scenario of `support/conformance.ts`, `support/surfaceScenarios.ts` and
+ * `support/marketScenarios.ts` runs the core `SpotClient` over the in-process transport and over the sandbox (real
+ * loopback HTTP), each time on a freshly seeded exchange, and must pass identically: each run asserts the scenario's
+ * expectations, and the two transcripts must be deep-equal.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Transport } from "./support/conformance.ts"
 import { runScenario, scenarios, transports } from "./support/conformance.ts"
+import { marketScenarios } from "./support/marketScenarios.ts"
 import { surfaceScenarios } from "./support/surfaceScenarios.ts"
 
 describe("conformance", () => {
-  for (const scenario of [...scenarios, ...surfaceScenarios]) {
+  for (const scenario of [...scenarios, ...surfaceScenarios, ...marketScenarios]) {
     describe(scenario.name, () => {
       const transcripts = new Map<Transport, unknown>()
       for (const transport of transports) {

@@ -4,7 +4,10 @@
  * `nextPage`/`totals` null, the transfer's own envelope, the error envelope), and of spec-extended's samples (§1–§7:
  * the snake_case cancel answer, the batch cancel's lists — with the `errCode` the testkit adds to a failure —, order
  * records of any status, history and fill pages with `totals` 0, balances, symbol rules, products, time, and the
- * transfer status in the transfer's envelope with user ids as bare JSON numbers and a `total` that is not the count).
+ * transfer status in the transfer's envelope with user ids as bare JSON numbers and a `total` that is not the count),
+ * and of the market-data samples of docs/venue/market-data.md (the ticker, all tickers as an array of them, depth with
+ * levels as `[price, quantity]` strings and the time as a string, candles as positional arrays newest first, recent
+ * trades).
  *
  * (a) The client decodes each fixture text exactly (served through a tiny `HttpClient`; signatures are not checked).
  * (b) The sandbox answers the same operations with texts of the same shape: same keys, the same JSON type per key,
@@ -37,6 +40,11 @@ type FixtureName =
   | "products"
   | "server-time"
   | "transfer-status"
+  | "ticker"
+  | "tickers"
+  | "depth"
+  | "candles"
+  | "recent-trades"
 
 const fixture = (name: FixtureName): string => readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), "utf8")
 
@@ -130,6 +138,26 @@ const orderRecords = (text: string, records: ReadonlyArray<{ readonly [key: stri
 const historyPage = (data: { readonly [key: string]: Json }) => {
   assert.strictEqual(typeof data.nextPage, "boolean")
   assert.strictEqual(typeOf(data.totals), "integer")
+}
+
+/** A ticker object (docs/venue/market-data.md#ticker): decimals as strings, counts and times as integers. */
+const tickerRules = (ticker: { readonly [key: string]: Json }) => {
+  assert.match(ticker.symbol as string, /^[A-Z0-9]+_SPBL$/)
+  decimals(ticker, [
+    "priceChange",
+    "priceChangePercent",
+    "size",
+    "value",
+    "high",
+    "low",
+    "open",
+    "close",
+    "lastPrice",
+    "openInterest"
+  ])
+  for (const field of ["trades", "highTime", "lowTime", "startTime", "endTime", "ts"]) {
+    assert.strictEqual(typeOf(ticker[field]!), "integer", field)
+  }
 }
 
 /** The spec's rules for each kind of answer, on the raw text. */
@@ -255,6 +283,54 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
     standardEnvelope(parsed, "00000")
     assert.match(text, /"data"\s*:\s*\d{13}\s*}/, "the time is a bare 13-digit integer")
   },
+  ticker: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    tickerRules(parsed.data)
+  },
+  tickers: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    assert.isTrue(Array.isArray(parsed.data) && parsed.data.length > 0, "data is a non-empty array")
+    for (const ticker of parsed.data) tickerRules(ticker)
+  },
+  depth: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    // Levels as [price, quantity] pairs of decimal strings; the time as a string of digits; no update id.
+    for (const side of ["asks", "bids"]) {
+      for (const level of parsed.data[side]) {
+        assert.strictEqual(level.length, 2)
+        for (const value of level) assert.match(value, DECIMAL)
+      }
+    }
+    digits(parsed.data.timestamp, "timestamp", 13)
+    assert.deepStrictEqual(Object.keys(parsed.data).sort(), ["asks", "bids", "timestamp"])
+  },
+  candles: (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    // [openTime, open, high, low, close, baseVolume, quoteVolume], newest first.
+    const openTimes: Array<number> = []
+    for (const candle of parsed.data) {
+      assert.strictEqual(candle.length, 7)
+      assert.strictEqual(typeOf(candle[0]), "integer")
+      for (const value of candle.slice(1)) assert.match(value, DECIMAL)
+      openTimes.push(candle[0])
+    }
+    assert.deepStrictEqual(openTimes, openTimes.slice().sort((a, b) => b - a), "newest first")
+  },
+  "recent-trades": (text) => {
+    const parsed = JSON.parse(text)
+    standardEnvelope(parsed, "00000")
+    for (const trade of parsed.data) {
+      assert.strictEqual(typeof trade.tradeId, "string")
+      assert.strictEqual(typeOf(trade.fillTime), "integer")
+      decimals(trade, ["fillPrice", "fillQuantity", "tradeValue"])
+      assert.strictEqual(typeof trade.bestMatch, "boolean")
+      assert.strictEqual(typeof trade.buyerMaker, "boolean")
+    }
+  },
   "transfer-status": (text) => {
     const parsed = JSON.parse(text)
     // The transfer's envelope: no msg, no data.
@@ -291,7 +367,12 @@ const fixtureNames: ReadonlyArray<FixtureName> = [
   "exchange-info",
   "products",
   "server-time",
-  "transfer-status"
+  "transfer-status",
+  "ticker",
+  "tickers",
+  "depth",
+  "candles",
+  "recent-trades"
 ]
 
 describe("golden fixtures", () => {
@@ -639,6 +720,100 @@ describe("(a) the client decodes the fixtures exactly", () => {
     }))
 })
 
+describe("(a) the client decodes the market-data fixtures exactly", () => {
+  const m = {
+    ticker: Venue.endpoints.ticker.path,
+    tickers: Venue.endpoints.tickers.path,
+    depth: Venue.endpoints.depth.path,
+    candles: Venue.endpoints.candles.path,
+    recentTrades: Venue.endpoints.recentTrades.path
+  }
+
+  it.effect("ticker and tickers: every field, decimals as sent", () =>
+    Effect.gen(function*() {
+      const { client, paths } = yield* goldenClient({
+        [m.ticker]: { name: "ticker" },
+        [m.tickers]: { name: "tickers" }
+      })
+      const ticker = yield* client.ticker("BTCUSDT_SPBL")
+      assert.deepStrictEqual<unknown>(ticker, {
+        symbol: "BTCUSDT_SPBL",
+        lastPrice: "83354.0",
+        priceChange: "-965.6",
+        priceChangePercent: "-0.011451",
+        trades: 105901,
+        size: "78570.57284800",
+        value: "6731333236.9492884000",
+        high: "88495.5",
+        low: "82175.9",
+        open: "84319.6",
+        close: "83354.0",
+        highTime: 1743625002550,
+        lowTime: 1743638655112,
+        startTime: 1743576300000,
+        endTime: 1743665400000,
+        openInterest: "0",
+        ts: 1750060557824
+      })
+      const all = yield* client.tickers()
+      assert.deepStrictEqual(all.map((t) => [t.symbol, t.lastPrice, t.value]), [
+        ["BTCUSDT_SPBL", "83354.0", "6731333236.9492884000"],
+        ["ETHUSDT_SPBL", "2012.50", "1003.125"]
+      ])
+      assert.deepStrictEqual(paths, [m.ticker, m.tickers])
+    }))
+
+  it.effect("depth: bids highest first, asks lowest first, sizes with their trailing zeros", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [m.depth]: { name: "depth" } })
+      assert.deepStrictEqual<unknown>(yield* client.orderBook("BTCUSDT_SPBL"), {
+        bids: [{ price: "83609.9", size: "1.2000" }, { price: "83609.1", size: "2" }],
+        asks: [{ price: "83610.0", size: "0.4993000000000000" }, { price: "83610.5", size: "0.1" }],
+        timestamp: 1622102974025
+      })
+    }))
+
+  it.effect("candles: named fields, ascending by open time (the venue sends them newest first)", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [m.candles]: { name: "candles" } })
+      assert.deepStrictEqual<unknown>(yield* client.candles("BTCUSDT_SPBL", "30m"), [
+        {
+          openTime: 1743667200000,
+          open: "83457.9",
+          high: "83719.0",
+          low: "83457.9",
+          close: "83654.0",
+          baseVolume: "247.94000200",
+          quoteVolume: "20730711.264144200"
+        },
+        {
+          openTime: 1743669000000,
+          open: "83654.0",
+          high: "83778.0",
+          low: "83531.5",
+          close: "83688.7",
+          baseVolume: "248.17024800",
+          quoteVolume: "20755885.859164900"
+        }
+      ])
+    }))
+
+  it.effect("recent trades: the trade's fields under the client's names, the taker's side from buyerMaker", () =>
+    Effect.gen(function*() {
+      const { client } = yield* goldenClient({ [m.recentTrades]: { name: "recent-trades" } })
+      assert.deepStrictEqual<unknown>(yield* client.recentTrades("BTCUSDT_SPBL"), [{
+        symbol: "BTCUSDT_SPBL",
+        tradeId: "778a5376-a0b6-4c8f-ab64-dd6ea40f896e",
+        time: 1743668713364,
+        price: "83609.7",
+        size: "0.00011400",
+        value: "9.531505800",
+        buyerMaker: true,
+        side: "sell"
+      }])
+    }))
+})
+
 /** order-info.json's record (its status aside), as the client decodes it. */
 const GOLDEN_RECORD = {
   accountId: "6001000000000000001",
@@ -891,6 +1066,58 @@ describe("(b) the sandbox answers the trading surface in the shapes of the fixtu
         [status.total, status.list[0].withdrawId, status.list[0].amount],
         [1, JSON.parse(transfer.text).id, "12.5"]
       )
+    }).pipe(
+      Effect.provide(
+        Sandbox.layer().pipe(
+          Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+        )
+      )
+    ))
+})
+
+describe("(b) the sandbox answers market data in the shapes of the fixtures", () => {
+  it.live("ticker, tickers, depth, candles and recent trades after a trade on each symbol, read as raw text", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* Sandbox.Sandbox
+      const order = (symbol: string, clientOrderId: string, price: string, quantity: string) =>
+        `{"symbol":"${symbol}","side":"buy","orderType":"limit","force":"normal","price":"${price}",` +
+        `"quantity":"${quantity}","clientOrderId":"${clientOrderId}"}`
+      // Crosses bob's best ask on each symbol (and rests the rest of the ETH order).
+      assert.strictEqual(
+        (yield* send(baseUrl, p.placeOrder, order("BTCUSDT_SPBL", "gm-1", "30005", "0.1"))).status,
+        200
+      )
+      assert.strictEqual((yield* send(baseUrl, p.placeOrder, order("ETHUSDT_SPBL", "gm-2", "2000.5", "6"))).status, 200)
+      const ok = (answer: { readonly status: number; readonly text: string }, name: FixtureName) => {
+        assert.strictEqual(answer.status, 200, answer.text)
+        // A candle is a tuple, not a list of one type: its shape is the wire rules' (seven elements, typed each).
+        if (name === "candles") wireRules[name](answer.text)
+        else compare(name, answer.text)
+        return JSON.parse(answer.text).data
+      }
+      const ticker = ok(yield* sendPublic(baseUrl, `${Venue.endpoints.ticker.path}?symbol=BTCUSDT_SPBL`), "ticker")
+      assert.deepStrictEqual([ticker.lastPrice, ticker.trades, ticker.size], ["30005.00", 1, "0.100000"])
+      const tickers = ok(yield* sendPublic(baseUrl, Venue.endpoints.tickers.path), "tickers")
+      assert.deepStrictEqual(tickers.map((t: { lastPrice: string }) => t.lastPrice), ["30005.00", "2000.50"])
+      const depth = ok(yield* sendPublic(baseUrl, `${Venue.endpoints.depth.path}?symbol=ETHUSDT_SPBL`), "depth")
+      assert.deepStrictEqual([depth.bids[0], depth.asks[0]], [["2000.50", "1.0000"], ["2001.00", "5.0000"]])
+      const candles = ok(
+        yield* sendPublic(baseUrl, `${Venue.endpoints.candles.path}?symbol=BTCUSDT_SPBL&period=1m`),
+        "candles"
+      )
+      assert.deepStrictEqual(candles[0].slice(1), [
+        "30005.00",
+        "30005.00",
+        "30005.00",
+        "30005.00",
+        "0.100000",
+        "3000.50000000"
+      ])
+      const trades = ok(
+        yield* sendPublic(baseUrl, `${Venue.endpoints.recentTrades.path}?symbol=ETHUSDT_SPBL&limit=5`),
+        "recent-trades"
+      )
+      assert.deepStrictEqual(trades.map((t: { fillQuantity: string }) => t.fillQuantity), ["5.0000"])
     }).pipe(
       Effect.provide(
         Sandbox.layer().pipe(

@@ -469,6 +469,104 @@ describe("public: exchangeInfo, products, time", () => {
     }))
 })
 
+describe("public: market data", () => {
+  const MINUTE_OPEN = NOW - (NOW % 60_000)
+
+  it.effect("depth: bob's levels best first, 15 a side by default or 200, merged by type; the time as a string", () =>
+    Effect.gen(function*() {
+      const { answer, place } = yield* setup
+      place("d-1", "29999.5", "0.25")
+      const book = answer(unsigned("GET", `${E.depth.path}?symbol=${BTC}`))
+      const data = ok(book)
+      assert.deepStrictEqual([data.bids.length, data.asks.length], [15, 15])
+      assert.deepStrictEqual(data.bids.slice(0, 3), [["29999.50", "0.250000"], ["29995.00", "0.500000"], [
+        "29990.00",
+        "0.500000"
+      ]])
+      assert.deepStrictEqual(data.asks.slice(0, 2), [["30005.00", "0.500000"], ["30010.00", "0.500000"]])
+      assert.deepStrictEqual(data.asks[14], ["30075.00", "0.500000"])
+      assert.include(book.text, `,"timestamp":"${NOW}"}}`)
+      const deep = ok(answer(unsigned("GET", `${E.depth.path}?symbol=${BTC}&limit=200`)))
+      assert.deepStrictEqual([deep.bids.length, deep.asks.length], [21, 20])
+      // step3: prices of 10.00; bids merge down, asks up.
+      const merged = ok(answer(unsigned("GET", `${E.depth.path}?symbol=${BTC}&limit=15&type=step3`)))
+      assert.deepStrictEqual(merged.bids.slice(0, 2), [["29990.00", "1.250000"], ["29980.00", "1.000000"]])
+      assert.deepStrictEqual(merged.asks.slice(0, 2), [["30010.00", "1.000000"], ["30020.00", "1.000000"]])
+      assert.deepStrictEqual(ok(answer(unsigned("POST", `${E.depth.path}?symbol=ETHUSDT_SPBL&type=step0`))).bids[0], [
+        "1999.50",
+        "5.0000"
+      ])
+    }))
+
+  it.effect("a cross: the level is gone, the trade is the newest recent trade, the ticker's last price, the candle", () =>
+    Effect.gen(function*() {
+      const { answer, exchange, place } = yield* setup
+      place("x-1", "30010", "0.75")
+      const get = (path: string) => ok(answer(unsigned("GET", path)))
+      assert.deepStrictEqual(get(`${E.depth.path}?symbol=${BTC}`).asks.slice(0, 2), [["30010.00", "0.250000"], [
+        "30015.00",
+        "0.500000"
+      ]])
+      const [id1, id2] = exchange.engine.tradeList().map((t) => t.tradeId)
+      const trades = answer(unsigned("GET", `${E.recentTrades.path}?symbol=${BTC}`))
+      assert.strictEqual(
+        trades.text.slice(trades.text.indexOf(`"data":`)),
+        `"data":[{"symbol":"${BTC}","tradeId":"${id2}","fillTime":${NOW},"fillPrice":"30010.00",` +
+          `"fillQuantity":"0.250000","tradeValue":"7502.50000000","bestMatch":true,"buyerMaker":false},` +
+          `{"symbol":"${BTC}","tradeId":"${id1}","fillTime":${NOW},"fillPrice":"30005.00",` +
+          `"fillQuantity":"0.500000","tradeValue":"15002.50000000","bestMatch":true,"buyerMaker":false}]}`
+      )
+      assert.strictEqual(get(`${E.recentTrades.path}?symbol=${BTC}&limit=1`).length, 1)
+      const ticker = answer(unsigned("GET", `${E.ticker.path}?symbol=${BTC}`), NOW + 1)
+      assert.strictEqual(
+        ticker.text.slice(ticker.text.indexOf(`"data":`)),
+        `"data":{"symbol":"${BTC}","priceChange":"5.00","priceChangePercent":"0.000166","trades":2,` +
+          `"size":"0.750000","value":"22505.00000000","high":"30010.00","low":"30005.00","open":"30005.00",` +
+          `"close":"30010.00","highTime":${NOW},"lowTime":${NOW},"startTime":${MINUTE_OPEN - 86_400_000},` +
+          `"endTime":${NOW + 1},"lastPrice":"30010.00","openInterest":"0","ts":${NOW + 1}}}`
+      )
+      const tickers = get(E.tickers.path)
+      assert.deepStrictEqual(tickers.map((t: { symbol: string; lastPrice: string }) => [t.symbol, t.lastPrice]), [
+        [BTC, "30010.00"],
+        ["ETHUSDT_SPBL", "0.00"]
+      ])
+      const candles = answer(unsigned("GET", `${E.candles.path}?symbol=${BTC}&period=1m`))
+      assert.strictEqual(
+        candles.text.slice(candles.text.indexOf(`"data":`)),
+        `"data":[[${MINUTE_OPEN},"30005.00","30010.00","30005.00","30010.00","0.750000","22505.00000000"]]}`
+      )
+      assert.deepStrictEqual(get(`${E.candles.path}?symbol=${BTC}&period=1M&startTime=0&limit=5`).length, 1)
+      assert.deepStrictEqual(get(`${E.candles.path}?symbol=${BTC}&period=1m&endTime=${MINUTE_OPEN}`), [])
+      assert.deepStrictEqual(get(`${E.candles.path}?symbol=ETHUSDT_SPBL&period=1d`), [])
+    }))
+
+  it.effect("bad queries: the venue's envelope with HTTP 400 — missing (40019) or unknown (40102) symbol, bad fields", () =>
+    Effect.gen(function*() {
+      const { answer } = yield* setup
+      const at = (path: string) => answer(unsigned("GET", path))
+      for (const path of [E.ticker.path, E.depth.path, E.candles.path, E.recentTrades.path]) {
+        refusedWith(at(path), "40019", "symbol")
+        refusedWith(at(`${path}?symbol=`), "40019", "symbol")
+        refusedWith(at(`${path}?symbol=DOGEUSDT_SPBL&period=1m`), "40102")
+      }
+      for (const limit of ["16", "0", "abc", "15.0", "1000"]) {
+        refusedWith(at(`${E.depth.path}?symbol=${BTC}&limit=${limit}`), "40020", "limit")
+      }
+      refusedWith(at(`${E.depth.path}?symbol=${BTC}&type=step6`), "40020", "type")
+      refusedWith(at(`${E.candles.path}?symbol=${BTC}`), "40019", "period")
+      for (const period of ["3m", "1D", "1W", "1y", "60"]) {
+        refusedWith(at(`${E.candles.path}?symbol=${BTC}&period=${period}`), "40020", "period")
+      }
+      for (const [field, value] of [["limit", "0"], ["limit", "1001"], ["startTime", "x"], ["endTime", "-1"]]) {
+        refusedWith(at(`${E.candles.path}?symbol=${BTC}&period=1m&${field}=${value}`), "40020", field)
+      }
+      for (const limit of ["0", "1001", "ten"]) {
+        refusedWith(at(`${E.recentTrades.path}?symbol=${BTC}&limit=${limit}`), "40020", "limit")
+      }
+      refusedWith(at(`${E.depth.path}?symbol=${BTC}&symbol=${BTC}`), "40020", "symbol")
+    }))
+})
+
 describe("place order: the venue's clientOrderId form", () => {
   it.effect("1 to 40 of A-Z a-z 0-9 _ -; anything else 40020", () =>
     Effect.gen(function*() {

@@ -282,8 +282,11 @@ interface Run {
   readonly takerRate: string
 }
 
-/** Runs the scenario on a fresh engine, calling `step` after every event (initial deposits included). */
-const simulate = (s: Scenario, step: (run: Run, event: Event) => void): Run => {
+/**
+ * Runs the scenario on a fresh engine, calling `step` after every event (initial deposits included); each command's
+ * `dt` is `stretch` milliseconds.
+ */
+const simulate = (s: Scenario, step: (run: Run, event: Event) => void, stretch = 1): Run => {
   const engine = new Engine.Engine({ seed: s.seed, makerFeeRate: s.makerRate, takerFeeRate: s.takerRate })
   const products = PRODUCTS.slice(0, s.symbols)
   for (const p of products) {
@@ -311,7 +314,7 @@ const simulate = (s: Scenario, step: (run: Run, event: Event) => void): Run => {
     })
   })
   s.commands.forEach((c, index) => {
-    now += c.dt
+    now += c.dt * stretch
     const user = users[c.user % users.length]!
     switch (c.kind) {
       case "deposit": {
@@ -389,12 +392,15 @@ interface Check {
   readonly end?: (run: Run) => void
 }
 
-/** Asserts a check over `runs` random scenarios; `make` gives each scenario (and each shrink) a fresh check. */
-const property = (make: () => Check) =>
+/**
+ * Asserts a check over `runs` random scenarios; `make` gives each scenario (and each shrink) a fresh check. `stretch`:
+ * how many milliseconds a command's `dt` is (1 unless given).
+ */
+const property = (make: () => Check, stretch: fc.Arbitrary<number> = fc.constant(1)) =>
   fc.assert(
-    fc.property(scenario, (s) => {
+    fc.property(scenario, stretch, (s, k) => {
       const check = make()
-      const run = simulate(s, check.step ?? (() => {}))
+      const run = simulate(s, check.step ?? (() => {}), k)
       check.end?.(run)
     }),
     { numRuns: runs }
@@ -623,6 +629,30 @@ describe("Engine properties", () => {
                 rows.map(([price, quantity, count]) => [units(price, SCALE), units(quantity, SCALE), count])
               same(engineLevels(depth.bids), levels("buy"), () => `${p.symbol} bids after ${what()}`)
               same(engineLevels(depth.asks), levels("sell"), () => `${p.symbol} asks after ${what()}`)
+              // The depth endpoint's book: the same levels without their counts, the best 15 or 200 a side; merged
+              // into steps of 10 ticks, bids down and asks up.
+              const tick = 10n ** BigInt(SCALE - p.pricePrecision)
+              const bookLevels = (rows: ReadonlyArray<readonly [string, string]>) =>
+                rows.map(([price, quantity]) => [units(price, SCALE), units(quantity, SCALE)])
+              const merged = (side: Side) => {
+                const out: Array<[bigint, bigint]> = []
+                for (const [price, quantity] of levels(side) as Array<[bigint, bigint]>) {
+                  const step = 10n * tick
+                  const bucket = side === "buy" ? price - price % step : price + (step - price % step) % step
+                  if (out.length > 0 && out[out.length - 1]![0] === bucket) out[out.length - 1]![1] += quantity
+                  else out.push([bucket, quantity])
+                }
+                return out
+              }
+              for (const limit of [15, 200]) {
+                const book = run.engine.orderBook(p.symbol, limit)
+                const top = (side: Side) => levels(side).slice(0, limit).map(([price, quantity]) => [price, quantity])
+                same(bookLevels(book.bids), top("buy"), () => `${p.symbol} book(${limit}) bids after ${what()}`)
+                same(bookLevels(book.asks), top("sell"), () => `${p.symbol} book(${limit}) asks after ${what()}`)
+              }
+              const steps = run.engine.orderBook(p.symbol, 200, 1)
+              same(bookLevels(steps.bids), merged("buy"), () => `${p.symbol} step1 bids after ${what()}`)
+              same(bookLevels(steps.asks), merged("sell"), () => `${p.symbol} step1 asks after ${what()}`)
               for (const user of run.users) {
                 const open = run.engine.openOrders(user, p.symbol, 0, 1000)
                   .map((o) => [o.orderId, units(o.fillQuantity, SCALE)] as const)
@@ -1002,3 +1032,207 @@ const pages = <A>(page: (pageIndex: number) => Engine.Page<A>): ReadonlyArray<A>
     check(items.length > 0, () => `an empty page ${pageIndex} with a next one`)
   }
 }
+
+// -----------------------------------------------------------------------------------------------------------------
+// Market data: candles, recent trades and the ticker against the trade log, with the periods' boundaries from `Date`
+
+const MINUTE = 60_000
+const DAY = 86_400_000
+const PERIOD_LENGTH: Record<string, number> = {
+  "1m": MINUTE,
+  "5m": 5 * MINUTE,
+  "15m": 15 * MINUTE,
+  "30m": 30 * MINUTE,
+  "1h": 60 * MINUTE,
+  "2h": 120 * MINUTE,
+  "4h": 240 * MINUTE,
+  "6h": 360 * MINUTE,
+  "8h": 480 * MINUTE,
+  "12h": 720 * MINUTE,
+  "1d": DAY
+}
+const PERIODS = [...Object.keys(PERIOD_LENGTH), "1w", "1M"] as ReadonlyArray<Engine.CandlePeriod>
+
+/** The open time of the period holding `t`, by the calendar of `Date`: weeks from Monday, months, in UTC. */
+const referenceOpen = (period: Engine.CandlePeriod, t: number): number => {
+  const date = new Date(t)
+  if (period === "1M") return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)
+  if (period === "1w") {
+    const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())
+    return Math.max(0, day - ((date.getUTCDay() + 6) % 7) * DAY)
+  }
+  return t - (t % PERIOD_LENGTH[period]!)
+}
+
+/** Milliseconds a command's `dt` stands for: within a minute, across minutes, hours, and days (weeks and months). */
+const stretches = fc.constantFrom(1, 30_011, 3_600_007, 4 * DAY + 13)
+
+const tradesOf = (run: Run, symbol: string) => run.engine.tradeList().filter((t) => t.symbol === symbol)
+
+describe("Market data properties", () => {
+  it(
+    "candles of every period add up to the trades: each trade in the candle of its period, volumes, counts, prices",
+    () => {
+      property(() => ({
+        end: (run) => {
+          for (const p of run.products) {
+            const trades = tradesOf(run, p.symbol)
+            for (const period of PERIODS) {
+              const expected: Array<{
+                openTime: number
+                open: bigint
+                high: bigint
+                low: bigint
+                close: bigint
+                baseVolume: bigint
+                quoteVolume: bigint
+                trades: number
+              }> = []
+              for (const t of trades) {
+                const openTime = referenceOpen(period, t.time)
+                const price = units(t.price, SCALE)
+                const last = expected[expected.length - 1]
+                if (last === undefined || last.openTime !== openTime) {
+                  expected.push({
+                    openTime,
+                    open: price,
+                    high: price,
+                    low: price,
+                    close: price,
+                    baseVolume: units(t.quantity, SCALE),
+                    quoteVolume: units(t.amount, SCALE),
+                    trades: 1
+                  })
+                } else {
+                  if (price > last.high) last.high = price
+                  if (price < last.low) last.low = price
+                  last.close = price
+                  last.baseVolume += units(t.quantity, SCALE)
+                  last.quoteVolume += units(t.amount, SCALE)
+                  last.trades++
+                }
+              }
+              // Oldest first from the epoch on: every candle, newest first as the venue sends them.
+              const candles = run.engine.candles(p.symbol, period, { startTime: 0, limit: 1000 }).slice().reverse()
+              same(
+                candles.map((c) => ({
+                  openTime: c.openTime,
+                  open: units(c.open, SCALE),
+                  high: units(c.high, SCALE),
+                  low: units(c.low, SCALE),
+                  close: units(c.close, SCALE),
+                  baseVolume: units(c.baseVolume, SCALE),
+                  quoteVolume: units(c.quoteVolume, SCALE),
+                  trades: c.trades
+                })),
+                expected,
+                () => `${p.symbol} ${period}`
+              )
+              // The newest `limit` without startTime are the last of them; a range from a candle's open time to the
+              // next's holds exactly that candle.
+              same(
+                run.engine.candles(p.symbol, period, { limit: 2 }).map((c) => c.openTime),
+                candles.slice(-2).reverse().map((c) => c.openTime),
+                () => `${p.symbol} ${period} newest 2`
+              )
+              candles.forEach((c, i) => {
+                const next = candles[i + 1]?.openTime ?? c.openTime + 1
+                same(
+                  run.engine.candles(p.symbol, period, { startTime: c.openTime, endTime: next }).map((x) => x.openTime),
+                  [c.openTime],
+                  () => `${p.symbol} ${period} candle ${c.openTime} alone in [${c.openTime}, ${next})`
+                )
+              })
+            }
+          }
+        }
+      }), stretches)
+    },
+    timeout
+  )
+
+  it("recent trades are the symbol's latest trades of the log, newest first, with the log's ids", () => {
+    property(() => ({
+      end: (run) => {
+        for (const p of run.products) {
+          const expected = tradesOf(run, p.symbol).reverse().map((t) => ({
+            tradeId: t.tradeId,
+            symbol: t.symbol,
+            time: t.time,
+            price: units(t.price, SCALE),
+            size: units(t.quantity, SCALE),
+            value: units(t.amount, SCALE),
+            buyerMaker: t.takerSide === "sell"
+          }))
+          for (const limit of [1, 3, 1000]) {
+            same(
+              run.engine.recentTrades(p.symbol, limit).map((t) => ({
+                ...t,
+                price: units(t.price, SCALE),
+                size: units(t.size, SCALE),
+                value: units(t.value, SCALE)
+              })),
+              expected.slice(0, limit),
+              () => `${p.symbol} limit ${limit}`
+            )
+          }
+        }
+      }
+    }), stretches)
+  }, timeout)
+
+  it("the ticker is the trades from the minute 24 hours before now's: open, high, low, last, volumes, change", () => {
+    property(() => ({
+      end: (run) => {
+        const now = run.engine.now
+        const start = Math.max(0, now - (now % MINUTE) - DAY)
+        for (const p of run.products) {
+          const all = tradesOf(run, p.symbol)
+          const window = all.filter((t) => t.time >= start)
+          const prices = window.map((t) => units(t.price, SCALE))
+          const last = all.length === 0 ? 0n : units(all[all.length - 1]!.price, SCALE)
+          const open = prices[0] ?? last
+          const max = prices.reduce((a, b) => (b > a ? b : a), last)
+          const min = prices.reduce((a, b) => (b < a ? b : a), last)
+          const scale = 10n ** BigInt(SCALE - p.pricePrecision)
+          const ticker = run.engine.ticker(p.symbol, now)
+          same(
+            {
+              lastPrice: units(ticker.lastPrice, SCALE),
+              open: units(ticker.open, SCALE),
+              high: units(ticker.high, SCALE),
+              low: units(ticker.low, SCALE),
+              close: units(ticker.close, SCALE),
+              priceChange: units(ticker.priceChange, SCALE),
+              priceChangePercent: ticker.priceChangePercent,
+              size: units(ticker.size, SCALE),
+              value: units(ticker.value, SCALE),
+              trades: ticker.trades,
+              highTime: ticker.highTime,
+              lowTime: ticker.lowTime,
+              startTime: ticker.startTime,
+              endTime: ticker.endTime
+            },
+            {
+              lastPrice: last,
+              open,
+              high: window.length === 0 ? last : max,
+              low: window.length === 0 ? last : min,
+              close: last,
+              priceChange: last - open,
+              priceChangePercent: decimal(open === 0n ? 0n : ((last - open) / scale) * 1_000_000n / (open / scale), 6),
+              size: window.reduce((sum, t) => sum + units(t.quantity, SCALE), 0n),
+              value: window.reduce((sum, t) => sum + units(t.amount, SCALE), 0n),
+              trades: window.length,
+              highTime: window.find((t) => units(t.price, SCALE) === max)?.time ?? null,
+              lowTime: window.find((t) => units(t.price, SCALE) === min)?.time ?? null,
+              startTime: start,
+              endTime: now
+            },
+            () => `${p.symbol} at ${now}`
+          )
+        }
+      }
+    }), stretches)
+  }, timeout)
+})

@@ -40,6 +40,7 @@ import {
 } from "./book.ts"
 import { ClientIds } from "./clientIds.ts"
 import { BIZ } from "./ledger.ts"
+import { Market } from "./market.ts"
 import type { Product, Registry } from "./registry.ts"
 import type { Stamps } from "./stamps.ts"
 import { TradeLog } from "./trades.ts"
@@ -81,6 +82,8 @@ export class Matching {
   readonly orders: OrderStore
   readonly clientIds: ClientIds
   readonly trades: TradeLog
+  /** What the public market endpoints answer: fed one call per trade (`fill`). */
+  readonly market: Market
   private readonly accounts: Accounts
   private readonly stamps: Stamps
   // The registry's and the accounts' own arrays, read on every fill and cancel.
@@ -104,6 +107,7 @@ export class Matching {
     this.orders = new OrderStore(options.shared)
     this.clientIds = new ClientIds(this.orders, options.shared)
     this.trades = new TradeLog(options.shared)
+    this.market = new Market(stamps, options.shared)
   }
 
   /**
@@ -288,6 +292,7 @@ export class Matching {
 
     recordFill(t, to, price, lots, value, now)
     recordFill(m, mo, price, lots, value, now)
+    this.market.record(product, price, lots, value, !takerBuys, now)
     if (this.recordTrades) {
       const makerFee = takerBuys ? sellerFee : buyerFee
       const takerFee = takerBuys ? buyerFee : sellerFee

@@ -2,7 +2,7 @@
 // query string of a GET) into an engine call, and the engine's answer into the `data` of the endpoint's envelope
 // (JSON text; for the transfer envelope, the fields it holds besides `code` and `timestamp`), or a refusal. Routing,
 // authentication, rate limits and the envelope itself are the router's.
-import { Venue } from "@spotkit/core"
+import { Market, Venue } from "@spotkit/core"
 import * as Engine from "../../Engine.ts"
 import {
   type Body,
@@ -349,6 +349,97 @@ const serverTime: Handler = (_engine, _userId, _body, now) => String(now)
 
 const products: Handler = (engine) => quote(engine.productList())
 
+// ---------------------------------------------------------------------------------------------------------------
+// Market data (docs/venue/market-data.md): public, from the engine's book and trades
+
+/** The venue's ticker object (docs/venue/market-data.md#ticker), its fields in the order of the venue's sample. */
+const tickerRecord = (t: Engine.Ticker, now: number) => ({
+  symbol: t.symbol,
+  priceChange: t.priceChange,
+  priceChangePercent: t.priceChangePercent,
+  trades: t.trades,
+  size: t.size,
+  value: t.value,
+  high: t.high,
+  low: t.low,
+  open: t.open,
+  close: t.close,
+  highTime: t.highTime,
+  lowTime: t.lowTime,
+  startTime: t.startTime,
+  endTime: t.endTime,
+  lastPrice: t.lastPrice,
+  openInterest: "0",
+  ts: now
+})
+
+const ticker: Handler = (engine, _userId, body, now) => {
+  const symbol = knownSymbol(engine, body)
+  return symbol instanceof Refusal ? symbol : quote(tickerRecord(engine.ticker(symbol, now), Math.max(now, engine.now)))
+}
+
+const tickers: Handler = (engine, _userId, _body, now) => {
+  const at = Math.max(now, engine.now)
+  return quote(engine.tickers(now).map((t) => tickerRecord(t, at)))
+}
+
+const DEPTH_TYPES = ["step0", "step1", "step2", "step3", "step4", "step5"]
+
+// `limit` 15 (the default) or 200, `type` step0 (no merging, the default) to step5.
+const depth: Handler = (engine, _userId, body, now) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const limit = stringField(body, "limit", false)
+  if (limit instanceof Refusal) return limit
+  if (limit !== undefined && limit !== "15" && limit !== "200") return refusal("40020", "limit")
+  const type = stringField(body, "type", false)
+  if (type instanceof Refusal) return type
+  const step = type === undefined ? 0 : DEPTH_TYPES.indexOf(type)
+  if (step < 0) return refusal("40020", "type")
+  const book = engine.orderBook(symbol, limit === "200" ? 200 : 15, step)
+  return `{"asks":${quote(book.asks)},"bids":${quote(book.bids)},"timestamp":${
+    quote(String(Math.max(now, engine.now)))
+  }}`
+}
+
+const isPeriod = (text: string): text is Engine.CandlePeriod =>
+  (Market.CandlePeriod.literals as ReadonlyArray<string>).includes(text)
+
+// `[openTime, open, high, low, close, baseVolume, quoteVolume]`, newest first, as the venue's sample.
+const candles: Handler = (engine, _userId, body) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const period = stringField(body, "period", true)
+  if (period instanceof Refusal) return period
+  if (!isPeriod(period!)) return refusal("40020", "period")
+  const query = integerFields(body, {
+    limit: [1, 1000],
+    startTime: [0, Number.MAX_SAFE_INTEGER],
+    endTime: [0, Number.MAX_SAFE_INTEGER]
+  })
+  if (query instanceof Refusal) return query
+  const list = engine.candles(symbol, period, query).map((c) =>
+    `[${c.openTime},${quote(c.open)},${quote(c.high)},${quote(c.low)},${quote(c.close)},${quote(c.baseVolume)},${
+      quote(c.quoteVolume)
+    }]`
+  )
+  return `[${list.join(",")}]`
+}
+
+// docs/venue/market-data.md#recent-trades: `limit` 1..1000, 100 by default, newest first.
+const recentTrades: Handler = (engine, _userId, body) => {
+  const symbol = knownSymbol(engine, body)
+  if (symbol instanceof Refusal) return symbol
+  const limit = integerField(body, "limit", 1, 1000)
+  if (limit instanceof Refusal) return limit
+  const list = engine.recentTrades(symbol, limit ?? 100).map((t) =>
+    `{"symbol":${quote(t.symbol)},"tradeId":${quote(t.tradeId)},"fillTime":${t.time},"fillPrice":${
+      quote(t.price)
+    },"fillQuantity":${quote(t.size)},"tradeValue":${quote(t.value)},"bestMatch":true,"buyerMaker":${t.buyerMaker}}`
+  )
+  return `[${list.join(",")}]`
+}
+
 export const handlers: { readonly [Name in Venue.EndpointName]?: Handler } = {
   placeOrder,
   placeOrders,
@@ -366,5 +457,10 @@ export const handlers: { readonly [Name in Venue.EndpointName]?: Handler } = {
   exchangeInfo,
   productList,
   serverTime,
+  ticker,
+  tickers,
+  depth,
+  candles,
+  recentTrades,
   products
 }
