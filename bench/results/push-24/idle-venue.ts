@@ -56,4 +56,10 @@ for (let i = 0; i < orders; i++) {
   }, i)
   if (placed.ok) engine.cancelOrder(maker, { orderId: placed.orderId }, i)
 }
-if (process.env.CHECK !== undefined) process.stdout.write(`${engine.tradeList().length} trades, ${engine.orderList().filter((o) => o.status === "cancelled").length} cancelled\n`)
+if (process.env.CHECK !== undefined) {
+  process.stdout.write(
+    `${engine.tradeList().length} trades, ${
+      engine.orderList().filter((o) => o.status === "cancelled").length
+    } cancelled\n`
+  )
+}
