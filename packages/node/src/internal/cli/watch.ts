@@ -248,9 +248,9 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" 
 
 /** The summary line: events printed, reconnects, resyncs, and the time the watch ran. */
 export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
-  `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${
-    plural(tally.resyncs, "resync")
-  } in ${seconds(elapsedMillis)}`
+  `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${plural(tally.resyncs, "resync")} in ${
+    seconds(elapsedMillis)
+  }`
 
 // The push service for the command's scope, over the client (clock offset, REST backfill); credentials only for the
 // private channels.
@@ -329,9 +329,10 @@ const optionalSymbol = Flag.String("symbol").pipe(
   Flag.optional
 )
 
-const onlySymbol = <A extends { readonly symbol: string }>(symbol: Option.Option<string>) =>
-(stream: Stream.Stream<A, PushError.PushError>) =>
-  Option.isNone(symbol) ? stream : Stream.filter(stream, (a) => a.symbol === symbol.value)
+const onlySymbol =
+  <A extends { readonly symbol: string }>(symbol: Option.Option<string>) =>
+  (stream: Stream.Stream<A, PushError.PushError>) =>
+    Option.isNone(symbol) ? stream : Stream.filter(stream, (a) => a.symbol === symbol.value)
 
 const fillsCommand = Command.make(
   "fills",
@@ -456,21 +457,24 @@ const tickerCommand = Command.make(
   Command.withDescription("Prints a symbol's ticker as it changes (a slow reader gets the latest one)")
 )
 
-const periodFlag = Flag.Literals("period", [
-  "1m",
-  "5m",
-  "15m",
-  "30m",
-  "1h",
-  "2h",
-  "4h",
-  "6h",
-  "8h",
-  "12h",
-  "1d",
-  "1w",
-  "1M"
-] satisfies ReadonlyArray<Market.CandlePeriod>).pipe(
+const periodFlag = Flag.Literals(
+  "period",
+  [
+    "1m",
+    "5m",
+    "15m",
+    "30m",
+    "1h",
+    "2h",
+    "4h",
+    "6h",
+    "8h",
+    "12h",
+    "1d",
+    "1w",
+    "1M"
+  ] satisfies ReadonlyArray<Market.CandlePeriod>
+).pipe(
   Flag.withDescription("The candle period"),
   Flag.withDefault("1m")
 )
