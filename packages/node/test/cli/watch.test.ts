@@ -142,10 +142,11 @@ describe("spotkit watch", () => {
             const orders = yield* start(["watch", "orders", ...ndjson], env)
             const balances = yield* start(["watch", "balances", ...ndjson], env)
             const book = yield* start(["watch", "book", ...ndjson], env)
-            // Every watch connected and listening (two connections each: the book's is public) before trading.
-            assert.isTrue(yield* until(() => Effect.map(venue.stats, (s) => s.open >= 4), 20))
-            assert.isTrue(yield* until(() => Effect.succeed(book.stdout() !== "" && balances.stdout() !== ""), 20))
-            yield* Effect.sleep("300 millis")
+            // Every watch live before trading: the private ones in sync with REST, the book printed.
+            const live = () =>
+              [fills, orders, balances].every((watch) => watch.stderr().includes("spotkit: listening: ")) &&
+              book.stdout() !== ""
+            assert.isTrue(yield* until(() => Effect.sync(live), 20))
 
             yield* trade(alice, bob, 24)
 
@@ -242,11 +243,15 @@ describe("spotkit watch", () => {
           const counted = yield* runInProcess(["watch", "balances", "--count", "2", "--format", "ndjson"], env)
           assert.strictEqual(counted.exitCode, 0, counted.stderr)
           assert.strictEqual(linesOf(counted.stdout).length, 2)
-          assert.match(counted.stderr.trimEnd(), /^spotkit: 2 events, 0 reconnects, 0 resyncs in \d+\.\d s$/)
+          assert.deepStrictEqual(
+            linesOf(counted.stderr)[0],
+            "spotkit: listening: the private streams are in sync with REST"
+          )
+          assert.match(linesOf(counted.stderr)[1]!, /^spotkit: 2 events, 0 reconnects, 0 resyncs in \d+\.\d s$/)
           const timed = yield* runInProcess(["watch", "fills", "--for", "300ms"], env)
           assert.strictEqual(timed.exitCode, 0, timed.stderr)
           assert.strictEqual(linesOf(timed.stdout)[0]!.split(/\s+/).slice(0, 3).join(" "), "time fillId orderId")
-          assert.match(timed.stderr.trimEnd(), /^spotkit: 0 events, 0 reconnects, 0 resyncs in 0\.\d s$/)
+          assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs in 0\.\d s$/)
           const book = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], env)
           assert.strictEqual(book.exitCode, 0, book.stderr)
           assert.match(linesOf(book.stdout)[0]!, new RegExp(`^${SYMBOL}  depth 15  version \\d+$`))

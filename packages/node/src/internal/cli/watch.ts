@@ -220,7 +220,7 @@ interface Tally {
 }
 
 // One line on stderr per reconnect and per resync. The private session's first catch-up by REST is its start, not a
-// resync.
+// resync: it is said once, as the moment the watch is live.
 const notice = (event: SpotPush.Event, tally: Tally) => {
   switch (event._tag) {
     case "Connected":
@@ -234,7 +234,8 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
       tally.resyncs++
       return Shared.note(`${event.channel}: resync from a new snapshot (${event.reason})`)
     case "Resynced":
-      if (tally.resynced++ === 0) return Effect.void
+      // The first catch-up: from now on nothing is missed (a script may wait for this line before it trades).
+      if (tally.resynced++ === 0) return Shared.note("listening: the private streams are in sync with REST")
       tally.resyncs++
       return Shared.note(
         `private streams caught up by REST after the reconnect (${event.orders} orders, ${event.fills} fills read)`
