@@ -288,6 +288,40 @@ describe("spotkit watch", () => {
       { timeout: 60_000 }
     )
 
+    it.effect(
+      "no venue text acts on a terminal: control and bidi characters escaped, values intact for a reader",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const venue = yield* PushVenue.PushVenue
+          const hostile = "\u001b]0;owned\u0007\u202egnp.exe\u009b2J"
+          // The venue shows the latest ticker to a new subscriber.
+          yield* venue.publish({
+            _tag: "Ticker",
+            symbol: SYMBOL,
+            fields: { lastPrice: "30000.00", ts: "1700000000000", note: hostile }
+          })
+          const ndjson = yield* runInProcess([
+            "watch",
+            "ticker",
+            "--symbol",
+            SYMBOL,
+            "--count",
+            "1",
+            "--format",
+            "ndjson"
+          ], env)
+          assert.strictEqual(ndjson.exitCode, 0, ndjson.stderr)
+          // eslint-disable-next-line no-control-regex
+          assert.notMatch(ndjson.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
+          assert.strictEqual(JSON.parse(linesOf(ndjson.stdout)[0]!).note, hostile)
+          const table = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--count", "1"], env)
+          assert.strictEqual(table.exitCode, 0, table.stderr)
+          assert.match(linesOf(table.stdout)[1]!, /^2023-11-14T22:13:20\.000Z\s+BTCUSDT_SPBL\s+30000\.00/)
+        }),
+      { timeout: 60_000 }
+    )
+
     it.effect("the built CLI: Ctrl-C (SIGINT) exits 130 with the summary line on stderr", () =>
       Effect.gen(function*() {
         const env = yield* envOf("alice")
