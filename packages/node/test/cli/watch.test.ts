@@ -289,6 +289,37 @@ describe("spotkit watch", () => {
     )
 
     it.effect(
+      "watch ticker and watch candles follow the engine's trades: the last ones printed equal REST's",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const alice = yield* clientOf("alice")
+          const bob = yield* clientOf("bob")
+          // A first trade, so that the symbol has a current bar for the candles' first element.
+          yield* trade(alice, bob, 1)
+          const ticker = yield* start(["watch", "ticker", "--symbol", SYMBOL, "--format", "ndjson"], env)
+          const candles = yield* start(
+            ["watch", "candles", "--symbol", SYMBOL, "--period", "1m", "--format", "ndjson"],
+            env
+          )
+          assert.isTrue(yield* until(() => Effect.sync(() => candles.stdout() !== ""), 20))
+          yield* trade(alice, bob, 4)
+          const restTicker = yield* alice.ticker(SYMBOL)
+          const [bar] = yield* alice.candles(SYMBOL, "1m", { limit: 1 })
+          const last = (text: string) => objects(text).at(-1)
+          const caughtUp = () =>
+            last(ticker.stdout())?.lastPrice === restTicker.lastPrice && last(candles.stdout())?.close === bar!.close &&
+            last(candles.stdout())?.baseVolume === bar!.baseVolume
+          assert.isTrue(yield* until(() => Effect.sync(caughtUp), 20), `${ticker.stdout()}\n${candles.stdout()}`)
+          assert.strictEqual(last(candles.stdout())!.openTime, bar!.openTime)
+          assert.strictEqual(last(ticker.stdout())!.high, restTicker.high)
+          assert.strictEqual(yield* ticker.stop, 130)
+          assert.strictEqual(yield* candles.stop, 130)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
       "no venue text acts on a terminal: control and bidi characters escaped, values intact for a reader",
       () =>
         Effect.gen(function*() {

@@ -1,12 +1,16 @@
 // What the engine does, pushed by the venue: after each order placed or cancelled (matching's listener) and each
 // deposit or transfer (the accounts' listener), the orders that changed, the fills made (two per trade: the maker's
 // and the taker's, with the REST fills' ids), the spot balances of the users concerned, the public trades and the
-// book's changed levels — each built only when someone subscribed to it, and nothing at all while nobody subscribed
-// to anything.
+// book's changed levels, and after trades the symbol's ticker and its current bar of each candle period subscribed
+// (as the market-data endpoints would answer them then) — each built only when someone subscribed to it, and nothing
+// at all while nobody subscribed to anything.
+import { Push } from "@spotkit/core"
 import type { Engine } from "../../Engine.ts"
+import type { CandlePeriod } from "../../EngineModel.ts"
 import * as Book from "../engine/book.ts"
 import { partsOf } from "../engine/parts.ts"
 import type { Parts } from "../engine/parts.ts"
+import type { Product } from "../engine/registry.ts"
 import * as Trades from "../engine/trades.ts"
 import { fixed, trimmed } from "../units.ts"
 import type { Level } from "./events.ts"
@@ -52,6 +56,7 @@ class Feed {
       this.fill(2 * i + 1)
       this.trade(product.symbol, t, to, buy, product.pricePrecision, product.quantityPrecision, product.quote.scale)
     }
+    if (tradesTo > tradesFrom) this.market(product)
     for (const maker of new Set(makers)) this.order(maker)
     this.order(seq)
     const users = new Set([r[o + Book.USER]!, ...makers.map((m) => store.user(m))])
@@ -89,6 +94,39 @@ class Feed {
       product.quantityPrecision
     ])
     this.venue.publish({ _tag: "Book", symbol: product.symbol, bids: buy ? [level] : [], asks: buy ? [] : [level] })
+  }
+
+  // The symbol traded: its ticker (the rolling 24 hours) and the current bar of every candle period subscribed.
+  private market(product: Product): void {
+    const { market } = this.parts.matching
+    const now = this.parts.stamps.now
+    const { symbol } = product
+    if (this.venue.wantsChannel(Push.channels.ticker(symbol))) {
+      const { highTime: _high, lowTime: _low, startTime: _start, endTime: _end, ...ticker } = market.ticker(
+        product,
+        now
+      )
+      this.venue.publish({ _tag: "Ticker", symbol, fields: { ...ticker, ts: String(now) } })
+    }
+    for (const [period, interval] of Object.entries(Push.klineIntervals)) {
+      if (!this.venue.wantsChannel(Push.channels.kline(symbol, interval))) continue
+      const bar = market.candles(product, period as CandlePeriod, { limit: 1 })[0]
+      if (bar === undefined) continue
+      this.venue.publish({
+        _tag: "Kline",
+        symbol,
+        interval,
+        bar: {
+          klineTime: bar.openTime,
+          open: bar.open,
+          high: bar.high,
+          low: bar.low,
+          close: bar.close,
+          size: bar.baseVolume,
+          value: bar.quoteVolume
+        }
+      })
+    }
   }
 
   /** A user's spot balances changed. */
