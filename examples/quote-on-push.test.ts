@@ -2,13 +2,15 @@
  * `quote-on-push.ts` against the testkit's in-process exchange, its push venue fed by the engine with faults on
  * (connections dropped every few frames, depth changes lost), on the TestClock: bob trades into the quotes until the
  * program has seen its fills; every fill of its orders was seen once, each order it placed ends as the engine has it,
- * it quoted inside the others' top, and nothing of it stays open.
+ * it quoted inside the others' top, and nothing of it stays open. And as a program, as a user runs it: a real `node`
+ * process against the sandbox, its push over real WebSockets on the sandbox's port with connections dropped.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PushVenue, TestExchange } from "@spotkit/testkit"
+import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { type Options, quoteOnPush } from "./quote-on-push.ts"
+import { runExample } from "./test/support.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -86,4 +88,51 @@ describe("quoteOnPush", () => {
         assert.isAbove(placed.size, 2)
       }).pipe(Effect.provide(layer(faults))), { timeout: 60_000 })
   }
+})
+
+describe("quote-on-push.ts as a program", () => {
+  const sandbox = PushVenue.layerSandbox().pipe(
+    Layer.provideMerge(PushVenue.layer({ faults: { disconnect: 12 } })),
+    Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+  )
+
+  it.live(
+    "quotes around the pushed book over WebSockets, sees its 3 fills while connections drop, and stops",
+    () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const server = yield* Sandbox.Sandbox
+        const [alice, bob] = exchange.accounts.map((account) => account.userId) as [string, string]
+        const mine = () => exchange.engine.orderList(alice).filter((o) => o.clientOrderId.startsWith("qop-"))
+        // bob takes a quote whenever alice has both sides up, until the program has ended.
+        const taker = yield* Effect.forkChild(Effect.gen(function*() {
+          for (let round = 0;; round++) {
+            yield* Effect.sleep("100 millis")
+            if (mine().filter((o) => o.status === "open").length < 2) continue
+            yield* exchange.placeOrder(bob, {
+              symbol: SYMBOL,
+              side: round % 2 === 0 ? "buy" : "sell",
+              orderType: "limit",
+              force: "ioc",
+              price: round % 2 === 0 ? "30004.99" : "29995.01",
+              quantity: "0.0015",
+              clientOrderId: `bob-${round}`
+            })
+          }
+        }))
+        const run = yield* runExample("quote-on-push.ts", [SYMBOL, "3"], {
+          SPOTKIT_PUSH_URL: PushVenue.pushUrl(server)
+        })
+        yield* Fiber.interrupt(taker)
+        assert.strictEqual(run.code, 0, run.stderr)
+        const placed = new Set(mine().map((o) => o.orderId))
+        const fills = exchange.engine.fillList(alice).filter((fill) => placed.has(fill.orderId))
+        assert.isAtLeast(fills.length, 3)
+        for (const fill of fills) assert.include(run.stdout, `fill ${fill.fillId}: `)
+        assert.include(run.stdout, "quoting 29995.01 / 30004.99")
+        assert.include(run.stdout, `done: ${fills.length} fills of ${placed.size} orders`)
+        assert.deepStrictEqual(mine().filter((o) => o.status === "open"), [])
+      }).pipe(Effect.provide(sandbox)),
+    { timeout: 60_000 }
+  )
 })

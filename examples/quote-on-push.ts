@@ -52,6 +52,7 @@ type Input =
   | { readonly _tag: "Order"; readonly order: SpotPush.OrderUpdate }
 
 const decimal = BigDecimal.fromStringUnsafe
+const ZERO = BigDecimal.make(0n, 0)
 
 // The best price of a side leaving out its own quote there: what the others bid or ask.
 const othersBest = (
@@ -72,6 +73,7 @@ export const quoteOnPush = Effect.fn("quoteOnPush")(function*(options: Options) 
   const quotes = new Map<Side, Quote>()
   const mine = new Map<string, SpotPush.OrderUpdate | undefined>()
   const fills: Array<SpotPush.Fill> = []
+  const filled = new Map<string, BigDecimal.BigDecimal>()
   let book: SpotPush.OrderBook | undefined
   let placed = 0
   let closing = false
@@ -136,6 +138,10 @@ export const quoteOnPush = Effect.fn("quoteOnPush")(function*(options: Options) 
         const fill = input.fill
         if (!mine.has(fill.orderId)) return
         fills.push(fill)
+        filled.set(
+          fill.orderId,
+          BigDecimal.sum(filled.get(fill.orderId) ?? ZERO, decimal(fill.quantity))
+        )
         yield* Console.log(`fill ${fill.fillId}: ${fill.side} ${fill.quantity} (${fill.source})`)
         if (fills.length < options.fills) return yield* requote(true)
         closing = true
@@ -145,7 +151,13 @@ export const quoteOnPush = Effect.fn("quoteOnPush")(function*(options: Options) 
     }
   })
 
-  const done = () => closing && [...mine.values()].every((order) => order?.final === true)
+  // Orders, fills and the book are three streams: an order's final update may come before its last fill. Done when
+  // every order is final and the fills seen add up to what each filled.
+  const done = () =>
+    closing && [...mine].every(([orderId, order]) =>
+      order?.final === true &&
+      BigDecimal.equals(filled.get(orderId) ?? ZERO, decimal(order.filledQuantity))
+    )
   yield* Stream.mergeAll([
     push.watchBook(options.symbol).pipe(Stream.map((event): Input => ({ _tag: "Book", event }))),
     push.watchFills({ symbols: [options.symbol] }).pipe(Stream.map((fill): Input => ({ _tag: "Fill", fill }))),
