@@ -252,6 +252,30 @@ describe("spotkit watch", () => {
           assert.strictEqual(timed.exitCode, 0, timed.stderr)
           assert.strictEqual(linesOf(timed.stdout)[0]!.split(/\s+/).slice(0, 3).join(" "), "time fillId orderId")
           assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs in 0\.\d s$/)
+          // On a terminal each book is drawn from the top left over the last one.
+          const terminal = capture(true)
+          const drawing = yield* Effect.forkChild(
+            runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "2"], env, { stdout: terminal.channel })
+          )
+          // The first book drawn, then bob's new bid makes a second.
+          assert.isTrue(yield* until(() => Effect.sync(() => terminal.chunks.length > 0), 20))
+          const exchange = yield* TestExchange.TestExchange
+          yield* exchange.placeOrder(exchange.accounts[1]!.userId, {
+            symbol: SYMBOL,
+            side: "buy",
+            orderType: "limit",
+            force: "normal",
+            price: "29999.00",
+            quantity: "0.01",
+            clientOrderId: "bob-redraw"
+          })
+          const drawn = yield* Fiber.join(drawing)
+          assert.strictEqual(drawn.exitCode, 0, drawn.stderr)
+          assert.strictEqual(terminal.chunks.length, 2)
+          assert.match(terminal.chunks[1]!, /\n0\.010000 +29999\.00 +30005\.00/)
+          for (const chunk of terminal.chunks) {
+            assert.match(chunk, new RegExp(`^\u001b\\[H\u001b\\[J${SYMBOL}  depth 15`))
+          }
           const book = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], env)
           assert.strictEqual(book.exitCode, 0, book.stderr)
           assert.match(linesOf(book.stdout)[0]!, new RegExp(`^${SYMBOL}  depth 15  version \\d+$`))
