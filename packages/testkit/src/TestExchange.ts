@@ -444,9 +444,6 @@ export const demo = (
  */
 export const inProcessBaseUrl = "http://exchange.test"
 
-// `SpotClient.Options.timeout`'s default, which the preset's transport bounds exchanges by when none is given.
-const DEFAULT_TIMEOUT = Duration.seconds(10)
-
 /**
  * A demo user by name (`demoKeys`): `"alice"`, the trader, or `"bob"`, the market maker.
  *
@@ -511,7 +508,9 @@ export const layerSpotClient = (
     // call), unless the caller's hooks sit between (their own delays are bounded only by the client's race) or the
     // caller chose otherwise.
     const bounding = options.client?.transformClient === undefined && options.client?.timeoutBy !== "client"
-    const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(options.client?.timeout ?? DEFAULT_TIMEOUT))
+    const timeoutMillis = Duration.toMillis(
+      Duration.fromInputUnsafe(options.client?.timeout ?? SpotClient.DEFAULT_TIMEOUT)
+    )
     return SpotClient.layer({
       baseUrl: inProcessBaseUrl,
       credentials: account.credentials,
