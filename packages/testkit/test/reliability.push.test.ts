@@ -1,0 +1,29 @@
+/**
+ * Push soak (issue #24): alice's push client, in process under the `TestClock`, watches her fills, orders, balances
+ * and the BTCUSDT_SPBL book while she trades against bob's quotes and the venue drops, closes, stalls, duplicates and
+ * loses frames, drops every connection and refuses private handshakes, in seeded random phases. Zero fills missed,
+ * zero duplicated (against the engine's fills, the REST fills' ids), every order's last state and every balance as
+ * the engine's at the end, and every book delivered equal to the engine's at its version — the first after each
+ * resync included.
+ *
+ * Default suite: 400 fills. `pnpm test:reliability`: 10,000 fills.
+ */
+import { describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { setup } from "./support/push.ts"
+import { pushSoak } from "./support/pushSoak.ts"
+import { reported, sized, testTimeout } from "./support/reliability.ts"
+
+describe("reliability: push", () => {
+  it.effect(
+    "soak: every fill once, orders, balances and every book as the engine's, under random faults",
+    () =>
+      reported("push-soak", pushSoak({ fills: sized(400, 10_000), seed: 24, phaseRounds: 8 })).pipe(
+        Effect.provide(setup({
+          push: { idleTimeout: "10 seconds", backoff: { initial: "200 millis", max: "5 seconds" } },
+          venue: { pingInterval: "4 seconds" }
+        }))
+      ),
+    testTimeout(60_000, 1_800_000)
+  )
+})
