@@ -11,8 +11,9 @@
 import { describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { setup } from "./support/push.ts"
+import { assertFlat, pushMemory } from "./support/pushMemory.ts"
 import { pushSoak } from "./support/pushSoak.ts"
-import { reported, sized, testTimeout } from "./support/reliability.ts"
+import { report, reported, sized, testTimeout } from "./support/reliability.ts"
 
 describe("reliability: push", () => {
   it.effect(
@@ -23,6 +24,23 @@ describe("reliability: push", () => {
           push: { idleTimeout: "10 seconds", backoff: { initial: "200 millis", max: "5 seconds" } },
           venue: { pingInterval: "4 seconds" }
         }))
+      ),
+    testTimeout(60_000, 1_800_000)
+  )
+
+  it.effect(
+    "memory: the heap stays flat over depth changes read by watchBook, across reconnects",
+    () =>
+      pushMemory({
+        changes: sized(100_000, 1_000_000),
+        samples: 20,
+        dropEvery: sized(10_000, 50_000),
+        batch: 50,
+        seed: 24
+      }).pipe(
+        Effect.tap((figures) => report("push-memory", figures)),
+        Effect.flatMap((figures) => assertFlat(figures, sized(8, 1))),
+        Effect.provide(setup())
       ),
     testTimeout(60_000, 1_800_000)
   )
