@@ -13,13 +13,14 @@ import { Effect } from "effect"
 import { setup } from "./support/push.ts"
 import { assertFlat, pushMemory } from "./support/pushMemory.ts"
 import { pushSoak } from "./support/pushSoak.ts"
-import { report, reported, sized, testTimeout } from "./support/reliability.ts"
+import { report, sized, testTimeout } from "./support/reliability.ts"
 
 describe("reliability: push", () => {
   it.effect(
     "soak: every fill once, orders, balances and every book as the engine's, under random faults",
     () =>
-      reported("push-soak", pushSoak({ fills: sized(400, 10_000), seed: 24, phaseRounds: 8 })).pipe(
+      pushSoak({ fills: sized(400, 10_000), seed: 24, phaseRounds: 8 }).pipe(
+        Effect.flatMap((figures) => report("push-soak", figures)),
         Effect.provide(setup({
           push: { idleTimeout: "10 seconds", backoff: { initial: "200 millis", max: "5 seconds" } },
           venue: { pingInterval: "4 seconds" }
