@@ -6,7 +6,11 @@
  * the engine's at the end, and every book delivered equal to the engine's at its version — the first after each
  * resync included.
  *
- * Default suite: 400 fills. `pnpm test:reliability`: 10,000 fills.
+ * Memory: 1,000,000 depth changes read by `watchBook` with a reconnection every 50,000, the heap's data spaces after
+ * a full collection sampled 20 times; its slope must stay under 1 byte a change (see support/pushMemory.ts).
+ *
+ * Default suite: 400 fills; 100,000 changes (a reconnection every 10,000, slope under 8 bytes a change).
+ * `pnpm test:reliability`: 10,000 fills; 1,000,000 changes.
  */
 import { describe, it } from "@effect/vitest"
 import { Effect } from "effect"
