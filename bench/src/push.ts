@@ -12,7 +12,7 @@
 //    the in-process venue and transport of the testkit, the whole client pipeline (decode, merge, queues, streams).
 //
 //   pnpm bench (after the engine bench), or alone: node --conditions=@spotkit/source bench/src/push.ts
-//   options: --quick (20,000 frames, 2 pairs; 300 events), --frames N, --pairs N, --events N
+//   options: --quick (20,000 frames, 2 pairs; 300 events), --frames N, --pairs N, --events N, --only spotkit|baseline
 import { SpotPush } from "@spotkit/core"
 import { NodeSpotClient, NodeSpotPush } from "@spotkit/node"
 import { PushVenue, TestExchange } from "@spotkit/testkit"
@@ -22,7 +22,7 @@ import * as os from "node:os"
 import { performance } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import WebSocket from "ws"
-import { fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import { args, fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
 
 const FRAMES = option("frames", quick ? 20_000 : 100_000)
 const PAIRS = option("pairs", quick ? 2 : 5)
@@ -133,6 +133,16 @@ const spotkit = () =>
     )
     return books
   })))
+
+// `--only spotkit|baseline`: one pass of one client and nothing else, for counting its instructions under cachegrind
+// (bench/results/push-24/instructions.sh: the difference of two frame counts cancels start-up and compilation).
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
+if (only !== undefined) {
+  if (only !== "spotkit" && only !== "baseline") throw new Error("--only takes spotkit or baseline")
+  const applied = only === "spotkit" ? await spotkit() : await baseline()
+  log(`push --only ${only}: ${fmt(FRAMES)} changes, ${fmt(applied)} books`)
+  process.exit(0)
+}
 
 log()
 log(
