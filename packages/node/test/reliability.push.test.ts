@@ -163,7 +163,8 @@ describe("reliability: push", () => {
         const push = yield* SpotPush.SpotPush
         const client = yield* SpotClient.SpotClient
         const engine = exchange.engine
-        const [aliceId, bobId] = exchange.accounts.map((a) => a.userId)
+        const aliceId = exchange.accounts[0]!.userId
+        const bobId = exchange.accounts[1]!.userId
         const target = full ? 10_000 : 150
         const seed = 24
         const next = random(seed)
@@ -186,7 +187,7 @@ describe("reliability: push", () => {
           }
           const offset = Math.floor(next() * 6) * 5
           for (const [side, price] of [["sell", 30_005 + offset], ["buy", 29_995 - offset]] as const) {
-            yield* exchange.placeOrder(bobId!, {
+            yield* exchange.placeOrder(bobId, {
               symbol: SYMBOL,
               side,
               orderType: "limit",
