@@ -354,7 +354,7 @@ log(`wrote ${file.pathname}`)
 for (
   const next of args.includes("--engine-only")
     ? []
-    : ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts", "budget.ts"]
+    : ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts", "budget.ts", "push.ts"]
 ) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,
