@@ -128,7 +128,12 @@ describe("telemetry", () => {
         Effect.provide(layer),
         Effect.forkChild
       )
-      for (let step = 0; step < 20 && fiber.pollUnsafe() === undefined; step++) yield* TestClock.adjust("100 millis")
+      // The clock stands still until the third order waits for the window (its event comes before the wait), so that
+      // the window cannot have passed before it is asked; then a second more lets it go.
+      for (let step = 0; step < 10_000 && events.length === 0 && fiber.pollUnsafe() === undefined; step++) {
+        yield* Effect.yieldNow
+      }
+      yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* Fiber.join(fiber)).length, 3)
       assert.deepStrictEqual(events.map((event) => event._tag === "Waiting" ? event.budget : event._tag), ["uid"])
       const wait = events[0]!
