@@ -2,8 +2,9 @@
 // book (`depth`) and 1,000 candles (`candles`), side by side in one process. Each answer is a standard envelope as the
 // venue writes it (levels as string pairs with long trailing zeros, candles as arrays newest first); the client's
 // path is what a call does with the body: `Json.parse`, the envelope's decode, the endpoint's response schema (the
-// book sorted best first, the candles named and sorted ascending). Rounds alternate the contestants; the median of
-// each is kept, and the ratio of the medians. Writes bench/results/market-<date>.json.
+// book sorted best first, the candles named and sorted ascending), measured whole and by stages (core's `Json.parse`,
+// then with the envelope). Rounds rotate the contestants; the median of each is kept, and the ratio of the medians.
+// Writes bench/results/market-<date>.json.
 //
 //   cd bench && node --conditions=@spotkit/source src/market.ts [--decodes N] [--rounds N] [--quick]
 import { Envelope, Json, Venue } from "@spotkit/core"
@@ -52,14 +53,12 @@ const candlesText = JSON.stringify({
 })
 
 /** What a call does with an answer's body: parse, the envelope, the endpoint's response schema. */
-const clientDecode = (endpoint: typeof Venue.endpoints.depth | typeof Venue.endpoints.candles) => (text: string) =>
-  Effect.runSync(
-    Effect.flatMap(Envelope.decodeStandard(Json.parse(text)), (envelope) => endpoint.decodeResponse(envelope.data))
-  )
+const clientDecode = (decodeResponse: (payload: unknown) => Effect.Effect<unknown, unknown>) => (text: string) =>
+  Effect.runSync(Effect.flatMap(Envelope.decodeStandard(Json.parse(text)), (envelope) => decodeResponse(envelope.data)))
 
 const cases = [
-  { name: "book, 200 levels a side", text: bookText, decode: clientDecode(Venue.endpoints.depth) },
-  { name: "candles, 1,000", text: candlesText, decode: clientDecode(Venue.endpoints.candles) }
+  { name: "book, 200 levels a side", text: bookText, decode: clientDecode(Venue.endpoints.depth.decodeResponse) },
+  { name: "candles, 1,000", text: candlesText, decode: clientDecode(Venue.endpoints.candles.decodeResponse) }
 ] as const
 
 // The decoded answers must be right before their cost means anything.
@@ -91,30 +90,39 @@ const time = (run: (text: string) => unknown, text: string): number => {
   return ((performance.now() - started) * 1000) / DECODES
 }
 
+// The stages of the client's path, each measured whole, so that the differences between them say what each adds.
+const envelopeOnly = (text: string) => Effect.runSync(Envelope.decodeStandard(Json.parse(text)))
+const stages = (decode: (text: string) => unknown) =>
+  [["JSON.parse", JSON.parse], ["Json.parse", Json.parse], ["+ envelope", envelopeOnly], ["+ schema", decode]] as const
+
 const results = cases.map((c) => {
-  const parse = [] as Array<number>
-  const client = [] as Array<number>
-  time(JSON.parse, c.text) // warm-up
-  time(c.decode, c.text)
+  const contestants = stages(c.decode)
+  const runs = contestants.map((): Array<number> => [])
+  for (const [, run] of contestants) time(run, c.text) // warm-up
+  // Each round runs every stage once, the first to run rotating.
   for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      parse.push(time(JSON.parse, c.text))
-      client.push(time(c.decode, c.text))
-    } else {
-      client.push(time(c.decode, c.text))
-      parse.push(time(JSON.parse, c.text))
+    for (let j = 0; j < contestants.length; j++) {
+      const k = (round + j) % contestants.length
+      runs[k]!.push(time(contestants[k]![1], c.text))
     }
   }
-  const parseUs = median(parse)
-  const clientUs = median(client)
+  const us = runs.map(median)
+  const [parseUs, , , clientUs] = us as [number, number, number, number]
   log(
-    `${c.name} (${fmt(c.text.length)} characters): JSON.parse ${parseUs.toFixed(1)} µs, the client's decode ` +
-      `${clientUs.toFixed(1)} µs, ${(clientUs / parseUs).toFixed(1)}× (median of ${ROUNDS} rounds of ` +
-      `${fmt(DECODES)})`
+    `${c.name} (${fmt(c.text.length)} characters), median of ${ROUNDS} rounds of ${fmt(DECODES)}: ` +
+      contestants.map(([name], i) => `${name} ${us[i]!.toFixed(1)} µs`).join(", ") +
+      `; the client's decode ${(clientUs / parseUs).toFixed(1)}× JSON.parse`
   )
-  return { name: c.name, characters: c.text.length, parseUs, clientUs, ratio: clientUs / parseUs, parse, client }
+  return {
+    name: c.name,
+    characters: c.text.length,
+    parseUs,
+    clientUs,
+    ratio: clientUs / parseUs,
+    stages: Object.fromEntries(contestants.map(([name], i) => [name, { medianUs: us[i], runsUs: runs[i] }]))
+  }
 })
-if (sink !== 2 * (ROUNDS + 1) * DECODES * cases.length) throw new Error("a decode answered nothing")
+if (sink !== (ROUNDS + 1) * DECODES * 4 * cases.length) throw new Error("a decode answered nothing")
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ")[0]
 log(`load average ${load}`)
