@@ -5,7 +5,8 @@
 // cancel and each order's final state, the rest of the batch cancelled at once, transfers between the two users and
 // their status, the balances after, and exports of alice's fills to ./demo-out/fills.csv and of every funding bill to
 // ./demo-out/bills.csv with progress. It ends with a summary and stops the sandbox; any step that does not end as
-// expected ends it with exit code 1.
+// expected ends it with exit code 1. Before it trades it starts `spotkit watch fills` (push, NDJSON) in the
+// background, and after the export it checks that every fill of alice's orders was pushed, once.
 //
 // The seed is fixed and every clientOrderId is given, so the transcript on stdout is the same on every run (only
 // the progress line on stderr shows timings, and the bills' times in the CSV are the sandbox clock's).
@@ -191,6 +192,72 @@ const showMarket = (baseUrl: string) => {
   expect(units(String(ticker.size)) === volume, "market ticker: its volume is not the sum of the trades'")
 }
 
+// --- push: alice's fills as they happen (`spotkit watch fills`) ------------------------------------------------
+
+interface FillsWatch {
+  /** Resolves once the watch is live (its private streams in sync with REST): trading may start. */
+  readonly listening: Promise<void>
+  /** Checks that the fills pushed are exactly `fillIds`, each once, then stops the watch with Ctrl-C. */
+  readonly check: (fillIds: ReadonlyArray<string>) => Promise<void>
+}
+
+const WATCH_ARGS = ["watch", "fills", "--symbol", "BTCUSDT_SPBL", "--format", "ndjson", "--for", "10m"]
+
+const watchFills = (env: Record<string, string>): FillsWatch => {
+  print(`  $ spotkit ${WATCH_ARGS.join(" ")}   (in the background while alice trades)`)
+  const child = spawn(process.execPath, [...source, spotkitBin, ...WATCH_ARGS], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  process.once("exit", () => child.kill("SIGTERM"))
+  const pushed: Array<string> = []
+  const stderr: Array<string> = []
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const fill = JSON.parse(line) as { readonly fillId?: unknown; readonly orderId?: unknown }
+    if (typeof fill.fillId !== "string" || typeof fill.orderId !== "string") fail(`watch fills printed ${line}`)
+    pushed.push(String(fill.fillId))
+  })
+  const exited = new Promise<number>((done) => child.once("exit", (code, signal) => done(code ?? (signal ? 130 : 1))))
+  let live = false
+  const listening = new Promise<void>((resolveListening) => {
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      stderr.push(line)
+      if (line.startsWith("spotkit: listening")) {
+        live = true
+        resolveListening()
+      }
+    })
+    void exited.then((code) => {
+      if (!live) fail(`watch fills exited with code ${code} before listening: ${stderr.join(" / ")}`)
+    })
+    setTimeout(() => {
+      if (!live) fail("watch fills was not listening after 30 s")
+    }, 30_000).unref()
+  })
+  const check = async (fillIds: ReadonlyArray<string>) => {
+    print(`  the fills pushed to \`spotkit watch fills\` while alice traded, against the ${fillIds.length} exported:`)
+    const expected = new Set(fillIds)
+    for (let waited = 0; pushed.filter((id) => expected.has(id)).length < expected.size && waited < 300; waited++) {
+      await new Promise((wait) => setTimeout(wait, 100))
+    }
+    child.kill("SIGINT")
+    const code = await exited
+    expect(code === 130, `watch fills: expected exit code 130 after Ctrl-C, got ${code}`)
+    expect(/^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs? in /.test(stderr.at(-1) ?? ""), "the watch's summary")
+    const missing = fillIds.filter((id) => !pushed.includes(id))
+    const twice = pushed.filter((id, i) => pushed.indexOf(id) !== i)
+    const foreign = pushed.filter((id) => !expected.has(id))
+    expect(missing.length === 0, `fills never pushed: ${missing.join(", ")}`)
+    expect(twice.length === 0, `fills pushed twice: ${twice.join(", ")}`)
+    expect(foreign.length === 0, `fills pushed that REST does not know: ${foreign.join(", ")}`)
+    print(
+      `    ${pushed.length} fills pushed, each once: every fill of alice's orders; Ctrl-C ended the watch (exit 130)`
+    )
+  }
+  void listening.then(() => print("    (the watch is live: the private streams are in sync with REST)"))
+  return { listening, check }
+}
+
 // --- the demo --------------------------------------------------------------------------------------------------------
 
 const main = async () => {
@@ -215,6 +282,8 @@ const main = async () => {
   const before = balances(env, "balances before")
 
   step(3, "place orders on BTCUSDT_SPBL (bob quotes 0.5 BTC every 5 USDT around 30000)")
+  const fillsWatch = watchFills({ ...env, SPOTKIT_PUSH_URL: banner.SPOTKIT_PUSH_URL ?? fail("no SPOTKIT_PUSH_URL") })
+  await fillsWatch.listening
   const place = (id: string, ...args: Array<string>) =>
     spotkit(env, ["orders", "place", "--symbol", "BTCUSDT_SPBL", "--client-order-id", id, ...args])
   const placed = [
@@ -397,6 +466,7 @@ const main = async () => {
       .reduce((sum, row) => sum + units(row.split(",")[6]!), 0n)
     expect(filled === units(order.fillQuantity!), `${id}: its fills do not add up to ${order.fillQuantity}`)
   }
+  await fillsWatch.check(fills.map((row) => row.split(",")[0]!))
   const csvPath = join(out, "bills.csv")
   expectStatus(
     spotkit(env, ["bills", "export", "--out", relative(root, csvPath), "--progress"]),

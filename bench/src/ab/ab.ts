@@ -4,7 +4,10 @@
 // every contestant of a round alike, so the paired ratios hold where single figures wander.
 //
 //   node --conditions=@spotkit/source bench/src/ab/ab.ts --trees /work/base,/work/main [--mode client|raw|both]
-//        [--rounds 30] [--block 500] [--warmup 4]
+//        [--rounds 30] [--block 500] [--warmup 4] [--options '[{}, {"timeoutBy":"transport"}]']
+//
+// `--options` gives each tree (in order) the client's options as JSON, so that one tree can be its own variant:
+// `--trees /work/main,/work/main --options '[{}, {"retry":false}]'`.
 import { fork } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
@@ -18,6 +21,7 @@ const modes = option("mode", "client") === "both" ? ["raw", "client"] : [option(
 const rounds = Number(option("rounds", "30"))
 const block = Number(option("block", "500"))
 const warmup = Number(option("warmup", "4"))
+const variants: ReadonlyArray<unknown> = JSON.parse(option("options", "[]"))
 
 interface Worker {
   readonly name: string
@@ -25,13 +29,14 @@ interface Worker {
   readonly stop: () => void
 }
 
-const start = (tree: string, mode: string): Promise<Worker> =>
+const start = (tree: string, index: number, mode: string): Promise<Worker> =>
   new Promise((resolve, reject) => {
     const script = join(tree, "bench", "src", "ab", "worker.ts")
     if (!existsSync(script)) return reject(new Error(`${script} is missing: copy bench/src/ab/worker.ts there`))
     const child = fork(script, [mode], {
       cwd: join(tree, "bench"),
       execArgv: ["--conditions=@spotkit/source", "--expose-gc"],
+      env: { ...process.env, SPOTKIT_AB_OPTIONS: JSON.stringify(variants[index] ?? {}) },
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     let pending: ((value: { cpuMs: number; wallMs: number }) => void) | undefined
@@ -44,7 +49,7 @@ const start = (tree: string, mode: string): Promise<Worker> =>
     child.on("message", (message: { ready?: boolean; error?: string; cpuMs?: number; wallMs?: number }) => {
       if (message.ready) {
         resolve({
-          name: `${tree.split("/").pop()}:${mode}`,
+          name: `${tree.split("/").pop()}${variants[index] === undefined ? "" : `#${index}`}:${mode}`,
           run: (n) =>
             new Promise((done) => {
               pending = done
@@ -69,7 +74,9 @@ const median = (values: ReadonlyArray<number>) => {
 
 const main = async () => {
   const workers: Array<Worker> = []
-  for (const mode of modes) for (const tree of trees) workers.push(await start(tree, mode))
+  const started: Array<[string, number, string]> = []
+  for (const mode of modes) trees.forEach((tree, index) => started.push([tree, index, mode]))
+  for (const [tree, index, mode] of started) workers.push(await start(tree, index, mode))
   for (let i = 0; i < warmup; i++) for (const worker of workers) await worker.run(block)
   const cpu = workers.map(() => [] as Array<number>)
   for (let round = 0; round < rounds; round++) {

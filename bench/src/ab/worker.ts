@@ -9,6 +9,8 @@ import { createHmac } from "node:crypto"
 import { performance } from "node:perf_hooks"
 
 const mode = process.argv[2] ?? "client"
+// The client's options as JSON, for a variant (e.g. '{"timeoutBy":"transport"}'); none by default.
+const clientOptions: Partial<SpotClient.Options> = JSON.parse(process.env.SPOTKIT_AB_OPTIONS ?? "{}")
 
 const exchangeOptions: TestExchange.Options = {
   ...TestExchange.demo({ bills: 0 }),
@@ -61,7 +63,9 @@ const rawBlock = (n: number): Promise<number> => {
 }
 
 const clientBlock = (n: number): Promise<number> => {
-  const runtime = ManagedRuntime.make(TestExchange.layerSpotClient({ exchange: exchangeOptions }))
+  const runtime = ManagedRuntime.make(
+    TestExchange.layerSpotClient({ exchange: exchangeOptions, client: clientOptions })
+  )
   return runtime.runPromise(Effect.gen(function*() {
     const client = yield* SpotClient.SpotClient
     // The client's first call loads the symbol rules and the server's time: done before the clock starts.

@@ -81,6 +81,9 @@ const textReviver = (_key: string, value: unknown, context?: ReviverContext): un
 const taggedReviver = (_key: string, value: unknown, context?: ReviverContext): unknown =>
   typeof value === "number" ? new JsonNumber(context?.source ?? String(value)) : value
 
+// The length up to which `parse` quotes long ids before it scans for unsafe numbers.
+const SHORT = 512
+
 // Texts with no number literal at all need no reviver.
 const HAS_NUMBER = /[:[,]\s*-?\d|^\s*-?\d/
 
@@ -97,12 +100,17 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
       ? JSON.parse(text, (numbers === "text" ? textReviver : taggedReviver) as never)
       : JSON.parse(text)
   }
-  if (!unsafe(text)) return JSON.parse(text)
   // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
   // is much cheaper (BENCHMARKS.md). A match inside a string literal cannot go unnoticed: the inserted quote ends the
-  // string and leaves digits right after it, which is never valid JSON, so the exact reviver path decides.
+  // string and leaves digits right after it, which is never valid JSON, so the exact reviver path decides. Every text
+  // with such an id is unsafe, so a text the quoting leaves as it is, and safe, is one JSON.parse reads exactly. A
+  // short text (an order's answer, which carries its id as a number) is quoted first, sparing it a scan; a long one
+  // (a page, whose ids are strings) is scanned first, sparing it the quoting.
+  const short = text.length <= SHORT
+  if (!short && !unsafe(text)) return JSON.parse(text)
   const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
-  if (quoted !== text && !unsafe(quoted)) {
+  if (!unsafe(quoted)) {
+    if (quoted === text) return JSON.parse(text)
     const fast = Result.try(() => JSON.parse(quoted) as unknown)
     if (Result.isSuccess(fast)) return fast.success
   }

@@ -188,6 +188,14 @@ export interface Options {
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 /**
+ * The default of `Options.timeout`: 10 seconds for one exchange (a request and its answer read).
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const DEFAULT_TIMEOUT: Duration.Duration = Duration.seconds(10)
+
+/**
  * Filters of the open-orders stream.
  *
  * @since 0.1.0
@@ -561,7 +569,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
   }
-  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_TIMEOUT)
   const overrides = new Map(
     Object.entries((options.rateLimit === false ? undefined : options.rateLimit?.weights) ?? {})
   )

@@ -26,6 +26,18 @@ export const requests = Metric.counter("spotkit_requests_total", {
 })
 
 /**
+ * The bucket boundaries of `requestDuration`, in milliseconds: 1, 2, 4, … 16,384, and Infinity.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const requestDurationBoundaries: ReadonlyArray<number> = Metric.exponentialBoundaries({
+  start: 1,
+  factor: 2,
+  count: 16
+})
+
+/**
  * The time from sending a request to its answer read (or its failure), in milliseconds, by `endpoint`.
  *
  * @since 0.1.0
@@ -33,7 +45,7 @@ export const requests = Metric.counter("spotkit_requests_total", {
  */
 export const requestDuration = Metric.histogram("spotkit_request_duration_ms", {
   description: "Time from sending a request to its answer, in milliseconds, by endpoint",
-  boundaries: Metric.exponentialBoundaries({ start: 1, factor: 2, count: 16 })
+  boundaries: requestDurationBoundaries
 })
 
 /**

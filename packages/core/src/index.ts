@@ -75,6 +75,20 @@ export * as Order from "./Order.ts"
 export * as Primitives from "./Primitives.ts"
 
 /**
+ * Every fact about the venue's push interface: paths, handshake signing, limits, channels, frame codecs.
+ *
+ * @since 0.2.0
+ */
+export * as Push from "./Push.ts"
+
+/**
+ * The error of the push streams.
+ *
+ * @since 0.2.0
+ */
+export * as PushError from "./PushError.ts"
+
+/**
  * Where the client's rate-limit budgets live: in memory, or in Redis to share them between processes.
  *
  * @since 0.2.0
@@ -101,6 +115,13 @@ export * as Signer from "./Signer.ts"
  * @since 0.1.0
  */
 export * as SpotClient from "./SpotClient.ts"
+
+/**
+ * Push streams: books, tickers, orders, fills and balances as the venue pushes them, gap-free across reconnects.
+ *
+ * @since 0.2.0
+ */
+export * as SpotPush from "./SpotPush.ts"
 
 /**
  * The error type.

@@ -74,7 +74,31 @@ const plainOpenOrder = fc.record({
 })
 const anyOpenOrder = fc.oneof(plainOpenOrder, objectOf(openOrderFields, Object.keys(openOrderFields)))
 
+// A caller's order: plain fields, unusual-but-valid ones (keys present with undefined) and wrong ones.
+const placeOrderFields = {
+  symbol: fc.oneof(fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL", "btcusdt_spbl", "BTCUSDT", ""), strings),
+  side: literal("buy", "sell"),
+  orderType: literal("limit", "market"),
+  force: literal("normal", "postOnly", "fok", "ioc"),
+  price: decimals,
+  quantity: decimals,
+  clientOrderId: fc.oneof(fc.constantFrom("ab-1", "x_Y-9", "a".repeat(40), "a".repeat(41), "a b", ""), strings)
+}
+
 const arbitraries = {
+  placeOrder: fc.oneof(
+    // Mostly well-formed (every key, plain forms), so that the fast path is reached often.
+    fc.record({
+      symbol: fc.constant("BTCUSDT_SPBL"),
+      side: fc.constantFrom("buy", "sell"),
+      orderType: fc.constantFrom("limit", "market"),
+      force: fc.constantFrom("normal", "ioc"),
+      price: fc.constantFrom("100", "0.5", "0", "-1", "1e2"),
+      quantity: fc.constantFrom("0.06", "1", "0", "-2", "01"),
+      clientOrderId: fc.constantFrom("ab-1", "a b")
+    }, { requiredKeys: ["symbol", "side", "orderType", "quantity"] }),
+    objectOf(placeOrderFields, ["symbol", "side", "orderType", "quantity"])
+  ),
   placeOrderResult: objectOf({ orderId: ids, clientOrderId: strings }, ["orderId", "clientOrderId"]),
   openOrdersPage: objectOf({
     orderInfoResultList: fc.oneof(
@@ -133,7 +157,21 @@ const validOpenOrder = fc.record({
   noNullPrototype: true
 })
 
+const positiveDecimal = plainDecimal.filter((text) => !text.startsWith("-") && /[1-9]/.test(text))
+
 const validArbitraries = {
+  placeOrder: fc.record({
+    symbol: fc.constantFrom("BTCUSDT_SPBL", "ETHUSDT_SPBL"),
+    side: fc.constantFrom("buy", "sell"),
+    orderType: fc.constantFrom("limit", "market"),
+    force: orUndefined(fc.constantFrom("normal", "postOnly", "fok", "ioc")),
+    price: orUndefined(positiveDecimal),
+    quantity: positiveDecimal,
+    clientOrderId: orUndefined(fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/)),
+    note: fc.constantFrom("an unknown field", undefined)
+  }, { requiredKeys: ["symbol", "side", "orderType", "quantity", "price"], noNullPrototype: true }).filter((order) =>
+    order.orderType === "market" || order.price !== undefined
+  ),
   placeOrderResult: fc.record({
     orderId: usually(u64Digits, safeNat, 2),
     clientOrderId: fc.string(),
@@ -147,6 +185,13 @@ const validArbitraries = {
 }
 
 const cases = [
+  {
+    name: "Order.PlaceOrder (a caller's order)",
+    schema: Order.PlaceOrder,
+    fast: OrderFast.placeOrder,
+    input: arbitraries.placeOrder,
+    valid: validArbitraries.placeOrder
+  },
   {
     name: "Order.PlaceOrderResult",
     schema: Order.PlaceOrderResult,

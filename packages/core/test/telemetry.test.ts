@@ -82,6 +82,11 @@ describe("telemetry", () => {
       assert.strictEqual(yield* count(Telemetry.retries, { endpoint: "placeOrder", reason: "HttpStatusError" }), 1)
       const latency = yield* Metric.value(Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" }))
       assert.strictEqual(latency.count, 3)
+      // The client's series are the public histogram's: the same boundaries.
+      assert.deepStrictEqual(
+        latency.buckets.map(([boundary]) => boundary),
+        [...Telemetry.requestDurationBoundaries]
+      )
 
       assert.deepStrictEqual(
         events.map((event) =>
@@ -133,5 +138,33 @@ describe("telemetry", () => {
       assert.isAbove((yield* count(Telemetry.rateLimitWait, { budget: "uid" })) - waitedBefore, 0)
       assert.strictEqual((yield* count(Telemetry.budgetWeight, { budget: "uid" })) - uidBefore, 15)
       assert.strictEqual((yield* count(Telemetry.budgetWeight, { budget: "ip" })) - ipBefore, 6)
+    }))
+
+  it.effect("the program's own metric attributes (Metric.CurrentMetricAttributes) join the client's", () =>
+    Effect.gen(function*() {
+      const venue = new FakeVenue()
+      const layer = SpotClient.layer({
+        ...clientOptions,
+        rateLimit: false,
+        syncServerTime: false,
+        checkSymbolRules: false,
+        retry: false
+      }).pipe(Layer.provide([venue.layer, syncSigner]))
+      yield* TestClock.setTime(NOW)
+      const service = { service: "telemetry-test" }
+      yield* SpotClient.SpotClient.pipe(
+        Effect.flatMap((client) => client.placeOrder({ ...order, clientOrderId: "attributes-1" })),
+        Effect.provide(layer),
+        Effect.provideService(Metric.CurrentMetricAttributes, service)
+      )
+      assert.strictEqual(
+        yield* count(Telemetry.requests, { endpoint: "placeOrder", outcome: "ok", service: "telemetry-test" }),
+        1
+      )
+      assert.strictEqual(yield* count(Telemetry.budgetWeight, { budget: "uid", service: "telemetry-test" }), 5)
+      const latency = yield* Metric.value(
+        Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder", service: "telemetry-test" })
+      )
+      assert.strictEqual(latency.count, 1)
     }))
 })

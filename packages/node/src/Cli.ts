@@ -2,7 +2,8 @@
  * The `spotkit` command-line tool, built with `effect/cli`: export funding bills and fills; place, list, look up and
  * cancel orders (one, a batch from a file, or all of a symbol); the order history; balances; the symbols' trading
  * rules; market data (tickers, the order book, candles, recent trades); transfers between users and their status —
- * over a `SpotClient` configured from the environment (`NodeSpotClient.layerConfig`).
+ * over a `SpotClient` configured from the environment (`NodeSpotClient.layerConfig`); and `watch`: the venue's push
+ * streams (orders, fills, balances, book, trades, ticker, candles) as they happen, over `NodeSpotPush`.
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
  * network failed (or a batch or a cancel had failed items, or an order, symbol or transfer asked for is not there), 2
@@ -26,6 +27,7 @@ import { orders } from "./internal/cli/orders.ts"
 import * as Shared from "./internal/cli/shared.ts"
 import { symbols } from "./internal/cli/symbols.ts"
 import { transfer } from "./internal/cli/transfer.ts"
+import { watch } from "./internal/cli/watch.ts"
 import * as Output from "./internal/output.ts"
 
 /**
@@ -63,11 +65,11 @@ export const command = Command.make(NAME).pipe(
       "from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE (public data, such as symbols and market, " +
       "needs none); " +
       "optional: SPOTKIT_LOCALE, SPOTKIT_RATE_LIMIT (on or off), SPOTKIT_REDIS_URL (a rate-limit budget shared " +
-      "through Redis), SPOTKIT_MAX_RESPONSE_BYTES, and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
+      "through Redis), SPOTKIT_MAX_RESPONSE_BYTES, SPOTKIT_PUSH_URL (the push endpoint, for watch), and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
       "usage, configuration or input, caught before sending; 130 after Ctrl-C; 143 after SIGTERM. CSV cells a " +
       "spreadsheet would run as formulas get a leading ' (--csv-raw writes them as they are)"
   ),
-  Command.withSubcommands([orders, fills, balances, symbols, market, bills, transfer])
+  Command.withSubcommands([orders, fills, balances, symbols, market, bills, transfer, watch])
 )
 
 /**

@@ -1,9 +1,9 @@
 /**
- * What spotkit's command-line tools (`spotkit`, `spotkit-sandbox`) share as Node processes: bad flags reported as
- * one line on stderr, the exit codes (2 for bad usage, a chosen code after SIGINT or SIGTERM, an error's own
- * `Runtime.errorExitCode` otherwise), the version from the package's `package.json`, and the `main` that runs a
- * command with them: log lines on stderr (stdout is for data), and a failure nothing reported (a defect) as one line on
- * stderr, never a stack trace.
+ * How the `spotkit` command runs as a Node process (`spotkit-sandbox` follows the same rules in the testkit, which
+ * does not depend on this package): bad flags reported as one line on stderr, the exit codes (2 for bad usage, a
+ * chosen code after SIGINT or SIGTERM, an error's own `Runtime.errorExitCode` otherwise), the version from the
+ * package's `package.json`, and the `main` that runs a command with them: log lines on stderr (stdout is for data),
+ * and a failure nothing reported (a defect) as one line on stderr, never a stack trace.
  *
  * @since 0.2.0
  */

@@ -14,3 +14,8 @@ export * as NodeSigner from "./NodeSigner.ts"
  * @since 0.1.0
  */
 export * as NodeSpotClient from "./NodeSpotClient.ts"
+
+/**
+ * @since 0.2.0
+ */
+export * as NodeSpotPush from "./NodeSpotPush.ts"

@@ -13,6 +13,7 @@ import { Buffer } from "node:buffer"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import { TestExchange } from "./TestExchange.ts"
 
 /**
@@ -33,6 +34,11 @@ export interface Options {
    * @default undefined (no CORS headers: a page on another origin cannot read the answers)
    */
   readonly cors?: string | undefined
+  /**
+   * Takes the HTTP upgrades (WebSocket handshakes) on the sandbox's port, e.g. the push venue's
+   * (`PushVenue.layerSandbox`).
+   */
+  readonly upgrade?: ((request: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
 }
 
 /**
@@ -176,6 +182,7 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
         request.on("error", () => request.socket.destroy())
       })
       server.keepAliveTimeout = 5_000
+      if (options.upgrade !== undefined) server.on("upgrade", options.upgrade)
 
       const port = yield* Effect.acquireRelease(
         Effect.callback<number, SandboxError>((resume) => {

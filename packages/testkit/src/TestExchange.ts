@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Signer, SpotClient, Venue } from "@spotkit/core"
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
@@ -461,7 +461,10 @@ export type DemoUser = keyof typeof demoKeys
  * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
  * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
  * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
- * for another (`Signer.webCrypto`, core's portable default, say).
+ * for another (`Signer.webCrypto`, core's portable default, say). The in-process transport bounds each exchange by
+ * the client's `timeout` itself, on the same `Clock` (`timeoutBy: "transport"`: no race of fibers per call; a
+ * timeout or a late answer ends as under the client's race), unless `client` sets `timeoutBy: "client"` or a
+ * `transformClient`.
  *
  * ```ts
  * import { SpotClient } from "@spotkit/core"
@@ -501,15 +504,27 @@ export const layerSpotClient = (
         new Engine.EngineError(`layerSpotClient: no account to act as ${options.user ?? "alice"}`)
       )
     }
+    // The transport bounds each exchange by the client's timeout itself, on the same Clock (no race of fibers per
+    // call), unless the caller's hooks sit between (their own delays are bounded only by the client's race) or the
+    // caller chose otherwise.
+    const bounding = options.client?.transformClient === undefined && options.client?.timeoutBy !== "client"
+    const timeoutMillis = Duration.toMillis(
+      Duration.fromInputUnsafe(options.client?.timeout ?? SpotClient.DEFAULT_TIMEOUT)
+    )
     return SpotClient.layer({
       baseUrl: inProcessBaseUrl,
       credentials: account.credentials,
       rateLimit: false,
-      ...options.client
-    })
+      ...options.client,
+      timeoutBy: bounding ? "transport" : "client"
+    }).pipe(
+      Layer.provide(
+        Layer.succeed(HttpClient.HttpClient, InProcess.make(ex.handleAt, bounding ? timeoutMillis : undefined))
+      )
+    )
   }))
   return client.pipe(
-    Layer.provide([layerHttpClient, Signer.layer(options.signer ?? nodeCryptoSigner)]),
+    Layer.provide(Signer.layer(options.signer ?? nodeCryptoSigner)),
     Layer.provideMerge(exchange)
   )
 }

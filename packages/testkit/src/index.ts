@@ -29,3 +29,8 @@ export * as TestExchange from "./TestExchange.ts"
  * @since 0.1.0
  */
 export * as Sandbox from "./Sandbox.ts"
+
+/**
+ * @since 0.2.0
+ */
+export * as PushVenue from "./PushVenue.ts"

@@ -76,8 +76,9 @@ const get = (banner: Banner, name: string): string => {
   return value!
 }
 
-// The exported values of the banner without the base URL (which differs from run to run: port 0).
-const withoutBaseUrl = (banner: Banner) => [...banner.env].filter(([name]) => name !== "SPOTKIT_BASE_URL")
+// The exported values of the banner without the base and push URLs (which differ from run to run: port 0).
+const withoutBaseUrl = (banner: Banner) =>
+  [...banner.env].filter(([name]) => name !== "SPOTKIT_BASE_URL" && name !== "SPOTKIT_PUSH_URL")
 
 // Decimal strings compared as exact values: "50000.00000000" and "50000" are the same amount.
 const canonical = (decimal: string): string => {
@@ -204,8 +205,9 @@ describe("spotkit-sandbox", () => {
         "--rate-limits",
         "off"
       ])
-      assert.deepStrictEqual([...banner.env.keys()], ["SPOTKIT_BASE_URL"])
+      assert.deepStrictEqual([...banner.env.keys()], ["SPOTKIT_BASE_URL", "SPOTKIT_PUSH_URL"])
       assert.strictEqual(get(banner, "SPOTKIT_BASE_URL"), `http://127.0.0.1:${port}`)
+      assert.strictEqual(get(banner, "SPOTKIT_PUSH_URL"), `ws://127.0.0.1:${port}`)
       assert.strictEqual((yield* stop("SIGINT")).exitCode, 0)
     }).pipe(Effect.provide(NodeServices.layer)), TIMEOUT)
 
@@ -213,7 +215,18 @@ describe("spotkit-sandbox", () => {
     Effect.gen(function*() {
       const run = yield* runToEnd(["--help"])
       assert.strictEqual(run.exitCode, 0)
-      for (const flag of ["--port", "--host", "--seed", "--demo", "--no-demo", "--bills", "--rate-limits", "--cors"]) {
+      const flags = [
+        "--port",
+        "--host",
+        "--seed",
+        "--demo",
+        "--no-demo",
+        "--bills",
+        "--rate-limits",
+        "--cors",
+        "--push-faults"
+      ]
+      for (const flag of flags) {
         assert.include(run.stdout, flag)
       }
       // Each flag's line says its default.
@@ -225,6 +238,7 @@ describe("spotkit-sandbox", () => {
       assert.include(line("--bills"), "(default 200000)")
       assert.include(line("--rate-limits"), "(default on)")
       assert.include(line("--cors"), "(default off)")
+      assert.include(line("--push-faults"), "(default none)")
       assert.strictEqual(run.stderr, "")
     }), TIMEOUT)
 
@@ -236,7 +250,8 @@ describe("spotkit-sandbox", () => {
         { args: ["--port", "70000"], mentions: "--port" },
         { args: ["--bills", "-5"], mentions: "--bills" },
         { args: ["--rate-limits", "maybe"], mentions: "--rate-limits" },
-        { args: ["--cors", "localhost"], mentions: "--cors" }
+        { args: ["--cors", "localhost"], mentions: "--cors" },
+        { args: ["--push-faults", "drop=1"], mentions: "--push-faults" }
       ]
       const runs = yield* Effect.forEach(cases, (c) => runToEnd(c.args), { concurrency: 2 })
       runs.forEach((run, i) => {

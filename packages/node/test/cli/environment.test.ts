@@ -81,6 +81,30 @@ describe("Environment", () => {
     assert.strictEqual(Environment.problems({}, "public"), "SPOTKIT_BASE_URL is not set")
   })
 
+  it("problems: SPOTKIT_PUSH_URL required by the push commands, a ws:// or wss:// URL whenever it is set", () => {
+    assert.strictEqual(
+      Environment.problems({ SPOTKIT_BASE_URL: good.SPOTKIT_BASE_URL }, "public", true),
+      "SPOTKIT_PUSH_URL is not set"
+    )
+    assert.strictEqual(
+      Environment.problems({}, "private", true),
+      "SPOTKIT_BASE_URL, SPOTKIT_PUSH_URL, SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set"
+    )
+    const push = { ...good, SPOTKIT_PUSH_URL: "wss://ws-spot.example.com" }
+    assert.isUndefined(Environment.problems(push, "private", true))
+    // Not required elsewhere, but checked when set.
+    assert.isUndefined(Environment.problems(good, "private"))
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["https://ws.example.com", "SPOTKIT_PUSH_URL must start with ws:// or wss://"],
+      ["ws://user:pw@ws.example.com", "SPOTKIT_PUSH_URL has a user name or password in it"],
+      ["wss://ws.example.com/?x=1", "SPOTKIT_PUSH_URL has a query or a fragment (?, #)"],
+      ["wss://ws.example.com\n", "SPOTKIT_PUSH_URL has a space or a control character; expected wss://ws.example.com"]
+    ]
+    for (const [value, line] of cases) {
+      assert.strictEqual(Environment.problems({ ...good, SPOTKIT_PUSH_URL: value }, "private"), line)
+    }
+  })
+
   it.effect("read: the options from the variables (through Config), or the line of problems", () =>
     Effect.gen(function*() {
       const options = yield* Environment.read("private").pipe(

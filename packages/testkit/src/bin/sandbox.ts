@@ -7,7 +7,7 @@
  * ```sh
  * spotkit-sandbox --port 8080 --seed 7 --bills 1000 > sandbox.env &
  * until grep -q "^# serving" sandbox.env 2>/dev/null; do sleep 0.1; done
- * . ./sandbox.env      # SPOTKIT_BASE_URL, SPOTKIT_API_KEY, ... (alice), SPOTKIT_ALICE_*, SPOTKIT_BOB_*
+ * . ./sandbox.env      # SPOTKIT_BASE_URL, SPOTKIT_PUSH_URL, SPOTKIT_API_KEY, ... (alice), SPOTKIT_ALICE_*, SPOTKIT_BOB_*
  * ```
  *
  * Every line of the output is either a `# comment` or `export NAME=value`, so it can be read by people, sourced by
@@ -19,6 +19,7 @@
 import { Console, Data, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import { packageVersion, runMain } from "../internal/cliMain.ts"
+import * as PushVenue from "../PushVenue.ts"
 import * as Sandbox from "../Sandbox.ts"
 import * as TestExchange from "../TestExchange.ts"
 
@@ -107,6 +108,14 @@ const cors = Flag.String("cors").pipe(
   Flag.optional
 )
 
+const pushFaults = Flag.String("push-faults").pipe(
+  Flag.withDescription(
+    "Faults of the push endpoints, comma-separated: disconnect=N, close=N, stall=N (after N data frames), dup=N, gap=N, noAck, refuseAuth, storm (default none)"
+  ),
+  Flag.withDefault(""),
+  Flag.filter((text) => typeof PushVenue.parseFaults(text) !== "string", (text) => `${PushVenue.parseFaults(text)}`)
+)
+
 /** The sandbox could not start (the port is taken, bad seeding options, ...). Reported as one line, exit code 1. */
 class StartError extends Data.TaggedError("StartError")<{ readonly message: string }> {
   override readonly [Runtime.errorReported] = false
@@ -139,6 +148,7 @@ const banner = (
     readonly bills: number
     readonly rateLimits: string
     readonly cors: Option.Option<string>
+    readonly pushFaults: string
   },
   baseUrl: string,
   accounts: ReadonlyArray<TestExchange.Account>
@@ -149,7 +159,9 @@ const banner = (
     }, venue rate limits ${options.rateLimits}${
       Option.match(options.cors, { onNone: () => "", onSome: (origin) => `, cross-origin requests from ${origin}` })
     }`,
-    exportLine("SPOTKIT_BASE_URL", baseUrl)
+    exportLine("SPOTKIT_BASE_URL", baseUrl),
+    `# push (WebSocket) on the same port${options.pushFaults === "" ? "" : `, faults ${options.pushFaults}`}`,
+    exportLine("SPOTKIT_PUSH_URL", baseUrl.replace(/^http/, "ws"))
   ]
   if (!options.demo) {
     lines.push("# no demo data: the exchange has its default products and no users")
@@ -174,16 +186,20 @@ const banner = (
 
 const command = Command.make(
   NAME,
-  { port, host, seed, demo, bills, rateLimits, cors },
+  { port, host, seed, demo, bills, rateLimits, cors, pushFaults },
   Effect.fnUntraced(function*(options) {
     const exchangeOptions: TestExchange.Options = {
       ...(options.demo ? TestExchange.demo({ seed: options.seed, bills: options.bills }) : { seed: options.seed }),
       rateLimits: parseRateLimits(options.rateLimits) as Partial<TestExchange.RateLimits> | false
     }
-    const server = Sandbox.layer({ port: options.port, host: options.host, cors: Option.getOrUndefined(options.cors) })
-      .pipe(
-        Layer.provideMerge(TestExchange.layer(exchangeOptions))
-      )
+    const server = PushVenue.layerSandbox({
+      port: options.port,
+      host: options.host,
+      cors: Option.getOrUndefined(options.cors)
+    }).pipe(
+      Layer.provideMerge(PushVenue.layer({ faults: PushVenue.parseFaults(options.pushFaults) as PushVenue.Faults })),
+      Layer.provideMerge(TestExchange.layer(exchangeOptions))
+    )
     yield* Effect.gen(function*() {
       const sandbox = yield* Sandbox.Sandbox
       const exchange = yield* TestExchange.TestExchange
@@ -209,6 +225,10 @@ const command = Command.make(
     { command: `${NAME} --port 8080 --seed 7`, description: "Serve on port 8080 with seed 7" },
     { command: `${NAME} --bills 1000 --rate-limits off`, description: "A small history and no venue rate limits" },
     { command: `${NAME} --no-demo`, description: "Only the products, no users" },
+    {
+      command: `${NAME} --push-faults disconnect=5,gap=3`,
+      description: "Drop every push connection after 5 data frames and lose one depth change in 3"
+    },
     {
       command: `${NAME} --cors http://localhost:5173`,
       description: "Let a page served from http://localhost:5173 call the sandbox from the browser"

@@ -1,8 +1,12 @@
 // The exchange's protocol as an `HttpClient` with no sockets: each request is handed to the exchange with the time of
 // the client's `Clock`, and the outcome becomes a response in memory (after its latency, on the same `Clock`), a
 // transport error (a dropped connection) or no answer at all.
+//
+// Given a timeout, it bounds each exchange itself, on the same `Clock`, as core's `timeoutBy: "transport"` asks: an
+// answer later than the timeout, or none, fails with a `TransportError` caused by a `TimeoutError` once the timeout
+// has passed. An answer given at once needs no timer, where the client's own bound races every call with fibers.
 import { BufferedResponse } from "@spotkit/core"
-import { Clock, Effect } from "effect"
+import { Cause, Clock, Effect } from "effect"
 import { HttpClient, HttpClientError, UrlParams } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import type { Outcome, WireRequest } from "./protocol/wire.ts"
@@ -27,11 +31,25 @@ const pathOf = (request: HttpClientRequest.HttpClientRequest): string => {
   return params === "" ? path : `${path}${path.includes("?") ? "&" : "?"}${params}`
 }
 
+const timedOut = (request: HttpClientRequest.HttpClientRequest, timeoutMillis: number) =>
+  Effect.fail(
+    new HttpClientError.HttpClientError({
+      reason: new HttpClientError.TransportError({
+        request,
+        cause: new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)
+      })
+    })
+  )
+
 /**
  * An `HttpClient` over `handleAt`. With no connection there is nothing to abort or trace at the HTTP level, so it
  * skips `HttpClient.make`'s URL parsing, abort controller and client span (the client's own operation spans remain).
+ * With `timeoutMillis`, each exchange is bounded by it (see above); without, a hung one waits forever.
  */
-export const make = (handleAt: (request: WireRequest, now: number) => Outcome): HttpClient.HttpClient => {
+export const make = (
+  handleAt: (request: WireRequest, now: number) => Outcome,
+  timeoutMillis?: number | undefined
+): HttpClient.HttpClient => {
   const send = (
     request: HttpClientRequest.HttpClientRequest,
     now: number
@@ -53,9 +71,10 @@ export const make = (handleAt: (request: WireRequest, now: number) => Outcome): 
           body: outcome.body,
           remoteAddress: "127.0.0.1"
         })
-        return outcome.delayMillis > 0
-          ? Effect.as(Effect.sleep(outcome.delayMillis), response)
-          : Effect.succeed(response)
+        if (outcome.delayMillis <= 0) return Effect.succeed(response)
+        return timeoutMillis !== undefined && outcome.delayMillis > timeoutMillis
+          ? Effect.andThen(Effect.sleep(timeoutMillis), timedOut(request, timeoutMillis))
+          : Effect.as(Effect.sleep(outcome.delayMillis), response)
       }
       case "Drop":
         return Effect.fail(
@@ -64,7 +83,9 @@ export const make = (handleAt: (request: WireRequest, now: number) => Outcome): 
           })
         )
       case "Hang":
-        return Effect.never
+        return timeoutMillis === undefined
+          ? Effect.never
+          : Effect.andThen(Effect.sleep(timeoutMillis), timedOut(request, timeoutMillis))
     }
   }
   return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(

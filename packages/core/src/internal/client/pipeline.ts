@@ -13,8 +13,27 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, type Duration, Effect, identity, Redacted, Result, Schema } from "effect"
-import { Headers, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
+import {
+  Cause,
+  Clock,
+  Context as EffectContext,
+  type Duration,
+  Effect,
+  identity,
+  Option,
+  Redacted,
+  Result,
+  Schema
+} from "effect"
+import {
+  FetchHttpClient,
+  Headers,
+  HttpBody,
+  HttpClient,
+  HttpClientError,
+  HttpClientRequest,
+  UrlParams
+} from "effect/http"
 import { type BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
 import * as Envelope from "../../Envelope.ts"
 import * as Json from "../../Json.ts"
@@ -112,33 +131,37 @@ export class VenueResponse {
 interface Context {
   readonly options: Options
   readonly http: HttpClient.HttpClient
+  /** The fetch options of a request, given those in context (redirects.ts). */
+  readonly initFor: (current: RequestInit | undefined) => RequestInit
   readonly sign: (text: string) => Effect.Effect<string>
   readonly scrubber: Errors.Scrubber
   readonly redactedNames: ReadonlyArray<string | RegExp>
   /** The parts of each endpoint's request that never change, by endpoint name. */
-  readonly bases: ReadonlyMap<string, HttpClientRequest.HttpClientRequest>
+  readonly bases: ReadonlyMap<string, Base>
   readonly clock: ServerClock
   /** Asks the server's time once before the first signed request (replaced by a no-op once done). */
   sync: Effect.Effect<void>
 }
 
-// The parts of a request that never change, built once per endpoint; each send adds its body, signature and
-// timestamp.
-const basesOf = (options: Options): ReadonlyMap<string, HttpClientRequest.HttpClientRequest> => {
-  const bases = new Map<string, HttpClientRequest.HttpClientRequest>()
+// The parts of a request that never change, built once per endpoint: its URL and its fixed headers (names in lower
+// case, as `Headers` keeps them); each send adds its body, signature and timestamp.
+interface Base {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const basesOf = (options: Options): ReadonlyMap<string, Base> => {
+  const bases = new Map<string, Base>()
   for (const endpoint of Object.values(Venue.endpoints) as ReadonlyArray<Venue.Endpoint>) {
     const headers: Record<string, string> = {
-      [Venue.headers.locale]: options.locale,
-      "Content-Type": "application/json"
+      [Venue.headers.locale.toLowerCase()]: options.locale,
+      "content-type": "application/json"
     }
     if (endpoint.permission !== undefined) {
-      headers[Venue.headers.key] = Redacted.value(options.credentials.apiKey)
-      headers[Venue.headers.passphrase] = Redacted.value(options.credentials.passphrase)
+      headers[Venue.headers.key.toLowerCase()] = Redacted.value(options.credentials.apiKey)
+      headers[Venue.headers.passphrase.toLowerCase()] = Redacted.value(options.credentials.passphrase)
     }
-    bases.set(
-      endpoint.name,
-      HttpClientRequest.setHeaders(HttpClientRequest.make(endpoint.method)(options.baseUrl + endpoint.path), headers)
-    )
+    bases.set(endpoint.name, { url: options.baseUrl + endpoint.path, headers })
   }
   return bases
 }
@@ -152,34 +175,49 @@ const requestPathOf = (outgoing: Outgoing): string =>
     : outgoing.endpoint.path
 
 /** The request stamped: a public one as it is, a signed one with the server's time and its one signature. */
-export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamped> => {
-  const requestPath = requestPathOf(outgoing)
-  const endpoint = outgoing.endpoint
-  const body = endpoint.method === "GET" ? "" : outgoing.payload
-  return Effect.flatMap(context.clock.next(endpoint, requestPath, body), ({ millis, sentAt }) => {
+export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamped> =>
+  Effect.clockWith((clock) => {
+    const sentAt = clock.currentTimeMillisUnsafe()
+    const requestPath = requestPathOf(outgoing)
+    const endpoint = outgoing.endpoint
     if (endpoint.permission === undefined) {
       return Effect.succeed({ ...outgoing, requestPath, timestamp: "", signature: "", sentAt })
     }
-    const timestamp = String(millis)
+    const body = endpoint.method === "GET" ? "" : outgoing.payload
+    const timestamp = String(context.clock.stamp(endpoint, requestPath, body, sentAt))
     return Effect.map(
       context.sign(Venue.prehash(timestamp, endpoint.method, requestPath, body)),
       (signature): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt })
     )
   })
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // exchange
 
+const SIGN = Venue.headers.sign.toLowerCase()
+const TIMESTAMP = Venue.headers.timestamp.toLowerCase()
+
+// The request built at once from its parts (one headers object, one request), as `bodyText` and `setHeaders` would
+// build it step by step: a POST's JSON body with its content type and length, a GET's query in its URL, and the
+// signature and timestamp of a signed request.
 const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.HttpClientRequest => {
   const base = context.bases.get(stamped.endpoint.name)!
-  const request = stamped.endpoint.method === "GET"
-    ? stamped.payload === "" ? base : HttpClientRequest.setUrl(base, `${base.url}?${stamped.payload}`)
-    : HttpClientRequest.bodyText(base, stamped.payload, "application/json")
-  return stamped.signature === "" ? request : HttpClientRequest.setHeaders(request, {
-    [Venue.headers.sign]: stamped.signature,
-    [Venue.headers.timestamp]: stamped.timestamp
-  })
+  const get = stamped.endpoint.method === "GET"
+  const body = get ? HttpBody.empty : HttpBody.text(stamped.payload, "application/json")
+  const headers: Record<string, string> = { ...base.headers }
+  if (body._tag === "Uint8Array") headers["content-length"] = String(body.contentLength)
+  if (stamped.signature !== "") {
+    headers[SIGN] = stamped.signature
+    headers[TIMESTAMP] = stamped.timestamp
+  }
+  return HttpClientRequest.makeWith(
+    stamped.endpoint.method,
+    get && stamped.payload !== "" ? `${base.url}?${stamped.payload}` : base.url,
+    UrlParams.empty,
+    Option.none(),
+    Headers.fromInput(headers),
+    body
+  )
 }
 
 const timedOut = (request: HttpClientRequest.HttpClientRequest) =>
@@ -202,8 +240,16 @@ export const exchange = (
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
+  // The credential headers redacted and fetch told not to follow redirects (redirects.ts), in one change of the
+  // context.
   return bounded.pipe(
-    Effect.provideService(Headers.CurrentRedactedNames, context.redactedNames),
+    Effect.updateContext((services: EffectContext.Context<never>) =>
+      EffectContext.add(
+        EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
+        FetchHttpClient.RequestInit,
+        context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
+      )
+    ),
     Effect.mapError((error) =>
       Errors.transportError(error, timeout, (text) => context.scrubber.scrub(text, stamped.signature))
     )
@@ -250,13 +296,16 @@ export const answer = (
   }
   const transfer = transferSuccess(context, stamped, response, parsed)
   if (transfer !== undefined) return Effect.succeed(transfer)
-  return Envelope.decodeStandard(parsed).pipe(
+  const success = (envelope: Envelope.Standard) =>
+    new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
+  // A plain success, as `decodeStandard`'s fast path reads it, is answered at once.
+  const plain = Envelope.fastStandard(parsed)
+  if (plain !== undefined && plain.code === Venue.SUCCESS) return Effect.succeed(success(plain))
+  return (plain === undefined ? Envelope.decodeStandard(parsed) : Effect.succeed(plain)).pipe(
     Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
     Effect.flatMap((envelope) =>
       envelope.code === Venue.SUCCESS
-        ? Effect.succeed(
-          new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
-        )
+        ? Effect.succeed(success(envelope))
         : Budget.withRetryAfter(
           Venue.reasonOf({
             code: scrub(envelope.code),
@@ -273,32 +322,32 @@ export const answer = (
 // ---------------------------------------------------------------------------------------------------------------
 // the stages together
 
-// After an answer: the server's clock learned from its time (signed requests), the request counted.
-const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+// After an answer: the server's clock learned from its time (signed requests), the request counted; in one step.
+const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<VenueResponse> =>
+  Effect.withFiber((fiber) => {
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
-    const { reporter } = context.options
-    return Effect.andThen(
-      reporter.answered(stamped.endpoint, "ok", now - stamped.sentAt),
-      reporter.charged(stamped.endpoint)
-    )
+    context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentAt)
+    return Effect.succeed(response)
   })
 
 // After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
-const failed = (context: Context, stamped: Stamped, reason: SpotError.SpotErrorReason): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+const failed = (
+  context: Context,
+  stamped: Stamped,
+  reason: SpotError.SpotErrorReason
+): Effect.Effect<never, SpotError.SpotErrorReason> =>
+  Effect.withFiber((fiber) => {
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     if (stamped.signature !== "" && "requestTime" in reason) {
       context.clock.learn(reason.requestTime, stamped.sentAt, now)
     }
     const { reporter } = context.options
-    const counted = Effect.andThen(
-      reporter.answered(stamped.endpoint, reason._tag, now - stamped.sentAt),
-      reporter.charged(stamped.endpoint)
-    )
+    reporter.answered(fiber.context, stamped.endpoint, reason._tag, now - stamped.sentAt)
     const limited = Telemetry.tooManyRequests(reason)
     return limited === undefined
-      ? counted
-      : Effect.andThen(counted, reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis))
+      ? Effect.fail(reason)
+      : Effect.andThen(reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis), Effect.fail(reason))
   })
 
 /** The request sent and answered; the server's clock learned back, the request reported. */
@@ -306,9 +355,12 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
   Effect.flatMap(
     stamp(context, outgoing),
     (stamped) =>
-      Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response)).pipe(
-        Effect.tap((response) => settled(context, stamped, response)),
-        Effect.tapError((reason) => failed(context, stamped, reason))
+      Effect.matchEffect(
+        Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response)),
+        {
+          onSuccess: (response) => settled(context, stamped, response),
+          onFailure: (reason) => failed(context, stamped, reason)
+        }
       )
   )
 
@@ -359,12 +411,12 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
+  const refusing = yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
   const context: Context = {
     options,
     // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts).
-    http: (options.transformClient ?? identity)(
-      yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
-    ),
+    http: (options.transformClient ?? identity)(refusing.http),
+    initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),
     redactedNames: yield* Effect.map(

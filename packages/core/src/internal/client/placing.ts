@@ -6,6 +6,7 @@ import type * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
 import { attempt, type Context, decode, encode, fail, newClientOrderId, traced, validate } from "./call.ts"
 import * as Recovery from "./recovery.ts"
@@ -33,40 +34,47 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       })
       : Effect.fail(reason)
 
-  const placeOrder = Effect.fnUntraced(
-    function*(input: Order.PlaceOrderInput) {
-      const valid = yield* validate(placeOrderEndpoint, input)
-      const clientOrderId = valid.clientOrderId ?? (yield* newClientOrderId)
-      const order = { ...valid, clientOrderId }
-      yield* Effect.annotateCurrentSpan({
-        symbol: order.symbol,
-        side: order.side,
-        orderType: order.orderType,
-        clientOrderId
-      })
-      const rules = yield* rulesFor(order.symbol)
-      if (rules !== undefined) {
-        const broken = rules.check(order)
-        if (broken !== undefined) return yield* broken
-      }
-      const since = context.rules.generation()
-      return yield* retrying(
-        placeOrderEndpoint,
-        attempt(pipeline, placeOrderEndpoint, order).pipe(
-          Effect.mapError((reason) =>
-            reason._tag === "DuplicateOrderError"
-              ? new SpotError.DuplicateOrderError({ ...reason, clientOrderId })
-              : reason
+  // A valid order with its clientOrderId: annotated on the operation's span, checked against its symbol's rules, sent.
+  const placeValid = (order: Order.PlaceOrder & { readonly clientOrderId: string }) => {
+    const { clientOrderId } = order
+    return Effect.andThen(
+      Effect.annotateCurrentSpan({ symbol: order.symbol, side: order.side, orderType: order.orderType, clientOrderId }),
+      Effect.flatMap(rulesFor(order.symbol), (rules) => {
+        const broken = rules?.check(order)
+        if (broken !== undefined) return Effect.fail(broken)
+        const since = context.rules.generation()
+        return retrying(
+          placeOrderEndpoint,
+          attempt(pipeline, placeOrderEndpoint, order).pipe(
+            Effect.mapError((reason) =>
+              reason._tag === "DuplicateOrderError"
+                ? new SpotError.DuplicateOrderError({ ...reason, clientOrderId })
+                : reason
+            )
           )
+        ).pipe(
+          Effect.catch((failure) => Recovery.placement(lookupByClientIds, order, clientOrderId, failure)),
+          Effect.catch(ruleRefused(order, since))
         )
-      ).pipe(
-        Effect.catch((failure) => Recovery.placement(lookupByClientIds, order, clientOrderId, failure)),
-        Effect.catch(ruleRefused(order, since))
-      )
-    },
-    Effect.mapError(fail("placeOrder")),
-    traced("SpotClient.placeOrder")
-  )
+      })
+    )
+  }
+
+  // Written with combinators rather than a generator: placing is the call trading programs make in tight loops.
+  const placeOrder = (input: Order.PlaceOrderInput) => {
+    const withId = (valid: Order.PlaceOrder) =>
+      valid.clientOrderId !== undefined
+        ? placeValid({ ...valid, clientOrderId: valid.clientOrderId })
+        : Effect.flatMap(newClientOrderId, (clientOrderId) => placeValid({ ...valid, clientOrderId }))
+    return Effect.suspend(() => {
+      // A plain order takes the hand-written fast path (the Schema's value exactly, property-tested against it).
+      const fast = OrderFast.placeOrder(input)
+      return fast !== undefined ? withId(fast) : Effect.flatMap(validate(placeOrderEndpoint, input), withId)
+    }).pipe(
+      Effect.mapError(fail("placeOrder")),
+      traced("SpotClient.placeOrder")
+    )
+  }
 
   const batchClient: Batch.Client = {
     send: (request) =>

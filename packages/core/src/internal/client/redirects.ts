@@ -36,6 +36,17 @@ export const reasonOf = (
   })
 }
 
+/** The platform's client that never follows a redirect, and the fetch options that tell fetch not to. */
+export interface Refusing {
+  readonly http: HttpClient.HttpClient
+  /**
+   * The `FetchHttpClient.RequestInit` a request is sent with when `current` is in context: `current` with
+   * `redirect: "manual"` over it (over the init of the context the client was built in). A caller that provides it
+   * above `http` (the pipeline, with its other per-call service, in one step) spares `http` providing it again.
+   */
+  readonly initFor: (current: RequestInit | undefined) => RequestInit
+}
+
 /**
  * The platform's client, which never follows a redirect: fetch is told not to, and an answer with a redirect status
  * fails with an `HttpClientError` caused by a `RedirectError` (errors.ts reads it as the reason). The
@@ -45,6 +56,14 @@ export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, c
   const init = Context.getOrUndefined(yield* Effect.context<never>(), FetchHttpClient.RequestInit)
   const scrubber = Scrubber.of(credentials)
   const manual: RequestInit = { ...init, redirect: "manual" }
+  // The inits made here: one in context is already what this client would make of it.
+  const made = new WeakSet<RequestInit>()
+  const initFor = (current: RequestInit | undefined): RequestInit => {
+    if (current === undefined || current === manual || made.has(current)) return current ?? manual
+    const merged: RequestInit = { ...manual, ...current, redirect: "manual" }
+    made.add(merged)
+    return merged
+  }
   const refused = (response: HttpClientResponse.HttpClientResponse) => {
     const request = response.request
     const signature = request.headers[signHeader] ?? ""
@@ -62,19 +81,19 @@ export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, c
       ))
     )
   }
-  return HttpClient.makeWith(
+  const refusing = HttpClient.makeWith(
     (effect) =>
       Effect.flatMap(effect, (request) =>
         Effect.withFiber((fiber) => {
           const current = Context.getOrUndefined(fiber.context, FetchHttpClient.RequestInit)
-          return http.execute(request).pipe(
-            Effect.provideService(
-              FetchHttpClient.RequestInit,
-              current === undefined ? manual : { ...manual, ...current, redirect: "manual" }
-            ),
-            Effect.flatMap((response) => isRedirect(response.status) ? refused(response) : Effect.succeed(response))
+          const wanted = initFor(current)
+          const sent = Effect.flatMap(
+            http.execute(request),
+            (response) => isRedirect(response.status) ? refused(response) : Effect.succeed(response)
           )
+          return wanted === current ? sent : Effect.provideService(sent, FetchHttpClient.RequestInit, wanted)
         })),
     Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
   ) as HttpClient.HttpClient
+  return { http: refusing, initFor } satisfies Refusing
 })

@@ -9,14 +9,7 @@
 // stamped with it. That costs a set lookup — no signature is remembered and no loop waits for the clock. A stamp far
 // behind the last one is the offset moving back (a venue whose clock is behind ours, learned from a refusal) and is
 // kept as it is. Reads may repeat a signature: a replayed read changes nothing.
-import { Clock, Effect } from "effect"
 import type * as Venue from "../../Venue.ts"
-
-/** A stamp: the millisecond the request is signed with, and the local time it was taken at. */
-export interface Stamp {
-  readonly millis: number
-  readonly sentAt: number
-}
 
 /** How far behind the last write a write's stamp may be moved forward, in ms: far more than writes ever bunch up. */
 const BUMP_MILLIS = 1_000
@@ -27,16 +20,11 @@ export class ServerClock {
   private lastWrite = 0
   private readonly writes = new Set<string>()
 
-  /** The stamp of a request of `endpoint` with this path (and query) and body, now. */
-  next(endpoint: Venue.Endpoint, requestPath: string, body: string): Effect.Effect<Stamp> {
-    return Effect.map(Clock.currentTimeMillis, (sentAt) => {
-      // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
-      const millis = Math.round(sentAt + this.offset)
-      return {
-        millis: endpoint.idempotency === "read" ? millis : this.write(millis, `${requestPath}\n${body}`),
-        sentAt
-      }
-    })
+  /** The millisecond to sign a request of `endpoint` with this path (and query) and body with, at local time `now`. */
+  stamp(endpoint: Venue.Endpoint, requestPath: string, body: string, now: number): number {
+    // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
+    const millis = Math.round(now + this.offset)
+    return endpoint.idempotency === "read" ? millis : this.write(millis, `${requestPath}\n${body}`)
   }
 
   private write(millis: number, content: string): number {

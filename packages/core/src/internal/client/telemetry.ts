@@ -1,15 +1,24 @@
 // What one client reports (Telemetry.ts): the metrics of every request, and for each wait, 429 and retry a metric, a
 // span event on the operation's span and the program's `onEvent`. The metrics' attributes are fixed per endpoint (and
 // outcome), so each is built once per client and looked up, never rebuilt per call.
-import { Clock, Effect, Metric, Option } from "effect"
+import { Clock, type Context, Effect, Metric, Option } from "effect"
 import type * as SpotError from "../../SpotError.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import type * as Venue from "../../Venue.ts"
 
 /** The reporting of one client. */
 export interface Reporter {
-  /** A request was answered (`outcome` "ok") or failed (`outcome` the reason's tag), `millis` after it was sent. */
-  readonly answered: (endpoint: Venue.Endpoint, outcome: string, millis: number) => Effect.Effect<void>
+  /**
+   * A request was answered (`outcome` "ok") or failed (`outcome` the reason's tag), `millis` after it was sent: it is
+   * counted, its duration recorded, and its weights charged against the budgets — at once, in the metrics of
+   * `context` (the calling fiber's), so that the pipeline's last step records it without an effect of its own.
+   */
+  readonly answered: (
+    context: Context.Context<never>,
+    endpoint: Venue.Endpoint,
+    outcome: string,
+    millis: number
+  ) => void
   /** The venue answered HTTP 429. */
   readonly rateLimited: (endpoint: Venue.Endpoint, retryAfterMillis: number | undefined) => Effect.Effect<void>
   /** A failed request is sent again after `delayMillis`. */
@@ -25,8 +34,6 @@ export interface Reporter {
     budget: "uid" | "ip" | "endpoint" | "paused",
     millis: number
   ) => Effect.Effect<void>
-  /** A request of `endpoint` was sent: its weights charged against the budgets. */
-  readonly charged: (endpoint: Venue.Endpoint) => Effect.Effect<void>
 }
 
 /** An event on the current span, when there is one (an operation's span). */
@@ -36,18 +43,24 @@ const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Ef
       ? Effect.void
       : Effect.map(Clock.currentTimeNanos, (now) => span.value.event(name, now, attributes)))
 
-// A metric with fixed attributes, built on first use and kept.
-const tagged = <In, Out>(metric: Metric.Metric<In, Out>) => {
+// A series of a metric with fixed attributes, built on first use and kept. It is the metric made again with its
+// attributes (same name, description and kind: the same series in the registry as `Metric.withAttributes` addresses),
+// because a `withAttributes` view rebuilds the context and the series' key on every update.
+const tagged = <In, Out>(make: (attributes: Record<string, string>) => Metric.Metric<In, Out>) => {
   const made = new Map<string, Metric.Metric<In, Out>>()
   return (key: string, attributes: Record<string, string>): Metric.Metric<In, Out> => {
     let found = made.get(key)
     if (found === undefined) {
-      found = Metric.withAttributes(metric, attributes)
+      found = make(attributes)
       made.set(key, found)
     }
     return found
   }
 }
+
+// The client's counters, all incremental, by their public definition (Telemetry.ts).
+const counter = (metric: Metric.Metric<number, unknown>) => (attributes: Record<string, string>) =>
+  Metric.counter(metric.id, { description: metric.description, incremental: true, attributes })
 
 /**
  * The reporting of one client, with the program's listener (`SpotClient.Options.onEvent`) and the weights in force
@@ -58,53 +71,55 @@ export const make = (
   weightOf: (endpoint: Venue.Endpoint) => Venue.Weight = (endpoint) => endpoint.weight
 ): Reporter => {
   const listen = onEvent === undefined ? () => Effect.void : (event: Telemetry.Event) => Effect.ignore(onEvent(event))
-  const requests = tagged(Telemetry.requests)
-  const durations = tagged(Telemetry.requestDuration)
-  // The metrics of every answered request, per endpoint: looked up by the endpoint, no key built per call.
-  const answers = new Map<
-    Venue.Endpoint,
-    { readonly ok: Metric.Metric<number, unknown>; readonly duration: Metric.Metric<number, unknown> }
-  >()
-  const answersOf = (endpoint: Venue.Endpoint) => {
+  const requests = tagged(counter(Telemetry.requests))
+  const durations = tagged((attributes) =>
+    Metric.histogram(Telemetry.requestDuration.id, {
+      description: Telemetry.requestDuration.description,
+      boundaries: Telemetry.requestDurationBoundaries,
+      attributes
+    })
+  )
+  const retries = tagged(counter(Telemetry.retries))
+  const limited = tagged(counter(Telemetry.rateLimited))
+  const waits = tagged(counter(Telemetry.rateLimitWait))
+  const weights = tagged(counter(Telemetry.budgetWeight))
+  // What an answered request of an endpoint updates, built once per endpoint: its count when ok, its duration, and
+  // the weights it charged — its UID weight (signed endpoints), its IP weight, and one request of its own 10 per
+  // second where it has one. All are updated in one step, with no effect per metric.
+  interface Answers {
+    readonly ok: Metric.Metric<number, unknown>
+    readonly duration: Metric.Metric<number, unknown>
+    readonly charges: ReadonlyArray<readonly [Metric.Metric<number, unknown>, number]>
+  }
+  const answers = new Map<Venue.Endpoint, Answers>()
+  const answersOf = (endpoint: Venue.Endpoint): Answers => {
     let found = answers.get(endpoint)
     if (found === undefined) {
+      const weight = weightOf(endpoint)
+      const charges: Array<readonly [Metric.Metric<number, unknown>, number]> = [
+        [weights("ip", { budget: "ip" }), weight.ip]
+      ]
+      if (endpoint.permission !== undefined) charges.push([weights("uid", { budget: "uid" }), weight.uid ?? weight.ip])
+      if (weight.perSecond) charges.push([weights("endpoint", { budget: "endpoint" }), 1])
       found = {
         ok: requests(`${endpoint.name} ok`, { endpoint: endpoint.name, outcome: "ok" }),
-        duration: durations(endpoint.name, { endpoint: endpoint.name })
+        duration: durations(endpoint.name, { endpoint: endpoint.name }),
+        charges
       }
       answers.set(endpoint, found)
     }
     return found
   }
-  const retries = tagged(Telemetry.retries)
-  const limited = tagged(Telemetry.rateLimited)
-  const waits = tagged(Telemetry.rateLimitWait)
-  const weights = tagged(Telemetry.budgetWeight)
-  // What a request of an endpoint charges, built once per endpoint: its UID weight (signed endpoints), its IP
-  // weight, and one request of its own 10 per second where it has one.
-  const charges = new Map<Venue.Endpoint, Effect.Effect<void>>()
-  const chargesOf = (endpoint: Venue.Endpoint): Effect.Effect<void> => {
-    let found = charges.get(endpoint)
-    if (found === undefined) {
-      const weight = weightOf(endpoint)
-      const updates = [Metric.update(weights("ip", { budget: "ip" }), weight.ip)]
-      if (endpoint.permission !== undefined) {
-        updates.push(Metric.update(weights("uid", { budget: "uid" }), weight.uid ?? weight.ip))
-      }
-      if (weight.perSecond) updates.push(Metric.update(weights("endpoint", { budget: "endpoint" }), 1))
-      found = Effect.all(updates, { discard: true })
-      charges.set(endpoint, found)
-    }
-    return found
-  }
   return {
-    answered: (endpoint, outcome, millis) => {
+    answered: (context, endpoint, outcome, millis) => {
       const metrics = answersOf(endpoint)
       const counted = outcome === "ok" ? metrics.ok : requests(`${endpoint.name} ${outcome}`, {
         endpoint: endpoint.name,
         outcome
       })
-      return Effect.andThen(Metric.update(counted, 1), Metric.update(metrics.duration, millis))
+      counted.updateUnsafe(1, context)
+      metrics.duration.updateUnsafe(millis, context)
+      for (const [metric, weight] of metrics.charges) metric.updateUnsafe(weight, context)
     },
     rateLimited: (endpoint, retryAfterMillis) =>
       Effect.all([
@@ -131,18 +146,16 @@ export const make = (
         Metric.update(waits(budget, { budget }), millis),
         spanEvent("spotkit.rate_limit_wait", { endpoint, budget, "wait.ms": millis }),
         listen({ _tag: "Waiting", endpoint, budget, millis })
-      ], { discard: true }),
-    charged: (endpoint) => chargesOf(endpoint)
+      ], { discard: true })
   }
 }
 
 /** A reporter that reports nothing (tests of the parts below the client). */
 export const none: Reporter = {
-  answered: () => Effect.void,
+  answered: () => undefined,
   rateLimited: () => Effect.void,
   retrying: () => Effect.void,
-  waiting: () => Effect.void,
-  charged: () => Effect.void
+  waiting: () => Effect.void
 }
 
 /** Whether a reason is the venue's HTTP 429, and the wait it asked for. */

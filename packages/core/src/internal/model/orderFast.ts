@@ -4,6 +4,44 @@
 import type * as Order from "../../Order.ts"
 import type { OrderId } from "../../Primitives.ts"
 import * as Fast from "./fast.ts"
+import { CLIENT_ORDER_ID, TRADING_PAIR } from "./patterns.ts"
+
+const isForce = (value: unknown): boolean =>
+  value === "normal" || value === "postOnly" || value === "fok" || value === "ioc"
+
+const isClientOrderId = (value: unknown): boolean => typeof value === "string" && CLIENT_ORDER_ID.test(value)
+
+/**
+ * A caller's order as `Order.PlaceOrder` decodes it, when it is plain (a plain object, every field of its type,
+ * optional ones absent or set, a limit order's price above 0): the same fields, unknown ones left out. Anything
+ * else is left to the Schema, which also words the errors.
+ */
+export const placeOrder = (input: unknown): Order.PlaceOrder | undefined => {
+  if (!Fast.isPlainObject(input)) return undefined
+  const { clientOrderId, force, orderType, price, quantity, side, symbol } = input
+  if (
+    typeof symbol !== "string" || !TRADING_PAIR.test(symbol) || (side !== "buy" && side !== "sell") ||
+    (orderType !== "limit" && orderType !== "market") || !Fast.decimal(quantity) || !Fast.isPositive(quantity) ||
+    !Fast.optional(input, "force", isForce) || !Fast.optional(input, "price", Fast.decimal) ||
+    !Fast.optional(input, "clientOrderId", isClientOrderId)
+  ) return undefined
+  // The rule of `limitNeedsPrice` (Order.ts): a limit order's price above 0, a market order's not negative.
+  const priced = orderType === "limit"
+    ? typeof price === "string" && Fast.isPositive(price)
+    : price === undefined || !(price as string).startsWith("-")
+  if (!priced) return undefined
+  type Field<K extends keyof Order.PlaceOrder> = Order.PlaceOrder[K]
+  const order: { -readonly [K in keyof Order.PlaceOrder]: Order.PlaceOrder[K] } = {
+    symbol: symbol as Field<"symbol">,
+    side,
+    orderType,
+    quantity: quantity as Field<"quantity">
+  }
+  if ("force" in input) order.force = force as Field<"force">
+  if ("price" in input) order.price = price as Field<"price">
+  if ("clientOrderId" in input) order.clientOrderId = clientOrderId as Field<"clientOrderId">
+  return order
+}
 
 export const placeOrderResult = (input: unknown): Order.PlaceOrderResult | undefined =>
   Fast.isRecord(input) && Fast.u64(input.orderId) && typeof input.clientOrderId === "string"

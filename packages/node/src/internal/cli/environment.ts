@@ -26,7 +26,8 @@ export const VARIABLES = [
   "SPOTKIT_LOCALE",
   "SPOTKIT_RATE_LIMIT",
   "SPOTKIT_REDIS_URL",
-  "SPOTKIT_MAX_RESPONSE_BYTES"
+  "SPOTKIT_MAX_RESPONSE_BYTES",
+  "SPOTKIT_PUSH_URL"
 ] as const
 
 /**
@@ -99,6 +100,14 @@ export const problemOf = (variable: Variable, value: string): string | undefined
     }
     case "SPOTKIT_MAX_RESPONSE_BYTES":
       return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
+    case "SPOTKIT_PUSH_URL": {
+      const problem = urlProblem(value, ["ws:", "wss:"], "wss://ws.example.com")
+      if (problem !== undefined) return problem
+      const url = new URL(value)
+      if (url.username !== "" || url.password !== "") return "has a user name or password in it"
+      if (url.search !== "" || url.hash !== "") return "has a query or a fragment (?, #)"
+      return undefined
+    }
     case "https_proxy":
     case "HTTPS_PROXY":
     case "http_proxy":
@@ -118,11 +127,20 @@ export const problemOf = (variable: Variable, value: string): string | undefined
 const and = (names: ReadonlyArray<string>): string =>
   names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`
 
-/** The line that says what is wrong with the environment, or undefined when nothing is. */
-export const problems = (values: Partial<Record<Variable, string>>, access: Access): string | undefined => {
-  const required: ReadonlyArray<Variable> = access === "private"
-    ? ["SPOTKIT_BASE_URL", "SPOTKIT_API_KEY", "SPOTKIT_SECRET_KEY", "SPOTKIT_PASSPHRASE"]
-    : ["SPOTKIT_BASE_URL"]
+/**
+ * The line that says what is wrong with the environment, or undefined when nothing is. `push`: the command listens to
+ * the venue's push endpoints, so `SPOTKIT_PUSH_URL` is required too.
+ */
+export const problems = (
+  values: Partial<Record<Variable, string>>,
+  access: Access,
+  push = false
+): string | undefined => {
+  const required: ReadonlyArray<Variable> = [
+    "SPOTKIT_BASE_URL",
+    ...(push ? ["SPOTKIT_PUSH_URL" as const] : []),
+    ...(access === "private" ? ["SPOTKIT_API_KEY", "SPOTKIT_SECRET_KEY", "SPOTKIT_PASSPHRASE"] as const : [])
+  ]
   const missing = required.filter((name) => values[name] === undefined)
   const empty = required.filter((name) => values[name] === "")
   const invalid: Array<string> = []
@@ -169,15 +187,22 @@ const proxyOf = (found: Partial<Record<Variable, string>>): NodeSpotClient.Proxy
     }
 }
 
+/** The client's options, and the push URL (`SPOTKIT_PUSH_URL`) when it is set. */
+export interface Options extends NodeSpotClient.Options {
+  readonly pushUrl: string | undefined
+}
+
 /**
  * The client's options from the variables, or the line saying every problem with them (`problems`). Without
- * credentials (`public` access) the client signs nothing: it asks only public endpoints.
+ * credentials (`public` access) the client signs nothing: it asks only public endpoints. `push`: `SPOTKIT_PUSH_URL`
+ * is required.
  */
 export const read = (
-  access: Access
-): Effect.Effect<NodeSpotClient.Options, string | Config.ConfigError> =>
+  access: Access,
+  push = false
+): Effect.Effect<Options, string | Config.ConfigError> =>
   Effect.flatMap(values, (found) => {
-    const problem = problems(found, access)
+    const problem = problems(found, access, push)
     if (problem !== undefined) return Effect.fail(problem)
     const secret = (name: Variable) => Redacted.make(found[name] ?? "")
     const credentials: SpotClient.Options["credentials"] = {
@@ -195,6 +220,7 @@ export const read = (
       proxy: proxyOf(found),
       maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined
         ? CLI_MAX_RESPONSE_BYTES
-        : Number(found.SPOTKIT_MAX_RESPONSE_BYTES)
+        : Number(found.SPOTKIT_MAX_RESPONSE_BYTES),
+      pushUrl: found.SPOTKIT_PUSH_URL
     })
   })

@@ -112,24 +112,35 @@ export const pauseLine = (retryAfterMillis: number | undefined): string =>
   } before it is sent again\n`
 
 /**
- * The client from the environment (every `SPOTKIT_*` variable checked first: `Environment.read`), for the command's
- * scope. From here on every text the command writes (data on stdout or in a file, lines on stderr, its errors) has
- * the credentials removed, in any encoding a venue could echo them in: `Output.protect`, the one place that does it.
- * `public` access needs only `SPOTKIT_BASE_URL`. The first 429 of a run is announced on stderr, whatever the log
- * level (`pauseLine`); `listen` hears every wait, 429 and retry.
+ * The configuration from the environment (every `SPOTKIT_*` variable checked first: `Environment.read`; with `push`,
+ * `SPOTKIT_PUSH_URL` required too). From here on every text the command writes (data on stdout or in a file, lines on
+ * stderr, its errors) has the credentials removed, in any encoding a venue could echo them in: `Output.protect`, the
+ * one place that does it.
  */
-export const client = (
-  access: Environment.Access = "private",
-  listen: Listener = {}
-): Effect.Effect<SpotClient.Service, CliFailure | SpotError.SpotError, Output.Output | Scope.Scope> =>
+export const environment = (
+  access: Environment.Access,
+  push = false
+): Effect.Effect<Environment.Options, CliFailure, Output.Output> =>
   Effect.gen(function*() {
-    const options = yield* Environment.read(access).pipe(
+    const options = yield* Environment.read(access, push).pipe(
       Effect.catch((problem) =>
         typeof problem === "string" ? usage(`${problem}; see ${NAME} --help`) : explain(problem)
       )
     )
+    yield* (yield* Output.Output).protect(options.credentials)
+    return options
+  })
+
+/**
+ * The client of a configuration (`environment`), for the command's scope. The first 429 of a run is announced on
+ * stderr, whatever the log level (`pauseLine`); `listen` hears every wait, 429 and retry.
+ */
+export const clientOf = (
+  options: Environment.Options,
+  listen: Listener = {}
+): Effect.Effect<SpotClient.Service, SpotError.SpotError, Output.Output | Scope.Scope> =>
+  Effect.gen(function*() {
     const output = yield* Output.Output
-    yield* output.protect(options.credentials)
     const say = listen.say ?? output.stderr.write
     let announced = false
     const onEvent = (event: Telemetry.Event) =>
@@ -146,6 +157,16 @@ export const client = (
     const context = yield* Layer.build(NodeSpotClient.layer({ ...options, onEvent }))
     return Context.get(context, SpotClient.SpotClient)
   })
+
+/**
+ * The client from the environment (`environment`, then `clientOf`), for the command's scope. `public` access needs
+ * only `SPOTKIT_BASE_URL`.
+ */
+export const client = (
+  access: Environment.Access = "private",
+  listen: Listener = {}
+): Effect.Effect<SpotClient.Service, CliFailure | SpotError.SpotError, Output.Output | Scope.Scope> =>
+  Effect.flatMap(environment(access), (options) => clientOf(options, listen))
 
 /** Writes to stdout. */
 export const write = (text: string) => Effect.flatMap(Effect.service(Output.Output), ({ stdout }) => stdout.write(text))

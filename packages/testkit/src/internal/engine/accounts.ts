@@ -38,6 +38,8 @@ export interface TransferRecord {
 }
 
 export class Accounts {
+  /** Hears the spot balances that change outside trading (deposits, transfers), for the push venue. */
+  listener: ((user: User) => void) | undefined = undefined
   readonly users: Array<User> = []
   readonly ledger: Ledger
   /** Units of each coin that entered from outside, by coin index. */
@@ -109,6 +111,7 @@ export class Accounts {
     if (typeof units !== "number" || units === 0) throw new EngineError(`deposit ${amount}: a positive decimal`)
     this.external(coin, units)
     this.post(user, account, coin, BIZ.deposit, units, 0, this.stamps.tick(now))
+    if (this.listener !== undefined) this.listener(user)
   }
 
   /** Counts units that enter (or, negative, leave) the exchange, within the supply cap. */
@@ -177,6 +180,10 @@ export class Accounts {
     const oneFund = (from === FUND) !== (to === FUND)
     this.post(sender, from, coin, oneFund && from === FUND ? BIZ.transfer_out : BIZ.internal_withdraw, -amount, 0, time)
     this.post(receiver, to, coin, oneFund && to === FUND ? BIZ.transfer_in : BIZ.internal_deposit, amount, 0, time)
+    if (this.listener !== undefined) {
+      this.listener(sender)
+      this.listener(receiver)
+    }
     const id = this.stamps.id(Kind.transfer, this.transfers.length + 1)
     this.transfers.push({
       id,

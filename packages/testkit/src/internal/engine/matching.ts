@@ -68,7 +68,17 @@ export interface MatchingOptions {
   readonly shared: boolean
 }
 
+/**
+ * Hears what matching did, for the push venue: an order placed (and the trades it made, from index `tradesFrom` of the
+ * trade log on), an order cancelled. Unset (the default), matching pays one check per call.
+ */
+export interface MatchingListener {
+  readonly placed: (seq: number, tradesFrom: number) => void
+  readonly cancelled: (seq: number) => void
+}
+
 export class Matching {
+  listener: MatchingListener | undefined = undefined
   readonly orders: OrderStore
   readonly clientIds: ClientIds
   readonly trades: TradeLog
@@ -179,17 +189,19 @@ export class Matching {
     this.accounts.freeze(user, coin, freeze)
 
     // Fill-or-kill: all of it now at acceptable prices, or nothing (the order is accepted and cancelled).
+    const tradesFrom = this.trades.records.size
     if (market === 0 && force === FORCE_FOK && !this.canFill(opposite, price, quantity)) {
       this.finish(user, product, seq, now)
-      return seq
-    }
-    this.match(user, product, seq, opposite, now)
-    if (record[o + REMAINING]! > 0 && market === 0 && (force === FORCE_NORMAL || force === FORCE_POST_ONLY)) {
-      const own = buy ? product.bids : product.asks
-      own.append(store, own.levelFor(price), seq)
     } else {
-      this.finish(user, product, seq, now)
+      this.match(user, product, seq, opposite, now)
+      if (record[o + REMAINING]! > 0 && market === 0 && (force === FORCE_NORMAL || force === FORCE_POST_ONLY)) {
+        const own = buy ? product.bids : product.asks
+        own.append(store, own.levelFor(price), seq)
+      } else {
+        this.finish(user, product, seq, now)
+      }
     }
+    if (this.listener !== undefined) this.listener.placed(seq, tradesFrom)
     return seq
   }
 
@@ -340,6 +352,7 @@ export class Matching {
     )
     setStatus(r, o, STATUS_CANCELLED)
     r[o + U_TIME] = this.stamps.tick(now)
+    if (this.listener !== undefined) this.listener.cancelled(seq)
     return true
   }
 }

@@ -1,0 +1,649 @@
+/**
+ * Every fact spotkit knows about the venue's push interface (WebSocket, the V2 generation), in one place, as `Venue`
+ * is for REST: the paths, the handshake headers and the text they sign, the limits, the channel names, the messages a
+ * client sends, and the codecs of the frames the venue sends. The push client (`SpotPush`) and the test exchange's
+ * venue side read them from here.
+ *
+ * The codecs are lenient where the venue's documents and samples disagree (`buyerMaker` a boolean or a string,
+ * `coinId` a number or a string, versions and times as numbers or digit strings) and keep fields they do not know.
+ * Ids and versions stay exact digit strings and amounts exact decimal strings: nothing passes through a floating-point
+ * number. They are the push interface's own: the venue names fields differently on push and over REST (`symbolName`
+ * for `symbol`, `fillSize` for `fillQuantity`, upper-case enums), so no REST record schema is reused here.
+ *
+ * @since 0.2.0
+ */
+import { Result, Schema, SchemaGetter } from "effect"
+import * as Json from "./Json.ts"
+import type * as Market from "./Market.ts"
+import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
+import * as Venue from "./Venue.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Connection and signing
+
+/**
+ * The paths of the two push endpoints below the push base URL (e.g. `wss://ws-spot.weex.com`): public market data,
+ * and the private channels of one API key.
+ *
+ * @since 0.2.0
+ * @category connection
+ */
+export const paths = {
+  public: "/v2/ws/public",
+  private: "/v2/ws/private"
+} as const
+
+/**
+ * Which of the two endpoints a channel lives on.
+ *
+ * @since 0.2.0
+ * @category connection
+ */
+export type Endpoint = keyof typeof paths
+
+/**
+ * The handshake headers of a private connection: the REST signing headers (`Venue.headers`), with no `locale`. A
+ * `User-Agent` goes on every connection, public and private.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const headers = {
+  key: Venue.headers.key,
+  sign: Venue.headers.sign,
+  passphrase: Venue.headers.passphrase,
+  timestamp: Venue.headers.timestamp,
+  userAgent: "User-Agent"
+} as const
+
+/**
+ * The text a private handshake signs: `timestamp + "/v2/ws/private"` (HMAC-SHA256 with the secret, Base64), with the
+ * timestamp of the `ACCESS-TIMESTAMP` header. It must be within `TIMESTAMP_WINDOW_MILLIS` of the venue's clock, so a
+ * client signs afresh on every connection.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const prehash = (timestamp: string): string => timestamp + paths.private
+
+/**
+ * How far a handshake's `ACCESS-TIMESTAMP` may be from the venue's clock (ms), as for REST.
+ *
+ * @since 0.2.0
+ * @category signing
+ */
+export const TIMESTAMP_WINDOW_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS
+
+// ---------------------------------------------------------------------------------------------------------------
+// Limits
+
+/**
+ * The venue's push limits: connection attempts per address (300 in any 5 minutes), connections open at once per
+ * address (100), subscribe and unsubscribe operations per connection (240 in any hour; pongs do not count), channels
+ * per connection (100), and server pings a client may leave unanswered before the venue closes the connection (5).
+ * The venue's reaction to an exceeded limit is not documented; the test exchange closes the connection with
+ * `CLOSE_POLICY`.
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const limits = {
+  connectionAttempts: { limit: 300, windowMillis: 300_000 },
+  connections: 100,
+  operations: { limit: 240, windowMillis: 3_600_000 },
+  channelsPerConnection: 100,
+  unansweredPings: 5
+} as const
+
+/**
+ * The close code of a connection that broke a limit (WebSocket "policy violation").
+ *
+ * @since 0.2.0
+ * @category limits
+ */
+export const CLOSE_POLICY = 1008
+
+// ---------------------------------------------------------------------------------------------------------------
+// Channels
+
+/**
+ * The two depths of the book channel: the best 15 or 200 levels per side.
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export type DepthLevel = 15 | 200
+
+/**
+ * The candle intervals (the contract channel's names; the spot page is not published).
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const KlineInterval = Schema.Literals([
+  "MINUTE_1",
+  "MINUTE_5",
+  "MINUTE_15",
+  "MINUTE_30",
+  "HOUR_1",
+  "HOUR_2",
+  "HOUR_4",
+  "HOUR_6",
+  "HOUR_8",
+  "HOUR_12",
+  "DAY_1",
+  "WEEK_1",
+  "MONTH_1"
+])
+
+/**
+ * @since 0.2.0
+ * @category channels
+ */
+export type KlineInterval = typeof KlineInterval.Type
+
+/**
+ * The candle interval of the push channel for each candle period of the REST interface (`Market.CandlePeriod`).
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const klineIntervals = {
+  "1m": "MINUTE_1",
+  "5m": "MINUTE_5",
+  "15m": "MINUTE_15",
+  "30m": "MINUTE_30",
+  "1h": "HOUR_1",
+  "2h": "HOUR_2",
+  "4h": "HOUR_4",
+  "6h": "HOUR_6",
+  "8h": "HOUR_8",
+  "12h": "HOUR_12",
+  "1d": "DAY_1",
+  "1w": "WEEK_1",
+  "1M": "MONTH_1"
+} as const satisfies Record<Market.CandlePeriod, KlineInterval>
+
+/**
+ * A channel, parsed from its name.
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export type Channel =
+  | { readonly kind: "depth"; readonly symbol: string; readonly level: DepthLevel }
+  | { readonly kind: "trades"; readonly symbol: string }
+  | { readonly kind: "ticker"; readonly symbol: string }
+  | { readonly kind: "kline"; readonly priceType: string; readonly symbol: string; readonly interval: string }
+  | { readonly kind: "orders" | "fill" | "account" }
+
+/**
+ * The channel names: `depth.{symbol}.{15|200}`, `trades.{symbol}`, `ticker.{symbol}`,
+ * `kline.{priceType}.{symbol}.{interval}` (price type `LAST_PRICE`) on the public endpoint; `orders`, `fill` and
+ * `account` on the private one. Symbols are the REST form (`BTCUSDT_SPBL`).
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const channels = {
+  depth: (symbol: string, level: DepthLevel): string => `depth.${symbol}.${level}`,
+  trades: (symbol: string): string => `trades.${symbol}`,
+  ticker: (symbol: string): string => `ticker.${symbol}`,
+  kline: (symbol: string, interval: KlineInterval, priceType = "LAST_PRICE"): string =>
+    `kline.${priceType}.${symbol}.${interval}`,
+  orders: "orders",
+  fill: "fill",
+  account: "account"
+} as const
+
+const SYMBOL = /^[A-Za-z0-9_]{1,60}$/
+
+/**
+ * Parses a channel name; `undefined` for a name the venue does not serve.
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const parseChannel = (name: string): Channel | undefined => {
+  if (name === "orders" || name === "fill" || name === "account") return { kind: name }
+  const parts = name.split(".")
+  const [kind, a, b, c] = parts
+  switch (kind) {
+    case "depth":
+      return parts.length === 3 && SYMBOL.test(a!) && (b === "15" || b === "200")
+        ? { kind, symbol: a!, level: b === "15" ? 15 : 200 }
+        : undefined
+    case "trades":
+    case "ticker":
+      return parts.length === 2 && SYMBOL.test(a!) ? { kind, symbol: a! } : undefined
+    case "kline":
+      return parts.length === 4 && a === "LAST_PRICE" && SYMBOL.test(b!) && Schema.is(KlineInterval)(c)
+        ? { kind, priceType: a, symbol: b!, interval: c }
+        : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The endpoint a channel is served on.
+ *
+ * @since 0.2.0
+ * @category channels
+ */
+export const endpointOf = (channel: Channel): Endpoint =>
+  channel.kind === "orders" || channel.kind === "fill" || channel.kind === "account" ? "private" : "public"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Messages a client sends
+
+/**
+ * A subscription: one channel per message (the documented shape has no list).
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const subscribeMessage = (channel: string): string => JSON.stringify({ event: "subscribe", channel })
+
+/**
+ * @since 0.2.0
+ * @category messages
+ */
+export const unsubscribeMessage = (channel: string): string => JSON.stringify({ event: "unsubscribe", channel })
+
+/**
+ * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received.
+ *
+ * @since 0.2.0
+ * @category messages
+ */
+export const pongMessage = (ping: { readonly key: "event" | "type"; readonly time: unknown }): string =>
+  Json.stringify({ [ping.key]: "pong", time: ping.time })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Frames the venue sends
+
+/**
+ * A frame from the venue, classified by its keys:
+ * - `Ping`: `{"event":"ping","time":…}` or `{"type":"ping","time":…}` (answer with `pongMessage`);
+ * - `Ack`: `{"event":"subscribed"|"unsubscribed","channel":…}`;
+ * - `Error`: `{"event":"error",…}` or any frame with a non-zero `code`, kept whole in `raw`;
+ * - `Payload`: a public push `{"event":"payload","channel":…,"data":[…]}` (`type` on candle pushes);
+ * - `TradeEvent`: a private push `{"type":"trade-event","channel":…,"event":"payload","msg":{…}}`;
+ * - `Other`: anything else.
+ *
+ * @since 0.2.0
+ * @category frames
+ */
+export type Frame =
+  | { readonly _tag: "Ping"; readonly key: "event" | "type"; readonly time: unknown }
+  | { readonly _tag: "Ack"; readonly event: "subscribed" | "unsubscribed"; readonly channel: string }
+  | {
+    readonly _tag: "Error"
+    readonly channel: string | undefined
+    readonly code: string | undefined
+    readonly msg: string | undefined
+    readonly raw: unknown
+  }
+  | {
+    readonly _tag: "Payload"
+    readonly channel: string
+    readonly type: string | undefined
+    readonly data: ReadonlyArray<unknown>
+  }
+  | {
+    readonly _tag: "TradeEvent"
+    readonly channel: string
+    readonly msgEvent: string | undefined
+    /** The venue's ordering hint, as digits; a jump is not a gap. */
+    readonly version: string | undefined
+    readonly time: number | undefined
+    readonly data: unknown
+  }
+  | { readonly _tag: "Other"; readonly raw: unknown }
+
+type Fields = { readonly [key: string]: unknown }
+
+const isRecord = (u: unknown): u is Fields => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const text = (u: unknown): string | undefined =>
+  typeof u === "string" ? u : typeof u === "number" ? String(u) : undefined
+
+const digits = (u: unknown): string | undefined => {
+  const t = text(u)
+  return t !== undefined && /^\d{1,40}$/.test(t) ? t : undefined
+}
+
+const errorCode = (fields: Fields): string | undefined => {
+  const code = text(fields.code)
+  return code === undefined || /^0+$/.test(code) ? undefined : code
+}
+
+/**
+ * Classifies a parsed frame (see `Frame`).
+ *
+ * @since 0.2.0
+ * @category frames
+ */
+export const classify = (json: unknown): Frame => {
+  if (!isRecord(json)) return { _tag: "Other", raw: json }
+  if (json.event === "ping") return { _tag: "Ping", key: "event", time: json.time }
+  if (json.type === "ping") return { _tag: "Ping", key: "type", time: json.time }
+  const channel = typeof json.channel === "string" ? json.channel : undefined
+  if (json.event === "error" || errorCode(json) !== undefined) {
+    return { _tag: "Error", channel, code: errorCode(json) ?? text(json.code), msg: text(json.msg), raw: json }
+  }
+  if ((json.event === "subscribed" || json.event === "unsubscribed") && channel !== undefined) {
+    return { _tag: "Ack", event: json.event, channel }
+  }
+  if (json.type === "trade-event" && channel !== undefined) {
+    const msg = isRecord(json.msg) ? json.msg : {}
+    const time = digits(msg.time)
+    return {
+      _tag: "TradeEvent",
+      channel,
+      msgEvent: text(msg.msgEvent),
+      version: digits(msg.version),
+      time: time === undefined ? undefined : Number(time),
+      data: msg.data
+    }
+  }
+  if (json.event === "payload" && channel !== undefined && Array.isArray(json.data)) {
+    return { _tag: "Payload", channel, type: text(json.type), data: json.data }
+  }
+  return { _tag: "Other", raw: json }
+}
+
+/**
+ * Parses and classifies a text frame losslessly (`Json.parse`); `undefined` when it is not JSON.
+ *
+ * @since 0.2.0
+ * @category frames
+ */
+export const decodeFrame = (frame: string): Frame | undefined => {
+  const parsed = Result.try(() => Json.parse(frame))
+  return Result.isSuccess(parsed) ? classify(parsed.success) : undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Codecs of the data
+
+/**
+ * An order book version as exact digits: the venue documents strings, a sample shows numbers. Compare versions with
+ * `BigInt`, never as numbers.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Version = Schema.Union([
+  Schema.String.check(Schema.isPattern(/^\d{1,40}$/, { expected: "a version as digits" })),
+  Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).pipe(Schema.decodeTo(Schema.String, {
+    decode: SchemaGetter.transform((n: number) => String(n)),
+    encode: SchemaGetter.transform((s: string) => Number(s))
+  }))
+])
+
+/**
+ * A boolean the venue may send as `true` or as `"true"` (its trade table says String, its sample a boolean).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const LenientBoolean = Schema.Union([
+  Schema.Boolean,
+  Schema.Literals(["true", "false"]).pipe(Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((s: "true" | "false") => s === "true"),
+    encode: SchemaGetter.transform((b: boolean) => (b ? "true" : "false") as "true" | "false")
+  }))
+])
+
+// Fields the venue may add are kept as they came.
+const rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
+
+/**
+ * One price level of a depth push: `size` `"0"` removes the price.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const PriceLevel = Schema.Struct({ price: DecimalFromWire, size: DecimalFromWire })
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type PriceLevel = typeof PriceLevel.Type
+
+/**
+ * One depth push (`depth.{symbol}.{level}`): a `SNAPSHOT` of the book, then `CHANGED` levels, each covering the book
+ * versions `startVersion`..`endVersion`.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Depth = Schema.Struct({
+  startVersion: Version,
+  endVersion: Version,
+  level: Schema.optional(Schema.Union([Schema.Int, Schema.String])),
+  depthType: Schema.Literals(["SNAPSHOT", "CHANGED"]),
+  symbol: Schema.String,
+  asks: Schema.Array(PriceLevel),
+  bids: Schema.Array(PriceLevel)
+})
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Depth = typeof Depth.Type
+
+/**
+ * One public trade (`trades.{symbol}`): the taker sold when `buyerMaker` is true. No trade id on this interface.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Trade = Schema.StructWithRest(
+  Schema.Struct({
+    time: MillisFromWire,
+    price: DecimalFromWire,
+    size: DecimalFromWire,
+    value: Schema.optional(DecimalFromWire),
+    buyerMaker: LenientBoolean
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Trade = typeof Trade.Type
+
+/**
+ * One ticker push (`ticker.{symbol}`), with the REST ticker's field names: `symbol` and `lastPrice` required, the
+ * rest optional, unknown fields kept.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Ticker = Schema.StructWithRest(
+  Schema.Struct({
+    symbol: Schema.String,
+    lastPrice: DecimalFromWire,
+    priceChange: Schema.optional(DecimalFromWire),
+    priceChangePercent: Schema.optional(DecimalFromWire),
+    open: Schema.optional(DecimalFromWire),
+    high: Schema.optional(DecimalFromWire),
+    low: Schema.optional(DecimalFromWire),
+    close: Schema.optional(DecimalFromWire),
+    size: Schema.optional(DecimalFromWire),
+    value: Schema.optional(DecimalFromWire),
+    ts: Schema.optional(MillisFromWire)
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Ticker = typeof Ticker.Type
+
+/**
+ * One candle push (`kline.LAST_PRICE.{symbol}.{interval}`): a push replaces the bar with the same `klineTime`.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Kline = Schema.StructWithRest(
+  Schema.Struct({
+    symbol: Schema.String,
+    klineTime: MillisFromWire,
+    open: DecimalFromWire,
+    high: DecimalFromWire,
+    low: DecimalFromWire,
+    close: DecimalFromWire,
+    size: DecimalFromWire,
+    value: Schema.optional(DecimalFromWire)
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Kline = typeof Kline.Type
+
+/**
+ * One fill of the `fill` channel (`msg.data.orderFillTransaction[]`). `id` is the REST fill's `fillId`; the price is
+ * `fillValue / fillSize`; enums are upper case (`BUY`, `TAKER`).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Fill = Schema.StructWithRest(
+  Schema.Struct({
+    id: IdFromWire,
+    symbolName: Schema.String,
+    orderId: IdFromWire,
+    baseCoin: Schema.optional(Schema.String),
+    quoteCoin: Schema.optional(Schema.String),
+    orderSide: Schema.String,
+    fillSize: DecimalFromWire,
+    fillValue: DecimalFromWire,
+    fillFee: DecimalFromWire,
+    direction: Schema.optional(Schema.String),
+    createdTime: MillisFromWire,
+    updatedTime: Schema.optional(MillisFromWire)
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Fill = typeof Fill.Type
+
+/**
+ * One coin of the `account` channel (`msg.data.accountAsset[]`); `coinId` a number or a string, kept as digits.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const AccountAsset = Schema.StructWithRest(
+  Schema.Struct({
+    coinId: IdFromWire,
+    coinName: Schema.String,
+    available: DecimalFromWire,
+    frozen: DecimalFromWire,
+    equity: Schema.optional(DecimalFromWire)
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type AccountAsset = typeof AccountAsset.Type
+
+/**
+ * One order of the `orders` channel. The stored documents are cut inside the field table; the fields after `status`
+ * follow the newer interface of the same backend (`cumFillSize`, `cumFillValue`, `createdTime`, `updatedTime`).
+ * `status` is upper case (`NEW`, `PARTIALLY_FILLED`, `FILLED`, `CANCELED`, ...).
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const Order = Schema.StructWithRest(
+  Schema.Struct({
+    id: IdFromWire,
+    symbolName: Schema.optional(Schema.String),
+    clientOrderId: Schema.optional(Schema.NullOr(Schema.String)),
+    orderSide: Schema.String,
+    type: Schema.optional(Schema.String),
+    price: Schema.optional(Schema.NullOr(DecimalFromWire)),
+    size: Schema.optional(Schema.NullOr(DecimalFromWire)),
+    status: Schema.String,
+    cumFillSize: Schema.optional(DecimalFromWire),
+    cumFillValue: Schema.optional(DecimalFromWire),
+    createdTime: Schema.optional(MillisFromWire),
+    updatedTime: Schema.optional(MillisFromWire)
+  }),
+  rest
+)
+
+/**
+ * @since 0.2.0
+ * @category codecs
+ */
+export type Order = typeof Order.Type
+
+/**
+ * The items of a private push's `msg.data`: the array under `orderFillTransaction` (`fill`), `accountAsset`
+ * (`account`), or, for `orders` (whose key is not documented), the first array whose items carry `id` and
+ * `orderSide`. An array `data` is its own items.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const privateItems = (channel: string, data: unknown): ReadonlyArray<unknown> => {
+  if (Array.isArray(data)) return data
+  if (!isRecord(data)) return []
+  const named = channel === "fill" ? data.orderFillTransaction : channel === "account" ? data.accountAsset : undefined
+  if (Array.isArray(named)) return named
+  if (channel !== "orders") return []
+  for (const value of Object.values(data)) {
+    if (Array.isArray(value) && value.some((item) => isRecord(item) && "id" in item && "orderSide" in item)) {
+      return value
+    }
+  }
+  return []
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Frames the venue sends, written (the test exchange's side)
+
+/**
+ * The venue's frames as text, for a venue written against this module (the test exchange).
+ *
+ * @since 0.2.0
+ * @category frames
+ */
+export const frames = {
+  ping: (key: "event" | "type", time: string): string => Json.stringify({ [key]: "ping", time }),
+  ack: (event: "subscribed" | "unsubscribed", channel: string): string => Json.stringify({ event, channel }),
+  error: (code: string, msg: string, channel?: string): string =>
+    Json.stringify(channel === undefined ? { event: "error", code, msg } : { event: "error", code, msg, channel }),
+  payload: (channel: string, data: ReadonlyArray<unknown>, type?: string): string =>
+    Json.stringify(
+      type === undefined ? { event: "payload", channel, data } : { event: "payload", channel, type, data }
+    ),
+  tradeEvent: (
+    channel: string,
+    msg: { readonly msgEvent: string; readonly version: number; readonly time: number; readonly data: unknown }
+  ): string => Json.stringify({ type: "trade-event", channel, event: "payload", msg })
+} as const

@@ -1,0 +1,178 @@
+/**
+ * The error of the push streams (`SpotPush`), built like `SpotError`: one error naming the stream that failed and a
+ * `reason` saying what went wrong. A dropped, stalled or refused connection is no error: the streams reconnect (with
+ * backoff, within the venue's connection budget) and close the gap themselves. A stream fails only when it cannot go
+ * on as promised: a subscription the venue never acknowledged or refused, a consumer too slow for a stream that must
+ * not drop anything, a platform that cannot authenticate, a REST backfill the venue refuses for good.
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import { printable } from "./SafeText.ts"
+import { SpotError, ValidationError } from "./SpotError.ts"
+
+/**
+ * The venue did not acknowledge a subscription (`{"event":"subscribed"}`) within the `ackTimeout`.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class SubscribeTimeoutError
+  extends Schema.Error<SubscribeTimeoutError>("@spotkit/core/PushError/SubscribeTimeoutError")({
+    _tag: Schema.tag("SubscribeTimeoutError"),
+    channel: Schema.String,
+    timeoutMillis: Schema.Number
+  })
+{
+  override get message(): string {
+    return `no acknowledgement of the subscription to ${printable(this.channel)} within ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * The venue answered a subscription with an error frame (a channel it does not serve, a refused key, a limit).
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit/core/PushError/VenueRefusedError")({
+  _tag: Schema.tag("VenueRefusedError"),
+  channel: Schema.String,
+  code: Schema.optional(Schema.String),
+  msg: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const detail = this.msg === undefined ? "" : `: ${printable(this.msg)}`
+    return `the venue refused ${printable(this.channel)}${detail}${
+      this.code === undefined ? "" : ` (code ${printable(this.code, 40)})`
+    }`
+  }
+}
+
+/**
+ * A consumer fell more than `capacity` elements behind a stream that must deliver every element (orders, fills,
+ * balances). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest book, a
+ * ticker consumer the latest ticker.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit/core/PushError/SlowConsumerError")({
+  _tag: Schema.tag("SlowConsumerError"),
+  capacity: Schema.Number
+}) {
+  override get message(): string {
+    return `the consumer fell more than ${this.capacity} elements behind (see the bufferSize option)`
+  }
+}
+
+/**
+ * The platform's WebSocket cannot send handshake headers (a browser's cannot), and the private channels are
+ * authenticated by them: private push needs a server-side runtime (Node, Bun, Deno). Public channels work in a
+ * browser.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class HeadersUnsupportedError
+  extends Schema.Error<HeadersUnsupportedError>("@spotkit/core/PushError/HeadersUnsupportedError")({
+    _tag: Schema.tag("HeadersUnsupportedError")
+  })
+{
+  override get message(): string {
+    return "private push authenticates with handshake headers, which this platform's WebSocket (a browser's) cannot " +
+      "send: use a server-side runtime for orders, fills and balances"
+  }
+}
+
+/**
+ * More channels than `maxConnections` connections of 100 channels each can carry.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class ConnectionLimitError
+  extends Schema.Error<ConnectionLimitError>("@spotkit/core/PushError/ConnectionLimitError")({
+    _tag: Schema.tag("ConnectionLimitError"),
+    connections: Schema.Number
+  })
+{
+  override get message(): string {
+    return `every one of the ${this.connections} connections allowed carries its 100 channels`
+  }
+}
+
+/**
+ * The REST backfill that closes the gap after a (re)connection failed for a reason a retry cannot mend
+ * (credentials, permissions); transient failures reconnect and backfill again instead.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/PushError/BackfillError")({
+  _tag: Schema.tag("BackfillError"),
+  error: SpotError
+}) {
+  override get message(): string {
+    return `backfill by REST failed: ${this.error.message}`
+  }
+}
+
+/**
+ * Every reason a `PushError` can carry: those above, and `SpotError.ValidationError` for a stream asked for with bad
+ * input (a symbol that is no trading pair, private channels without credentials).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PushErrorReason =
+  | ValidationError
+  | SubscribeTimeoutError
+  | VenueRefusedError
+  | SlowConsumerError
+  | HeadersUnsupportedError
+  | ConnectionLimitError
+  | BackfillError
+
+/**
+ * Schema of every reason.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const PushErrorReason = Schema.Union([
+  ValidationError,
+  SubscribeTimeoutError,
+  VenueRefusedError,
+  SlowConsumerError,
+  HeadersUnsupportedError,
+  ConnectionLimitError,
+  BackfillError
+])
+
+/**
+ * The error of a push stream.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class PushError extends Schema.Error<PushError>("@spotkit/core/PushError")({
+  _tag: Schema.tag("PushError"),
+  /** The stream, e.g. `"SpotPush.watchFills"`. */
+  stream: Schema.String,
+  reason: PushErrorReason
+}) {
+  override readonly cause = this.reason
+
+  override get message(): string {
+    return `${this.stream}: ${this.reason.message}`
+  }
+}
+
+/**
+ * Whether a value is a `PushError`.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isPushError = (u: unknown): u is PushError => u instanceof PushError

@@ -1,0 +1,631 @@
+/**
+ * Push streams: what the venue pushes over WebSocket, as lazy `Stream`s that never miss and never duplicate an event
+ * across reconnects.
+ *
+ * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap, a
+ *   stale or undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt from a new
+ *   snapshot: no book is ever delivered across a gap.
+ * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
+ * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
+ *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id).
+ * - `watchOrders`, `watchFills`, `watchBalances`: the private channels, gap-free. After every (re)connection the gap
+ *   is closed by REST through the `SpotClient` (balances; the open orders, recent orders and fills of the symbols in
+ *   play; each order whose outcome is unknown) before pushes resume, and everything is merged: a fill once by its id,
+ *   an order only forward (its filled quantity never goes back, a final state sticks), a balance when it changed.
+ *
+ * Connections are shared and managed: a channel goes on a connection with room (at most 100 channels, 240
+ * subscribe or unsubscribe operations an hour each), connections are dialled again with jittered exponential backoff
+ * within the venue's connection-attempt budget (kept in the `RateLimitStore`, so Redis shares it between
+ * processes), private handshakes are signed afresh on every connection with the client's clock offset, pings are
+ * answered, and a connection that delivers nothing for `idleTimeout` is replaced. A stream's subscription lives as long
+ * as the stream is pulled: nothing stays behind when its consumer stops.
+ *
+ * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
+ * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
+ * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need.
+ *
+ * @since 0.2.0
+ */
+import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
+import type { Scope } from "effect"
+import * as Socket from "effect/socket/Socket"
+import { TRADING_PAIR } from "./internal/model/patterns.ts"
+import { HeadersUnsupported, nowFunction } from "./internal/push/connection.ts"
+import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
+import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
+import type { Sink } from "./internal/push/feeds.ts"
+import { Hub } from "./internal/push/hub.ts"
+import * as Market from "./internal/push/market.ts"
+import * as Model from "./internal/push/model.ts"
+import * as Private from "./internal/push/private.ts"
+import { Registry } from "./internal/push/registry.ts"
+import type * as MarketRest from "./Market.ts"
+import * as Push from "./Push.ts"
+import * as PushError from "./PushError.ts"
+import * as RateLimitStore from "./RateLimitStore.ts"
+import * as Signer from "./Signer.ts"
+import { SpotClient } from "./SpotClient.ts"
+import * as SpotError from "./SpotError.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Models
+
+/**
+ * One price level: an exact price and the quantity resting there.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Level = Model.Level
+
+/**
+ * A consistent order book at one `version`: bids best (highest) first, asks best (lowest) first, at most `depth`
+ * levels per side. Immutable: a later change makes a new book.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OrderBook = Model.OrderBook
+
+/**
+ * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, or a consumer
+ * that `lag`ged a whole buffer behind (it gets the latest book next).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ResyncReason = Model.ResyncReason
+
+/**
+ * An element of `watchBook`: a consistent `Book`, or a `Resync` notice (the next `Book` is rebuilt from a snapshot).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type BookEvent = Model.BookEvent
+
+/**
+ * One fill of the account's orders: `fillId` is the REST fills' `fillId`, `side` is `buy` or `sell`, `value` the
+ * quote amount (`value / quantity` is the price), `fee` what was paid, `time` the venue's (ms), `source` where it was
+ * learned.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Fill = Model.Fill
+
+/**
+ * An order's state after an update: `status` in REST's words (`open`, `partial_fill`, `full_fill`, `cancelled`,
+ * or `rejected`, `expired`), `final` when it can no longer change, the quantity filled so far.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OrderUpdate = Model.OrderUpdate
+
+/**
+ * One coin of the spot account after a change.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Balance = Model.Balance
+
+/**
+ * A trade of the market: from a push (no `tradeId`: the venue's pushes carry none) or from the REST backfill after a
+ * reconnection (`tradeId` set); `side` is the taker's.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PublicTrade = Market.PublicTrade
+
+/**
+ * A candle after a change: its open time, prices and volumes, from a push or the REST backfill.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CandleUpdate = Market.CandleUpdate
+
+/**
+ * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
+ * the private session `Resynced` after a backfill.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Event = Model.Event
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options
+
+/**
+ * @since 0.2.0
+ * @category options
+ */
+export interface Options {
+  /** The push base URL, e.g. `"wss://ws-spot.weex.com"`; the endpoints' paths (`Push.paths`) are appended. */
+  readonly url: string
+  /** The API key's credentials, for the private channels. */
+  readonly credentials?: Signer.Credentials | undefined
+  /** Sent as `User-Agent` on every connection. @default "spotkit" */
+  readonly userAgent?: string | undefined
+  /** A connection that delivers no frame at all (data or ping) this long is replaced. @default 60 seconds */
+  readonly idleTimeout?: Duration.Input | undefined
+  /** How long a subscription waits for its acknowledgement. @default 5 seconds */
+  readonly ackTimeout?: Duration.Input | undefined
+  /** How long a connection may take to open. @default 10 seconds */
+  readonly openTimeout?: Duration.Input | undefined
+  /** Reconnect backoff: exponential from `initial` to `max`, full jitter, reset after `resetAfter` of a healthy connection. */
+  readonly backoff?:
+    | {
+      /** @default 500 millis */
+      readonly initial?: Duration.Input | undefined
+      /** @default 30 seconds */
+      readonly max?: Duration.Input | undefined
+      /** @default 60 seconds */
+      readonly resetAfter?: Duration.Input | undefined
+    }
+    | undefined
+  /**
+   * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
+   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). @default 4096
+   */
+  readonly bufferSize?: number | undefined
+  /** Private pushes buffered while a backfill runs; beyond, the session reconnects and backfills again. @default 100000 */
+  readonly backfillBuffer?: number | undefined
+  /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
+  readonly maxConnections?: number | undefined
+  /** The venue's limits, if they differ from `Push.limits`. */
+  readonly limits?:
+    | {
+      readonly connectionAttempts?: { readonly limit: number; readonly windowMillis: number } | undefined
+      readonly operations?: { readonly limit: number; readonly windowMillis: number } | undefined
+      readonly channelsPerConnection?: number | undefined
+    }
+    | undefined
+  /**
+   * The name of the address's connection-attempt budget in a shared `RateLimitStore`: processes that reach the venue
+   * from one address share it. @default "default"
+   */
+  readonly address?: string | undefined
+  /** Bytes a connection buffers before it stops reading (where the WebSocket can pause). @default 65536 */
+  readonly highWaterMark?: number | undefined
+}
+
+/**
+ * Options of the private streams.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface PrivateOptions {
+  /**
+   * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
+   * seen in pushes are added.
+   */
+  readonly symbols?: Iterable<string> | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** A consistent book of a symbol (`depth` 15 or 200 levels, default 15). */
+  readonly watchBook: (
+    symbol: string,
+    options?: { readonly depth?: Push.DepthLevel | undefined }
+  ) => Stream.Stream<BookEvent, PushError.PushError>
+  /** The latest ticker of a symbol. */
+  readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
+  /**
+   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
+   * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
+   * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
+   * `backfillLimit` trades can miss some (at least once, not exactly once). A consumer a `bufferSize` behind fails
+   * with `SlowConsumerError`.
+   */
+  readonly watchTrades: (
+    symbol: string,
+    options?: { readonly backfillLimit?: number | undefined }
+  ) => Stream.Stream<PublicTrade, PushError.PushError>
+  /**
+   * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
+   * from REST, then every change; after a reconnection the bars since the latest delivered from REST. A bar is
+   * delivered when it changed; a bar is final once a later one has come.
+   */
+  readonly watchCandles: (
+    symbol: string,
+    period: MarketRest.CandlePeriod,
+    options?: { readonly history?: number | undefined }
+  ) => Stream.Stream<CandleUpdate, PushError.PushError>
+  /** Every change of the account's orders from now on, once each; the open orders first. */
+  readonly watchOrders: (options?: PrivateOptions) => Stream.Stream<OrderUpdate, PushError.PushError>
+  /** Every fill of the account's orders from now on (since the private session started), once each. */
+  readonly watchFills: (options?: PrivateOptions) => Stream.Stream<Fill, PushError.PushError>
+  /** Every change of the spot account's balances, the current ones first. */
+  readonly watchBalances: (options?: PrivateOptions) => Stream.Stream<Balance, PushError.PushError>
+  /** What happens to the connections, for monitoring (the latest 1024 kept for a slow consumer). */
+  readonly events: Stream.Stream<Event>
+}
+
+/**
+ * @since 0.2.0
+ * @category services
+ */
+export class SpotPush extends Context.Service<SpotPush, Service>()("@spotkit/core/SpotPush") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Construction
+
+const millis = (input: Duration.Input | undefined, fallback: Duration.Input): number =>
+  Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
+
+interface Resolved {
+  readonly base: string
+  readonly userAgent: string
+  readonly idleTimeoutMillis: number
+  readonly ackTimeoutMillis: number
+  readonly openTimeoutMillis: number
+  readonly capacity: number
+  readonly settings: (endpoint: Push.Endpoint) => Settings
+  readonly maxConnections: number
+  readonly channelsPerConnection: number
+}
+
+const resolve = (
+  options: Options,
+  attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>,
+  emit: (event: Event) => void
+): Resolved => {
+  const idleTimeoutMillis = millis(options.idleTimeout, Duration.seconds(60))
+  const ackTimeoutMillis = millis(options.ackTimeout, Duration.seconds(5))
+  const backoff = {
+    initialMillis: millis(options.backoff?.initial, Duration.millis(500)),
+    maxMillis: millis(options.backoff?.max, Duration.seconds(30)),
+    resetAfterMillis: millis(options.backoff?.resetAfter, Duration.seconds(60))
+  }
+  const operations = options.limits?.operations ?? Push.limits.operations
+  return {
+    base: options.url.replace(/\/+$/, ""),
+    userAgent: options.userAgent ?? "spotkit",
+    idleTimeoutMillis,
+    ackTimeoutMillis,
+    openTimeoutMillis: millis(options.openTimeout, Duration.seconds(10)),
+    capacity: Math.max(2, options.bufferSize ?? 4096),
+    maxConnections: options.maxConnections ?? Push.limits.connections,
+    channelsPerConnection: options.limits?.channelsPerConnection ?? Push.limits.channelsPerConnection,
+    settings: (endpoint) => ({
+      endpoint,
+      idleTimeout: Duration.millis(idleTimeoutMillis),
+      ackTimeoutMillis,
+      backoff,
+      operations,
+      attempt,
+      emit
+    })
+  }
+}
+
+const openError = (cause: unknown) =>
+  new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause }) })
+
+// The sockets of one endpoint: each dial makes its handshake headers afresh (a private one signs its timestamp then).
+const makeSocket = (
+  construct: Socket.WebSocketConstructor["Service"],
+  url: string,
+  endpoint: Push.Endpoint,
+  headers: Effect.Effect<Record<string, string>>,
+  options: { readonly openTimeoutMillis: number; readonly highWaterMark: number | undefined }
+): Effect.Effect<Socket.Socket> => {
+  const dial = Effect.flatMap(
+    headers,
+    (handshake) =>
+      Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
+        Effect.catch((cause) =>
+          // A constructor that takes no options object (a browser's): public channels go without headers; private
+          // ones cannot authenticate.
+          !(cause instanceof TypeError)
+            ? Effect.fail(openError(cause))
+            : endpoint === "private"
+            ? Effect.fail(openError(new HeadersUnsupported()))
+            : Effect.try({ try: () => construct(url), catch: openError })
+        )
+      )
+  )
+  return Socket.fromWebSocket(
+    Effect.acquireRelease(dial, (ws) => Effect.sync(() => ws.close(1000))),
+    { openTimeout: Duration.millis(options.openTimeoutMillis), highWaterMark: options.highWaterMark }
+  )
+}
+
+// The private handshake: the key, the passphrase, a timestamp of the venue's clock (the client's estimate) and the
+// signature over `timestamp + "/v2/ws/private"`.
+const privateHeaders = (credentials: Signer.Credentials, userAgent: string) =>
+  Effect.gen(function*() {
+    const client = yield* SpotClient
+    const sign = yield* (yield* Signer.Signer).prepare(credentials.secretKey)
+    const apiKey = Redacted.value(credentials.apiKey)
+    const passphrase = Redacted.value(credentials.passphrase)
+    return Effect.gen(function*() {
+      const offset = yield* client.clockOffset
+      const timestamp = String(Math.round((yield* Clock.currentTimeMillis) + offset))
+      return {
+        [Push.headers.key]: apiKey,
+        [Push.headers.passphrase]: passphrase,
+        [Push.headers.timestamp]: timestamp,
+        [Push.headers.sign]: yield* sign(Push.prehash(timestamp)),
+        [Push.headers.userAgent]: userAgent
+      }
+    })
+  })
+
+// The REST side of the private backfill, through the client, in the models of the streams.
+const restOf = (client: SpotClient["Service"]): Private.Rest => ({
+  balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
+  openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
+  // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
+  ordersAfter: (symbol, after) =>
+    Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
+  fillsAfter: (symbol, after) =>
+    Stream.runCollect(Stream.map(client.fills(after > 0 ? { symbol, after } : { symbol }), Model.fillFromRest)),
+  order: (orderId) =>
+    Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
+})
+
+const invalid = (field: string, description: string) =>
+  Effect.fail(new SpotError.ValidationError({ field, description }))
+
+const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<string>, SpotError.ValidationError> => {
+  const list = Array.from(symbols)
+  const bad = list.find((symbol) => !TRADING_PAIR.test(symbol))
+  return bad === undefined
+    ? Effect.succeed(list)
+    : invalid("symbol", `${JSON.stringify(bad)} is no trading pair such as "BTCUSDT_SPBL"`)
+}
+
+/**
+ * Builds the push service; needs a `SpotClient`, a `Socket.WebSocketConstructor` and a `Scope` (the connections
+ * close with it). Uses the `RateLimitStore` in context for the connection-attempt budget, or one of its own.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  if (!/^wss?:\/\/[^\s/?#]+/.test(options.url)) {
+    return yield* Effect.die(new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(options.url)}`))
+  }
+  const scope = yield* Effect.scope
+  const client = yield* SpotClient
+  const construct = yield* Socket.WebSocketConstructor
+  const now = yield* nowFunction
+  const events = yield* PubSub.sliding<Event>(1024)
+  const emit = (event: Event): void => {
+    PubSub.publishUnsafe(events, event)
+  }
+  const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
+  const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
+  const budget = options.limits?.connectionAttempts ?? Push.limits.connectionAttempts
+  const openTimeoutMillis = millis(options.openTimeout, Duration.seconds(10))
+  const attempt = store.acquire({
+    endpoint: undefined,
+    shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
+    leaseMillis: openTimeoutMillis + 5_000
+  })
+  const resolved = resolve(options, attempt, emit)
+  let ids = 0
+  const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
+    new Hub({
+      settings: resolved.settings(endpoint),
+      socket: Effect.suspend(() =>
+        makeSocket(construct, resolved.base + Push.paths[endpoint], endpoint, headers, {
+          openTimeoutMillis,
+          highWaterMark: options.highWaterMark
+        })
+      ),
+      scope,
+      now,
+      maxConnections: resolved.maxConnections,
+      channelsPerConnection: resolved.channelsPerConnection,
+      nextId: () => ++ids
+    })
+  const userAgent = { [Push.headers.userAgent]: resolved.userAgent }
+  const hubs = {
+    public: hubOf("public", Effect.succeed(userAgent)),
+    private: hubOf(
+      "private",
+      options.credentials === undefined
+        ? Effect.succeed(userAgent)
+        : yield* privateHeaders(options.credentials, resolved.userAgent)
+    )
+  }
+  const context: Streams = { options, resolved, hubs, client, now, emit, registry: new Registry(resolved.capacity) }
+  return SpotPush.of({
+    ...publicStreams(context),
+    ...marketStreams(context),
+    ...privateStreams(context),
+    events: Stream.fromPubSub(events)
+  })
+})
+
+/**
+ * The push service as a layer; needs a `SpotClient` and a `Socket.WebSocketConstructor`. Its connections close with
+ * the layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<SpotPush, never, SpotClient | Socket.WebSocketConstructor> => Layer.effect(SpotPush, make(options))
+
+interface Streams {
+  readonly options: Options
+  readonly resolved: Resolved
+  readonly hubs: { readonly public: Hub; readonly private: Hub }
+  readonly client: SpotClient["Service"]
+  readonly now: () => number
+  readonly emit: (event: Event) => void
+  readonly registry: Registry
+}
+
+const stream = <A>(
+  name: string,
+  sink: Effect.Effect<Sink<A>, PushError.PushErrorReason, Scope.Scope>
+): Stream.Stream<A, PushError.PushError> =>
+  Stream.unwrap(Effect.map(sink, (queue) => Stream.fromQueue(queue))).pipe(
+    Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
+  )
+
+const publicStreams = ({ emit, hubs, registry }: Streams): Pick<Service, "watchBook" | "watchTicker"> => ({
+  watchBook: (symbol, options) => {
+    const depth = options?.depth ?? 15
+    const channel = Push.channels.depth(symbol, depth)
+    return stream(
+      "SpotPush.watchBook",
+      Effect.andThen(
+        checkSymbols([symbol]),
+        registry.use<BookFeed, BookEvent>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) => new BookFeed(symbol, depth, release, emit),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink)
+        })
+      )
+    )
+  },
+  watchTicker: (symbol) => {
+    const channel = Push.channels.ticker(symbol)
+    return stream(
+      "SpotPush.watchTicker",
+      Effect.andThen(
+        checkSymbols([symbol]),
+        registry.use<TickerFeed, Push.Ticker>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) => new TickerFeed(release),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink),
+          latest: true
+        })
+      )
+    )
+  }
+})
+
+const privateStreams = (
+  { client, emit, hubs, now, options, registry, resolved }: Streams
+): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
+  const rest = restOf(client)
+  const session = <A>(
+    name: string,
+    privateOptions: PrivateOptions | undefined,
+    join: (session: Private.PrivateSession, sink: Sink<A>) => void,
+    sinks: (session: Private.PrivateSession) => Set<Sink<A>>
+  ): Stream.Stream<A, PushError.PushError> =>
+    stream(
+      name,
+      Effect.gen(function*() {
+        if (options.credentials === undefined) {
+          return yield* invalid("credentials", "the private channels need the API key's credentials")
+        }
+        const symbols = yield* checkSymbols(privateOptions?.symbols ?? [])
+        const offset = yield* client.clockOffset
+        return yield* registry.use<Private.PrivateSession, A>({
+          key: "private",
+          hub: hubs.private,
+          channels: Private.CHANNELS,
+          create: (release) =>
+            new Private.PrivateSession({
+              rest,
+              since: Math.round(now() + offset),
+              symbols,
+              capacity: resolved.capacity,
+              bufferLimit: options.backfillBuffer ?? 100_000,
+              overlapMillis: 5_000,
+              retentionMillis: 600_000,
+              emit,
+              onFailed: release()
+            }),
+          join: (session, sink) => {
+            for (const symbol of symbols) session.symbols.add(symbol)
+            join(session, sink)
+          },
+          leave: (session, sink) => {
+            sinks(session).delete(sink)
+          }
+        })
+      })
+    )
+  return {
+    watchOrders: (privateOptions) =>
+      session("SpotPush.watchOrders", privateOptions, (s, sink) => s.attachOrders(sink), (s) => s.orderSinks),
+    watchFills: (privateOptions) =>
+      session("SpotPush.watchFills", privateOptions, (s, sink) => s.fillSinks.add(sink), (s) => s.fillSinks),
+    watchBalances: (privateOptions) =>
+      session("SpotPush.watchBalances", privateOptions, (s, sink) => s.attachBalances(sink), (s) => s.balanceSinks)
+  }
+}
+
+const marketStreams = (
+  { client, hubs, now, registry, resolved }: Streams
+): Pick<Service, "watchTrades" | "watchCandles"> => ({
+  watchTrades: (symbol, options) => {
+    const channel = Push.channels.trades(symbol)
+    const limit = options?.backfillLimit ?? 100
+    return stream(
+      "SpotPush.watchTrades",
+      Effect.gen(function*() {
+        yield* checkSymbols([symbol])
+        const offset = yield* client.clockOffset
+        return yield* registry.use<Market.TradeFeed, PublicTrade>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) =>
+            new Market.TradeFeed({
+              symbol,
+              capacity: resolved.capacity,
+              since: Math.round(now() + offset),
+              overlapMillis: 5_000,
+              backfill: () => client.recentTrades(symbol, { limit }),
+              onFailed: release
+            }),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink)
+        })
+      })
+    )
+  },
+  watchCandles: (symbol, period, options) => {
+    const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
+    const history = Math.max(1, options?.history ?? 1)
+    return stream(
+      "SpotPush.watchCandles",
+      Effect.andThen(
+        checkSymbols([symbol]),
+        registry.use<Market.CandleFeed, CandleUpdate>({
+          key: channel,
+          hub: hubs.public,
+          channels: [channel],
+          create: (release) =>
+            new Market.CandleFeed({
+              symbol,
+              period,
+              capacity: resolved.capacity,
+              backfill: (latest) =>
+                client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
+              onFailed: release
+            }),
+          join: (feed, sink) => feed.attach(sink),
+          leave: (feed, sink) => feed.detach(sink)
+        })
+      )
+    )
+  }
+})

@@ -1,0 +1,124 @@
+// One order book rebuilt from a depth channel (the venue's V2 rules, and our choices where its documents are silent):
+// nothing counts before a SNAPSHOT; a CHANGED message is stale when it ends at or before the book's version, a gap
+// when it starts past the version after it, and applied otherwise (so both `start == previous end` and
+// `start == previous end + 1` continue the book). A size of zero removes a price; prices are ordered as decimals,
+// never as strings; the 15-level channel keeps its best 15 levels per side. Versions are compared as BigInts.
+import { isPositive } from "../../Primitives.ts"
+import type * as Push from "../../Push.ts"
+import * as Decimal from "../model/decimal.ts"
+
+/** One price level: an exact price and the quantity resting there. */
+export interface Level {
+  readonly price: string
+  readonly size: string
+}
+
+/** A consistent book: bids best (highest) first, asks best (lowest) first, at `version`. */
+export interface Snapshot {
+  readonly symbol: string
+  readonly depth: Push.DepthLevel
+  readonly version: string
+  readonly bids: ReadonlyArray<Level>
+  readonly asks: ReadonlyArray<Level>
+}
+
+/** What one depth message did: applied (the book moved), stale (skipped), a gap, or ignored (no snapshot yet). */
+export type Outcome = "applied" | "stale" | "gap" | "ignored"
+
+// The index where `price` is, or would be inserted, in a side sorted best first (`descending` for bids).
+const search = (levels: ReadonlyArray<Level>, price: string, descending: boolean): number => {
+  let lo = 0
+  let hi = levels.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const order = Decimal.compare(levels[mid]!.price, price)
+    if (order === 0) return mid
+    if (descending ? order > 0 : order < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+const applySide = (levels: Array<Level>, changes: ReadonlyArray<Push.PriceLevel>, descending: boolean): void => {
+  for (const change of changes) {
+    const i = search(levels, change.price, descending)
+    const found = i < levels.length && Decimal.compare(levels[i]!.price, change.price) === 0
+    if (!isPositive(change.size)) {
+      if (found) levels.splice(i, 1)
+    } else if (found) {
+      levels[i] = { price: change.price, size: change.size }
+    } else {
+      levels.splice(i, 0, { price: change.price, size: change.size })
+    }
+  }
+}
+
+const sorted = (levels: ReadonlyArray<Push.PriceLevel>, descending: boolean): Array<Level> => {
+  const out: Array<Level> = []
+  applySide(out, levels, descending)
+  return out
+}
+
+export class Book {
+  readonly symbol: string
+  readonly depth: Push.DepthLevel
+  private bids: Array<Level> = []
+  private asks: Array<Level> = []
+  private version: bigint | undefined = undefined
+  private versionText = ""
+
+  constructor(symbol: string, depth: Push.DepthLevel) {
+    this.symbol = symbol
+    this.depth = depth
+  }
+
+  /** Whether a snapshot has been applied since the last reset. */
+  get live(): boolean {
+    return this.version !== undefined
+  }
+
+  /** Forgets the book: the next message that counts is a SNAPSHOT. */
+  reset(): void {
+    this.bids = []
+    this.asks = []
+    this.version = undefined
+    this.versionText = ""
+  }
+
+  apply(message: Push.Depth): Outcome {
+    if (message.depthType === "SNAPSHOT") {
+      this.bids = sorted(message.bids, true)
+      this.asks = sorted(message.asks, false)
+      this.trim()
+      this.version = BigInt(message.endVersion)
+      this.versionText = message.endVersion
+      return "applied"
+    }
+    if (this.version === undefined) return "ignored"
+    const end = BigInt(message.endVersion)
+    if (end <= this.version) return "stale"
+    if (BigInt(message.startVersion) > this.version + 1n) return "gap"
+    applySide(this.bids, message.bids, true)
+    applySide(this.asks, message.asks, false)
+    this.trim()
+    this.version = end
+    this.versionText = message.endVersion
+    return "applied"
+  }
+
+  /** The book as it is now; later changes do not alter it. */
+  snapshot(): Snapshot {
+    return {
+      symbol: this.symbol,
+      depth: this.depth,
+      version: this.versionText,
+      bids: this.bids.slice(),
+      asks: this.asks.slice()
+    }
+  }
+
+  private trim(): void {
+    if (this.bids.length > this.depth) this.bids.length = this.depth
+    if (this.asks.length > this.depth) this.asks.length = this.depth
+  }
+}

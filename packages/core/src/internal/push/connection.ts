@@ -1,0 +1,332 @@
+// One push connection slot: a WebSocket that is dialled again whenever it drops, carrying up to 100 channels.
+//
+// Each (re)connection waits for a connection attempt from the shared budget, dials with headers made afresh (a private
+// connection signs its timestamp then), subscribes every channel it carries, and reads until the connection ends:
+// pings are answered with the key and time they came with, acknowledgements make subscriptions live, data frames go
+// to the feed of a live channel, and no frame at all for `idleTimeout` ends the connection (the venue may stall with
+// the socket open). Then the loop waits a jittered exponential backoff and dials again. Subscriptions are sent from
+// the registry inside each connection, never queued on the socket's writer across connections.
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Scope } from "effect"
+import * as Socket from "effect/socket/Socket"
+import * as Push from "../../Push.ts"
+import * as PushError from "../../PushError.ts"
+import type * as SpotError from "../../SpotError.ts"
+import type { Backoff } from "./limits.ts"
+import { backoffDelay, OperationLog } from "./limits.ts"
+import type { Event } from "./model.ts"
+
+/** A data frame of a channel. */
+export type DataFrame = Extract<Push.Frame, { readonly _tag: "Payload" | "TradeEvent" }>
+
+/** What a feed may ask of the connection its channel is on, from inside `onFrame`. */
+export interface Control {
+  /** Unsubscribe and subscribe again (a new snapshot), or reconnect when the operation budget is spent. */
+  readonly resync: (channel: string) => void
+  /** End this connection; the loop reconnects after its backoff. */
+  readonly reconnect: (reason: string) => void
+}
+
+/** What receives a channel's life: it goes live (acknowledged), stops counting, carries data, or fails for good. */
+export interface Feed {
+  /** The venue acknowledged the subscription. `scope` closes when this connection ends. */
+  readonly onActive: (channel: string, scope: Scope.Scope, control: Control) => Effect.Effect<void>
+  /** The subscription stopped counting: the connection ended or a resync is under way. */
+  readonly onInactive: (channel: string) => Effect.Effect<void>
+  /** A data frame of the live channel; runs in the read loop, so it must not block. */
+  readonly onFrame: (frame: DataFrame, control: Control) => void
+  /** The subscription failed for good and was dropped. */
+  readonly onFail: (channel: string, reason: PushError.PushErrorReason) => Effect.Effect<void>
+}
+
+/** A connection attempt granted by the shared budget; `settle` once the attempt is over. */
+export interface AttemptPermit {
+  readonly settle: Effect.Effect<void>
+}
+
+export interface Settings {
+  readonly endpoint: Push.Endpoint
+  readonly idleTimeout: Duration.Input
+  readonly ackTimeoutMillis: number
+  readonly backoff: Backoff
+  readonly operations: { readonly limit: number; readonly windowMillis: number }
+  /** Waits for a connection attempt of the shared budget (a store that cannot be reached fails the attempt). */
+  readonly attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>
+  readonly emit: (event: Event) => void
+}
+
+/** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
+export class HeadersUnsupported {
+  readonly _tag = "HeadersUnsupported"
+}
+
+const isHeadersUnsupported = (error: unknown): boolean =>
+  Socket.isSocketError(error) && error.reason._tag === "SocketOpenError" &&
+  error.reason.cause instanceof HeadersUnsupported
+
+interface Entry {
+  readonly feed: Feed
+  state: "idle" | "pending" | "active"
+  generation: number
+  /** Whether the venue ever acknowledged it (a resubscription that goes unanswered means a broken connection). */
+  acknowledged: boolean
+}
+
+interface Live {
+  readonly scope: Scope.Scope
+  readonly send: (text: string) => Effect.Effect<void>
+  readonly ops: OperationLog
+  readonly resyncs: Set<string>
+  readonly end: Deferred.Deferred<never, string>
+  readonly control: Control
+}
+
+const describe = (cause: unknown): string =>
+  Socket.isSocketError(cause) ? `${cause.reason._tag}: ${cause.message}` : String(cause)
+
+export class Connection {
+  readonly id: number
+  readonly channels = new Map<string, Entry>()
+  private live: Live | undefined = undefined
+  private fiber: Fiber.Fiber<void> | undefined = undefined
+  private running = false
+  private readonly settings: Settings
+  private readonly socket: Socket.Socket
+  private readonly now: () => number
+  stopping = false
+
+  constructor(id: number, settings: Settings, socket: Socket.Socket, now: () => number) {
+    this.id = id
+    this.settings = settings
+    this.socket = socket
+    this.now = now
+  }
+
+  /** Whether another channel fits: under the channel cap, and with an operation left on a live connection. */
+  fits(cap: number): boolean {
+    if (this.stopping || this.channels.size >= cap) return false
+    return this.live === undefined || this.live.ops.remaining(this.now()) >= 1
+  }
+
+  /** Starts the reconnecting loop in `scope` unless it runs (it ends when no channel is left). */
+  start(scope: Scope.Scope): Effect.Effect<void> {
+    if (this.running || this.stopping) return Effect.void
+    this.running = true
+    const run = Effect.ensuring(this.run(), Effect.sync(() => (this.running = false)))
+    return Effect.map(Effect.forkIn(run, scope), (fiber) => {
+      if (this.running) this.fiber = fiber
+    })
+  }
+
+  /** Ends the loop and the connection. */
+  stop(): Effect.Effect<void> {
+    this.stopping = true
+    const fiber = this.fiber
+    this.fiber = undefined
+    return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
+  }
+
+  /** Carries a channel from now on: subscribed at once when connected, else on the next connection. */
+  add(channel: string, feed: Feed): Effect.Effect<void> {
+    this.channels.set(channel, { feed, state: "idle", generation: 0, acknowledged: false })
+    const live = this.live
+    return live === undefined ? Effect.void : this.subscribe(live, channel)
+  }
+
+  /** Stops carrying a channel; unsubscribes it when connected (best effort: it is dropped either way). */
+  remove(channel: string): Effect.Effect<void> {
+    const entry = this.channels.get(channel)
+    this.channels.delete(channel)
+    const live = this.live
+    if (entry === undefined || live === undefined || entry.state === "idle") return Effect.void
+    return live.ops.spend(1, this.now()) ? live.send(Push.unsubscribeMessage(channel)) : Effect.void
+  }
+
+  private subscribe(live: Live, channel: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const entry = this.channels.get(channel)
+      if (entry === undefined) return Effect.void
+      if (!live.ops.spend(1, this.now())) {
+        live.control.reconnect("operation budget spent")
+        return Effect.void
+      }
+      entry.state = "pending"
+      const generation = ++entry.generation
+      const timer = Effect.andThen(
+        Effect.sleep(this.settings.ackTimeoutMillis),
+        Effect.suspend(() => {
+          if (this.channels.get(channel) !== entry || entry.generation !== generation || entry.state !== "pending") {
+            return Effect.void
+          }
+          const timeoutMillis = this.settings.ackTimeoutMillis
+          // A first subscription the venue does not answer fails; a resubscription (after a reconnect or for a
+          // resync) that goes unanswered means the connection is broken: replace it.
+          if (!entry.acknowledged) {
+            return this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis }))
+          }
+          live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`)
+          return Effect.void
+        })
+      )
+      return Effect.andThen(live.send(Push.subscribeMessage(channel)), Effect.forkIn(timer, live.scope))
+    })
+  }
+
+  private fail(channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
+    const entry = this.channels.get(channel)
+    if (entry === undefined) return Effect.void
+    this.channels.delete(channel)
+    return entry.feed.onFail(channel, reason)
+  }
+
+  // One frame: what it asks to run, if anything (a pong, a feed going live or failing).
+  private dispatch(live: Live, text: string): Effect.Effect<void> | undefined {
+    const frame = Push.decodeFrame(text)
+    if (frame === undefined) return undefined
+    switch (frame._tag) {
+      case "Ping":
+        return live.send(Push.pongMessage(frame))
+      case "Ack": {
+        const entry = this.channels.get(frame.channel)
+        if (frame.event !== "subscribed" || entry === undefined || entry.state !== "pending") return undefined
+        entry.state = "active"
+        entry.acknowledged = true
+        return entry.feed.onActive(frame.channel, live.scope, live.control)
+      }
+      case "Error":
+        return frame.channel !== undefined && this.channels.has(frame.channel)
+          ? this.fail(
+            frame.channel,
+            new PushError.VenueRefusedError({ channel: frame.channel, code: frame.code, msg: frame.msg })
+          )
+          : Effect.logWarning("spotkit push: the venue sent an error", frame.raw)
+      case "Payload":
+      case "TradeEvent": {
+        const entry = this.channels.get(frame.channel)
+        if (entry !== undefined && entry.state === "active") entry.feed.onFrame(frame, live.control)
+        return undefined
+      }
+      case "Other":
+        return undefined
+    }
+  }
+
+  // The resyncs feeds asked for while reading the last batch: unsubscribe and subscribe again (two operations), or a
+  // fresh connection when this one has not two left.
+  private resyncs(live: Live): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const channels = Array.from(live.resyncs)
+      live.resyncs.clear()
+      const effects: Array<Effect.Effect<void>> = []
+      for (const channel of channels) {
+        const entry = this.channels.get(channel)
+        if (entry === undefined) continue
+        if (live.ops.remaining(this.now()) < 2) {
+          live.control.reconnect("operation budget spent")
+          break
+        }
+        live.ops.spend(1, this.now())
+        entry.state = "idle"
+        effects.push(Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel)))
+      }
+      return Effect.all(effects, { discard: true })
+    })
+  }
+
+  private connectOnce(onConnected: () => void): Effect.Effect<never, unknown> {
+    return Effect.scoped(Effect.gen({ self: this }, function*() {
+      const permit = yield* this.settings.attempt
+      const pull = yield* Effect.ensuring(Socket.readerString(this.socket), permit.settle)
+      const writer = yield* this.socket.writer
+      const scope = yield* Effect.scope
+      const end = yield* Deferred.make<never, string>()
+      const live: Live = {
+        scope,
+        send: (text) => Effect.ignore(writer.write(text)),
+        ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
+        resyncs: new Set(),
+        end,
+        control: {
+          resync: (channel) => live.resyncs.add(channel),
+          reconnect: (reason) => Deferred.doneUnsafe(end, Exit.fail(reason))
+        }
+      }
+      this.live = live
+      yield* Scope.addFinalizer(scope, this.down(live))
+      onConnected()
+      this.settings.emit({ _tag: "Connected", endpoint: this.settings.endpoint, connection: this.id })
+      for (const channel of Array.from(this.channels.keys())) yield* this.subscribe(live, channel)
+      return yield* Effect.raceFirst(this.read(live, pull), Deferred.await(end))
+    }))
+  }
+
+  // Reads until the connection fails, or stays silent for `idleTimeout`.
+  private read(
+    live: Live,
+    pull: Effect.Effect<ReadonlyArray<string>, Socket.SocketError>
+  ): Effect.Effect<never, unknown> {
+    const idle = () =>
+      Effect.fail(`no frame for ${Duration.format(Duration.fromInputUnsafe(this.settings.idleTimeout))}`)
+    return Effect.forever(
+      Effect.gen({ self: this }, function*() {
+        const batch = yield* Effect.timeoutOrElse(pull, { duration: this.settings.idleTimeout, orElse: idle })
+        for (const text of batch) {
+          const effect = this.dispatch(live, text)
+          if (effect !== undefined) yield* effect
+        }
+        if (live.resyncs.size > 0) yield* this.resyncs(live)
+      }),
+      { disableYield: true }
+    )
+  }
+
+  // The connection ended: every channel stops counting until it is acknowledged on the next one.
+  private down(live: Live): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.live === live) this.live = undefined
+      const effects: Array<Effect.Effect<void>> = []
+      for (const [channel, entry] of this.channels) {
+        if (entry.state === "idle") continue
+        entry.state = "idle"
+        effects.push(entry.feed.onInactive(channel))
+      }
+      return Effect.all(effects, { discard: true })
+    })
+  }
+
+  private run(): Effect.Effect<void> {
+    return Effect.gen({ self: this }, function*() {
+      let attempt = 0
+      while (this.channels.size > 0) {
+        let connectedAt: number | undefined
+        const exit = yield* Effect.exit(this.connectOnce(() => {
+          connectedAt = this.now()
+        }))
+        const cause = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+        if (isHeadersUnsupported(cause)) {
+          for (const channel of Array.from(this.channels.keys())) {
+            yield* this.fail(channel, new PushError.HeadersUnsupportedError({}))
+          }
+          return
+        }
+        if (connectedAt !== undefined && this.now() - connectedAt >= this.settings.backoff.resetAfterMillis) {
+          attempt = 0
+        }
+        const delay = backoffDelay(this.settings.backoff, attempt++, yield* Random.next)
+        this.settings.emit({
+          _tag: "Disconnected",
+          endpoint: this.settings.endpoint,
+          connection: this.id,
+          reason: describe(cause),
+          retryInMillis: delay
+        })
+        yield* Effect.logDebug(`spotkit push: connection ${this.id} ended (${describe(cause)}), again in ${delay} ms`)
+        yield* Effect.sleep(delay)
+      }
+    })
+  }
+}
+
+/** The clock as a plain function, for the synchronous bookkeeping of limits. */
+export const nowFunction: Effect.Effect<() => number> = Clock.clockWith((clock) =>
+  Effect.succeed(() => clock.currentTimeMillisUnsafe())
+)

@@ -1,0 +1,172 @@
+// The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
+// kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
+// its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
+// book built across a gap. A ticker feed keeps the latest ticker; its consumers get the latest one (latest wins).
+import { Cause, Effect, Queue, Result, Schema } from "effect"
+import * as Push from "../../Push.ts"
+import type * as PushError from "../../PushError.ts"
+import { Book } from "./book.ts"
+import type { Control, DataFrame, Feed } from "./connection.ts"
+import type { BookEvent, Event, ResyncReason } from "./model.ts"
+
+/** A consumer's queue: it ends with a reason when the feed fails for good. */
+export type Sink<A> = Queue.Queue<A, PushError.PushErrorReason | Cause.Done>
+
+/** A feed and the consumers it delivers to. */
+export interface Delivering<A> extends Feed {
+  /** Adds a consumer, giving it what it needs to start (the book or the ticker as they are). */
+  readonly attach: (sink: Sink<A>) => void
+  readonly detach: (sink: Sink<A>) => void
+  readonly size: number
+}
+
+const failAll = <A>(sinks: Iterable<Sink<A>>, reason: PushError.PushErrorReason): Effect.Effect<void> =>
+  Effect.sync(() => {
+    for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
+  })
+
+const decodeDepth = Schema.decodeUnknownResult(Push.Depth)
+const decodeTicker = Schema.decodeUnknownResult(Push.Ticker)
+
+export class BookFeed implements Delivering<BookEvent> {
+  private readonly book: Book
+  private readonly sinks = new Set<Sink<BookEvent>>()
+  private latest: BookEvent | undefined = undefined
+  // Whether consumers were told the book is being rebuilt since the last consistent book.
+  private resyncing = true
+  private readonly channel: string
+  private readonly onFailed: (channel: string) => Effect.Effect<void>
+  private readonly emit: (event: Event) => void
+
+  constructor(
+    symbol: string,
+    depth: Push.DepthLevel,
+    onFailed: (channel: string) => Effect.Effect<void>,
+    emit: (event: Event) => void
+  ) {
+    this.book = new Book(symbol, depth)
+    this.channel = Push.channels.depth(symbol, depth)
+    this.onFailed = onFailed
+    this.emit = emit
+  }
+
+  get size(): number {
+    return this.sinks.size
+  }
+
+  attach(sink: Sink<BookEvent>): void {
+    this.sinks.add(sink)
+    if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
+  }
+
+  detach(sink: Sink<BookEvent>): void {
+    this.sinks.delete(sink)
+  }
+
+  onActive(): Effect.Effect<void> {
+    return Effect.sync(() => this.book.reset())
+  }
+
+  onInactive(): Effect.Effect<void> {
+    return Effect.sync(() => this.restart("reconnect"))
+  }
+
+  onFail(channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
+    return Effect.andThen(failAll(this.sinks, reason), this.onFailed(channel))
+  }
+
+  onFrame(frame: DataFrame, control: Control): void {
+    if (frame._tag !== "Payload") return
+    for (const item of frame.data) {
+      const decoded = decodeDepth(item)
+      if (Result.isFailure(decoded)) {
+        this.restart("decode")
+        control.resync(this.channel)
+        return
+      }
+      switch (this.book.apply(decoded.success)) {
+        case "applied":
+          this.resyncing = false
+          this.publish({ _tag: "Book", book: this.book.snapshot() })
+          break
+        case "gap":
+          this.restart("gap")
+          control.resync(this.channel)
+          return
+        case "stale":
+        case "ignored":
+          break
+      }
+    }
+  }
+
+  // The book is no longer consistent: consumers hear it once, and get nothing more until the next snapshot.
+  private restart(reason: ResyncReason): void {
+    this.book.reset()
+    this.latest = undefined
+    if (this.resyncing) return
+    this.resyncing = true
+    this.emit({ _tag: "Resync", channel: this.channel, reason })
+    this.publish({ _tag: "Resync", symbol: this.book.symbol, reason })
+  }
+
+  private publish(event: BookEvent): void {
+    if (event._tag === "Book") this.latest = event
+    for (const sink of this.sinks) {
+      if (Queue.offerUnsafe(sink, event)) continue
+      // The consumer is a queue's length behind: what it has not taken is replaced by a lag notice and the latest
+      // book (a book consumer wants the book as it is, not every step it went through).
+      while (Queue.takeUnsafe(sink) !== undefined) {
+        // drained
+      }
+      Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
+      if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
+    }
+  }
+}
+
+export class TickerFeed implements Delivering<Push.Ticker> {
+  private readonly sinks = new Set<Sink<Push.Ticker>>()
+  private latest: Push.Ticker | undefined = undefined
+  private readonly onFailed: (channel: string) => Effect.Effect<void>
+
+  constructor(onFailed: (channel: string) => Effect.Effect<void>) {
+    this.onFailed = onFailed
+  }
+
+  get size(): number {
+    return this.sinks.size
+  }
+
+  attach(sink: Sink<Push.Ticker>): void {
+    this.sinks.add(sink)
+    if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
+  }
+
+  detach(sink: Sink<Push.Ticker>): void {
+    this.sinks.delete(sink)
+  }
+
+  onActive(): Effect.Effect<void> {
+    return Effect.void
+  }
+
+  onInactive(): Effect.Effect<void> {
+    return Effect.void
+  }
+
+  onFail(channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
+    return Effect.andThen(failAll(this.sinks, reason), this.onFailed(channel))
+  }
+
+  onFrame(frame: DataFrame): void {
+    if (frame._tag !== "Payload") return
+    for (const item of frame.data) {
+      const decoded = decodeTicker(item)
+      if (Result.isFailure(decoded)) continue
+      this.latest = decoded.success
+      // Sliding queues of one: a slow consumer gets the latest ticker.
+      for (const sink of this.sinks) Queue.offerUnsafe(sink, decoded.success)
+    }
+  }
+}

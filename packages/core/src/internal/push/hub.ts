@@ -1,0 +1,73 @@
+// The connections of one endpoint: a channel goes on a connection with room (under 100 channels, an operation left),
+// or on a new one while the cap on connections allows; a connection left with no channel is closed.
+import { Effect } from "effect"
+import type { Scope } from "effect"
+import type * as Socket from "effect/socket/Socket"
+import * as PushError from "../../PushError.ts"
+import { Connection } from "./connection.ts"
+import type { Feed, Settings } from "./connection.ts"
+
+export interface HubOptions {
+  readonly settings: Settings
+  /** A socket for a new connection (dialled on each of its reader acquisitions). */
+  readonly socket: Effect.Effect<Socket.Socket>
+  /** Where the connections' loops run: they end with it. */
+  readonly scope: Scope.Scope
+  readonly now: () => number
+  readonly maxConnections: number
+  readonly channelsPerConnection: number
+  readonly nextId: () => number
+}
+
+export class Hub {
+  private readonly connections: Array<Connection> = []
+  private readonly owners = new Map<string, Connection>()
+  private readonly options: HubOptions
+
+  constructor(options: HubOptions) {
+    this.options = options
+  }
+
+  /** How many connections are open (or reconnecting). */
+  get size(): number {
+    return this.connections.length
+  }
+
+  /** Carries a channel on a connection with room, opening one when none has. */
+  add(channel: string, feed: Feed): Effect.Effect<void, PushError.ConnectionLimitError> {
+    return Effect.suspend(() => {
+      const { channelsPerConnection, maxConnections } = this.options
+      const found = this.connections.find((connection) => connection.fits(channelsPerConnection))
+      if (found !== undefined) {
+        this.owners.set(channel, found)
+        return Effect.andThen(found.add(channel, feed), found.start(this.options.scope))
+      }
+      if (this.connections.length >= maxConnections) {
+        return Effect.fail(new PushError.ConnectionLimitError({ connections: maxConnections }))
+      }
+      return Effect.gen({ self: this }, function*() {
+        const socket = yield* this.options.socket
+        const connection = new Connection(this.options.nextId(), this.options.settings, socket, this.options.now)
+        this.connections.push(connection)
+        this.owners.set(channel, connection)
+        yield* connection.add(channel, feed)
+        yield* connection.start(this.options.scope)
+      })
+    })
+  }
+
+  /** Stops carrying a channel; closes its connection when that was the last. */
+  remove(channel: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const connection = this.owners.get(channel)
+      if (connection === undefined) return Effect.void
+      this.owners.delete(channel)
+      const removed = connection.remove(channel)
+      if (connection.channels.size > 0) return removed
+      const i = this.connections.indexOf(connection)
+      if (i >= 0) this.connections.splice(i, 1)
+      connection.stopping = true
+      return Effect.andThen(removed, connection.stop())
+    })
+  }
+}

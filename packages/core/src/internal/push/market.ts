@@ -1,0 +1,303 @@
+// The public trades and candles, closing the gap of a reconnection by REST. Trades: the venue's pushes carry no trade
+// id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
+// meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
+// identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
+// miss trades. Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
+// a bar is delivered when it changed.
+import { Cause, Effect, Queue, Result, Schema } from "effect"
+import type { Scope } from "effect"
+import type * as Market from "../../Market.ts"
+import * as Push from "../../Push.ts"
+import * as PushError from "../../PushError.ts"
+import type * as SpotError from "../../SpotError.ts"
+import type { Control, DataFrame } from "./connection.ts"
+import type { Sink } from "./feeds.ts"
+
+/** A trade of the market, from a push (no id) or from REST (with its id). */
+export interface PublicTrade {
+  readonly symbol: string
+  readonly tradeId: string | undefined
+  readonly time: number
+  readonly price: string
+  readonly size: string
+  readonly value: string | undefined
+  readonly buyerMaker: boolean
+  readonly side: "buy" | "sell"
+  readonly source: "push" | "rest"
+}
+
+/** One candle after a change. */
+export interface CandleUpdate extends Market.Candle {
+  readonly symbol: string
+  readonly period: Market.CandlePeriod
+  readonly source: "push" | "rest"
+}
+
+const key = (trade: PublicTrade): string => `${trade.time}|${trade.price}|${trade.size}|${trade.buyerMaker}`
+
+const deliver = <A>(sinks: Set<Sink<A>>, value: A, capacity: number): void => {
+  for (const sink of sinks) {
+    if (Queue.offerUnsafe(sink, value)) continue
+    sinks.delete(sink)
+    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity })))
+  }
+}
+
+const failAll = <A>(sinks: Set<Sink<A>>, reason: PushError.PushErrorReason): void => {
+  for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
+}
+
+const decodeTrade = Schema.decodeUnknownResult(Push.Trade)
+const decodeKline = Schema.decodeUnknownResult(Push.Kline)
+
+export interface Options<R> {
+  readonly symbol: string
+  readonly capacity: number
+  /** What REST answers after a (re)subscription, given the latest time (or open time) delivered. */
+  readonly backfill: (latest: number | undefined) => Effect.Effect<ReadonlyArray<R>, SpotError.SpotError>
+  readonly onFailed: () => Effect.Effect<void>
+}
+
+// What both feeds share: consumers, the connection's generations, and the pushes kept while REST answers.
+abstract class GapClosing<A, R> {
+  readonly sinks = new Set<Sink<A>>()
+  protected phase: "down" | "backfilling" | "live" = "down"
+  protected buffer: Array<DataFrame> = []
+  private generation = 0
+  protected readonly options: Options<R>
+
+  constructor(options: Options<R>) {
+    this.options = options
+  }
+
+  get size(): number {
+    return this.sinks.size
+  }
+
+  attach(sink: Sink<A>): void {
+    this.sinks.add(sink)
+  }
+
+  detach(sink: Sink<A>): void {
+    this.sinks.delete(sink)
+  }
+
+  onActive(_channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.phase = "backfilling"
+      this.buffer = []
+      const generation = this.generation
+      const fetch = this.owed() ? this.options.backfill(this.latestDelivered()) : Effect.succeed([])
+      const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
+        Effect.suspend(() => {
+          if (generation !== this.generation) return Effect.void
+          if (Result.isFailure(result)) {
+            if (result.failure.isRetryable) {
+              control.reconnect(`backfill: ${result.failure.message}`)
+              return Effect.void
+            }
+            return this.onFail("", new PushError.BackfillError({ error: result.failure }))
+          }
+          this.merge(result.success)
+          const buffered = this.buffer
+          this.buffer = []
+          this.phase = "live"
+          for (const frame of buffered) this.pushed(frame)
+          return Effect.void
+        }))
+      return Effect.asVoid(Effect.forkIn(backfill, scope))
+    })
+  }
+
+  onInactive(): Effect.Effect<void> {
+    return Effect.sync(() => {
+      this.phase = "down"
+      this.buffer = []
+      this.generation++
+    })
+  }
+
+  onFail(_channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
+    return Effect.andThen(Effect.sync(() => failAll(this.sinks, reason)), this.options.onFailed())
+  }
+
+  onFrame(frame: DataFrame): void {
+    if (this.phase === "live") this.pushed(frame)
+    else if (this.phase === "backfilling") this.buffer.push(frame)
+  }
+
+  protected emit(value: A): void {
+    deliver(this.sinks, value, this.options.capacity)
+  }
+
+  /** Whether REST has something to give after this (re)subscription. */
+  protected owed(): boolean {
+    return true
+  }
+
+  /** The latest time (a trade's, a bar's open time) delivered so far. */
+  protected abstract latestDelivered(): number | undefined
+  /** Merges what REST answered. */
+  protected abstract merge(records: ReadonlyArray<R>): void
+  /** A push. */
+  protected abstract pushed(frame: DataFrame): void
+}
+
+export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
+  // Trades delivered within the overlap behind the latest one, counted by key, and the latest time delivered.
+  private readonly recent = new Map<string, { count: number; readonly time: number }>()
+  private latest: number | undefined = undefined
+  // The trades REST answered, by key: a push kept while it answered may be one of them.
+  private answered = new Map<string, number>()
+  private first = true
+  private readonly since: number
+  private readonly overlapMillis: number
+
+  constructor(
+    options: Options<Market.Trade> & { readonly since: number; readonly overlapMillis: number }
+  ) {
+    super(options)
+    this.since = options.since
+    this.overlapMillis = options.overlapMillis
+  }
+
+  protected latestDelivered(): number | undefined {
+    return this.latest
+  }
+
+  // The first subscription starts the stream: nothing before it is owed.
+  protected override owed(): boolean {
+    const owed = !this.first
+    this.first = false
+    return owed
+  }
+
+  protected merge(records: ReadonlyArray<Market.Trade>): void {
+    this.answered = new Map()
+    const floor = this.latest ?? this.since
+    const delivered = new Map<string, number>()
+    for (const [k, entry] of this.recent) delivered.set(k, entry.count)
+    for (const trade of records.slice().sort((a, b) => a.time - b.time)) {
+      if (trade.time < floor) continue
+      const item: PublicTrade = { ...trade, source: "rest" }
+      const k = key(item)
+      this.answered.set(k, (this.answered.get(k) ?? 0) + 1)
+      const owed = delivered.get(k) ?? 0
+      if (owed > 0) delivered.set(k, owed - 1)
+      else this.deliverTrade(item)
+    }
+  }
+
+  protected pushed(frame: DataFrame): void {
+    if (frame._tag !== "Payload") return
+    for (const item of frame.data) {
+      const decoded = decodeTrade(item)
+      if (Result.isFailure(decoded)) continue
+      const trade = decoded.success
+      const push: PublicTrade = {
+        symbol: this.options.symbol,
+        tradeId: undefined,
+        time: trade.time,
+        price: trade.price,
+        size: trade.size,
+        value: trade.value,
+        buyerMaker: trade.buyerMaker,
+        side: trade.buyerMaker ? "sell" : "buy",
+        source: "push"
+      }
+      // REST may have answered this very trade (pushed while it answered, or read after the answer).
+      const k = key(push)
+      const answered = this.answered.get(k) ?? 0
+      if (answered > 0) {
+        this.answered.set(k, answered - 1)
+        continue
+      }
+      this.deliverTrade(push)
+    }
+  }
+
+  private deliverTrade(trade: PublicTrade): void {
+    const k = key(trade)
+    const seen = this.recent.get(k)
+    if (seen === undefined) this.recent.set(k, { count: 1, time: trade.time })
+    else seen.count++
+    if (this.latest === undefined || trade.time > this.latest) {
+      this.latest = trade.time
+      const before = trade.time - this.overlapMillis
+      for (const [old, entry] of this.recent) if (entry.time < before) this.recent.delete(old)
+      for (const old of this.answered.keys()) {
+        if (Number(old.slice(0, old.indexOf("|"))) < before) this.answered.delete(old)
+      }
+    }
+    this.emit(trade)
+  }
+}
+
+export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
+  private readonly bars = new Map<number, Market.Candle>()
+  private latest: number | undefined = undefined
+  private readonly period: Market.CandlePeriod
+
+  constructor(options: Options<Market.Candle> & { readonly period: Market.CandlePeriod }) {
+    super(options)
+    this.period = options.period
+  }
+
+  protected latestDelivered(): number | undefined {
+    return this.latest
+  }
+
+  /** A consumer that joins late starts from the current bar. */
+  override attach(sink: Sink<CandleUpdate>): void {
+    super.attach(sink)
+    const latest = this.latest === undefined ? undefined : this.bars.get(this.latest)
+    if (latest !== undefined) Queue.offerUnsafe(sink, this.update(latest, "rest"))
+  }
+
+  protected merge(records: ReadonlyArray<Market.Candle>): void {
+    const latest = this.latest
+    for (const candle of records.slice().sort((a, b) => a.openTime - b.openTime)) {
+      if (latest !== undefined && candle.openTime < latest) continue
+      this.bar(candle, "rest")
+    }
+  }
+
+  protected pushed(frame: DataFrame): void {
+    if (frame._tag !== "Payload") return
+    for (const item of frame.data) {
+      const decoded = decodeKline(item)
+      if (Result.isFailure(decoded)) continue
+      const k = decoded.success
+      this.bar({
+        openTime: k.klineTime,
+        open: k.open,
+        high: k.high,
+        low: k.low,
+        close: k.close,
+        baseVolume: k.size,
+        quoteVolume: k.value ?? k.size
+      } as Market.Candle, "push")
+    }
+  }
+
+  private bar(candle: Market.Candle, source: "push" | "rest"): void {
+    const old = this.bars.get(candle.openTime)
+    if (
+      old !== undefined && old.open === candle.open && old.high === candle.high && old.low === candle.low &&
+      old.close === candle.close && old.baseVolume === candle.baseVolume && old.quoteVolume === candle.quoteVolume
+    ) return
+    this.bars.set(candle.openTime, candle)
+    if (this.latest === undefined || candle.openTime > this.latest) {
+      this.latest = candle.openTime
+      // Only the bars that can still change, or come again from REST, are kept.
+      for (const openTime of this.bars.keys()) {
+        if (openTime < candle.openTime && this.bars.size > 3) this.bars.delete(openTime)
+      }
+    }
+    this.emit(this.update(candle, source))
+  }
+
+  private update(candle: Market.Candle, source: "push" | "rest"): CandleUpdate {
+    return { ...candle, symbol: this.options.symbol, period: this.period, source }
+  }
+}

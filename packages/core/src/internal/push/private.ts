@@ -1,0 +1,325 @@
+// The private channels (`orders`, `fill`, `account`) as one gap-free session. After every (re)connection, from the
+// first acknowledgement on, pushes are buffered; once all three channels are live the gap is closed by REST (the
+// balances; per symbol in play the open orders, the orders created and the fills made since the watermarks, less an
+// overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and pushes are
+// merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
+// `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
+// sticks), a balance only when it changed.
+import { Cause, Effect, Queue, Result, Schema } from "effect"
+import type { Scope } from "effect"
+import * as Push from "../../Push.ts"
+import * as PushError from "../../PushError.ts"
+import type * as SpotError from "../../SpotError.ts"
+import * as Decimal from "../model/decimal.ts"
+import type { Control, DataFrame, Feed } from "./connection.ts"
+import type { Sink } from "./feeds.ts"
+import * as Model from "./model.ts"
+
+/** The REST side of the backfill (the client's operations, in the models of the streams). */
+export interface Rest {
+  readonly balances: Effect.Effect<ReadonlyArray<Model.Balance>, SpotError.SpotError>
+  readonly openOrders: (symbol: string) => Effect.Effect<ReadonlyArray<Model.OrderUpdate>, SpotError.SpotError>
+  /** Orders of a symbol created after `after` (ms, exclusive). */
+  readonly ordersAfter: (
+    symbol: string,
+    after: number
+  ) => Effect.Effect<ReadonlyArray<Model.OrderUpdate>, SpotError.SpotError>
+  /** Fills of a symbol made after `after` (ms, exclusive). */
+  readonly fillsAfter: (symbol: string, after: number) => Effect.Effect<ReadonlyArray<Model.Fill>, SpotError.SpotError>
+  readonly order: (orderId: string) => Effect.Effect<Model.OrderUpdate | undefined, SpotError.SpotError>
+}
+
+export interface Options {
+  readonly rest: Rest
+  /** Server time from which fills count (REST fills before it are not delivered). */
+  readonly since: number
+  readonly symbols: Iterable<string>
+  /** Elements a consumer may fall behind before its stream fails. */
+  readonly capacity: number
+  /** Pushes buffered while the backfill runs; beyond, the session starts again. */
+  readonly bufferLimit: number
+  /** How far before the watermarks the backfill looks again. */
+  readonly overlapMillis: number
+  /** How long fill ids and final orders are remembered behind the watermarks. */
+  readonly retentionMillis: number
+  readonly emit: (event: Model.Event) => void
+  /** The session failed for good: forget it. */
+  readonly onFailed: Effect.Effect<void>
+}
+
+/** The channels of the session. */
+export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.channels.fill, Push.channels.account]
+
+/**
+ * The order's state after an update, or `undefined` when the update does not move it forward: a final state sticks,
+ * the filled quantity never goes back, and at the same filled quantity a non-final update counts only if it is not
+ * older and changes the status.
+ */
+export const mergeOrder = (
+  old: Model.OrderUpdate | undefined,
+  next: Model.OrderUpdate
+): Model.OrderUpdate | undefined => {
+  if (old === undefined) return next
+  if (old.final) return undefined
+  const filled = Decimal.compare(next.filledQuantity, old.filledQuantity)
+  if (filled < 0) return undefined
+  if (filled === 0 && !next.final && (next.updatedTime < old.updatedTime || next.status === old.status)) {
+    return undefined
+  }
+  return {
+    ...next,
+    clientOrderId: next.clientOrderId ?? old.clientOrderId,
+    symbol: next.symbol === "" ? old.symbol : next.symbol,
+    orderType: next.orderType ?? old.orderType,
+    price: next.price ?? old.price,
+    quantity: next.quantity ?? old.quantity,
+    filledValue: next.filledValue ?? old.filledValue,
+    createdTime: next.createdTime ?? old.createdTime,
+    updatedTime: Math.max(next.updatedTime, old.updatedTime)
+  }
+}
+
+const decodeFill = Schema.decodeUnknownResult(Push.Fill)
+const decodeOrder = Schema.decodeUnknownResult(Push.Order)
+const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
+
+interface Fetched {
+  readonly balances: ReadonlyArray<Model.Balance>
+  readonly orders: ReadonlyArray<Model.OrderUpdate>
+  readonly fills: ReadonlyArray<Model.Fill>
+}
+
+export class PrivateSession implements Feed {
+  readonly symbols: Set<string>
+  readonly orderSinks = new Set<Sink<Model.OrderUpdate>>()
+  readonly fillSinks = new Set<Sink<Model.Fill>>()
+  readonly balanceSinks = new Set<Sink<Model.Balance>>()
+  private readonly options: Options
+  private readonly active = new Set<string>()
+  private phase: "down" | "buffering" | "live" = "down"
+  private buffer: Array<DataFrame> = []
+  private generation = 0
+  private readonly fills = new Map<string, number>()
+  private readonly orders = new Map<string, Model.OrderUpdate>()
+  private readonly balances = new Map<string, Model.Balance>()
+  private fillWatermark: number
+  private orderWatermark: number
+  private merged = 0
+  // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
+  // change, so an older one arriving late (or again) must not undo a newer one.
+  private accountVersion: bigint | undefined = undefined
+
+  constructor(options: Options) {
+    this.options = options
+    this.symbols = new Set(options.symbols)
+    this.fillWatermark = options.since
+    this.orderWatermark = options.since
+  }
+
+  get size(): number {
+    return this.orderSinks.size + this.fillSinks.size + this.balanceSinks.size
+  }
+
+  /** Consumers that join late start from the state as merged: the balances, and the orders still open. */
+  attachOrders(sink: Sink<Model.OrderUpdate>): void {
+    this.orderSinks.add(sink)
+    for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+  }
+
+  attachBalances(sink: Sink<Model.Balance>): void {
+    this.balanceSinks.add(sink)
+    for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+  }
+
+  onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.active.add(channel)
+      if (this.phase === "down") {
+        this.phase = "buffering"
+        this.buffer = []
+      }
+      if (this.active.size < CHANNELS.length) return Effect.void
+      return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, control), scope))
+    })
+  }
+
+  onInactive(channel: string): Effect.Effect<void> {
+    return Effect.sync(() => {
+      this.active.delete(channel)
+      this.phase = "down"
+      this.buffer = []
+      this.generation++
+    })
+  }
+
+  onFail(_channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
+    return this.failAll(reason)
+  }
+
+  onFrame(frame: DataFrame, control: Control): void {
+    if (this.phase === "live") {
+      this.apply(frame, control)
+      return
+    }
+    // Nothing counts before the first acknowledgement (the connection delivers nothing then anyway).
+    if (this.phase === "down") return
+    this.buffer.push(frame)
+    if (this.buffer.length > this.options.bufferLimit) {
+      this.buffer = []
+      control.reconnect(`more than ${this.options.bufferLimit} pushes during the backfill`)
+    }
+  }
+
+  private failAll(reason: PushError.PushErrorReason): Effect.Effect<void> {
+    return Effect.andThen(
+      Effect.sync(() => {
+        const sinks = [...this.orderSinks, ...this.fillSinks, ...this.balanceSinks] as Array<Sink<unknown>>
+        for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
+      }),
+      this.options.onFailed
+    )
+  }
+
+  private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
+    const { overlapMillis, rest } = this.options
+    return Effect.gen({ self: this }, function*() {
+      const balances = yield* rest.balances
+      const orders: Array<Model.OrderUpdate> = []
+      const fills: Array<Model.Fill> = []
+      for (const symbol of Array.from(this.symbols)) {
+        orders.push(...yield* rest.openOrders(symbol))
+        orders.push(...yield* rest.ordersAfter(symbol, this.orderWatermark - overlapMillis))
+        fills.push(...yield* rest.fillsAfter(symbol, this.fillWatermark - overlapMillis))
+      }
+      // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
+      // and the orders of fills never seen.
+      const answered = new Set(orders.map((order) => order.orderId))
+      const unknown = new Set<string>()
+      for (const order of this.orders.values()) {
+        if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+      }
+      for (const fill of fills) {
+        if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
+      }
+      for (const orderId of unknown) {
+        const order = yield* rest.order(orderId)
+        if (order !== undefined) orders.push(order)
+      }
+      return { balances, orders, fills }
+    })
+  }
+
+  private backfill(generation: number, control: Control): Effect.Effect<void> {
+    return Effect.flatMap(Effect.result(this.fetch()), (result) =>
+      Effect.suspend(() => {
+        if (generation !== this.generation) return Effect.void
+        if (Result.isFailure(result)) {
+          const error = result.failure
+          if (error.isRetryable) {
+            control.reconnect(`backfill: ${error.message}`)
+            return Effect.void
+          }
+          return this.failAll(new PushError.BackfillError({ error }))
+        }
+        const { balances, fills, orders } = result.success
+        this.accountVersion = undefined
+        for (const balance of balances) this.mergeBalance(balance)
+        for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
+        for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
+        const buffered = this.buffer
+        this.buffer = []
+        this.phase = "live"
+        for (const frame of buffered) this.apply(frame, control)
+        this.prune()
+        this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
+        return Effect.void
+      }))
+  }
+
+  // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
+  private apply(frame: DataFrame, control: Control): void {
+    if (frame._tag !== "TradeEvent") return
+    if (frame.channel === "account" && frame.version !== undefined) {
+      const version = BigInt(frame.version)
+      if (this.accountVersion !== undefined && version <= this.accountVersion) return
+      this.accountVersion = version
+    }
+    for (const item of Push.privateItems(frame.channel, frame.data)) {
+      switch (frame.channel) {
+        case "fill": {
+          const fill = decodeFill(item)
+          if (Result.isSuccess(fill)) this.mergeFill(Model.fillFromPush(fill.success))
+          else control.reconnect("an undecodable fill push")
+          break
+        }
+        case "orders": {
+          const order = decodeOrder(item)
+          if (Result.isSuccess(order)) this.mergeOrder(Model.orderFromPush(order.success, frame.time))
+          else control.reconnect("an undecodable order push")
+          break
+        }
+        case "account": {
+          const asset = decodeAsset(item)
+          if (Result.isSuccess(asset)) this.mergeBalance(Model.balanceFromPush(asset.success))
+          else control.reconnect("an undecodable account push")
+          break
+        }
+      }
+    }
+  }
+
+  private mergeFill(fill: Model.Fill): void {
+    if (this.fills.has(fill.fillId)) return
+    this.fills.set(fill.fillId, fill.time)
+    if (fill.symbol !== "") this.symbols.add(fill.symbol)
+    if (fill.time > this.fillWatermark) this.fillWatermark = fill.time
+    // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
+    if (fill.source === "rest" && fill.time < this.options.since) return
+    for (const sink of this.fillSinks) this.offer(this.fillSinks, sink, fill)
+    this.counted()
+  }
+
+  private mergeOrder(update: Model.OrderUpdate): void {
+    const order = mergeOrder(this.orders.get(update.orderId), update)
+    if (order === undefined) return
+    this.orders.set(order.orderId, order)
+    if (order.symbol !== "") this.symbols.add(order.symbol)
+    const time = order.createdTime ?? order.updatedTime
+    if (time > this.orderWatermark) this.orderWatermark = time
+    for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
+    this.counted()
+  }
+
+  private mergeBalance(balance: Model.Balance): void {
+    const old = this.balances.get(balance.coinId)
+    if (
+      old !== undefined && old.available === balance.available && old.frozen === balance.frozen &&
+      old.equity === balance.equity
+    ) return
+    this.balances.set(balance.coinId, balance)
+    for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)
+  }
+
+  // A consumer that cannot take one more element fails rather than miss it.
+  private offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    if (Queue.offerUnsafe(sink, value)) return
+    sinks.delete(sink)
+    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.options.capacity })))
+  }
+
+  private counted(): void {
+    if (++this.merged % 1024 === 0) this.prune()
+  }
+
+  // Fill ids and final orders far behind the watermarks cannot come back from REST (it looks back only the overlap):
+  // forgotten, so that memory stays flat however long the session runs.
+  private prune(): void {
+    const { retentionMillis } = this.options
+    const fillsBefore = this.fillWatermark - retentionMillis
+    for (const [id, time] of this.fills) if (time < fillsBefore) this.fills.delete(id)
+    const ordersBefore = this.orderWatermark - retentionMillis
+    for (const [id, order] of this.orders) {
+      if (order.final && order.updatedTime < ordersBefore) this.orders.delete(id)
+    }
+  }
+}

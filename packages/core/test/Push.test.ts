@@ -1,0 +1,182 @@
+/**
+ * The push interface's facts and codecs: channel names both ways, the messages a client sends, frames classified by
+ * their keys, and the lenient decoding of the data the venue's documents and samples disagree on (booleans and ids as
+ * strings or not, versions as numbers or digits beyond 2^53, unknown fields kept), exactly (no number in between).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Push } from "../src/index.ts"
+
+const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S) => (input: unknown) =>
+  Schema.decodeUnknownSync(schema)(input)
+
+describe("Push", () => {
+  it("channels: names and their parse agree; names the venue does not serve are refused", () => {
+    const names = [
+      Push.channels.depth("BTCUSDT_SPBL", 15),
+      Push.channels.depth("ETHUSDT_SPBL", 200),
+      Push.channels.trades("BTCUSDT_SPBL"),
+      Push.channels.ticker("BTCUSDT_SPBL"),
+      Push.channels.kline("BTCUSDT_SPBL", "MINUTE_1"),
+      Push.channels.orders,
+      Push.channels.fill,
+      Push.channels.account
+    ]
+    assert.deepStrictEqual(names.slice(0, 5), [
+      "depth.BTCUSDT_SPBL.15",
+      "depth.ETHUSDT_SPBL.200",
+      "trades.BTCUSDT_SPBL",
+      "ticker.BTCUSDT_SPBL",
+      "kline.LAST_PRICE.BTCUSDT_SPBL.MINUTE_1"
+    ])
+    const parsed = names.map(Push.parseChannel)
+    assert.deepStrictEqual(parsed[0], { kind: "depth", symbol: "BTCUSDT_SPBL", level: 15 })
+    assert.deepStrictEqual(parsed[4], {
+      kind: "kline",
+      priceType: "LAST_PRICE",
+      symbol: "BTCUSDT_SPBL",
+      interval: "MINUTE_1"
+    })
+    assert.deepStrictEqual(parsed.map((c) => c === undefined ? undefined : Push.endpointOf(c)), [
+      "public",
+      "public",
+      "public",
+      "public",
+      "public",
+      "private",
+      "private",
+      "private"
+    ])
+    for (
+      const bad of ["depth.BTCUSDT_SPBL.16", "depth.BTCUSDT_SPBL", "kline.MARK.BTCUSDT_SPBL.MINUTE_1", "fills", ""]
+    ) {
+      assert.isUndefined(Push.parseChannel(bad), bad)
+    }
+  })
+
+  it("signing: the handshake signs the timestamp and the private path, with the REST header names", () => {
+    assert.strictEqual(Push.prehash("1693208170000"), "1693208170000/v2/ws/private")
+    assert.strictEqual(Push.headers.sign, "ACCESS-SIGN")
+    assert.strictEqual(Push.paths.public, "/v2/ws/public")
+  })
+
+  it("messages: one channel per subscribe; a pong answers with the ping's key and time as received", () => {
+    assert.strictEqual(
+      Push.subscribeMessage("trades.BTCUSDT_SPBL"),
+      `{"event":"subscribe","channel":"trades.BTCUSDT_SPBL"}`
+    )
+    assert.strictEqual(Push.unsubscribeMessage("fill"), `{"event":"unsubscribe","channel":"fill"}`)
+    const event = Push.decodeFrame(`{"event":"ping","time":"1693208170000"}`)
+    const type = Push.decodeFrame(`{"type":"ping","time":1693208170000}`)
+    assert.deepStrictEqual(event, { _tag: "Ping", key: "event", time: "1693208170000" })
+    assert.strictEqual(
+      Push.pongMessage(event as { key: "event"; time: unknown }),
+      `{"event":"pong","time":"1693208170000"}`
+    )
+    assert.strictEqual(Push.pongMessage(type as { key: "type"; time: unknown }), `{"type":"pong","time":1693208170000}`)
+  })
+
+  it("frames: acks, errors (an error event or a non-zero code), public and private payloads, anything else", () => {
+    assert.deepStrictEqual(Push.decodeFrame(`{"event":"subscribed","channel":"fill"}`), {
+      _tag: "Ack",
+      event: "subscribed",
+      channel: "fill"
+    })
+    const error = Push.decodeFrame(`{"event":"error","code":30001,"msg":"no such channel","channel":"x"}`)
+    assert.strictEqual(error?._tag, "Error")
+    assert.strictEqual(error?._tag === "Error" ? error.code : undefined, "30001")
+    assert.strictEqual(Push.decodeFrame(`{"code":"40009","msg":"sign signature error"}`)?._tag, "Error")
+    assert.strictEqual(Push.decodeFrame(`{"code":"00000","event":"subscribed","channel":"fill"}`)?._tag, "Ack")
+    const payload = Push.decodeFrame(`{"event":"payload","channel":"trades.BTCUSDT_SPBL","data":[{"price":"1"}]}`)
+    assert.deepStrictEqual(payload, {
+      _tag: "Payload",
+      channel: "trades.BTCUSDT_SPBL",
+      type: undefined,
+      data: [{ price: "1" }]
+    })
+    // A 64-bit version and an id in a private push keep every digit.
+    const event = Push.decodeFrame(
+      `{"type":"trade-event","channel":"fill","event":"payload","msg":{"msgEvent":"OrderUpdate",` +
+        `"version":9007199254740993,"time":1749044695720,"data":{"orderFillTransaction":[{"id":625138763437179034}]}}}`
+    )
+    assert.strictEqual(event?._tag, "TradeEvent")
+    if (event?._tag !== "TradeEvent") return
+    assert.strictEqual(event.version, "9007199254740993")
+    assert.strictEqual(event.time, 1749044695720)
+    assert.deepStrictEqual(Push.privateItems("fill", event.data), [{ id: "625138763437179034" }])
+    assert.isUndefined(Push.decodeFrame("not json"))
+    assert.strictEqual(Push.decodeFrame(`[1,2]`)?._tag, "Other")
+  })
+
+  it("privateItems: the documented keys, any array of orders, an array data", () => {
+    assert.deepStrictEqual(Push.privateItems("account", { accountAsset: [1] }), [1])
+    assert.deepStrictEqual(Push.privateItems("orders", { whatever: [{ id: "1", orderSide: "BUY" }] }), [{
+      id: "1",
+      orderSide: "BUY"
+    }])
+    assert.deepStrictEqual(Push.privateItems("orders", { other: [{ id: "1" }] }), [])
+    assert.deepStrictEqual(Push.privateItems("fill", [2]), [2])
+    assert.deepStrictEqual(Push.privateItems("fill", null), [])
+  })
+
+  it("codecs: depth versions as digits (numbers too, beyond 2^53 as text), exact decimals", () => {
+    const depth = decode(Push.Depth)({
+      startVersion: "36441742461234567890",
+      endVersion: 3644174270,
+      level: 15,
+      depthType: "CHANGED",
+      symbol: "BTCUSDT_SPBL",
+      asks: [{ price: "103436.1", size: "0.91500" }],
+      bids: [{ price: "103435.7", size: "0" }]
+    })
+    assert.strictEqual(depth.startVersion, "36441742461234567890")
+    assert.strictEqual(depth.endVersion, "3644174270")
+    assert.deepStrictEqual(depth.asks as unknown, [{ price: "103436.1", size: "0.91500" }])
+    assert.throws(() => decode(Push.Depth)({ ...depth, depthType: "FULL" }))
+    assert.throws(() => decode(Push.Depth)({ ...depth, endVersion: "-1" }))
+  })
+
+  it("codecs: buyerMaker a boolean or a string; coinId a number or a string; unknown fields kept", () => {
+    const trade = { time: "1747131727502", price: "103337.5", size: "0.01600", value: "1653.4", buyerMaker: "true" }
+    assert.strictEqual(decode(Push.Trade)(trade).buyerMaker, true)
+    assert.strictEqual(decode(Push.Trade)({ ...trade, buyerMaker: false }).buyerMaker, false)
+    assert.strictEqual(decode(Push.Trade)(trade).time, 1747131727502)
+    assert.throws(() => decode(Push.Trade)({ ...trade, buyerMaker: "yes" }))
+    const asset = { coinId: 1, coinName: "BTC", equity: "3.04", available: "3.04", frozen: "0", extra: { a: 1 } }
+    assert.deepStrictEqual(decode(Push.AccountAsset)(asset) as unknown, { ...asset, coinId: "1" })
+    assert.strictEqual(decode(Push.AccountAsset)({ ...asset, coinId: "2" }).coinId, "2")
+    const ticker = decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL", lastPrice: "83354.0", markPrice: "1", trades: 10 })
+    assert.strictEqual(ticker.lastPrice, "83354.0")
+    assert.strictEqual(ticker.markPrice, "1")
+    assert.throws(() => decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL" }))
+  })
+
+  it("codecs: the venue's fill and order samples", () => {
+    const fill = decode(Push.Fill)({
+      id: "625138763437179034",
+      symbolName: "BTCUSDT_SPBL",
+      baseCoin: "BTC",
+      quoteCoin: "USDT",
+      orderId: "625138763307155610",
+      orderSide: "BUY",
+      fillSize: "0.000952",
+      fillValue: "99.9676160",
+      fillFee: "0.00000095",
+      direction: "TAKER",
+      createdTime: "1749044695720",
+      updatedTime: "1749044695720"
+    })
+    assert.strictEqual(fill.id, "625138763437179034")
+    assert.strictEqual(fill.fillValue, "99.9676160")
+    assert.strictEqual(fill.createdTime, 1749044695720)
+    const order = decode(Push.Order)({
+      id: "1",
+      orderSide: "SELL",
+      status: "FILLED",
+      type: "MARKET",
+      timeInForce: "IOC"
+    })
+    assert.strictEqual(order.status, "FILLED")
+    assert.strictEqual(order.timeInForce, "IOC")
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * The order book of a depth channel: nothing before a snapshot, stale messages skipped, a gap detected (never
+ * applied), both continuity conventions accepted (`start == previous end` and `start == previous end + 1`), zero
+ * sizes removing prices, prices ordered as decimals (not as strings), the 15-level channel trimmed, versions beyond
+ * 2^53 compared exactly. A property test checks the book against a plain model of the same messages.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import * as fc from "fast-check"
+import { Push } from "../src/index.ts"
+import { Book } from "../src/internal/push/book.ts"
+
+const level = (price: string, size: string) => ({ price, size })
+
+// A depth message as the codec decodes it from the wire.
+const message = (
+  depthType: "SNAPSHOT" | "CHANGED",
+  start: number | bigint,
+  end: number | bigint,
+  bids: ReadonlyArray<readonly [string, string]>,
+  asks: ReadonlyArray<readonly [string, string]> = []
+): Push.Depth =>
+  Schema.decodeUnknownSync(Push.Depth)({
+    startVersion: String(start),
+    endVersion: String(end),
+    depthType,
+    symbol: "BTCUSDT_SPBL",
+    bids: bids.map(([p, s]) => level(p, s)),
+    asks: asks.map(([p, s]) => level(p, s))
+  })
+
+describe("push book", () => {
+  it("ignores changes before a snapshot; then applies, skips stale ones, and refuses a gap", () => {
+    const book = new Book("BTCUSDT_SPBL", 200)
+    assert.strictEqual(book.apply(message("CHANGED", 1, 1, [["1", "1"]])), "ignored")
+    assert.isFalse(book.live)
+    assert.strictEqual(book.apply(message("SNAPSHOT", 10, 10, [["9.5", "1"], ["10", "2"]], [["11", "3"]])), "applied")
+    // Prices as decimals: "10" is a better bid than "9.5", though "10" < "9.5" as strings.
+    assert.deepStrictEqual(book.snapshot().bids, [level("10", "2"), level("9.5", "1")])
+    assert.strictEqual(book.apply(message("CHANGED", 11, 11, [["9.75", "4"]])), "applied")
+    assert.strictEqual(book.apply(message("CHANGED", 11, 11, [["9.75", "5"]])), "stale")
+    assert.strictEqual(book.apply(message("CHANGED", 9, 11, [["9.75", "5"]])), "stale")
+    // start == previous end: the other convention, applied.
+    assert.strictEqual(book.apply(message("CHANGED", 11, 12, [["10", "0"]])), "applied")
+    assert.deepStrictEqual(book.snapshot().bids, [level("9.75", "4"), level("9.5", "1")])
+    assert.strictEqual(book.snapshot().version, "12")
+    assert.strictEqual(book.apply(message("CHANGED", 14, 14, [["9", "1"]])), "gap")
+    // A gap changes nothing.
+    assert.deepStrictEqual(book.snapshot().bids, [level("9.75", "4"), level("9.5", "1")])
+    assert.strictEqual(book.snapshot().version, "12")
+    book.reset()
+    assert.isFalse(book.live)
+    assert.strictEqual(book.apply(message("CHANGED", 13, 13, [["9", "1"]])), "ignored")
+  })
+
+  it("removes a price at size zero in any form, and a removal of an unknown price is no change", () => {
+    const book = new Book("BTCUSDT_SPBL", 200)
+    book.apply(message("SNAPSHOT", 1, 1, [["100.0", "1"]], [["101", "1"], ["102", "2"]]))
+    book.apply(message("CHANGED", 2, 2, [["100", "0.000"], ["99", "0"]], [["101.00", "0.00000000"]]))
+    const snapshot = book.snapshot()
+    assert.deepStrictEqual(snapshot.bids, [])
+    assert.deepStrictEqual(snapshot.asks, [level("102", "2")])
+  })
+
+  it("keeps the best 15 levels per side on the 15-level channel", () => {
+    const book = new Book("BTCUSDT_SPBL", 15)
+    const bids = Array.from({ length: 20 }, (_, i) => [String(100 - i), "1"] as const)
+    const asks = Array.from({ length: 20 }, (_, i) => [String(101 + i), "1"] as const)
+    book.apply(message("SNAPSHOT", 1, 1, bids, asks))
+    assert.strictEqual(book.snapshot().bids.length, 15)
+    assert.strictEqual(book.snapshot().bids[14]!.price, "86")
+    book.apply(message("CHANGED", 2, 2, [["100.5", "1"]], [["100.75", "2"]]))
+    const snapshot = book.snapshot()
+    assert.strictEqual(snapshot.bids[0]!.price, "100.5")
+    assert.strictEqual(snapshot.bids.length, 15)
+    assert.strictEqual(snapshot.bids[14]!.price, "87")
+    assert.strictEqual(snapshot.asks[0]!.price, "100.75")
+    assert.strictEqual(snapshot.asks.length, 15)
+  })
+
+  it("compares versions beyond 2^53 exactly", () => {
+    const book = new Book("BTCUSDT_SPBL", 15)
+    const base = 2n ** 60n
+    book.apply(message("SNAPSHOT", base, base, [["1", "1"]]))
+    assert.strictEqual(book.apply(message("CHANGED", base + 1n, base + 1n, [["2", "1"]])), "applied")
+    // As numbers, base + 2 and base + 3 are the same double: as BigInts one is a gap.
+    assert.strictEqual(book.apply(message("CHANGED", base + 3n, base + 3n, [["3", "1"]])), "gap")
+    assert.strictEqual(book.snapshot().version, String(base + 1n))
+  })
+
+  it("a snapshot is not changed by later messages", () => {
+    const book = new Book("BTCUSDT_SPBL", 15)
+    book.apply(message("SNAPSHOT", 1, 1, [["1", "1"]]))
+    const before = book.snapshot()
+    book.apply(message("CHANGED", 2, 2, [["1", "5"], ["2", "1"]]))
+    assert.deepStrictEqual(before.bids, [level("1", "1")])
+  })
+
+  it("property: equals a plain model (a map per side, sorted by value) after any consecutive changes", () => {
+    const price = fc.integer({ min: 1, max: 400 }).map((n) => (n % 3 === 0 ? `${n / 4}` : `${n}.${n % 7}`))
+    const change = fc.tuple(price, fc.constantFrom("0", "1", "2.5", "0.001"))
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(change), fc.array(change)), { maxLength: 40 }), (changes) => {
+        const book = new Book("X", 200)
+        book.apply(message("SNAPSHOT", 0, 0, []))
+        const bids = new Map<number, string>()
+        const asks = new Map<number, string>()
+        changes.forEach(([b, a], i) => {
+          assert.strictEqual(book.apply(message("CHANGED", i + 1, i + 1, b, a)), "applied")
+          for (const [p, s] of b) {
+            if (s === "0") bids.delete(Number(p))
+            else bids.set(Number(p), s)
+          }
+          for (const [p, s] of a) {
+            if (s === "0") asks.delete(Number(p))
+            else asks.set(Number(p), s)
+          }
+        })
+        const snapshot = book.snapshot()
+        assert.deepStrictEqual(
+          snapshot.bids.map((l) => [Number(l.price), l.size]),
+          [...bids].sort((x, y) => y[0] - x[0])
+        )
+        assert.deepStrictEqual(
+          snapshot.asks.map((l) => [Number(l.price), l.size]),
+          [...asks].sort((x, y) => x[0] - y[0])
+        )
+      })
+    )
+  })
+})

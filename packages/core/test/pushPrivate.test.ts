@@ -1,0 +1,167 @@
+/**
+ * The private session on its own, with a REST side written here: pushes that arrive before all three channels are
+ * acknowledged and while the backfill runs are buffered and merged after the REST records (a fill known to both once);
+ * an account push older than one applied is ignored; a backfill that answers after its connection ended is dropped;
+ * the buffer's limit reconnects.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Queue, Scope } from "effect"
+import type { Cause } from "effect"
+import { Push } from "../src/index.ts"
+import type { PushError } from "../src/index.ts"
+import type { Control, DataFrame } from "../src/internal/push/connection.ts"
+import type * as Model from "../src/internal/push/model.ts"
+import { PrivateSession } from "../src/internal/push/private.ts"
+import type { Rest } from "../src/internal/push/private.ts"
+
+const fill = (id: string, time: number): Model.Fill => ({
+  fillId: id,
+  orderId: "9",
+  symbol: "BTCUSDT_SPBL",
+  side: "buy",
+  quantity: "1",
+  value: "10",
+  fee: "0",
+  role: undefined,
+  time,
+  source: "rest"
+})
+
+const rest = (fills: ReadonlyArray<Model.Fill>, calls: Array<string>): Rest => ({
+  balances: Effect.sync(() => {
+    calls.push("balances")
+    return [{ coinId: "1", coinName: "BTC", available: "1", frozen: "0", equity: "1", source: "rest" }]
+  }),
+  openOrders: () => Effect.succeed([]),
+  ordersAfter: () => Effect.succeed([]),
+  fillsAfter: (_symbol, after) =>
+    Effect.sync(() => {
+      calls.push(`fills>${after}`)
+      return fills
+    }),
+  order: () => Effect.succeed(undefined)
+})
+
+const frame = (channel: string, version: number, data: unknown): DataFrame => {
+  const decoded = Push.decodeFrame(
+    Push.frames.tradeEvent(channel, { msgEvent: "OrderUpdate", version, time: 100, data })
+  )
+  return decoded as DataFrame
+}
+
+const pushedFill = (id: string) =>
+  frame("fill", 1, {
+    orderFillTransaction: [{
+      id,
+      symbolName: "BTCUSDT_SPBL",
+      orderId: "9",
+      orderSide: "BUY",
+      fillSize: "1",
+      fillValue: "10",
+      fillFee: "0",
+      direction: "TAKER",
+      createdTime: "100"
+    }]
+  })
+
+const asset = (version: number, available: string) =>
+  frame("account", version, {
+    accountAsset: [{ coinId: 1, coinName: "BTC", available, frozen: "0", equity: available }]
+  })
+
+const drain = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>): Array<A> => {
+  const out: Array<A> = []
+  for (let taken = Queue.takeUnsafe(queue); taken !== undefined; taken = Queue.takeUnsafe(queue)) {
+    if (taken._tag === "Success") out.push(taken.value)
+  }
+  return out
+}
+
+const setup = (fills: ReadonlyArray<Model.Fill>, options: { readonly bufferLimit?: number } = {}) =>
+  Effect.gen(function*() {
+    const calls: Array<string> = []
+    const reconnects: Array<string> = []
+    const control: Control = { resync: () => undefined, reconnect: (reason) => reconnects.push(reason) }
+    const session = new PrivateSession({
+      rest: rest(fills, calls),
+      since: 50,
+      symbols: ["BTCUSDT_SPBL"],
+      capacity: 100,
+      bufferLimit: options.bufferLimit ?? 100,
+      overlapMillis: 5,
+      retentionMillis: 1_000,
+      emit: () => undefined,
+      onFailed: Effect.void
+    })
+    const fillSink = yield* Queue.bounded<Model.Fill, PushError.PushErrorReason | Cause.Done>(100)
+    const balanceSink = yield* Queue.bounded<Model.Balance, PushError.PushErrorReason | Cause.Done>(100)
+    session.fillSinks.add(fillSink)
+    session.attachBalances(balanceSink)
+    const scope = yield* Scope.make()
+    const activate = Effect.forEach(
+      ["orders", "fill", "account"],
+      (channel) => session.onActive(channel, scope, control)
+    )
+    return { session, calls, reconnects, control, fillSink, balanceSink, scope, activate }
+  })
+
+describe("push private session", () => {
+  it.effect("buffers until the backfill merged; a fill known to REST and push is delivered once", () =>
+    Effect.gen(function*() {
+      const { balanceSink, calls, control, fillSink, scope, session } = yield* setup([fill("1", 90), fill("2", 95)])
+      // From the first acknowledgement on, pushes are kept until the backfill merged.
+      yield* session.onActive("fill", scope, control)
+      session.onFrame(pushedFill("2"), control)
+      session.onFrame(pushedFill("3"), control)
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink), [])
+      yield* session.onActive("orders", scope, control)
+      yield* session.onActive("account", scope, control)
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.source]), [["1", "rest"], ["2", "rest"], [
+        "3",
+        "push"
+      ]])
+      assert.deepStrictEqual(calls, ["balances", "fills>45"])
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["1"])
+      // Live now: a push is merged at once, once.
+      session.onFrame(pushedFill("3"), control)
+      session.onFrame(pushedFill("4"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["4"])
+    }))
+
+  it.effect("an account push older than one applied does not undo it", () =>
+    Effect.gen(function*() {
+      const { activate, balanceSink, control, session } = yield* setup([])
+      yield* activate
+      yield* Effect.yieldNow
+      drain(balanceSink)
+      session.onFrame(asset(7, "2"), control)
+      session.onFrame(asset(6, "3"), control)
+      session.onFrame(asset(7, "3"), control)
+      session.onFrame(asset(8, "4"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["2", "4"])
+    }))
+
+  it.effect("a backfill that answers after its connection ended is dropped; the next one counts", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, scope, session } = yield* setup([fill("1", 90)])
+      yield* activate
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* Effect.yieldNow
+      // The backfill forked by the first connection ran; it found its generation gone and merged nothing.
+      assert.deepStrictEqual(drain(fillSink), [])
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["1"])
+    }))
+
+  it.effect("more pushes than the buffer holds during a backfill: reconnect (and backfill again)", () =>
+    Effect.gen(function*() {
+      const { control, reconnects, scope, session } = yield* setup([], { bufferLimit: 2 })
+      yield* session.onActive("fill", scope, control)
+      for (let i = 0; i < 3; i++) session.onFrame(pushedFill(String(i)), control)
+      assert.strictEqual(reconnects.length, 1)
+      assert.include(reconnects[0]!, "more than 2 pushes")
+    }))
+})

@@ -1,0 +1,518 @@
+// `spotkit watch`: the venue's push streams on stdout as they happen, through `SpotPush` (`NodeSpotPush`) — the
+// private ones (orders, fills, balances) gap-free across reconnects, the book never printed across a gap. One object
+// per event as NDJSON, or table rows (times as ISO-8601 in UTC); the book is redrawn in place on a terminal and
+// printed as successive tables elsewhere. Reconnects and resyncs are one line each on stderr. It runs until Ctrl-C
+// (exit code 130), `--count` events or `--for` a duration (exit code 0), and ends with a one-line summary on stderr.
+import { SpotClient, SpotPush } from "@spotkit/core"
+import type { Market, Push, PushError, SpotError } from "@spotkit/core"
+import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
+import type { Scope } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as NodeSpotPush from "../../NodeSpotPush.ts"
+import * as Formats from "../formats.ts"
+import * as Output from "../output.ts"
+import type * as Environment from "./environment.ts"
+import * as Shared from "./shared.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// flags
+
+const formatFlag = Shared.format(
+  ["table", "ndjson"],
+  "table (rows as events come; the book as a table, redrawn in place on a terminal) or ndjson (one object per event)"
+)
+
+const countFlag = Flag.Int("count").pipe(
+  Flag.withDescription("Stop after N events (exit code 0)"),
+  Flag.withMetavar("N"),
+  Flag.optional
+)
+
+const forFlag = Flag.String("for").pipe(
+  Flag.withDescription("Stop after this long, e.g. 30s, 5m, 1h or 500ms (exit code 0)"),
+  Flag.withMetavar("DURATION"),
+  Flag.optional
+)
+
+const commonFlags = { format: formatFlag, count: countFlag, for: forFlag }
+
+interface Common {
+  readonly format: "table" | "ndjson"
+  readonly count: Option.Option<number>
+  readonly for: Option.Option<string>
+}
+
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
+
+/** A duration as `--for` takes it (`30s`, `5m`, `1.5h`, `500ms`), in milliseconds; undefined when it is not one. */
+export const parseDuration = (text: string): number | undefined => {
+  const match = /^(\d{1,9}(?:\.\d{1,3})?)\s*(ms|s|m|h)$/.exec(text.trim())
+  if (match === null) return undefined
+  const millis = Math.round(Number(match[1]) * UNITS[match[2]!]!)
+  return millis > 0 ? millis : undefined
+}
+
+// `--count` and `--for`, checked before anything is built or sent (exit code 2).
+const checked = (flags: Common) =>
+  Effect.gen(function*() {
+    const count = Option.getOrUndefined(flags.count)
+    if (count !== undefined && count < 1) return yield* Shared.usage("--count must be at least 1")
+    const text = Option.getOrUndefined(flags.for)
+    const millis = text === undefined ? undefined : parseDuration(text)
+    if (text !== undefined && millis === undefined) {
+      return yield* Shared.usage(`--for ${text} is not a duration such as 30s, 5m, 1h or 500ms`)
+    }
+    return { count, millis }
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// rendering
+
+/** How a stream's elements are printed: the text of one on stdout (undefined: nothing), and whether it counts. */
+interface Renderer<A> {
+  /** What goes first (a table's header), if anything. */
+  readonly start: string
+  readonly render: (value: A) => string | undefined
+}
+
+/** A column of a row-per-event table: its title, the width it is padded to, and its cell. */
+type Column<A> = readonly [title: string, width: number, cell: (value: A) => string]
+
+const pad = (cells: ReadonlyArray<string>, widths: ReadonlyArray<number>): string =>
+  cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ").trimEnd() + "\n"
+
+// Rows as events come: no table can be measured ahead, so each column has a width, and a longer cell pushes the rest.
+const rows = <A>(columns: ReadonlyArray<Column<A>>): Renderer<A> => {
+  const widths = columns.map(([title, width]) => Math.max(title.length, width))
+  return {
+    start: pad(columns.map(([title]) => title), widths),
+    render: (value) => pad(columns.map(([, , cell]) => Formats.printable(cell(value))), widths)
+  }
+}
+
+const ndjson = <A>(view: (value: A) => unknown = (value) => value): Renderer<A> => ({
+  start: "",
+  render: (value) => Formats.ndjson([view(value)])
+})
+
+const time = (millis: number | undefined): string => millis === undefined ? "" : Formats.isoTime(millis)
+const text = (value: string | undefined): string => value ?? ""
+const ISO = 24
+
+const fillColumns: ReadonlyArray<Column<SpotPush.Fill>> = [
+  ["time", ISO, (f) => time(f.time)],
+  ["fillId", 19, (f) => f.fillId],
+  ["orderId", 19, (f) => f.orderId],
+  ["symbol", 12, (f) => f.symbol],
+  ["side", 4, (f) => f.side],
+  ["quantity", 10, (f) => f.quantity],
+  ["value", 12, (f) => f.value],
+  ["fee", 10, (f) => f.fee],
+  ["role", 5, (f) => text(f.role)],
+  ["source", 6, (f) => f.source]
+]
+
+const orderColumns: ReadonlyArray<Column<SpotPush.OrderUpdate>> = [
+  ["updated", ISO, (o) => time(o.updatedTime)],
+  ["orderId", 19, (o) => o.orderId],
+  ["clientOrderId", 13, (o) => text(o.clientOrderId)],
+  ["symbol", 12, (o) => o.symbol],
+  ["side", 4, (o) => o.side],
+  ["type", 6, (o) => text(o.orderType)],
+  ["price", 10, (o) => text(o.price)],
+  ["quantity", 10, (o) => text(o.quantity)],
+  ["filled", 10, (o) => o.filledQuantity],
+  ["status", 12, (o) => o.status],
+  ["source", 6, (o) => o.source]
+]
+
+const balanceColumns: ReadonlyArray<Column<SpotPush.Balance>> = [
+  ["coin", 6, (b) => b.coinName],
+  ["coinId", 6, (b) => b.coinId],
+  ["available", 16, (b) => b.available],
+  ["frozen", 16, (b) => b.frozen],
+  ["equity", 16, (b) => text(b.equity)],
+  ["source", 6, (b) => b.source]
+]
+
+const tradeColumns: ReadonlyArray<Column<SpotPush.PublicTrade>> = [
+  ["time", ISO, (t) => time(t.time)],
+  ["symbol", 12, (t) => t.symbol],
+  ["side", 4, (t) => t.side],
+  ["price", 10, (t) => t.price],
+  ["size", 10, (t) => t.size],
+  ["tradeId", 19, (t) => text(t.tradeId)],
+  ["source", 6, (t) => t.source]
+]
+
+const tickerColumns: ReadonlyArray<Column<Push.Ticker>> = [
+  ["time", ISO, (t) => time(t.ts)],
+  ["symbol", 12, (t) => t.symbol],
+  ["last", 10, (t) => t.lastPrice],
+  ["open", 10, (t) => text(t.open)],
+  ["high", 10, (t) => text(t.high)],
+  ["low", 10, (t) => text(t.low)],
+  ["change%", 8, (t) => text(t.priceChangePercent)],
+  ["volume", 12, (t) => text(t.size)]
+]
+
+const candleColumns: ReadonlyArray<Column<SpotPush.CandleUpdate>> = [
+  ["openTime", ISO, (c) => time(c.openTime)],
+  ["symbol", 12, (c) => c.symbol],
+  ["period", 6, (c) => c.period],
+  ["open", 10, (c) => c.open],
+  ["high", 10, (c) => c.high],
+  ["low", 10, (c) => c.low],
+  ["close", 10, (c) => c.close],
+  ["baseVolume", 12, (c) => c.baseVolume],
+  ["quoteVolume", 12, (c) => c.quoteVolume],
+  ["source", 6, (c) => c.source]
+]
+
+// On a terminal the book is drawn from the top left over the last one (cursor home, clear to the end of the screen).
+const REDRAW = "\u001b[H\u001b[J"
+
+/** One book as a table: the best levels first, bids on the left, asks on the right. */
+export const bookTable = (book: SpotPush.OrderBook): string => {
+  const body: Array<Array<string>> = []
+  for (let i = 0; i < Math.max(book.bids.length, book.asks.length); i++) {
+    const bid = book.bids[i]
+    const ask = book.asks[i]
+    body.push([bid?.size ?? "", bid?.price ?? "", ask?.price ?? "", ask?.size ?? ""])
+  }
+  return `${Formats.printable(book.symbol)}  depth ${book.depth}  version ${book.version}\n` +
+    Formats.table(["bidSize", "bid", "ask", "askSize"], body)
+}
+
+const bookView = (book: SpotPush.OrderBook) => ({
+  symbol: book.symbol,
+  depth: book.depth,
+  version: book.version,
+  bids: book.bids,
+  asks: book.asks
+})
+
+// Only books reach stdout; a resync is a line on stderr (`notice`).
+const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<SpotPush.BookEvent> => {
+  let first = true
+  return {
+    start: "",
+    render: (event) => {
+      if (event._tag !== "Book") return undefined
+      if (format === "ndjson") return Formats.ndjson([bookView(event.book)])
+      const table = bookTable(event.book)
+      const separator = terminal ? REDRAW : first ? "" : "\n"
+      first = false
+      return separator + table
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// running
+
+/** What a watch counts for its summary. */
+interface Tally {
+  events: number
+  reconnects: number
+  resyncs: number
+  resynced: number
+}
+
+// One line on stderr per reconnect and per resync. The private session's first catch-up by REST is its start, not a
+// resync: it is said once, as the moment the watch is live.
+const notice = (event: SpotPush.Event, tally: Tally) => {
+  switch (event._tag) {
+    case "Connected":
+      return Effect.void
+    case "Disconnected":
+      tally.reconnects++
+      return Shared.note(
+        `the ${event.endpoint} connection was lost (${event.reason}); reconnecting in ${event.retryInMillis} ms`
+      )
+    case "Resync":
+      tally.resyncs++
+      return Shared.note(`${event.channel}: resync from a new snapshot (${event.reason})`)
+    case "Resynced":
+      // The first catch-up: from now on nothing is missed (a script may wait for this line before it trades).
+      if (tally.resynced++ === 0) return Shared.note("listening: the private streams are in sync with REST")
+      tally.resyncs++
+      return Shared.note(
+        `private streams caught up by REST after the reconnect (${event.orders} orders, ${event.fills} fills read)`
+      )
+  }
+}
+
+const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** The summary line: events printed, reconnects, resyncs, and the time the watch ran. */
+export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
+  `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${plural(tally.resyncs, "resync")} in ${
+    seconds(elapsedMillis)
+  }`
+
+// The push service for the command's scope, over the client (clock offset, REST backfill); credentials only for the
+// private channels.
+const pushOf = (
+  options: Environment.Options,
+  client: SpotClient.Service,
+  access: Environment.Access
+): Effect.Effect<SpotPush.Service, SpotError.SpotError, Scope.Scope> =>
+  Effect.map(
+    Layer.build(
+      NodeSpotPush.layer({
+        url: options.pushUrl!,
+        credentials: access === "private" ? options.credentials : undefined,
+        redis: options.redis
+      }).pipe(Layer.provide(Layer.succeed(SpotClient.SpotClient, client)))
+    ),
+    (context) => Context.get(context, SpotPush.SpotPush)
+  )
+
+/** What one `watch` command streams and how it prints it. */
+interface Plan<A> {
+  readonly access: Environment.Access
+  readonly stream: (push: SpotPush.Service) => Stream.Stream<A, PushError.PushError>
+  readonly renderer: (format: Common["format"], terminal: boolean) => Renderer<A>
+}
+
+const run = <A>(plan: Plan<A>, flags: Common) =>
+  Effect.gen(function*() {
+    const { count, millis } = yield* checked(flags)
+    const options = yield* Shared.environment(plan.access, true)
+    const client = yield* Shared.clientOf(options)
+    const push = yield* pushOf(options, client, plan.access)
+    const output = yield* Output.Output
+    const renderer = plan.renderer(flags.format, output.stdout.isTTY)
+    const tally: Tally = { events: 0, reconnects: 0, resyncs: 0, resynced: 0 }
+    const started = yield* Clock.currentTimeMillis
+    const summary = Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => Effect.ignore(Shared.note(summaryLine(tally, now - started)))
+    )
+    // Subscribed before the stream connects, so that no connection's event is missed.
+    const events = yield* Stream.toPull(push.events)
+    yield* Effect.forkScoped(Stream.runForEach(Stream.fromPull(Effect.succeed(events)), (e) => notice(e, tally)))
+    if (renderer.start !== "" && flags.format === "table") yield* Shared.write(renderer.start)
+    const printed = plan.stream(push).pipe(
+      Stream.mapEffect((value) =>
+        Effect.flatMap(Shared.redacted(value), (clean) => {
+          const line = renderer.render(clean)
+          if (line === undefined) return Effect.succeed(false)
+          tally.events++
+          return Effect.as(Shared.write(line), true)
+        })
+      ),
+      Stream.takeUntil((counted) => counted && count !== undefined && tally.events >= count)
+    )
+    const ran = Stream.runDrain(printed).pipe(
+      Effect.catchTag("PushError", (error) => Shared.failure(error.message))
+    )
+    yield* (millis === undefined ? ran : Effect.asVoid(Effect.timeoutOption(ran, millis))).pipe(
+      Effect.onInterrupt(() => summary)
+    )
+    yield* summary
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// commands
+
+const symbolsOf = (symbol: Option.Option<string>) =>
+  Option.match(symbol, { onNone: () => undefined, onSome: (s) => [s] })
+
+const optionalSymbol = Flag.String("symbol").pipe(
+  Flag.withDescription(
+    "A symbol whose open orders and fills are read by REST after each reconnect, e.g. BTCUSDT_SPBL (symbols seen in " +
+      "pushes are added); for fills and orders, only its events are printed"
+  ),
+  Flag.optional
+)
+
+const onlySymbol =
+  <A extends { readonly symbol: string }>(symbol: Option.Option<string>) =>
+  (stream: Stream.Stream<A, PushError.PushError>) =>
+    Option.isNone(symbol) ? stream : Stream.filter(stream, (a) => a.symbol === symbol.value)
+
+const fillsCommand = Command.make(
+  "fills",
+  { symbol: optionalSymbol, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "private",
+      stream: (push) => push.watchFills({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(fillColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("Your fills as they happen, each once, across reconnects"),
+  Command.withDescription(
+    "Prints every fill of your orders from now on, once each, with its fillId (the REST fills' fillId) and orderId: " +
+      "after every reconnect the gap is closed by REST before pushes resume, so a fill made while the connection was " +
+      "down is printed too (source rest)"
+  ),
+  Command.withExamples([
+    {
+      command: `${Shared.NAME} watch fills --symbol BTCUSDT_SPBL --format ndjson`,
+      description: "Fills as NDJSON, one object per fill"
+    }
+  ])
+)
+
+const ordersCommand = Command.make(
+  "orders",
+  { symbol: optionalSymbol, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "private",
+      stream: (push) => push.watchOrders({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(orderColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("Changes of your orders as they happen"),
+  Command.withDescription(
+    "Prints the open orders, then every change of your orders: status (open, partial_fill, full_fill, cancelled), " +
+      "filled quantity, final. Across reconnects no change is lost: an order's filled quantity never goes back and a " +
+      "final state sticks"
+  )
+)
+
+const balancesCommand = Command.make(
+  "balances",
+  { symbol: optionalSymbol, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "private",
+      stream: (push) => push.watchBalances({ symbols: symbolsOf(flags.symbol) }),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(balanceColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("Your spot balances as they change"),
+  Command.withDescription("Prints the spot account's balances, then each coin again whenever it changes")
+)
+
+const bookCommand = Command.make(
+  "book",
+  {
+    symbol: Shared.symbol,
+    depth: Flag.Literals("depth", ["15", "200"]).pipe(
+      Flag.withDescription("Levels per side: 15 or 200"),
+      Flag.withDefault("15")
+    ),
+    ...commonFlags
+  },
+  Effect.fnUntraced(function*(flags) {
+    const depth: Push.DepthLevel = flags.depth === "200" ? 200 : 15
+    yield* run({
+      access: "public",
+      stream: (push) => push.watchBook(flags.symbol, { depth }),
+      renderer: bookRenderer
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("A symbol's order book, always consistent"),
+  Command.withDescription(
+    "Prints a symbol's order book whenever it changes, rebuilt from the venue's snapshot and versioned changes: a " +
+      "gap or a reconnect is a line on stderr and the book is rebuilt from a new snapshot, never printed across " +
+      "the gap. On a terminal the table is redrawn in place; elsewhere each book is a table of its own (or one " +
+      "NDJSON object)"
+  ),
+  Command.withExamples([
+    { command: `${Shared.NAME} watch book --symbol BTCUSDT_SPBL`, description: "The book, redrawn in place" }
+  ])
+)
+
+const tradesCommand = Command.make(
+  "trades",
+  { symbol: Shared.symbol, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "public",
+      stream: (push) => push.watchTrades(flags.symbol),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(tradeColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("A symbol's trades as they happen"),
+  Command.withDescription(
+    "Prints the market's trades of a symbol; after a reconnect the recent trades from REST close the gap (the " +
+      "venue's pushes carry no trade id, so at least once rather than exactly once)"
+  )
+)
+
+const tickerCommand = Command.make(
+  "ticker",
+  { symbol: Shared.symbol, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "public",
+      stream: (push) => push.watchTicker(flags.symbol),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(tickerColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("A symbol's latest ticker"),
+  Command.withDescription("Prints a symbol's ticker as it changes (a slow reader gets the latest one)")
+)
+
+const periodFlag = Flag.Literals(
+  "period",
+  [
+    "1m",
+    "5m",
+    "15m",
+    "30m",
+    "1h",
+    "2h",
+    "4h",
+    "6h",
+    "8h",
+    "12h",
+    "1d",
+    "1w",
+    "1M"
+  ] satisfies ReadonlyArray<Market.CandlePeriod>
+).pipe(
+  Flag.withDescription("The candle period"),
+  Flag.withDefault("1m")
+)
+
+const candlesCommand = Command.make(
+  "candles",
+  { symbol: Shared.symbol, period: periodFlag, ...commonFlags },
+  Effect.fnUntraced(function*(flags) {
+    yield* run({
+      access: "public",
+      stream: (push) => push.watchCandles(flags.symbol, flags.period),
+      renderer: (format) => format === "ndjson" ? ndjson() : rows(candleColumns)
+    }, flags)
+  }, Shared.handled)
+).pipe(
+  Command.withShortDescription("A symbol's candles as they change"),
+  Command.withDescription(
+    "Prints the current candle of a symbol and period, then each candle whenever it changes; after a reconnect the " +
+      "candles since the latest printed come from REST"
+  )
+)
+
+/** `spotkit watch`. */
+export const watch = Command.make("watch").pipe(
+  Command.withDescription(
+    "Streams what the venue pushes, until Ctrl-C (exit code 130), --count events or --for a duration (exit code " +
+      "0), then a summary line on stderr. Needs SPOTKIT_PUSH_URL (the push endpoint, ws:// or wss://) besides " +
+      "SPOTKIT_BASE_URL; orders, fills and balances need the credentials too. Reconnects and resyncs are one line " +
+      "each on stderr"
+  ),
+  Command.withSubcommands([
+    ordersCommand,
+    fillsCommand,
+    balancesCommand,
+    bookCommand,
+    tradesCommand,
+    tickerCommand,
+    candlesCommand
+  ])
+)

@@ -1,0 +1,122 @@
+/**
+ * `NodeSpotPush`: push over the `ws` package against the sandbox's push endpoints (a private stream needs the
+ * handshake headers only a server-side WebSocket sends); the connection-attempt budget shared by two clients through
+ * a real Redis; and `layerConfig` reading `SPOTKIT_PUSH_URL` and the credentials, naming what is missing or invalid
+ * without printing a secret.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SpotPush } from "@spotkit/core"
+import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
+import { ConfigProvider, Context, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
+import { redisServer } from "./support/redisServer.ts"
+
+const alice = TestExchange.demoKeys.alice
+
+const server = PushVenue.layerSandbox().pipe(
+  Layer.provideMerge(PushVenue.layer()),
+  Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+)
+
+const env = Effect.map(Sandbox.Sandbox, (sandbox) => ({
+  SPOTKIT_BASE_URL: sandbox.baseUrl,
+  SPOTKIT_PUSH_URL: PushVenue.pushUrl(sandbox),
+  SPOTKIT_API_KEY: alice.apiKey,
+  SPOTKIT_SECRET_KEY: alice.secretKey,
+  SPOTKIT_PASSPHRASE: alice.passphrase,
+  SPOTKIT_RATE_LIMIT: "off"
+}))
+
+const fromConfig = (record: Record<string, string>) =>
+  NodeSpotPush.layerConfig().pipe(
+    Layer.provideMerge(NodeSpotClient.layerConfig()),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(record)))
+  )
+
+describe("NodeSpotPush", () => {
+  it.live("layer: the private balances over ws, as the engine has them", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Sandbox.Sandbox
+      const exchange = yield* TestExchange.TestExchange
+      const credentials = {
+        apiKey: Redacted.make(alice.apiKey),
+        secretKey: Redacted.make(alice.secretKey),
+        passphrase: Redacted.make(alice.passphrase)
+      }
+      const balances = yield* Effect.gen(function*() {
+        const push = yield* SpotPush.SpotPush
+        return yield* Stream.runCollect(Stream.take(push.watchBalances(), 3))
+      }).pipe(Effect.provide(
+        NodeSpotPush.layer({ url: PushVenue.pushUrl(sandbox), credentials }).pipe(
+          Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false }))
+        )
+      ))
+      const engine = exchange.engine.spotBalances(exchange.accounts[0]!.userId)
+      for (const balance of balances) {
+        assert.strictEqual(balance.available, engine.find((b) => b.coinName === balance.coinName)?.available)
+      }
+      assert.strictEqual(balances.length, 3)
+    }).pipe(Effect.provide(server)), { timeout: 20_000 })
+
+  it.live(
+    "with redis: two clients (two stores) share one connection-attempt budget through Redis",
+    () =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.Sandbox
+        const venue = yield* PushVenue.PushVenue
+        const redis = yield* redisServer
+        const credentials = {
+          apiKey: Redacted.make(alice.apiKey),
+          secretKey: Redacted.make(alice.secretKey),
+          passphrase: Redacted.make(alice.passphrase)
+        }
+        yield* venue.setFaults({ storm: true })
+        const client = () =>
+          NodeSpotPush.layer({
+            url: PushVenue.pushUrl(sandbox),
+            credentials,
+            redis: { url: redis.url },
+            backoff: { initial: "1 millis", max: "5 millis" },
+            limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
+          }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
+        for (const layer of [client(), client()]) {
+          const push = Context.get(yield* Layer.build(layer), SpotPush.SpotPush)
+          yield* Effect.forkScoped(Stream.runDrain(push.watchBook("BTCUSDT_SPBL")))
+        }
+        yield* Effect.sleep(2_000)
+        // Each client alone would have made 6 attempts in the minute: together they made 6.
+        assert.strictEqual((yield* venue.stats).attempts, 6)
+      }).pipe(Effect.provide(server)),
+    { timeout: 30_000 }
+  )
+
+  it.live("layerConfig: SPOTKIT_PUSH_URL and the credentials", () =>
+    Effect.gen(function*() {
+      const book = yield* Effect.gen(function*() {
+        const push = yield* SpotPush.SpotPush
+        return yield* Stream.runCollect(Stream.take(push.watchBook("BTCUSDT_SPBL"), 1))
+      }).pipe(Effect.provide(fromConfig(yield* env)))
+      assert.strictEqual(book[0]?._tag, "Book")
+    }).pipe(Effect.provide(server)), { timeout: 20_000 })
+
+  for (
+    const [variable, value, words] of [
+      ["SPOTKIT_PUSH_URL", undefined, "SPOTKIT_PUSH_URL is not set"],
+      ["SPOTKIT_PUSH_URL", "http://127.0.0.1:1", "ws:// or wss://"],
+      ["SPOTKIT_SECRET_KEY", undefined, "SPOTKIT_SECRET_KEY is not set"]
+    ] as const
+  ) {
+    it.effect(`layerConfig: ${variable} ${value === undefined ? "missing" : "invalid"} fails naming it`, () =>
+      Effect.gen(function*() {
+        const record: Record<string, string> = { ...(yield* env) }
+        if (value === undefined) delete record[variable]
+        else record[variable] = value
+        const exit = yield* Effect.exit(Layer.build(fromConfig(record)))
+        assert.isTrue(Exit.isFailure(exit))
+        const rendered = Exit.isFailure(exit) ? String(exit.cause) : ""
+        assert.include(rendered, words)
+        assert.notInclude(rendered, alice.secretKey)
+        assert.notInclude(rendered, alice.passphrase)
+      }).pipe(Effect.provide(server)))
+  }
+})

@@ -1,0 +1,425 @@
+/**
+ * `spotkit watch` (`internal/cli/watch.ts`) against a sandbox whose push endpoints drop every connection after 5 data
+ * frames (`spotkit-sandbox --push-faults disconnect=5`), while alice and bob cross orders over HTTP: `watch fills`
+ * prints every fill REST knows, once each; `watch orders` ends with every order as REST has it; `watch balances` ends
+ * with REST's balances; `watch book` ends with the REST depth once quiet. Ctrl-C (SIGINT) to the built CLI exits 130
+ * with the summary line; `--count` and `--for` stop it with exit code 0; bad flags and a missing SPOTKIT_PUSH_URL are
+ * usage errors; the book's table and the summary line.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
+import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
+import { ConfigProvider, Context, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Command } from "effect/cli"
+import * as Cli from "../../src/Cli.ts"
+import * as CliRuntime from "../../src/CliRuntime.ts"
+import { NodeSpotClient } from "../../src/index.ts"
+import * as Watch from "../../src/internal/cli/watch.ts"
+import * as Output from "../../src/internal/output.ts"
+import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const SUMMARY = /^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs? in \d+\.\d s$/
+
+// The demo exchange, its push venue with `faults`, and the sandbox serving both on one loopback port.
+const sandbox = (faults: string) =>
+  PushVenue.layerSandbox().pipe(
+    Layer.provideMerge(PushVenue.layer({ faults: PushVenue.parseFaults(faults) as PushVenue.Faults })),
+    Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+  )
+
+type User = keyof typeof TestExchange.demoKeys
+
+const envOf = (user: User) =>
+  Effect.map(Sandbox.Sandbox, (server): Record<string, string> => {
+    const keys = TestExchange.demoKeys[user]
+    return {
+      SPOTKIT_BASE_URL: server.baseUrl,
+      SPOTKIT_PUSH_URL: PushVenue.pushUrl(server),
+      SPOTKIT_API_KEY: keys.apiKey,
+      SPOTKIT_SECRET_KEY: keys.secretKey,
+      SPOTKIT_PASSPHRASE: keys.passphrase,
+      SPOTKIT_RATE_LIMIT: "off"
+    }
+  })
+
+// A user's REST client over the sandbox's HTTP, for the test's scope.
+const clientOf = (user: User) =>
+  Effect.gen(function*() {
+    const env = yield* envOf(user)
+    const keys = TestExchange.demoKeys[user]
+    const context = yield* Layer.build(NodeSpotClient.layer({
+      baseUrl: env.SPOTKIT_BASE_URL!,
+      credentials: {
+        apiKey: Redacted.make(keys.apiKey),
+        secretKey: Redacted.make(keys.secretKey),
+        passphrase: Redacted.make(keys.passphrase)
+      },
+      rateLimit: false
+    }))
+    return Context.get(context, SpotClient.SpotClient)
+  })
+
+/** The command started in this process (stdout and stderr captured, neither a terminal); `stop` is its Ctrl-C. */
+const start = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const stdout = capture(false)
+    const stderr = capture(false)
+    const output = Layer.succeed(Output.Output, Output.make({ stdout: stdout.channel, stderr: stderr.channel }))
+    const fiber = yield* Effect.forkScoped(
+      Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(
+        Effect.provide(Layer.mergeAll(
+          NodeServices.layer,
+          Layer.provideMerge(Cli.layerPresenter, output),
+          ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))
+        ))
+      )
+    )
+    return {
+      stdout: () => stdout.chunks.join(""),
+      stderr: () => stderr.chunks.join(""),
+      // As `bin/spotkit.ts` ends after SIGINT: the program interrupted, 130 for it.
+      stop: Effect.map(Effect.andThen(Fiber.interrupt(fiber), Fiber.await(fiber)), (exit) =>
+        CliRuntime.exitCode(exit, { interrupted: 130 }))
+    }
+  })
+
+const objects = (text: string): Array<Record<string, unknown>> =>
+  linesOf(text).map((line) => JSON.parse(line) as Record<string, unknown>)
+
+// Until `done` holds (checked every 100 ms), at most `seconds`.
+const until = (done: () => Effect.Effect<boolean, unknown>, seconds: number) =>
+  Effect.gen(function*() {
+    for (let waited = 0; waited < seconds * 10; waited++) {
+      if (yield* done()) return true
+      yield* Effect.sleep("100 millis")
+    }
+    return false
+  })
+
+// alice and bob cross orders over HTTP: bob quotes a small ask inside the spread, alice buys it with a limit order;
+// every third round alice also sells into bob's bids at market. Each round makes fills for both.
+const trade = (alice: SpotClient.Service, bob: SpotClient.Service, rounds: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < rounds; i++) {
+      const price = `${30_001 + (i % 3)}.00`
+      yield* bob.placeOrder({ symbol: SYMBOL, side: "sell", orderType: "limit", price, quantity: "0.01" })
+      yield* alice.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", price, quantity: "0.01" })
+      if (i % 3 === 0) {
+        yield* alice.placeOrder({ symbol: SYMBOL, side: "sell", orderType: "market", quantity: "0.02" })
+      }
+      if (i % 4 === 0) {
+        // One that rests, then is cancelled: an order that ends without a fill.
+        const rest = yield* alice.placeOrder({
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "limit",
+          price: "29000.00",
+          quantity: "0.01"
+        })
+        yield* alice.cancelOrder({ symbol: SYMBOL, orderId: rest.orderId })
+      }
+      // Spread over a few seconds, so that connections are dropped again and again while fills happen.
+      yield* Effect.sleep("100 millis")
+    }
+  })
+
+describe("spotkit watch", () => {
+  it.layer(sandbox("disconnect=5"), { excludeTestServices: true })(
+    "against a sandbox with --push-faults disconnect=5",
+    (it) => {
+      it.effect(
+        "fills once each, orders and balances as REST has them, the book as the REST depth; Ctrl-C exits 130",
+        () =>
+          Effect.gen(function*() {
+            const venue = yield* PushVenue.PushVenue
+            const env = yield* envOf("alice")
+            const alice = yield* clientOf("alice")
+            const bob = yield* clientOf("bob")
+            const ndjson = ["--symbol", SYMBOL, "--format", "ndjson"]
+            const fills = yield* start(["watch", "fills", ...ndjson], env)
+            const orders = yield* start(["watch", "orders", ...ndjson], env)
+            const balances = yield* start(["watch", "balances", ...ndjson], env)
+            const book = yield* start(["watch", "book", ...ndjson], env)
+            // Every watch live before trading: the private ones in sync with REST, the book printed.
+            const live = () =>
+              [fills, orders, balances].every((watch) => watch.stderr().includes("spotkit: listening: ")) &&
+              book.stdout() !== ""
+            assert.isTrue(yield* until(() => Effect.sync(live), 20))
+
+            yield* trade(alice, bob, 24)
+
+            const restFills = yield* Stream.runCollect(alice.fills({ symbol: SYMBOL }))
+            assert.isAtLeast(restFills.length, 24 + 8, "dozens of fills")
+            const restIds = restFills.map((fill) => fill.fillId).sort()
+            const history = yield* Stream.runCollect(alice.orderHistory({ symbol: SYMBOL }))
+            const restBalances = yield* alice.balances()
+            const depth = yield* alice.orderBook(SYMBOL, { limit: 15 })
+            const printedIds = () => objects(fills.stdout()).map((fill) => String(fill.fillId))
+            const lastOrders = () => new Map(objects(orders.stdout()).map((o) => [String(o.orderId), o]))
+            const lastBalances = () => new Map(objects(balances.stdout()).map((b) => [String(b.coinName), b]))
+            const lastBook = () => objects(book.stdout()).at(-1)!
+            // Each watch has its own connections, dropped at its own times; the last reconnect's backfill may come after
+            // a backoff of several seconds.
+            const caughtUp = () => {
+              const printedOrders = lastOrders()
+              const printedBalances = lastBalances()
+              return new Set(printedIds()).size >= restIds.length &&
+                history.every((o) => printedOrders.get(o.orderId)?.status === o.status) &&
+                restBalances.every((b) => printedBalances.get(b.coinName)?.available === b.available) &&
+                JSON.stringify(lastBook().bids) === JSON.stringify(depth.bids) &&
+                JSON.stringify(lastBook().asks) === JSON.stringify(depth.asks)
+            }
+            yield* until(() => Effect.sync(caughtUp), 60)
+            // Quiet: any late duplicate would have arrived.
+            yield* Effect.sleep("1 second")
+
+            const ids = printedIds()
+            assert.strictEqual(new Set(ids).size, ids.length, "a fill printed twice")
+            assert.deepStrictEqual([...ids].sort(), restIds)
+            for (const fill of objects(fills.stdout())) {
+              const rest = restFills.find((f) => f.fillId === fill.fillId)!
+              assert.strictEqual(fill.orderId, rest.orderId)
+              assert.strictEqual(fill.quantity, rest.fillQuantity)
+              assert.strictEqual(fill.value, rest.fillTotalAmount)
+            }
+
+            // Orders: the last line of each order equals REST's final state.
+            const lastOrder = lastOrders()
+            assert.isAtLeast(history.length, 24)
+            for (const order of history) {
+              const printed = lastOrder.get(order.orderId)
+              assert.isDefined(printed, `order ${order.orderId} never printed`)
+              assert.strictEqual(printed!.status, order.status, order.orderId)
+              assert.strictEqual(printed!.filledQuantity, order.fillQuantity, order.orderId)
+              assert.isTrue(printed!.final)
+            }
+
+            // Balances: the last line of each coin equals REST's.
+            const lastBalance = lastBalances()
+            for (const balance of restBalances) {
+              const printed = lastBalance.get(balance.coinName)
+              assert.isDefined(printed, balance.coinName)
+              assert.deepStrictEqual(
+                [printed!.available, printed!.frozen],
+                [balance.available, balance.frozen],
+                balance.coinName
+              )
+            }
+
+            // The book: the last one printed equals the REST depth.
+            assert.deepStrictEqual({ bids: lastBook().bids, asks: lastBook().asks }, {
+              bids: depth.bids,
+              asks: depth.asks
+            })
+
+            // The connections were dropped, and each drop was said on stderr; Ctrl-C ends each with 130 and a summary.
+            assert.isAtLeast((yield* venue.stats).opened, 8)
+            for (const watch of [fills, orders, balances, book]) {
+              assert.strictEqual(yield* watch.stop, 130)
+              const lines = linesOf(watch.stderr())
+              const summary = lines.at(-1)!
+              assert.match(summary, SUMMARY)
+              const reconnects = Number(/(\d+) reconnects?/.exec(summary)![1])
+              assert.isAtLeast(reconnects, 1, summary)
+              assert.strictEqual(lines.filter((line) => line.includes("connection was lost")).length, reconnects)
+            }
+            const fillsSummary = linesOf(fills.stderr()).at(-1)!
+            assert.match(fillsSummary, new RegExp(`^spotkit: ${restIds.length} events, `))
+            assert.isAtLeast(Number(/(\d+) reconnects?/.exec(fillsSummary)![1]), 2, fillsSummary)
+          }),
+        { timeout: 150_000 }
+      )
+    }
+  )
+
+  it.layer(sandbox(""), { excludeTestServices: true })("against a sandbox without faults", (it) => {
+    it.effect(
+      "--count stops after N events, --for after a while: exit code 0 and the summary",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const counted = yield* runInProcess(["watch", "balances", "--count", "2", "--format", "ndjson"], env)
+          assert.strictEqual(counted.exitCode, 0, counted.stderr)
+          assert.strictEqual(linesOf(counted.stdout).length, 2)
+          assert.deepStrictEqual(
+            linesOf(counted.stderr)[0],
+            "spotkit: listening: the private streams are in sync with REST"
+          )
+          assert.match(linesOf(counted.stderr)[1]!, /^spotkit: 2 events, 0 reconnects, 0 resyncs in \d+\.\d s$/)
+          const timed = yield* runInProcess(["watch", "fills", "--for", "300ms"], env)
+          assert.strictEqual(timed.exitCode, 0, timed.stderr)
+          assert.strictEqual(linesOf(timed.stdout)[0]!.split(/\s+/).slice(0, 3).join(" "), "time fillId orderId")
+          assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs in 0\.\d s$/)
+          // On a terminal each book is drawn from the top left over the last one.
+          const terminal = capture(true)
+          const drawing = yield* Effect.forkChild(
+            runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "2"], env, { stdout: terminal.channel })
+          )
+          // The first book drawn, then bob's new bid makes a second.
+          assert.isTrue(yield* until(() => Effect.sync(() => terminal.chunks.length > 0), 20))
+          const exchange = yield* TestExchange.TestExchange
+          yield* exchange.placeOrder(exchange.accounts[1]!.userId, {
+            symbol: SYMBOL,
+            side: "buy",
+            orderType: "limit",
+            force: "normal",
+            price: "29999.00",
+            quantity: "0.01",
+            clientOrderId: "bob-redraw"
+          })
+          const drawn = yield* Fiber.join(drawing)
+          assert.strictEqual(drawn.exitCode, 0, drawn.stderr)
+          assert.strictEqual(terminal.chunks.length, 2)
+          assert.match(terminal.chunks[1]!, /\n0\.010000 +29999\.00 +30005\.00/)
+          for (const chunk of terminal.chunks) {
+            assert.match(chunk, new RegExp(`^\u001b\\[H\u001b\\[J${SYMBOL}  depth 15`))
+          }
+          const book = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], env)
+          assert.strictEqual(book.exitCode, 0, book.stderr)
+          assert.match(linesOf(book.stdout)[0]!, new RegExp(`^${SYMBOL}  depth 15  version \\d+$`))
+          assert.deepStrictEqual(linesOf(book.stdout)[1]!.split(/\s+/), ["bidSize", "bid", "ask", "askSize"])
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "bad flags and a missing SPOTKIT_PUSH_URL are usage errors (2), before anything is sent",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const cases: ReadonlyArray<readonly [ReadonlyArray<string>, Record<string, string>, string]> = [
+            [["watch", "fills", "--for", "soon"], env, "spotkit: --for soon is not a duration"],
+            [["watch", "fills", "--count", "0"], env, "spotkit: --count must be at least 1"],
+            [["watch", "book", "--symbol", SYMBOL], { ...env, SPOTKIT_PUSH_URL: "http://x" }, "SPOTKIT_PUSH_URL must"],
+            [["watch", "fills"], { SPOTKIT_BASE_URL: env.SPOTKIT_BASE_URL! }, "SPOTKIT_PUSH_URL, SPOTKIT_API_KEY"],
+            // The public channels need no credentials.
+            [["watch", "book"], env, "--symbol"]
+          ]
+          for (const [args, vars, expected] of cases) {
+            const run = yield* runInProcess(args, vars)
+            assert.strictEqual(run.exitCode, 2, `${args.join(" ")}: ${run.stderr}`)
+            assert.include(run.stderr, expected)
+            assert.strictEqual(run.stdout, "")
+          }
+          const publicOnly = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], {
+            SPOTKIT_BASE_URL: env.SPOTKIT_BASE_URL!,
+            SPOTKIT_PUSH_URL: env.SPOTKIT_PUSH_URL!
+          })
+          assert.strictEqual(publicOnly.exitCode, 0, publicOnly.stderr)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "watch ticker and watch candles follow the engine's trades: the last ones printed equal REST's",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const alice = yield* clientOf("alice")
+          const bob = yield* clientOf("bob")
+          // A first trade, so that the symbol has a current bar for the candles' first element.
+          yield* trade(alice, bob, 1)
+          const ticker = yield* start(["watch", "ticker", "--symbol", SYMBOL, "--format", "ndjson"], env)
+          const candles = yield* start(
+            ["watch", "candles", "--symbol", SYMBOL, "--period", "1m", "--format", "ndjson"],
+            env
+          )
+          assert.isTrue(yield* until(() => Effect.sync(() => candles.stdout() !== ""), 20))
+          yield* trade(alice, bob, 4)
+          const restTicker = yield* alice.ticker(SYMBOL)
+          const [bar] = yield* alice.candles(SYMBOL, "1m", { limit: 1 })
+          const last = (text: string) => objects(text).at(-1)
+          const caughtUp = () =>
+            last(ticker.stdout())?.lastPrice === restTicker.lastPrice && last(candles.stdout())?.close === bar!.close &&
+            last(candles.stdout())?.baseVolume === bar!.baseVolume
+          assert.isTrue(yield* until(() => Effect.sync(caughtUp), 20), `${ticker.stdout()}\n${candles.stdout()}`)
+          assert.strictEqual(last(candles.stdout())!.openTime, bar!.openTime)
+          assert.strictEqual(last(ticker.stdout())!.high, restTicker.high)
+          assert.strictEqual(yield* ticker.stop, 130)
+          assert.strictEqual(yield* candles.stop, 130)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "no venue text acts on a terminal: control and bidi characters escaped, values intact for a reader",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const venue = yield* PushVenue.PushVenue
+          const hostile = "\u001b]0;owned\u0007\u202egnp.exe\u009b2J"
+          // The venue shows the latest ticker to a new subscriber.
+          yield* venue.publish({
+            _tag: "Ticker",
+            symbol: SYMBOL,
+            fields: { lastPrice: "30000.00", ts: "1700000000000", note: hostile }
+          })
+          const ndjson = yield* runInProcess([
+            "watch",
+            "ticker",
+            "--symbol",
+            SYMBOL,
+            "--count",
+            "1",
+            "--format",
+            "ndjson"
+          ], env)
+          assert.strictEqual(ndjson.exitCode, 0, ndjson.stderr)
+          // eslint-disable-next-line no-control-regex
+          assert.notMatch(ndjson.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
+          assert.strictEqual(JSON.parse(linesOf(ndjson.stdout)[0]!).note, hostile)
+          const table = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--count", "1"], env)
+          assert.strictEqual(table.exitCode, 0, table.stderr)
+          assert.match(linesOf(table.stdout)[1]!, /^2023-11-14T22:13:20\.000Z\s+BTCUSDT_SPBL\s+30000\.00/)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect("the built CLI: Ctrl-C (SIGINT) exits 130 with the summary line on stderr", () =>
+      Effect.gen(function*() {
+        const env = yield* envOf("alice")
+        const run = yield* Effect.scoped(Effect.gen(function*() {
+          const handle = yield* spawn(["watch", "book", "--symbol", SYMBOL, "--format", "ndjson"], env)
+          const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+          // The first book printed: the watch is live.
+          const first = yield* handle.stdout.pipe(Stream.decodeText, Stream.splitLines, Stream.runHead)
+          yield* handle.kill({ killSignal: "SIGINT" })
+          return { first, exitCode: Number(yield* handle.exitCode), stderr: yield* Fiber.join(stderr) }
+        })).pipe(Effect.timeout("40 seconds"), Effect.provide(NodeServices.layer))
+        assert.strictEqual(run.exitCode, 130, run.stderr)
+        assert.strictEqual(JSON.parse(run.first._tag === "Some" ? run.first.value : "{}").symbol, SYMBOL)
+        assert.match(run.stderr.trimEnd(), SUMMARY)
+        assert.match(run.stderr, /^spotkit: 1 event, /)
+      }), { timeout: 60_000 })
+  })
+
+  it("the book as a table, the summary line, durations", () => {
+    const table = Watch.bookTable({
+      symbol: "BTCUSDT_SPBL\u001b[2J",
+      depth: 15,
+      version: "42",
+      bids: [{ price: "29995.00", size: "0.5" }, { price: "29990.00", size: "1.25" }],
+      asks: [{ price: "30005.00", size: "0.5" }]
+    })
+    assert.strictEqual(
+      table,
+      [
+        "BTCUSDT_SPBL\\u001b[2J  depth 15  version 42",
+        "bidSize  bid       ask       askSize",
+        "0.5      29995.00  30005.00  0.5",
+        "1.25     29990.00",
+        ""
+      ].join("\n")
+    )
+    assert.strictEqual(
+      Watch.summaryLine({ events: 1, reconnects: 2, resyncs: 0, resynced: 3 }, 61_234),
+      "1 event, 2 reconnects, 0 resyncs in 61.2 s"
+    )
+    assert.deepStrictEqual(
+      ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),
+      [30_000, 300_000, 5_400_000, 500, undefined, undefined, undefined, 2_000]
+    )
+  })
+})

@@ -1,0 +1,287 @@
+/**
+ * The venue's push side (WebSocket, V2), as the test exchange speaks it: handshake authentication (a private
+ * connection's headers signed over `timestamp + "/v2/ws/private"` within the 30 s window; a bad signature is refused),
+ * subscription acknowledgements, server pings (`{"event":"ping"}`, or `{"type":"ping"}`) and the close after five
+ * unanswered ones, the limits (connection attempts and connections per address, operations and channels per
+ * connection, closing with 1008 when one is broken), depth snapshots then versioned changes per depth (15 or 200
+ * levels), trades, tickers, and the private `trade-event` frames of orders, fills (whose `id` is the REST `fillId`) and
+ * balances.
+ *
+ * It pushes what it is told (`publish`), from the exchange or from a test, and reads the books it snapshots from a
+ * source (the engine's depth). Two transports: in process (`layerWebSocketConstructor`: a WebSocket with no socket,
+ * deterministic under `TestClock`) and real WebSockets on the sandbox's port (`layerSandbox`).
+ *
+ * Faults a client must survive, venue-wide and changeable at any time: `disconnect: N` drops every connection abruptly
+ * after N data frames, `close: N` closes it cleanly, `stall: N` goes silent with the socket open, `dup: N` sends every
+ * Nth data frame twice, `gap: N` loses one depth change in N, `noAck` never acknowledges, `refuseAuth` refuses every
+ * private handshake, `storm` drops every connection as soon as it opens.
+ *
+ * @since 0.2.0
+ */
+import type { SpotClient } from "@spotkit/core"
+import { Signer, SpotPush } from "@spotkit/core"
+import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
+import type { Scope } from "effect"
+import * as Socket from "effect/socket/Socket"
+import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import * as EngineFeed from "./internal/push/engineFeed.ts"
+import type * as Events from "./internal/push/events.ts"
+import { parseFaults as parse } from "./internal/push/events.ts"
+import { MemorySocket } from "./internal/push/inProcess.ts"
+import * as Upgrade from "./internal/push/upgrade.ts"
+import * as Internal from "./internal/push/venue.ts"
+import * as Sandbox from "./Sandbox.ts"
+import { inProcessBaseUrl, TestExchange } from "./TestExchange.ts"
+
+/**
+ * A price level as the venue lists it: price and size, exact decimal strings (size `"0"` removes the price).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Level = Events.Level
+
+/**
+ * What the venue pushes about. `Book`: levels of a symbol's book changed (absolute sizes; one new book version).
+ * `Trade`, `Kline` (a candle bar of an interval, replacing the bar of the same open time), `Ticker`: public market
+ * data. `Order`, `Fill`, `Balance`: a user's order changed, was filled, or its spot
+ * balances changed (pushed to that user's private connections).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type VenueEvent = Events.VenueEvent
+
+/**
+ * Where the venue reads a symbol's whole book when a client subscribes to its depth (`undefined`: no such symbol).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Source = Events.Source
+
+/**
+ * The faults the venue injects (see the module's documentation).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Faults = Events.Faults
+
+/**
+ * An API key the venue accepts on its private endpoint, and its user.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Key = Internal.Key
+
+/**
+ * Counts of the venue's connections: handshakes attempted and refused, connections opened, and open now.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Stats = Internal.Stats
+
+/**
+ * Parses the sandbox's `--push-faults` text, e.g. `"disconnect=5,gap=3,noAck"`: the faults, or what is wrong.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const parseFaults: (text: string) => Faults | string = parse
+
+/**
+ * @since 0.2.0
+ * @category options
+ */
+export interface Options {
+  /** How often the venue pings every connection. @default 20 seconds */
+  readonly pingInterval?: Duration.Input | undefined
+  /** The key of the venue's pings: `{"event":"ping"}` or `{"type":"ping"}`. @default "event" */
+  readonly pingType?: "event" | "type" | undefined
+  /** Pings a connection may leave unanswered before it is closed. @default 5 */
+  readonly unansweredPings?: number | undefined
+  /** How far a private handshake's timestamp may be from the venue's clock. @default 30000 */
+  readonly timestampWindowMillis?: number | undefined
+  /** The venue's limits, over `Push.limits`. */
+  readonly limits?: Partial<Internal.Limits> | undefined
+  /** Faults from the start. */
+  readonly faults?: Faults | undefined
+  /** The first version of every book, as digits (versions go beyond 2^53 on the venue). @default "3644174246" */
+  readonly initialVersion?: string | undefined
+  /** Keys accepted on the private endpoint (the exchange's accounts' keys are added by `layer`). */
+  readonly keys?: ReadonlyArray<Key> | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** Pushes an event to the connections subscribed to it. */
+  readonly publish: (event: VenueEvent) => Effect.Effect<void>
+  /** Replaces the faults in force. */
+  readonly setFaults: (faults: Faults) => Effect.Effect<void>
+  readonly addKey: (key: Key) => Effect.Effect<void>
+  readonly stats: Effect.Effect<Stats>
+  /** Drops every connection abruptly (a venue restart, as clients see it). */
+  readonly dropAll: Effect.Effect<void>
+  /** A WebSocket constructor that reaches this venue in process (any URL; the path chooses the endpoint). */
+  readonly webSocket: Socket.WebSocketConstructor["Service"]
+  /** The protocol itself, for the transports of this package. */
+  readonly venue: Internal.Venue
+}
+
+/**
+ * @since 0.2.0
+ * @category services
+ */
+export class PushVenue extends Context.Service<PushVenue, Service>()("@spotkit/testkit/PushVenue") {}
+
+/**
+ * A venue over a source of books, pinging on the `Clock` for the lifetime of the scope.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (options: Options & { readonly source: Source }): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const clock = yield* Clock.clockWith(Effect.succeed)
+    const venue = new Internal.Venue({
+      source: options.source,
+      now: () => clock.currentTimeMillisUnsafe(),
+      pingType: options.pingType ?? "event",
+      unansweredPings: options.unansweredPings ?? 5,
+      timestampWindowMillis: options.timestampWindowMillis ?? 30_000,
+      limits: {
+        connectionAttempts: options.limits?.connectionAttempts ?? { limit: 300, windowMillis: 300_000 },
+        connections: options.limits?.connections ?? 100,
+        operations: options.limits?.operations ?? { limit: 240, windowMillis: 3_600_000 },
+        channelsPerConnection: options.limits?.channelsPerConnection ?? 100
+      },
+      initialVersion: BigInt(options.initialVersion ?? "3644174246")
+    })
+    for (const key of options.keys ?? []) venue.addKey(key)
+    if (options.faults !== undefined) venue.setFaults(options.faults)
+    const interval = Duration.fromInputUnsafe(options.pingInterval ?? Duration.seconds(20))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(interval), Effect.sync(() => venue.tick()))))
+    yield* Effect.addFinalizer(() => Effect.sync(() => venue.dropAll()))
+    return {
+      publish: (event) => Effect.sync(() => venue.publish(event)),
+      setFaults: (faults) => Effect.sync(() => venue.setFaults(faults)),
+      addKey: (key) => Effect.sync(() => venue.addKey(key)),
+      stats: Effect.sync(() => venue.stats()),
+      dropAll: Effect.sync(() => venue.dropAll()),
+      webSocket: (url, init) => {
+        const headers = init !== undefined && typeof init === "object" && !Array.isArray(init)
+          ? init.headers
+          : undefined
+        return new MemorySocket(venue, url, headers ?? {}, "127.0.0.1")
+      },
+      venue
+    }
+  })
+
+/**
+ * The push venue of the `TestExchange`: books from its engine, its accounts' keys, and what its engine does pushed as
+ * it happens — orders placed, filled and cancelled, fills, balances (trading, deposits, transfers), public trades and
+ * book levels — each built only for a subscriber (no subscriber: nearly nothing).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, TestExchange> =>
+  Layer.effect(
+    PushVenue,
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange
+      const engine = exchange.engine
+      const keys = exchange.accounts.filter((a) => Redacted.value(a.credentials.apiKey) !== "").map((a) => ({
+        apiKey: Redacted.value(a.credentials.apiKey),
+        secretKey: Redacted.value(a.credentials.secretKey),
+        passphrase: Redacted.value(a.credentials.passphrase),
+        userId: a.userId
+      }))
+      const service = yield* make({
+        ...options,
+        keys: [...keys, ...(options.keys ?? [])],
+        source: {
+          depth: (symbol) => {
+            if (!engine.hasProduct(symbol)) return undefined
+            const depth = engine.depth(symbol)
+            return {
+              bids: depth.bids.map(([price, size]): Level => [price, size]),
+              asks: depth.asks.map(([price, size]): Level => [price, size])
+            }
+          }
+        }
+      })
+      // What the engine does is pushed from now on, until the layer ends.
+      const detach = EngineFeed.attach(engine, service.venue)
+      yield* Effect.addFinalizer(() => Effect.sync(detach))
+      return service
+    })
+  )
+
+/**
+ * The in-process WebSocket constructor of the `PushVenue`, for `SpotPush.layer` (any URL).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor, never, PushVenue> = Layer.effect(
+  Socket.WebSocketConstructor,
+  Effect.map(PushVenue, (venue) => venue.webSocket)
+)
+
+/**
+ * A ready `SpotPush` (as alice, the exchange's first account) over the in-process transport: with
+ * `TestExchange.layerSpotClient()` and `layer()`, one line of test setup. It signs with node:crypto, synchronously, as
+ * `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run depend on the machine's load).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSpotPush = (
+  options: Partial<SpotPush.Options> & { readonly signer?: Signer.Service | undefined } = {}
+): Layer.Layer<SpotPush.SpotPush, never, PushVenue | TestExchange | SpotClient.SpotClient> => {
+  const { signer, ...pushOptions } = options
+  return Layer.unwrap(Effect.map(TestExchange, (exchange) =>
+    SpotPush.layer({
+      url: inProcessBaseUrl.replace(/^http/, "ws"),
+      credentials: exchange.accounts[0]?.credentials,
+      ...pushOptions
+    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? nodeCryptoSigner)]))
+}
+
+/**
+ * The sandbox (`Sandbox.layer`) with the push venue on its port, at `/v2/ws/public` and `/v2/ws/private`
+ * (`ws://host:port` is the push URL).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSandbox = (
+  options: Sandbox.Options = {}
+): Layer.Layer<Sandbox.Sandbox, Sandbox.SandboxError, TestExchange | PushVenue> =>
+  Layer.effect(
+    Sandbox.Sandbox,
+    Effect.gen(function*() {
+      const push = yield* PushVenue
+      const upgrades = Upgrade.make(push.venue)
+      const context = yield* Layer.build(Sandbox.layer({ ...options, upgrade: upgrades.handle }))
+      // Before the server's own release, which waits for every connection (upgraded ones too) to end.
+      yield* Effect.addFinalizer(() => Effect.sync(() => upgrades.close()))
+      return Context.get(context, Sandbox.Sandbox)
+    })
+  )
+
+/**
+ * The push URL of a sandbox: its base URL with the `ws` scheme.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const pushUrl = (sandbox: Sandbox.Service): string => sandbox.baseUrl.replace(/^http/, "ws")

@@ -1,0 +1,103 @@
+// The venue's push protocol as a WebSocket with no socket: a `WebSocketLike` whose frames go to the venue and come
+// back as events, each on its own microtask (in order, never re-entrantly, and with no timer, so that a test under
+// `TestClock` is deterministic). A refused handshake fails like a refused upgrade: an `error`, then a `close` 1006.
+import type * as Socket from "effect/socket/Socket"
+import type { Peer } from "./connection.ts"
+import type { VenueConnection } from "./connection.ts"
+import type { Venue } from "./venue.ts"
+
+type Kind = "open" | "message" | "error" | "close"
+
+interface Listener {
+  readonly fn: (event: Socket.WebSocketEvent) => void
+  readonly once: boolean
+}
+
+const CONNECTING = 0
+const OPEN = 1
+const CLOSING = 2
+const CLOSED = 3
+
+export class MemorySocket implements Socket.WebSocketLike {
+  readyState = CONNECTING
+  private readonly listeners = new Map<Kind, Array<Listener>>()
+  private connection: VenueConnection | undefined = undefined
+
+  constructor(venue: Venue, url: string, headers: Readonly<Record<string, string>>, address: string) {
+    const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
+    queueMicrotask(() => {
+      if (this.readyState !== CONNECTING) return
+      const handshake = venue.handshake(new URL(url).pathname, (name) => lower.get(name))
+      if (!handshake.ok) {
+        this.readyState = CLOSED
+        this.dispatch("error", { type: "error", data: `Unexpected server response: ${handshake.status}` })
+        this.dispatch("close", { type: "close", code: 1006, reason: handshake.message })
+        return
+      }
+      this.readyState = OPEN
+      const peer: Peer = {
+        send: (text) => this.later(() => this.dispatch("message", { type: "message", data: text })),
+        close: (code, reason) => this.later(() => this.closed(code, reason)),
+        terminate: () => this.later(() => this.closed(1006, ""))
+      }
+      // Before "open": a listener may send at once. What the venue sends (even a close) comes on later microtasks.
+      this.connection = venue.open(handshake, address, peer)
+      this.dispatch("open", { type: "open" })
+    })
+  }
+
+  addEventListener(
+    type: Kind,
+    listener: (event: Socket.WebSocketEvent) => void,
+    options?: { readonly once?: boolean }
+  ): void {
+    const list = this.listeners.get(type) ?? []
+    list.push({ fn: listener, once: options?.once === true })
+    this.listeners.set(type, list)
+  }
+
+  removeEventListener(type: Kind, listener: (event: Socket.WebSocketEvent) => void): void {
+    const list = this.listeners.get(type)
+    if (list === undefined) return
+    const i = list.findIndex((l) => l.fn === listener)
+    if (i >= 0) list.splice(i, 1)
+  }
+
+  send(data: string | Uint8Array<ArrayBuffer>): void {
+    if (this.readyState !== OPEN) return
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data)
+    queueMicrotask(() => this.connection?.receive(text))
+  }
+
+  close(code = 1000, reason = ""): void {
+    if (this.readyState >= CLOSING) return
+    const wasOpen = this.readyState === OPEN
+    this.readyState = CLOSING
+    queueMicrotask(() => {
+      if (wasOpen) this.connection?.gone()
+      this.closed(code, reason)
+    })
+  }
+
+  private later(f: () => void): void {
+    queueMicrotask(() => {
+      if (this.readyState === OPEN) f()
+    })
+  }
+
+  private closed(code: number, reason: string): void {
+    if (this.readyState === CLOSED) return
+    this.readyState = CLOSED
+    this.connection?.gone()
+    this.dispatch("close", { type: "close", code, reason })
+  }
+
+  private dispatch(type: Kind, event: Socket.WebSocketEvent): void {
+    const list = this.listeners.get(type)
+    if (list === undefined) return
+    for (const listener of list.slice()) {
+      if (listener.once) this.removeEventListener(type, listener.fn)
+      listener.fn(event)
+    }
+  }
+}

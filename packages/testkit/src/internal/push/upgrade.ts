@@ -1,0 +1,57 @@
+// The venue's push protocol over real WebSockets (the `ws` package that @effect/platform-node carries), on an HTTP
+// server's port: a handshake the venue refuses is answered with its HTTP status before any upgrade, as a venue
+// refuses a bad signature; an accepted one becomes a venue connection.
+import { WebSocketServer } from "@effect/platform-node-shared/NodeWS"
+import { Buffer } from "node:buffer"
+import type { IncomingMessage } from "node:http"
+import { STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
+import type { Peer } from "./connection.ts"
+import type { Venue } from "./venue.ts"
+
+export interface Upgrades {
+  /** For the HTTP server's `upgrade` event. */
+  readonly handle: (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+  /** Drops every connection and stops taking new ones. */
+  readonly close: () => void
+}
+
+export const make = (venue: Venue): Upgrades => {
+  const server = new WebSocketServer({ noServer: true })
+  let closed = false
+  const handle = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const header = (name: string) => {
+      const value = request.headers[name]
+      return Array.isArray(value) ? value.join(", ") : value
+    }
+    const handshake = closed
+      ? { ok: false as const, status: 503, message: "closing" }
+      : venue.handshake((request.url ?? "/").split("?")[0]!, header)
+    if (!handshake.ok) {
+      socket.end(
+        `HTTP/1.1 ${handshake.status} ${STATUS_CODES[handshake.status] ?? ""}\r\nConnection: close\r\n` +
+          `Content-Type: text/plain\r\nContent-Length: ${
+            Buffer.byteLength(handshake.message)
+          }\r\n\r\n${handshake.message}`
+      )
+      return
+    }
+    server.handleUpgrade(request, socket, head, (ws) => {
+      const peer: Peer = {
+        send: (text) => ws.send(text),
+        close: (code, reason) => ws.close(code, reason),
+        terminate: () => ws.terminate()
+      }
+      const connection = venue.open(handshake, request.socket.remoteAddress ?? "unknown", peer)
+      ws.on("message", (data) => connection.receive(String(data)))
+      ws.on("close", () => connection.gone())
+      ws.on("error", () => connection.gone())
+    })
+  }
+  const close = (): void => {
+    closed = true
+    for (const client of server.clients) client.terminate()
+    server.close()
+  }
+  return { handle, close }
+}

@@ -1,0 +1,215 @@
+/**
+ * `SpotPush.watchBook` and `watchTicker` against the test exchange's push venue, in process under the `TestClock`:
+ * the book from the channel's snapshot and versioned changes equals the engine's after trading, through lost
+ * (gap), duplicated (stale) and dropped connections, each announced by a `Resync` and never delivered across a gap;
+ * a consumer that lags gets a `Resync` and the latest book; a ticker consumer gets the latest ticker.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Stream } from "effect"
+import { PushVenue, TestExchange } from "../src/index.ts"
+import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+
+// Trading that moves the book: bob and alice place crossing and resting orders around the mid (30000).
+const trade = (i: number) =>
+  Effect.gen(function*() {
+    const exchange = yield* TestExchange.TestExchange
+    const [alice, bob] = exchange.accounts
+    const side = i % 2 === 0 ? "buy" : "sell"
+    // Alternately take a level and rest a new one at a price the book did not have.
+    yield* exchange.placeOrder(alice!.userId, {
+      symbol: SYMBOL,
+      side,
+      orderType: "market",
+      force: "normal",
+      quantity: side === "buy" ? "3000" : "0.1",
+      clientOrderId: `take-${i}`
+    })
+    yield* exchange.placeOrder(bob!.userId, {
+      symbol: SYMBOL,
+      side: i % 3 === 0 ? "buy" : "sell",
+      orderType: "limit",
+      force: "normal",
+      price: i % 3 === 0 ? `${29990 - (i % 7)}.50` : `${30010 + (i % 7)}.50`,
+      quantity: "0.25",
+      clientOrderId: `rest-${i}`
+    })
+  })
+
+const context = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const venue = yield* PushVenue.PushVenue
+  const push = yield* SpotPush.SpotPush
+  const engine = exchange.engine
+  return { exchange, venue, push, engine }
+})
+
+describe("SpotPush.watchBook", () => {
+  it.effect("the book equals the engine's after trading, on both depths", () =>
+    Effect.gen(function*() {
+      const { engine, push } = yield* context
+      const top15 = yield* collect(push.watchBook(SYMBOL))
+      const top200 = yield* collect(push.watchBook(SYMBOL, { depth: 200 }))
+      yield* settle
+      assert.deepStrictEqual(lastBook(top15.items)?.bids, engineBook(engine, SYMBOL, 15).bids)
+      for (let i = 0; i < 40; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      const book15 = lastBook(top15.items)!
+      const book200 = lastBook(top200.items)!
+      assert.deepStrictEqual({ bids: book15.bids, asks: book15.asks }, engineBook(engine, SYMBOL, 15))
+      assert.deepStrictEqual({ bids: book200.bids, asks: book200.asks }, engineBook(engine, SYMBOL, 200))
+      assert.strictEqual(book15.bids.length, 15)
+      assert.isAbove(book200.bids.length, 15)
+      // Every element is a consistent book: no resync was needed, and versions only go up.
+      assert.isTrue(top15.items.every((e) => e._tag === "Book"))
+      const versions = top15.items.map((e) => e._tag === "Book" ? BigInt(e.book.version) : 0n)
+      assert.isTrue(versions.every((v, i) => i === 0 || v > versions[i - 1]!))
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("gap: a lost change is announced, the channel resubscribed, and the book rebuilt equal to the engine's", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const book = yield* collect(push.watchBook(SYMBOL))
+      const events = yield* collect(push.events)
+      yield* settle
+      yield* venue.setFaults({ gap: 4 })
+      for (let i = 0; i < 30; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      yield* venue.setFaults({})
+      yield* trade(99)
+      yield* settle
+      const gaps = book.items.filter((e) => e._tag === "Resync" && e.reason === "gap")
+      assert.isAbove(gaps.length, 2)
+      assert.isTrue(events.items.some((e) => e._tag === "Resync" && e.reason === "gap"))
+      // After each Resync the next element is a book from a snapshot (never a book patched across the gap).
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      // Resynced by unsubscribe + subscribe on the same connection.
+      assert.strictEqual((yield* venue.stats).opened, 1)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("stale: duplicated changes are skipped", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      yield* venue.setFaults({ dup: 1 })
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      for (let i = 0; i < 10; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      assert.isTrue(book.items.every((e) => e._tag === "Book"))
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("a dropped connection: Resync (reconnect), then the book again from a new snapshot", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({ disconnect: 3 })
+      for (let i = 0; i < 12; i++) {
+        yield* trade(i)
+        yield* advance(2_000, 500)
+      }
+      yield* venue.setFaults({})
+      yield* advance(35_000)
+      const reconnects = book.items.filter((e) => e._tag === "Resync" && e.reason === "reconnect")
+      assert.isAtLeast(reconnects.length, 2)
+      assert.isAtLeast((yield* venue.stats).opened, 3)
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("a consumer that lags a whole buffer behind gets a Resync (lag) and the latest book", () =>
+    Effect.gen(function*() {
+      const { engine, push } = yield* context
+      const gate = yield* Deferred.make<void>()
+      const seen: Array<SpotPush.BookEvent> = []
+      const fiber = yield* Effect.forkChild(
+        Stream.runForEach(push.watchBook(SYMBOL), (event) =>
+          Effect.andThen(
+            Effect.sync(() => seen.push(event)),
+            seen.length === 1 ? Deferred.await(gate) : Effect.void
+          ))
+      )
+      yield* settle
+      for (let i = 0; i < 12; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      yield* Deferred.succeed(gate, undefined)
+      yield* settle
+      yield* Fiber.interrupt(fiber)
+      const lag = seen.findIndex((e) => e._tag === "Resync" && e.reason === "lag")
+      assert.isAbove(lag, 0)
+      const final = lastBook(seen)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      assert.isBelow(seen.length, 12)
+    }).pipe(Effect.provide(setup({ push: { bufferSize: 4 } }))))
+
+  it.effect("consumers of one book share its subscription; the last one leaving unsubscribes and closes", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* context
+      const first = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const second = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      // The second consumer starts from the book as it is.
+      assert.strictEqual(second.items[0]?._tag, "Book")
+      assert.strictEqual((yield* venue.stats).open, 1)
+      yield* first.stop
+      yield* settle
+      assert.strictEqual((yield* venue.stats).open, 1)
+      yield* second.stop
+      yield* settle
+      assert.strictEqual((yield* venue.stats).open, 0)
+      const taken = yield* Stream.runCollect(Stream.take(push.watchBook(SYMBOL), 1))
+      assert.strictEqual(taken.length, 1)
+      yield* settle
+      assert.strictEqual((yield* venue.stats).open, 0)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("an unknown symbol is refused by the venue; a malformed one before anything is sent", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* context
+      const refused = yield* Effect.flip(Stream.runDrain(push.watchBook("XYZUSDT_SPBL")))
+      assert.strictEqual(refused.reason._tag, "VenueRefusedError")
+      const invalid = yield* Effect.flip(Stream.runDrain(push.watchBook("btc")))
+      assert.strictEqual(invalid.reason._tag, "ValidationError")
+      yield* settle
+      assert.strictEqual((yield* venue.stats).open, 0)
+    }).pipe(Effect.provide(setup())))
+})
+
+describe("SpotPush.watchTicker", () => {
+  it.effect("latest wins: a slow consumer gets the latest ticker, not every one", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* context
+      const gate = yield* Deferred.make<void>()
+      const seen: Array<string> = []
+      const fiber = yield* Effect.forkChild(Stream.runForEach(push.watchTicker(SYMBOL), (ticker) =>
+        Effect.andThen(
+          Effect.sync(() => seen.push(ticker.lastPrice)),
+          seen.length === 1 ? Deferred.await(gate) : Effect.void
+        )))
+      yield* settle
+      for (let i = 1; i <= 20; i++) {
+        yield* venue.publish({ _tag: "Ticker", symbol: SYMBOL, fields: { lastPrice: `${30000 + i}.5`, trades: i } })
+        yield* settle
+      }
+      yield* Deferred.succeed(gate, undefined)
+      yield* settle
+      yield* Fiber.interrupt(fiber)
+      // The first, at most one the stream had already taken, and the latest: none of the others.
+      assert.strictEqual(seen[0], "30001.5")
+      assert.strictEqual(seen.at(-1), "30020.5")
+      assert.isAtMost(seen.length, 3)
+    }).pipe(Effect.provide(setup())))
+})

@@ -1,0 +1,195 @@
+/**
+ * `watchTrades` and `watchCandles` across reconnections, in process under the `TestClock`. The venue's REST side of
+ * market data is played here by the client's `recentTrades` and `candles` answering from what the test published
+ * (the test exchange does not serve those endpoints yet): trades made while disconnected come from REST, trades
+ * already delivered are not delivered again (pushes carry no id: matched by time, price, size and side, as
+ * multisets), a push that REST also answered during the backfill counts once; bars are delivered when they change,
+ * and the bars of the outage come from REST.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { SpotClient } from "@spotkit/core"
+import type { Market } from "@spotkit/core"
+import { Effect, Layer } from "effect"
+import { PushVenue } from "../src/index.ts"
+import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+
+interface Published {
+  readonly trades: Array<Market.Trade>
+  readonly bars: Map<number, Market.Candle>
+  /** Run inside the next REST answer, as if it happened while REST answered. */
+  duringRest: Effect.Effect<void> | undefined
+}
+
+const published: () => Published = () => ({ trades: [], bars: new Map(), duringRest: undefined })
+
+// The client, its market-data answers taken from what the test published.
+const withMarket = (state: Published) =>
+  Layer.effect(
+    SpotClient.SpotClient,
+    Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+      ...client,
+      recentTrades: (_symbol, options) =>
+        Effect.gen(function*() {
+          const during = state.duringRest
+          state.duringRest = undefined
+          if (during !== undefined) yield* during
+          return state.trades.slice(-(options?.limit ?? 100)).reverse()
+        }),
+      candles: (_symbol, _period, options) =>
+        Effect.sync(() => {
+          const bars = [...state.bars.values()].sort((a, b) => a.openTime - b.openTime)
+          const from = options?.startTime
+          return from === undefined ? bars.slice(-(options?.limit ?? 1)) : bars.filter((b) => b.openTime >= from)
+        })
+    }))
+  )
+
+const layerWith = (state: Published) => {
+  const base = setup()
+  return PushVenue.layerSpotPush().pipe(
+    Layer.provide(withMarket(state).pipe(Layer.provide(base))),
+    Layer.provideMerge(base)
+  )
+}
+
+let sequence = 0
+
+const trade = (state: Published, time: number, price: string, size = "0.1", buyerMaker = false) =>
+  Effect.gen(function*() {
+    const venue = yield* PushVenue.PushVenue
+    const value = "1"
+    state.trades.push({
+      symbol: SYMBOL,
+      tradeId: `t-${++sequence}`,
+      time,
+      price,
+      size,
+      value,
+      buyerMaker,
+      side: buyerMaker ? "sell" : "buy"
+    } as Market.Trade)
+    yield* venue.publish({ _tag: "Trade", symbol: SYMBOL, time, price, size, value, buyerMaker })
+  })
+
+const bar = (state: Published, openTime: number, close: string) =>
+  Effect.gen(function*() {
+    const venue = yield* PushVenue.PushVenue
+    const candle = {
+      openTime,
+      open: "100",
+      high: close,
+      low: "100",
+      close,
+      baseVolume: "1",
+      quoteVolume: "100"
+    } as Market.Candle
+    state.bars.set(openTime, candle)
+    yield* venue.publish({
+      _tag: "Kline",
+      symbol: SYMBOL,
+      interval: "MINUTE_1",
+      bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size: "1", value: "100" }
+    })
+  })
+
+// Down for a while: every connection dropped as it opens, then up again.
+const outage = <R>(during: Effect.Effect<void, never, R>) =>
+  Effect.gen(function*() {
+    const venue = yield* PushVenue.PushVenue
+    yield* venue.setFaults({ storm: true })
+    yield* venue.dropAll
+    yield* settle
+    yield* during
+    yield* venue.setFaults({})
+    yield* advance(40_000)
+  })
+
+describe("SpotPush.watchTrades", () => {
+  const state = published()
+  it.effect("trades of the outage come from REST; none delivered twice; identical trades counted as a multiset", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* trade(state, 1_000, "30000.5")
+      yield* trade(state, 1_001, "30001.5")
+      yield* settle
+      yield* outage(Effect.gen(function*() {
+        yield* trade(state, 1_002, "30002.5")
+        // Two trades alike in all four fields: two trades.
+        yield* trade(state, 1_003, "30003.5")
+        yield* trade(state, 1_003, "30003.5")
+      }))
+      yield* trade(state, 50_000, "30004.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price, t.source]), [
+        [1_000, "30000.5", "push"],
+        [1_001, "30001.5", "push"],
+        [1_002, "30002.5", "rest"],
+        [1_003, "30003.5", "rest"],
+        [1_003, "30003.5", "rest"],
+        [50_000, "30004.5", "push"]
+      ])
+      assert.strictEqual(trades.items[2]?.tradeId, "t-3")
+      assert.strictEqual(trades.items[0]?.side, "buy")
+    }).pipe(Effect.provide(layerWith(state))))
+
+  const racing = published()
+  it.effect("a trade pushed while REST answered, and in REST's answer too, is delivered once", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* trade(racing, 1_000, "30000.5")
+      yield* settle
+      racing.duringRest = trade(racing, 2_000, "30010.5", "0.2", true).pipe(
+        Effect.provideService(PushVenue.PushVenue, yield* PushVenue.PushVenue)
+      )
+      yield* outage(Effect.void)
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price, t.side]), [
+        [1_000, "30000.5", "buy"],
+        [2_000, "30010.5", "sell"]
+      ])
+    }).pipe(Effect.provide(layerWith(racing))))
+})
+
+describe("SpotPush.watchCandles", () => {
+  const state = published()
+  it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      state.bars.set(0, {
+        openTime: 0,
+        open: "100",
+        high: "100",
+        low: "100",
+        close: "100",
+        baseVolume: "1",
+        quoteVolume: "100"
+      } as Market.Candle)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(state, 0, "101")
+      yield* bar(state, 0, "101")
+      yield* bar(state, 0, "102")
+      yield* settle
+      yield* outage(Effect.gen(function*() {
+        yield* bar(state, 0, "103")
+        yield* bar(state, 60_000, "104")
+      }))
+      yield* bar(state, 60_000, "105")
+      yield* settle
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime, c.close, c.source]), [
+        [0, "100", "rest"],
+        [0, "101", "push"],
+        [0, "102", "push"],
+        [0, "103", "rest"],
+        [60_000, "104", "rest"],
+        [60_000, "105", "push"]
+      ])
+      assert.strictEqual(candles.items[0]?.period, "1m")
+    }).pipe(Effect.provide(layerWith(state))))
+})

@@ -1,0 +1,307 @@
+/**
+ * The private streams (`watchFills`, `watchOrders`, `watchBalances`) against the test exchange, in process under the
+ * `TestClock`: every fill the exchange made for the account is delivered exactly once and every order and balance
+ * ends as the engine has it, while connections drop, close, stall and duplicate frames — what happened while
+ * disconnected comes from the REST backfill after each reconnection. A consumer too slow fails with a typed error;
+ * a backfill the venue refuses for good fails the streams; a transient one reconnects and backfills again.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Venue } from "@spotkit/core"
+import { Deferred, Effect, Fiber, Stream } from "effect"
+import { Fault, PushVenue, TestExchange } from "../src/index.ts"
+import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+
+const context = Effect.gen(function*() {
+  const exchange = yield* TestExchange.TestExchange
+  const venue = yield* PushVenue.PushVenue
+  const push = yield* SpotPush.SpotPush
+  const [alice, bob] = exchange.accounts
+  return { exchange, venue, push, alice: alice!.userId, bob: bob!.userId, engine: exchange.engine }
+})
+
+// Alice's trading: market buys and sells that fill against bob's book, and a limit order that rests, then is
+// cancelled every third round.
+const round = (i: number) =>
+  Effect.gen(function*() {
+    const { alice, exchange } = yield* context
+    const side = i % 2 === 0 ? "buy" : "sell"
+    yield* exchange.placeOrder(alice, {
+      symbol: SYMBOL,
+      side,
+      orderType: "market",
+      force: "normal",
+      quantity: side === "buy" ? "1500" : "0.05",
+      clientOrderId: `m-${i}`
+    })
+    const rest = yield* exchange.placeOrder(alice, {
+      symbol: SYMBOL,
+      side: "buy",
+      orderType: "limit",
+      force: "normal",
+      price: `${29000 + i}.00`,
+      quantity: "0.01",
+      clientOrderId: `l-${i}`
+    })
+    if (i % 3 === 0 && rest.ok) yield* exchange.cancelOrder(alice, { orderId: rest.orderId })
+  })
+
+// What the streams ended with, against the engine.
+const check = (
+  fills: ReadonlyArray<SpotPush.Fill>,
+  orders: ReadonlyArray<SpotPush.OrderUpdate>,
+  balances: ReadonlyArray<SpotPush.Balance>
+) =>
+  Effect.gen(function*() {
+    const { alice, engine } = yield* context
+    const expected = engine.fillList(alice)
+    const ids = fills.map((f) => f.fillId)
+    // Every fill once: the same set, no duplicate.
+    assert.strictEqual(new Set(ids).size, ids.length, "a fill was delivered twice")
+    assert.deepStrictEqual([...ids].sort(), expected.map((f) => f.fillId).sort())
+    for (const fill of fills) {
+      const known = expected.find((f) => f.fillId === fill.fillId)!
+      assert.strictEqual(fill.orderId, known.orderId)
+      assert.strictEqual(fill.quantity, known.fillQuantity)
+    }
+    // Every order's last state is the engine's.
+    const last = new Map<string, SpotPush.OrderUpdate>()
+    for (const order of orders) last.set(order.orderId, order)
+    for (const order of engine.orderList(alice)) {
+      const seen = last.get(order.orderId)
+      assert.isDefined(seen, `order ${order.clientOrderId} never delivered`)
+      assert.strictEqual(seen!.status, order.status)
+      assert.strictEqual(seen!.filledQuantity, order.fillQuantity)
+    }
+    // Every balance's last value is the engine's.
+    const lastBalance = new Map<string, SpotPush.Balance>()
+    for (const balance of balances) lastBalance.set(balance.coinName, balance)
+    for (const balance of engine.spotBalances(alice)) {
+      assert.strictEqual(lastBalance.get(balance.coinName)?.available, balance.available, balance.coinName)
+      assert.strictEqual(lastBalance.get(balance.coinName)?.frozen, balance.frozen, balance.coinName)
+    }
+    return expected.length
+  })
+
+const streams = Effect.gen(function*() {
+  const { push } = yield* context
+  return {
+    fills: yield* collect(push.watchFills({ symbols: [SYMBOL] })),
+    orders: yield* collect(push.watchOrders({ symbols: [SYMBOL] })),
+    balances: yield* collect(push.watchBalances())
+  }
+})
+
+describe("SpotPush private streams", () => {
+  it.effect("start from the account as REST has it: the balances, the open orders", () =>
+    Effect.gen(function*() {
+      const { alice, engine, exchange } = yield* context
+      yield* exchange.placeOrder(alice, {
+        symbol: SYMBOL,
+        side: "buy",
+        orderType: "limit",
+        force: "normal",
+        price: "25000.00",
+        quantity: "0.01",
+        clientOrderId: "resting"
+      })
+      const { balances, fills, orders } = yield* streams
+      yield* settle
+      assert.deepStrictEqual(orders.items.map((o) => [o.clientOrderId, o.status, o.source]), [[
+        "resting",
+        "open",
+        "rest"
+      ]])
+      assert.strictEqual(fills.items.length, 0)
+      assert.deepStrictEqual(
+        balances.items.map((b) => [b.coinName, b.available]).sort(),
+        engine.spotBalances(alice).map((b) => [b.coinName, b.available]).sort()
+      )
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("live: every fill once, orders and balances as the engine has them", () =>
+    Effect.gen(function*() {
+      const { balances, fills, orders } = yield* streams
+      yield* settle
+      for (let i = 0; i < 15; i++) {
+        yield* round(i)
+        yield* settle
+      }
+      const count = yield* check(fills.items, orders.items, balances.items)
+      assert.isAtLeast(count, 15)
+      assert.isTrue(fills.items.every((f) => f.source === "push"))
+    }).pipe(Effect.provide(setup())))
+
+  for (
+    const [name, faults] of [
+      ["dropped every 3 data frames, frames duplicated", { disconnect: 3, dup: 2 }],
+      ["closed cleanly every 4 data frames", { close: 4 }],
+      ["stalled after 5 data frames", { stall: 5 }]
+    ] as const
+  ) {
+    it.effect(`gap-free while connections are ${name}`, () =>
+      Effect.gen(function*() {
+        const { venue } = yield* context
+        const events = yield* collect((yield* SpotPush.SpotPush).events)
+        const { balances, fills, orders } = yield* streams
+        yield* settle
+        yield* venue.setFaults(faults)
+        for (let i = 0; i < 40; i++) {
+          yield* round(i)
+          yield* advance(3_000)
+        }
+        yield* venue.setFaults({})
+        yield* advance(90_000, 5_000)
+        const count = yield* check(fills.items, orders.items, balances.items)
+        assert.isAtLeast(count, 40)
+        const resynced = events.items.filter((e) => e._tag === "Resynced").length
+        assert.isAtLeast(resynced, 3)
+        // Some of the fills could only have come from the backfill.
+        assert.isTrue(fills.items.some((f) => f.source === "rest"))
+      }).pipe(Effect.provide(setup({ push: { idleTimeout: "10 seconds" } }))))
+  }
+
+  it.effect("what happens while disconnected comes from REST: fills, orders placed and cancelled, balances", () =>
+    Effect.gen(function*() {
+      const { alice, exchange, venue } = yield* context
+      const { balances, fills, orders } = yield* streams
+      yield* settle
+      yield* venue.setFaults({ refuseAuth: true })
+      yield* venue.dropAll
+      for (let i = 0; i < 6; i++) yield* round(i)
+      // An order placed and cancelled entirely during the outage, with no fill.
+      const gone = yield* exchange.placeOrder(alice, {
+        symbol: SYMBOL,
+        side: "sell",
+        orderType: "limit",
+        force: "normal",
+        price: "40000.00",
+        quantity: "0.01",
+        clientOrderId: "placed-and-cancelled"
+      })
+      assert.isTrue(gone.ok)
+      if (gone.ok) yield* exchange.cancelOrder(alice, { orderId: gone.orderId })
+      yield* advance(20_000)
+      assert.strictEqual(fills.items.length, 0)
+      yield* venue.setFaults({})
+      yield* advance(40_000)
+      yield* check(fills.items, orders.items, balances.items)
+      assert.isTrue(fills.items.every((f) => f.source === "rest"))
+      const cancelled = orders.items.filter((o) => o.clientOrderId === "placed-and-cancelled")
+      assert.deepStrictEqual(cancelled.map((o) => o.status), ["cancelled"])
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("faults at random (drops, closes, stalls, duplicates, lost depth changes): fills once, the book right", () =>
+    Effect.gen(function*() {
+      const { engine, venue } = yield* context
+      const push = yield* SpotPush.SpotPush
+      const { balances, fills, orders } = yield* streams
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      // A seeded sequence of faults, one every four rounds.
+      const menu: ReadonlyArray<PushVenue.Faults> = [
+        { disconnect: 2 },
+        { close: 3 },
+        { stall: 2 },
+        { dup: 1 },
+        { gap: 2 },
+        {},
+        { disconnect: 5, dup: 2, gap: 3 }
+      ]
+      let seed = 24
+      for (let i = 0; i < 60; i++) {
+        if (i % 4 === 0) {
+          seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+          yield* venue.setFaults(menu[seed % menu.length]!)
+        }
+        yield* round(i)
+        yield* advance(2_000, 500)
+      }
+      yield* venue.setFaults({})
+      // A lost last depth change shows only with the next one: one more round, then quiet.
+      yield* round(60)
+      yield* advance(90_000, 5_000)
+      yield* check(fills.items, orders.items, balances.items)
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      assert.isTrue(book.items.some((e) => e._tag === "Resync"))
+      // The venue pings more often than the watchdog's timeout, so that a quiet connection lives.
+    }).pipe(Effect.provide(setup({ push: { idleTimeout: "10 seconds" }, venue: { pingInterval: "4 seconds" } }))))
+
+  it.effect("a fresh signature on every connection: reconnects go on long after a first timestamp expired", () =>
+    Effect.gen(function*() {
+      const { venue } = yield* context
+      const events = yield* collect((yield* SpotPush.SpotPush).events)
+      const { balances, fills, orders } = yield* streams
+      for (let i = 0; i < 6; i++) {
+        yield* advance(20_000)
+        yield* round(i)
+        yield* venue.dropAll
+      }
+      yield* advance(40_000)
+      assert.strictEqual((yield* venue.stats).refused, 0)
+      assert.isAtLeast(events.items.filter((e) => e._tag === "Resynced").length, 7)
+      yield* check(fills.items, orders.items, balances.items)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("a consumer that falls a buffer behind fails with SlowConsumerError; others go on", () =>
+    Effect.gen(function*() {
+      const { push } = yield* context
+      const gate = yield* Deferred.make<void>()
+      const slow = yield* Effect.forkChild(Effect.flip(Stream.runForEach(
+        push.watchFills({ symbols: [SYMBOL] }),
+        () => Deferred.await(gate)
+      )))
+      const fast = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* settle
+      for (let i = 0; i < 6; i++) {
+        yield* round(i)
+        yield* settle
+      }
+      yield* Deferred.succeed(gate, undefined)
+      const error = yield* Fiber.join(slow)
+      assert.strictEqual(error.reason._tag, "SlowConsumerError")
+      assert.isAtLeast(fast.items.length, 6)
+    }).pipe(Effect.provide(setup({ push: { bufferSize: 3 } }))))
+
+  it.effect("a backfill refused for good (a key without read permission) fails the streams with BackfillError", () =>
+    Effect.gen(function*() {
+      const { push } = yield* context
+      const error = yield* Effect.flip(Stream.runDrain(push.watchBalances()))
+      assert.strictEqual(error.reason._tag, "BackfillError")
+      assert.include(error.message, "permission")
+    }).pipe(Effect.provide(setup({
+      exchange: {
+        ...TestExchange.demo({ bills: 0 }),
+        rateLimits: false,
+        accounts: [
+          {
+            ...TestExchange.demo().accounts![0]!,
+            bills: undefined,
+            keys: [{ ...TestExchange.demoKeys.alice, permissions: ["trade"] }]
+          },
+          TestExchange.demo().accounts![1]!
+        ]
+      }
+    }))))
+
+  it.effect("a backfill that fails for a while reconnects and backfills again", () =>
+    Effect.gen(function*() {
+      const { exchange, push } = yield* context
+      const events = yield* collect(push.events)
+      yield* exchange.injectFault({ fault: Fault.httpError(503), path: Venue.endpoints.balances.path, times: 2 })
+      const balances = yield* collect(push.watchBalances())
+      yield* advance(10_000)
+      assert.isTrue(events.items.some((e) => e._tag === "Disconnected" && e.reason.includes("backfill")))
+      assert.isAbove(balances.items.length, 0)
+      assert.strictEqual(events.items.filter((e) => e._tag === "Resynced").length, 1)
+    }).pipe(Effect.provide(setup({ client: { retry: false } }))))
+
+  it.effect("private streams need credentials", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.make({ url: "ws://exchange.test" })
+      const error = yield* Effect.flip(Stream.runDrain(push.watchOrders()))
+      assert.strictEqual(error.reason._tag, "ValidationError")
+    }).pipe(Effect.provide(PushVenue.layerWebSocketConstructor), Effect.provide(setup())))
+})
