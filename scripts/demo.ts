@@ -1,6 +1,7 @@
 // `npm run demo`: the whole of spotkit in one command. It starts the sandbox (`spotkit-sandbox`, the testkit's
 // exchange on loopback) with the demo data, then drives the `spotkit` CLI against it over real signed HTTP: the
-// balances before, orders that fill and orders that rest, the open orders, a batch of 120 with a few invalid items, a
+// balances before, orders that fill and orders that rest, the open orders and the market they make (the book and the
+// ticker, public data), a batch of 120 with a few invalid items, a
 // cancel and each order's final state, the rest of the batch cancelled at once, transfers between the two users and
 // their status, the balances after, and exports of alice's fills to ./demo-out/fills.csv and of every funding bill to
 // ./demo-out/bills.csv with progress. It ends with a summary and stops the sandbox; any step that does not end as
@@ -128,6 +129,69 @@ const units = (decimal: string) => {
   return negative ? -value : value
 }
 
+// --- the market: the book and the ticker, public data ---------------------------------------------------------------
+
+/**
+ * The market of BTCUSDT_SPBL after step 3's orders, through `spotkit market` with only SPOTKIT_BASE_URL (no key): the
+ * book around the spread and alice's resting orders in it at their prices and sizes; the ticker, whose last price is
+ * the latest trade's and whose volume and count are those of the recent trades.
+ */
+const showMarket = (baseUrl: string) => {
+  const env = { SPOTKIT_BASE_URL: baseUrl }
+  print("  the market they make, public data (only SPOTKIT_BASE_URL set): the book around the spread")
+  const table = spotkit(env, ["market", "book", "--symbol", "BTCUSDT_SPBL"], { show: 0 })
+  expectStatus(table, 0, "market book")
+  const lines = table.stdout.split("\n").filter((line) => line.length > 0)
+  const firstBid = lines.findIndex((line) => line.startsWith("bid"))
+  expect(lines[0]!.startsWith("side") && firstBid > 1, "market book: a header, asks, then bids")
+  for (const line of [lines[0]!, "…", ...lines.slice(firstBid - 3, firstBid + 3), "…"]) print(`    ${line}`)
+  const book = spotkit(env, ["market", "book", "--symbol", "BTCUSDT_SPBL", "--limit", "200", "--format", "json"], {
+    show: 0
+  })
+  expectStatus(book, 0, "market book --limit 200")
+  type Level = { readonly price: string; readonly size: string }
+  const { asks, bids } = JSON.parse(book.stdout) as { readonly asks: Array<Level>; readonly bids: Array<Level> }
+  const at = (levels: Array<Level>, price: string) => levels.find((level) => units(level.price) === units(price))
+  expect(units(bids[0]!.price) < units(asks[0]!.price), "market book: the best bid is not below the best ask")
+  expect(
+    lines[firstBid]!.split(/\s+/).join(" ") === `bid ${bids[0]!.price} ${bids[0]!.size}`,
+    "market book: the table's best bid is not the JSON's"
+  )
+  // alice's resting orders of step 3, each alone at its price, beyond bob's 20 levels a side.
+  expect(at(bids, "29000")?.size === "0.010000", "market book: alice's bid of 0.01 at 29000 is not in the book")
+  expect(at(asks, "31000")?.size === "0.020000", "market book: alice's ask of 0.02 at 31000 is not in the book")
+  print(
+    `    with --limit 200: ${bids.length} bids and ${asks.length} asks, alice's bid 0.01 @ 29000 and ask 0.02 @ 31000 ` +
+      "among them"
+  )
+
+  print("  the ticker: the last 24 hours of BTCUSDT_SPBL")
+  const tickerRun = spotkit(env, ["market", "ticker", "--symbol", "BTCUSDT_SPBL", "--format", "json"], { show: 0 })
+  expectStatus(tickerRun, 0, "market ticker")
+  const ticker = JSON.parse(tickerRun.stdout) as Record<string, string | number>
+  print(
+    `    last ${ticker.lastPrice}, open ${ticker.open}, high ${ticker.high}, low ${ticker.low}, ` +
+      `volume ${ticker.size} BTC (${ticker.value} USDT), ${ticker.trades} trades`
+  )
+  const tradesRun = spotkit(env, [
+    "market",
+    "trades",
+    "--symbol",
+    "BTCUSDT_SPBL",
+    "--limit",
+    "1000",
+    "--format",
+    "json"
+  ], { show: 0 })
+  expectStatus(tradesRun, 0, "market trades")
+  const trades = JSON.parse(tradesRun.stdout) as ReadonlyArray<Record<string, string>>
+  const volume = trades.reduce((sum, trade) => sum + units(trade.size!), 0n)
+  print(`    the ${trades.length} recent trades: the latest at ${trades[0]?.price}, ${decimal(volume)} BTC in all`)
+  expect(trades.length > 0 && ticker.trades === trades.length, "market ticker: its trade count is not the trades'")
+  expect(ticker.lastPrice === trades[0]!.price, "market ticker: its last price is not the latest trade's")
+  expect(units(String(ticker.size)) === volume, "market ticker: its volume is not the sum of the trades'")
+}
+
 // --- push: alice's fills as they happen (`spotkit watch fills`) ------------------------------------------------
 
 interface FillsWatch {
@@ -244,7 +308,7 @@ const main = async () => {
     "the malformed price"
   )
 
-  step(4, "the open orders of BTCUSDT_SPBL: what rested (the orders that took liquidity are gone)")
+  step(4, "the open orders of BTCUSDT_SPBL: what rested (the orders that took liquidity are gone), and the market")
   // As JSON, shown without the times (the sandbox's clock) so that the transcript is the same on every run.
   const openBtc = spotkit(env, ["orders", "open", "--symbol", "BTCUSDT_SPBL", "--format", "json"], { show: 0 })
   expectStatus(openBtc, 0, "orders open")
@@ -254,6 +318,7 @@ const main = async () => {
       `    ${order.orderId}  ${order.clientOrderId}  ${order.side} ${order.quantity} @ ${order.price}, filled ${order.fillQuantity}`
     )
   }
+  showMarket(env.SPOTKIT_BASE_URL)
 
   step(5, "a batch of 120 orders on ETHUSDT_SPBL from an NDJSON file, three of them invalid")
   const items = Array.from({ length: 120 }, (_, i) => ({

@@ -347,14 +347,15 @@ log(`wrote ${file.pathname}`)
 
 // Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
 // over the in-process transport (options --client-orders, --client-runs), the synthetic bill history generator
-// (--bills N), the signers, the client over HTTP against peer SDKs (--peers-requests N, --peers-runs N, ...), and
-// the bills export through the CLI (--export-bills N, --export-runs N, --limited-seconds S), and many processes on one
-// budget, with and without Redis (--budget-seconds S, --budget-acquisitions N).
+// (--bills N), the signers, the market-data decode (--decodes N), the client over HTTP against peer SDKs
+// (--peers-requests N, --peers-runs N, ...), and
+// the bills export through the CLI (--export-bills N, --export-runs N, --limited-seconds S), many processes on one
+// budget, with and without Redis (--budget-seconds S, --budget-acquisitions N), and push (watchBook against raw ws).
 // `--engine-only` stops here.
 for (
   const next of args.includes("--engine-only")
     ? []
-    : ["client.ts", "bills.ts", "signer.ts", "peers.ts", "export.ts", "budget.ts", "push.ts"]
+    : ["client.ts", "bills.ts", "signer.ts", "market.ts", "peers.ts", "export.ts", "budget.ts", "push.ts"]
 ) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,

@@ -1,9 +1,9 @@
 /**
  * The `spotkit` command-line tool, built with `effect/cli`: export funding bills and fills; place, list, look up and
  * cancel orders (one, a batch from a file, or all of a symbol); the order history; balances; the symbols' trading
- * rules; transfers between users and their status — over a `SpotClient` configured from the environment
- * (`NodeSpotClient.layerConfig`); and `watch`: the venue's push streams (orders, fills, balances, book, trades, ticker,
- * candles) as they happen, over `NodeSpotPush`.
+ * rules; market data (tickers, the order book, candles, recent trades); transfers between users and their status —
+ * over a `SpotClient` configured from the environment (`NodeSpotClient.layerConfig`); and `watch`: the venue's push
+ * streams (orders, fills, balances, book, trades, ticker, candles) as they happen, over `NodeSpotPush`.
  *
  * Data goes to stdout (or `--out FILE`), diagnostics to stderr. Exit codes: 0 on success, 1 when the venue or the
  * network failed (or a batch or a cancel had failed items, or an order, symbol or transfer asked for is not there), 2
@@ -22,6 +22,7 @@ import * as CliRuntime from "./CliRuntime.ts"
 import { balances } from "./internal/cli/balances.ts"
 import { bills } from "./internal/cli/bills.ts"
 import { fills } from "./internal/cli/fills.ts"
+import { market } from "./internal/cli/market.ts"
 import { orders } from "./internal/cli/orders.ts"
 import * as Shared from "./internal/cli/shared.ts"
 import { symbols } from "./internal/cli/symbols.ts"
@@ -61,13 +62,14 @@ export type CliFailure = Shared.CliFailure
 export const command = Command.make(NAME).pipe(
   Command.withDescription(
     "Trade and export account data on the spot venue. The venue comes from SPOTKIT_BASE_URL and the credentials " +
-      "from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE (public data, such as symbols, needs none); " +
+      "from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE (public data, such as symbols and market, " +
+      "needs none); " +
       "optional: SPOTKIT_LOCALE, SPOTKIT_RATE_LIMIT (on or off), SPOTKIT_REDIS_URL (a rate-limit budget shared " +
       "through Redis), SPOTKIT_MAX_RESPONSE_BYTES, SPOTKIT_PUSH_URL (the push endpoint, for watch), and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
       "usage, configuration or input, caught before sending; 130 after Ctrl-C; 143 after SIGTERM. CSV cells a " +
       "spreadsheet would run as formulas get a leading ' (--csv-raw writes them as they are)"
   ),
-  Command.withSubcommands([orders, fills, balances, symbols, bills, transfer, watch])
+  Command.withSubcommands([orders, fills, balances, symbols, market, bills, transfer, watch])
 )
 
 /**

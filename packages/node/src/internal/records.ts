@@ -1,6 +1,7 @@
 // What each kind of record the CLI prints puts in its columns, for tables and CSV alike (`Shape`): bills and fills
-// (the exports), orders, batch and cancel outcomes, balances, symbol rules and transfers. Ids and amounts are the
-// exact strings the client decoded; times are millisecond epochs, shown as ISO-8601 in tables (`formats.ts`).
+// (the exports), orders, batch and cancel outcomes, market data, balances, symbol rules and transfers. Ids and
+// amounts are the exact strings the client decoded; times are millisecond epochs, shown as ISO-8601 in tables
+// (`formats.ts`).
 import type { Account, Bill, Cancel, Fill, Market, Order, Transfer } from "@spotkit/core"
 import * as Formats from "./formats.ts"
 
@@ -109,6 +110,84 @@ export const cancelOutcome: Shape<Cancel.CancelOrdersOutcome> = {
 export const summarize = (outcomes: ReadonlyArray<Cancel.CancelOrdersOutcome>): Cancel.CancelOrdersResult => {
   const count = (tag: Cancel.CancelOrdersOutcome["_tag"]) => outcomes.filter((outcome) => outcome._tag === tag).length
   return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed") }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// market data
+
+// A plain decimal: what `percent` can shift exactly.
+const PLAIN = /^[-+]?\d+(?:\.\d+)?$/
+
+/** A fraction as a percentage, exactly (`-0.011451` is `-1.1451`): the decimal point moved two places. */
+export const percent = (fraction: string): string => {
+  if (!PLAIN.test(fraction)) return fraction
+  const negative = fraction.startsWith("-")
+  const [whole = "", decimals = ""] = fraction.replace(/^[-+]/, "").split(".")
+  const padded = decimals.padEnd(2, "0")
+  const units = (whole + padded.slice(0, 2)).replace(/^0+(?=\d)/, "")
+  const rest = padded.slice(2)
+  return (negative && /[1-9]/.test(units + rest) ? "-" : "") + units + (rest === "" ? "" : "." + rest)
+}
+
+export const ticker: Shape<Market.Ticker> = {
+  columns: [
+    "symbol",
+    "lastPrice",
+    "open",
+    "high",
+    "low",
+    "change",
+    "change%",
+    "baseVolume",
+    "quoteVolume",
+    "trades",
+    "time"
+  ],
+  cells: (t) => [
+    t.symbol,
+    t.lastPrice,
+    t.open ?? "",
+    t.high ?? "",
+    t.low ?? "",
+    t.priceChange ?? "",
+    t.priceChangePercent == null ? "" : percent(t.priceChangePercent),
+    t.size ?? "",
+    t.value ?? "",
+    t.trades == null ? "" : String(t.trades),
+    t.ts ?? t.endTime ?? ""
+  ],
+  times: [10]
+}
+
+/** One level of a book, with its side. */
+export interface BookLevel {
+  readonly side: "ask" | "bid"
+  readonly price: string
+  readonly size: string
+}
+
+/** A book's levels as one column, as a trader reads it: the asks from the highest down, then the bids best first. */
+export const bookLevels = (book: Market.OrderBook): ReadonlyArray<BookLevel> => [
+  ...book.asks.toReversed().map((level) => ({ side: "ask" as const, price: level.price, size: level.size })),
+  ...book.bids.map((level) => ({ side: "bid" as const, price: level.price, size: level.size }))
+]
+
+export const bookLevel: Shape<BookLevel> = {
+  columns: ["side", "price", "size"],
+  cells: (l) => [l.side, l.price, l.size],
+  times: []
+}
+
+export const candle: Shape<Market.Candle> = {
+  columns: ["openTime", "open", "high", "low", "close", "baseVolume", "quoteVolume"],
+  cells: (c) => [c.openTime, c.open, c.high, c.low, c.close, c.baseVolume, c.quoteVolume],
+  times: [0]
+}
+
+export const trade: Shape<Market.Trade> = {
+  columns: ["tradeId", "time", "takerSide", "price", "size", "value"],
+  cells: (t) => [t.tradeId, t.time, t.side, t.price, t.size, t.value],
+  times: [1]
 }
 
 // ---------------------------------------------------------------------------------------------------------------
