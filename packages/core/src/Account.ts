@@ -1,7 +1,7 @@
 /**
  * The spot account's balances (docs/venue/account.md#balances, `GET /api/v2/account/assets`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 import { DecimalFromWire } from "./Primitives.ts"
@@ -9,7 +9,7 @@ import { DecimalFromWire } from "./Primitives.ts"
 /**
  * One coin of the spot account: what is free to use, what open orders hold, and their sum.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const Balance = Schema.Struct({
@@ -21,7 +21,7 @@ export const Balance = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type Balance = typeof Balance.Type
@@ -29,7 +29,7 @@ export type Balance = typeof Balance.Type
 /**
  * The `data` of `assets`: one entry per coin.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const Balances = Schema.NullOr(Schema.Array(Balance))

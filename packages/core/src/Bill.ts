@@ -166,7 +166,7 @@ const fastBill = (u: unknown): Bill | undefined => {
  * safe integers, no undefined-valued keys) decoded to exactly the Schema's value, or `undefined` to leave the whole
  * page to the Schema. Property-tested against the Schema in both directions (test/Bill.test.ts).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category decoding
  */
 export const fastBillPage = (u: unknown): BillPage | undefined => {

@@ -5,7 +5,7 @@
  * decoded once, when first read. `read` makes one of any response, reading at most a given number of bytes of its
  * body: how the client bounds what a venue can make it hold in memory.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Effect, Inspectable, Option, Stream } from "effect"
 import { Cookies, Headers, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
@@ -19,13 +19,13 @@ const decoder = new TextDecoder()
 /**
  * Header values as a transport has them: a record of strings (or lists of strings, as Node gives `set-cookie`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type HeadersInput = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export class BufferedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
@@ -59,7 +59,7 @@ export class BufferedResponse extends Inspectable.Class implements HttpClientRes
   /**
    * The body as text, decoded (as UTF-8) once.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   get bodyText(): string {
     if (typeof this.body !== "string") this.body = decoder.decode(this.body)
@@ -69,7 +69,7 @@ export class BufferedResponse extends Inspectable.Class implements HttpClientRes
   /**
    * The body's size in bytes.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   get byteLength(): number {
     return typeof this.body === "string" ? utf8Length(this.body) : this.body.byteLength
@@ -79,7 +79,7 @@ export class BufferedResponse extends Inspectable.Class implements HttpClientRes
    * Whether the body is larger than `bytes`; for a text, without counting its bytes unless its length leaves it
    * open (a character is one to three bytes).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   isLargerThan(bytes: number): boolean {
     if (typeof this.body !== "string") return this.body.byteLength > bytes
@@ -209,7 +209,7 @@ const tooLarge = (
  * `Content-Length` says more. Past the limit it fails with an `HttpClientError` whose reason's `cause` is a
  * `SpotError.ResponseTooLargeError`, having held at most `maxBytes` (and one chunk) of the body.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const read = (

@@ -3,7 +3,7 @@
  * of a symbol, every open order of a symbol; the venue's answers (in its own naming) and the typed outcomes the client
  * makes of them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 import * as Checks from "./internal/model/checks.ts"
@@ -13,7 +13,7 @@ import { ClientOrderId, IdFromWire, OrderId, TradingPair } from "./Primitives.ts
 /**
  * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...Checks.orderRefFields }).check(
@@ -23,7 +23,7 @@ export const CancelOrderRequest = Schema.Struct({ symbol: TradingPair, ...Checks
 /**
  * The input of `cancelOrder`: the symbol, and the order by orderId or clientOrderId.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type CancelOrderInput = { readonly symbol: string } & Order.OrderRef
@@ -33,7 +33,7 @@ export type CancelOrderInput = { readonly symbol: string } & Order.OrderRef
  * their clientOrderIds (the venue takes one kind per request). `SpotClient.cancelOrders` takes any number of
  * `Order.OrderRef`s and sends them in such requests.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const CancelOrdersRequest = Schema.Struct({
@@ -43,7 +43,7 @@ export const CancelOrdersRequest = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type CancelOrdersRequest = typeof CancelOrdersRequest.Type
@@ -51,7 +51,7 @@ export type CancelOrdersRequest = typeof CancelOrdersRequest.Type
 /**
  * Every open order of a symbol, as `cancelAll` takes it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
@@ -59,7 +59,7 @@ export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
 /**
  * The `data` of `cancel-order`, in the venue's snake_case (docs/venue/trading.md#cancel-order).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const CancelOrderResponse = Schema.Struct({
@@ -72,7 +72,7 @@ export const CancelOrderResponse = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type CancelOrderResponse = typeof CancelOrderResponse.Type
@@ -80,7 +80,7 @@ export type CancelOrderResponse = typeof CancelOrderResponse.Type
 /**
  * The `data` of `cancel-batch-orders` and `cancel-symbol-order` (docs/venue/trading.md#cancel-many-orders).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const CancelBatchResponse = Schema.Struct({
@@ -94,7 +94,7 @@ export const CancelBatchResponse = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type CancelBatchResponse = typeof CancelBatchResponse.Type
@@ -105,7 +105,7 @@ export type CancelBatchResponse = typeof CancelBatchResponse.Type
  * `NotOpen`: there was nothing to cancel — `unknown` (no such order) or `final` (already filled or cancelled); an
  * answer, not a failure.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type CancelOutcome =
@@ -129,7 +129,7 @@ export type CancelOutcome =
  * item was invalid, its request failed after retries, or the venue refused it for another reason (`code` is the
  * venue's code or the reason's tag). A failed cancel can be sent again: cancelling twice does no harm.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type CancelOrdersOutcome =
@@ -146,7 +146,7 @@ export type CancelOrdersOutcome =
 /**
  * The result of `cancelOrders`: one outcome per item, in input order, and how many ended each way.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export interface CancelOrdersResult {
@@ -160,7 +160,7 @@ export interface CancelOrdersResult {
  * The result of `cancelAll`: the ids of the orders it cancelled, and the orders the venue listed as not cancelled
  * (typically filled meanwhile), with its code and message.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export interface CancelAllResult {

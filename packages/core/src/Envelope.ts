@@ -33,7 +33,7 @@ export type Standard = typeof Standard.Type
  * and data as the venue sends them) decoded to exactly the Schema's value, or `undefined` to leave the input to the
  * Schema. Property-tested against the Schema in both directions (test/Envelope.test.ts).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category decoding
  */
 export const fastStandard = (input: unknown): Standard | undefined => {
@@ -67,7 +67,7 @@ const decodeSchema = Schema.decodeUnknownEffect(Standard)
 /**
  * Decodes a standard envelope: the fast path when it applies, the Schema otherwise.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category decoding
  */
 export const decodeStandard = (input: unknown): Effect.Effect<Standard, Schema.SchemaError> => {

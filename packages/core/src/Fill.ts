@@ -1,7 +1,7 @@
 /**
  * Fills: the trades of an account's orders (docs/venue/trading.md#fills, `POST /api/v2/trade/fills`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 import * as Checks from "./internal/model/checks.ts"
@@ -19,7 +19,7 @@ import {
  * One fill as the venue sends it, newest first in its lists. `orderType` and `fillPrice` may be `""` (a sample
  * shows both empty): the price is then the fill's total divided by its quantity.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const FillRecord = Schema.Struct({
@@ -39,7 +39,7 @@ export const FillRecord = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type FillRecord = typeof FillRecord.Type
@@ -47,7 +47,7 @@ export type FillRecord = typeof FillRecord.Type
 /**
  * One page of fills. `nextPage` and `totals` are never trusted.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const FillsPage = Schema.Struct({
@@ -57,7 +57,7 @@ export const FillsPage = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type FillsPage = typeof FillsPage.Type
@@ -66,7 +66,7 @@ export type FillsPage = typeof FillsPage.Type
  * Filters of the fills stream: a symbol, optionally one order's fills, exclusive time bounds (ms), and the size of
  * each request (1..100, default 100).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const FillsFilter = Schema.Struct({
@@ -78,7 +78,7 @@ export const FillsFilter = Schema.Struct({
 }).check(Checks.timeBounds)
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type FillsFilter = typeof FillsFilter.Encoded
@@ -87,7 +87,7 @@ export type FillsFilter = typeof FillsFilter.Encoded
  * Query of one page of fills: `after`/`before` exclusive (ms), `pageIndex` from 0, `pageSize` 1..100 (venue
  * default 10).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const FillsQuery = Schema.Struct({
@@ -99,7 +99,7 @@ export const FillsQuery = Schema.Struct({
 }).check(Checks.timeBounds)
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type FillsQuery = typeof FillsQuery.Encoded

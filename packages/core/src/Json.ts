@@ -52,7 +52,7 @@ const reviver = function(this: unknown, _key: string, value: unknown, context?: 
  * A JSON number as its exact source text, for `parse(text, "tagged")`: a reader that must tell `1` from `"1"` and
  * keep every digit (the test exchange checks that string fields are strings).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category parsing
  */
 export class JsonNumber {
@@ -70,7 +70,7 @@ export class JsonNumber {
  * - `"text"`: every number becomes its exact source text (for input whose fields are all strings on the wire).
  * - `"tagged"`: every number becomes a `JsonNumber` holding its source text.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category parsing
  */
 export type Numbers = "lossless" | "text" | "tagged"

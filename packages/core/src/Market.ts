@@ -2,7 +2,7 @@
  * The venue's public market data (docs/venue/market-data.md#symbol-rules): the symbols tradable by API, each symbol's
  * trading rules (`exchangeInfo`), and the server time.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Schema, SchemaGetter } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
@@ -14,7 +14,7 @@ import type * as SpotError from "./SpotError.ts"
  * A symbol's trading rules: price tick, quantity step, smallest and largest order quantity (base coin), fee rates,
  * and whether it trades now. Fields the client does not use are kept when present, tolerated when absent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const SymbolRules = Schema.Struct({
@@ -42,7 +42,7 @@ export const SymbolRules = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type SymbolRules = typeof SymbolRules.Type
@@ -50,7 +50,7 @@ export type SymbolRules = typeof SymbolRules.Type
 /**
  * The `data` of `exchangeInfo`: always an array.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const ExchangeInfo = Schema.NullOr(Schema.Array(SymbolRules))
@@ -58,7 +58,7 @@ export const ExchangeInfo = Schema.NullOr(Schema.Array(SymbolRules))
 /**
  * The `data` of `/api/v2/public/products`: the symbols tradable by API.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const ProductList = Schema.NullOr(Schema.Array(Schema.String))
@@ -66,7 +66,7 @@ export const ProductList = Schema.NullOr(Schema.Array(Schema.String))
 /**
  * The `data` of `/api/v2/public/time`: the server's time (ms).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const ServerTime = MillisFromWire
@@ -77,7 +77,7 @@ export const ServerTime = MillisFromWire
  * the rule and the nearest valid values — or `undefined`. Limit orders are checked on price and quantity, market
  * sells on quantity; a market buy's quantity is in the quote coin and is not checked.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category checks
  */
 export const orderCheck = (

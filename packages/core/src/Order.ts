@@ -296,7 +296,7 @@ export type OpenOrdersQuery = typeof OpenOrdersQuery.Encoded
  * The order statuses the venue family is known to use: `open` (resting, no fill: the V2 samples), Bitget v1's
  * `init`, `new`, `partial_fill`, `full_fill`, `cancelled`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category literals
  */
 export const KnownOrderStatus = Schema.Literals(["init", "new", "open", "partial_fill", "full_fill", "cancelled"])
@@ -304,7 +304,7 @@ export const KnownOrderStatus = Schema.Literals(["init", "new", "open", "partial
 /**
  * An order's status as the venue sends it: one of `KnownOrderStatus`, or any other string kept as it came.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category literals
  */
 export const OrderStatus = Schema.Union([KnownOrderStatus, Schema.String])
@@ -312,7 +312,7 @@ export const OrderStatus = Schema.Union([KnownOrderStatus, Schema.String])
 /**
  * An open union: the known statuses, and any other string (`string & {}` keeps the known ones in completions).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category literals
  */
 export type OrderStatus = typeof KnownOrderStatus.Type | (string & {})
@@ -323,7 +323,7 @@ const FINAL_STATUSES: ReadonlySet<string> = new Set(["full_fill", "cancelled", "
  * Whether an order in this status can no longer change: filled in full or cancelled (an IOC or FOK remainder is
  * cancelled with its fills). `filled` and `canceled`, spellings other venues use, count as final too.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category predicates
  */
 export const isFinal = (status: OrderStatus): boolean => FINAL_STATUSES.has(status)
@@ -331,7 +331,7 @@ export const isFinal = (status: OrderStatus): boolean => FINAL_STATUSES.has(stat
 /**
  * Names one order: by the venue's id or by the client's, never both.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type OrderRef =
@@ -341,7 +341,7 @@ export type OrderRef =
 /**
  * One order, by orderId or clientOrderId (exactly one), as `order` takes it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const OrderInfoRequest = Schema.Struct(Checks.orderRefFields).check(Checks.exactlyOneRef)
@@ -350,13 +350,13 @@ export const OrderInfoRequest = Schema.Struct(Checks.orderRefFields).check(Check
  * One order's record (docs/venue/trading.md#order-record; any status), as `order`, `orderHistory` and `openOrders`
  * answer it. `status` is an `OrderStatus`; `isFinal(record.status)` says whether it can still change.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const OrderRecord = OpenOrder
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type OrderRecord = OpenOrder
@@ -364,7 +364,7 @@ export type OrderRecord = OpenOrder
 /**
  * The `data` of `orderInfo`: an array of order records (empty for an unknown id).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const OrderInfoResponse = Schema.NullOr(Schema.Array(OpenOrder))
@@ -373,7 +373,7 @@ export const OrderInfoResponse = Schema.NullOr(Schema.Array(OpenOrder))
  * Filters of the order-history stream: a symbol, exclusive time bounds, and the size of each request (1..100,
  * default 100).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const OrderHistoryFilter = Schema.Struct({
@@ -383,7 +383,7 @@ export const OrderHistoryFilter = Schema.Struct({
 }).check(Checks.timeBounds)
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type OrderHistoryFilter = typeof OrderHistoryFilter.Encoded
@@ -392,7 +392,7 @@ export type OrderHistoryFilter = typeof OrderHistoryFilter.Encoded
  * Query of one page of order history (docs/venue/trading.md#order-history): `after`/`before` exclusive (ms),
  * `pageIndex` from 0, `pageSize` 1..100 (venue default 10).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const OrderHistoryQuery = Schema.Struct({
@@ -403,7 +403,7 @@ export const OrderHistoryQuery = Schema.Struct({
 }).check(Checks.timeBounds)
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type OrderHistoryQuery = typeof OrderHistoryQuery.Encoded
@@ -411,13 +411,13 @@ export type OrderHistoryQuery = typeof OrderHistoryQuery.Encoded
 /**
  * One page of order history, newest first. `nextPage` and `totals` are never trusted (`totals` is 0 in the samples).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const OrderHistoryPage = OpenOrdersPage
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type OrderHistoryPage = OpenOrdersPage

@@ -197,7 +197,7 @@ export type UserId = typeof UserId.Type
 /**
  * A user id as the venue sends it: a JSON number (decoded losslessly) or a string.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category ids
  */
 export const UserIdFromWire = idFromWire(UserId)

@@ -10,7 +10,7 @@
  * number. They are the push interface's own: the venue names fields differently on push and over REST (`symbolName`
  * for `symbol`, `fillSize` for `fillQuantity`, upper-case enums), so no REST record schema is reused here.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Result, Schema, SchemaGetter } from "effect"
 import * as Json from "./Json.ts"
@@ -25,7 +25,7 @@ import * as Venue from "./Venue.ts"
  * The paths of the two push endpoints below the push base URL (e.g. `wss://ws-spot.weex.com`): public market data,
  * and the private channels of one API key.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category connection
  */
 export const paths = {
@@ -36,7 +36,7 @@ export const paths = {
 /**
  * Which of the two endpoints a channel lives on.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category connection
  */
 export type Endpoint = keyof typeof paths
@@ -45,7 +45,7 @@ export type Endpoint = keyof typeof paths
  * The handshake headers of a private connection: the REST signing headers (`Venue.headers`), with no `locale`. A
  * `User-Agent` goes on every connection, public and private.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const headers = {
@@ -61,7 +61,7 @@ export const headers = {
  * timestamp of the `ACCESS-TIMESTAMP` header. It must be within `TIMESTAMP_WINDOW_MILLIS` of the venue's clock, so a
  * client signs afresh on every connection.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const prehash = (timestamp: string): string => timestamp + paths.private
@@ -69,7 +69,7 @@ export const prehash = (timestamp: string): string => timestamp + paths.private
 /**
  * How far a handshake's `ACCESS-TIMESTAMP` may be from the venue's clock (ms), as for REST.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const TIMESTAMP_WINDOW_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS
@@ -84,7 +84,7 @@ export const TIMESTAMP_WINDOW_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS
  * The venue's reaction to an exceeded limit is not documented; the test exchange closes the connection with
  * `CLOSE_POLICY`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export const limits = {
@@ -98,7 +98,7 @@ export const limits = {
 /**
  * The close code of a connection that broke a limit (WebSocket "policy violation").
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export const CLOSE_POLICY = 1008
@@ -109,7 +109,7 @@ export const CLOSE_POLICY = 1008
 /**
  * The two depths of the book channel: the best 15 or 200 levels per side.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export type DepthLevel = 15 | 200
@@ -117,7 +117,7 @@ export type DepthLevel = 15 | 200
 /**
  * The candle intervals (the contract channel's names; the spot page is not published).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export const KlineInterval = Schema.Literals([
@@ -137,7 +137,7 @@ export const KlineInterval = Schema.Literals([
 ])
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export type KlineInterval = typeof KlineInterval.Type
@@ -145,7 +145,7 @@ export type KlineInterval = typeof KlineInterval.Type
 /**
  * The candle interval of the push channel for each candle period of the REST interface (`Market.CandlePeriod`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export const klineIntervals = {
@@ -167,7 +167,7 @@ export const klineIntervals = {
 /**
  * A channel, parsed from its name.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export type Channel =
@@ -182,7 +182,7 @@ export type Channel =
  * `kline.{priceType}.{symbol}.{interval}` (price type `LAST_PRICE`) on the public endpoint; `orders`, `fill` and
  * `account` on the private one. Symbols are the REST form (`BTCUSDT_SPBL`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export const channels = {
@@ -201,7 +201,7 @@ const SYMBOL = /^[A-Za-z0-9_]{1,60}$/
 /**
  * Parses a channel name; `undefined` for a name the venue does not serve.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export const parseChannel = (name: string): Channel | undefined => {
@@ -228,7 +228,7 @@ export const parseChannel = (name: string): Channel | undefined => {
 /**
  * The endpoint a channel is served on.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category channels
  */
 export const endpointOf = (channel: Channel): Endpoint =>
@@ -240,13 +240,13 @@ export const endpointOf = (channel: Channel): Endpoint =>
 /**
  * A subscription: one channel per message (the documented shape has no list).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category messages
  */
 export const subscribeMessage = (channel: string): string => JSON.stringify({ event: "subscribe", channel })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category messages
  */
 export const unsubscribeMessage = (channel: string): string => JSON.stringify({ event: "unsubscribe", channel })
@@ -254,7 +254,7 @@ export const unsubscribeMessage = (channel: string): string => JSON.stringify({ 
 /**
  * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category messages
  */
 export const pongMessage = (ping: { readonly key: "event" | "type"; readonly time: unknown }): string =>
@@ -272,7 +272,7 @@ export const pongMessage = (ping: { readonly key: "event" | "type"; readonly tim
  * - `TradeEvent`: a private push `{"type":"trade-event","channel":…,"event":"payload","msg":{…}}`;
  * - `Other`: anything else.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category frames
  */
 export type Frame =
@@ -322,7 +322,7 @@ const errorCode = (fields: Fields): string | undefined => {
 /**
  * Classifies a parsed frame (see `Frame`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category frames
  */
 export const classify = (json: unknown): Frame => {
@@ -357,7 +357,7 @@ export const classify = (json: unknown): Frame => {
 /**
  * Parses and classifies a text frame losslessly (`Json.parse`); `undefined` when it is not JSON.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category frames
  */
 export const decodeFrame = (frame: string): Frame | undefined => {
@@ -372,7 +372,7 @@ export const decodeFrame = (frame: string): Frame | undefined => {
  * An order book version as exact digits: the venue documents strings, a sample shows numbers. Compare versions with
  * `BigInt`, never as numbers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Version = Schema.Union([
@@ -386,7 +386,7 @@ export const Version = Schema.Union([
 /**
  * A boolean the venue may send as `true` or as `"true"` (its trade table says String, its sample a boolean).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const LenientBoolean = Schema.Union([
@@ -403,13 +403,13 @@ const rest = [Schema.Record(Schema.String, Schema.Unknown)] as const
 /**
  * One price level of a depth push: `size` `"0"` removes the price.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const PriceLevel = Schema.Struct({ price: DecimalFromWire, size: DecimalFromWire })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type PriceLevel = typeof PriceLevel.Type
@@ -418,7 +418,7 @@ export type PriceLevel = typeof PriceLevel.Type
  * One depth push (`depth.{symbol}.{level}`): a `SNAPSHOT` of the book, then `CHANGED` levels, each covering the book
  * versions `startVersion`..`endVersion`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Depth = Schema.Struct({
@@ -432,7 +432,7 @@ export const Depth = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Depth = typeof Depth.Type
@@ -440,7 +440,7 @@ export type Depth = typeof Depth.Type
 /**
  * One public trade (`trades.{symbol}`): the taker sold when `buyerMaker` is true. No trade id on this interface.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Trade = Schema.StructWithRest(
@@ -455,7 +455,7 @@ export const Trade = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Trade = typeof Trade.Type
@@ -464,7 +464,7 @@ export type Trade = typeof Trade.Type
  * One ticker push (`ticker.{symbol}`), with the REST ticker's field names: `symbol` and `lastPrice` required, the
  * rest optional, unknown fields kept.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Ticker = Schema.StructWithRest(
@@ -485,7 +485,7 @@ export const Ticker = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Ticker = typeof Ticker.Type
@@ -493,7 +493,7 @@ export type Ticker = typeof Ticker.Type
 /**
  * One candle push (`kline.LAST_PRICE.{symbol}.{interval}`): a push replaces the bar with the same `klineTime`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Kline = Schema.StructWithRest(
@@ -511,7 +511,7 @@ export const Kline = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Kline = typeof Kline.Type
@@ -520,7 +520,7 @@ export type Kline = typeof Kline.Type
  * One fill of the `fill` channel (`msg.data.orderFillTransaction[]`). `id` is the REST fill's `fillId`; the price is
  * `fillValue / fillSize`; enums are upper case (`BUY`, `TAKER`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Fill = Schema.StructWithRest(
@@ -542,7 +542,7 @@ export const Fill = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Fill = typeof Fill.Type
@@ -550,7 +550,7 @@ export type Fill = typeof Fill.Type
 /**
  * One coin of the `account` channel (`msg.data.accountAsset[]`); `coinId` a number or a string, kept as digits.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const AccountAsset = Schema.StructWithRest(
@@ -565,7 +565,7 @@ export const AccountAsset = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type AccountAsset = typeof AccountAsset.Type
@@ -575,7 +575,7 @@ export type AccountAsset = typeof AccountAsset.Type
  * follow the newer interface of the same backend (`cumFillSize`, `cumFillValue`, `createdTime`, `updatedTime`).
  * `status` is upper case (`NEW`, `PARTIALLY_FILLED`, `FILLED`, `CANCELED`, ...).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const Order = Schema.StructWithRest(
@@ -597,7 +597,7 @@ export const Order = Schema.StructWithRest(
 )
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export type Order = typeof Order.Type
@@ -607,7 +607,7 @@ export type Order = typeof Order.Type
  * (`account`), or, for `orders` (whose key is not documented), the first array whose items carry `id` and
  * `orderSide`. An array `data` is its own items.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codecs
  */
 export const privateItems = (channel: string, data: unknown): ReadonlyArray<unknown> => {
@@ -630,7 +630,7 @@ export const privateItems = (channel: string, data: unknown): ReadonlyArray<unkn
 /**
  * The venue's frames as text, for a venue written against this module (the test exchange).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category frames
  */
 export const frames = {

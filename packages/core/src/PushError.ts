@@ -5,7 +5,7 @@
  * on as promised: a subscription the venue never acknowledged or refused, a consumer too slow for a stream that must
  * not drop anything, a platform that cannot authenticate, a REST backfill the venue refuses for good.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Schema } from "effect"
 import { printable } from "./SafeText.ts"
@@ -14,7 +14,7 @@ import { SpotError, ValidationError } from "./SpotError.ts"
 /**
  * The venue did not acknowledge a subscription (`{"event":"subscribed"}`) within the `ackTimeout`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class SubscribeTimeoutError
@@ -32,7 +32,7 @@ export class SubscribeTimeoutError
 /**
  * The venue answered a subscription with an error frame (a channel it does not serve, a refused key, a limit).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit/core/PushError/VenueRefusedError")({
@@ -54,7 +54,7 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
  * balances). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest book, a
  * ticker consumer the latest ticker.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit/core/PushError/SlowConsumerError")({
@@ -71,7 +71,7 @@ export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit
  * authenticated by them: private push needs a server-side runtime (Node, Bun, Deno). Public channels work in a
  * browser.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class HeadersUnsupportedError
@@ -88,7 +88,7 @@ export class HeadersUnsupportedError
 /**
  * More channels than `maxConnections` connections of 100 channels each can carry.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class ConnectionLimitError
@@ -106,7 +106,7 @@ export class ConnectionLimitError
  * The REST backfill that closes the gap after a (re)connection failed for a reason a retry cannot mend
  * (credentials, permissions); transient failures reconnect and backfill again instead.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/PushError/BackfillError")({
@@ -122,7 +122,7 @@ export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/Pu
  * Every reason a `PushError` can carry: those above, and `SpotError.ValidationError` for a stream asked for with bad
  * input (a symbol that is no trading pair, private channels without credentials).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type PushErrorReason =
@@ -137,7 +137,7 @@ export type PushErrorReason =
 /**
  * Schema of every reason.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category schemas
  */
 export const PushErrorReason = Schema.Union([
@@ -153,7 +153,7 @@ export const PushErrorReason = Schema.Union([
 /**
  * The error of a push stream.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category errors
  */
 export class PushError extends Schema.Error<PushError>("@spotkit/core/PushError")({
@@ -172,7 +172,7 @@ export class PushError extends Schema.Error<PushError>("@spotkit/core/PushError"
 /**
  * Whether a value is a `PushError`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category guards
  */
 export const isPushError = (u: unknown): u is PushError => u instanceof PushError

@@ -13,7 +13,7 @@
  * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two
  * venues, or of two keys, on one store never hold each other up after a 429.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Context, Duration, Effect, Layer, Random } from "effect"
 import * as Redis from "effect/persistence/Redis"
@@ -24,7 +24,7 @@ import * as SpotError from "./SpotError.ts"
  * One budget an acquisition charges: its key in the store, its limit, its window (the client's margin included) and
  * the weight charged.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Charge {
@@ -38,7 +38,7 @@ export interface Charge {
  * What one request charges: its endpoint's own budget (10 per second on placing, batching, cancelling and transfers),
  * if it has one, and the shared budgets (the API user's, the address's).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Acquisition {
@@ -59,7 +59,7 @@ export interface Acquisition {
 /**
  * A granted acquisition: `settle` once the request's answer (or failure) arrived; from then it counts for one window.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Permit {
@@ -70,7 +70,7 @@ export interface Permit {
  * A store of budgets. `acquire` waits (on `Clock`) until every budget of the acquisition has room and no pause holds
  * it, and charges them; `pause` holds the given budgets for `millis` (after a 429), for every caller of the store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Service {
@@ -83,7 +83,7 @@ export interface Service {
 /**
  * The store a `SpotClient` uses; without one in context each client keeps its own budgets in memory.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category services
  */
 export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("@spotkit/core/RateLimitStore") {}
@@ -96,7 +96,7 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  * one window from its answer (see the client's `rateLimit` options). An endpoint's own budget is waited for first,
  * so that a request held by it does not hold up the other endpoints' requests in the shared budgets.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
@@ -175,7 +175,7 @@ const memoryStore = () => {
  * One in-memory store for every client in the layer's scope (the clients of one process on one key then share one
  * budget).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitStore, makeMemory)
@@ -270,7 +270,7 @@ const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
 /**
  * Options of the Redis store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface RedisOptions {
@@ -302,7 +302,7 @@ const describe = (cause: unknown): string => {
  * Budgets in Redis, shared by every process that uses the same Redis (and prefix). Needs `Redis`; fails with a
  * `RateLimitStoreError` when Redis does not answer at start.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const makeRedis = (
@@ -441,7 +441,7 @@ export const makeRedis = (
 /**
  * The Redis store as a layer; needs `Redis` (`@effect/platform-node`'s `NodeRedis`, or another platform's).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerRedis = (

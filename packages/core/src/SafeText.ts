@@ -12,7 +12,7 @@
  * The client scrubs what it quotes when it builds an error (the full text stays on the error object, scrubbed) and
  * renders every network text with `printable` in `message`; the `spotkit` CLI scrubs everything it writes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Redacted } from "effect"
 import { Base64, Base64Url } from "effect/encoding"
@@ -21,7 +21,7 @@ import type * as Signer from "./Signer.ts"
 /**
  * What a credential is replaced with.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const REDACTED = "<redacted>"
@@ -29,7 +29,7 @@ export const REDACTED = "<redacted>"
 /**
  * Secrets shorter than this are left alone: they would match everywhere.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const MIN_SECRET_LENGTH = 4
@@ -87,7 +87,7 @@ const byLength = (a: string, b: string) => b.length - a.length
  * Removes credentials from texts, in every form listed in the module's header. Data stays exact where it is not a
  * credential; a secret is replaced by `<redacted>`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export class Scrubber {
@@ -115,7 +115,7 @@ export class Scrubber {
   /**
    * A scrubber of the three credentials.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   static of(credentials: Signer.Credentials): Scrubber {
     return new Scrubber([
@@ -128,7 +128,7 @@ export class Scrubber {
   /**
    * The text without any credential, nor `signature` (a request's own), in any form.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   scrub(text: string, signature = ""): string {
     let out = text
@@ -144,7 +144,7 @@ export class Scrubber {
    * The start of a text, at most `length` characters, scrubbed before it is cut (no fragment of a secret survives at
    * the cut) and without scrubbing more of a long text than the start needs.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   excerpt(text: string, length: number, signature = ""): string {
     // A secret that starts within the excerpt ends within this many more characters, in its longest form.
@@ -183,7 +183,7 @@ const escapeOf = (code: number): string => SHORT_ESCAPES[code] ?? `\\u${hex(code
 /**
  * How long a network text may be in a message, by default.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constants
  */
 export const MAX_LENGTH = 240
@@ -193,7 +193,7 @@ export const MAX_LENGTH = 240
  * escapes (`\n`, `\u001b`, `\u202e`), cut after `maxLength` characters with the length of the whole text said
  * (`… (104857600 characters)`). A text with nothing to escape and within the length is answered as is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category formatting
  */
 export const printable = (text: string, maxLength: number = MAX_LENGTH): string => {

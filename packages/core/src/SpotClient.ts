@@ -182,7 +182,7 @@ export interface Options {
 /**
  * The default of `Options.maxResponseBytes`: 64 MiB.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -624,7 +624,7 @@ export const layer = (options: Options): Layer.Layer<SpotClient, never, HttpClie
  * and says it is not set (rather than `SchemaError(Expected string at ["SPOTKIT_PASSPHRASE"])`), or why its value is
  * invalid.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category errors
  */
 export class ConfigurationError extends Config.ConfigError {
@@ -654,7 +654,7 @@ export class ConfigurationError extends Config.ConfigError {
 /**
  * Reads a configuration, failing with a `ConfigurationError` that says what is missing or invalid.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const readConfig = <A>(config: Config.Wrap<A>): Effect.Effect<A, ConfigurationError> =>

@@ -272,7 +272,7 @@ export class MaintenanceError extends Schema.Error<MaintenanceError>("@spotkit/c
  * The venue failed to process the request in time or hit an internal error (40010 request timed out, 40015 system
  * error). Retryable; a state-changing request may have been applied, as after an HTTP 5xx.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class ServerError extends Schema.Error<ServerError>("@spotkit/core/SpotError/ServerError")({
@@ -292,7 +292,7 @@ export class ServerError extends Schema.Error<ServerError>("@spotkit/core/SpotEr
  * quantity, trading disabled), caught before sending. `nearest` holds the closest valid values, for a caller that
  * wants to adjust and place again.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class SymbolRuleError extends Schema.Error<SymbolRuleError>("@spotkit/core/SpotError/SymbolRuleError")({
@@ -387,7 +387,7 @@ export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/cor
  * retried. A 303 (and an opaque redirect, which may be one) says the server acted on the request, so a state-changing
  * request may have been applied; any other redirect says it was not handled there.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class RedirectError extends Schema.Error<RedirectError>("@spotkit/core/SpotError/RedirectError")({
@@ -438,7 +438,7 @@ export class DecodeError extends Schema.Error<DecodeError>("@spotkit/core/SpotEr
  * venue that answered this once likely will again. A state-changing request may have been applied, since its answer
  * was not read.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class ResponseTooLargeError
@@ -495,7 +495,7 @@ export class OutcomeUnknownError
  * The shared rate-limit budget (`RateLimitStore`, e.g. in Redis) could not be reached: at start, or mid-run under the
  * `"fail"` policy. Nothing was sent. `store` names the store (a Redis URL without its password).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category reasons
  */
 export class RateLimitStoreError

@@ -24,7 +24,7 @@
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
  * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
@@ -53,7 +53,7 @@ import * as SpotError from "./SpotError.ts"
 /**
  * One price level: an exact price and the quantity resting there.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Level = Model.Level
@@ -62,7 +62,7 @@ export type Level = Model.Level
  * A consistent order book at one `version`: bids best (highest) first, asks best (lowest) first, at most `depth`
  * levels per side. Immutable: a later change makes a new book.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type OrderBook = Model.OrderBook
@@ -71,7 +71,7 @@ export type OrderBook = Model.OrderBook
  * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, or a consumer
  * that `lag`ged a whole buffer behind (it gets the latest book next).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type ResyncReason = Model.ResyncReason
@@ -79,7 +79,7 @@ export type ResyncReason = Model.ResyncReason
 /**
  * An element of `watchBook`: a consistent `Book`, or a `Resync` notice (the next `Book` is rebuilt from a snapshot).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type BookEvent = Model.BookEvent
@@ -89,7 +89,7 @@ export type BookEvent = Model.BookEvent
  * quote amount (`value / quantity` is the price), `fee` what was paid, `time` the venue's (ms), `source` where it was
  * learned.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Fill = Model.Fill
@@ -98,7 +98,7 @@ export type Fill = Model.Fill
  * An order's state after an update: `status` in REST's words (`open`, `partial_fill`, `full_fill`, `cancelled`,
  * or `rejected`, `expired`), `final` when it can no longer change, the quantity filled so far.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type OrderUpdate = Model.OrderUpdate
@@ -106,7 +106,7 @@ export type OrderUpdate = Model.OrderUpdate
 /**
  * One coin of the spot account after a change.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Balance = Model.Balance
@@ -115,7 +115,7 @@ export type Balance = Model.Balance
  * A trade of the market: from a push (no `tradeId`: the venue's pushes carry none) or from the REST backfill after a
  * reconnection (`tradeId` set); `side` is the taker's.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type PublicTrade = Market.PublicTrade
@@ -123,7 +123,7 @@ export type PublicTrade = Market.PublicTrade
 /**
  * A candle after a change: its open time, prices and volumes, from a push or the REST backfill.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type CandleUpdate = Market.CandleUpdate
@@ -132,7 +132,7 @@ export type CandleUpdate = Market.CandleUpdate
  * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
  * the private session `Resynced` after a backfill.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Event = Model.Event
@@ -141,7 +141,7 @@ export type Event = Model.Event
 // Options
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface Options {
@@ -197,7 +197,7 @@ export interface Options {
 /**
  * Options of the private streams.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface PrivateOptions {
@@ -209,7 +209,7 @@ export interface PrivateOptions {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Service {
@@ -252,7 +252,7 @@ export interface Service {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category services
  */
 export class SpotPush extends Context.Service<SpotPush, Service>()("@spotkit/core/SpotPush") {}
@@ -390,7 +390,7 @@ const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<st
  * Builds the push service; needs a `SpotClient`, a `Socket.WebSocketConstructor` and a `Scope` (the connections
  * close with it). Uses the `RateLimitStore` in context for the connection-attempt budget, or one of its own.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
@@ -454,7 +454,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
  * The push service as a layer; needs a `SpotClient` and a `Socket.WebSocketConstructor`. Its connections close with
  * the layer.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (

@@ -113,7 +113,7 @@ export interface TransferResult {
 /**
  * A transfer's status as the venue reports it: `SUCCESS`, `FAILED`, `PROGRESSING`, or any other string kept.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category literals
  */
 export const TransferStatus = Schema.Union([Schema.Literals(["SUCCESS", "FAILED", "PROGRESSING"]), Schema.String])
@@ -121,7 +121,7 @@ export const TransferStatus = Schema.Union([Schema.Literals(["SUCCESS", "FAILED"
 /**
  * An open union: the known statuses, and any other string.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category literals
  */
 export type TransferStatus = "SUCCESS" | "FAILED" | "PROGRESSING" | (string & {})
@@ -130,7 +130,7 @@ export type TransferStatus = "SUCCESS" | "FAILED" | "PROGRESSING" | (string & {}
  * One transfer of the status list (docs/venue/account.md#transfer-status). User ids come as JSON numbers and stay exact
  * digits.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const TransferRecord = Schema.Struct({
@@ -145,7 +145,7 @@ export const TransferRecord = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type TransferRecord = typeof TransferRecord.Type
@@ -154,7 +154,7 @@ export type TransferRecord = typeof TransferRecord.Type
  * The status answer, in the transfer's own envelope: `{ total, code: "200", list, timestamp }`. `total` is never
  * trusted (a sample has 2 with one item).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export const TransferStatusResponse = Schema.Struct({
@@ -165,7 +165,7 @@ export const TransferStatusResponse = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category responses
  */
 export type TransferStatusResponse = typeof TransferStatusResponse.Type
@@ -174,7 +174,7 @@ export type TransferStatusResponse = typeof TransferStatusResponse.Type
  * Query of the transfer status list; every field optional. `withdrawId` is a transfer's id (sent as the venue's
  * `withdrawID`); times in ms (the venue serves the past month); `page` from 1, `pageSize` up to 200 (default 100).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export const TransferStatusQuery = Schema.Struct({
@@ -193,7 +193,7 @@ export const TransferStatusQuery = Schema.Struct({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category requests
  */
 export type TransferStatusQuery = typeof TransferStatusQuery.Encoded

@@ -6,7 +6,7 @@
  * nothing about the venue is written a second time. The venue's interface, in our words and with the sources of each
  * fact: docs/venue/README.md; our choices where the sources are silent: docs/DESIGN.md.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
 import * as Account from "./Account.ts"
@@ -28,7 +28,7 @@ import * as Transfer from "./Transfer.ts"
  * Names of the headers of a signed request (docs/venue/signing.md#headers). `key`, `sign` and `passphrase` carry
  * credentials.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const headers = {
@@ -42,7 +42,7 @@ export const headers = {
 /**
  * The credential headers in lower case, as HTTP clients redact them from traces.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.sign, headers.passphrase].map((name) =>
@@ -53,7 +53,7 @@ export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.si
  * The text that is signed (docs/venue/signing.md#signing): `timestamp + METHOD + requestPath + body`, where
  * `requestPath` carries the `?query` of a GET and `body` is the exact text sent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const prehash = (timestamp: string, method: string, requestPath: string, body: string): string =>
@@ -62,7 +62,7 @@ export const prehash = (timestamp: string, method: string, requestPath: string, 
 /**
  * How far a request's `ACCESS-TIMESTAMP` may be from the venue's clock (ms) before it answers `40008`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category signing
  */
 export const TIMESTAMP_WINDOW_MILLIS = 30_000
@@ -73,7 +73,7 @@ export const TIMESTAMP_WINDOW_MILLIS = 30_000
 /**
  * Success code of the standard envelope `{ code, msg, requestTime, data }`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category envelopes
  */
 export const SUCCESS = "00000"
@@ -81,7 +81,7 @@ export const SUCCESS = "00000"
 /**
  * The message of a success in the standard envelope.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category envelopes
  */
 export const SUCCESS_MSG = "success"
@@ -89,7 +89,7 @@ export const SUCCESS_MSG = "success"
 /**
  * Success code of the transfer envelope `{ code, id, timestamp }` (docs/venue/account.md#internal-transfer).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category envelopes
  */
 export const TRANSFER_SUCCESS = "200"
@@ -97,7 +97,7 @@ export const TRANSFER_SUCCESS = "200"
 /**
  * Most orders in one batch request (docs/venue/trading.md#batch-orders).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export const BATCH_LIMIT = 50
@@ -108,7 +108,7 @@ export const BATCH_LIMIT = 50
 /**
  * The reasons a venue code can mean.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export type CodeReason =
@@ -130,7 +130,7 @@ export type CodeReason =
  * status it comes with. Whether a retry may help is the reason's `isRetryable`; whether the venue may have applied
  * the request, `mayHaveApplied` of the reason (a refusal for every code but those of a `ServerError`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export interface Code {
@@ -154,7 +154,7 @@ const code = (reason: CodeReason, msg: string, status = 400, meaning: Partial<Co
  * The venue's error codes (docs/venue/signing.md#error-codes), and the three the test exchange adds for unknown paths
  * and methods and replayed requests.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export const codes: ReadonlyMap<string, Code> = new Map([
@@ -202,7 +202,7 @@ export const codes: ReadonlyMap<string, Code> = new Map([
  * without a parameter the placeholder goes (`message("40034")` is `"Parameter does not exist"`). An unknown code
  * answers itself.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export const message = (venueCode: string, parameter?: string): string => {
@@ -253,7 +253,7 @@ export const notOpenCode = (venueCode: string | undefined, how: "unknown" | "fin
  * The reason for an error the venue answered. Unknown codes become `ApiError`, or `RateLimitError` under HTTP 429;
  * `43118` becomes a `DuplicateOrderError` for `clientOrderId`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export const reasonOf = (props: {
@@ -282,7 +282,7 @@ export const reasonOf = (props: {
  * may be one. False when the venue refused it (every other code it answers with), rate limited it, or never saw it
  * (no connection could be made, or it was refused before sending).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category codes
  */
 export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
@@ -310,7 +310,7 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
 /**
  * A rate-limit budget: at most `limit` weight in any window of `windowMillis`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export interface Budget {
@@ -322,7 +322,7 @@ export interface Budget {
  * The venue's weight budgets (docs/venue/limits.md#budgets): one per API user (UID) and one per IP address, 500 each
  * per 10 s, and the older 10 requests per second per endpoint on placing, batching, cancelling and transfers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export const budgets = {
@@ -335,7 +335,7 @@ export const budgets = {
  * What one request of an endpoint weighs against the IP budget and the UID budget (`undefined`: a public endpoint,
  * counted against the IP only), and whether it also counts against the endpoint's 10 per second.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category limits
  */
 export interface Weight {
@@ -351,7 +351,7 @@ export interface Weight {
  * duplicate answer means an earlier attempt went through. `"none"`: no key deduplicates it, so it is retried only
  * when it provably was not applied (`mayHaveApplied` is false).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export type Idempotency = "read" | "idempotent" | "clientOrderId" | "none"
@@ -359,7 +359,7 @@ export type Idempotency = "read" | "idempotent" | "clientOrderId" | "none"
 /**
  * What an API key must be allowed to do for a signed endpoint.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export type Permission = "read" | "trade" | "transfer"
@@ -377,7 +377,7 @@ export type Codec = Schema.Top & { readonly DecodingServices: never; readonly En
  * below), the test exchange routes, authorizes and rate-limits by it. Adding an endpoint is declaring it here, one
  * line in the client's service, and its handler in the test exchange (docs/ARCHITECTURE.md).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export interface Endpoint<
@@ -470,7 +470,7 @@ const orderWire = (order: Order.BatchItem) => ({
  * `/api/v2/public/products` the one the venue's documents give (docs/venue/market-data.md#products); the test exchange
  * serves both.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export const endpoints = {
@@ -772,7 +772,7 @@ export const endpoints = {
 /**
  * The name of an endpoint.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export type EndpointName = keyof typeof endpoints
@@ -780,7 +780,7 @@ export type EndpointName = keyof typeof endpoints
 /**
  * Every endpoint, by its path.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category endpoints
  */
 export const endpointByPath: ReadonlyMap<string, Endpoint> = new Map(

@@ -7,7 +7,7 @@
 /**
  * The spot account's balances.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Account from "./Account.ts"
 
@@ -21,14 +21,14 @@ export * as Bill from "./Bill.ts"
 /**
  * Cancels: requests, the venue's answers, typed outcomes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Cancel from "./Cancel.ts"
 
 /**
  * An HTTP response whose body is already in memory.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as BufferedResponse from "./BufferedResponse.ts"
 
@@ -42,7 +42,7 @@ export * as Envelope from "./Envelope.ts"
 /**
  * Fills of an account's orders.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Fill from "./Fill.ts"
 
@@ -56,7 +56,7 @@ export * as Json from "./Json.ts"
 /**
  * Public market data: symbols, their trading rules, server time.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Market from "./Market.ts"
 
@@ -77,28 +77,28 @@ export * as Primitives from "./Primitives.ts"
 /**
  * Every fact about the venue's push interface: paths, handshake signing, limits, channels, frame codecs.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Push from "./Push.ts"
 
 /**
  * The error of the push streams.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as PushError from "./PushError.ts"
 
 /**
  * Where the client's rate-limit budgets live: in memory, or in Redis to share them between processes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as RateLimitStore from "./RateLimitStore.ts"
 
 /**
  * Texts from the network made safe to show: credentials scrubbed in every encoding, one printable line.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as SafeText from "./SafeText.ts"
 
@@ -119,7 +119,7 @@ export * as SpotClient from "./SpotClient.ts"
 /**
  * Push streams: books, tickers, orders, fills and balances as the venue pushes them, gap-free across reconnects.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as SpotPush from "./SpotPush.ts"
 
@@ -147,6 +147,6 @@ export * as Transfer from "./Transfer.ts"
 /**
  * Every fact about the venue: endpoints, signing, codes, limits.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as Venue from "./Venue.ts"

@@ -5,7 +5,7 @@
  * package's `package.json`, and the `main` that runs a command with them: log lines on stderr (stdout is for data),
  * and a failure nothing reported (a defect) as one line on stderr, never a stack trace.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url"
  * The one line (without its newline) that reports bad flags or values: `<name>: unrecognized flag --x (did you mean
  * --y?) (see --help)`, several errors joined by `; `.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category formatting
  */
 export const usageLine = (name: string, errors: ReadonlyArray<CliError.NonShowHelpErrors>): string =>
@@ -34,7 +34,7 @@ export const usageLine = (name: string, errors: ReadonlyArray<CliError.NonShowHe
 /**
  * Options of `layerPresenter`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface PresenterOptions {
@@ -52,7 +52,7 @@ export interface PresenterOptions {
  * Bad flags as one line on stderr (`usageLine`, no help page); a command run without the subcommand it needs (bare
  * `spotkit`) as its help page on stderr (it exits with 2: `exitCode`); `--help` and `--version` as usual, on stdout.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerPresenter = (options: PresenterOptions): Layer.Layer<never> => {
@@ -76,7 +76,7 @@ export const layerPresenter = (options: PresenterOptions): Layer.Layer<never> =>
  * itself succeeds), otherwise the error's `Runtime.errorExitCode` (1 when it has none), as `Runtime.defaultTeardown`
  * gives it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category exit codes
  */
 export const exitCode = (exit: Exit.Exit<unknown, unknown>, options: { readonly interrupted: number }): number => {
@@ -91,7 +91,7 @@ export const exitCode = (exit: Exit.Exit<unknown, unknown>, options: { readonly 
  * The `version` of a `package.json`, e.g. `packageVersion(new URL("../../package.json", import.meta.url))`; "0.0.0"
  * when it has none.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const packageVersion = (url: URL): string => {
@@ -106,7 +106,7 @@ export const packageVersion = (url: URL): string => {
  * control characters escaped and cut at 2,000 characters; undefined when there is none to report (success, an
  * interruption, an error marked as reported).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category formatting
  */
 export const unreportedLine = (name: string, exit: Exit.Exit<unknown, unknown>): string | undefined => {
@@ -120,7 +120,7 @@ export const unreportedLine = (name: string, exit: Exit.Exit<unknown, unknown>):
 /**
  * Options of `runMain`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface MainOptions<L> {
@@ -140,7 +140,7 @@ export interface MainOptions<L> {
  * Runs a command as the process's main program: parses the arguments, provides the Node services and `layer`, and
  * exits with `exitCode`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category running
  */
 export const runMain = <Name extends string, Input, ContextInput, E, L, R extends NodeServices.NodeServices | L>(

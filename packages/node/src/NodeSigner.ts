@@ -19,7 +19,7 @@ import { createHmac, createSecretKey } from "node:crypto"
 /**
  * A secret (its UTF-8 bytes) imported as a `KeyObject` for `hmacBase64`: import once, sign many times.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category primitives
  */
 export const hmacKey = (secret: string): KeyObject => createSecretKey(Buffer.from(secret, "utf8"))
@@ -30,7 +30,7 @@ export const hmacKey = (secret: string): KeyObject => createSecretKey(Buffer.fro
  * signature over the bytes it received, `[Venue.prehash(timestamp, method, path, ""), body]`, not over a decoding of
  * them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category primitives
  */
 export const hmacBase64 = (key: KeyObject, data: string | Uint8Array | ReadonlyArray<string | Uint8Array>): string => {

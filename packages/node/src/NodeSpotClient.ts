@@ -74,7 +74,7 @@ export interface HttpOptions {
 /**
  * Proxies by the venue's scheme, as the `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` environment variables give them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface ProxyOptions {
@@ -94,7 +94,7 @@ export interface ProxyOptions {
  * A rate-limit budget shared through Redis (`RateLimitStore.layerRedis` over `@effect/platform-node`'s `NodeRedis`):
  * every process with the same API key and the same Redis counts against one budget, as the venue does.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface RedisOptions {
@@ -202,7 +202,7 @@ export const layerHttpClient = (
 /**
  * A Redis URL as messages may show it: without its password.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const safeRedisUrl = (url: string): string => {
@@ -216,7 +216,7 @@ export const safeRedisUrl = (url: string): string => {
  * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A Redis that cannot
  * be reached then fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL without its password.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerRedisStore = (

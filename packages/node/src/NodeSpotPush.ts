@@ -25,7 +25,7 @@
  * )
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { SpotClient, SpotPush } from "@spotkit/core"
@@ -37,7 +37,7 @@ import * as NodeSpotClient from "./NodeSpotClient.ts"
 /**
  * The push options (core `SpotPush.Options`), and the Redis that shares the connection-attempt budget.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface Options extends SpotPush.Options {
@@ -49,7 +49,7 @@ export interface Options extends SpotPush.Options {
  * A ready `SpotPush` over the `ws` package; needs the `SpotClient` whose clock offset it signs with and through which
  * it backfills. Fails when `redis` is given and cannot be reached.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (
@@ -65,7 +65,7 @@ export const layer = (
  * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), and `SPOTKIT_REDIS_URL`
  * (optional).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const defaultConfig: Config.Wrap<Options> = {
@@ -90,7 +90,7 @@ export const defaultConfig: Config.Wrap<Options> = {
  * A ready `SpotPush` configured from `Config`, by default the environment (see `defaultConfig`); a missing or invalid
  * variable fails the layer with a `SpotClient.ConfigurationError` that names it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerConfig = (

@@ -16,6 +16,6 @@ export * as NodeSigner from "./NodeSigner.ts"
 export * as NodeSpotClient from "./NodeSpotClient.ts"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as NodeSpotPush from "./NodeSpotPush.ts"

@@ -83,7 +83,7 @@ export const bizTypes: ReadonlyArray<Bill.BizType> = Ledger.bizTypes
 /**
  * The engine's records (`EngineModel`): every type it takes and reports, under the names they had here before.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type * from "./EngineModel.ts"
@@ -116,7 +116,7 @@ export const defaultCoins: ReadonlyArray<CoinSpec> = Registry.defaultCoins
  * status read `filled`.
  *
  * @deprecated read `order.status`
- * @since 0.2.0
+ * @since 0.1.0
  * @category views
  */
 export const venueStatus = (order: Pick<OrderView, "status">): VenueOrderStatus => order.status
@@ -178,7 +178,7 @@ export class Engine {
    * their quantity limits and minimum value, the engine's fee rates, whether they trade. Every product in the order
    * added, or the named ones in the order named (unknown symbols left out).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   symbolRules(symbols?: ReadonlyArray<string>): ReadonlyArray<SymbolRules> {
     const { matching, registry } = this.parts
@@ -246,7 +246,7 @@ export class Engine {
    * frozen funds; or says why not: `43001` no such order of the user on the symbol, `43004` already filled or
    * cancelled (docs/venue/trading.md#cancel-order).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   cancel(userId: string, symbol: string, ref: OrderRef, now: number): Cancelled | NotCancelled {
     return this.parts.cancels.cancel(userId, symbol, ref, now)
@@ -256,7 +256,7 @@ export class Engine {
    * Cancels orders of the user on a symbol, each as `cancel` does, in the order named
    * (docs/venue/trading.md#cancel-many-orders).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   cancelOrders(userId: string, symbol: string, refs: ReadonlyArray<OrderRef>, now: number): CancelBatch {
     return this.parts.cancels.cancelMany(userId, symbol, refs, now)
@@ -265,7 +265,7 @@ export class Engine {
   /**
    * Cancels every open order of the user on a symbol, oldest first (docs/venue/trading.md#cancel-many-orders).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   cancelAll(userId: string, symbol: string, now: number): CancelBatch {
     return this.parts.cancels.cancelAll(userId, symbol, now)
@@ -311,7 +311,7 @@ export class Engine {
    * One page of a user's orders on a symbol, every status (docs/venue/trading.md#order-history): newest first (cTime
    * desc, then orderId desc), exclusive `after` / `before`, `pageIndex` from 0, `pageSize` 10 by default.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   orderHistory(userId: string, symbol: string, query: PageQuery = {}): Page<OrderView> {
     return this.parts.history.orderPage(userId, symbol, query)
@@ -321,7 +321,7 @@ export class Engine {
    * One page of a user's fills on a symbol, optionally of one order (docs/venue/trading.md#fills), paged as
    * `orderHistory` (newest first, then fillId desc). Fills come from the trade log: none when `recordTrades` is off.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   fills(userId: string, symbol: string, query: FillQuery = {}): Page<FillView> {
     return this.parts.history.fillPage(userId, symbol, query)
@@ -330,7 +330,7 @@ export class Engine {
   /**
    * Every fill, oldest first (of one trade, the maker's before the taker's), optionally of one user.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   fillList(userId?: string): ReadonlyArray<FillView> {
     return this.parts.history.fillList(userId === undefined ? undefined : this.parts.accounts.user(userId).index)
@@ -359,7 +359,7 @@ export class Engine {
    * price levels a side, each with the quantity resting there. `step` (0..5) merges levels into prices of 10^step
    * ticks, bids down and asks up to their step.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   orderBook(symbol: string, limit = 15, step = 0): OrderBook {
     return this.parts.matching.market.book(this.product(symbol), limit, step)
@@ -369,7 +369,7 @@ export class Engine {
    * The latest trades of a symbol, newest first: `limit` at most, and at most the 1,000 the engine keeps a symbol
    * (docs/venue/market-data.md#recent-trades).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   recentTrades(symbol: string, limit = 100): ReadonlyArray<PublicTrade> {
     return this.parts.matching.market.recent(this.product(symbol), limit)
@@ -379,7 +379,7 @@ export class Engine {
    * A symbol's rolling 24-hour statistics at `now` (docs/venue/market-data.md#ticker), never before the latest time
    * the engine has seen.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   ticker(symbol: string, now: number): Ticker {
     return this.parts.matching.market.ticker(this.product(symbol), Math.max(now, this.parts.stamps.now))
@@ -388,7 +388,7 @@ export class Engine {
   /**
    * Every product's ticker at `now`, in the order the products were added.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   tickers(now: number): ReadonlyArray<Ticker> {
     const at = Math.max(now, this.parts.stamps.now)
@@ -400,7 +400,7 @@ export class Engine {
    * from `startTime` (inclusive) and before `endTime` (exclusive), the oldest `limit` (100 by default) with a
    * `startTime`, else the newest. Only periods with a trade have a candle.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   candles(symbol: string, period: CandlePeriod, query: CandleQuery = {}): ReadonlyArray<Candle> {
     return this.parts.matching.market.candles(this.product(symbol), period, query)
@@ -425,7 +425,7 @@ export class Engine {
    * A user's spot account as the venue lists it (docs/venue/account.md#balances): every coin the user ever held there,
    * zeros included, with `equity` = `available` + `frozen`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   spotBalances(userId: string): ReadonlyArray<SpotBalance> {
     return this.parts.accounts.spotBalances(this.parts.accounts.user(userId))
@@ -497,7 +497,7 @@ export class Engine {
   /**
    * Every internal transfer, oldest first, optionally of one user (sent or received).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   transferList(userId?: string): ReadonlyArray<TransferView> {
     return this.parts.transfers.list(userId === undefined ? undefined : this.parts.accounts.user(userId).index)
@@ -507,7 +507,7 @@ export class Engine {
    * The transfers a user sent that match the filters (docs/venue/account.md#transfer-status), newest first, one page
    * (`page` from 1, `pageSize` 100 by default), and how many match in all. Time bounds are inclusive.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   transferStatus(userId: string, query: TransferQuery = {}): TransferPage {
     return this.parts.transfers.page(this.parts.accounts.user(userId).index, query)

@@ -3,7 +3,7 @@
  * and what it reports (orders, trades, fills, bills, balances, symbol rules, transfers, pages). `Engine` re-exports
  * every one of them, so `Engine.OrderView` and `EngineModel.OrderView` are the same type.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Bill, Market } from "@spotkit/core"
 
@@ -284,7 +284,7 @@ export interface HistoryOptions {
 /**
  * A product as served at `/products`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface ProductListing {
@@ -302,7 +302,7 @@ export interface ProductListing {
 /**
  * An order book: price levels best first, each with its price, total quantity and number of orders.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Depth {
@@ -314,7 +314,7 @@ export interface Depth {
  * One coin's totals: everything that entered from outside (deposits and synthetic flows), everything held in
  * accounts (available + frozen, all users), and the fees collected. Conservation: `held + fees === supply`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Totals {
@@ -328,7 +328,7 @@ export interface Totals {
  * The venue's order statuses (docs/venue/trading.md#order-status): `open` (resting, no fill), `partial_fill` (resting,
  * partly filled), `full_fill` and `cancelled` (final; an IOC or FOK remainder is `cancelled` with its fills).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type VenueOrderStatus = "open" | "partial_fill" | "full_fill" | "cancelled"
@@ -336,7 +336,7 @@ export type VenueOrderStatus = "open" | "partial_fill" | "full_fill" | "cancelle
 /**
  * Names one order of a user: by the venue's id or by the user's clientOrderId (the orderId when both are given).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface OrderRef {
@@ -347,7 +347,7 @@ export interface OrderRef {
 /**
  * An order a cancel cancelled: it was open, its frozen funds are released.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Cancelled {
@@ -360,7 +360,7 @@ export interface Cancelled {
  * An order a cancel could not cancel, with the venue's code: `43001` no such order of the user on the symbol,
  * `43004` it is already filled or cancelled. The ids are the order's when it exists, else as the cancel named them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface NotCancelled {
@@ -374,7 +374,7 @@ export interface NotCancelled {
 /**
  * What a cancel of many orders did: the orders cancelled and those it could not cancel, each in the order named.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface CancelBatch {
@@ -386,7 +386,7 @@ export interface CancelBatch {
  * One page of a time-ordered list, newest first (docs/venue/trading.md#order-history): bounds exclusive (ms),
  * `pageIndex` from 0.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface PageQuery {
@@ -403,7 +403,7 @@ export interface PageQuery {
 /**
  * A page of fills, optionally of one order.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface FillQuery extends PageQuery {
@@ -413,7 +413,7 @@ export interface FillQuery extends PageQuery {
 /**
  * One page of records, newest first; `nextPage` says whether older ones follow.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Page<A> {
@@ -426,7 +426,7 @@ export interface Page<A> {
  * and the taker's, each with its own id. The fee is the one this side paid, in the coin it received (a buyer pays in
  * the base coin, a seller in the quote coin).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface FillView {
@@ -456,7 +456,7 @@ export interface FillView {
  * One coin of a user's spot account (docs/venue/account.md#balances): what is free, what open orders hold, and their
  * sum.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface SpotBalance {
@@ -472,7 +472,7 @@ export interface SpotBalance {
  * A symbol's trading rules (docs/venue/market-data.md#symbol-rules), from its product's configuration and the engine's
  * fee rates.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface SymbolRules {
@@ -494,7 +494,7 @@ export interface SymbolRules {
 /**
  * An internal transfer as the engine recorded it. Every transfer the engine accepts completes at once: `SUCCESS`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface TransferView {
@@ -515,7 +515,7 @@ export interface TransferView {
  * Filters of the transfer status list (docs/venue/account.md#transfer-status). Time bounds are inclusive: a client
  * looking for a transfer whose answer it lost must find it at the very millisecond it sent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface TransferQuery {
@@ -536,7 +536,7 @@ export interface TransferQuery {
 /**
  * One page of a user's transfers, newest first, and how many match the filters in all.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface TransferPage {
@@ -551,7 +551,7 @@ export interface TransferPage {
  * An order book as the depth endpoint answers it: price levels best first (bids highest first, asks lowest first),
  * each its price (at the product's price precision) and the quantity resting there (at its quantity precision).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export interface OrderBook {
@@ -563,7 +563,7 @@ export interface OrderBook {
  * One trade as the public see it (docs/venue/market-data.md#recent-trades): no order or user, the maker's side as
  * `buyerMaker` (the taker sold when it is true). The id is the trade's in `Engine.tradeList` too.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export interface PublicTrade {
@@ -586,7 +586,7 @@ export interface PublicTrade {
  * and `close` are the last price, the volumes and the change zero, `highTime` and `lowTime` null; `lastPrice` is the
  * latest trade's price whenever it was, zero when the symbol never traded.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export interface Ticker {
@@ -615,7 +615,7 @@ export interface Ticker {
  * A candle period (core's `Market.CandlePeriod`): `1m` … `12h`, `1d` (UTC days), `1w` (weeks from Monday 00:00 UTC)
  * and `1M` (calendar months in UTC).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export type CandlePeriod = Market.CandlePeriod
@@ -624,7 +624,7 @@ export type CandlePeriod = Market.CandlePeriod
  * Which candles to answer (docs/venue/market-data.md#candles): those opening from `startTime` (inclusive) and before
  * `endTime` (exclusive); with `startTime`, the oldest `limit` of them, else the newest `limit`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export interface CandleQuery {
@@ -638,7 +638,7 @@ export interface CandleQuery {
  * One candle: a period in which the symbol traded (periods without a trade have none), its open time (ms), the first,
  * highest, lowest and last price, the base and quote volumes, and how many trades.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category market data
  */
 export interface Candle {

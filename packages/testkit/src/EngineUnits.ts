@@ -20,7 +20,7 @@
  * units.cancelBySeq(user, seq, 2)
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type * as Engine from "./Engine.ts"
 import type { Accounts, User } from "./internal/engine/accounts.ts"
@@ -38,7 +38,7 @@ import { ID_DIGITS, Kind, type Stamps } from "./internal/engine/stamps.ts"
  * 2 fok, 3 ioc; `price` in ticks of the product's price precision (0 for a market order); `quantity` in lots of its
  * quantity precision, or a market buy's in units of its quote precision.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category engine
  */
 export class EngineUnits {
@@ -65,7 +65,7 @@ export class EngineUnits {
    * Places an order with the user and product by index (`userIndex`, `productIndex`): answers the order's sequence
    * number (`orderIdOf` makes its id), or a negative number for a refusal (`rejectionOf` says which).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   submit(
     user: number,
@@ -87,7 +87,7 @@ export class EngineUnits {
   /**
    * Places an order in units with the user and product by id and symbol, answering as `Engine.placeOrder` does.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   placeUnits(
     userId: string,
@@ -111,7 +111,7 @@ export class EngineUnits {
    * Cancels by clientOrderId with the user by index: false, as `Engine.cancelOrder`, for an order that is not the
    * user's or not open.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   cancelByClientId(user: number, clientOrderId: string, now: number): boolean {
     return this.matching.cancel(user, this.matching.clientIds.get(user, clientOrderId), now)
@@ -122,7 +122,7 @@ export class EngineUnits {
    * without the id. False, as `Engine.cancelOrder`, for an order that is not the user's or not open, and for anything
    * that is not a sequence number.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   cancelBySeq(user: number, seq: number, now: number): boolean {
     return Number.isSafeInteger(seq) && this.matching.cancel(user, seq, now)
@@ -131,7 +131,7 @@ export class EngineUnits {
   /**
    * The refusal behind a negative result of `submit` for a product (by index).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   rejectionOf(result: number, product: number): Engine.Rejection {
     return this.requests.rejection(result, this.products[product])
@@ -141,7 +141,7 @@ export class EngineUnits {
    * The id of the order with this sequence number (a non-negative result of `submit`); throws `EngineError` for
    * anything that cannot be one (a refusal's negative code, a fraction, 10^15 or more).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   orderIdOf(seq: number): string {
     if (!Number.isSafeInteger(seq) || seq < 0 || seq >= 10 ** ID_DIGITS) {
@@ -153,7 +153,7 @@ export class EngineUnits {
   /**
    * A user's index for `submit`, or -1.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   userIndex(userId: string): number {
     return this.accounts.find(userId)?.index ?? -1
@@ -162,7 +162,7 @@ export class EngineUnits {
   /**
    * A product's index for `submit`, or -1.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   productIndex(symbol: string): number {
     return this.registry.product(symbol)?.index ?? -1
@@ -172,7 +172,7 @@ export class EngineUnits {
 /**
  * The numeric entry to an engine.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (engine: Engine.Engine): EngineUnits => new EngineUnits(engine)

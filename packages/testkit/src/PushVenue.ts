@@ -16,7 +16,7 @@
  * Nth data frame twice, `gap: N` loses one depth change in N, `noAck` never acknowledges, `refuseAuth` refuses every
  * private handshake, `storm` drops every connection as soon as it opens.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { SpotClient } from "@spotkit/core"
 import { Signer, SpotPush } from "@spotkit/core"
@@ -36,7 +36,7 @@ import { inProcessBaseUrl, TestExchange } from "./TestExchange.ts"
 /**
  * A price level as the venue lists it: price and size, exact decimal strings (size `"0"` removes the price).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Level = Events.Level
@@ -47,7 +47,7 @@ export type Level = Events.Level
  * data. `Order`, `Fill`, `Balance`: a user's order changed, was filled, or its spot
  * balances changed (pushed to that user's private connections).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type VenueEvent = Events.VenueEvent
@@ -55,7 +55,7 @@ export type VenueEvent = Events.VenueEvent
 /**
  * Where the venue reads a symbol's whole book when a client subscribes to its depth (`undefined`: no such symbol).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Source = Events.Source
@@ -63,7 +63,7 @@ export type Source = Events.Source
 /**
  * The faults the venue injects (see the module's documentation).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Faults = Events.Faults
@@ -71,7 +71,7 @@ export type Faults = Events.Faults
 /**
  * An API key the venue accepts on its private endpoint, and its user.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Key = Internal.Key
@@ -79,7 +79,7 @@ export type Key = Internal.Key
 /**
  * Counts of the venue's connections: handshakes attempted and refused, connections opened, and open now.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type Stats = Internal.Stats
@@ -87,13 +87,13 @@ export type Stats = Internal.Stats
 /**
  * Parses the sandbox's `--push-faults` text, e.g. `"disconnect=5,gap=3,noAck"`: the faults, or what is wrong.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const parseFaults: (text: string) => Faults | string = parse
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category options
  */
 export interface Options {
@@ -116,7 +116,7 @@ export interface Options {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export interface Service {
@@ -135,7 +135,7 @@ export interface Service {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  * @category services
  */
 export class PushVenue extends Context.Service<PushVenue, Service>()("@spotkit/testkit/PushVenue") {}
@@ -143,7 +143,7 @@ export class PushVenue extends Context.Service<PushVenue, Service>()("@spotkit/t
 /**
  * A venue over a source of books, pinging on the `Clock` for the lifetime of the scope.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options & { readonly source: Source }): Effect.Effect<Service, never, Scope.Scope> =>
@@ -189,7 +189,7 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
  * it happens — orders placed, filled and cancelled, fills, balances (trading, deposits, transfers), public trades and
  * book levels — each built only for a subscriber (no subscriber: nearly nothing).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, TestExchange> =>
@@ -228,7 +228,7 @@ export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, Test
 /**
  * The in-process WebSocket constructor of the `PushVenue`, for `SpotPush.layer` (any URL).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor, never, PushVenue> = Layer.effect(
@@ -241,7 +241,7 @@ export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor,
  * `TestExchange.layerSpotClient()` and `layer()`, one line of test setup. It signs with node:crypto, synchronously, as
  * `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run depend on the machine's load).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerSpotPush = (
@@ -260,7 +260,7 @@ export const layerSpotPush = (
  * The sandbox (`Sandbox.layer`) with the push venue on its port, at `/v2/ws/public` and `/v2/ws/private`
  * (`ws://host:port` is the push URL).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
 export const layerSandbox = (
@@ -281,7 +281,7 @@ export const layerSandbox = (
 /**
  * The push URL of a sandbox: its base URL with the `ws` scheme.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category constructors
  */
 export const pushUrl = (sandbox: Sandbox.Service): string => sandbox.baseUrl.replace(/^http/, "ws")

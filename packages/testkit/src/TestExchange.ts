@@ -447,7 +447,7 @@ export const inProcessBaseUrl = "http://exchange.test"
 /**
  * A demo user by name (`demoKeys`): `"alice"`, the trader, or `"bob"`, the market maker.
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
 export type DemoUser = keyof typeof demoKeys

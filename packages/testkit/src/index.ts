@@ -11,7 +11,7 @@
 export * as Engine from "./Engine.ts"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as EngineUnits from "./EngineUnits.ts"
 
@@ -31,6 +31,6 @@ export * as TestExchange from "./TestExchange.ts"
 export * as Sandbox from "./Sandbox.ts"
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export * as PushVenue from "./PushVenue.ts"
