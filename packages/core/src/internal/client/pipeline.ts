@@ -13,18 +13,7 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import {
-  Cause,
-  Clock,
-  Context as EffectContext,
-  type Duration,
-  Effect,
-  identity,
-  Option,
-  Redacted,
-  Result,
-  Schema
-} from "effect"
+import { Cause, Clock, Context as EffectContext, type Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import {
   FetchHttpClient,
   Headers,
@@ -130,7 +119,10 @@ export class VenueResponse {
 /** What the stages of one client share: its options, the platform's client, the signer, its clock. */
 interface Context {
   readonly options: Options
-  readonly http: HttpClient.HttpClient
+  /** A request sent and its answer read whole, a redirect refused (redirects.ts), with `initFor`'s init in context. */
+  readonly read: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<BufferedResponse, HttpClientError.HttpClientError>
   /** The fetch options of a request, given those in context (redirects.ts). */
   readonly initFor: (current: RequestInit | undefined) => RequestInit
   readonly sign: (text: string) => Effect.Effect<string>
@@ -235,8 +227,8 @@ export const exchange = (
   stamped: Stamped
 ): Effect.Effect<BufferedResponse, SpotError.SpotErrorReason> => {
   const request = httpRequestOf(context, stamped)
-  const { maxResponseBytes, timeout, timeoutBy } = context.options
-  const read = Effect.flatMap(context.http.execute(request), (response) => readBody(response, maxResponseBytes))
+  const { timeout, timeoutBy } = context.options
+  const read = context.read(request)
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
@@ -387,10 +379,13 @@ export const execute = (
   outgoing: Outgoing
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
   const run = sent(context, outgoing)
+  // Once the server's time was asked (or never is), a signed request has nothing to wait for. An attempt built before
+  // that still waits for the ask through `context.sync`, then a no-op.
+  const waits = outgoing.endpoint.permission !== undefined && context.sync !== Effect.void
   return limited(
     context.options.limiter,
     outgoing.endpoint,
-    outgoing.endpoint.permission === undefined ? run : Effect.andThen(Effect.suspend(() => context.sync), run)
+    waits ? Effect.andThen(Effect.suspend(() => context.sync), run) : run
   )
 }
 
@@ -411,11 +406,21 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
-  const refusing = yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
+  const platform = yield* HttpClient.HttpClient
+  const refusing = yield* Redirects.refuse(platform, options.credentials)
+  const max = options.maxResponseBytes
+  // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts). Without hooks, the
+  // platform's client is called here and its answer checked as the refusing client would, in one step with the read.
+  const transformed = options.transformClient === undefined ? undefined : options.transformClient(refusing.http)
   const context: Context = {
     options,
-    // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts).
-    http: (options.transformClient ?? identity)(refusing.http),
+    read: transformed === undefined
+      ? (request) =>
+        Effect.flatMap(
+          platform.execute(request),
+          (response) => Redirects.isRedirect(response.status) ? refusing.refused(response) : readBody(response, max)
+        )
+      : (request) => Effect.flatMap(transformed.execute(request), (response) => readBody(response, max)),
     initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),
