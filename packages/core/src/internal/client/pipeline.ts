@@ -188,6 +188,8 @@ export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamp
 
 const SIGN = Venue.headers.sign.toLowerCase()
 const TIMESTAMP = Venue.headers.timestamp.toLowerCase()
+// The prototype every `Headers` object has (its redaction, equality and inspection).
+const HEADERS_PROTO: object = Object.getPrototypeOf(Headers.empty)
 
 // The request built at once from its parts (one headers object, one request), as `bodyText` and `setHeaders` would
 // build it step by step: a POST's JSON body with its content type and length, a GET's query in its URL, and the
@@ -196,7 +198,9 @@ const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.Ht
   const base = context.bases.get(stamped.endpoint.name)!
   const get = stamped.endpoint.method === "GET"
   const body = get ? HttpBody.empty : HttpBody.text(stamped.payload, "application/json")
-  const headers: Record<string, string> = { ...base.headers }
+  // Written straight into a `Headers` object (what `Headers.fromInput` makes), the names already in lower case.
+  const headers = Object.create(HEADERS_PROTO) as Record<string, string>
+  for (const name in base.headers) headers[name] = base.headers[name]!
   if (body._tag === "Uint8Array") headers["content-length"] = String(body.contentLength)
   if (stamped.signature !== "") {
     headers[SIGN] = stamped.signature
@@ -207,7 +211,7 @@ const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.Ht
     get && stamped.payload !== "" ? `${base.url}?${stamped.payload}` : base.url,
     UrlParams.empty,
     Option.none(),
-    Headers.fromInput(headers),
+    headers as unknown as Headers.Headers,
     body
   )
 }
