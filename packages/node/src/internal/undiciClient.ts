@@ -309,8 +309,14 @@ export const make = (
       return other(request)
     }
 
+    // A request already at hand (the preprocessing's `Effect.succeed`, an exit) is sent at once, without a step to
+    // unwrap it.
     return HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-      (effect) => Effect.flatMap(effect, execute),
+      (effect) =>
+        Exit.isExit(effect) && Exit.isSuccess(effect)
+          // An exit of this effect: its value is the request.
+          ? execute(effect.value as HttpClientRequest.HttpClientRequest)
+          : Effect.flatMap(effect, execute),
       Effect.succeed
     )
   })

@@ -13,18 +13,7 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import {
-  Cause,
-  Clock,
-  Context as EffectContext,
-  type Duration,
-  Effect,
-  identity,
-  Option,
-  Redacted,
-  Result,
-  Schema
-} from "effect"
+import { Cause, Clock, Context as EffectContext, type Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import {
   FetchHttpClient,
   Headers,
@@ -130,7 +119,10 @@ export class VenueResponse {
 /** What the stages of one client share: its options, the platform's client, the signer, its clock. */
 interface Context {
   readonly options: Options
-  readonly http: HttpClient.HttpClient
+  /** A request sent and its answer read whole, a redirect refused (redirects.ts), with `initFor`'s init in context. */
+  readonly read: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<BufferedResponse, HttpClientError.HttpClientError>
   /** The fetch options of a request, given those in context (redirects.ts). */
   readonly initFor: (current: RequestInit | undefined) => RequestInit
   readonly sign: (text: string) => Effect.Effect<string>
@@ -196,6 +188,8 @@ export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamp
 
 const SIGN = Venue.headers.sign.toLowerCase()
 const TIMESTAMP = Venue.headers.timestamp.toLowerCase()
+// The prototype every `Headers` object has (its redaction, equality and inspection).
+const HEADERS_PROTO: object = Object.getPrototypeOf(Headers.empty)
 
 // The request built at once from its parts (one headers object, one request), as `bodyText` and `setHeaders` would
 // build it step by step: a POST's JSON body with its content type and length, a GET's query in its URL, and the
@@ -204,7 +198,9 @@ const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.Ht
   const base = context.bases.get(stamped.endpoint.name)!
   const get = stamped.endpoint.method === "GET"
   const body = get ? HttpBody.empty : HttpBody.text(stamped.payload, "application/json")
-  const headers: Record<string, string> = { ...base.headers }
+  // Written straight into a `Headers` object (what `Headers.fromInput` makes), the names already in lower case.
+  const headers = Object.create(HEADERS_PROTO) as Record<string, string>
+  for (const name in base.headers) headers[name] = base.headers[name]!
   if (body._tag === "Uint8Array") headers["content-length"] = String(body.contentLength)
   if (stamped.signature !== "") {
     headers[SIGN] = stamped.signature
@@ -215,7 +211,7 @@ const httpRequestOf = (context: Context, stamped: Stamped): HttpClientRequest.Ht
     get && stamped.payload !== "" ? `${base.url}?${stamped.payload}` : base.url,
     UrlParams.empty,
     Option.none(),
-    Headers.fromInput(headers),
+    headers as unknown as Headers.Headers,
     body
   )
 }
@@ -235,8 +231,8 @@ export const exchange = (
   stamped: Stamped
 ): Effect.Effect<BufferedResponse, SpotError.SpotErrorReason> => {
   const request = httpRequestOf(context, stamped)
-  const { maxResponseBytes, timeout, timeoutBy } = context.options
-  const read = Effect.flatMap(context.http.execute(request), (response) => readBody(response, maxResponseBytes))
+  const { timeout, timeoutBy } = context.options
+  const read = context.read(request)
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
@@ -387,10 +383,13 @@ export const execute = (
   outgoing: Outgoing
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
   const run = sent(context, outgoing)
+  // Once the server's time was asked (or never is), a signed request has nothing to wait for. An attempt built before
+  // that still waits for the ask through `context.sync`, then a no-op.
+  const waits = outgoing.endpoint.permission !== undefined && context.sync !== Effect.void
   return limited(
     context.options.limiter,
     outgoing.endpoint,
-    outgoing.endpoint.permission === undefined ? run : Effect.andThen(Effect.suspend(() => context.sync), run)
+    waits ? Effect.andThen(Effect.suspend(() => context.sync), run) : run
   )
 }
 
@@ -411,11 +410,21 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 /** The pipeline of one client. */
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
-  const refusing = yield* Redirects.refuse(yield* HttpClient.HttpClient, options.credentials)
+  const platform = yield* HttpClient.HttpClient
+  const refusing = yield* Redirects.refuse(platform, options.credentials)
+  const max = options.maxResponseBytes
+  // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts). Without hooks, the
+  // platform's client is called here and its answer checked as the refusing client would, in one step with the read.
+  const transformed = options.transformClient === undefined ? undefined : options.transformClient(refusing.http)
   const context: Context = {
     options,
-    // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts).
-    http: (options.transformClient ?? identity)(refusing.http),
+    read: transformed === undefined
+      ? (request) =>
+        Effect.flatMap(
+          platform.execute(request),
+          (response) => Redirects.isRedirect(response.status) ? refusing.refused(response) : readBody(response, max)
+        )
+      : (request) => Effect.flatMap(transformed.execute(request), (response) => readBody(response, max)),
     initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),

@@ -45,6 +45,14 @@ export interface Refusing {
    * above `http` (the pipeline, with its other per-call service, in one step) spares `http` providing it again.
    */
   readonly initFor: (current: RequestInit | undefined) => RequestInit
+  /**
+   * The failure `http` makes of a redirect answer of the platform's client (`isRedirect`), its body drained. A caller
+   * that sends through the platform's client itself, with `initFor`'s init in context, and refuses redirects with
+   * this gets exactly what `http` gives, in fewer steps.
+   */
+  readonly refused: (
+    response: HttpClientResponse.HttpClientResponse
+  ) => Effect.Effect<never, HttpClientError.HttpClientError>
 }
 
 /**
@@ -64,7 +72,9 @@ export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, c
     made.add(merged)
     return merged
   }
-  const refused = (response: HttpClientResponse.HttpClientResponse) => {
+  const refused = (
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<never, HttpClientError.HttpClientError> => {
     const request = response.request
     const signature = request.headers[signHeader] ?? ""
     const cause = reasonOf(
@@ -95,5 +105,5 @@ export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, c
         })),
     Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
   ) as HttpClient.HttpClient
-  return { http: refusing, initFor } satisfies Refusing
+  return { http: refusing, initFor, refused } satisfies Refusing
 })
