@@ -3,8 +3,8 @@
 // per event as NDJSON, or table rows (times as ISO-8601 in UTC); the book is redrawn in place on a terminal and
 // printed as successive tables elsewhere. Reconnects and resyncs are one line each on stderr. It runs until Ctrl-C
 // (exit code 130), `--count` events or `--for` a duration (exit code 0), and ends with a one-line summary on stderr.
-import { SpotClient, SpotPush } from "@spotkit/core"
-import type { Market, Push, PushError, SpotError } from "@spotkit/core"
+import { Market, SpotClient, SpotPush } from "@spotkit/core"
+import type { Push, PushError, SpotError } from "@spotkit/core"
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import type { Scope } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -458,24 +458,7 @@ const tickerCommand = Command.make(
   Command.withDescription("Prints a symbol's ticker as it changes (a slow reader gets the latest one)")
 )
 
-const periodFlag = Flag.Literals(
-  "period",
-  [
-    "1m",
-    "5m",
-    "15m",
-    "30m",
-    "1h",
-    "2h",
-    "4h",
-    "6h",
-    "8h",
-    "12h",
-    "1d",
-    "1w",
-    "1M"
-  ] satisfies ReadonlyArray<Market.CandlePeriod>
-).pipe(
+const periodFlag = Flag.Literals("period", Market.CandlePeriod.literals).pipe(
   Flag.withDescription("The candle period"),
   Flag.withDefault("1m")
 )
