@@ -1,5 +1,8 @@
 // One timed run of one contestant of the client benchmark (bench/src/peers.ts), in its own process: warms up on
-// every (path, concurrency) pair, then times each pair once. Wall time gives req/s; this process's CPU time
+// every (path, concurrency) pair, then times each pair once, each window after a full GC and, after it, the pair's
+// warm-up again: a full GC discards optimized code that embeds objects which died (V8's "embedded weak objects
+// cleared"), so without the second warm-up each window would pay for re-optimizing the client's code, a fixed cost
+// per window that grows with the amount of code a client runs. Wall time gives req/s; this process's CPU time
 // (`process.cpuUsage()`: every thread, libuv's pool and GC helpers included) gives the client's CPU per request; the
 // server's CPU time over the same interval is read from /proc. Prints one JSON line.
 //
@@ -41,6 +44,7 @@ for (const { concurrency, path } of pairs) await runner.run(path, warmup, concur
 const results = []
 for (const { concurrency, path } of pairs) {
   gc()
+  await runner.run(path, warmup, concurrency)
   const server0 = cpuOf(serverPid)
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
