@@ -237,6 +237,7 @@ describe("market", () => {
           linesOf(ndjson).map((line) => JSON.parse(line).openTime),
           newest.slice(1).map((line) => Number(line.split(",")[0]))
         )
+        const beforeFirst = yield* requestsTo("/api/v2/market/candles")
         const first = JSON.parse(
           yield* ok([
             "candles",
@@ -253,6 +254,8 @@ describe("market", () => {
           ])
         )
         assert.deepStrictEqual(first.map((c: { openTime: number }) => c.openTime), [Number(newest[1]!.split(",")[0])])
+        // --limit does not shrink the pages: 3,000 minutes are 3 or 4 windows of 1,000, not 3,000 of one.
+        assert.isAtMost((yield* requestsTo("/api/v2/market/candles")) - beforeFirst, 4)
         const none = yield* ok(["candles", "--symbol", BTC, "--period", "1m", "--until", String(since)])
         assert.deepStrictEqual(linesOf(none), ["openTime  open  high  low  close  baseVolume  quoteVolume"])
       }))

@@ -152,11 +152,13 @@ const candles = Command.make(
       const newest = yield* spot.candles(flags.symbol, flags.period, { limit, endTime: range.until })
       return yield* writeRecords(Records.candle, newest, flags)
     }
-    // A range of any length, page by page as the rows are written.
+    // A range of any length, page by page as the rows are written. Full pages whatever --limit says: a page is a
+    // window of pageSize periods, and candles are sparse (a period without a trade has none), so a small page would
+    // walk an empty range a few periods at a time; the stream stops at --limit anyway.
     const history = spot.candleHistory(flags.symbol, flags.period, {
       since: range.since,
       until: range.until,
-      pageSize: limit === undefined ? MOST : Math.min(limit, MOST)
+      pageSize: MOST
     })
     yield* writeStream(Records.candle, limit === undefined ? history : Stream.take(history, limit), flags)
   }, handled)
