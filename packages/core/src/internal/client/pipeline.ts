@@ -27,6 +27,7 @@ import { type BufferedResponse, read as readBody } from "../../BufferedResponse.
 import * as Envelope from "../../Envelope.ts"
 import * as Json from "../../Json.ts"
 import * as Market from "../../Market.ts"
+import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as Signer from "../../Signer.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
@@ -361,21 +362,26 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
   )
 
 /**
- * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget.
- * Waiting stays interruptible; from the grant to the finalizer being in place, nothing can interrupt. A 429 pauses
- * the budgets for every call (`Budget.Limiter.failed`).
+ * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget. The
+ * settling is in place before the permit is asked for, so that from the grant on, whatever ends the call (its answer, a
+ * failure, an interruption) settles it; waiting for the permit stays interruptible. A 429 pauses the budgets for every
+ * call (`Budget.Limiter.failed`).
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
   endpoint: Venue.Endpoint,
   run: Effect.Effect<A, SpotError.SpotErrorReason>
 ): Effect.Effect<A, SpotError.SpotErrorReason> =>
-  limiter === undefined ? run : Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(
-      restore(limiter.acquire(endpoint)),
-      (permit) => Effect.ensuring(restore(run), permit.settle)
+  limiter === undefined ? run : Effect.suspend(() => {
+    let permit: RateLimitStore.Permit | undefined
+    return Effect.onExit(
+      Effect.flatMap(limiter.acquire(endpoint), (granted) => {
+        permit = granted
+        return run
+      }),
+      () => permit === undefined ? Effect.void : permit.settle
     )
-  ).pipe(Effect.tapError((reason) => limiter.failed(endpoint, reason)))
+  }).pipe(Effect.tapError((reason) => limiter.failed(endpoint, reason)))
 
 /** One send of a request through every stage. */
 export const execute = (

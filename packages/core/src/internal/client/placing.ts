@@ -1,18 +1,33 @@
 // The client's operations that place orders: one order, a batch of any size, and the settling of a batch's unknown
 // outcomes. Each order is validated by the endpoint's declared request, checked against its symbol's rules (when
 // known), sent with a clientOrderId (generated when none is given), and recovered by a lookup when its answer was lost.
-import { Effect } from "effect"
+import { Clock, Context as EffectContext, Effect, Tracer } from "effect"
 import type * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
-import { attempt, type Context, decode, encode, fail, newClientOrderId, traced, validate } from "./call.ts"
+import {
+  attempt,
+  clientOrderIdOf,
+  type Context,
+  decode,
+  encode,
+  fail,
+  newClientOrderId,
+  traced,
+  validate
+} from "./call.ts"
 import * as Recovery from "./recovery.ts"
+import type * as Retry from "./retry.ts"
+import * as Rules from "./rules.ts"
 import * as Validate from "./validate.ts"
 
 const validateSymbol = Validate.input(TradingPair, "symbol")
+
+/** An order with its clientOrderId. */
+type IdentifiedOrder = Order.PlaceOrder & { readonly clientOrderId: string }
 
 const { placeOrder: placeOrderEndpoint, placeOrders: placeOrdersEndpoint } = Venue.endpoints
 
@@ -34,47 +49,60 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       })
       : Effect.fail(reason)
 
-  // A valid order with its clientOrderId: annotated on the operation's span, checked against its symbol's rules, sent.
-  const placeValid = (order: Order.PlaceOrder & { readonly clientOrderId: string }) => {
+  // How a placement that failed ends: a duplicate named by its clientOrderId, an order that may have been placed
+  // looked up (recovery.ts), a refusal for a rule checked against fresh rules.
+  const placementFailed = (order: IdentifiedOrder, since: number) => (failure: Retry.Failure) => {
     const { clientOrderId } = order
-    return Effect.andThen(
-      Effect.annotateCurrentSpan({ symbol: order.symbol, side: order.side, orderType: order.orderType, clientOrderId }),
-      Effect.flatMap(rulesFor(order.symbol), (rules) => {
-        const broken = rules?.check(order)
-        if (broken !== undefined) return Effect.fail(broken)
-        const since = context.rules.generation()
-        return retrying(
-          placeOrderEndpoint,
-          attempt(pipeline, placeOrderEndpoint, order).pipe(
-            Effect.mapError((reason) =>
-              reason._tag === "DuplicateOrderError"
-                ? new SpotError.DuplicateOrderError({ ...reason, clientOrderId })
-                : reason
-            )
-          )
-        ).pipe(
-          Effect.catch((failure) => Recovery.placement(lookupByClientIds, order, clientOrderId, failure)),
-          Effect.catch(ruleRefused(order, since))
-        )
-      })
+    const reason = failure.reason._tag === "DuplicateOrderError"
+      ? new SpotError.DuplicateOrderError({ ...failure.reason, clientOrderId })
+      : failure.reason
+    return Effect.catch(
+      Recovery.placement(lookupByClientIds, order, clientOrderId, { ...failure, reason }),
+      ruleRefused(order, since)
     )
   }
 
-  // Written with combinators rather than a generator: placing is the call trading programs make in tight loops.
-  const placeOrder = (input: Order.PlaceOrderInput) => {
-    const withId = (valid: Order.PlaceOrder) =>
-      valid.clientOrderId !== undefined
-        ? placeValid({ ...valid, clientOrderId: valid.clientOrderId })
-        : Effect.flatMap(newClientOrderId, (clientOrderId) => placeValid({ ...valid, clientOrderId }))
-    return Effect.suspend(() => {
+  // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent.
+  const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined) => {
+    const broken = rules?.check(order)
+    if (broken !== undefined) return Effect.fail(broken)
+    return Effect.catch(
+      retrying(placeOrderEndpoint, attempt(pipeline, placeOrderEndpoint, order)),
+      placementFailed(order, context.rules.generation())
+    )
+  }
+
+  // A valid order: given a clientOrderId when it has none, annotated on the operation's span, checked against its
+  // symbol's rules, sent. In one step when the rules are at hand (placing is the call trading programs make in tight
+  // loops): the span, the clock and the random numbers are read from the fiber.
+  const placeValid = (valid: Order.PlaceOrder) =>
+    Effect.withFiber((fiber) => {
+      const order: IdentifiedOrder = valid.clientOrderId !== undefined
+        ? valid as IdentifiedOrder
+        : { ...valid, clientOrderId: clientOrderIdOf(fiber) }
+      const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
+      if (span?._tag === "Span" && span.status._tag !== "Ended") {
+        span.attribute("symbol", order.symbol)
+        span.attribute("side", order.side)
+        span.attribute("orderType", order.orderType)
+        span.attribute("clientOrderId", order.clientOrderId)
+      }
+      if (!context.checkRules) return checkedSend(order, undefined)
+      const rules = context.rules.known(order.symbol, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+      return rules === Rules.NotLoaded
+        ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded))
+        : checkedSend(order, rules)
+    })
+
+  const placeOrder = (input: Order.PlaceOrderInput) =>
+    Effect.suspend(() => {
       // A plain order takes the hand-written fast path (the Schema's value exactly, property-tested against it).
       const fast = OrderFast.placeOrder(input)
-      return fast !== undefined ? withId(fast) : Effect.flatMap(validate(placeOrderEndpoint, input), withId)
+      return fast !== undefined ? placeValid(fast) : Effect.flatMap(validate(placeOrderEndpoint, input), placeValid)
     }).pipe(
       Effect.mapError(fail("placeOrder")),
       traced("SpotClient.placeOrder")
     )
-  }
 
   const batchClient: Batch.Client = {
     send: (request) =>

@@ -67,40 +67,55 @@ export const make = (options: Options | false, reporter: Telemetry.Reporter = Te
     return schedule
   }
 
+  // Everything after an attempt failed with `first`: its re-sign (a 40008), the retries under the policy, and whether
+  // any failed attempt may have been applied. A call whose first attempt succeeds never gets here: on that path the
+  // retrying is one `catch` (trading programs place in tight loops).
+  const recover = <A>(
+    endpoint: Venue.Endpoint,
+    attempt: Effect.Effect<A, SpotError.SpotErrorReason>,
+    first: SpotError.SpotErrorReason
+  ): Effect.Effect<Succeeded<A>, Failure> => {
+    let applied = false
+    const retried = (reason: SpotError.SpotErrorReason) => isRetried(endpoint, reason)
+    const noted = (reason: SpotError.SpotErrorReason) => {
+      applied ||= Venue.mayHaveApplied(reason)
+      return retried(reason)
+        ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
+        : Effect.void
+    }
+    const once = Effect.tapError(attempt, noted)
+    const isTimestamp = (reason: SpotError.SpotErrorReason) => reason._tag === "TimestampError"
+    const resigned = Effect.catchIf(once, isTimestamp, () => once)
+    // The first failure, as `resigned` would have ended with it: noted, and re-signed once if it was a 40008.
+    const started = Effect.andThen(noted(first), isTimestamp(first) ? once : Effect.fail(first))
+    // The schedule only starts after a first retried failure, which is replayed into it, so delays and the number of
+    // attempts are exactly those of `Effect.retry` over the whole call.
+    const withRetries = Effect.catch(started, (failed) => {
+      if (times <= 0 || !retried(failed)) return Effect.fail(failed)
+      let replayed = false
+      const again = Effect.suspend(() => {
+        if (replayed) return resigned
+        replayed = true
+        return Effect.fail(failed)
+      })
+      return Effect.retry(again, { schedule: scheduleOf(endpoint), times, while: retried })
+    })
+    return Effect.mapBoth(withRetries, {
+      onFailure: (reason): Failure => ({ reason, mayHaveApplied: applied }),
+      onSuccess: (value): Succeeded<A> => ({ value, mayHaveApplied: applied })
+    })
+  }
+
   const tracked = <A>(
     endpoint: Venue.Endpoint,
     attempt: Effect.Effect<A, SpotError.SpotErrorReason>
   ): Effect.Effect<Succeeded<A>, Failure> =>
-    Effect.suspend(() => {
-      let applied = false
-      const retried = (reason: SpotError.SpotErrorReason) => isRetried(endpoint, reason)
-      const once = Effect.tapError(attempt, (reason) => {
-        applied ||= Venue.mayHaveApplied(reason)
-        return retried(reason)
-          ? Effect.logDebug(`spotkit: retryable failure ${reason._tag}: ${reason.message}`)
-          : Effect.void
-      })
-      const resigned = Effect.catchIf(once, (reason) => reason._tag === "TimestampError", () => once)
-      // The schedule only starts after a first retried failure, so a call that succeeds at once pays for one `catch`,
-      // not for a schedule driver. The first failure is replayed into the schedule, so delays and the number of
-      // attempts are exactly those of `Effect.retry` over the whole call.
-      const withRetries = Effect.catch(resigned, (first) => {
-        if (times <= 0 || !retried(first)) return Effect.fail(first)
-        let replayed = false
-        const again = Effect.suspend(() => {
-          if (replayed) return resigned
-          replayed = true
-          return Effect.fail(first)
-        })
-        return Effect.retry(again, { schedule: scheduleOf(endpoint), times, while: retried })
-      })
-      return Effect.mapBoth(withRetries, {
-        onFailure: (reason): Failure => ({ reason, mayHaveApplied: applied }),
-        onSuccess: (value): Succeeded<A> => ({ value, mayHaveApplied: applied })
-      })
-    })
+    Effect.catch(
+      Effect.map(attempt, (value): Succeeded<A> => ({ value, mayHaveApplied: false })),
+      (first) => recover(endpoint, attempt, first)
+    )
 
   const retrying = <A>(endpoint: Venue.Endpoint, attempt: Effect.Effect<A, SpotError.SpotErrorReason>) =>
-    Effect.map(tracked(endpoint, attempt), (done) => done.value)
+    Effect.catch(attempt, (first) => Effect.map(recover(endpoint, attempt, first), (done) => done.value))
   return Object.assign(retrying, { tracked })
 }

@@ -32,6 +32,11 @@ export interface Cache {
    * not listed or the rules cannot be loaded (then not tried again for `retryMillis`). Never fails.
    */
   readonly forOrder: (symbol: string) => Effect.Effect<Checker | undefined>
+  /**
+   * `forOrder` without a step, at local time `now`: the symbol's rules (or undefined) when `forOrder` would answer
+   * them at once, `NotLoaded` when it would load them first.
+   */
+  readonly known: (symbol: string, now: number) => Checker | undefined | typeof NotLoaded
   /** How many times the rules were loaded: a call notes it when it checks an order, to refresh only stale rules. */
   readonly generation: () => number
   /**
@@ -41,6 +46,9 @@ export interface Cache {
    */
   readonly refreshedSince: (symbol: string, generation: number) => Effect.Effect<Checker | undefined>
 }
+
+/** What `Cache.known` answers when the rules must be loaded first. */
+export const NotLoaded: unique symbol = Symbol("spotkit/rules/NotLoaded")
 
 interface Loaded {
   readonly bySymbol: ReadonlyMap<string, Checker>
@@ -74,13 +82,15 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
         onFailure: () => loaded?.bySymbol.get(symbol),
         onSuccess: (bySymbol) => bySymbol.get(symbol)
       })
+    const known = (symbol: string, now: number): Checker | undefined | typeof NotLoaded => {
+      if (loaded !== undefined && now - loaded.at < options.maxAge) return loaded.bySymbol.get(symbol)
+      if (now - failedAt < options.retryMillis) return loaded?.bySymbol.get(symbol)
+      return NotLoaded
+    }
     const forOrder = (symbol: string) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (loaded !== undefined && now - loaded.at < options.maxAge) {
-          return Effect.succeed(loaded.bySymbol.get(symbol))
-        }
-        if (now - failedAt < options.retryMillis) return Effect.succeed(loaded?.bySymbol.get(symbol))
-        return bestEffort(symbol)
+      Effect.clockWith((clock) => {
+        const rules = known(symbol, clock.currentTimeMillisUnsafe())
+        return rules === NotLoaded ? bestEffort(symbol) : Effect.succeed(rules)
       })
     const generation = () => loaded?.generation ?? 0
     const refreshedSince = (symbol: string, since: number) =>
@@ -88,5 +98,5 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
         ? Effect.succeed(loaded.bySymbol.get(symbol))
         : Effect.flatMap(Clock.currentTimeMillis, (now) =>
           now - failedAt < options.retryMillis ? Effect.succeed(loaded?.bySymbol.get(symbol)) : bestEffort(symbol))
-    return { all, refresh: shared, forOrder, generation, refreshedSince } satisfies Cache
+    return { all, refresh: shared, forOrder, known, generation, refreshedSince } satisfies Cache
   })
