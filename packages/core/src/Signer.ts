@@ -24,7 +24,8 @@ export interface Credentials {
 }
 
 /**
- * Signs one prehash string, answering the base64 signature.
+ * Signs one prehash string, answering the base64 signature. A synchronous signer may sign when called and answer
+ * `Effect.succeed(signature)`: the client then stamps the request without a step of its own (node:crypto's does).
  *
  * @since 0.1.0
  * @category models

@@ -57,7 +57,8 @@ export const nodeCrypto: Signer.Service = {
   prepare: (secretKey) =>
     Effect.sync(() => {
       const key = hmacKey(Redacted.value(secretKey))
-      return (prehash: string) => Effect.sync(() => hmacBase64(key, prehash))
+      // Signed when called, answered as an exit: the client stamps the request in the same step (Signer.Sign).
+      return (prehash: string) => Effect.succeed(hmacBase64(key, prehash))
     })
 }
 

@@ -12,6 +12,7 @@ export const nodeCryptoSigner: Signer.Service = {
   prepare: (secretKey) =>
     Effect.sync(() => {
       const key = createSecretKey(Buffer.from(Redacted.value(secretKey), "utf8"))
-      return (prehash: string) => Effect.sync(() => createHmac("sha256", key).update(prehash, "utf8").digest("base64"))
+      // Signed when called, answered as an exit: the client stamps the request in the same step (Signer.Sign).
+      return (prehash: string) => Effect.succeed(createHmac("sha256", key).update(prehash, "utf8").digest("base64"))
     })
 }

@@ -13,7 +13,19 @@
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
 // not here: a retry runs the whole pipeline again (retry.ts), so it waits for a permit and is signed afresh.
-import { Cause, Clock, Context as EffectContext, type Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import {
+  Cause,
+  Clock,
+  Context as EffectContext,
+  type Duration,
+  Effect,
+  Exit,
+  type Fiber,
+  Option,
+  Redacted,
+  Result,
+  Schema
+} from "effect"
 import {
   FetchHttpClient,
   Headers,
@@ -21,9 +33,10 @@ import {
   HttpClient,
   HttpClientError,
   HttpClientRequest,
+  type HttpClientResponse,
   UrlParams
 } from "effect/http"
-import { type BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
+import { BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
 import * as Envelope from "../../Envelope.ts"
 import * as Json from "../../Json.ts"
 import * as Market from "../../Market.ts"
@@ -120,10 +133,14 @@ export class VenueResponse {
 /** What the stages of one client share: its options, the platform's client, the signer, its clock. */
 interface Context {
   readonly options: Options
-  /** A request sent and its answer read whole, a redirect refused (redirects.ts), with `initFor`'s init in context. */
-  readonly read: (
-    request: HttpClientRequest.HttpClientRequest
-  ) => Effect.Effect<BufferedResponse, HttpClientError.HttpClientError>
+  /** The platform's client, or the caller's hooks over the client that refuses redirects (redirects.ts). */
+  readonly client: HttpClient.HttpClient
+  /** Whether `client` is the platform's own, whose redirects the exchange refuses itself (`refused`). */
+  readonly refusesHere: boolean
+  /** A redirect refused (redirects.ts). */
+  readonly refused: (
+    response: HttpClientResponse.HttpClientResponse
+  ) => Effect.Effect<never, HttpClientError.HttpClientError>
   /** The fetch options of a request, given those in context (redirects.ts). */
   readonly initFor: (current: RequestInit | undefined) => RequestInit
   readonly sign: (text: string) => Effect.Effect<string>
@@ -167,22 +184,23 @@ const requestPathOf = (outgoing: Outgoing): string =>
     ? `${outgoing.endpoint.path}?${outgoing.payload}`
     : outgoing.endpoint.path
 
-/** The request stamped: a public one as it is, a signed one with the server's time and its one signature. */
-export const stamp = (context: Context, outgoing: Outgoing): Effect.Effect<Stamped> =>
-  Effect.clockWith((clock) => {
-    const sentAt = clock.currentTimeMillisUnsafe()
-    const requestPath = requestPathOf(outgoing)
-    const endpoint = outgoing.endpoint
-    if (endpoint.permission === undefined) {
-      return Effect.succeed({ ...outgoing, requestPath, timestamp: "", signature: "", sentAt })
-    }
-    const body = endpoint.method === "GET" ? "" : outgoing.payload
-    const timestamp = String(context.clock.stamp(endpoint, requestPath, body, sentAt))
-    return Effect.map(
-      context.sign(Venue.prehash(timestamp, endpoint.method, requestPath, body)),
-      (signature): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt })
-    )
-  })
+/**
+ * The request stamped at local time `sentAt`: a public one as it is, a signed one with the server's time and its one
+ * signature. The stamped request itself when the signer answers at once (an exit, as node:crypto's does), otherwise
+ * an effect of it (WebCrypto's).
+ */
+export const stampAt = (context: Context, outgoing: Outgoing, sentAt: number): Stamped | Effect.Effect<Stamped> => {
+  const requestPath = requestPathOf(outgoing)
+  const endpoint = outgoing.endpoint
+  if (endpoint.permission === undefined) return { ...outgoing, requestPath, timestamp: "", signature: "", sentAt }
+  const body = endpoint.method === "GET" ? "" : outgoing.payload
+  const timestamp = String(context.clock.stamp(endpoint, requestPath, body, sentAt))
+  const signed = context.sign(Venue.prehash(timestamp, endpoint.method, requestPath, body))
+  const stamped = (signature: string): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt })
+  // An exit of the signer's effect: its value is the signature.
+  const exit = Exit.isExit(signed) ? signed as Exit.Exit<string> : undefined
+  return exit !== undefined && Exit.isSuccess(exit) ? stamped(exit.value) : Effect.map(signed, stamped)
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // exchange
@@ -222,36 +240,49 @@ const timedOut = (request: HttpClientRequest.HttpClientRequest) =>
     reason: new HttpClientError.TransportError({ request, cause: new Cause.TimeoutError() })
   })
 
-/**
- * The HTTP exchange: the answer read whole (at most `maxResponseBytes`, read as it arrives: a venue that sends an
- * endless or huge body costs that much memory and no more) within `timeout` — on the Clock, or by the transport
- * itself (`timeoutBy: "transport"`) — or the reason it failed (errors.ts reads both timeouts as "no answer within …").
- */
-export const exchange = (
+// The HTTP exchange and its answer: the answer read whole (at most `maxResponseBytes`, read as it arrives: a venue
+// that sends an endless or huge body costs that much memory and no more) within `timeout` — on the Clock, or by the
+// transport itself (`timeoutBy: "transport"`) — then checked (`answer`). An answer the transport hands over already
+// read is checked in the same step. Fails with the transport's error as it is, which `reasonOf` maps (errors.ts reads
+// both timeouts as "no answer within …").
+const exchanged = (
   context: Context,
   stamped: Stamped
-): Effect.Effect<BufferedResponse, SpotError.SpotErrorReason> => {
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason | HttpClientError.HttpClientError> => {
   const request = httpRequestOf(context, stamped)
-  const { timeout, timeoutBy } = context.options
-  const read = context.read(request)
+  const { maxResponseBytes: max, timeout, timeoutBy } = context.options
+  const read = Effect.flatMap(
+    context.client.execute(request),
+    (response): Effect.Effect<VenueResponse, SpotError.SpotErrorReason | HttpClientError.HttpClientError> => {
+      if (context.refusesHere && Redirects.isRedirect(response.status)) return context.refused(response)
+      if (response instanceof BufferedResponse && !response.isLargerThan(max)) {
+        return answer(context, stamped, response)
+      }
+      return Effect.flatMap(readBody(response, max), (whole) => answer(context, stamped, whole))
+    }
+  )
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
   // The credential headers redacted and fetch told not to follow redirects (redirects.ts), in one change of the
   // context.
-  return bounded.pipe(
-    Effect.updateContext((services: EffectContext.Context<never>) =>
-      EffectContext.add(
-        EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
-        FetchHttpClient.RequestInit,
-        context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
-      )
-    ),
-    Effect.mapError((error) =>
-      Errors.transportError(error, timeout, (text) => context.scrubber.scrub(text, stamped.signature))
-    )
-  )
+  return Effect.updateContext(bounded, (services: EffectContext.Context<never>) =>
+    EffectContext.add(
+      EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
+      FetchHttpClient.RequestInit,
+      context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
+    ))
 }
+
+// A failure of the exchange as a reason: a transport's failure becomes one (errors.ts), the answer's are reasons.
+const reasonOf = (
+  context: Context,
+  stamped: Stamped,
+  error: SpotError.SpotErrorReason | HttpClientError.HttpClientError
+): SpotError.SpotErrorReason =>
+  error._tag === "HttpClientError"
+    ? Errors.transportError(error, context.options.timeout, (text) => context.scrubber.scrub(text, stamped.signature))
+    : error
 
 // ---------------------------------------------------------------------------------------------------------------
 // answer
@@ -319,15 +350,6 @@ export const answer = (
 // ---------------------------------------------------------------------------------------------------------------
 // the stages together
 
-// After an answer: the server's clock learned from its time (signed requests), the request counted; in one step.
-const settled = (context: Context, stamped: Stamped, response: VenueResponse): Effect.Effect<VenueResponse> =>
-  Effect.withFiber((fiber) => {
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-    if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
-    context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentAt)
-    return Effect.succeed(response)
-  })
-
 // After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
 const failed = (
   context: Context,
@@ -347,19 +369,32 @@ const failed = (
       : Effect.andThen(reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis), Effect.fail(reason))
   })
 
-/** The request sent and answered; the server's clock learned back, the request reported. */
+// The stamped request sent and answered, on `fiber` (the fiber running the call, whose context is the call's again
+// once the exchange is over): after an answer, the server's clock learned from its time (signed requests) and the
+// request counted, in the step that answers.
+const sentOn = (
+  context: Context,
+  fiber: Fiber.Fiber<unknown, unknown>,
+  stamped: Stamped
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
+  Effect.matchEffect(exchanged(context, stamped), {
+    onSuccess: (response) => {
+      const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
+      context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentAt)
+      return Effect.succeed(response)
+    },
+    onFailure: (error) => failed(context, stamped, reasonOf(context, stamped, error))
+  })
+
+/** The request stamped, sent and answered; the server's clock learned back, the request reported. */
 const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.flatMap(
-    stamp(context, outgoing),
-    (stamped) =>
-      Effect.matchEffect(
-        Effect.flatMap(exchange(context, stamped), (response) => answer(context, stamped, response)),
-        {
-          onSuccess: (response) => settled(context, stamped, response),
-          onFailure: (reason) => failed(context, stamped, reason)
-        }
-      )
-  )
+  Effect.withFiber((fiber) => {
+    const stamped = stampAt(context, outgoing, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+    return Effect.isEffect(stamped)
+      ? Effect.flatMap(stamped, (signed) => sentOn(context, fiber, signed))
+      : sentOn(context, fiber, stamped)
+  })
 
 /**
  * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget. The
@@ -418,19 +453,14 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
   const platform = yield* HttpClient.HttpClient
   const refusing = yield* Redirects.refuse(platform, options.credentials)
-  const max = options.maxResponseBytes
   // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts). Without hooks, the
   // platform's client is called here and its answer checked as the refusing client would, in one step with the read.
   const transformed = options.transformClient === undefined ? undefined : options.transformClient(refusing.http)
   const context: Context = {
     options,
-    read: transformed === undefined
-      ? (request) =>
-        Effect.flatMap(
-          platform.execute(request),
-          (response) => Redirects.isRedirect(response.status) ? refusing.refused(response) : readBody(response, max)
-        )
-      : (request) => Effect.flatMap(transformed.execute(request), (response) => readBody(response, max)),
+    client: transformed ?? platform,
+    refusesHere: transformed === undefined,
+    refused: refusing.refused,
     initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
     scrubber: Errors.Scrubber.of(options.credentials),

@@ -1,7 +1,7 @@
 // The client's operations that place orders: one order, a batch of any size, and the settling of a batch's unknown
 // outcomes. Each order is validated by the endpoint's declared request, checked against its symbol's rules (when
 // known), sent with a clientOrderId (generated when none is given), and recovered by a lookup when its answer was lost.
-import { Clock, Context as EffectContext, Effect, Tracer } from "effect"
+import { Clock, Context as EffectContext, Effect, type Fiber, Tracer } from "effect"
 import type * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -72,33 +72,34 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     )
   }
 
-  // A valid order: given a clientOrderId when it has none, annotated on the operation's span, checked against its
-  // symbol's rules, sent. In one step when the rules are at hand (placing is the call trading programs make in tight
-  // loops): the span, the clock and the random numbers are read from the fiber.
-  const placeValid = (valid: Order.PlaceOrder) =>
-    Effect.withFiber((fiber) => {
-      const order: IdentifiedOrder = valid.clientOrderId !== undefined
-        ? valid as IdentifiedOrder
-        : { ...valid, clientOrderId: clientOrderIdOf(fiber) }
-      const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
-      if (span?._tag === "Span" && span.status._tag !== "Ended") {
-        span.attribute("symbol", order.symbol)
-        span.attribute("side", order.side)
-        span.attribute("orderType", order.orderType)
-        span.attribute("clientOrderId", order.clientOrderId)
-      }
-      if (!context.checkRules) return checkedSend(order, undefined)
-      const rules = context.rules.known(order.symbol, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-      return rules === Rules.NotLoaded
-        ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded))
-        : checkedSend(order, rules)
-    })
+  // A valid order on `fiber`: given a clientOrderId when it has none, annotated on the operation's span, checked
+  // against its symbol's rules, sent. The span, the clock and the random numbers are read from the fiber, so that
+  // with the rules at hand this takes no step of its own (placing is the call trading programs make in tight loops).
+  const placeValid = (fiber: Fiber.Fiber<unknown, unknown>, valid: Order.PlaceOrder) => {
+    const order: IdentifiedOrder = valid.clientOrderId !== undefined
+      ? valid as IdentifiedOrder
+      : { ...valid, clientOrderId: clientOrderIdOf(fiber) }
+    const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
+    if (span?._tag === "Span" && span.status._tag !== "Ended") {
+      span.attribute("symbol", order.symbol)
+      span.attribute("side", order.side)
+      span.attribute("orderType", order.orderType)
+      span.attribute("clientOrderId", order.clientOrderId)
+    }
+    if (!context.checkRules) return checkedSend(order, undefined)
+    const rules = context.rules.known(order.symbol, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+    return rules === Rules.NotLoaded
+      ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded))
+      : checkedSend(order, rules)
+  }
 
   const placeOrder = (input: Order.PlaceOrderInput) =>
-    Effect.suspend(() => {
+    Effect.withFiber((fiber) => {
       // A plain order takes the hand-written fast path (the Schema's value exactly, property-tested against it).
       const fast = OrderFast.placeOrder(input)
-      return fast !== undefined ? placeValid(fast) : Effect.flatMap(validate(placeOrderEndpoint, input), placeValid)
+      return fast !== undefined
+        ? placeValid(fiber, fast)
+        : Effect.flatMap(validate(placeOrderEndpoint, input), (valid) => placeValid(fiber, valid))
     }).pipe(
       Effect.mapError(fail("placeOrder")),
       traced("SpotClient.placeOrder")
