@@ -597,7 +597,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       retryMillis: RULES_RETRY_MILLIS
     }
   )
-  const context: Call.Context = { pipeline, retrying, rules, checkRules: options.checkSymbolRules ?? true }
+  const context: Call.Context = {
+    pipeline,
+    retrying,
+    rules,
+    checkRules: options.checkSymbolRules ?? true,
+    traced: Call.tracer(pipeline.enter)
+  }
   const orderState = OrderState.make(context)
   return SpotClient.of({
     ...orderState.operations,

@@ -8,7 +8,7 @@ import type * as Market from "../../Market.ts"
 import * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, send, traced, validate } from "./call.ts"
+import { type Context, fail, send, validate } from "./call.ts"
 import * as Paging from "./paging.ts"
 import type * as Rules from "./rules.ts"
 import * as Validate from "./validate.ts"
@@ -35,7 +35,7 @@ export const make = (context: Context) => {
       return (yield* send(context, balancesEndpoint, {})) ?? []
     },
     Effect.mapError(fail("balances")),
-    traced("SpotClient.balances")
+    context.traced("SpotClient.balances")
   )
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ export const make = (context: Context) => {
       return yield* billsPageOf(yield* validate(billsEndpoint, query))
     },
     Effect.mapError(fail("fundingBillsPage")),
-    traced("SpotClient.fundingBillsPage")
+    context.traced("SpotClient.fundingBillsPage")
   )
 
   const fundingBills = (query: Bill.BillQuery = {}) =>
@@ -68,7 +68,7 @@ export const make = (context: Context) => {
       return yield* historyPageOf(yield* validate(historyEndpoint, query))
     },
     Effect.mapError(fail("orderHistoryPage")),
-    traced("SpotClient.orderHistoryPage")
+    context.traced("SpotClient.orderHistoryPage")
   )
 
   const orderHistory = (filter: Order.OrderHistoryFilter) =>
@@ -87,7 +87,7 @@ export const make = (context: Context) => {
       return yield* fillsPageOf(yield* validate(fillsEndpoint, query))
     },
     Effect.mapError(fail("fillsPage")),
-    traced("SpotClient.fillsPage")
+    context.traced("SpotClient.fillsPage")
   )
 
   const fills = (filter: Fill.FillsFilter) =>
@@ -104,7 +104,7 @@ export const make = (context: Context) => {
       return rulesOf(yield* context.rules.all)
     },
     Effect.mapError(fail("symbols")),
-    traced("SpotClient.symbols")
+    context.traced("SpotClient.symbols")
   )
 
   const symbol = Effect.fnUntraced(
@@ -114,7 +114,7 @@ export const make = (context: Context) => {
       return Option.map(Option.fromNullishOr((yield* context.rules.all).get(valid)), (checker) => checker.rules)
     },
     Effect.mapError(fail("symbol")),
-    traced("SpotClient.symbol")
+    context.traced("SpotClient.symbol")
   )
 
   const refreshSymbols = Effect.fnUntraced(
@@ -122,7 +122,7 @@ export const make = (context: Context) => {
       return rulesOf(yield* context.rules.refresh)
     },
     Effect.mapError(fail("refreshSymbols")),
-    traced("SpotClient.refreshSymbols")
+    context.traced("SpotClient.refreshSymbols")
   )
 
   const serverTime = Effect.fnUntraced(
@@ -133,7 +133,7 @@ export const make = (context: Context) => {
       )
     },
     Effect.mapError(fail("serverTime")),
-    traced("SpotClient.serverTime")
+    context.traced("SpotClient.serverTime")
   )
 
   return {

@@ -20,6 +20,8 @@ export interface Context {
   readonly rules: Rules.Cache
   /** Whether orders are checked against their symbol's rules before sending. */
   readonly checkRules: boolean
+  /** A public operation's span (`tracer`). */
+  readonly traced: (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -83,7 +85,7 @@ export const send = <E extends Venue.Endpoint>(
   endpoint: E,
   request: Venue.RequestOf<E>
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
-  Effect.mapError(context.retrying(endpoint, attempt(context.pipeline, endpoint, request)), reasonOf)
+  context.retrying.reasons(endpoint, attempt(context.pipeline, endpoint, request))
 
 /** A call of an endpoint with the caller's input: validated, then sent. */
 export const call = <E extends Venue.Endpoint>(
@@ -93,9 +95,6 @@ export const call = <E extends Venue.Endpoint>(
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
   Effect.flatMap(validate(endpoint, input), (request) => send(context, endpoint, request))
 
-/** The reason of a failed call, for callers that need no more. */
-export const reasonOf = (failure: Retry.Failure): SpotError.SpotErrorReason => failure.reason
-
 // ---------------------------------------------------------------------------------------------------------------
 // public operations
 
@@ -103,15 +102,26 @@ export const reasonOf = (failure: Retry.Failure): SpotError.SpotErrorReason => f
 // call: that `new Error()` is a noticeable part of an in-process placeOrder (BENCHMARKS.md), on a path that trading
 // programs call in tight loops. Errors still carry the operation's name and reason. The span becomes the parent span
 // and the operation's stack frame (which names it in a failure's cause) in one change of the context, where
-// `Effect.withSpan` makes two.
-export const traced = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.useSpan(name, (span) =>
-    Effect.updateContext(self, (services: EffectContext.Context<R>) =>
-      EffectContext.add(
-        EffectContext.add(services, Tracer.ParentSpan, span),
-        References.CurrentStackFrame,
-        { name, stack: constUndefined, parent: EffectContext.get(services, References.CurrentStackFrame) }
-      )))
+// `Effect.withSpan` makes two, together with what `enter` adds (the pipeline's references for its exchanges, which
+// then need no change of their own).
+export const tracer =
+  (enter: (services: EffectContext.Context<never>) => EffectContext.Context<never>) =>
+  (name: string) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.useSpan(name, (span) =>
+      Effect.updateContext(self, (services: EffectContext.Context<R>) =>
+        EffectContext.add(
+          EffectContext.add(enter(services as EffectContext.Context<never>), Tracer.ParentSpan, span),
+          References.CurrentStackFrame,
+          { name, stack: constUndefined, parent: EffectContext.get(services, References.CurrentStackFrame) }
+        ) as EffectContext.Context<R>))
+
+/** Annotates the span of the operation running on `fiber` (as `Effect.annotateCurrentSpan`, without a step). */
+export const annotate = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Readonly<Record<string, unknown>>): void => {
+  const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  if (span?._tag !== "Span" || span.status._tag === "Ended") return
+  for (const key in attributes) span.attribute(key, attributes[key])
+}
 
 /** The error of the public operation `SpotClient.<operation>`. */
 export const fail = (operation: string) => (reason: SpotError.SpotErrorReason): SpotError.SpotError =>

@@ -13,7 +13,7 @@ import type * as Order from "../../Order.ts"
 import { type OrderId, TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, send, sendTracked, traced, validate } from "./call.ts"
+import { type Context, fail, send, sendTracked, validate } from "./call.ts"
 import type * as OrderState from "./orderState.ts"
 import type * as Retry from "./retry.ts"
 import * as Validate from "./validate.ts"
@@ -338,7 +338,7 @@ export const make = (context: Context, lookup: Lookup) => {
       return yield* one(request, sendTracked(context, oneEndpoint, request), lookup)
     },
     Effect.mapError(fail("cancelOrder")),
-    traced("SpotClient.cancelOrder")
+    context.traced("SpotClient.cancelOrder")
   )
 
   const client: Client = { send: (request) => sendTracked(context, manyEndpoint, request), lookup }
@@ -351,7 +351,7 @@ export const make = (context: Context, lookup: Lookup) => {
       return yield* many(client, symbol, refs)
     },
     Effect.mapError(fail("cancelOrders")),
-    traced("SpotClient.cancelOrders")
+    context.traced("SpotClient.cancelOrders")
   )
 
   const cancelAll = Effect.fnUntraced(
@@ -361,7 +361,7 @@ export const make = (context: Context, lookup: Lookup) => {
       return all(yield* send(context, allEndpoint, request))
     },
     Effect.mapError(fail("cancelAll")),
-    traced("SpotClient.cancelAll")
+    context.traced("SpotClient.cancelAll")
   )
 
   return { cancelOrder, cancelOrders, cancelAll }

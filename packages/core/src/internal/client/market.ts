@@ -5,7 +5,7 @@ import { Clock, Effect, Option, Stream } from "effect"
 import type * as Market from "../../Market.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, send, traced, validate } from "./call.ts"
+import { type Context, fail, send, validate } from "./call.ts"
 
 const { candles: candlesEndpoint, depth, recentTrades: tradesEndpoint, ticker: tickerEndpoint, tickers: all } =
   Venue.endpoints
@@ -70,7 +70,7 @@ export const make = (context: Context) => {
       return yield* send(context, tickerEndpoint, request)
     },
     Effect.mapError(fail("ticker")),
-    traced("SpotClient.ticker")
+    context.traced("SpotClient.ticker")
   )
 
   const tickers = Effect.fnUntraced(
@@ -78,7 +78,7 @@ export const make = (context: Context) => {
       return yield* send(context, all, {})
     },
     Effect.mapError(fail("tickers")),
-    traced("SpotClient.tickers")
+    context.traced("SpotClient.tickers")
   )
 
   const orderBook = Effect.fnUntraced(
@@ -88,7 +88,7 @@ export const make = (context: Context) => {
       return yield* send(context, depth, request)
     },
     Effect.mapError(fail("orderBook")),
-    traced("SpotClient.orderBook")
+    context.traced("SpotClient.orderBook")
   )
 
   const candles = Effect.fnUntraced(
@@ -98,7 +98,7 @@ export const make = (context: Context) => {
       return yield* send(context, candlesEndpoint, request)
     },
     Effect.mapError(fail("candles")),
-    traced("SpotClient.candles")
+    context.traced("SpotClient.candles")
   )
 
   const candleHistory = (symbol: string, period: Market.CandlePeriod, options: Market.CandleHistoryOptions) =>
@@ -126,7 +126,7 @@ export const make = (context: Context) => {
       return yield* send(context, tradesEndpoint, request)
     },
     Effect.mapError(fail("recentTrades")),
-    traced("SpotClient.recentTrades")
+    context.traced("SpotClient.recentTrades")
   )
 
   return { ticker, tickers, orderBook, candles, candleHistory, recentTrades }

@@ -6,7 +6,7 @@ import type * as Order from "../../Order.ts"
 import { PageSize, TradingPair } from "../../Primitives.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, send, traced, validate } from "./call.ts"
+import { annotate, type Context, fail, send, validate } from "./call.ts"
 import * as Paging from "./paging.ts"
 import type * as Recovery from "./recovery.ts"
 import * as Validate from "./validate.ts"
@@ -65,20 +65,21 @@ export const make = (context: Context) => {
       return yield* lookup(valid)
     },
     Effect.mapError(fail("order")),
-    traced("SpotClient.order")
+    context.traced("SpotClient.order")
   )
 
   const openOrdersPageOf = (query: Venue.RequestOf<typeof openOrdersEndpoint>) =>
     send(context, openOrdersEndpoint, query)
 
-  const openOrdersPage = Effect.fnUntraced(
-    function*(query: Order.OpenOrdersQuery) {
-      yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageNo: query.pageNo ?? 0 })
-      return yield* openOrdersPageOf(yield* validate(openOrdersEndpoint, query))
-    },
-    Effect.mapError(fail("openOrdersPage")),
-    traced("SpotClient.openOrdersPage")
-  )
+  // Without a generator: paging through open orders is a loop of its own.
+  const openOrdersPage = (query: Order.OpenOrdersQuery) =>
+    Effect.withFiber((fiber) => {
+      annotate(fiber, { symbol: query.symbol, pageNo: query.pageNo ?? 0 })
+      return Effect.flatMap(validate(openOrdersEndpoint, query), openOrdersPageOf)
+    }).pipe(
+      Effect.mapError(fail("openOrdersPage")),
+      context.traced("SpotClient.openOrdersPage")
+    )
 
   const openOrders = (options: OpenOrdersOptions) =>
     Stream.unwrap(Effect.map(

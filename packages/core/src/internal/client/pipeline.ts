@@ -247,6 +247,7 @@ const timedOut = (request: HttpClientRequest.HttpClientRequest) =>
 // both timeouts as "no answer within …").
 const exchanged = (
   context: Context,
+  fiber: Fiber.Fiber<unknown, unknown>,
   stamped: Stamped
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason | HttpClientError.HttpClientError> => {
   const request = httpRequestOf(context, stamped)
@@ -264,14 +265,26 @@ const exchanged = (
   const bounded = timeoutBy === "transport"
     ? read
     : Effect.timeoutOrElse(read, { duration: timeout, orElse: () => Effect.fail(timedOut(request)) })
-  // The credential headers redacted and fetch told not to follow redirects (redirects.ts), in one change of the
-  // context.
-  return Effect.updateContext(bounded, (services: EffectContext.Context<never>) =>
-    EffectContext.add(
-      EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
-      FetchHttpClient.RequestInit,
-      context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
-    ))
+  // The credential headers redacted and fetch told not to follow redirects (redirects.ts): already so in the context
+  // of a public operation (its span put them there, `enter`), otherwise in one change of the context.
+  return entered(context, fiber.context)
+    ? bounded
+    : Effect.updateContext(bounded, (services) => enter(context, services))
+}
+
+// The context of a call with what its exchanges need: the credential headers among the redacted names, and fetch's
+// init with redirects refused (redirects.ts).
+const enter = (context: Context, services: EffectContext.Context<never>): EffectContext.Context<never> =>
+  EffectContext.add(
+    EffectContext.add(services, Headers.CurrentRedactedNames, context.redactedNames),
+    FetchHttpClient.RequestInit,
+    context.initFor(EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit))
+  )
+
+const entered = (context: Context, services: EffectContext.Context<never>): boolean => {
+  if (EffectContext.get(services, Headers.CurrentRedactedNames) !== context.redactedNames) return false
+  const init = EffectContext.getOrUndefined(services, FetchHttpClient.RequestInit)
+  return init !== undefined && context.initFor(init) === init
 }
 
 // A failure of the exchange as a reason: a transport's failure becomes one (errors.ts), the answer's are reasons.
@@ -377,7 +390,7 @@ const sentOn = (
   fiber: Fiber.Fiber<unknown, unknown>,
   stamped: Stamped
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.matchEffect(exchanged(context, stamped), {
+  Effect.matchEffect(exchanged(context, fiber, stamped), {
     onSuccess: (response) => {
       const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
       if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
@@ -488,6 +501,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   return {
     /** Sends a request through the pipeline. */
     execute: (outgoing: Outgoing) => execute(context, outgoing),
+    /**
+     * A call's context with what its exchanges need (the credential headers redacted, redirects refused), put there
+     * once per public operation by its span (call.ts `tracer`).
+     */
+    enter: (services: EffectContext.Context<never>) => enter(context, services),
     /** Asks the server's time (ms), and learns the clock offset from it. */
     serverTime: serverTimeOf(context),
     /** Current estimate of server time minus local time, in ms. */

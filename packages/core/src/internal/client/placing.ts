@@ -1,7 +1,7 @@
 // The client's operations that place orders: one order, a batch of any size, and the settling of a batch's unknown
 // outcomes. Each order is validated by the endpoint's declared request, checked against its symbol's rules (when
 // known), sent with a clientOrderId (generated when none is given), and recovered by a lookup when its answer was lost.
-import { Clock, Context as EffectContext, Effect, type Fiber, Tracer } from "effect"
+import { Clock, Effect, type Fiber } from "effect"
 import type * as Order from "../../Order.ts"
 import { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -9,6 +9,7 @@ import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
 import {
+  annotate,
   attempt,
   clientOrderIdOf,
   type Context,
@@ -16,7 +17,6 @@ import {
   encode,
   fail,
   newClientOrderId,
-  traced,
   validate
 } from "./call.ts"
 import * as Recovery from "./recovery.ts"
@@ -79,13 +79,12 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     const order: IdentifiedOrder = valid.clientOrderId !== undefined
       ? valid as IdentifiedOrder
       : { ...valid, clientOrderId: clientOrderIdOf(fiber) }
-    const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
-    if (span?._tag === "Span" && span.status._tag !== "Ended") {
-      span.attribute("symbol", order.symbol)
-      span.attribute("side", order.side)
-      span.attribute("orderType", order.orderType)
-      span.attribute("clientOrderId", order.clientOrderId)
-    }
+    annotate(fiber, {
+      symbol: order.symbol,
+      side: order.side,
+      orderType: order.orderType,
+      clientOrderId: order.clientOrderId
+    })
     if (!context.checkRules) return checkedSend(order, undefined)
     const rules = context.rules.known(order.symbol, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
     return rules === Rules.NotLoaded
@@ -102,7 +101,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
         : Effect.flatMap(validate(placeOrderEndpoint, input), (valid) => placeValid(fiber, valid))
     }).pipe(
       Effect.mapError(fail("placeOrder")),
-      traced("SpotClient.placeOrder")
+      context.traced("SpotClient.placeOrder")
     )
 
   const batchClient: Batch.Client = {
@@ -141,7 +140,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       return yield* Batch.placeOrders(batchClient, symbol, inputs)
     },
     Effect.mapError(fail("placeOrders")),
-    traced("SpotClient.placeOrders")
+    context.traced("SpotClient.placeOrders")
   )
 
   const resolve = Effect.fnUntraced(
@@ -151,7 +150,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       return yield* Batch.resolve(lookupByClientIds, symbol, items, result)
     },
     Effect.mapError(fail("resolve")),
-    traced("SpotClient.resolve")
+    context.traced("SpotClient.resolve")
   )
 
   return { placeOrder, placeOrders, resolve }

@@ -37,6 +37,11 @@ export interface Succeeded<A> {
 export interface Retrying {
   /** The call's value, or how it failed. */
   <A>(endpoint: Venue.Endpoint, attempt: Effect.Effect<A, SpotError.SpotErrorReason>): Effect.Effect<A, Failure>
+  /** The same, failing with the last reason alone. */
+  readonly reasons: <A>(
+    endpoint: Venue.Endpoint,
+    attempt: Effect.Effect<A, SpotError.SpotErrorReason>
+  ) => Effect.Effect<A, SpotError.SpotErrorReason>
   /** The same, saying on success too whether an attempt that failed may have been applied. */
   readonly tracked: <A>(
     endpoint: Venue.Endpoint,
@@ -117,5 +122,12 @@ export const make = (options: Options | false, reporter: Telemetry.Reporter = Te
 
   const retrying = <A>(endpoint: Venue.Endpoint, attempt: Effect.Effect<A, SpotError.SpotErrorReason>) =>
     Effect.catch(attempt, (first) => Effect.map(recover(endpoint, attempt, first), (done) => done.value))
-  return Object.assign(retrying, { tracked })
+
+  const reasons = <A>(endpoint: Venue.Endpoint, attempt: Effect.Effect<A, SpotError.SpotErrorReason>) =>
+    Effect.catch(attempt, (first) =>
+      Effect.mapBoth(recover(endpoint, attempt, first), {
+        onFailure: (failure) => failure.reason,
+        onSuccess: (done) => done.value
+      }))
+  return Object.assign(retrying, { tracked, reasons })
 }

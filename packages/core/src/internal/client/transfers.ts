@@ -3,7 +3,7 @@
 import { Clock, Effect } from "effect"
 import type * as Transfer from "../../Transfer.ts"
 import * as Venue from "../../Venue.ts"
-import { attempt, type Context, fail, send, traced, validate } from "./call.ts"
+import { attempt, type Context, fail, send, validate } from "./call.ts"
 import * as TransferRecovery from "./transferRecovery.ts"
 
 const { internalTransfer: transferEndpoint, transferStatus: statusEndpoint } = Venue.endpoints
@@ -22,7 +22,7 @@ export const make = (context: Context) => {
       return (yield* statusOf(valid)).list ?? []
     },
     Effect.mapError(fail("transferStatus")),
-    traced("SpotClient.transferStatus")
+    context.traced("SpotClient.transferStatus")
   )
 
   // The time on the server's clock, as the client estimates it.
@@ -53,7 +53,7 @@ export const make = (context: Context) => {
       )
     },
     Effect.mapError(fail("internalTransfer")),
-    traced("SpotClient.internalTransfer")
+    context.traced("SpotClient.internalTransfer")
   )
 
   return { internalTransfer, transferStatus }
