@@ -101,13 +101,22 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
       : JSON.parse(text)
   }
   // The common unsafe case is an id of 17+ digits (always beyond 2^53): quote it and parse without a reviver, which
-  // is much cheaper (BENCHMARKS.md). A match inside a string literal cannot go unnoticed: the inserted quote ends the
-  // string and leaves digits right after it, which is never valid JSON, so the exact reviver path decides. Every text
-  // with such an id is unsafe, so a text the quoting leaves as it is, and safe, is one JSON.parse reads exactly. A
-  // short text (an order's answer, which carries its id as a number) is quoted first, sparing it a scan; a long one
-  // (a page, whose ids are strings) is scanned first, sparing it the quoting.
-  const short = text.length <= SHORT
-  if (!short && !unsafe(text)) return JSON.parse(text)
+  // is much cheaper (BENCHMARKS.md). A short text (an order's answer, which carries its id as a number) is read once
+  // by `quoteIds`, which quotes exactly the number literals outside strings; a long one (a page, whose ids are
+  // strings) is scanned first, sparing it the quoting. There a match inside a string literal cannot go unnoticed: the
+  // inserted quote ends the string and leaves digits right after it, which is never valid JSON, so the exact reviver
+  // path decides. Every text with such an id is unsafe, so a text the quoting leaves as it is, and safe, is one
+  // JSON.parse reads exactly.
+  if (text.length <= SHORT) {
+    const quoted = quoteIds(text)
+    if (quoted === text) return JSON.parse(text)
+    if (quoted !== undefined) {
+      const fast = Result.try(() => JSON.parse(quoted) as unknown)
+      if (Result.isSuccess(fast)) return fast.success
+    }
+    return JSON.parse(text, reviver as never)
+  }
+  if (!unsafe(text)) return JSON.parse(text)
   const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
   if (!unsafe(quoted)) {
     if (quoted === text) return JSON.parse(text)
@@ -115,6 +124,52 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
     if (Result.isSuccess(fast)) return fast.success
   }
   return JSON.parse(text, reviver as never)
+}
+
+const QUOTE = 34
+const BACKSLASH = 92
+const MINUS = 45
+const ZERO = 48
+const NINE = 57
+const DOT = 46
+const LOWER_E = 101
+const UPPER_E = 69
+
+// A JSON text with every integer literal of 17+ digits (outside strings) quoted, in one pass; undefined when a number
+// a double may not hold exactly remains (16 digits, a fraction or an exponent), which the reviver must read. Bad JSON
+// is left for JSON.parse to refuse.
+const quoteIds = (text: string): string | undefined => {
+  const length = text.length
+  let out = ""
+  let from = 0
+  let i = 0
+  while (i < length) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      i++
+      while (i < length) {
+        const d = text.charCodeAt(i)
+        if (d === QUOTE) break
+        i += d === BACKSLASH ? 2 : 1
+      }
+      i++
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      const start = i
+      if (c === MINUS) i++
+      const first = i
+      while (i < length && text.charCodeAt(i) >= ZERO && text.charCodeAt(i) <= NINE) i++
+      const digits = i - first
+      const next = text.charCodeAt(i)
+      if (next === DOT || next === LOWER_E || next === UPPER_E || digits === 16) return undefined
+      if (digits >= 17) {
+        out += `${text.slice(from, start)}"${text.slice(start, i)}"`
+        from = i
+      }
+    } else {
+      i++
+    }
+  }
+  return from === 0 ? text : out + text.slice(from)
 }
 
 const rawJSON = (JSON as unknown as JsonWithRaw).rawJSON

@@ -2,7 +2,7 @@
 // declared request schema, written as the venue spells it (`wire`: a JSON body, or a GET's query), sent through the
 // pipeline under the retry policy of its idempotency, and its answer decoded by the declared response schema (with the
 // declared fast path beside it). Every operation of the client is made of these; nothing restates an endpoint.
-import { Clock, Context as EffectContext, Effect, type Fiber, Random, References, Tracer } from "effect"
+import { Clock, Context as EffectContext, Effect, Exit, type Fiber, Random, References, Tracer } from "effect"
 import { constUndefined } from "effect/Function"
 import * as Json from "../../Json.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -54,8 +54,13 @@ export const encode = <E extends Venue.Endpoint>(endpoint: E, request: Venue.Req
 export const decode = <E extends Venue.Endpoint>(
   endpoint: E,
   response: Pipeline.VenueResponse
-): Effect.Effect<Venue.ResponseOf<E>, SpotError.DecodeError> =>
-  Effect.mapError(endpoint.decodeResponse(response.payload), (error) => response.schemaError(error))
+): Effect.Effect<Venue.ResponseOf<E>, SpotError.DecodeError> => {
+  const decoded = endpoint.decodeResponse(response.payload)
+  // A payload the endpoint's fast path read is answered as it is (an exit), without a step to map its errors.
+  return Exit.isExit(decoded) && Exit.isSuccess(decoded as Exit.Exit<unknown, unknown>)
+    ? decoded as unknown as Effect.Effect<Venue.ResponseOf<E>>
+    : Effect.mapError(decoded, (error) => response.schemaError(error))
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // sending

@@ -62,14 +62,24 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     )
   }
 
-  // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent.
+  const placeOrderFailed = fail("placeOrder")
+
+  // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. An
+  // attempt that succeeds passes one `catch`; the retries, the recovery and the error of the operation come after a
+  // failure.
   const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined) => {
     const broken = rules?.check(order)
-    if (broken !== undefined) return Effect.fail(broken)
-    return Effect.catch(
-      retrying(placeOrderEndpoint, attempt(pipeline, placeOrderEndpoint, order)),
-      placementFailed(order, context.rules.generation())
-    )
+    if (broken !== undefined) return Effect.fail(placeOrderFailed(broken))
+    const since = context.rules.generation()
+    const sending = attempt(pipeline, placeOrderEndpoint, order)
+    return Effect.catch(sending, (first) =>
+      Effect.mapError(
+        Effect.catch(
+          Effect.map(retrying.after(placeOrderEndpoint, sending, first), (done) => done.value),
+          placementFailed(order, since)
+        ),
+        placeOrderFailed
+      ))
   }
 
   // A valid order on `fiber`: given a clientOrderId when it has none, annotated on the operation's span, checked
@@ -96,13 +106,11 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     Effect.withFiber((fiber) => {
       // A plain order takes the hand-written fast path (the Schema's value exactly, property-tested against it).
       const fast = OrderFast.placeOrder(input)
-      return fast !== undefined
-        ? placeValid(fiber, fast)
-        : Effect.flatMap(validate(placeOrderEndpoint, input), (valid) => placeValid(fiber, valid))
-    }).pipe(
-      Effect.mapError(fail("placeOrder")),
-      context.traced("SpotClient.placeOrder")
-    )
+      return fast !== undefined ? placeValid(fiber, fast) : Effect.flatMap(
+        Effect.mapError(validate(placeOrderEndpoint, input), placeOrderFailed),
+        (valid) => placeValid(fiber, valid)
+      )
+    }).pipe(context.traced("SpotClient.placeOrder"))
 
   const batchClient: Batch.Client = {
     send: (request) =>

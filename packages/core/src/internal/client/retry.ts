@@ -42,6 +42,15 @@ export interface Retrying {
     endpoint: Venue.Endpoint,
     attempt: Effect.Effect<A, SpotError.SpotErrorReason>
   ) => Effect.Effect<A, SpotError.SpotErrorReason>
+  /**
+   * What follows an attempt that failed with `first`: the retries under the policy (`retrying` is an attempt caught
+   * by this), for a caller that handles the first failure in a `catch` of its own.
+   */
+  readonly after: <A>(
+    endpoint: Venue.Endpoint,
+    attempt: Effect.Effect<A, SpotError.SpotErrorReason>,
+    first: SpotError.SpotErrorReason
+  ) => Effect.Effect<Succeeded<A>, Failure>
   /** The same, saying on success too whether an attempt that failed may have been applied. */
   readonly tracked: <A>(
     endpoint: Venue.Endpoint,
@@ -129,5 +138,5 @@ export const make = (options: Options | false, reporter: Telemetry.Reporter = Te
         onFailure: (failure) => failure.reason,
         onSuccess: (done) => done.value
       }))
-  return Object.assign(retrying, { tracked, reasons })
+  return Object.assign(retrying, { tracked, reasons, after: recover })
 }

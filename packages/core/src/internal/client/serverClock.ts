@@ -18,24 +18,28 @@ export class ServerClock {
   /** Server time minus local time (ms). */
   offset = 0
   private lastWrite = 0
-  private readonly writes = new Set<string>()
+  // The bodies written in the latest stamped millisecond, by path (a path is one of a few constant texts, a body is
+  // hashed as it is: no text is joined per write).
+  private readonly writes = new Map<string, Set<string>>()
 
   /** The millisecond to sign a request of `endpoint` with this path (and query) and body with, at local time `now`. */
   stamp(endpoint: Venue.Endpoint, requestPath: string, body: string, now: number): number {
     // TestClock (and jittered sleeps) can yield fractional millis; the venue wants an integer.
     const millis = Math.round(now + this.offset)
-    return endpoint.idempotency === "read" ? millis : this.write(millis, `${requestPath}\n${body}`)
+    return endpoint.idempotency === "read" ? millis : this.write(millis, requestPath, body)
   }
 
-  private write(millis: number, content: string): number {
+  private write(millis: number, path: string, body: string): number {
     if (millis > this.lastWrite || this.lastWrite - millis >= BUMP_MILLIS) {
       this.lastWrite = millis
       this.writes.clear()
-    } else if (this.writes.has(content)) {
+    } else if (this.writes.get(path)?.has(body) === true) {
       this.lastWrite++
       this.writes.clear()
     }
-    this.writes.add(content)
+    const bodies = this.writes.get(path)
+    if (bodies === undefined) this.writes.set(path, new Set([body]))
+    else bodies.add(body)
     return this.lastWrite
   }
 
