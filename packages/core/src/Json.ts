@@ -135,9 +135,17 @@ const DOT = 46
 const LOWER_E = 101
 const UPPER_E = 69
 
+// Whether the quote at `at` is escaped: preceded by an odd number of backslashes.
+const escaped = (text: string, at: number): boolean => {
+  let backslashes = 0
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
+  return backslashes % 2 === 1
+}
+
 // A JSON text with every integer literal of 17+ digits (outside strings) quoted, in one pass; undefined when a number
 // a double may not hold exactly remains (16 digits, a fraction or an exponent), which the reviver must read. Bad JSON
-// is left for JSON.parse to refuse.
+// (an unterminated string) is left as it is for JSON.parse to refuse. For long texts the regular expressions are
+// faster: a page is mostly strings, which `UNSAFE_NUMBER` passes over at about 0.75 ns a character.
 const quoteIds = (text: string): string | undefined => {
   const length = text.length
   let out = ""
@@ -146,13 +154,10 @@ const quoteIds = (text: string): string | undefined => {
   while (i < length) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
-      i++
-      while (i < length) {
-        const d = text.charCodeAt(i)
-        if (d === QUOTE) break
-        i += d === BACKSLASH ? 2 : 1
-      }
-      i++
+      let end = text.indexOf("\"", i + 1)
+      while (end !== -1 && escaped(text, end)) end = text.indexOf("\"", end + 1)
+      if (end === -1) return text
+      i = end + 1
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       const start = i
       if (c === MINUS) i++
