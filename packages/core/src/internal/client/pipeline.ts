@@ -377,9 +377,15 @@ const failed = (
     const { reporter } = context.options
     reporter.answered(fiber.context, stamped.endpoint, reason._tag, now - stamped.sentAt)
     const limited = Telemetry.tooManyRequests(reason)
-    return limited === undefined
-      ? Effect.fail(reason)
-      : Effect.andThen(reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis), Effect.fail(reason))
+    if (limited === undefined) return Effect.fail(reason)
+    // A 429 reported, and the budgets it came from paused for every call (`Budget.Limiter.failed`, which fails with
+    // the reason to fail with instead when the venue asks for a wait beyond the cap).
+    const reported = reporter.rateLimited(stamped.endpoint, limited.retryAfterMillis)
+    const { limiter } = context.options
+    return Effect.andThen(
+      limiter === undefined ? reported : Effect.andThen(reported, limiter.failed(stamped.endpoint, reason)),
+      Effect.fail(reason)
+    )
   })
 
 // The stamped request sent and answered, on `fiber` (the fiber running the call, whose context is the call's again
@@ -412,8 +418,8 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
 /**
  * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget. The
  * settling is in place before the permit is asked for, so that from the grant on, whatever ends the call (its answer, a
- * failure, an interruption) settles it; waiting for the permit stays interruptible. A 429 pauses the budgets for every
- * call (`Budget.Limiter.failed`).
+ * failure, an interruption) settles it; waiting for the permit stays interruptible. (A 429 pauses the budgets when it
+ * is answered: `failed`.)
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
@@ -429,7 +435,7 @@ export const limited = <A>(
       }),
       () => permit === undefined ? Effect.void : permit.settle
     )
-  }).pipe(Effect.tapError((reason) => limiter.failed(endpoint, reason)))
+  })
 
 /** One send of a request through every stage. */
 export const execute = (
