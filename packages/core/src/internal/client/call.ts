@@ -31,8 +31,24 @@ export interface Context {
 export const validate = <E extends Venue.Endpoint>(
   endpoint: E,
   input: unknown
-): Effect.Effect<Venue.RequestOf<E>, SpotError.ValidationError> =>
-  Effect.mapError(endpoint.decodeRequest(input), (error) => Validate.toValidationError(error))
+): Effect.Effect<Venue.RequestOf<E>, SpotError.ValidationError> => {
+  const decoded = endpoint.decodeRequest(input)
+  // A valid input (the Schema answers an exit) is answered as it is, without a step to map its errors.
+  return succeeded(decoded) ? decoded : Effect.mapError(decoded, (error) => Validate.toValidationError(error))
+}
+
+/** Whether an effect is already a success (an exit): what `flatMapNow` and the decoders answer without a step. */
+const succeeded = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Exit.Success<A, never> =>
+  Exit.isExit(effect) && Exit.isSuccess(effect as Exit.Exit<unknown, unknown>)
+
+/**
+ * `Effect.flatMap` that calls `f` at once when `self` is already a success (an exit), saving the step; for an operation
+ * that is already running (inside its `Effect.withFiber`), where calling `f` now is calling it when it runs.
+ */
+export const flatMapNow = <A, E, R, B, E2, R2>(
+  self: Effect.Effect<A, E, R>,
+  f: (a: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => succeeded(self) ? f(self.value) : Effect.flatMap(self, f)
 
 /** A GET's query string, in the wire's order, without `?`; undefined values are left out. */
 const queryString = (params: Readonly<Record<string, unknown>>): string => {
@@ -57,9 +73,7 @@ export const decode = <E extends Venue.Endpoint>(
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.DecodeError> => {
   const decoded = endpoint.decodeResponse(response.payload)
   // A payload the endpoint's fast path read is answered as it is (an exit), without a step to map its errors.
-  return Exit.isExit(decoded) && Exit.isSuccess(decoded as Exit.Exit<unknown, unknown>)
-    ? decoded as unknown as Effect.Effect<Venue.ResponseOf<E>>
-    : Effect.mapError(decoded, (error) => response.schemaError(error))
+  return succeeded(decoded) ? decoded : Effect.mapError(decoded, (error) => response.schemaError(error))
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type * as Order from "../../Order.ts"
 import { PageSize, TradingPair } from "../../Primitives.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { annotate, type Context, fail, send, validate } from "./call.ts"
+import { annotate, type Context, fail, flatMapNow, send, validate } from "./call.ts"
 import * as Paging from "./paging.ts"
 import type * as Recovery from "./recovery.ts"
 import * as Validate from "./validate.ts"
@@ -75,7 +75,7 @@ export const make = (context: Context) => {
   const openOrdersPage = (query: Order.OpenOrdersQuery) =>
     Effect.withFiber((fiber) => {
       annotate(fiber, { symbol: query.symbol, pageNo: query.pageNo ?? 0 })
-      return Effect.flatMap(validate(openOrdersEndpoint, query), openOrdersPageOf)
+      return flatMapNow(validate(openOrdersEndpoint, query), openOrdersPageOf)
     }).pipe(
       Effect.mapError(fail("openOrdersPage")),
       context.traced("SpotClient.openOrdersPage")
