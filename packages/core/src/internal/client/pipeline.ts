@@ -416,10 +416,10 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
   })
 
 /**
- * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget. The
- * settling is in place before the permit is asked for, so that from the grant on, whatever ends the call (its answer, a
- * failure, an interruption) settles it; waiting for the permit stays interruptible. (A 429 pauses the budgets when it
- * is answered: `failed`.)
+ * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget (until
+ * its lease ends). The settling is in place before the permit is asked for, so that once the store has handed the
+ * permit over, whatever ends the call (its answer, a failure, an interruption) settles it, with no uninterruptible
+ * region; waiting for the permit stays interruptible. (A 429 pauses the budgets when it is answered: `failed`.)
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
