@@ -608,6 +608,33 @@ describe("rate limits under latency", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a call interrupted while its request is in flight gives its permit back when it ends", () => {
+    // The permit's settling is in place before the permit is asked for (pipeline.ts `limited`): an interruption
+    // during the exchange settles it then. Unsettled, the ten would count as in flight until their lease ends (the
+    // timeout and 5 s more), far beyond one window.
+    let calls = 0
+    const venue = new FakeVenue()
+    const hanging = HttpClient.make((request) => ++calls <= 10 ? Effect.never : venue.client.execute(request))
+    const layer = SpotClient.layer({ ...clientOptions, ...quiet, timeout: "30 seconds" }).pipe(
+      Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, hanging), nodeSigner))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const hung = yield* Effect.forEach(
+        Array.from({ length: 10 }, (_, i) => i),
+        (i) => Effect.forkChild(client.placeOrder(order(`hung-${i}`)))
+      )
+      yield* settle
+      assert.strictEqual(calls, 10, "all ten were sent")
+      yield* Fiber.interruptAll(hung)
+      const next = yield* Effect.forkChild(Effect.andThen(client.placeOrder(order("after")), now))
+      yield* advanceTo(NOW + 2_000)
+      // The ten count from when they were interrupted (NOW), for one window plus the margin.
+      assert.strictEqual(yield* Fiber.join(next), NOW + 1_000 + MARGIN)
+    }).pipe(Effect.provide(layer))
+  })
+
   it("property: with any latency below the window, the venue never sees more than the limit in its window", () => {
     const scenario = fc.record({
       limit: fc.integer({ min: 1, max: 8 }),
