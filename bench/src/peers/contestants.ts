@@ -134,23 +134,31 @@ export const raw: Contestant = {
 // Budgets far beyond any run: 10^12 in the venue's windows.
 const unreachable = { limit: 1e12, windowMillis: 10_000 }
 
-const spotkitOver = (
+/** spotkit's client layer as the contestants run it: the limiter on with budgets out of reach, unless `limiter` is false. */
+export const spotkitLayer = (
+  baseUrl: string,
   transport: NodeSpotClient.HttpOptions["transport"],
-  options: { readonly httpSpans?: boolean; readonly backend?: boolean; readonly limiter?: boolean } = {}
-): Contestant["make"] =>
-async (baseUrl) => {
-  const runtime = ManagedRuntime.make(NodeSpotClient.layer({
+  limiter = true
+) =>
+  NodeSpotClient.layer({
     baseUrl,
     credentials: {
       apiKey: Redacted.make(credentials.apiKey),
       secretKey: Redacted.make(credentials.secretKey),
       passphrase: Redacted.make(credentials.passphrase)
     },
-    rateLimit: options.limiter === false
-      ? false
-      : { uid: unreachable, ip: unreachable, perEndpoint: { limit: 1e12, windowMillis: 1_000 } },
+    rateLimit: limiter
+      ? { uid: unreachable, ip: unreachable, perEndpoint: { limit: 1e12, windowMillis: 1_000 } }
+      : false,
     transport
-  }))
+  })
+
+const spotkitOver = (
+  transport: NodeSpotClient.HttpOptions["transport"],
+  options: { readonly httpSpans?: boolean; readonly backend?: boolean; readonly limiter?: boolean } = {}
+): Contestant["make"] =>
+async (baseUrl) => {
+  const runtime = ManagedRuntime.make(spotkitLayer(baseUrl, transport, options.limiter !== false))
   const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
   const nextId = clientOrderIds()
   const indices = (n: number) => Array.from({ length: n }, (_, i) => i)

@@ -9,10 +9,10 @@
 //
 //   node --conditions=@spotkit/source src/peers/steps.ts <baseUrl> [--list]
 import { SpotClient, type SpotError } from "@spotkit/core"
-import { NodeSpotClient } from "@spotkit/node"
-import { Effect, ManagedRuntime, Redacted, Tracer } from "effect"
+import { Effect, ManagedRuntime, Tracer } from "effect"
 import * as Scheduler from "effect/Scheduler"
-import { credentials, openOrdersBody, orderBody } from "./shared.ts"
+import { spotkitLayer } from "./contestants.ts"
+import { openOrdersBody, orderBody } from "./shared.ts"
 
 let steps = 0
 const shouldYield = Scheduler.MixedScheduler.prototype.shouldYield
@@ -48,21 +48,9 @@ Object.assign(Tracer.nativeTracer, {
 const baseUrl = process.argv[2]
 if (baseUrl === undefined) throw new Error("usage: steps.ts <baseUrl> [--list]")
 const list = process.argv.includes("--list")
-const unreachable = { limit: 1e12, windowMillis: 10_000 }
 
 for (const limiter of [true, false]) {
-  const runtime = ManagedRuntime.make(NodeSpotClient.layer({
-    baseUrl,
-    credentials: {
-      apiKey: Redacted.make(credentials.apiKey),
-      secretKey: Redacted.make(credentials.secretKey),
-      passphrase: Redacted.make(credentials.passphrase)
-    },
-    rateLimit: limiter
-      ? { uid: unreachable, ip: unreachable, perEndpoint: { ...unreachable, windowMillis: 1_000 } }
-      : false,
-    transport: "undici"
-  }))
+  const runtime = ManagedRuntime.make(spotkitLayer(baseUrl, "undici", limiter))
   const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
   let id = 0
   const requests: ReadonlyArray<readonly [string, Effect.Effect<unknown, SpotError.SpotError>]> = [

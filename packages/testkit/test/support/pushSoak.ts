@@ -8,22 +8,14 @@ import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Engine } from "../../src/index.ts"
 import { PushVenue, TestExchange } from "../../src/index.ts"
+import { prng } from "../../src/internal/prng.ts"
 import { advance, collect, engineBook, lastBook, settle, SpotPush } from "./push.ts"
 
 export const SYMBOL = "BTCUSDT_SPBL"
 const DEPTH = 15
 
-/** mulberry32: the same seed gives the same faults and orders on every machine. */
-export const random = (seed: number): () => number => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The testkit's seedable generator (mulberry32): the same seed gives the same faults and orders on every machine. */
+export const random = prng
 
 /** A fault phase: what the venue does for a few rounds. `dropAll` drops every connection once at its start. */
 export interface Phase {
