@@ -20,7 +20,7 @@
 //     [--limited-seconds S] [--cli-variants]
 //
 // --cli-variants adds the CLI's variants to the runs of 1., alternating with the others (their files must be the
-// same too): without each V8 flag of its entry (`bin/spotkit.ts`), and over node:http (a copy of the build whose
+// same too): without each V8 flag of its entry (`bin/spotkit.ts`) or all of them, and over node:http (a copy of the build whose
 // configuration picks that transport, as the CLI did before issue #26).
 import { Venue } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
@@ -173,7 +173,7 @@ interface Contestant {
 }
 
 // The CLI's variants (--cli-variants): entries like its own (`bin/spotkit.ts`: V8 flags set, then the command
-// imported) with one, the other or neither of its flags, and a copy of the build over node:http.
+// imported) without one of its flags or without any, and a copy of the build over node:http.
 const variants = (): ReadonlyArray<Contestant> => {
   const main = pathToFileURL(join(root, "packages/node/dist/internal/main.js")).href
   const entry = (name: string, flags: ReadonlyArray<string>) => {
@@ -193,14 +193,15 @@ const variants = (): ReadonlyArray<Contestant> => {
   const shared = join(nodeHttp, "internal/cli/shared.js")
   const text = readFileSync(shared, "utf8")
   const patched = text.replace(
-    "...NodeSpotClient.defaultConfig,",
-    "...NodeSpotClient.defaultConfig, transport: Config.succeed(\"node:http\"),"
+    "NodeSpotClient.layer({ ...options, onEvent })",
+    "NodeSpotClient.layer({ ...options, onEvent, transport: \"node:http\" })"
   )
   if (patched === text) throw new Error("cannot make the node:http variant: shared.js changed")
   writeFileSync(shared, patched)
   const command = (out: string) => ["bills", "export", "--out", out]
   const semiSpace = "--semi-space-growth-factor=1"
   const noMaglev = "--no-maglev"
+  const oldSpace = "--heap-growing-percent=30"
   return [
     {
       key: "cli-node-http",
@@ -209,17 +210,22 @@ const variants = (): ReadonlyArray<Contestant> => {
     },
     {
       key: "cli-maglev-on",
-      label: `the CLI with ${semiSpace} only (Maglev on)`,
-      args: (out) => [entry("maglev-on", [semiSpace]), ...command(out)]
+      label: `the CLI without ${noMaglev} (Maglev on)`,
+      args: (out) => [entry("maglev-on", [semiSpace, oldSpace]), ...command(out)]
     },
     {
       key: "cli-young-grows",
-      label: `the CLI with ${noMaglev} only (V8's young generation growing)`,
-      args: (out) => [entry("young-grows", [noMaglev]), ...command(out)]
+      label: `the CLI without ${semiSpace} (V8's young generation growing)`,
+      args: (out) => [entry("young-grows", [noMaglev, oldSpace]), ...command(out)]
+    },
+    {
+      key: "cli-old-grows",
+      label: `the CLI without ${oldSpace} (V8's old generation growing)`,
+      args: (out) => [entry("old-grows", [semiSpace, noMaglev]), ...command(out)]
     },
     {
       key: "cli-no-flags",
-      label: "the CLI without either flag",
+      label: "the CLI without any of its flags",
       args: (out) => [entry("no-flags", []), ...command(out)]
     }
   ]

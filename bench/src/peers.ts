@@ -12,7 +12,7 @@
 //
 //   node --expose-gc --conditions=@spotkit/source src/peers.ts [--quick] [--peers-requests N] [--peers-warmup N]
 //     [--peers-runs N] [--peers-servers raw,sandbox]
-//     [--peers-contestants raw,spotkit,spotkit-effect-undici,bitget-api,ccxt]
+//     [--peers-contestants raw,spotkit,spotkit-effect-undici,bitget-api,ccxt,floor]  (floor only when named)
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
@@ -28,16 +28,25 @@ const TARGETS = { ofRaw: 0.8, ofEachPeer: 3 }
 // ccxt's for placeOrder.
 const TARGETS_26 = { cpuOfRaw: 0.8, placeOrderCpuOfCcxt: 1.4 }
 
-const list = (name: string, all: ReadonlyArray<string>): ReadonlyArray<string> => {
+// The values of option `name`, some of `defaults` and `more`; `defaults` when it is not given.
+const list = (
+  name: string,
+  defaults: ReadonlyArray<string>,
+  more: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
+  const all = [...defaults, ...more]
   const at = args.indexOf(`--${name}`)
-  if (at < 0) return all
+  if (at < 0) return defaults
   const picked = (args[at + 1] ?? "").split(",").filter((s) => s.length > 0)
   const unknown = picked.filter((s) => !all.includes(s))
   if (picked.length === 0 || unknown.length > 0) throw new Error(`--${name} takes some of ${all.join(",")}`)
   return picked
 }
 const SERVERS = list("peers-servers", ["raw", "sandbox"])
-const CONTESTANTS = list("peers-contestants", ["raw", "spotkit", "spotkit-effect-undici", "bitget-api", "ccxt"])
+// `floor` (undici's dispatch alone, the least any client over undici spends) only when named.
+const CONTESTANTS = list("peers-contestants", ["raw", "spotkit", "spotkit-effect-undici", "bitget-api", "ccxt"], [
+  "floor"
+])
 const PEERS = CONTESTANTS.filter((c) => c === "bitget-api" || c === "ccxt")
 
 const serverScripts: Record<string, string> = {
@@ -51,7 +60,8 @@ const labels: Record<string, string> = {
   spotkit: "spotkit (SpotClient over NodeSpotClient.layer)",
   "spotkit-effect-undici": "spotkit, transport \"effect-undici\" (platform-node's HttpClient)",
   "bitget-api": "bitget-api 3.2.3 (RestClientV2.postPrivate)",
-  ccxt: "ccxt 4.5.84 (bitget.request, private spot POST)"
+  ccxt: "ccxt 4.5.84 (bitget.request, private spot POST)",
+  floor: "floor: undici's dispatch + node:crypto + JSON.parse, no client"
 }
 const serverLabels: Record<string, string> = {
   raw: "minimal node:http server, canned answers, checks nothing",

@@ -126,6 +126,63 @@ export const raw: Contestant = {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The floor of undici: the transport spotkit's client sends through (a pooled Agent's `dispatch` with a handler that
+// collects the answer's bytes: no response stream), with node:crypto HMAC and JSON.parse, and nothing else. No client
+// on undici can spend less per request; not a contestant of the table (`--peers-contestants ...,floor`).
+
+export const floor: Contestant = {
+  key: "floor",
+  label: "floor: undici Agent.dispatch (answer bytes collected, no stream) + node:crypto HMAC + JSON.parse",
+  make: async (baseUrl) => {
+    const { Agent } = await import("undici")
+    const agent = new Agent()
+    const origin = new URL(baseUrl).origin
+    const key = createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
+    const nextId = clientOrderIds()
+    const send = (path: string, body: string) =>
+      new Promise<Envelope>((resolve, reject) => {
+        const timestamp = String(Date.now())
+        const sign = createHmac("sha256", key).update(timestamp + "POST" + path + body).digest("base64")
+        const chunks: Array<Buffer> = []
+        let status = 0
+        agent.dispatch({
+          origin,
+          path,
+          method: "POST",
+          headers: {
+            "access-key": credentials.apiKey,
+            "access-sign": sign,
+            "access-timestamp": timestamp,
+            "access-passphrase": credentials.passphrase,
+            "content-type": "application/json",
+            locale: "en-US"
+          },
+          body
+        }, {
+          onResponseStart: (_controller, statusCode) => void (status = statusCode),
+          onResponseData: (_controller, chunk) => void chunks.push(chunk),
+          onResponseEnd: () => {
+            const answer = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope
+            if (status !== 200) reject(new Error(`HTTP ${status}: ${JSON.stringify(answer).slice(0, 300)}`))
+            else resolve(answer)
+          },
+          onResponseError: (_controller, error) => reject(error)
+        })
+      })
+    return {
+      run: async (path, n, concurrency) => {
+        const check = checker()
+        await pool(n, concurrency, async () => {
+          if (path === "placeOrder") check.placed(await send(paths.placeOrder, JSON.stringify(orderBody(nextId()))))
+          else check.page(await send(paths.openOrders, JSON.stringify(openOrdersBody)))
+        })
+        return check.result()
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // spotkit over the Node layer: NodeSpotClient.layer (undici, node:crypto signer, live clock); everything as a user gets
 // it (validation, spans, the rate limiter, retries, timeout, lossless ids, decoding). The limiter is on, in memory, with
 // budgets no run reaches (the venue's would hold a canned server's thousands of requests a second to 10 a second):
@@ -288,7 +345,7 @@ const keepingTracer = Tracer.make({ span: (options) => new Tracer.NativeSpan(opt
  * price the undici transport's HTTP client span, without it (`HttpClient.TracerDisabledWhen`), and under a tracer other than the native one, with and
  * without it; the operation spans are kept in each.
  */
-export const measurementOnly: ReadonlyArray<Contestant> = [{
+export const measurementOnly: ReadonlyArray<Contestant> = [floor, {
   key: "spotkit-no-limiter",
   label: "spotkit over NodeSpotClient.layer (undici), client-side rate limiting off",
   make: spotkitOver("undici", { limiter: false })

@@ -21,7 +21,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SpotClient, SpotError } from "@spotkit/core"
 import { Config, Duration, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
@@ -212,6 +212,11 @@ export const safeRedisUrl = (url: string): string => {
   return parsed.href
 }
 
+// node-redis is loaded when a Redis store is built, not with this module: it and its own modules are about 650 of the
+// 1,175 modules the CLI loaded, and 4 MB of the live heap of a process that never uses Redis (BENCHMARKS.md, "#26,
+// fourth pass").
+const loadNodeRedis: Effect.Effect<typeof NodeRedis> = Effect.promise(() => import("@effect/platform-node/NodeRedis"))
+
 /**
  * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A Redis that cannot
  * be reached then fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL without its password.
@@ -230,11 +235,15 @@ export const layerRedisStore = (
       operation: "NodeSpotClient.layer",
       reason: new SpotError.RateLimitStoreError({ store: name, description })
     })
-  // Commands fail at once while the connection is down (no offline queue), so that the store's policy applies.
-  const redis = NodeRedis.layer({ url, disableOfflineQueue: true, socket: { connectTimeout: timeout } })
   return Layer.effect(
     RateLimitStore.RateLimitStore,
     Effect.gen(function*() {
+      // Commands fail at once while the connection is down (no offline queue), so that the store's policy applies.
+      const redis = (yield* loadNodeRedis).layer({
+        url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: timeout }
+      })
       // NodeRedis logs a warning at every failed reconnection attempt; the store logs one when Redis is lost.
       const context = yield* Layer.build(redis).pipe(
         Effect.provideService(References.MinimumLogLevel, "Error"),

@@ -8,9 +8,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
 import { Clock, Effect, Layer } from "effect"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { afterAll } from "vitest"
 import { aliceEnv, linesOf, runBuilt } from "./support/cli.ts"
 import { redisServer } from "./support/redisServer.ts"
@@ -117,6 +118,53 @@ describe("a venue that asks for an hour's wait", () => {
         const limited = (yield* exchange.requests).filter((r) => r.status === 429)
         assert.strictEqual(limited.length, 1, "not retried")
       }).pipe(Effect.provide(hourSandbox)),
+    60_000
+  )
+})
+
+// A hook that the CLI's Node loads first (NODE_OPTIONS=--import): it writes the URL of every module loaded to the file
+// named by MODULES_LOG.
+const recorder = join(dir, "record-modules.mjs")
+writeFileSync(
+  recorder,
+  `import { registerHooks } from "node:module"
+import { appendFileSync } from "node:fs"
+registerHooks({ load(url, context, next) { appendFileSync(process.env.MODULES_LOG, url + "\\n"); return next(url, context) } })
+`
+)
+const smallSandbox = Sandbox.layer().pipe(
+  Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ seed: 26, bills: 300 }), rateLimits: false }))
+)
+const NODE_REDIS = /\/node_modules\/(?:redis|@redis\/[^/]+)\//
+
+describe("node-redis is loaded only for a shared budget", () => {
+  it.live(
+    "an export without SPOTKIT_REDIS_URL loads none of its modules; one with it loads them and shares the budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const { SPOTKIT_RATE_LIMIT: _off, ...env } = yield* aliceEnv
+        const modulesOf = Effect.fnUntraced(function*(name: string, extra: Record<string, string>) {
+          const log = join(dir, `${name}.modules`)
+          const run = yield* runBuilt(["bills", "export", "--out", join(dir, `${name}.csv`)], {
+            ...env,
+            ...extra,
+            NODE_OPTIONS: `--import ${pathToFileURL(recorder).href}`,
+            MODULES_LOG: log
+          })
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.strictEqual(linesOf(readFileSync(join(dir, `${name}.csv`), "utf8")).length, 300 + 2 + 1)
+          return linesOf(readFileSync(log, "utf8"))
+        })
+        const alone = yield* modulesOf("alone", {})
+        const shared = yield* modulesOf("shared", { SPOTKIT_REDIS_URL: redis.url })
+        // The hook saw the CLI's own modules in both runs.
+        for (const modules of [alone, shared]) {
+          assert.isTrue(modules.some((url) => url.endsWith("/dist/internal/main.js")), modules.join("\n"))
+        }
+        assert.deepStrictEqual(alone.filter((url) => NODE_REDIS.test(url)), [])
+        assert.isAbove(shared.filter((url) => NODE_REDIS.test(url)).length, 0)
+      })).pipe(Effect.provide(smallSandbox)),
     60_000
   )
 })
