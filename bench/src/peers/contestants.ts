@@ -159,6 +159,7 @@ export const floor: Contestant = {
           },
           body
         }, {
+          onRequestStart: () => {},
           onResponseStart: (_controller, statusCode) => void (status = statusCode),
           onResponseData: (_controller, chunk) => void chunks.push(chunk),
           onResponseEnd: () => {

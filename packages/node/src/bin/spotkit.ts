@@ -14,9 +14,8 @@ import { setFlagsFromString } from "node:v8"
 // - no Maglev, V8's middle compiler tier: Effect's polymorphic code made it compile and keep much code, in its
 //   compiler threads' memory; TurboFan still optimizes the hot loop. It costs CPU, which the export can spare;
 // - the old generation allowed to grow to 1.3 times what a full collection left alive, instead of the up to 4 times V8
-//   picks for a fast allocator: the command's live heap (about 30 MB, most of it the libraries' code) stays flat
-//   through an export, and a larger limit only let garbage, and the socket buffers it holds, pile up between
-//   collections (peaks of 180 to 214 MB where this flag holds them at 126 to 135).
+//   picks for a fast allocator: the command's live heap (most of it the libraries' code) stays flat through an
+//   export, and a larger limit only let garbage, and the socket buffers it holds, pile up between collections.
 // The flags must hold before the libraries load, so the command is imported only now.
 setFlagsFromString("--semi-space-growth-factor=1")
 setFlagsFromString("--no-maglev")
