@@ -6,7 +6,7 @@ import { NodeSpotClient } from "@spotkit/node"
 import { Effect, identity, ManagedRuntime, Redacted, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { Buffer } from "node:buffer"
-import { createHmac, createSecretKey } from "node:crypto"
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto"
 import { credentials, OPEN_ORDERS_LIMIT, openOrdersBody, orderBody, type PathKey, paths } from "./shared.ts"
 
 /** What the answers of one batch contained. */
@@ -83,53 +83,61 @@ const checker = () => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The raw baseline: undici.request + node:crypto HMAC (key imported once) + JSON.parse. No validation, no retries,
-// no timeout, no lossless ids: the floor of this transport.
+// The raw baseline and the floor: a signed POST of the JSON text, its answer parsed, and nothing else.
 
+// The headers of a signed POST of `body` to `path` now, with the secret imported once as `key`.
+const signedHeaders = (key: KeyObject, path: string, body: string): Record<string, string> => {
+  const timestamp = String(Date.now())
+  return {
+    "access-key": credentials.apiKey,
+    "access-sign": createHmac("sha256", key).update(timestamp + "POST" + path + body).digest("base64"),
+    "access-timestamp": timestamp,
+    "access-passphrase": credentials.passphrase,
+    "content-type": "application/json",
+    locale: "en-US"
+  }
+}
+
+// The runner of a client that posts a path's parameters and hands over the parsed envelope; each request has an
+// object of its own (a client may add to it), made within the timed call as every contestant's is.
+const posting = (send: (path: string, params: Record<string, unknown>) => Promise<Envelope>): Runner => {
+  const nextId = clientOrderIds()
+  return {
+    run: async (path, n, concurrency) => {
+      const check = checker()
+      await pool(n, concurrency, async () => {
+        if (path === "placeOrder") check.placed(await send(paths.placeOrder, orderBody(nextId())))
+        else check.page(await send(paths.openOrders, { ...openOrdersBody }))
+      })
+      return check.result()
+    }
+  }
+}
+
+// The secret imported once, for `signedHeaders`.
+const secretKey = () => createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
+
+// The raw baseline: undici.request + node:crypto HMAC (key imported once) + JSON.parse. No validation, no retries,
+// no timeout, no lossless ids: the least a client over undici's request API spends.
 export const raw: Contestant = {
   key: "raw",
   label: "raw baseline: undici.request + node:crypto HMAC + JSON.parse",
   make: async (baseUrl) => {
     const { request } = await import("undici")
-    const key = createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
-    const nextId = clientOrderIds()
-    const send = async (path: string, body: string): Promise<Envelope> => {
-      const timestamp = String(Date.now())
-      const sign = createHmac("sha256", key).update(timestamp + "POST" + path + body).digest("base64")
-      const response = await request(baseUrl + path, {
-        method: "POST",
-        headers: {
-          "access-key": credentials.apiKey,
-          "access-sign": sign,
-          "access-timestamp": timestamp,
-          "access-passphrase": credentials.passphrase,
-          "content-type": "application/json",
-          locale: "en-US"
-        },
-        body
-      })
+    const key = secretKey()
+    return posting(async (path, params) => {
+      const body = JSON.stringify(params)
+      const response = await request(baseUrl + path, { method: "POST", headers: signedHeaders(key, path, body), body })
       const answer = JSON.parse(await response.body.text()) as Envelope
       if (response.statusCode !== 200) fail(`HTTP ${response.statusCode}`, answer)
       return answer
-    }
-    return {
-      run: async (path, n, concurrency) => {
-        const check = checker()
-        await pool(n, concurrency, async () => {
-          if (path === "placeOrder") check.placed(await send(paths.placeOrder, JSON.stringify(orderBody(nextId()))))
-          else check.page(await send(paths.openOrders, JSON.stringify(openOrdersBody)))
-        })
-        return check.result()
-      }
-    }
+    })
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
 // The floor of undici: the transport spotkit's client sends through (a pooled Agent's `dispatch` with a handler that
 // collects the answer's bytes: no response stream), with node:crypto HMAC and JSON.parse, and nothing else. No client
 // on undici can spend less per request; not a contestant of the table (`--peers-contestants ...,floor`).
-
 export const floor: Contestant = {
   key: "floor",
   label: "floor: undici Agent.dispatch (answer bytes collected, no stream) + node:crypto HMAC + JSON.parse",
@@ -137,28 +145,13 @@ export const floor: Contestant = {
     const { Agent } = await import("undici")
     const agent = new Agent()
     const origin = new URL(baseUrl).origin
-    const key = createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
-    const nextId = clientOrderIds()
-    const send = (path: string, body: string) =>
+    const key = secretKey()
+    return posting((path, params) =>
       new Promise<Envelope>((resolve, reject) => {
-        const timestamp = String(Date.now())
-        const sign = createHmac("sha256", key).update(timestamp + "POST" + path + body).digest("base64")
+        const body = JSON.stringify(params)
         const chunks: Array<Buffer> = []
         let status = 0
-        agent.dispatch({
-          origin,
-          path,
-          method: "POST",
-          headers: {
-            "access-key": credentials.apiKey,
-            "access-sign": sign,
-            "access-timestamp": timestamp,
-            "access-passphrase": credentials.passphrase,
-            "content-type": "application/json",
-            locale: "en-US"
-          },
-          body
-        }, {
+        agent.dispatch({ origin, path, method: "POST", headers: signedHeaders(key, path, body), body }, {
           onRequestStart: () => {},
           onResponseStart: (_controller, statusCode) => void (status = statusCode),
           onResponseData: (_controller, chunk) => void chunks.push(chunk),
@@ -170,16 +163,7 @@ export const floor: Contestant = {
           onResponseError: (_controller, error) => reject(error)
         })
       })
-    return {
-      run: async (path, n, concurrency) => {
-        const check = checker()
-        await pool(n, concurrency, async () => {
-          if (path === "placeOrder") check.placed(await send(paths.placeOrder, JSON.stringify(orderBody(nextId()))))
-          else check.page(await send(paths.openOrders, JSON.stringify(openOrdersBody)))
-        })
-        return check.result()
-      }
-    }
+    )
   }
 }
 
@@ -277,17 +261,7 @@ export const bitgetApi: Contestant = {
       apiPass: credentials.passphrase,
       baseUrl
     })
-    const nextId = clientOrderIds()
-    return {
-      run: async (path, n, concurrency) => {
-        const check = checker()
-        await pool(n, concurrency, async () => {
-          if (path === "placeOrder") check.placed(await client.postPrivate(paths.placeOrder, orderBody(nextId())))
-          else check.page(await client.postPrivate(paths.openOrders, { ...openOrdersBody }))
-        })
-        return check.result()
-      }
-    }
+    return posting((path, params) => client.postPrivate(path, params))
   }
 }
 
@@ -314,24 +288,7 @@ export const ccxtBitget: Contestant = {
     for (const name of Object.keys(api)) api[name] = baseUrl
     // ccxt's paths are relative to `/api/`.
     const relative = (path: string) => path.replace(/^\/api\//, "")
-    const nextId = clientOrderIds()
-    return {
-      run: async (path, n, concurrency) => {
-        const check = checker()
-        await pool(n, concurrency, async () => {
-          if (path === "placeOrder") {
-            check.placed(
-              await exchange.request(relative(paths.placeOrder), ["private", "spot"], "POST", orderBody(nextId()))
-            )
-          } else {
-            check.page(
-              await exchange.request(relative(paths.openOrders), ["private", "spot"], "POST", { ...openOrdersBody })
-            )
-          }
-        })
-        return check.result()
-      }
-    }
+    return posting((path, params) => exchange.request(relative(path), ["private", "spot"], "POST", params))
   }
 }
 
