@@ -220,6 +220,7 @@ const loadNodeRedis: Effect.Effect<typeof NodeRedis> = Effect.promise(() => impo
 /**
  * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A Redis that cannot
  * be reached then fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL without its password.
+ * node-redis itself is imported when the layer is built, too: a program that never builds this layer never loads it.
  *
  * @since 0.1.0
  * @category layers
