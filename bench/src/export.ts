@@ -201,7 +201,7 @@ const variants = (): ReadonlyArray<Contestant> => {
   const command = (out: string) => ["bills", "export", "--out", out]
   const semiSpace = "--semi-space-growth-factor=1"
   const noMaglev = "--no-maglev"
-  const oldSpace = "--heap-growing-percent=30"
+  const oldGrowth = "--heap-growing-percent=30"
   return [
     {
       key: "cli-node-http",
@@ -211,16 +211,16 @@ const variants = (): ReadonlyArray<Contestant> => {
     {
       key: "cli-maglev-on",
       label: `the CLI without ${noMaglev} (Maglev on)`,
-      args: (out) => [entry("maglev-on", [semiSpace, oldSpace]), ...command(out)]
+      args: (out) => [entry("maglev-on", [semiSpace, oldGrowth]), ...command(out)]
     },
     {
       key: "cli-young-grows",
       label: `the CLI without ${semiSpace} (V8's young generation growing)`,
-      args: (out) => [entry("young-grows", [noMaglev, oldSpace]), ...command(out)]
+      args: (out) => [entry("young-grows", [noMaglev, oldGrowth]), ...command(out)]
     },
     {
       key: "cli-old-grows",
-      label: `the CLI without ${oldSpace} (V8's old generation growing)`,
+      label: `the CLI without ${oldGrowth} (V8's old generation growing)`,
       args: (out) => [entry("old-grows", [semiSpace, noMaglev]), ...command(out)]
     },
     {

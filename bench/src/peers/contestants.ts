@@ -136,8 +136,8 @@ export const raw: Contestant = {
 }
 
 // The floor of undici: the transport spotkit's client sends through (a pooled Agent's `dispatch` with a handler that
-// collects the answer's bytes: no response stream), with node:crypto HMAC and JSON.parse, and nothing else. No client
-// on undici can spend less per request; not a contestant of the table (`--peers-contestants ...,floor`).
+// collects the answer's bytes: no response stream), with node:crypto HMAC and JSON.parse, and nothing else: about the
+// least a client over undici spends per request. Not a contestant of the table (`--peers-contestants ...,floor`).
 export const floor: Contestant = {
   key: "floor",
   label: "floor: undici Agent.dispatch (answer bytes collected, no stream) + node:crypto HMAC + JSON.parse",
@@ -156,9 +156,13 @@ export const floor: Contestant = {
           onResponseStart: (_controller, statusCode) => void (status = statusCode),
           onResponseData: (_controller, chunk) => void chunks.push(chunk),
           onResponseEnd: () => {
-            const answer = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope
-            if (status !== 200) reject(new Error(`HTTP ${status}: ${JSON.stringify(answer).slice(0, 300)}`))
-            else resolve(answer)
+            try {
+              const answer = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Envelope
+              if (status !== 200) reject(new Error(`HTTP ${status}: ${JSON.stringify(answer).slice(0, 300)}`))
+              else resolve(answer)
+            } catch (error) {
+              reject(error)
+            }
           },
           onResponseError: (_controller, error) => reject(error)
         })

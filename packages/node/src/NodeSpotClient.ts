@@ -212,9 +212,9 @@ export const safeRedisUrl = (url: string): string => {
   return parsed.href
 }
 
-// node-redis is loaded when a Redis store is built, not with this module: with its own modules it was more than half
-// of the modules the CLI loaded, and heap that a process which never uses Redis kept all its life (BENCHMARKS.md,
-// "The export's peak memory (issue #26), fourth pass").
+// node-redis is loaded when a Redis store is built, not with this module: with its own modules it was most of what the
+// CLI loaded, and heap that a process which never uses Redis kept all its life (BENCHMARKS.md, "The export's peak
+// memory (issue #26), fourth pass"). A failed import is a broken installation: a defect, as for undici in proxy.ts.
 const loadNodeRedis: Effect.Effect<typeof NodeRedis> = Effect.promise(() => import("@effect/platform-node/NodeRedis"))
 
 /**

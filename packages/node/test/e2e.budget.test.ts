@@ -139,7 +139,7 @@ const NODE_REDIS = /\/node_modules\/(?:redis|@redis\/[^/]+)\//
 
 describe("node-redis is loaded only for a shared budget", () => {
   it.live(
-    "an export without SPOTKIT_REDIS_URL loads none of its modules; one with it loads them and shares the budget",
+    "an export without SPOTKIT_REDIS_URL loads none of its modules; one with it loads them and completes",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const redis = yield* redisServer

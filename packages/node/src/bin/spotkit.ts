@@ -7,8 +7,9 @@
  */
 import { setFlagsFromString } from "node:v8"
 
-// V8 tuned for a streaming command, each flag kept because a 1M-row export measured it (BENCHMARKS.md, the CLI's
-// variants of `bench:export --cli-variants`): without any one of them, the export's peak memory misses its goal.
+// V8 tuned for a streaming command, each flag kept for what a 1M-row export measured it to buy (BENCHMARKS.md, the
+// CLI's variants of `bench:export --cli-variants`): without the first, the export's peak memory misses its goal; the
+// other two keep it steadily below, with a margin.
 // - keep the young generation at its initial size: by default V8 answers the export's steady allocation rate by
 //   growing it to tens of megabytes, which a command holding one page at a time does not need;
 // - no Maglev, V8's middle compiler tier: Effect's polymorphic code made it compile and keep much code, in its
