@@ -8,15 +8,15 @@
 // The check's cost is also measured in pairs in one process (`pairedCheck`), which a busy machine disturbs less.
 //
 //   node --expose-gc --conditions=@spotkit/source src/client.ts [--quick] [--client-orders N] [--client-runs N]
-import { Market, Signer, SpotClient, Venue } from "@spotkit/core"
+import { Market, Signer, SpotClient } from "@spotkit/core"
 import { NodeSigner } from "@spotkit/node"
 import { TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
-import { createHmac } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { args, median, option, quick, writeResult } from "./cli.ts"
+import { exchangeOptions, placeAlone, restingOrder } from "./inProcess.ts"
 
 const ORDERS = option("client-orders", quick ? 5_000 : 20_000)
 const RUNS = option("client-runs", quick ? 1 : 7)
@@ -24,23 +24,7 @@ const WARMUP = quick ? 5_000 : 40_000
 const TARGET = 20_000
 
 // Every order rests (a limit buy far below the book), so each contestant does the same engine work per order.
-const order = (i: number) =>
-  ({
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "limit",
-    force: "normal",
-    price: "100",
-    quantity: "0.06",
-    clientOrderId: `bench-${i}`
-  }) as const
-
-const exchangeOptions: TestExchange.Options = {
-  ...TestExchange.demo({ bills: 0 }),
-  rateLimits: false,
-  recordTrades: false,
-  requestLogSize: 0
-}
+const order = restingOrder("bench")
 
 interface Contestant {
   readonly key: string
@@ -58,32 +42,8 @@ const rawProtocol: Contestant = {
   run: (n) =>
     Effect.runPromise(Effect.gen(function*() {
       const exchange = yield* TestExchange.make(exchangeOptions)
-      const key = TestExchange.demoKeys.alice
-      const path = Venue.endpoints.placeOrder.path
       const started = performance.now()
-      for (let i = 0; i < n; i++) {
-        const body = JSON.stringify(order(i))
-        const now = Date.now()
-        const timestamp = String(now)
-        const sign = createHmac("sha256", key.secretKey).update(timestamp + "POST" + path + body).digest("base64")
-        const headers: Record<string, string> = {
-          "access-key": key.apiKey,
-          "access-sign": sign,
-          "access-timestamp": timestamp,
-          "access-passphrase": key.passphrase,
-          "content-type": "application/json",
-          locale: "en-US"
-        }
-        const outcome = exchange.handleAt({
-          method: "POST",
-          path,
-          header: (name) => headers[name],
-          body,
-          clientAddress: "127.0.0.1"
-        }, now)
-        if (outcome._tag !== "Respond" || outcome.status !== 200) throw new Error(`refused: ${JSON.stringify(outcome)}`)
-        JSON.parse(outcome.body)
-      }
+      for (let i = 0; i < n; i++) placeAlone(exchange, order(i))
       return performance.now() - started
     }))
 }

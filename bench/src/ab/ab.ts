@@ -32,7 +32,12 @@ interface Worker {
 const start = (tree: string, index: number, mode: string): Promise<Worker> =>
   new Promise((resolve, reject) => {
     const script = join(tree, "bench", "src", "ab", "worker.ts")
-    if (!existsSync(script)) return reject(new Error(`${script} is missing: copy bench/src/ab/worker.ts there`))
+    // A tree from before these files were added gets copies of them (the worker imports the shared baseline).
+    const needed = [script, join(tree, "bench", "src", "inProcess.ts")]
+    const missing = needed.find((file) => !existsSync(file))
+    if (missing !== undefined) {
+      return reject(new Error(`${missing} is missing: copy bench/src/ab/worker.ts and bench/src/inProcess.ts there`))
+    }
     const child = fork(script, [mode], {
       cwd: join(tree, "bench"),
       execArgv: ["--conditions=@spotkit/source", "--expose-gc"],

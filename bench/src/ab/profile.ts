@@ -2,64 +2,27 @@
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --conditions=@spotkit/source bench/src/ab/profile.ts client|raw 40000
 // SPOTKIT_AB_OPTIONS: the client's options as JSON (e.g. '{"timeoutBy":"transport"}'); SPOTKIT_AB_CHUNK: the orders
 // per printed figure (default 5,000).
-import { SpotClient, Venue } from "@spotkit/core"
+import { SpotClient } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect, ManagedRuntime } from "effect"
-import { createHmac } from "node:crypto"
+import { exchangeOptions, placeAlone, restingOrder } from "../inProcess.ts"
 
 const mode = process.argv[2] ?? "client"
 const n = Number(process.argv[3] ?? 40_000)
 const chunk = Math.min(n, Number(process.env.SPOTKIT_AB_CHUNK ?? 5_000))
 const options: Partial<SpotClient.Options> = JSON.parse(process.env.SPOTKIT_AB_OPTIONS ?? "{}")
 
-const exchangeOptions: TestExchange.Options = {
-  ...TestExchange.demo({ bills: 0 }),
-  rateLimits: false,
-  recordTrades: false,
-  requestLogSize: 0
-}
-
-const order = (i: number) =>
-  ({
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "limit",
-    force: "normal",
-    price: "100",
-    quantity: "0.06",
-    clientOrderId: `ab-${i}`
-  }) as const
+const order = restingOrder("ab")
 
 const report = (figures: ReadonlyArray<string>) =>
   console.log(`${mode}: ${n} orders, µs CPU each per ${chunk}: ${figures.join(" ")}`)
 
 const raw = () => {
   const exchange = Effect.runSync(TestExchange.make(exchangeOptions))
-  const key = TestExchange.demoKeys.alice
-  const path = Venue.endpoints.placeOrder.path
   const figures: Array<string> = []
   for (let done = 0; done < n; done += chunk) {
     const started = process.cpuUsage()
-    for (let k = done; k < done + chunk; k++) {
-      const body = JSON.stringify(order(k))
-      const now = Date.now()
-      const timestamp = String(now)
-      const sign = createHmac("sha256", key.secretKey).update(timestamp + "POST" + path + body).digest("base64")
-      const headers: Record<string, string> = {
-        "access-key": key.apiKey,
-        "access-sign": sign,
-        "access-timestamp": timestamp,
-        "access-passphrase": key.passphrase,
-        "content-type": "application/json",
-        locale: "en-US"
-      }
-      const outcome = exchange.handleAt(
-        { method: "POST", path, header: (name) => headers[name], body, clientAddress: "127.0.0.1" },
-        now
-      )
-      if (outcome._tag !== "Respond" || outcome.status !== 200) throw new Error(`refused: ${JSON.stringify(outcome)}`)
-      JSON.parse(outcome.body)
-    }
+    for (let k = done; k < done + chunk; k++) placeAlone(exchange, order(k))
     const used = process.cpuUsage(started)
     figures.push(((used.user + used.system) / chunk).toFixed(1))
   }

@@ -2,62 +2,24 @@
 // answers the CPU and wall time that N operations took. Modes: `client` (SpotClient.placeOrder over the testkit's
 // in-process transport, the preset signer, rules checked), `raw` (the same signed request straight into the
 // exchange's protocol, no client: the floor of #26's "within 3x of the exchange alone").
-import { SpotClient, Venue } from "@spotkit/core"
+import { SpotClient } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect, ManagedRuntime } from "effect"
-import { createHmac } from "node:crypto"
 import { performance } from "node:perf_hooks"
+import { exchangeOptions, placeAlone, restingOrder } from "../inProcess.ts"
 
 const mode = process.argv[2] ?? "client"
 // The client's options as JSON, for a variant (e.g. '{"timeoutBy":"transport"}'); none by default.
 const clientOptions: Partial<SpotClient.Options> = JSON.parse(process.env.SPOTKIT_AB_OPTIONS ?? "{}")
 
-const exchangeOptions: TestExchange.Options = {
-  ...TestExchange.demo({ bills: 0 }),
-  rateLimits: false,
-  recordTrades: false,
-  requestLogSize: 0
-}
-
-// Every order rests (a limit buy far below the book), so each contestant does the same engine work per order.
-const order = (i: number) =>
-  ({
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "limit",
-    force: "normal",
-    price: "100",
-    quantity: "0.06",
-    clientOrderId: `ab-${i}`
-  }) as const
+const order = restingOrder("ab")
 
 // Each block runs against a fresh exchange (built before the clock starts), so that every block of every contestant
 // finds the same book and balances.
 const rawBlock = (n: number): Promise<number> => {
   const exchange = Effect.runSync(TestExchange.make(exchangeOptions))
-  const key = TestExchange.demoKeys.alice
-  const path = Venue.endpoints.placeOrder.path
   const started = process.cpuUsage()
-  for (let k = 0; k < n; k++) {
-    const body = JSON.stringify(order(k))
-    const now = Date.now()
-    const timestamp = String(now)
-    const sign = createHmac("sha256", key.secretKey).update(timestamp + "POST" + path + body).digest("base64")
-    const headers: Record<string, string> = {
-      "access-key": key.apiKey,
-      "access-sign": sign,
-      "access-timestamp": timestamp,
-      "access-passphrase": key.passphrase,
-      "content-type": "application/json",
-      locale: "en-US"
-    }
-    const outcome = exchange.handleAt(
-      { method: "POST", path, header: (name) => headers[name], body, clientAddress: "127.0.0.1" },
-      now
-    )
-    if (outcome._tag !== "Respond" || outcome.status !== 200) throw new Error(`refused: ${JSON.stringify(outcome)}`)
-    JSON.parse(outcome.body)
-  }
+  for (let k = 0; k < n; k++) placeAlone(exchange, order(k))
   const used = process.cpuUsage(started)
   return Promise.resolve((used.user + used.system) / 1000)
 }
