@@ -17,6 +17,7 @@ import { TestExchange } from "@spotkit/testkit"
 import { Context, Effect, Layer } from "effect"
 import { performance } from "node:perf_hooks"
 import { args, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import { exchangeOptions, restingOrder } from "./inProcess.ts"
 
 const ORDERS = option("limiter-orders", quick ? 2_000 : 20_000)
 const BLOCKS = option("limiter-blocks", quick ? 4 : 40)
@@ -30,24 +31,7 @@ const options = {
   off: { rateLimit: false }
 } satisfies Record<string, Partial<SpotClient.Options>>
 
-// Every order rests (a limit buy far below the book), so each placement does the same engine work.
-const order = (i: number) =>
-  ({
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "limit",
-    force: "normal",
-    price: "100",
-    quantity: "0.06",
-    clientOrderId: `lim-${i}`
-  }) as const
-
-const exchange: TestExchange.Options = {
-  ...TestExchange.demo({ bills: 0 }),
-  rateLimits: false,
-  recordTrades: false,
-  requestLogSize: 0
-}
+const order = restingOrder("lim")
 
 // A store that grants everything at once and keeps nothing: what the limiter's stage costs around any store.
 const noStore = Layer.succeed(RateLimitStore.RateLimitStore, {
@@ -60,8 +44,8 @@ const clientOf = (client: Partial<SpotClient.Options>, store?: "none") =>
   Effect.map(
     Layer.build(
       store === undefined
-        ? TestExchange.layerSpotClient({ exchange, client })
-        : Layer.provide(TestExchange.layerSpotClient({ exchange, client }), noStore)
+        ? TestExchange.layerSpotClient({ exchange: exchangeOptions, client })
+        : Layer.provide(TestExchange.layerSpotClient({ exchange: exchangeOptions, client }), noStore)
     ),
     (context) => Context.get(context, SpotClient.SpotClient)
   )
