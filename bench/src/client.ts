@@ -23,7 +23,6 @@ const RUNS = option("client-runs", quick ? 1 : 7)
 const WARMUP = quick ? 5_000 : 40_000
 const TARGET = 20_000
 
-// Every order rests (a limit buy far below the book), so each contestant does the same engine work per order.
 const order = restingOrder("bench")
 
 interface Contestant {

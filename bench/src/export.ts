@@ -20,8 +20,8 @@
 //     [--limited-seconds S] [--cli-variants]
 //
 // --cli-variants adds the CLI's variants to the runs of 1., alternating with the others (their files must be the
-// same too): without each V8 flag of its entry (`bin/spotkit.ts`) or all of them, and over node:http (a copy of the build whose
-// configuration picks that transport, as the CLI did before issue #26).
+// same too): without each V8 flag of its entry (`bin/spotkit.ts`) or all of them, and over node:http (a copy of the
+// build whose configuration picks that transport, as the CLI did before issue #26).
 import { Venue } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"

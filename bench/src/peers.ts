@@ -43,7 +43,7 @@ const list = (
   return picked
 }
 const SERVERS = list("peers-servers", ["raw", "sandbox"])
-// `floor` (undici's dispatch alone, the least any client over undici spends) only when named.
+// `floor` (undici's dispatch alone, about the least a client over undici spends) only when named.
 const CONTESTANTS = list("peers-contestants", ["raw", "spotkit", "spotkit-effect-undici", "bitget-api", "ccxt"], [
   "floor"
 ])

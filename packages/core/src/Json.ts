@@ -145,7 +145,7 @@ const escaped = (text: string, at: number): boolean => {
 // A JSON text with every integer literal of 17+ digits (outside strings) quoted, in one pass; undefined when a number
 // a double may not hold exactly remains (16 digits, a fraction or an exponent), which the reviver must read. Bad JSON
 // (an unterminated string) is left as it is for JSON.parse to refuse. For long texts the regular expressions are
-// faster: a page is mostly strings, which `UNSAFE_NUMBER` passes over at about 0.75 ns a character.
+// faster: a page is mostly strings, which `UNSAFE_NUMBER` passes over quickly (BENCHMARKS.md, #26 third pass).
 const quoteIds = (text: string): string | undefined => {
   const length = text.length
   let out = ""
