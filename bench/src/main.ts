@@ -355,7 +355,17 @@ log(`wrote ${file.pathname}`)
 for (
   const next of args.includes("--engine-only")
     ? []
-    : ["client.ts", "bills.ts", "signer.ts", "market.ts", "peers.ts", "export.ts", "budget.ts", "push.ts"]
+    : [
+      "client.ts",
+      "overhead.ts",
+      "bills.ts",
+      "signer.ts",
+      "market.ts",
+      "peers.ts",
+      "export.ts",
+      "budget.ts",
+      "push.ts"
+    ]
 ) {
   const child = spawnSync(process.execPath, [
     ...process.execArgv,

@@ -5,8 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Exit, Layer, Stream, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
-import { Json, SpotClient } from "../src/index.ts"
+import { Json, SpotClient, Venue } from "../src/index.ts"
 import {
   clientLayer,
   credentials,
@@ -287,6 +288,41 @@ describe("tracing", () => {
       const children = spans.filter((span) => span.parent._tag === "Some" && span.parent.value === place)
       assert.isAbove(children.length, 0)
     }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("without a tracing backend an operation records no span, and its annotations reach none of the caller's", () => {
+    const venue = new FakeVenue()
+    // The span current during the order's exchange, seen from the caller's hook beneath the pipeline.
+    const inside: Array<Tracer.AnySpan> = []
+    const transformClient = (client: HttpClient.HttpClient) =>
+      HttpClient.tapRequest(client, (request) =>
+        request.url.endsWith(Venue.endpoints.placeOrder.path)
+          ? Effect.orDie(Effect.map(Effect.currentParentSpan, (span) => void inside.push(span)))
+          : Effect.void)
+    return Effect.gen(function*() {
+      const caller = yield* withClient(venue, (client) =>
+        Effect.andThen(
+          client.placeOrder({
+            symbol: SYMBOL,
+            side: "buy",
+            orderType: "limit",
+            price: "100",
+            quantity: "0.5",
+            clientOrderId: "native-1"
+          }),
+          Effect.currentSpan
+        ), { transformClient, syncServerTime: false }).pipe(Effect.withSpan("caller"))
+      // The default tracer is Effect's native one, which exports nothing.
+      assert.strictEqual(yield* Effect.map(Effect.tracer, (tracer) => tracer === Tracer.nativeTracer), true)
+      assert.strictEqual(inside.length, 1)
+      const span = inside[0]!
+      assert.notStrictEqual(span, caller)
+      assert.strictEqual(span._tag === "Span" && span.sampled, false)
+      assert.strictEqual(span.spanId, "0000000000000000")
+      // The order's annotations went nowhere: not into the caller's span.
+      assert.isFalse(caller.attributes.has("symbol"))
+      assert.isFalse(caller.attributes.has("clientOrderId"))
+    })
   })
 })
 

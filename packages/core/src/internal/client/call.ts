@@ -2,7 +2,7 @@
 // declared request schema, written as the venue spells it (`wire`: a JSON body, or a GET's query), sent through the
 // pipeline under the retry policy of its idempotency, and its answer decoded by the declared response schema (with the
 // declared fast path beside it). Every operation of the client is made of these; nothing restates an endpoint.
-import { Clock, Context as EffectContext, Effect, Exit, type Fiber, Random, References, Tracer } from "effect"
+import { Clock, Context as EffectContext, Effect, Exit, type Fiber, Option, Random, References, Tracer } from "effect"
 import { constUndefined } from "effect/Function"
 import * as Json from "../../Json.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -117,28 +117,56 @@ export const call = <E extends Venue.Endpoint>(
 // ---------------------------------------------------------------------------------------------------------------
 // public operations
 
+// Where no tracing backend is installed (Effect's native tracer, which exports nothing), an operation records no span:
+// it runs under `nonRecording`, as OpenTelemetry's API runs code without an SDK. Its annotations then go nowhere
+// (not into a span of the caller's), and the spans made inside it, which nothing exports either, have it as their
+// parent. Making the span, timing it and ending it was about a fifth of what the client spends on a placeOrder
+// above the least a client does (BENCHMARKS.md, "The client's cost at one request in flight (issue #26), fifth pass").
+const nonRecording: Tracer.Span = {
+  _tag: "Span",
+  name: "spotkit (no tracing backend)",
+  // All zeros: W3C's invalid ids, which no backend takes for a real span.
+  spanId: "0000000000000000",
+  traceId: "00000000000000000000000000000000",
+  parent: Option.none(),
+  annotations: EffectContext.empty(),
+  status: { _tag: "Started", startTime: 0n },
+  attributes: new Map(),
+  links: [],
+  sampled: false,
+  kind: "internal",
+  end: () => undefined,
+  attribute: () => undefined,
+  event: () => undefined,
+  addLinks: () => undefined
+}
+
 // A public operation's span, like `Effect.fn(name)` gives, but without capturing a call-site stack trace on every
 // call: that `new Error()` is a noticeable part of an in-process placeOrder (BENCHMARKS.md), on a path that trading
 // programs call in tight loops. Errors still carry the operation's name and reason. The span becomes the parent span
 // and the operation's stack frame (which names it in a failure's cause) in one change of the context, where
 // `Effect.withSpan` makes two, together with what `enter` adds (the pipeline's references for its exchanges, which
-// then need no change of their own).
+// then need no change of their own). Without a tracing backend, the span is `nonRecording`.
 export const tracer =
   (enter: (services: EffectContext.Context<never>) => EffectContext.Context<never>) =>
   (name: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.useSpan(name, (span) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const within = (span: Tracer.Span) =>
       Effect.updateContext(self, (services: EffectContext.Context<R>) =>
         EffectContext.add(
           EffectContext.add(enter(services as EffectContext.Context<never>), Tracer.ParentSpan, span),
           References.CurrentStackFrame,
           { name, stack: constUndefined, parent: EffectContext.get(services, References.CurrentStackFrame) }
-        ) as EffectContext.Context<R>))
+        ) as EffectContext.Context<R>)
+    return Effect.withFiber((fiber) =>
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? within(nonRecording) : Effect.useSpan(name, within)
+    )
+  }
 
 /** Annotates the span of the operation running on `fiber` (as `Effect.annotateCurrentSpan`, without a step). */
 export const annotate = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Readonly<Record<string, unknown>>): void => {
   const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
-  if (span?._tag !== "Span" || span.status._tag === "Ended") return
+  if (span === nonRecording || span?._tag !== "Span" || span.status._tag === "Ended") return
   for (const key in attributes) span.attribute(key, attributes[key])
 }
 
