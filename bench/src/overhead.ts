@@ -3,8 +3,9 @@
 // bench:peers runs it) over a canned transport, against the floor over the same transport (sign with node:crypto,
 // JSON.stringify the body, JSON.parse the answer: what bench:peers' floor does around undici). The transport answers
 // each request on the next turn of the event loop (setImmediate) with the bytes the canned peers server sends, so no
-// kernel, socket or server process adds its noise: the difference between the two is the client's own cost, to about
-// a microsecond, where bench:peers' figures at one request in flight vary by ten times that from run to run.
+// kernel, socket or server process adds its noise: the difference between the two is the client's own cost, its
+// medians repeating within about a microsecond from run to run, where bench:peers' figures at one request in flight
+// vary by ten times that. The canned transport bounds no exchange: the undici transport's deadline timer is not in it.
 //
 // With `--overhead-flush-kib N`, the transport first touches N KiB of memory (the same for both contestants, so the
 // difference still holds only the client's cost): what a server process and the kernel's network stack do to the

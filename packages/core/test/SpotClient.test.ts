@@ -290,7 +290,7 @@ describe("tracing", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("without a tracing backend an operation records no span, and its annotations reach none of the caller's", () => {
+  it.effect("without a tracing backend an operation's span records nothing, and keeps the caller's trace", () => {
     const venue = new FakeVenue()
     // The span current during the order's exchange, seen from the caller's hook beneath the pipeline.
     const inside: Array<Tracer.AnySpan> = []
@@ -316,10 +316,18 @@ describe("tracing", () => {
       assert.strictEqual(yield* Effect.map(Effect.tracer, (tracer) => tracer === Tracer.nativeTracer), true)
       assert.strictEqual(inside.length, 1)
       const span = inside[0]!
+      assert(span._tag === "Span")
+      assert.strictEqual(span.name, "SpotClient.placeOrder")
+      // The operation's span is a child of the caller's, in its trace, sampled as it is: trace context propagates.
       assert.notStrictEqual(span, caller)
-      assert.strictEqual(span._tag === "Span" && span.sampled, false)
-      assert.strictEqual(span.spanId, "0000000000000000")
-      // The order's annotations went nowhere: not into the caller's span.
+      assert.strictEqual(span.parent._tag === "Some" && span.parent.value, caller)
+      assert.strictEqual(span.traceId, caller.traceId)
+      assert.notStrictEqual(span.spanId, caller.spanId)
+      assert.strictEqual(span.sampled, caller.sampled)
+      // It recorded nothing (the order's annotations are dropped) and was never timed; the caller's span did not
+      // receive them either.
+      assert.strictEqual(span.attributes.size, 0)
+      assert.strictEqual(span.status.startTime, 0n)
       assert.isFalse(caller.attributes.has("symbol"))
       assert.isFalse(caller.attributes.has("clientOrderId"))
     })

@@ -117,28 +117,33 @@ export const call = <E extends Venue.Endpoint>(
 // ---------------------------------------------------------------------------------------------------------------
 // public operations
 
-// Where no tracing backend is installed (Effect's native tracer, which exports nothing), an operation records no span:
-// it runs under `nonRecording`, as OpenTelemetry's API runs code without an SDK. Its annotations then go nowhere
-// (not into a span of the caller's), and the spans made inside it, which nothing exports either, have it as their
-// parent. Making the span, timing it and ending it was about a fifth of what the client spends on a placeOrder
-// above the least a client does (BENCHMARKS.md, "The client's cost at one request in flight (issue #26), fifth pass").
-const nonRecording: Tracer.Span = {
-  _tag: "Span",
-  name: "spotkit (no tracing backend)",
-  // All zeros: W3C's invalid ids, which no backend takes for a real span.
-  spanId: "0000000000000000",
-  traceId: "00000000000000000000000000000000",
-  parent: Option.none(),
-  annotations: EffectContext.empty(),
-  status: { _tag: "Started", startTime: 0n },
-  attributes: new Map(),
-  links: [],
-  sampled: false,
-  kind: "internal",
-  end: () => undefined,
-  attribute: () => undefined,
-  event: () => undefined,
-  addLinks: () => undefined
+// Where no tracing backend is installed (Effect's native tracer, which exports nothing), an operation's span records
+// nothing: it is not timed or ended, and its attributes and events are dropped (its annotations go nowhere, not into a
+// span of the caller's). Its trace context is a native span's (the caller's trace id, an id of its own, the caller's
+// sampling), so that the spans made inside it, the trace-context headers of the transports that send them and the
+// trace ids of exported logs stay as they were. Making, timing and ending the span was about a fifth of what the
+// client spends on a placeOrder above the least a client does (BENCHMARKS.md, "The client's cost at one request in
+// flight (issue #26), fifth pass").
+class Unrecorded extends Tracer.NativeSpan {
+  override attribute(): void {}
+  override event(): void {}
+  override addLinks(): void {}
+}
+
+// Never added to: `addLinks` does nothing.
+const noLinks: Array<Tracer.SpanLink> = []
+
+const unrecorded = (name: string, services: EffectContext.Context<never>): Unrecorded => {
+  const parent = EffectContext.getOrUndefined(services, Tracer.ParentSpan)
+  return new Unrecorded({
+    name,
+    parent: Option.fromUndefinedOr(parent),
+    annotations: EffectContext.empty(),
+    links: noLinks,
+    startTime: 0n,
+    kind: "internal",
+    sampled: parent?.sampled !== false
+  })
 }
 
 // A public operation's span, like `Effect.fn(name)` gives, but without capturing a call-site stack trace on every
@@ -146,27 +151,34 @@ const nonRecording: Tracer.Span = {
 // programs call in tight loops. Errors still carry the operation's name and reason. The span becomes the parent span
 // and the operation's stack frame (which names it in a failure's cause) in one change of the context, where
 // `Effect.withSpan` makes two, together with what `enter` adds (the pipeline's references for its exchanges, which
-// then need no change of their own). Without a tracing backend, the span is `nonRecording`.
+// then need no change of their own). Without a tracing backend (and with trace propagation on), the span is
+// `Unrecorded`.
 export const tracer =
   (enter: (services: EffectContext.Context<never>) => EffectContext.Context<never>) =>
   (name: string) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const within = (span: Tracer.Span) =>
+    const within = (span: Tracer.Span | undefined) =>
       Effect.updateContext(self, (services: EffectContext.Context<R>) =>
         EffectContext.add(
-          EffectContext.add(enter(services as EffectContext.Context<never>), Tracer.ParentSpan, span),
+          EffectContext.add(
+            enter(services as EffectContext.Context<never>),
+            Tracer.ParentSpan,
+            span ?? unrecorded(name, services as EffectContext.Context<never>)
+          ),
           References.CurrentStackFrame,
           { name, stack: constUndefined, parent: EffectContext.get(services, References.CurrentStackFrame) }
         ) as EffectContext.Context<R>)
     return Effect.withFiber((fiber) =>
-      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? within(nonRecording) : Effect.useSpan(name, within)
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer && !fiber.getRef(Tracer.DisablePropagation)
+        ? within(undefined)
+        : Effect.useSpan(name, within)
     )
   }
 
 /** Annotates the span of the operation running on `fiber` (as `Effect.annotateCurrentSpan`, without a step). */
 export const annotate = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Readonly<Record<string, unknown>>): void => {
   const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
-  if (span === nonRecording || span?._tag !== "Span" || span.status._tag === "Ended") return
+  if (span instanceof Unrecorded || span?._tag !== "Span" || span.status._tag === "Ended") return
   for (const key in attributes) span.attribute(key, attributes[key])
 }
 
