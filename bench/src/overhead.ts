@@ -20,12 +20,12 @@
 //     [--overhead-flush-kib N]   (default: rounds without a flush, then rounds with 1024 KiB)
 import { BufferedResponse, SpotClient } from "@spotkit/core"
 import { NodeSigner } from "@spotkit/node"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpClient, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { Buffer } from "node:buffer"
-import { createHmac, createSecretKey } from "node:crypto"
 import { args, fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
-import { credentials, orderBody, paths } from "./peers/shared.ts"
+import { secretKey, signedHeaders, spotkitOptions } from "./peers/contestants.ts"
+import { orderBody, paths } from "./peers/shared.ts"
 
 const REQUESTS = option("overhead-requests", quick ? 2_000 : 20_000)
 const ROUNDS = option("overhead-rounds", quick ? 2 : 9)
@@ -79,18 +79,10 @@ const cannedClient = HttpClient.makeWith<
 
 // spotkit as bench:peers runs it (the limiter on, budgets out of reach), the exchange bounded by the transport as
 // over NodeSpotClient.layer's default undici transport.
-const unreachable = { limit: 1e12, windowMillis: 10_000 }
 const runtime = ManagedRuntime.make(
-  SpotClient.layer({
-    baseUrl: "http://127.0.0.1:1",
-    credentials: {
-      apiKey: Redacted.make(credentials.apiKey),
-      secretKey: Redacted.make(credentials.secretKey),
-      passphrase: Redacted.make(credentials.passphrase)
-    },
-    rateLimit: { uid: unreachable, ip: unreachable, perEndpoint: { limit: 1e12, windowMillis: 1_000 } },
-    timeoutBy: "transport"
-  }).pipe(Layer.provide([Layer.succeed(HttpClient.HttpClient, cannedClient), NodeSigner.layer]))
+  SpotClient.layer({ ...spotkitOptions("http://127.0.0.1:1"), timeoutBy: "transport" }).pipe(
+    Layer.provide([Layer.succeed(HttpClient.HttpClient, cannedClient), NodeSigner.layer])
+  )
 )
 const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
 let id = 0
@@ -101,20 +93,12 @@ const spotkit = (n: number) =>
     .then(() => void (placedIds += n))
 
 // The floor: what bench:peers' floor does around undici, over the same transport.
-const key = createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
+const key = secretKey()
 const floorOne = () =>
   new Promise<{ readonly data: { readonly orderId: unknown } }>((resolve) => {
     const body = JSON.stringify(orderBody(`f${id++}`))
-    const timestamp = String(Date.now())
-    const headers = {
-      "access-key": credentials.apiKey,
-      "access-sign": createHmac("sha256", key).update(timestamp + "POST" + paths.placeOrder + body).digest("base64"),
-      "access-timestamp": timestamp,
-      "access-passphrase": credentials.passphrase,
-      "content-type": "application/json",
-      locale: "en-US"
-    }
-    if (headers["access-sign"].length !== 44) throw new Error("not signed")
+    const headers = signedHeaders(key, paths.placeOrder, body)
+    if (headers["access-sign"]?.length !== 44) throw new Error("not signed")
     answerLater((bytes) => resolve(JSON.parse(bytes.toString("utf8"))))
   })
 const floor = async (n: number) => {

@@ -86,7 +86,7 @@ const checker = () => {
 // The raw baseline and the floor: a signed POST of the JSON text, its answer parsed, and nothing else.
 
 // The headers of a signed POST of `body` to `path` now, with the secret imported once as `key`.
-const signedHeaders = (key: KeyObject, path: string, body: string): Record<string, string> => {
+export const signedHeaders = (key: KeyObject, path: string, body: string): Record<string, string> => {
   const timestamp = String(Date.now())
   return {
     "access-key": credentials.apiKey,
@@ -115,7 +115,7 @@ const posting = (send: (path: string, params: Record<string, unknown>) => Promis
 }
 
 // The secret imported once, for `signedHeaders`.
-const secretKey = () => createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
+export const secretKey = () => createSecretKey(Buffer.from(credentials.secretKey, "utf8"))
 
 // The raw baseline: undici.request + node:crypto HMAC (key imported once) + JSON.parse. No validation, no retries,
 // no timeout, no lossless ids: the least a client over undici's request API spends.
@@ -180,24 +180,28 @@ export const floor: Contestant = {
 // Budgets far beyond any run: 10^12 in the venue's windows.
 const unreachable = { limit: 1e12, windowMillis: 10_000 }
 
-/** spotkit's client layer as the contestants run it: the limiter on with budgets out of reach, unless `limiter` is false. */
+/**
+ * The options of spotkit's client as the contestants (and bench:overhead) run it: the demo credentials, and the limiter
+ * on with budgets out of reach, unless `limiter` is false.
+ */
+export const spotkitOptions = (baseUrl: string, limiter = true) => ({
+  baseUrl,
+  credentials: {
+    apiKey: Redacted.make(credentials.apiKey),
+    secretKey: Redacted.make(credentials.secretKey),
+    passphrase: Redacted.make(credentials.passphrase)
+  },
+  rateLimit: limiter
+    ? { uid: unreachable, ip: unreachable, perEndpoint: { limit: 1e12, windowMillis: 1_000 } }
+    : false as const
+})
+
+/** spotkit's client layer as the contestants run it (`spotkitOptions`) over the Node layer's `transport`. */
 export const spotkitLayer = (
   baseUrl: string,
   transport: NodeSpotClient.HttpOptions["transport"],
   limiter = true
-) =>
-  NodeSpotClient.layer({
-    baseUrl,
-    credentials: {
-      apiKey: Redacted.make(credentials.apiKey),
-      secretKey: Redacted.make(credentials.secretKey),
-      passphrase: Redacted.make(credentials.passphrase)
-    },
-    rateLimit: limiter
-      ? { uid: unreachable, ip: unreachable, perEndpoint: { limit: 1e12, windowMillis: 1_000 } }
-      : false,
-    transport
-  })
+) => NodeSpotClient.layer({ ...spotkitOptions(baseUrl, limiter), transport })
 
 const spotkitOver = (
   transport: NodeSpotClient.HttpOptions["transport"],

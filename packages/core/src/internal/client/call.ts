@@ -121,9 +121,8 @@ export const call = <E extends Venue.Endpoint>(
 // nothing: it is not timed or ended, and its attributes and events are dropped (its annotations go nowhere, not into a
 // span of the caller's). Its trace context is a native span's (the caller's trace id, an id of its own, the caller's
 // sampling), so that the spans made inside it, the trace-context headers of the transports that send them and the
-// trace ids of exported logs stay as they were. Making, timing and ending the span was about a fifth of what the
-// client spends on a placeOrder above the least a client does (BENCHMARKS.md, "The client's cost at one request in
-// flight (issue #26), fifth pass").
+// trace ids of exported logs stay as they were. What that saves is measured in BENCHMARKS.md, "The client's cost at
+// one request in flight (issue #26), fifth pass".
 class Unrecorded extends Tracer.NativeSpan {
   override attribute(): void {}
   override event(): void {}
