@@ -168,6 +168,11 @@ const memoryStore = () => {
     Effect.sync(() => preparedOf(acquisition).all.grant())
 
   const service: Service = { kind: "memory", acquire, pause }
+  // A caller that can settle without an Effect is granted at once without one, when nothing waits or pauses.
+  RateLimiter.grantsAtOnce.set(service, (acquisition) => {
+    const all = preparedOf(acquisition as Acquisition).all
+    return (now) => all.grantNow(now)
+  })
   return { service, record }
 }
 

@@ -1016,3 +1016,67 @@ describe("waits are told (onWait)", () => {
       assert.strictEqual(eleventh(), NOW + 2_500)
     }))
 })
+
+describe("granted at once without an Effect (grantNow)", () => {
+  const place = Venue.endpoints.placeOrder
+  const monotonic = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e6)
+
+  it.effect("the memory store grants at once only with room, nobody waiting and no pause, in the logs acquire uses", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = budgetOf(yield* RateLimitStore.makeMemory)
+      const grantNow = limiter.grantNow
+      assert.isDefined(grantNow, "the memory store grants at once")
+      const start = yield* monotonic
+      // placeOrder's own budget is 10 a second: ten at once, the eleventh must wait.
+      const granted = Array.from({ length: 10 }, () => grantNow!(place, start))
+      assert.isTrue(granted.every((permit) => permit !== undefined))
+      assert.isUndefined(grantNow!(place, start), "the eleventh has no room")
+      // acquire sees the ten: it waits one window (and the margin) from their answers.
+      for (const permit of granted) permit!.settleAt(start)
+      const waiter = yield* acquireAt(limiter, place)
+      assert.isUndefined(waiter())
+      // Nobody is granted ahead of a waiter, even once the window has room.
+      yield* TestClock.adjust(1_000 + MARGIN - 1)
+      assert.isUndefined(grantNow!(place, yield* monotonic), "a waiter queues first")
+      yield* TestClock.adjust(1)
+      yield* settle
+      assert.strictEqual(waiter(), NOW + 1_000 + MARGIN)
+      // A 429's pause holds it too.
+      yield* limiter.failed(place, tooMany(3_000))
+      assert.isUndefined(grantNow!(Venue.endpoints.cancelOrder, yield* monotonic), "paused after a 429")
+      yield* TestClock.adjust(3_000)
+      assert.isDefined(grantNow!(Venue.endpoints.cancelOrder, yield* monotonic))
+    }))
+
+  it.effect("a permit granted at once counts while in flight, then from its settling, once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = budgetOf(yield* RateLimitStore.makeMemory)
+      const start = yield* monotonic
+      const first = limiter.grantNow!(place, start)!
+      for (let i = 0; i < 9; i++) limiter.grantNow!(place, start)!.settleAt(start)
+      // Two seconds on, the nine answered at the start have expired; the first, in flight, still counts.
+      yield* TestClock.adjust(2_000)
+      const later = yield* monotonic
+      const nine = Array.from({ length: 9 }, () => limiter.grantNow!(place, later))
+      assert.isTrue(nine.every((permit) => permit !== undefined), "the nine answered at the start have expired")
+      assert.isUndefined(limiter.grantNow!(place, later), "the first is in flight")
+      // Settled now, and again 5 s later (a second settling changes nothing): it counts one window from now.
+      first.settleAt(later)
+      first.settleAt(later + 5_000)
+      for (const permit of nine) permit!.settleAt(later)
+      yield* TestClock.adjust(1_000 + MARGIN - 1)
+      assert.isUndefined(limiter.grantNow!(place, yield* monotonic), "within a window of their answers")
+      yield* TestClock.adjust(1)
+      const free = yield* monotonic
+      for (let i = 0; i < 10; i++) assert.isDefined(limiter.grantNow!(place, free), `slot ${i}`)
+    }))
+
+  it.effect("a store of its own (not the memory store) is always asked through acquire", () =>
+    Effect.gen(function*() {
+      const memory = yield* RateLimitStore.makeMemory
+      const own: RateLimitStore.Service = { kind: "own", acquire: memory.acquire, pause: memory.pause }
+      assert.isUndefined(budgetOf(own).grantNow)
+    }))
+})

@@ -9,6 +9,7 @@ import { Clock, Effect } from "effect"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+import * as RateLimiter from "./rateLimiter.ts"
 
 /** The cap on a wait the venue asks for, by default: a few of the venue's 10 s windows. */
 export const DEFAULT_MAX_RETRY_AFTER_MILLIS = 60_000
@@ -46,6 +47,11 @@ export interface Limiter {
   readonly acquire: (
     endpoint: Venue.Endpoint
   ) => Effect.Effect<RateLimitStore.Permit, SpotError.RateLimitStoreError>
+  /**
+   * Where the store can (the memory store): charges the endpoint's request at once, at monotonic time `now` (ms), when
+   * every budget has room, nobody waits and no pause holds; `undefined` when it must wait (then `acquire`).
+   */
+  readonly grantNow: ((endpoint: Venue.Endpoint, now: number) => RateLimiter.Settleable | undefined) | undefined
   /**
    * A request of the endpoint failed: after a 429, pauses the budget it came from. Fails with the reason the call
    * must fail with instead when the venue asked for a wait beyond the cap (a `RateLimitError` that is not retried).
@@ -103,8 +109,13 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
     })
   }
 
+  const atOnce = RateLimiter.grantsAtOnce.get(store)
+  const grants = new Map<string, (now: number) => RateLimiter.Settleable | undefined>()
+  if (atOnce !== undefined) { for (const [name, acquisition] of acquisitions) grants.set(name, atOnce(acquisition)) }
+
   return {
     acquire: (endpoint) => store.acquire(acquisitions.get(endpoint.name)!),
+    grantNow: atOnce === undefined ? undefined : (endpoint, now) => grants.get(endpoint.name)!(now),
     failed: (endpoint, reason) => {
       const status = reason._tag === "RateLimitError" || reason._tag === "HttpStatusError" ? reason.httpStatus : 0
       if (status !== 429) return Effect.void

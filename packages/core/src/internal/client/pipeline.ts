@@ -46,6 +46,7 @@ import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
+import * as RateLimiter from "./rateLimiter.ts"
 import * as Redirects from "./redirects.ts"
 import { ServerClock } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
@@ -420,22 +421,36 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
  * its lease ends). The settling is in place before the permit is asked for, so that once the store has handed the
  * permit over, whatever ends the call (its answer, a failure, an interruption) settles it, with no uninterruptible
  * region; waiting for the permit stays interruptible. (A 429 pauses the budgets when it is answered: `failed`.)
+ *
+ * A store that can grant at once (the memory store, `grantNow`) does so in the step that follows the settling's, and
+ * the permit is settled without an Effect: an acquisition that does not wait costs no step of its own.
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
   endpoint: Venue.Endpoint,
   run: Effect.Effect<A, SpotError.SpotErrorReason>
-): Effect.Effect<A, SpotError.SpotErrorReason> =>
-  limiter === undefined ? run : Effect.suspend(() => {
+): Effect.Effect<A, SpotError.SpotErrorReason> => {
+  if (limiter === undefined) return run
+  const grantNow = limiter.grantNow
+  return Effect.withFiber((fiber) => {
     let permit: RateLimitStore.Permit | undefined
-    return Effect.onExit(
-      Effect.flatMap(limiter.acquire(endpoint), (granted) => {
-        permit = granted
-        return run
+    let granted: RateLimiter.Settleable | undefined
+    return Effect.onExitPrimitive(
+      Effect.suspend(() => {
+        granted = grantNow?.(endpoint, RateLimiter.nowOf(fiber))
+        return granted !== undefined ? run : Effect.flatMap(limiter.acquire(endpoint), (acquired) => {
+          permit = acquired
+          return run
+        })
       }),
-      () => permit === undefined ? Effect.void : permit.settle
+      () => {
+        if (granted === undefined) return permit?.settle
+        granted.settleAt(RateLimiter.nowOf(fiber))
+        return undefined
+      }
     )
   })
+}
 
 /** One send of a request through every stage. */
 export const execute = (

@@ -40,6 +40,20 @@ export interface Permit {
   readonly settle: Effect.Effect<void>
 }
 
+/** A permit that can also be settled without an Effect, at a given monotonic time (ms). */
+export interface Settleable extends Permit {
+  settleAt(now: number): void
+}
+
+/**
+ * The stores that can grant at once without an Effect (the memory store), by their service: for one of the store's
+ * `RateLimitStore.Acquisition`s, a function of the monotonic time (ms) that grants it when every budget has room,
+ * nobody waits and no pause holds, and otherwise answers `undefined` (the store's `acquire` then queues as usual).
+ * What a caller saves is the Effect steps of an acquisition that never waits (BENCHMARKS.md, "The limiter's
+ * uncontended path"). (The acquisition's type is not named here: RateLimitStore.ts imports this module.)
+ */
+export const grantsAtOnce = new WeakMap<object, (acquisition: object) => (now: number) => Settleable | undefined>()
+
 /** A waiter's place in a log: the slot it sleeps until, and the weight it charges there. */
 export interface Reservation {
   readonly slot: number
@@ -278,6 +292,11 @@ export class Plan {
     })
   }
 
+  /** Grants at once when every log has room at `now`, nobody waits and no pause holds; otherwise `undefined`. */
+  grantNow(now: number): Settleable | undefined {
+    return this.free(now) ? this.grant() : undefined
+  }
+
   /** Whether every log has room at `now`, with nobody waiting and no pause. */
   free(now: number): boolean {
     const { logs, weights } = this
@@ -286,7 +305,7 @@ export class Plan {
   }
 
   /** Charges every log as in flight from now (whether or not it has room: a grant made elsewhere). */
-  grant(): Permit {
+  grant(): Settleable {
     const { logs, weights } = this
     for (let i = 0; i < logs.length; i++) logs[i]!.grant(weights[i]!)
     return new Grant(this)
@@ -308,7 +327,7 @@ const EffectBase: new() => Effect.Effect<void> = (() => {
   return Base as unknown as new() => Effect.Effect<void>
 })()
 
-class Grant extends EffectBase implements Permit {
+class Grant extends EffectBase implements Settleable {
   private readonly plan: Plan
   private settled = false
   constructor(plan: Plan) {
