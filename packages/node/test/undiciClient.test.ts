@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
 import { Cause, Deferred, Effect, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
 import { Headers, HttpClient, HttpClientRequest } from "effect/http"
+import { execFile } from "node:child_process"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { NodeSpotClient } from "../src/index.ts"
@@ -181,6 +182,68 @@ describe("NodeSpotClient's undici HttpClient", () => {
       assert.include(error.message, "no answer within 100ms")
       assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(client)))
+
+  // One timer serves every deadline of a client (`Deadlines`): it may be armed for an exchange that has since ended,
+  // and then fires before the next one is due. That one must still get its whole timeout, counted from its own start.
+  it.effect("each exchange gets its whole timeout from its own start, whatever came and went before it", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* server
+      const http = yield* HttpClient.HttpClient
+      const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.suspend(() => {
+          const start = performance.now()
+          return Effect.map(Effect.exit(effect), (exit) => ({ exit, millis: performance.now() - start }))
+        })
+      const pause = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
+      // Answered at once: the timer is armed for its deadline, 300 ms on, and stays armed when it ends.
+      assert.strictEqual((yield* http.post(`${baseUrl}/api/v2/trade/orders`)).status, 200)
+      yield* pause(150)
+      // Three held exchanges, started 100 ms apart, one answered among them.
+      const held = yield* Effect.forEach([0, 1, 2], (i) =>
+        Effect.andThen(
+          pause(i === 0 ? 0 : 100),
+          Effect.forkChild(timed(http.post(`${baseUrl}/hold`)), { startImmediately: true })
+        ))
+      assert.strictEqual((yield* http.post(`${baseUrl}/api/v2/trade/orders`)).status, 200)
+      for (const fiber of held) {
+        const { exit, millis } = yield* Fiber.join(fiber)
+        assert.isTrue(exit._tag === "Failure" && Cause.hasFails(exit.cause), "timed out")
+        const error = exit._tag === "Failure" ? Cause.squash(exit.cause) as { reason?: { cause?: unknown } } : {}
+        assert.isTrue(Cause.isTimeoutError(error.reason?.cause))
+        assert.isAtLeast(millis, 300, "never before its own deadline")
+        assert.isBelow(millis, 3_000)
+      }
+    }).pipe(Effect.provide(clientWith(300))))
+
+  it.effect(
+    "the deadline timer does not hold the process open once its exchanges have ended",
+    () =>
+      Effect.gen(function*() {
+        const script = new URL("./support/deadlineExit.ts", import.meta.url).pathname
+        const run = yield* Effect.callback<{ readonly code: number | null; readonly stdout: string; millis: number }>(
+          (resume) => {
+            const start = performance.now()
+            const child = execFile(
+              process.execPath,
+              ["--conditions=@spotkit/source", script],
+              { timeout: 30_000 },
+              (error, stdout) =>
+                resume(Effect.succeed({
+                  code: error === null ? 0 : typeof error.code === "number" ? error.code : null,
+                  stdout,
+                  millis: performance.now() - start
+                }))
+            )
+            return Effect.sync(() => child.kill())
+          }
+        )
+        assert.strictEqual(run.stdout, "answered 200\n")
+        assert.strictEqual(run.code, 0)
+        // The timer is armed for 60 s; the process ends long before (its startup takes a second or two).
+        assert.isBelow(run.millis, 20_000)
+      }),
+    { timeout: 40_000 }
+  )
 
   it.effect("query parameters and stream bodies go through platform-node's client, bounded by the Timeout too", () =>
     Effect.gen(function*() {

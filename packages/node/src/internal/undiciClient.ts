@@ -3,9 +3,9 @@
 // request (URL parsing, an AbortController, response streams and a TextDecoder per answer). This one dispatches with
 // undici's handler API, collects the answer's bytes and hands them over in memory (core's BufferedResponse);
 // interruption aborts the request. Anything else (query parameters, a hash, stream or form bodies, upgrades) goes to
-// platform-node's client over the same dispatcher. It bounds every exchange by its `timeoutMillis` itself, with a
-// plain timer per request instead of the fibers of a race, failing as core's `timeoutBy: "transport"` expects: a
-// TransportError caused by a TimeoutError. It stops reading an answer at `maxBodyBytes` (or at once, when its
+// platform-node's client over the same dispatcher. It bounds every exchange by its `timeoutMillis` itself, without
+// the fibers of a race and without a timer per request (`Deadlines`), failing as core's `timeoutBy: "transport"`
+// expects: a TransportError caused by a TimeoutError. It stops reading an answer at `maxBodyBytes` (or at once, when its
 // Content-Length says more), aborting the request, and fails with a TransportError caused by core's
 // `ResponseTooLargeError`: a venue that streams an endless body costs at most that much memory.
 //
@@ -49,8 +49,88 @@ const TARGETS_KEPT = 256
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { "http:": 80, "https:": 443 }
 
 interface Limits {
-  readonly timeoutMillis: number | undefined
+  /** The exchanges' deadlines, when they are bounded. */
+  readonly deadlines: Deadlines | undefined
   readonly maxBodyBytes: number
+}
+
+/** One exchange's deadline in a `Deadlines` list. */
+interface Deadline {
+  readonly at: number
+  readonly expire: () => void
+  previous: Deadline | undefined
+  next: Deadline | undefined
+  listed: boolean
+}
+
+/**
+ * The deadlines of one client's exchanges in flight, under one timer. Every exchange has the same timeout and its
+ * deadline is counted on a monotonic clock from its start, so the list is in deadline order as it is appended to: the
+ * head is the next to expire. The timer is armed for the head's deadline; an exchange that ends leaves the list, and
+ * the timer as it is. When it fires, it expires what is due and is armed again for the new head, if any: a deadline
+ * expires at its time (as one timer per exchange would), and a busy client arms about one timer per timeout instead of
+ * one per exchange. A timer per exchange cost about 10 µs of CPU per request at one request in flight over a socket,
+ * where each arming and clearing reaches into libuv (BENCHMARKS.md, "The deadline timer").
+ *
+ * Like undici's own timers (its `headersTimeout` and `bodyTimeout`), the timer does not hold the process open: an
+ * exchange in flight does, by its socket (or its connection attempt, or its address lookup).
+ */
+class Deadlines {
+  private head: Deadline | undefined
+  private tail: Deadline | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private readonly fire = () => {
+    this.timer = undefined
+    const now = performance.now()
+    let head = this.head
+    while (head !== undefined && head.at <= now) {
+      this.remove(head)
+      head.expire()
+      head = this.head
+    }
+    if (head !== undefined) this.arm(head.at - now)
+  }
+
+  readonly millis: number
+  constructor(millis: number) {
+    this.millis = millis
+  }
+
+  /** A deadline `millis` from now, which calls `expire` when it comes, unless removed before. */
+  add(expire: () => void): Deadline {
+    const deadline: Deadline = {
+      at: performance.now() + this.millis,
+      expire,
+      previous: this.tail,
+      next: undefined,
+      listed: true
+    }
+    if (this.tail === undefined) this.head = deadline
+    else this.tail.next = deadline
+    this.tail = deadline
+    if (this.timer === undefined) this.arm(this.millis)
+    return deadline
+  }
+
+  /** Takes a deadline out of the list (an exchange that ended); once listed, it is never armed for again. */
+  remove(deadline: Deadline): void {
+    if (!deadline.listed) return
+    deadline.listed = false
+    const { next, previous } = deadline
+    if (previous === undefined) this.head = next
+    else previous.next = next
+    if (next === undefined) this.tail = previous
+    else next.previous = previous
+    deadline.previous = undefined
+    deadline.next = undefined
+  }
+
+  // At least a millisecond, rounded up: a timer that fires a little early (Node counts from the event loop's time,
+  // which can be behind) finds nothing due and is armed again for the rest.
+  private arm(millis: number): void {
+    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(millis)))
+    this.timer.unref()
+  }
 }
 
 type Exchange = Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
@@ -75,7 +155,7 @@ const dispatch = (
   body: Uint8Array | string | null
 ): Exchange =>
   Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-    const { maxBodyBytes, timeoutMillis } = limits
+    const { deadlines, maxBodyBytes } = limits
     let controller: Undici.Dispatcher.DispatchController | undefined
     // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
     let aborted: Error | undefined
@@ -87,15 +167,16 @@ const dispatch = (
       aborted ??= reason
       controller?.abort(reason)
     }
-    // The whole exchange (answer read whole) within timeoutMillis, or a TransportError caused by a TimeoutError.
-    const timer = timeoutMillis === undefined ? undefined : setTimeout(() => {
-      const timeout = new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)
+    // The whole exchange (answer read whole) within the timeout, or a TransportError caused by a TimeoutError.
+    const deadline = deadlines?.add(() => {
+      const timeout = new Cause.TimeoutError(`no answer within ${deadlines.millis} ms`)
       abort(timeout)
       resume(Effect.fail(transportError(request, timeout)))
-    }, timeoutMillis)
+    })
+    const ended = deadline === undefined ? undefined : () => deadlines!.remove(deadline)
     // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
     const tooLarge = (declared: number | undefined) => {
-      clearTimeout(timer)
+      ended?.()
       const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
       chunks.length = 0
       // Resumed first: aborting makes undici report the abort as the request's error at once.
@@ -121,14 +202,14 @@ const dispatch = (
         else chunks.push(chunk)
       },
       onResponseEnd() {
-        clearTimeout(timer)
+        ended?.()
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
         resume(Effect.succeed(
           new BufferedResponse.BufferedResponse({ request, url: target.href, status, headers, body: bytes })
         ))
       },
       onResponseError(_c, error) {
-        clearTimeout(timer)
+        ended?.()
         resume(Effect.fail(transportError(request, error, aborted === undefined)))
       }
     }
@@ -142,11 +223,11 @@ const dispatch = (
       }, handler)
     )
     if (Result.isFailure(dispatched)) {
-      clearTimeout(timer)
+      ended?.()
       resume(Effect.fail(transportError(request, dispatched.failure)))
     }
     return Effect.sync(() => {
-      clearTimeout(timer)
+      ended?.()
       abort(new Error("The request was interrupted"))
     })
   })
@@ -156,8 +237,9 @@ const dispatch = (
 // real-time timer as above (not the Clock: this is a socket's deadline); the loser of the race is interrupted, which
 // aborts the request.
 const fallback = (full: HttpClient.HttpClient, limits: Limits) => (request: HttpClientRequest.HttpClientRequest) => {
-  const { maxBodyBytes, timeoutMillis } = limits
-  if (timeoutMillis === undefined) return full.execute(request)
+  const { deadlines, maxBodyBytes } = limits
+  if (deadlines === undefined) return full.execute(request)
+  const timeoutMillis = deadlines.millis
   const whole = Effect.flatMap(
     full.execute(request),
     (response): Exchange => BufferedResponse.read(response, maxBodyBytes)
@@ -258,8 +340,8 @@ export const make = (
   Effect.gen(function*() {
     const limits: Limits = {
       // One timer cannot wait longer than 2^31 - 1 ms (setTimeout fires at once beyond it): no deadline then.
-      timeoutMillis: options.timeoutMillis !== undefined && options.timeoutMillis <= MAX_TIMER
-        ? options.timeoutMillis
+      deadlines: options.timeoutMillis !== undefined && options.timeoutMillis <= MAX_TIMER
+        ? new Deadlines(options.timeoutMillis)
         : undefined,
       maxBodyBytes: options.maxBodyBytes ?? Infinity
     }
