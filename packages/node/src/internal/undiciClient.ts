@@ -69,7 +69,7 @@ interface Deadline {
  * head is the next to expire. The timer is armed for the head's deadline; an exchange that ends leaves the list, and
  * the timer as it is. When it fires, it expires what is due and is armed again for the new head, if any: a deadline
  * expires at its time (as one timer per exchange would), and a busy client arms about one timer per timeout instead of
- * one per exchange. A timer per exchange cost about 10 µs of CPU per request at one request in flight over a socket,
+ * one per exchange. A timer per exchange cost microseconds of CPU per request at one request in flight over a socket,
  * where each arming and clearing reaches into libuv (BENCHMARKS.md, "The deadline timer").
  *
  * Like undici's own timers (its `headersTimeout` and `bodyTimeout`), the timer does not hold the process open: an
