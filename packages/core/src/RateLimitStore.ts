@@ -139,7 +139,7 @@ const memoryStore = () => {
     const shared = endpoint === undefined ? all : plan(1, charges.length)
     const own = endpoint === undefined ? undefined : plan(0, 1)
     const acquire = Effect.withFiber((fiber) => {
-      if (all.free(RateLimiter.nowOf(fiber))) return Effect.succeed(all.grant())
+      if (all.free(RateLimiter.nowOf(fiber))) return Effect.succeed(RateLimiter.granted(fiber, all.grant()))
       if (own === undefined) return shared.acquire
       return Effect.flatMap(own.acquire, (first) =>
         // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
@@ -165,7 +165,7 @@ const memoryStore = () => {
     })
 
   const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
-    Effect.sync(() => preparedOf(acquisition).all.grant())
+    Effect.withFiber((fiber) => Effect.succeed(RateLimiter.granted(fiber, preparedOf(acquisition).all.grant())))
 
   const service: Service = { kind: "memory", acquire, pause }
   // A caller that can settle without an Effect is granted at once without one, when nothing waits or pauses.

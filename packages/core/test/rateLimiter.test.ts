@@ -9,13 +9,14 @@
  * go, and `settle` lets in-flight work finish (real event-loop turns, no real sleeping) before time moves on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Clock, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Redacted, Scheduler } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 import { BufferedResponse, RateLimitStore, Signer, SpotClient, SpotError, Venue } from "../src/index.ts"
 import * as Budget from "../src/internal/client/budget.ts"
+import * as Pipeline from "../src/internal/client/pipeline.ts"
 import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { clientLayer, clientOptions, envelope, FakeVenue, NOW, SYMBOL } from "./support/FakeVenue.ts"
 
@@ -1032,14 +1033,16 @@ describe("granted at once without an Effect (grantNow)", () => {
       const granted = Array.from({ length: 10 }, () => grantNow!(place, start))
       assert.isTrue(granted.every((permit) => permit !== undefined))
       assert.isUndefined(grantNow!(place, start), "the eleventh has no room")
-      // acquire sees the ten: it waits one window (and the margin) from their answers.
+      // acquire sees the ten (nine answered now, one in flight): it waits one window (and the margin).
+      const last = granted.pop()!
       for (const permit of granted) permit!.settleAt(start)
       const waiter = yield* acquireAt(limiter, place)
       assert.isUndefined(waiter())
-      // Nobody is granted ahead of a waiter, even once the window has room.
-      yield* TestClock.adjust(1_000 + MARGIN - 1)
+      // The one in flight turns out answered long ago: the window has room for one, and a waiter is queued. Nobody is
+      // granted ahead of it.
+      last.settleAt(start - 2_000)
       assert.isUndefined(grantNow!(place, yield* monotonic), "a waiter queues first")
-      yield* TestClock.adjust(1)
+      yield* TestClock.adjust(1_000 + MARGIN)
       yield* settle
       assert.strictEqual(waiter(), NOW + 1_000 + MARGIN)
       // A 429's pause holds it too.
@@ -1071,6 +1074,44 @@ describe("granted at once without an Effect (grantNow)", () => {
       yield* TestClock.adjust(1)
       const free = yield* monotonic
       for (let i = 0; i < 10; i++) assert.isDefined(limiter.grantNow!(place, free), `slot ${i}`)
+    }))
+
+  // The run loop may yield between any two steps; an interruption during that yield skips the rest. An acquisition
+  // that waited is granted in one step and handed over in the next: a call interrupted in between must still settle
+  // what was granted (the memory store has no lease: a permit never settled would hold its weight for good).
+  it.effect("a call interrupted between a grant after a wait and its hand-over still settles the grant", () =>
+    Effect.gen(function*() {
+      const endpoint = Venue.endpoints.placeOrder
+      for (const via of ["plan", "store"] as const) {
+        for (let ops = 2; ops <= 40; ops++) {
+          const store = yield* RateLimitStore.makeMemory
+          // Through `acquire` only: a plan of one log, or the memory store behind a service of its own (no grantNow).
+          const log = new RateLimiter.Log({ limit: 1_000, windowMillis: 1 }, 0)
+          const plan = new RateLimiter.Plan([{ log, weight: 1 }])
+          const budgets = budgetOf({ kind: "own", acquire: store.acquire, pause: store.pause })
+          const limiter: Budget.Limiter = via === "plan"
+            ? { acquire: () => plan.acquire, grantNow: undefined, failed: () => Effect.void }
+            : budgets
+          const call = Effect.provideService(
+            Pipeline.limited(limiter, endpoint, Effect.never),
+            Scheduler.MaxOpsBeforeYield,
+            ops
+          )
+          const fiber = yield* Effect.forkChild(call, { startImmediately: true })
+          yield* Fiber.interrupt(fiber)
+          yield* TestClock.adjust(20_000)
+          const now = yield* monotonic
+          if (via === "plan") {
+            assert.isTrue(log.free(now, 1_000), `${via}, a yield every ${ops} steps: the whole budget is free again`)
+          } else {
+            // The user's budget is 500 of weight a window: a settled placement's weight has expired by now.
+            const probe = budgetOf(store)
+            let free = 0
+            while (probe.grantNow!(Venue.endpoints.fundingBills, now) !== undefined) free++
+            assert.strictEqual(free, 100, `${via}, a yield every ${ops} steps: the whole budget is free again`)
+          }
+        }
+      }
     }))
 
   it.effect("a store of its own (not the memory store) is always asked through acquire", () =>

@@ -16,6 +16,7 @@ import { Headers, HttpClient, HttpClientRequest } from "effect/http"
 import { execFile } from "node:child_process"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
 import { NodeSpotClient } from "../src/index.ts"
 import * as UndiciClient from "../src/internal/undiciClient.ts"
 
@@ -215,30 +216,61 @@ describe("NodeSpotClient's undici HttpClient", () => {
       }
     }).pipe(Effect.provide(clientWith(300))))
 
+  // An expiry resumes its fiber at once, which may start the next exchange before the expiring is done: that one must
+  // not arm a second timer beside the one armed for it afterwards (a chain of timers per timeout, growing).
+  it.effect("an exchange started by an expiry is served by the one timer: one arming per expiry", () =>
+    Effect.gen(function*() {
+      const armed: Array<number> = []
+      const realSetTimeout = globalThis.setTimeout
+      const counting = ((callback: () => void, millis: number) => {
+        armed.push(millis)
+        return realSetTimeout(callback, millis)
+      }) as typeof setTimeout
+      const expired: Array<number> = []
+      yield* Effect.callback<void>((resume) => {
+        globalThis.setTimeout = counting
+        const deadlines = new UndiciClient.Deadlines(20)
+        // Each expiry adds the next deadline at once, five times.
+        const next = (i: number) =>
+          deadlines.add(() => {
+            expired.push(i)
+            if (i < 5) next(i + 1)
+            else resume(Effect.void)
+          })
+        next(1)
+      }).pipe(Effect.ensuring(Effect.sync(() => (globalThis.setTimeout = realSetTimeout))))
+      assert.deepStrictEqual(expired, [1, 2, 3, 4, 5])
+      // One arming for the first deadline, then one after each expiry but the last (which leaves the list empty).
+      assert.strictEqual(armed.length, 5, `armed ${armed.join(", ")}`)
+    }))
+
   it.effect(
     "the deadline timer does not hold the process open once its exchanges have ended",
     () =>
       Effect.gen(function*() {
-        const script = new URL("./support/deadlineExit.ts", import.meta.url).pathname
-        const run = yield* Effect.callback<{ readonly code: number | null; readonly stdout: string; millis: number }>(
+        const script = fileURLToPath(new URL("./support/deadlineExit.ts", import.meta.url))
+        const run = yield* Effect.callback<
+          { readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly millis: number }
+        >(
           (resume) => {
             const start = performance.now()
             const child = execFile(
               process.execPath,
               ["--conditions=@spotkit/source", script],
               { timeout: 30_000 },
-              (error, stdout) =>
+              (error, stdout, stderr) =>
                 resume(Effect.succeed({
                   code: error === null ? 0 : typeof error.code === "number" ? error.code : null,
                   stdout,
+                  stderr,
                   millis: performance.now() - start
                 }))
             )
             return Effect.sync(() => child.kill())
           }
         )
-        assert.strictEqual(run.stdout, "answered 200\n")
-        assert.strictEqual(run.code, 0)
+        assert.strictEqual(run.stdout, "answered 200\n", run.stderr)
+        assert.strictEqual(run.code, 0, run.stderr)
         // The timer is armed for 60 s; the process ends long before (its startup takes a second or two).
         assert.isBelow(run.millis, 20_000)
       }),

@@ -75,12 +75,16 @@ interface Deadline {
  * Like undici's own timers (its `headersTimeout` and `bodyTimeout`), the timer does not hold the process open: an
  * exchange in flight does, by its socket (or its connection attempt, or its address lookup).
  */
-class Deadlines {
+export class Deadlines {
   private head: Deadline | undefined
   private tail: Deadline | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
+  // While due deadlines expire: an expiry can resume its fiber at once, which can start the next exchange (and `add`
+  // must then not arm a second timer: the one armed below serves it).
+  private firing = false
   private readonly fire = () => {
     this.timer = undefined
+    this.firing = true
     const now = performance.now()
     let head = this.head
     while (head !== undefined && head.at <= now) {
@@ -88,7 +92,8 @@ class Deadlines {
       head.expire()
       head = this.head
     }
-    if (head !== undefined) this.arm(head.at - now)
+    this.firing = false
+    if (head !== undefined) this.arm(head.at - performance.now())
   }
 
   readonly millis: number
@@ -108,7 +113,7 @@ class Deadlines {
     if (this.tail === undefined) this.head = deadline
     else this.tail.next = deadline
     this.tail = deadline
-    if (this.timer === undefined) this.arm(this.millis)
+    if (this.timer === undefined && !this.firing) this.arm(this.millis)
     return deadline
   }
 

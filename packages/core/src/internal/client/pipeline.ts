@@ -418,12 +418,16 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
 
 /**
  * The exchange with a permit, settled however it ends: an unsettled permit keeps counting against the budget (until
- * its lease ends). The settling is in place before the permit is asked for, so that once the store has handed the
- * permit over, whatever ends the call (its answer, a failure, an interruption) settles it, with no uninterruptible
- * region; waiting for the permit stays interruptible. (A 429 pauses the budgets when it is answered: `failed`.)
+ * its lease ends, in a shared store; for good, in memory). The settling is in place before the permit is asked for,
+ * so that once the store has granted it, whatever ends the call (its answer, a failure, an interruption) settles it,
+ * with no uninterruptible region; waiting for the permit stays interruptible. (A 429 pauses the budgets when it is
+ * answered: `failed`.)
  *
  * A store that can grant at once (the memory store, `grantNow`) does so in the step that follows the settling's, and
- * the permit is settled without an Effect: an acquisition that does not wait costs no step of its own.
+ * the permit is settled without an Effect: an acquisition that does not wait costs no step of its own. One that waits
+ * goes through the store's `acquire`; the memory store records each grant on the fiber in the step that makes it
+ * (`RateLimiter.granted`), so that a call interrupted between that step and the one that hands the permit over still
+ * settles what was granted. (A shared store's own entry is then left to its lease.)
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
@@ -435,17 +439,32 @@ export const limited = <A>(
   return Effect.withFiber((fiber) => {
     let permit: RateLimitStore.Permit | undefined
     let granted: RateLimiter.Settleable | undefined
+    let grants: Array<RateLimiter.Settleable> | undefined
     return Effect.onExitPrimitive(
       Effect.suspend(() => {
         granted = grantNow?.(endpoint, RateLimiter.nowOf(fiber))
-        return granted !== undefined ? run : Effect.flatMap(limiter.acquire(endpoint), (acquired) => {
+        if (granted !== undefined) return run
+        const collecting = RateLimiter.collectGrants(fiber)
+        grants = collecting
+        return Effect.flatMap(limiter.acquire(endpoint), (acquired) => {
+          RateLimiter.stopCollecting(fiber, collecting)
+          grants = undefined
           permit = acquired
           return run
         })
       }),
       () => {
-        if (granted === undefined) return permit?.settle
-        granted.settleAt(RateLimiter.nowOf(fiber))
+        if (granted !== undefined) {
+          granted.settleAt(RateLimiter.nowOf(fiber))
+          return undefined
+        }
+        if (permit !== undefined) return permit.settle
+        if (grants !== undefined) {
+          // Ended while acquiring: whatever was granted on the way (after the wait, before the hand-over) is settled.
+          RateLimiter.stopCollecting(fiber, grants)
+          const now = RateLimiter.nowOf(fiber)
+          for (const grant of grants) grant.settleAt(now)
+        }
         return undefined
       }
     )

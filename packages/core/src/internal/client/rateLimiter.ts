@@ -46,6 +46,32 @@ export interface Settleable extends Permit {
 }
 
 /**
+ * The grants made on a fiber while a caller that settles them (the pipeline's limit stage) waits for its permit, by
+ * fiber. A store records a grant here in the same step that makes it, so that the caller settles it however its fiber
+ * ends afterwards: even when it is interrupted after the grant and before the permit reaches it (the run loop may
+ * yield between the two steps, and an interruption then skips the step that would have handed the permit over).
+ */
+const collected = new WeakMap<Fiber.Fiber<unknown, unknown>, Array<Settleable>>()
+
+/** Collects the grants made on `fiber` from now on into the returned list, until `stopCollecting`. */
+export const collectGrants = (fiber: Fiber.Fiber<unknown, unknown>): Array<Settleable> => {
+  const grants: Array<Settleable> = []
+  collected.set(fiber, grants)
+  return grants
+}
+
+/** Stops collecting into `grants` (a nested collection that ended its own way leaves none behind). */
+export const stopCollecting = (fiber: Fiber.Fiber<unknown, unknown>, grants: Array<Settleable>): void => {
+  if (collected.get(fiber) === grants) collected.delete(fiber)
+}
+
+/** A grant made on `fiber`, recorded for its collector if it has one. */
+export const granted = <A extends Settleable>(fiber: Fiber.Fiber<unknown, unknown>, grant: A): A => {
+  collected.get(fiber)?.push(grant)
+  return grant
+}
+
+/**
  * The stores that can grant at once without an Effect (the memory store), by their service: for one of the store's
  * `RateLimitStore.Acquisition`s, a function of the monotonic time (ms) that grants it when every budget has room,
  * nobody waits and no pause holds, and otherwise answers `undefined` (the store's `acquire` then queues as usual).
@@ -288,7 +314,7 @@ export class Plan {
     this.onWait = onWait
     this.acquire = Effect.withFiber((fiber) => {
       const now = nowOf(fiber)
-      return this.free(now) ? Effect.succeed(this.grant()) : queue(this, now)
+      return this.free(now) ? Effect.succeed(granted(fiber, this.grant())) : queue(this, now, fiber)
     })
   }
 
@@ -376,7 +402,7 @@ const slotOf = (plan: Plan, now: number): { readonly slot: number; readonly by: 
 // The slow path: reserve the common slot in every log, sleep until it, and check again on waking. A pause (after a
 // 429) is waited out first without reserving anything: a request held by one budget's pause must not hold the other
 // budgets it charges (another API key's requests charge the same address).
-const queue = (plan: Plan, now: number): Effect.Effect<Permit> => {
+const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<Permit> => {
   let pausedUntil = now
   for (const log of plan.logs) pausedUntil = Math.max(pausedUntil, log.pausedUntil)
   if (pausedUntil > now) {
@@ -384,7 +410,7 @@ const queue = (plan: Plan, now: number): Effect.Effect<Permit> => {
     return Effect.andThen(Effect.andThen(told, Effect.sleep(pausedUntil - now)), plan.acquire)
   }
   const { slot, by } = slotOf(plan, now)
-  if (slot <= now) return Effect.succeed(plan.grant())
+  if (slot <= now) return Effect.succeed(granted(fiber, plan.grant()))
   const { logs, weights } = plan
   const reservations = logs.map((log, i) => log.reserve(slot, weights[i]!))
   const release = () => logs.forEach((log, i) => log.release(reservations[i]!))
@@ -395,10 +421,10 @@ const queue = (plan: Plan, now: number): Effect.Effect<Permit> => {
     // full now, give the slot back and queue again.
     if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
       logs.forEach((log, i) => log.admit(reservations[i]!))
-      return Effect.succeed<Permit>(new Grant(plan))
+      return Effect.succeed<Permit>(granted(fiber, new Grant(plan)))
     }
     release()
-    return queue(plan, woke)
+    return queue(plan, woke, fiber)
   })
   // However the wait ends but by being granted (interrupted, or the listener died), the slot is given back.
   return Effect.onError(
