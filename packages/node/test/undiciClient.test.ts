@@ -218,13 +218,19 @@ describe("NodeSpotClient's undici HttpClient", () => {
 
   // An expiry resumes its fiber at once, which may start the next exchange before the expiring is done: that one must
   // not arm a second timer beside the one armed for it afterwards (a chain of timers per timeout, growing).
-  it.effect("an exchange started by an expiry is served by the one timer: one arming per expiry", () =>
+  it.effect("an exchange started by an expiry is served by the one timer: never two timers armed", () =>
     Effect.gen(function*() {
-      const armed: Array<number> = []
+      // Node's timers may fire a little early (they count from the event loop's time); the list then re-arms for the
+      // rest, so the number of armings varies. What must hold is that no two are pending at once.
+      let pending = 0
+      let most = 0
       const realSetTimeout = globalThis.setTimeout
       const counting = ((callback: () => void, millis: number) => {
-        armed.push(millis)
-        return realSetTimeout(callback, millis)
+        most = Math.max(most, ++pending)
+        return realSetTimeout(() => {
+          pending--
+          callback()
+        }, millis)
       }) as typeof setTimeout
       const expired: Array<number> = []
       yield* Effect.callback<void>((resume) => {
@@ -240,8 +246,7 @@ describe("NodeSpotClient's undici HttpClient", () => {
         next(1)
       }).pipe(Effect.ensuring(Effect.sync(() => (globalThis.setTimeout = realSetTimeout))))
       assert.deepStrictEqual(expired, [1, 2, 3, 4, 5])
-      // One arming for the first deadline, then one after each expiry but the last (which leaves the list empty).
-      assert.strictEqual(armed.length, 5, `armed ${armed.join(", ")}`)
+      assert.strictEqual(most, 1, "timers pending at once")
     }))
 
   it.effect(
