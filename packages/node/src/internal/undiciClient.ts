@@ -117,7 +117,7 @@ export class Deadlines {
     return deadline
   }
 
-  /** Takes a deadline out of the list (an exchange that ended); once listed, it is never armed for again. */
+  /** Takes a deadline out of the list (an exchange that ended): it never expires after that. Again, nothing. */
   remove(deadline: Deadline): void {
     if (!deadline.listed) return
     deadline.listed = false
@@ -151,6 +151,9 @@ const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unk
     })
   })
 
+// What an exchange past its deadline fails with (inside a TransportError).
+const timeoutOf = (millis: number) => new Cause.TimeoutError(`no answer within ${millis} ms`)
+
 // One exchange through the dispatcher's handler API: the answer collected whole, within the limits.
 const dispatch = (
   dispatcher: Undici.Dispatcher,
@@ -174,7 +177,7 @@ const dispatch = (
     }
     // The whole exchange (answer read whole) within the timeout, or a TransportError caused by a TimeoutError.
     const deadline = deadlines?.add(() => {
-      const timeout = new Cause.TimeoutError(`no answer within ${deadlines.millis} ms`)
+      const timeout = timeoutOf(deadlines.millis)
       abort(timeout)
       resume(Effect.fail(transportError(request, timeout)))
     })
@@ -238,24 +241,19 @@ const dispatch = (
   })
 
 // Requests the client does not send itself go to platform-node's (which makes its own span). Under a Timeout the
-// answer is read whole there too (at most `maxBodyBytes` of it), so the bound covers the whole exchange, on the same
-// real-time timer as above (not the Clock: this is a socket's deadline); the loser of the race is interrupted, which
-// aborts the request.
+// answer is read whole there too (at most `maxBodyBytes` of it), so the bound covers the whole exchange, in the same
+// list of deadlines as above (real time, not the Clock: this is a socket's deadline); the loser of the race is
+// interrupted, which aborts the request.
 const fallback = (full: HttpClient.HttpClient, limits: Limits) => (request: HttpClientRequest.HttpClientRequest) => {
   const { deadlines, maxBodyBytes } = limits
   if (deadlines === undefined) return full.execute(request)
-  const timeoutMillis = deadlines.millis
   const whole = Effect.flatMap(
     full.execute(request),
     (response): Exchange => BufferedResponse.read(response, maxBodyBytes)
   )
   const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
-    const timer = setTimeout(
-      () =>
-        resume(Effect.fail(transportError(request, new Cause.TimeoutError(`no answer within ${timeoutMillis} ms`)))),
-      timeoutMillis
-    )
-    return Effect.sync(() => clearTimeout(timer))
+    const listed = deadlines.add(() => resume(Effect.fail(transportError(request, timeoutOf(deadlines.millis)))))
+    return Effect.sync(() => deadlines.remove(listed))
   })
   return Effect.raceFirst(whole, deadline)
 }
