@@ -57,7 +57,7 @@ export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.si
  * @category signing
  */
 export const prehash = (timestamp: string, method: string, requestPath: string, body: string): string =>
-  timestamp + method.toUpperCase() + requestPath + body
+  timestamp + (method === "POST" || method === "GET" ? method : method.toUpperCase()) + requestPath + body
 
 /**
  * How far a request's `ACCESS-TIMESTAMP` may be from the venue's clock (ms) before it answers `40008`.
@@ -454,8 +454,11 @@ const nothing = (): Readonly<Record<string, unknown>> => ({})
 const NoParameters = Schema.Struct({})
 
 // An order as the venue's usage shape sends it: `force` always, and a zero price on market orders. The
-// clientOrderId is the client's (generated when the caller gave none) by the time the order is sent.
-const orderWire = (order: Order.BatchItem) => ({
+// clientOrderId is the client's (generated when the caller gave none) by the time the order is sent. A single order
+// leads with its symbol; a batch's items have none (JSON leaves an undefined field out), so that one literal builds
+// both, without spreading one object into another on the path of every placeOrder.
+const orderWire = (order: Order.BatchItem, symbol: string | undefined) => ({
+  symbol,
   side: order.side,
   orderType: order.orderType,
   force: order.force ?? "normal",
@@ -484,7 +487,7 @@ export const endpoints = {
     weight: weight(2, 5, true),
     request: Order.PlaceOrder,
     response: Order.PlaceOrderResult,
-    wire: (order) => ({ symbol: order.symbol, ...orderWire(order) }),
+    wire: (order) => orderWire(order, order.symbol),
     fast: OrderFast.placeOrderResult
   }),
   placeOrders: endpoint({
@@ -497,7 +500,7 @@ export const endpoints = {
     weight: weight(5, 10, true),
     request: Order.BatchRequest,
     response: Order.BatchResponse,
-    wire: (batch) => ({ symbol: batch.symbol, orderList: batch.orderList.map(orderWire) })
+    wire: (batch) => ({ symbol: batch.symbol, orderList: batch.orderList.map((item) => orderWire(item, undefined)) })
   }),
   openOrders: endpoint({
     name: "openOrders",

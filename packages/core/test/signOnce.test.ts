@@ -8,7 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
-import { Signer, SpotClient, type SpotError } from "../src/index.ts"
+import { Signer, SpotClient, type SpotError, Venue } from "../src/index.ts"
+import { ServerClock } from "../src/internal/client/serverClock.ts"
 import {
   clientOptions,
   FakeVenue,
@@ -116,4 +117,26 @@ describe("one signature per send", () => {
       assert.deepStrictEqual(sent.map((request) => Number(request.headers["access-timestamp"]) - NOW), [0, 1, 1, 2])
       assert.strictEqual(new Set(sent.map((request) => request.headers["access-sign"])).size, 4)
     }))
+
+  it("more writes in a millisecond than are compared one by one: a repeat of any of them takes the next millisecond", () => {
+    const write = Venue.endpoints.internalTransfer
+    // 5 writes are compared one by one; 40 go into sets past the 16th.
+    for (const [count, repeated] of [[5, 0], [5, 4], [40, 0], [40, 15], [40, 16], [40, 17], [40, 39]] as const) {
+      const bodies = Array.from({ length: count }, (_, i) => `{"amount":"${i}"}`)
+      const clock = new ServerClock()
+      // Distinct writes share the millisecond.
+      assert.deepStrictEqual(new Set(bodies.map((body) => clock.stamp(write, "/a", body, NOW))), new Set([NOW]))
+      // The same body on another path is another write: it shares it too.
+      assert.strictEqual(clock.stamp(write, "/b", bodies[repeated]!, NOW), NOW)
+      // A repeat takes the next millisecond, and a repeat there the one after.
+      assert.strictEqual(
+        clock.stamp(write, "/a", bodies[repeated]!, NOW),
+        NOW + 1,
+        `write ${repeated} of ${count} repeated`
+      )
+      assert.strictEqual(clock.stamp(write, "/a", bodies[repeated === 0 ? 1 : 0]!, NOW), NOW + 1)
+      assert.strictEqual(clock.stamp(write, "/a", bodies[repeated]!, NOW), NOW + 2)
+      assert.strictEqual(clock.stamp(write, "/a", bodies[repeated]!, NOW), NOW + 3)
+    }
+  })
 })

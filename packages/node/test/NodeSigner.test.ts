@@ -1,13 +1,16 @@
 /**
- * `NodeSigner.nodeCrypto` (node:crypto, a `KeyObject` per client) and core's `Signer.webCrypto` sign identically:
- * the RFC 4231 HMAC-SHA256 vectors whose key and data are ASCII text (so the UTF-8 string the signer takes is those
- * exact bytes), and generated secrets and prehash strings, unicode included.
+ * `NodeSigner.nodeCrypto` (node:crypto, the secret prepared once per client by `hmacSha256`) and core's
+ * `Signer.webCrypto` sign identically: the RFC 4231 HMAC-SHA256 vectors whose key and data are ASCII text (so the UTF-8
+ * string the signer takes is those exact bytes), and generated secrets and prehash strings, unicode included. The
+ * prepared key signs as `createHmac` does across the block size (keys longer than 64 bytes are hashed first) and
+ * across the room of its reused buffer.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Signer, Venue } from "@spotkit/core"
 import { Effect, Redacted } from "effect"
 import * as fc from "fast-check"
 import { Buffer } from "node:buffer"
+import { createHmac } from "node:crypto"
 import { NodeSigner } from "../src/index.ts"
 
 const sign = (signer: Signer.Service, secret: string, prehash: string) =>
@@ -85,5 +88,58 @@ describe("NodeSigner", () => {
         }),
         { numRuns: 300 }
       )
+    ))
+
+  // node:crypto's own HMAC, a fresh key each time: the reference the prepared key is held to.
+  const reference = (secret: string, data: string) =>
+    createHmac("sha256", Buffer.from(secret, "utf8")).update(data, "utf8").digest("base64")
+
+  it("a prepared key signs as createHmac across the block size: keys of 0 to 200 bytes, hashed first past 64", () => {
+    for (const length of [0, 1, 31, 32, 63, 64, 65, 100, 128, 131, 200]) {
+      const secret = "k".repeat(length)
+      const data = `1714521600000POST/api/v2/trade/orders{"key":${length}}`
+      assert.strictEqual(NodeSigner.hmacSha256(secret)(data), reference(secret, data), `a ${length}-byte key`)
+    }
+    // A key of multi-byte characters: 22 characters, 66 UTF-8 bytes, so it is hashed first.
+    const wide = "€".repeat(22)
+    assert.strictEqual(NodeSigner.hmacSha256(wide)("x"), reference(wide, "x"))
+  })
+
+  it("a prepared key signs texts around the room of its buffer, and a short text after a long one, as createHmac", () => {
+    const sign = NodeSigner.hmacSha256("demo-alice-secret")
+    // The buffer holds 16 KiB of message: texts written without counting (length * 3 within it), texts counted first,
+    // texts that need a buffer of their own; one-byte, three-byte and four-byte characters.
+    const room = 16 * 1024
+    const texts = [
+      "a".repeat(Math.floor(room / 3)),
+      "a".repeat(Math.floor(room / 3) + 1),
+      "a".repeat(room),
+      "a".repeat(room + 1),
+      "€".repeat(Math.floor(room / 3)),
+      "€".repeat(Math.floor(room / 3) + 1),
+      "𝄞".repeat(room / 2),
+      "x".repeat(100_000),
+      "short",
+      ""
+    ]
+    for (const data of texts) {
+      assert.strictEqual(sign(data), reference("demo-alice-secret", data), `${data.length} code units`)
+    }
+  })
+
+  it("property: a prepared key signs every text as createHmac, the key reused across texts", () =>
+    fc.assert(
+      fc.property(
+        text(0).chain((secret) => fc.tuple(fc.constant(secret), fc.array(text(0), { minLength: 1, maxLength: 5 }))),
+        fc.string({ unit: "binary", minLength: 60, maxLength: 140 }),
+        ([secret, datas], long) => {
+          const sign = NodeSigner.hmacSha256(secret)
+          for (const data of [...datas, long, ...datas]) {
+            if (sign(data) !== reference(secret, data)) return false
+          }
+          return sign(secret + long) === reference(secret, secret + long)
+        }
+      ),
+      { numRuns: 300 }
     ))
 })
