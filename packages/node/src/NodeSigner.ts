@@ -87,7 +87,9 @@ export const hmacSha256 = (secret: string): (data: string) => string => {
       inner.copy(message, 0, 0, BLOCK)
       message.write(data, BLOCK, "utf8")
     }
-    outer.set(hash("sha256", message, "buffer"), BLOCK)
+    // The inner digest as a "binary" (latin1) text, one character per byte, written in place: a Buffer of it would be
+    // made (a native buffer given its prototype) and copied.
+    outer.write(hash("sha256", message, "binary"), BLOCK, "binary")
     return hash("sha256", outer, "base64")
   }
 }
