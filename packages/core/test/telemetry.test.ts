@@ -172,4 +172,50 @@ describe("telemetry", () => {
       )
       assert.strictEqual(latency.count, 1)
     }))
+
+  it.effect("each call's metrics go to the registry and attributes of its own context, one client across several", () =>
+    Effect.gen(function*() {
+      const venue = new FakeVenue()
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({
+            ...clientOptions,
+            rateLimit: false,
+            syncServerTime: false,
+            checkSymbolRules: false,
+            retry: false
+          }).pipe(Layer.provide([venue.layer, syncSigner]))
+        )
+      )
+      yield* TestClock.setTime(NOW)
+      const first: Metric.MetricRegistry = new Map()
+      const second: Metric.MetricRegistry = new Map()
+      let placed = 0
+      const place = (registry: Metric.MetricRegistry, attributes: Record<string, string>) =>
+        client.placeOrder({ ...order, clientOrderId: `registries-${placed++}` }).pipe(
+          Effect.provideService(Metric.MetricRegistry, registry),
+          Effect.provideService(Metric.CurrentMetricAttributes, attributes)
+        )
+      const countIn = (registry: Metric.MetricRegistry, attributes: Record<string, string>) =>
+        count(Telemetry.requests, { endpoint: "placeOrder", outcome: "ok", ...attributes }).pipe(
+          Effect.provideService(Metric.MetricRegistry, registry)
+        )
+      const a = { desk: "a" }
+      const b = { desk: "b" }
+      // The registry changes from one call to the next, then the attributes, then both come back.
+      yield* place(first, a)
+      yield* place(second, a)
+      yield* place(second, b)
+      yield* place(first, a)
+      assert.strictEqual(yield* countIn(first, a), 2)
+      assert.strictEqual(yield* countIn(first, b), 0)
+      assert.strictEqual(yield* countIn(second, a), 1)
+      assert.strictEqual(yield* countIn(second, b), 1)
+      assert.strictEqual(
+        yield* count(Telemetry.budgetWeight, { budget: "uid", ...b }).pipe(
+          Effect.provideService(Metric.MetricRegistry, second)
+        ),
+        5
+      )
+    }))
 })

@@ -1,7 +1,7 @@
 // What one client reports (Telemetry.ts): the metrics of every request, and for each wait, 429 and retry a metric, a
 // span event on the operation's span and the program's `onEvent`. The metrics' attributes are fixed per endpoint (and
 // outcome), so each is built once per client and looked up, never rebuilt per call.
-import { Clock, type Context, Effect, Metric, Option } from "effect"
+import { Clock, Context, Effect, Metric, Option } from "effect"
 import type * as SpotError from "../../SpotError.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import type * as Venue from "../../Venue.ts"
@@ -110,6 +110,25 @@ export const make = (
     }
     return found
   }
+  // An update of a counter or a histogram reads two things from its context: the registry and the program's metric
+  // attributes. The calling context has them beneath the layers the call added (its span, its frame), where each of
+  // the five updates of an answer would look both up again; so they are looked up once per answer and the updates
+  // run in a context of just those two, made again only when either is another object.
+  let registry: Metric.MetricRegistry | undefined
+  let attributes: Readonly<Record<string, string>> | undefined
+  let metricsContext = Context.empty()
+  const metricsOf = (context: Context.Context<never>): Context.Context<never> => {
+    const currentRegistry = Context.get(context, Metric.MetricRegistry)
+    const currentAttributes = Context.get(context, Metric.CurrentMetricAttributes)
+    if (currentRegistry !== registry || currentAttributes !== attributes) {
+      registry = currentRegistry
+      attributes = currentAttributes
+      metricsContext = Context.make(Metric.MetricRegistry, currentRegistry).pipe(
+        Context.add(Metric.CurrentMetricAttributes, currentAttributes)
+      )
+    }
+    return metricsContext
+  }
   return {
     answered: (context, endpoint, outcome, millis) => {
       const metrics = answersOf(endpoint)
@@ -117,9 +136,10 @@ export const make = (
         endpoint: endpoint.name,
         outcome
       })
-      counted.updateUnsafe(1, context)
-      metrics.duration.updateUnsafe(millis, context)
-      for (const [metric, weight] of metrics.charges) metric.updateUnsafe(weight, context)
+      const within = metricsOf(context)
+      counted.updateUnsafe(1, within)
+      metrics.duration.updateUnsafe(millis, within)
+      for (const [metric, weight] of metrics.charges) metric.updateUnsafe(weight, within)
     },
     rateLimited: (endpoint, retryAfterMillis) =>
       Effect.all([
