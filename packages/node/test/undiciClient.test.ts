@@ -238,11 +238,11 @@ describe("NodeSpotClient's undici HttpClient", () => {
         const deadlines = new UndiciClient.Deadlines(20)
         // Each expiry adds the next deadline at once, five times.
         const next = (i: number) =>
-          deadlines.add(() => {
+          deadlines.add(UndiciClient.deadlineOf(() => {
             expired.push(i)
             if (i < 5) next(i + 1)
             else resume(Effect.void)
-          })
+          }))
         next(1)
       }).pipe(Effect.ensuring(Effect.sync(() => (globalThis.setTimeout = realSetTimeout))))
       assert.deepStrictEqual(expired, [1, 2, 3, 4, 5])

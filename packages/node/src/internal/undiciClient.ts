@@ -54,14 +54,23 @@ interface Limits {
   readonly maxBodyBytes: number
 }
 
-/** One exchange's deadline in a `Deadlines` list. */
-interface Deadline {
-  readonly at: number
-  readonly expire: () => void
+/** One exchange's deadline in a `Deadlines` list: its time, what expiring does, its place in the list. */
+export interface Deadline {
+  at: number
+  expire(): void
   previous: Deadline | undefined
   next: Deadline | undefined
   listed: boolean
 }
+
+/** A deadline, not yet listed, that calls `expire` when it comes. */
+export const deadlineOf = (expire: () => void): Deadline => ({
+  at: 0,
+  expire,
+  previous: undefined,
+  next: undefined,
+  listed: false
+})
 
 /**
  * The deadlines of one client's exchanges in flight, under one timer. Every exchange has the same timeout and its
@@ -101,20 +110,16 @@ export class Deadlines {
     this.millis = millis
   }
 
-  /** A deadline `millis` from now, which calls `expire` when it comes, unless removed before. */
-  add(expire: () => void): Deadline {
-    const deadline: Deadline = {
-      at: performance.now() + this.millis,
-      expire,
-      previous: this.tail,
-      next: undefined,
-      listed: true
-    }
+  /** Lists `deadline` for `millis` from now: its `expire` is called when it comes, unless it is removed before. */
+  add(deadline: Deadline): void {
+    deadline.at = performance.now() + this.millis
+    deadline.previous = this.tail
+    deadline.next = undefined
+    deadline.listed = true
     if (this.tail === undefined) this.head = deadline
     else this.tail.next = deadline
     this.tail = deadline
     if (this.timer === undefined && !this.firing) this.arm(this.millis)
-    return deadline
   }
 
   /** Takes a deadline out of the list (an exchange that ended): it never expires after that. Again, nothing. */
@@ -154,7 +159,122 @@ const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unk
 // What an exchange past its deadline fails with (inside a TransportError).
 const timeoutOf = (millis: number) => new Cause.TimeoutError(`no answer within ${millis} ms`)
 
-// One exchange through the dispatcher's handler API: the answer collected whole, within the limits.
+// One exchange through the dispatcher's handler API, its answer collected whole within the limits: the handler undici
+// calls, and the exchange's deadline in the client's list. One object per exchange whose methods are shared, where a
+// handler of closures made a dozen functions for every request.
+class ExchangeHandler implements Undici.Dispatcher.DispatchHandler, Deadline {
+  at = 0
+  previous: Deadline | undefined = undefined
+  next: Deadline | undefined = undefined
+  listed = false
+  private controller: Undici.Dispatcher.DispatchController | undefined = undefined
+  // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
+  private aborted: Error | undefined = undefined
+  private status = 0
+  private headers: IncomingHttpHeaders | undefined = undefined
+  private readonly chunks: Array<Buffer> = []
+  private size = 0
+  private readonly limits: Limits
+  private readonly request: HttpClientRequest.HttpClientRequest
+  private readonly target: Target
+  private readonly resume: (effect: Exchange) => void
+
+  constructor(
+    limits: Limits,
+    request: HttpClientRequest.HttpClientRequest,
+    target: Target,
+    resume: (effect: Exchange) => void
+  ) {
+    this.limits = limits
+    this.request = request
+    this.target = target
+    this.resume = resume
+  }
+
+  private abort(reason: Error): void {
+    this.aborted ??= reason
+    this.controller?.abort(reason)
+  }
+
+  private ended(): void {
+    this.limits.deadlines?.remove(this)
+  }
+
+  /** The whole exchange (answer read whole) past its timeout: a TransportError caused by a TimeoutError. */
+  expire(): void {
+    const timeout = timeoutOf(this.limits.deadlines!.millis)
+    this.abort(timeout)
+    this.resume(Effect.fail(transportError(this.request, timeout)))
+  }
+
+  /** The exchange's fiber was interrupted: the request is aborted. */
+  interrupt(): void {
+    this.ended()
+    this.abort(new Error("The request was interrupted"))
+  }
+
+  /** The dispatcher refused the request at once. */
+  refused(cause: unknown): void {
+    this.ended()
+    this.resume(Effect.fail(transportError(this.request, cause)))
+  }
+
+  // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
+  private tooLarge(declared: number | undefined): void {
+    this.ended()
+    const cause = new SpotError.ResponseTooLargeError({
+      limit: this.limits.maxBodyBytes,
+      declared,
+      httpStatus: this.status
+    })
+    this.chunks.length = 0
+    // Resumed first: aborting makes undici report the abort as the request's error at once.
+    this.resume(Effect.fail(transportError(this.request, cause)))
+    this.abort(new Error(cause.message))
+  }
+
+  onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.aborted !== undefined) controller.abort(this.aborted)
+  }
+
+  onResponseStart(_controller: unknown, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.status = statusCode
+    this.headers = headers
+    const length = headers["content-length"]
+    const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined
+    if (declared !== undefined && declared > this.limits.maxBodyBytes) this.tooLarge(declared)
+  }
+
+  onResponseData(_controller: unknown, chunk: Buffer): void {
+    if (this.aborted !== undefined) return
+    this.size += chunk.length
+    if (this.size > this.limits.maxBodyBytes) this.tooLarge(undefined)
+    else this.chunks.push(chunk)
+  }
+
+  onResponseEnd(): void {
+    this.ended()
+    const { chunks, request, target } = this
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    this.resume(Effect.succeed(
+      new BufferedResponse.BufferedResponse({
+        request,
+        url: target.href,
+        status: this.status,
+        headers: this.headers ?? {},
+        body: bytes
+      })
+    ))
+  }
+
+  onResponseError(_controller: unknown, error: Error): void {
+    this.ended()
+    this.resume(Effect.fail(transportError(this.request, error, this.aborted === undefined)))
+  }
+}
+
+// One exchange through the dispatcher's handler API, within its deadline when the client has them.
 const dispatch = (
   dispatcher: Undici.Dispatcher,
   limits: Limits,
@@ -163,64 +283,8 @@ const dispatch = (
   body: Uint8Array | string | null
 ): Exchange =>
   Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-    const { deadlines, maxBodyBytes } = limits
-    let controller: Undici.Dispatcher.DispatchController | undefined
-    // Why the request was cut short (interrupted, timed out), for a controller that starts afterwards.
-    let aborted: Error | undefined
-    let status = 0
-    let headers: IncomingHttpHeaders = {}
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const abort = (reason: Error) => {
-      aborted ??= reason
-      controller?.abort(reason)
-    }
-    // The whole exchange (answer read whole) within the timeout, or a TransportError caused by a TimeoutError.
-    const deadline = deadlines?.add(() => {
-      const timeout = timeoutOf(deadlines.millis)
-      abort(timeout)
-      resume(Effect.fail(transportError(request, timeout)))
-    })
-    const ended = deadline === undefined ? undefined : () => deadlines!.remove(deadline)
-    // Past the limit: the request is aborted (the connection closed) and nothing more is kept.
-    const tooLarge = (declared: number | undefined) => {
-      ended?.()
-      const cause = new SpotError.ResponseTooLargeError({ limit: maxBodyBytes, declared, httpStatus: status })
-      chunks.length = 0
-      // Resumed first: aborting makes undici report the abort as the request's error at once.
-      resume(Effect.fail(transportError(request, cause)))
-      abort(new Error(cause.message))
-    }
-    const handler: Undici.Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c
-        if (aborted !== undefined) c.abort(aborted)
-      },
-      onResponseStart(_c, statusCode, responseHeaders) {
-        status = statusCode
-        headers = responseHeaders
-        const length = responseHeaders["content-length"]
-        const declared = typeof length === "string" && /^\d+$/.test(length) ? Number(length) : undefined
-        if (declared !== undefined && declared > maxBodyBytes) tooLarge(declared)
-      },
-      onResponseData(_c, chunk) {
-        if (aborted !== undefined) return
-        size += chunk.length
-        if (size > maxBodyBytes) tooLarge(undefined)
-        else chunks.push(chunk)
-      },
-      onResponseEnd() {
-        ended?.()
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-        resume(Effect.succeed(
-          new BufferedResponse.BufferedResponse({ request, url: target.href, status, headers, body: bytes })
-        ))
-      },
-      onResponseError(_c, error) {
-        ended?.()
-        resume(Effect.fail(transportError(request, error, aborted === undefined)))
-      }
-    }
+    const handler = new ExchangeHandler(limits, request, target, resume)
+    limits.deadlines?.add(handler)
     const dispatched = Result.try(() =>
       dispatcher.dispatch({
         origin: target.origin,
@@ -230,14 +294,8 @@ const dispatch = (
         body
       }, handler)
     )
-    if (Result.isFailure(dispatched)) {
-      ended?.()
-      resume(Effect.fail(transportError(request, dispatched.failure)))
-    }
-    return Effect.sync(() => {
-      ended?.()
-      abort(new Error("The request was interrupted"))
-    })
+    if (Result.isFailure(dispatched)) handler.refused(dispatched.failure)
+    return Effect.sync(() => handler.interrupt())
   })
 
 // Requests the client does not send itself go to platform-node's (which makes its own span). Under a Timeout the
@@ -252,7 +310,8 @@ const fallback = (full: HttpClient.HttpClient, limits: Limits) => (request: Http
     (response): Exchange => BufferedResponse.read(response, maxBodyBytes)
   )
   const deadline = Effect.callback<never, HttpClientError.HttpClientError>((resume) => {
-    const listed = deadlines.add(() => resume(Effect.fail(transportError(request, timeoutOf(deadlines.millis)))))
+    const listed = deadlineOf(() => resume(Effect.fail(transportError(request, timeoutOf(deadlines.millis)))))
+    deadlines.add(listed)
     return Effect.sync(() => deadlines.remove(listed))
   })
   return Effect.raceFirst(whole, deadline)
