@@ -28,6 +28,10 @@ export const make = (venue: Venue): Upgrades => {
       ? { ok: false as const, status: 503, message: "closing" }
       : venue.handshake((request.url ?? "/").split("?")[0]!, header)
     if (!handshake.ok) {
+      // Node hands an upgrade's socket over with no error listener. A refused client may reset the connection once it
+      // has read the status (a WebSocket client aborts its request): nothing to report, where an unheard error would
+      // be thrown in the server's process.
+      socket.on("error", () => {})
       socket.end(
         `HTTP/1.1 ${handshake.status} ${STATUS_CODES[handshake.status] ?? ""}\r\nConnection: close\r\n` +
           `Content-Type: text/plain\r\nContent-Length: ${
