@@ -29,6 +29,16 @@ const syncSigner = Signer.layer({
     )
 })
 
+/** A client over `venue` with nothing but the requests themselves: no limiter, time sync, rules or retries. */
+const plainClient = (venue: FakeVenue) =>
+  SpotClient.layer({
+    ...clientOptions,
+    rateLimit: false,
+    syncServerTime: false,
+    checkSymbolRules: false,
+    retry: false
+  }).pipe(Layer.provide([venue.layer, syncSigner]))
+
 /** A counter's value for these attributes (0 when the series does not exist). */
 const count = (metric: Metric.Counter<number>, attributes: Record<string, string>) =>
   Effect.map(Metric.value(Metric.withAttributes(metric, attributes)), (state) => Number(state.count))
@@ -147,14 +157,7 @@ describe("telemetry", () => {
 
   it.effect("the program's own metric attributes (Metric.CurrentMetricAttributes) join the client's", () =>
     Effect.gen(function*() {
-      const venue = new FakeVenue()
-      const layer = SpotClient.layer({
-        ...clientOptions,
-        rateLimit: false,
-        syncServerTime: false,
-        checkSymbolRules: false,
-        retry: false
-      }).pipe(Layer.provide([venue.layer, syncSigner]))
+      const layer = plainClient(new FakeVenue())
       yield* TestClock.setTime(NOW)
       const service = { service: "telemetry-test" }
       yield* SpotClient.SpotClient.pipe(
@@ -175,18 +178,7 @@ describe("telemetry", () => {
 
   it.effect("each call's metrics go to the registry and attributes of its own context, one client across several", () =>
     Effect.gen(function*() {
-      const venue = new FakeVenue()
-      const client = yield* SpotClient.SpotClient.pipe(
-        Effect.provide(
-          SpotClient.layer({
-            ...clientOptions,
-            rateLimit: false,
-            syncServerTime: false,
-            checkSymbolRules: false,
-            retry: false
-          }).pipe(Layer.provide([venue.layer, syncSigner]))
-        )
-      )
+      const client = yield* SpotClient.SpotClient.pipe(Effect.provide(plainClient(new FakeVenue())))
       yield* TestClock.setTime(NOW)
       const first: Metric.MetricRegistry = new Map()
       const second: Metric.MetricRegistry = new Map()
