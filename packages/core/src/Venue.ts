@@ -453,10 +453,8 @@ const asIs = (request: object): Readonly<Record<string, unknown>> => ({ ...reque
 const nothing = (): Readonly<Record<string, unknown>> => ({})
 const NoParameters = Schema.Struct({})
 
-// An order as the venue's usage shape sends it: `force` always, and a zero price on market orders. The
-// clientOrderId is the client's (generated when the caller gave none) by the time the order is sent. A single order
-// leads with its symbol; a batch's items have none (JSON leaves an undefined field out), so that one literal builds
-// both, without spreading one object into another on the path of every placeOrder.
+// An order as the venue's usage shape sends it: `force` always, a zero price on market orders, and the client's
+// clientOrderId; one literal, led by the symbol of a single order (undefined, so left out, for a batch's items).
 const orderWire = (order: Order.BatchItem, symbol: string | undefined) => ({
   symbol,
   side: order.side,
