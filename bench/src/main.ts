@@ -348,7 +348,8 @@ log(`wrote ${file.pathname}`)
 // Then, each in a fresh process so that the engine runs' heap does not weigh on them: placeOrder through the client
 // over the in-process transport (options --client-orders, --client-runs), the synthetic bill history generator
 // (--bills N), the signers, the market-data decode (--decodes N), the client over HTTP against peer SDKs
-// (--peers-requests N, --peers-runs N, ...), and
+// (--peers-requests N, --peers-runs N, ...), the same in alternating windows of long-lived processes (--paired-sets N,
+// --paired-rounds N, ...), and
 // the bills export through the CLI (--export-bills N, --export-runs N, --limited-seconds S), many processes on one
 // budget, with and without Redis (--budget-seconds S, --budget-acquisitions N), and push (watchBook against raw ws).
 // `--engine-only` stops here.
@@ -362,6 +363,7 @@ for (
       "signer.ts",
       "market.ts",
       "peers.ts",
+      "paired.ts",
       "export.ts",
       "budget.ts",
       "push.ts"
