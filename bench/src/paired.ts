@@ -7,15 +7,19 @@
 // would measure one draw of them).
 //
 // Per set: a fresh canned server (bench/src/peers/serverRaw.ts) and a fresh process per contestant
-// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other. Then for every (path, in flight)
+// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order. Then for every (path, in flight)
 // pair, `--paired-rounds` rounds: in each, every contestant times one window of `--paired-window` requests, one at
-// a time (the others wait, idle), the order rotating from round to round. Nothing is forced between windows: each
-// pays the collections its own allocations cause. Prints the medians and the paired ratios (per set and pooled),
-// writes bench/results/paired-<date>.json.
+// a time (the others wait, idle), in an order shuffled afresh for every round from a fixed seed: a window's cost
+// depends on who ran just before it (processes of the same client share the node binary's code in the caches), and a
+// rotation would keep each contestant behind the same one (an A/A control, spotkit#2 behind spotkit, read 0.98x with
+// it). Nothing is forced between windows: each pays the collections its own allocations cause. Prints the medians
+// and the paired ratios (per set and pooled), writes bench/results/paired-<date>.json.
 //
-//   node --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
-//     [--paired-window N] [--paired-warmup N] [--paired-contestants spotkit,ccxt,floor,raw]
-//     [--paired-pairs placeOrder@1,placeOrder@16,openOrders@1,openOrders@16]
+//   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
+//     [--paired-window N] [--paired-warmup N] [--paired-contestants spotkit,spotkit#2,ccxt,raw]
+//     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-gc]
+// Contestants: those of bench:peers (floor, bitget-api ... too); a name with "#" and a tag, as the default's spotkit#2,
+// is another process of the same client: an A/A control, which reads 1.00x when the benchmark is fair.
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
 import { createInterface } from "node:readline"
@@ -26,6 +30,8 @@ const SETS = option("paired-sets", quick ? 1 : 6)
 const ROUNDS = option("paired-rounds", quick ? 2 : 16)
 const WINDOW = option("paired-window", quick ? 200 : 2_000)
 const WARMUP = option("paired-warmup", quick ? 300 : 10_000)
+// `--paired-gc`: every window after a full GC and the pair's warm-up again, as bench:peers times its batches.
+const GC = args.includes("--paired-gc")
 // Issue #26's targets: client CPU >= 0.8x the raw baseline's, >= 1.4x ccxt's for placeOrder.
 const TARGETS = { cpuOfRaw: 0.8, placeOrderCpuOfCcxt: 1.4 }
 
@@ -35,7 +41,7 @@ const listOption = (name: string, fallback: string): ReadonlyArray<string> => {
   if (picked.length === 0) throw new Error(`--${name} takes a comma-separated list`)
   return picked
 }
-const CONTESTANTS = listOption("paired-contestants", "spotkit,ccxt,floor,raw")
+const CONTESTANTS = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,raw")
 const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16").map((p) => {
   const [path = "", inFlight = ""] = p.split("@")
   if ((path !== "placeOrder" && path !== "openOrders") || !/^[1-9][0-9]*$/.test(inFlight)) {
@@ -82,6 +88,24 @@ const stop = (child: ChildProcess): Promise<void> =>
     child.kill("SIGTERM")
   })
 
+// A seeded generator (mulberry32), so that every run shuffles its rounds the same way.
+let seed = 26
+const random = () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+// Fisher-Yates.
+const shuffled = <A>(xs: ReadonlyArray<A>): Array<A> => {
+  const out = [...xs]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
+
 // windows[pair][contestant] = CPU µs per request of each window, in round order; sets kept apart.
 type Windows = Record<string, Record<string, Array<number>>>
 const sets: Array<Windows> = []
@@ -102,16 +126,22 @@ for (let set = 0; set < SETS; set++) {
   const workers = new Map<string, Lines>()
   const windows: Windows = {}
   try {
-    for (const c of CONTESTANTS) {
-      const w = start(script("peers/worker.ts"), [c, baseUrl, String(WARMUP), PAIRS.map((p) => p.label).join(",")])
+    // Started and warmed up one after the other, in an order of their own for every set.
+    for (const c of shuffled(CONTESTANTS)) {
+      const w = start(script("peers/worker.ts"), [
+        c,
+        baseUrl,
+        String(WARMUP),
+        PAIRS.map((p) => p.label).join(","),
+        GC ? "gc" : "nogc"
+      ])
       workers.set(c, w)
       if ((await w.next()) !== "READY") throw new Error(`${c} did not say READY`)
     }
     for (const pair of PAIRS) {
       const byContestant: Record<string, Array<number>> = Object.fromEntries(CONTESTANTS.map((c) => [c, []]))
       for (let round = 0; round < ROUNDS; round++) {
-        for (let i = 0; i < CONTESTANTS.length; i++) {
-          const c = CONTESTANTS[(i + round) % CONTESTANTS.length]!
+        for (const c of shuffled(CONTESTANTS)) {
           const w = workers.get(c)!
           w.child.stdin!.write(`${pair.path} ${pair.inFlight} ${WINDOW}\n`)
           const { cpuMicros } = JSON.parse(await w.next()) as { readonly cpuMicros: number }
@@ -211,10 +241,12 @@ const file = writeResult("paired", {
     rounds: ROUNDS,
     window: WINDOW,
     warmup: WARMUP,
+    gcBeforeEachWindow: GC,
     contestants: CONTESTANTS,
     pairs: PAIRS.map((p) => p.label),
     timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair; " +
-      "then per pair, rounds in which every contestant times one window, one at a time, the order rotating",
+      "then per pair, rounds in which every contestant times one window, one at a time, in an order shuffled " +
+      "for every round (mulberry32, seed 26)",
     clientCpuMicrosPerRequest: "process.cpuUsage() of the contestant's process over the window / requests",
     ratios: "per round: the other's CPU per request ÷ spotkit's; median over every round of every set"
   },
