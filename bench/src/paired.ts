@@ -7,13 +7,13 @@
 // would measure one draw of them).
 //
 // Per set: a fresh canned server (bench/src/peers/serverRaw.ts) and a fresh process per contestant
-// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order. Then for every (path, in flight)
-// pair, `--paired-rounds` rounds: in each, every contestant times one window of `--paired-window` requests, one at
-// a time (the others wait, idle), in an order shuffled afresh for every round from a fixed seed: a window's cost
-// depends on who ran just before it (processes of the same client share the node binary's code in the caches), and a
-// rotation would keep each contestant behind the same one (an A/A control, spotkit#2 behind spotkit, read 0.98x with
-// it). Nothing is forced between windows: each pays the collections its own allocations cause. Prints the medians
-// and the paired ratios (per set and pooled), writes bench/results/paired-<date>.json.
+// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order. Then for every
+// (path, in flight) pair, `--paired-rounds` rounds: in each, every contestant times one window of `--paired-window`
+// requests, one at a time (the others wait, idle), in an order shuffled afresh for every round from a fixed seed: a
+// window's cost can depend on what ran just before it (processes of one client share the node binary's code in the
+// caches), and a rotation would keep each contestant behind the same one. Nothing is forced between windows: each
+// pays the collections its own allocations cause. Prints the medians and the paired ratios (per set and pooled),
+// writes bench/results/paired-<date>.json.
 //
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
 //     [--paired-window N] [--paired-warmup N] [--paired-contestants spotkit,spotkit#2,ccxt,raw]
