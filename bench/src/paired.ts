@@ -1,36 +1,46 @@
 // The client benchmark's ratios measured in pairs close in time (issue #26): every contestant's process stays alive
-// for a whole set, and their timed windows alternate, so that two windows compared ran seconds apart on the same
+// for a whole set, and their timed windows alternate, so that the windows compared ran seconds apart on the same
 // machine state. bench:peers times each contestant once per run in a fresh process, minutes apart, so a drift of the
-// machine between two contestants lands in their ratio (one run's ratio to ccxt ranged from 1.12x to 1.81x);
-// here each window of spotkit is divided by the windows of the others in the same round, and the median is taken
-// over many rounds and several sets of fresh processes (a process's JIT decisions are its own, so one set alone
-// would measure one draw of them).
+// machine between two contestants lands in their ratio (one run's ratio to ccxt ranged from 1.12x to 1.81x).
 //
 // Per set: a fresh canned server (bench/src/peers/serverRaw.ts) and a fresh process per contestant
 // (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order. Then for every
-// (path, in flight) pair, `--paired-rounds` rounds: in each, every contestant times one window of `--paired-window`
-// requests, one at a time (the others wait, idle), in an order shuffled afresh for every round from a fixed seed: a
-// window's cost can depend on what ran just before it (processes of one client share the node binary's code in the
-// caches), and a rotation would keep each contestant behind the same one. Nothing is forced between windows: each
-// pays the collections its own allocations cause. Prints the medians and the paired ratios (per set and pooled),
-// writes bench/results/paired-<date>.json.
+// (path, in flight) pair, `--paired-rounds` rounds: in each, every process times one window of `--paired-window`
+// requests, one at a time (the others wait, idle), in an order shuffled afresh for every round: a window's cost can
+// depend on what ran just before it (processes of one client share the node binary's code in the caches), and a
+// rotation would keep each process behind the same one. The shuffle's seed is `--paired-seed` or the start time, and
+// the result file records it with every round's order. Nothing is forced between windows: each pays the collections
+// its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each, bench:peers' way).
+//
+// A client may run as two processes ("spotkit#2" is a second process of spotkit): by default spotkit and ccxt both
+// do, so that a client's figure is not one process's draw of JIT decisions (two identical processes differ by up to
+// 10 % for a whole set), each has a twin to follow in the shuffle, and each pair of twins is an A/A control: their
+// ratio should read 1.00x. The statistics, per (path, in flight) pair:
+// - a client's CPU per request: its processes' CPU over every window ÷ the requests (a mean, so the windows that
+//   caught a major GC count in full), per set and over every set;
+// - the ratio to spotkit: the other client's CPU per request over spotkit's, per set and over every set (the line the
+//   targets read), and, as a cross-check, the median of the per-round ratios;
+// - the CPU each process used between its windows (what a window left for later, the reading of the next line), per
+//   timed request: the windows do not count it, so it is printed to show that it is small.
+// Prints the tables and writes bench/results/paired-<date>.json.
 //
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
-//     [--paired-window N] [--paired-warmup N] [--paired-contestants spotkit,spotkit#2,ccxt,raw]
-//     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-gc]
-// Contestants: those of bench:peers (floor, bitget-api ... too); a name with "#" and a tag, as the default's spotkit#2,
-// is another process of the same client: an A/A control, which reads 1.00x when the benchmark is fair.
-import { type ChildProcess, spawn } from "node:child_process"
+//     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc]
+//     [--paired-contestants spotkit,spotkit#2,ccxt,ccxt#2,raw]
+//     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16]
+// Contestants: those of bench:peers (floor, bitget-api ... too), each once or with "#<tag>" for more processes.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as os from "node:os"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { args, log, machine, median, option, quick, writeResult } from "./cli.ts"
 
 const SETS = option("paired-sets", quick ? 1 : 6)
-const ROUNDS = option("paired-rounds", quick ? 2 : 16)
+const ROUNDS = option("paired-rounds", quick ? 2 : 12)
 const WINDOW = option("paired-window", quick ? 200 : 2_000)
 const WARMUP = option("paired-warmup", quick ? 300 : 10_000)
-// `--paired-gc`: every window after a full GC and the pair's warm-up again, as bench:peers times its batches.
+const started = new Date()
+const SEED = option("paired-seed", started.getTime() % 1_000_000_000 || 1)
 const GC = args.includes("--paired-gc")
 // Issue #26's targets: client CPU >= 0.8x the raw baseline's, >= 1.4x ccxt's for placeOrder.
 const TARGETS = { cpuOfRaw: 0.8, placeOrderCpuOfCcxt: 1.4 }
@@ -41,7 +51,11 @@ const listOption = (name: string, fallback: string): ReadonlyArray<string> => {
   if (picked.length === 0) throw new Error(`--${name} takes a comma-separated list`)
   return picked
 }
-const CONTESTANTS = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,raw")
+const PROCESSES = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,ccxt#2,raw")
+if (new Set(PROCESSES).size !== PROCESSES.length) throw new Error("--paired-contestants names a process twice")
+const clientOf = (proc: string) => proc.split("#")[0]!
+const CLIENTS = [...new Set(PROCESSES.map(clientOf))]
+if (!CLIENTS.includes("spotkit")) throw new Error("--paired-contestants must name spotkit")
 const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16").map((p) => {
   const [path = "", inFlight = ""] = p.split("@")
   if ((path !== "placeOrder" && path !== "openOrders") || !/^[1-9][0-9]*$/.test(inFlight)) {
@@ -49,35 +63,42 @@ const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@1
   }
   return { path, inFlight: Number(inFlight), label: `${path}@${inFlight}` }
 })
-if (!CONTESTANTS.includes("spotkit")) throw new Error("--paired-contestants must name spotkit")
 
 const script = (name: string) => fileURLToPath(new URL(name, import.meta.url))
-const nodeArgs = (file: string, rest: ReadonlyArray<string>) => [...process.execArgv, file, ...rest]
 
-// A child process that prints lines; `next()` answers its next line.
+// A child process that prints lines; `next()` answers its next line, or fails once the process has ended.
 interface Lines {
   readonly child: ChildProcess
   readonly next: () => Promise<string>
+  readonly send: (line: string) => void
 }
-const start = (file: string, rest: ReadonlyArray<string>): Lines => {
-  const child = spawn(process.execPath, nodeArgs(file, rest), { stdio: ["pipe", "pipe", "pipe"] })
+const start = (name: string, file: string, rest: ReadonlyArray<string>): Lines => {
+  const child = spawn(process.execPath, [...process.execArgv, file, ...rest], { stdio: ["pipe", "pipe", "pipe"] })
   let err = ""
   child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()))
+  // A write to a process that has died fails on its own; `next()` says why.
+  child.stdin!.on("error", () => undefined)
   const waiting: Array<{ resolve: (line: string) => void; reject: (e: Error) => void }> = []
   const ready: Array<string> = []
+  let closed: Error | undefined
   createInterface({ input: child.stdout! }).on("line", (line) => {
     const w = waiting.shift()
     if (w === undefined) ready.push(line)
     else w.resolve(line)
   })
-  child.on("exit", (code) => {
-    for (const w of waiting.splice(0)) w.reject(new Error(`${rest[0] ?? file} exited (${code}): ${err}`))
+  // "close": after the process has exited and its output (stderr too) has been read.
+  child.on("close", (code, signal) => {
+    closed = new Error(`${name} ended (${code ?? signal}): ${err.trim().slice(-2_000)}`)
+    for (const w of waiting.splice(0)) w.reject(closed)
   })
   return {
     child,
+    send: (line) => void child.stdin!.write(line + "\n"),
     next: () =>
       ready.length > 0
         ? Promise.resolve(ready.shift()!)
+        : closed !== undefined
+        ? Promise.reject(closed)
         : new Promise((resolve, reject) => waiting.push({ resolve, reject }))
   }
 }
@@ -88,11 +109,11 @@ const stop = (child: ChildProcess): Promise<void> =>
     child.kill("SIGTERM")
   })
 
-// A seeded generator (mulberry32), so that every run shuffles its rounds the same way.
-let seed = 26
+// The shuffle's generator (mulberry32), seeded so that a run can be repeated.
+let state = SEED
 const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  state = (state + 0x6d2b79f5) | 0
+  let t = Math.imul(state ^ (state >>> 15), 1 | state)
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
@@ -106,126 +127,208 @@ const shuffled = <A>(xs: ReadonlyArray<A>): Array<A> => {
   return out
 }
 
-// windows[pair][contestant] = CPU µs per request of each window, in round order; sets kept apart.
-type Windows = Record<string, Record<string, Array<number>>>
-const sets: Array<Windows> = []
+// One set's measurements: per pair, per process, the CPU µs of each window in round order; the order of each round;
+// per process, the CPU µs used outside its windows after the warm-up.
+interface SetResult {
+  readonly windows: Record<string, Record<string, Array<number>>>
+  readonly orders: Record<string, Array<ReadonlyArray<string>>>
+  readonly between: Record<string, number>
+}
+const sets: Array<SetResult> = []
 
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
+  } catch {
+    return "unknown"
+  }
+})()
 const loadAtStart = os.loadavg()
-const started = new Date()
 log()
 log(
-  `paired: ${CONTESTANTS.join(", ")} against the canned server; ${SETS} set(s) of fresh processes, ${ROUNDS} ` +
+  `paired: ${PROCESSES.join(", ")} against the canned server; ${SETS} set(s) of fresh processes, ${ROUNDS} ` +
     `rounds of one ${WINDOW}-request window each per pair (${PAIRS.map((p) => p.label).join(", ")}), ` +
-    `after ${WARMUP} untimed per pair`
+    `after ${WARMUP} untimed per pair; seed ${SEED}${GC ? "; a full GC and the warm-up before each window" : ""}`
 )
-log(`  load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(" ")}, node ${process.version}`)
+log(
+  `  commit ${commit}, load average at start: ${
+    loadAtStart.map((l) => l.toFixed(2)).join(" ")
+  }, node ${process.version}`
+)
 for (let set = 0; set < SETS; set++) {
-  const server = start(script("peers/serverRaw.ts"), [])
-  const baseUrl = (/^READY (\S+)$/.exec(await server.next()) ?? [])[1]
-  if (baseUrl === undefined) throw new Error("the canned server did not say READY")
   const workers = new Map<string, Lines>()
-  const windows: Windows = {}
+  let server: Lines | undefined
+  const result: SetResult = { windows: {}, orders: {}, between: Object.fromEntries(PROCESSES.map((p) => [p, 0])) }
   try {
+    server = start("the canned server", script("peers/serverRaw.ts"), [])
+    const baseUrl = (/^READY (\S+)$/.exec(await server.next()) ?? [])[1]
+    if (baseUrl === undefined) throw new Error("the canned server did not say READY")
     // Started and warmed up one after the other, in an order of their own for every set.
-    for (const c of shuffled(CONTESTANTS)) {
-      const w = start(script("peers/worker.ts"), [
-        c,
+    for (const p of shuffled(PROCESSES)) {
+      const w = start(p, script("peers/worker.ts"), [
+        p,
         baseUrl,
         String(WARMUP),
-        PAIRS.map((p) => p.label).join(","),
+        PAIRS.map((pair) => pair.label).join(","),
         GC ? "gc" : "nogc"
       ])
-      workers.set(c, w)
-      if ((await w.next()) !== "READY") throw new Error(`${c} did not say READY`)
+      workers.set(p, w)
+      if ((await w.next()) !== "READY") throw new Error(`${p} did not say READY`)
     }
     for (const pair of PAIRS) {
-      const byContestant: Record<string, Array<number>> = Object.fromEntries(CONTESTANTS.map((c) => [c, []]))
+      const byProcess: Record<string, Array<number>> = Object.fromEntries(PROCESSES.map((p) => [p, []]))
+      const orders: Array<ReadonlyArray<string>> = []
       for (let round = 0; round < ROUNDS; round++) {
-        for (const c of shuffled(CONTESTANTS)) {
-          const w = workers.get(c)!
-          w.child.stdin!.write(`${pair.path} ${pair.inFlight} ${WINDOW}\n`)
-          const { cpuMicros } = JSON.parse(await w.next()) as { readonly cpuMicros: number }
-          byContestant[c]!.push(cpuMicros / WINDOW)
+        const order = shuffled(PROCESSES)
+        orders.push(order)
+        for (const p of order) {
+          const w = workers.get(p)!
+          w.send(`${pair.path} ${pair.inFlight} ${WINDOW}`)
+          const answer = JSON.parse(await w.next()) as { readonly cpuMicros: number; readonly beforeMicros: number }
+          byProcess[p]!.push(answer.cpuMicros)
+          result.between[p]! += answer.beforeMicros
         }
       }
-      windows[pair.label] = byContestant
+      result.windows[pair.label] = byProcess
+      result.orders[pair.label] = orders
       log(
         `  set ${set + 1} ${pair.label.padEnd(14)} ` +
-          CONTESTANTS.map((c) => `${c} ${median(byContestant[c]!).toFixed(1)} µs`).join("  ")
+          CLIENTS.map((c) => `${c} ${perRequest([result], pair.label, c).toFixed(1)} µs`).join("  ")
       )
+    }
+    for (const [p, w] of workers) {
+      w.send("")
+      result.between[p]! += (JSON.parse(await w.next()) as { readonly afterMicros: number }).afterMicros
     }
   } finally {
     for (const w of workers.values()) w.child.stdin!.end()
     await Promise.all([...workers.values()].map((w) => stop(w.child)))
-    await stop(server.child)
+    if (server !== undefined) await stop(server.child)
   }
-  sets.push(windows)
+  sets.push(result)
 }
 const loadAtEnd = os.loadavg()
 
-// The ratio of each spotkit window to the other contestant's window of the same round (their CPU ÷ spotkit's:
-// higher is better).
-const ratiosOf = (windows: Windows, pair: string, other: string): Array<number> =>
-  windows[pair]![other]!.map((theirs, round) => theirs / windows[pair]!["spotkit"]![round]!)
-const quartiles = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return { q1: s[Math.floor((s.length - 1) / 4)]!, median: median(s), q3: s[Math.ceil(((s.length - 1) * 3) / 4)]! }
+// ---------------------------------------------------------------------------------------------------------------
+// Statistics
+
+// A client's (or one process's) CPU µs per request over the windows of `pair` in `of`: a mean over its processes.
+function perRequest(of: ReadonlyArray<SetResult>, pair: string, client: string, proc?: string): number {
+  const picked = PROCESSES.filter((p) => proc === undefined ? clientOf(p) === client : p === proc)
+  let cpu = 0
+  let windows = 0
+  for (const s of of) {
+    for (const p of picked) {
+      for (const w of s.windows[pair]![p]!) {
+        cpu += w
+        windows++
+      }
+    }
+  }
+  return cpu / (windows * WINDOW)
 }
-const others = CONTESTANTS.filter((c) => c !== "spotkit")
+// Per round, the other client's mean CPU per request over spotkit's (the cross-check).
+const roundRatios = (s: SetResult, pair: string, other: string): Array<number> => {
+  const mean = (client: string, round: number) => {
+    const picked = PROCESSES.filter((p) => clientOf(p) === client)
+    return picked.reduce((sum, p) => sum + s.windows[pair]![p]![round]!, 0) / picked.length
+  }
+  return Array.from({ length: ROUNDS }, (_, round) => mean(other, round) / mean("spotkit", round))
+}
+const others = CLIENTS.filter((c) => c !== "spotkit")
 const rows = PAIRS.flatMap((pair) =>
-  others.map((other) => {
-    const perSet = sets.map((w) => median(ratiosOf(w, pair.label, other)))
-    const pooled = quartiles(sets.flatMap((w) => ratiosOf(w, pair.label, other)))
-    return { pair: pair.label, path: pair.path, inFlight: pair.inFlight, other, perSet, pooled }
-  })
-)
-const cpuRows = PAIRS.flatMap((pair) =>
-  CONTESTANTS.map((c) => ({
+  others.map((other) => ({
     pair: pair.label,
-    contestant: c,
-    clientCpuMicrosPerRequest: median(sets.flatMap((w) => w[pair.label]![c]!)),
-    perSet: sets.map((w) => median(w[pair.label]![c]!))
+    path: pair.path,
+    other,
+    ratio: perRequest(sets, pair.label, other) / perRequest(sets, pair.label, "spotkit"),
+    perSet: sets.map((s) => perRequest([s], pair.label, other) / perRequest([s], pair.label, "spotkit")),
+    medianOfRounds: median(sets.flatMap((s) => roundRatios(s, pair.label, other)))
   }))
 )
+const cpuRows = PAIRS.flatMap((pair) =>
+  PROCESSES.map((p) => ({
+    pair: pair.label,
+    process: p,
+    clientCpuMicrosPerRequest: perRequest(sets, pair.label, clientOf(p), p),
+    perSet: sets.map((s) => perRequest([s], pair.label, clientOf(p), p))
+  }))
+)
+// The A/A controls: for each client with more than one process, each other process's CPU over its first one's.
+const controls = PAIRS.flatMap((pair) =>
+  CLIENTS.flatMap((c) => {
+    const [first, ...rest] = PROCESSES.filter((p) => clientOf(p) === c)
+    return rest.map((p) => ({
+      pair: pair.label,
+      control: `${p} ÷ ${first}`,
+      ratio: perRequest(sets, pair.label, c, p) / perRequest(sets, pair.label, c, first),
+      perSet: sets.map((s) => perRequest([s], pair.label, c, p) / perRequest([s], pair.label, c, first))
+    }))
+  })
+)
+const timedRequests = PAIRS.length * ROUNDS * WINDOW
+const betweenRows = PROCESSES.map((p) => ({
+  process: p,
+  microsPerTimedRequest: median(sets.map((s) => s.between[p]! / timedRequests))
+}))
 
+const x = (r: number) => `${r.toFixed(2)}×`
 log()
-log(`client CPU µs per request: median of every window (${SETS} × ${ROUNDS} per contestant and pair)`)
-log("| pair | contestant | CPU µs/req | per set |")
+log(`client CPU µs per request over every window (${SETS} × ${ROUNDS} of ${WINDOW} per process and pair)`)
+log("| pair | process | CPU µs/req | per set |")
 log("| --- | --- | ---: | --- |")
 for (const r of cpuRows) {
   log(
-    `| ${r.pair} | ${r.contestant} | ${r.clientCpuMicrosPerRequest.toFixed(1)} | ` +
-      `${r.perSet.map((x) => x.toFixed(1)).join(", ")} |`
+    `| ${r.pair} | ${r.process} | ${r.clientCpuMicrosPerRequest.toFixed(1)} | ${
+      r.perSet.map((v) => v.toFixed(1)).join(", ")
+    } |`
   )
 }
 log()
-log("their CPU ÷ spotkit's, window by window in the same round (higher is better for spotkit)")
-log("| pair | against | median (pooled) | q1 – q3 | median per set |")
-log("| --- | --- | ---: | --- | --- |")
+log("their CPU per request ÷ spotkit's (higher is better for spotkit): over every window; per set; median of rounds")
+log("| pair | against | over every window | per set | median of rounds |")
+log("| --- | --- | ---: | --- | ---: |")
 for (const r of rows) {
   log(
-    `| ${r.pair} | ${r.other} | ${r.pooled.median.toFixed(2)}× | ${r.pooled.q1.toFixed(2)} – ` +
-      `${r.pooled.q3.toFixed(2)} | ${r.perSet.map((x) => x.toFixed(2)).join(", ")} |`
+    `| ${r.pair} | ${r.other} | ${x(r.ratio)} | ${r.perSet.map((v) => v.toFixed(2)).join(", ")} | ${
+      x(r.medianOfRounds)
+    } |`
   )
 }
+if (controls.length > 0) {
+  log()
+  log("A/A controls: a second process of the same client over its first (1.00× when the benchmark is fair)")
+  log("| pair | control | over every window | per set |")
+  log("| --- | --- | ---: | --- |")
+  for (const r of controls) {
+    log(`| ${r.pair} | ${r.control} | ${x(r.ratio)} | ${r.perSet.map((v) => v.toFixed(2)).join(", ")} |`)
+  }
+}
+log()
+log(
+  "CPU between windows, per timed request (median of sets; not in the figures above): " +
+    betweenRows.map((b) => `${b.process} ${b.microsPerTimedRequest.toFixed(2)} µs`).join(", ")
+)
 const judged = rows.flatMap((r) => {
-  const bound = r.other === "raw" ? TARGETS.cpuOfRaw : r.other === "ccxt" && r.path === "placeOrder"
+  const bound = r.other === "raw"
+    ? TARGETS.cpuOfRaw
+    : r.other === "ccxt" && r.path === "placeOrder"
     ? TARGETS.placeOrderCpuOfCcxt
     : undefined
   if (bound === undefined) return []
-  const setsMet = r.perSet.filter((x) => x >= bound).length
-  return [{ pair: r.pair, of: r.other, ratio: r.pooled.median, bound, met: r.pooled.median >= bound, setsMet }]
+  const setsMet = r.perSet.filter((v) => v >= bound).length
+  return [{ pair: r.pair, of: r.other, ratio: r.ratio, bound, met: r.ratio >= bound, setsMet }]
 })
 if (judged.length > 0) {
   log()
   log(
     `targets (issue #26): client CPU >= ${TARGETS.cpuOfRaw}× the raw baseline's, >= ${TARGETS.placeOrderCpuOfCcxt}× ` +
-      "ccxt's for placeOrder (pooled medians)"
+      "ccxt's for placeOrder (over every window)"
   )
   for (const j of judged) {
     log(
-      `  ${j.pair.padEnd(14)} CPU of ${j.of.padEnd(4)} ${j.ratio.toFixed(2)}× ${j.met ? "met" : "MISSED"} ` +
-        `(${j.setsMet} of ${SETS} set medians at or above ${j.bound}×)`
+      `  ${j.pair.padEnd(14)} CPU of ${j.of.padEnd(4)} ${x(j.ratio)} ${j.met ? "met" : "MISSED"} ` +
+        `(${j.setsMet} of ${SETS} sets at or above ${j.bound}×)`
     )
   }
 }
@@ -235,24 +338,31 @@ log(`load average at end: ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}`)
 const file = writeResult("paired", {
   benchmark: "paired",
   date: started.toISOString(),
+  commit,
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   method: {
     sets: SETS,
     rounds: ROUNDS,
     window: WINDOW,
     warmup: WARMUP,
+    seed: SEED,
     gcBeforeEachWindow: GC,
-    contestants: CONTESTANTS,
+    processes: PROCESSES,
     pairs: PAIRS.map((p) => p.label),
-    timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair; " +
-      "then per pair, rounds in which every contestant times one window, one at a time, in an order shuffled " +
-      "for every round (mulberry32, seed 26)",
-    clientCpuMicrosPerRequest: "process.cpuUsage() of the contestant's process over the window / requests",
-    ratios: "per round: the other's CPU per request ÷ spotkit's; median over every round of every set"
+    timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair, in a " +
+      "shuffled order; then per pair, rounds in which every process times one window, one at a time, in an order " +
+      "shuffled for every round (mulberry32 from the seed; the orders are in `sets`)",
+    clientCpuMicrosPerRequest: "process.cpuUsage() of the process over each window, summed over a client's " +
+      "processes and windows, / the requests",
+    ratios: "the other client's CPU per request ÷ spotkit's, over every window of every set (and per set); the " +
+      "median of the per-round ratios of the clients' means as a cross-check",
+    between: "process.cpuUsage() outside the windows after the warm-up (spill-over and line reading), per timed request"
   },
   cpu: cpuRows,
   ratios: rows,
-  windows: sets,
+  controls,
+  between: betweenRows,
+  sets,
   targets: { ...TARGETS, judged }
 })
 log(`wrote ${fileURLToPath(file)}`)
