@@ -4,8 +4,9 @@
 // machine between two contestants lands in their ratio (one run's ratio to ccxt ranged from 1.12x to 1.81x).
 //
 // Per set: a fresh canned server (bench/src/peers/serverRaw.ts) and a fresh process per contestant
-// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order. Then for every
-// (path, in flight) pair, `--paired-rounds` rounds: in each, every process times one window of `--paired-window`
+// (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order, then one
+// untimed window each per pair, in a shuffled order (the process started first has sat idle the longest). Then for
+// every (path, in flight) pair, `--paired-rounds` rounds: in each, every process times one window of `--paired-window`
 // requests, one at a time (the others wait, idle), in an order shuffled afresh for every round: a window's cost can
 // depend on what ran just before it (processes of one client share the node binary's code in the caches), and a
 // rotation would keep each process behind the same one. The shuffle's seed is `--paired-seed` or the start time, and
@@ -128,11 +129,12 @@ const shuffled = <A>(xs: ReadonlyArray<A>): Array<A> => {
 }
 
 // One set's measurements: per pair, per process, the CPU µs of each window in round order; the order of each round;
-// per process, the CPU µs used outside its windows after the warm-up.
+// per process, the CPU µs used outside its windows after the warm-up; the order the processes were started in.
 interface SetResult {
   readonly windows: Record<string, Record<string, Array<number>>>
   readonly orders: Record<string, Array<ReadonlyArray<string>>>
   readonly between: Record<string, number>
+  readonly starts: Array<string>
 }
 const sets: Array<SetResult> = []
 
@@ -158,13 +160,20 @@ log(
 for (let set = 0; set < SETS; set++) {
   const workers = new Map<string, Lines>()
   let server: Lines | undefined
-  const result: SetResult = { windows: {}, orders: {}, between: Object.fromEntries(PROCESSES.map((p) => [p, 0])) }
+  const result: SetResult = {
+    windows: {},
+    orders: {},
+    between: Object.fromEntries(PROCESSES.map((p) => [p, 0])),
+    starts: []
+  }
   try {
     server = start("the canned server", script("peers/serverRaw.ts"), [])
     const baseUrl = (/^READY (\S+)$/.exec(await server.next()) ?? [])[1]
     if (baseUrl === undefined) throw new Error("the canned server did not say READY")
     // Started and warmed up one after the other, in an order of their own for every set.
-    for (const p of shuffled(PROCESSES)) {
+    const starts = shuffled(PROCESSES)
+    result.starts.push(...starts)
+    for (const p of starts) {
       const w = start(p, script("peers/worker.ts"), [
         p,
         baseUrl,
@@ -174,6 +183,17 @@ for (let set = 0; set < SETS; set++) {
       ])
       workers.set(p, w)
       if ((await w.next()) !== "READY") throw new Error(`${p} did not say READY`)
+    }
+    // One untimed window per pair and process, in a shuffled order, before the timed rounds: the process started
+    // first has sat idle the longest (an A/A control read 0.93-0.96x where the first of two twins had started before
+    // the second in most sets), and this brings every process back to running before any window is timed.
+    for (const pair of PAIRS) {
+      for (const p of shuffled(PROCESSES)) {
+        const w = workers.get(p)!
+        w.send(`${pair.path} ${pair.inFlight} ${WINDOW}`)
+        const answer = JSON.parse(await w.next()) as { readonly beforeMicros: number }
+        result.between[p]! += answer.beforeMicros
+      }
     }
     for (const pair of PAIRS) {
       const byProcess: Record<string, Array<number>> = Object.fromEntries(PROCESSES.map((p) => [p, []]))
@@ -350,8 +370,9 @@ const file = writeResult("paired", {
     processes: PROCESSES,
     pairs: PAIRS.map((p) => p.label),
     timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair, in a " +
-      "shuffled order; then per pair, rounds in which every process times one window, one at a time, in an order " +
-      "shuffled for every round (mulberry32 from the seed; the orders are in `sets`)",
+      "shuffled order, then one untimed window each per pair in a shuffled order; then per pair, rounds in " +
+      "which every process times one window, one at a time, in an order shuffled for every round (mulberry32 " +
+      "from the seed; the orders are in `sets`)",
     clientCpuMicrosPerRequest: "process.cpuUsage() of the process over each window, summed over a client's " +
       "processes and windows, / the requests",
     ratios: "the other client's CPU per request ÷ spotkit's, over every window of every set (and per set); the " +

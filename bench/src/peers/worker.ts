@@ -3,10 +3,11 @@
 // ("<path> <in flight> <requests>") and answers each with one JSON line: the window's wall time, this process's CPU
 // time over it (`process.cpuUsage()`: every thread), and the CPU it used since the end of its last window (or of the
 // warm-up): what a window's work left for later (a collection, a compilation) and the reading of the line, which the
-// benchmark reports apart. An empty line ends the process, after a last JSON line: the CPU it used since its last window. By default nothing is forced between windows: each window
-// pays the collections its own allocations cause, as a long-lived program does. With `gc`, each window follows a full
-// GC and the pair's warm-up again, as bench:peers times its batches (bench/src/peers/client.ts). A window whose
-// answers are not all right, or a line that is not a window, ends the process with an error.
+// benchmark reports apart. An empty line ends the process, after a last JSON line: the CPU it used since its last
+// window. By default nothing is forced between windows: each window pays the collections its own allocations cause,
+// as a long-lived program does. With `gc`, each window follows a full GC and the pair's warm-up again, as bench:peers
+// times its batches (bench/src/peers/client.ts). A window whose answers are not all right, or a line that is not a
+// window, ends the process with an error.
 //
 //   node --expose-gc --conditions=@spotkit/source src/peers/worker.ts <contestant>[#tag] <baseUrl> <warmup> \
 //     <path@inFlight,...> [gc|nogc]
