@@ -69,3 +69,26 @@ console.log(
     `${setRatios.filter((s) => s >= 1.4).length} at or above 1.4, bootstrap 95 % ${f(boots[250])} – ${f(boots[9750])}`
 )
 console.log(`A/A control (runs d, e, g): spotkit#2 ÷ spotkit, ratio of totals ${f(all.control[0] / all.control[1])}`)
+
+// The second form (runs h and i): each client as two processes, the line the ratio of totals over both. Over their 12
+// sets: the pooled ratio, the sets' ratios, and a bootstrap 95 % interval of the pooled ratio (sets resampled).
+const second = []
+for (const run of ["h", "i"]) {
+  const result = JSON.parse(readFileSync(new URL(`paired-ninth-pass-${run}.json`, import.meta.url), "utf8"))
+  for (const set of result.sets) {
+    const pair = set.windows["placeOrder@1"]
+    second.push({ ccxt: sum(pair.ccxt) + sum(pair["ccxt#2"]), spotkit: sum(pair.spotkit) + sum(pair["spotkit#2"]) })
+  }
+}
+const pooledOf = (sets) => sum(sets.map((s) => s.ccxt)) / sum(sets.map((s) => s.spotkit))
+const secondBoots = Array.from(
+  { length: 10_000 },
+  () => pooledOf(second.map(() => second[Math.floor(random() * second.length)]))
+)
+  .sort((a, b) => a - b)
+console.log(
+  `second form (h, i): ${second.length} sets, ratio of totals ${f(pooledOf(second))}, sets ` +
+    `${second.map((s) => (s.ccxt / s.spotkit).toFixed(2)).join(" ")}; ` +
+    `${second.filter((s) => s.ccxt / s.spotkit >= 1.4).length} at or above 1.4; bootstrap 95 % ` +
+    `${f(secondBoots[250])} – ${f(secondBoots[9750])}`
+)
