@@ -20,18 +20,27 @@
 // - a client's CPU per request: its processes' CPU over every window ÷ the requests (a mean, so the windows that
 //   caught a major GC count in full), per set and over every set;
 // - the ratio to spotkit: the other client's CPU per request over spotkit's, per set and over every set (the line the
-//   targets read), and, as a cross-check, the median of the per-round ratios;
+//   targets read) with a bootstrap 95 % interval (the sets resampled: with few sets it is wide, and a line within a
+//   few percent of a target needs many sets, `--paired-sets 24 --paired-rounds 1`, to be told apart from it), and,
+//   as a cross-check, the median of the per-round ratios;
 // - the CPU each process used between its windows (what a window left for later, the reading of the next line), per
 //   timed request: the windows do not count it, so it is printed to show that it is small.
 // Prints the tables and writes bench/results/paired-<date>.json.
 //
+// A change to the client is measured against the code before it with `--paired-baseline <dir>`: `<dir>` is another
+// checkout of this repository, installed (a `git worktree` of the commit before, with `pnpm install`), and a process
+// named "<contestant>@base" (e.g. "spotkit@base", "spotkit@base#2") runs that checkout's worker and client. It is
+// a client of its own in the tables, so that its ratio to spotkit reads how much the change saves (above 1.00x: the
+// change is cheaper).
+//
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
 //     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc]
 //     [--paired-contestants spotkit,spotkit#2,ccxt,ccxt#2,raw]
-//     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16]
+//     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-baseline <dir>]
 // Contestants: those of bench:peers (floor, bitget-api ... too), each once or with "#<tag>" for more processes.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as os from "node:os"
+import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { args, log, machine, median, option, quick, writeResult } from "./cli.ts"
@@ -55,6 +64,15 @@ const listOption = (name: string, fallback: string): ReadonlyArray<string> => {
 const PROCESSES = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,ccxt#2,raw")
 if (new Set(PROCESSES).size !== PROCESSES.length) throw new Error("--paired-contestants names a process twice")
 const clientOf = (proc: string) => proc.split("#")[0]!
+const BASELINE = (() => {
+  const at = args.indexOf("--paired-baseline")
+  return at < 0 ? undefined : args[at + 1]
+})()
+// "spotkit@base#2" runs as "spotkit#2" in the baseline's checkout.
+const baseOf = (proc: string): string | undefined => /@base(?=#|$)/.test(proc) ? proc.replace("@base", "") : undefined
+if (PROCESSES.some((p) => baseOf(p) !== undefined) && (BASELINE === undefined || BASELINE.startsWith("--"))) {
+  throw new Error("a process \"<contestant>@base\" needs --paired-baseline <dir>")
+}
 const CLIENTS = [...new Set(PROCESSES.map(clientOf))]
 if (!CLIENTS.includes("spotkit")) throw new Error("--paired-contestants must name spotkit")
 const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16").map((p) => {
@@ -138,13 +156,16 @@ interface SetResult {
 }
 const sets: Array<SetResult> = []
 
-const commit = (() => {
+// The commit measured ("-dirty": with changes not committed), here or in the baseline's checkout.
+const commitOf = (dir: string) => {
   try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
+    return execFileSync("git", ["-C", dir, "describe", "--always", "--dirty"], { encoding: "utf8" }).trim()
   } catch {
     return "unknown"
   }
-})()
+}
+const commit = commitOf(".")
+const baselineCommit = BASELINE === undefined ? undefined : commitOf(BASELINE)
 const loadAtStart = os.loadavg()
 log()
 log(
@@ -153,9 +174,9 @@ log(
     `after ${WARMUP} untimed per pair; seed ${SEED}${GC ? "; a full GC and the warm-up before each window" : ""}`
 )
 log(
-  `  commit ${commit}, load average at start: ${
-    loadAtStart.map((l) => l.toFixed(2)).join(" ")
-  }, node ${process.version}`
+  `  commit ${commit}${
+    baselineCommit === undefined ? "" : ` (baseline ${BASELINE}: ${baselineCommit})`
+  }, load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(" ")}, node ${process.version}`
 )
 for (let set = 0; set < SETS; set++) {
   const workers = new Map<string, Lines>()
@@ -174,8 +195,12 @@ for (let set = 0; set < SETS; set++) {
     const starts = shuffled(PROCESSES)
     result.starts.push(...starts)
     for (const p of starts) {
-      const w = start(p, script("peers/worker.ts"), [
-        p,
+      const base = baseOf(p)
+      const worker = base === undefined
+        ? script("peers/worker.ts")
+        : path.resolve(BASELINE!, "bench/src/peers/worker.ts")
+      const w = start(p, worker, [
+        base ?? p,
         baseUrl,
         String(WARMUP),
         PAIRS.map((pair) => pair.label).join(","),
@@ -255,6 +280,28 @@ const roundRatios = (s: SetResult, pair: string, other: string): Array<number> =
   }
   return Array.from({ length: ROUNDS }, (_, round) => mean(other, round) / mean("spotkit", round))
 }
+// A bootstrap 95 % interval of a ratio over every window: the sets drawn again with replacement (a set is the unit
+// that varies: its processes' JIT decisions and the machine's state; within a set, two processes of one client can
+// differ by 10 %), the ratio of the drawn sets' totals, 10,000 times. `top` and `bottom` give one set's total of each
+// side (its mean CPU per request: every set times the same number of windows of a process).
+const RESAMPLES = 10_000
+const interval = (top: (s: SetResult) => number, bottom: (s: SetResult) => number): readonly [number, number] => {
+  const tops = sets.map(top)
+  const bottoms = sets.map(bottom)
+  const ratios: Array<number> = []
+  for (let i = 0; i < RESAMPLES; i++) {
+    let t = 0
+    let b = 0
+    for (let k = 0; k < sets.length; k++) {
+      const drawn = Math.floor(random() * sets.length)
+      t += tops[drawn]!
+      b += bottoms[drawn]!
+    }
+    ratios.push(t / b)
+  }
+  ratios.sort((a, b) => a - b)
+  return [ratios[Math.floor(RESAMPLES * 0.025)]!, ratios[Math.ceil(RESAMPLES * 0.975) - 1]!]
+}
 const others = CLIENTS.filter((c) => c !== "spotkit")
 const rows = PAIRS.flatMap((pair) =>
   others.map((other) => ({
@@ -262,6 +309,10 @@ const rows = PAIRS.flatMap((pair) =>
     path: pair.path,
     other,
     ratio: perRequest(sets, pair.label, other) / perRequest(sets, pair.label, "spotkit"),
+    interval95: interval(
+      (s) => perRequest([s], pair.label, other),
+      (s) => perRequest([s], pair.label, "spotkit")
+    ),
     perSet: sets.map((s) => perRequest([s], pair.label, other) / perRequest([s], pair.label, "spotkit")),
     medianOfRounds: median(sets.flatMap((s) => roundRatios(s, pair.label, other)))
   }))
@@ -282,6 +333,7 @@ const controls = PAIRS.flatMap((pair) =>
       pair: pair.label,
       control: `${p} ÷ ${first}`,
       ratio: perRequest(sets, pair.label, c, p) / perRequest(sets, pair.label, c, first),
+      interval95: interval((s) => perRequest([s], pair.label, c, p), (s) => perRequest([s], pair.label, c, first)),
       perSet: sets.map((s) => perRequest([s], pair.label, c, p) / perRequest([s], pair.label, c, first))
     }))
   })
@@ -305,23 +357,31 @@ for (const r of cpuRows) {
   )
 }
 log()
-log("their CPU per request ÷ spotkit's (higher is better for spotkit): over every window; per set; median of rounds")
-log("| pair | against | over every window | per set | median of rounds |")
-log("| --- | --- | ---: | --- | ---: |")
+const within = ([low, high]: readonly [number, number]) => `${low.toFixed(3)}–${high.toFixed(3)}`
+log(
+  "their CPU per request ÷ spotkit's (higher is better for spotkit): over every window, with a bootstrap 95 % " +
+    "interval (sets resampled); per set; median of rounds"
+)
+log("| pair | against | over every window | 95 % | per set | median of rounds |")
+log("| --- | --- | ---: | ---: | --- | ---: |")
 for (const r of rows) {
   log(
-    `| ${r.pair} | ${r.other} | ${x(r.ratio)} | ${r.perSet.map((v) => v.toFixed(2)).join(", ")} | ${
-      x(r.medianOfRounds)
-    } |`
+    `| ${r.pair} | ${r.other} | ${x(r.ratio)} | ${within(r.interval95)} | ${
+      r.perSet.map((v) => v.toFixed(2)).join(", ")
+    } | ${x(r.medianOfRounds)} |`
   )
 }
 if (controls.length > 0) {
   log()
   log("A/A controls: a second process of the same client over its first (1.00× when the benchmark is fair)")
-  log("| pair | control | over every window | per set |")
-  log("| --- | --- | ---: | --- |")
+  log("| pair | control | over every window | 95 % | per set |")
+  log("| --- | --- | ---: | ---: | --- |")
   for (const r of controls) {
-    log(`| ${r.pair} | ${r.control} | ${x(r.ratio)} | ${r.perSet.map((v) => v.toFixed(2)).join(", ")} |`)
+    log(
+      `| ${r.pair} | ${r.control} | ${x(r.ratio)} | ${within(r.interval95)} | ${
+        r.perSet.map((v) => v.toFixed(2)).join(", ")
+      } |`
+    )
   }
 }
 log()
@@ -337,7 +397,15 @@ const judged = rows.flatMap((r) => {
     : undefined
   if (bound === undefined) return []
   const setsMet = r.perSet.filter((v) => v >= bound).length
-  return [{ pair: r.pair, of: r.other, ratio: r.ratio, bound, met: r.ratio >= bound, setsMet }]
+  return [{
+    pair: r.pair,
+    of: r.other,
+    ratio: r.ratio,
+    interval95: r.interval95,
+    bound,
+    met: r.ratio >= bound,
+    setsMet
+  }]
 })
 if (judged.length > 0) {
   log()
@@ -348,7 +416,7 @@ if (judged.length > 0) {
   for (const j of judged) {
     log(
       `  ${j.pair.padEnd(14)} CPU of ${j.of.padEnd(4)} ${x(j.ratio)} ${j.met ? "met" : "MISSED"} ` +
-        `(${j.setsMet} of ${SETS} sets at or above ${j.bound}×)`
+        `(95 % ${within(j.interval95)}; ${j.setsMet} of ${SETS} sets at or above ${j.bound}×)`
     )
   }
 }
@@ -359,6 +427,7 @@ const file = writeResult("paired", {
   benchmark: "paired",
   date: started.toISOString(),
   commit,
+  baseline: BASELINE === undefined ? undefined : { dir: path.resolve(BASELINE), commit: baselineCommit },
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   method: {
     sets: SETS,
