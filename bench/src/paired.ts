@@ -20,18 +20,21 @@
 // - a client's CPU per request: its processes' CPU over every window ÷ the requests (a mean, so the windows that
 //   caught a major GC count in full), per set and over every set;
 // - the ratio to spotkit: the other client's CPU per request over spotkit's, per set and over every set (the line the
-//   targets read) with a bootstrap 95 % interval (the sets resampled: with few sets it is wide, and a line within a
-//   few percent of a target needs many sets, `--paired-sets 24 --paired-rounds 1`, to be told apart from it), and,
-//   as a cross-check, the median of the per-round ratios;
+//   targets read) with a bootstrap 95 % interval (the sets resampled; a percentile bootstrap of few sets is too
+//   narrow, so it is printed from 8 sets on; a line within a few percent of a target needs many sets to be told apart
+//   from it: `--paired-sets 24 --paired-rounds 1 --paired-window 20000 --paired-pairs placeOrder@1`, about 25
+//   minutes), and, as a cross-check, the median of the per-round ratios;
 // - the CPU each process used between its windows (what a window left for later, the reading of the next line), per
 //   timed request: the windows do not count it, so it is printed to show that it is small.
 // Prints the tables and writes bench/results/paired-<date>.json.
 //
 // A change to the client is measured against the code before it with `--paired-baseline <dir>`: `<dir>` is another
-// checkout of this repository, installed (a `git worktree` of the commit before, with `pnpm install`), and a process
-// named "<contestant>@base" (e.g. "spotkit@base", "spotkit@base#2") runs that checkout's worker and client. It is
-// a client of its own in the tables, so that its ratio to spotkit reads how much the change saves (above 1.00x: the
-// change is cheaper).
+// checkout of this repository, installed (a `git worktree` of the commit before, with `pnpm install`; a relative
+// path is read from where the command was typed), and a process named "<contestant>@base" (e.g. "spotkit@base",
+// "spotkit@base#2") runs that checkout's worker, with its contestants (bench/src/peers: the requests, the client's
+// options), so a change there is part of what is measured. It is a client of its own in the tables, so that its
+// ratio to spotkit reads how much the change saves (above 1.00x: the change is cheaper). The run records both
+// commits and the files of packages/ and bench/src that differ from them.
 //
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
 //     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc]
@@ -39,6 +42,7 @@
 //     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-baseline <dir>]
 // Contestants: those of bench:peers (floor, bitget-api ... too), each once or with "#<tag>" for more processes.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
@@ -63,16 +67,31 @@ const listOption = (name: string, fallback: string): ReadonlyArray<string> => {
 }
 const PROCESSES = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,ccxt#2,raw")
 if (new Set(PROCESSES).size !== PROCESSES.length) throw new Error("--paired-contestants names a process twice")
+// "<contestant>", then "@base" for the baseline's checkout, then "#<tag>" for another process of the same client.
+const PROCESS = /^([a-z][a-z0-9-]*)(@base)?(#[A-Za-z0-9]+)?$/
+for (const p of PROCESSES) {
+  if (!PROCESS.test(p)) throw new Error(`--paired-contestants: "${p}" is not <contestant>[@base][#<tag>]`)
+}
 const clientOf = (proc: string) => proc.split("#")[0]!
+// "spotkit@base#2" runs as "spotkit#2" in the baseline's checkout.
+const baseOf = (proc: string): string | undefined => proc.includes("@base") ? proc.replace("@base", "") : undefined
+// The baseline's checkout, resolved from where the command was typed (pnpm runs the script in bench/).
 const BASELINE = (() => {
   const at = args.indexOf("--paired-baseline")
-  return at < 0 ? undefined : args[at + 1]
+  const named = PROCESSES.some((p) => baseOf(p) !== undefined)
+  if (at < 0) {
+    if (named) throw new Error("a process \"<contestant>@base\" needs --paired-baseline <dir>")
+    return undefined
+  }
+  const dir = args[at + 1]
+  if (dir === undefined || dir === "" || dir.startsWith("--")) throw new Error("--paired-baseline takes a directory")
+  if (!named) throw new Error("--paired-baseline: no process \"<contestant>@base\" in --paired-contestants")
+  const resolved = path.resolve(process.env["INIT_CWD"] ?? process.cwd(), dir)
+  if (!existsSync(path.join(resolved, "bench/src/peers/worker.ts"))) {
+    throw new Error(`--paired-baseline: ${resolved} is not a checkout of this repository with bench:paired's worker`)
+  }
+  return resolved
 })()
-// "spotkit@base#2" runs as "spotkit#2" in the baseline's checkout.
-const baseOf = (proc: string): string | undefined => /@base(?=#|$)/.test(proc) ? proc.replace("@base", "") : undefined
-if (PROCESSES.some((p) => baseOf(p) !== undefined) && (BASELINE === undefined || BASELINE.startsWith("--"))) {
-  throw new Error("a process \"<contestant>@base\" needs --paired-baseline <dir>")
-}
 const CLIENTS = [...new Set(PROCESSES.map(clientOf))]
 if (!CLIENTS.includes("spotkit")) throw new Error("--paired-contestants must name spotkit")
 const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16").map((p) => {
@@ -147,25 +166,33 @@ const shuffled = <A>(xs: ReadonlyArray<A>): Array<A> => {
 }
 
 // One set's measurements: per pair, per process, the CPU µs of each window in round order; the order of each round;
-// per process, the CPU µs used outside its windows after the warm-up; the order the processes were started in.
+// per process, the CPU µs used outside its windows after the warm-up; the order the processes were started in, and
+// per pair the order of the untimed windows.
 interface SetResult {
   readonly windows: Record<string, Record<string, Array<number>>>
   readonly orders: Record<string, Array<ReadonlyArray<string>>>
   readonly between: Record<string, number>
   readonly starts: Array<string>
+  readonly untimed: Record<string, ReadonlyArray<string>>
 }
 const sets: Array<SetResult> = []
 
-// The commit measured ("-dirty": with changes not committed), here or in the baseline's checkout.
-const commitOf = (dir: string) => {
+// The commit measured ("-dirty": with changes not committed, docs and results included), here or in the baseline's
+// checkout, and the files of the code measured (packages/, bench/src/) that differ from it.
+const git = (dir: string, command: ReadonlyArray<string>): string | undefined => {
   try {
-    return execFileSync("git", ["-C", dir, "describe", "--always", "--dirty"], { encoding: "utf8" }).trim()
+    return execFileSync("git", ["-C", dir, ...command], { encoding: "utf8" }).trim()
   } catch {
-    return "unknown"
+    return undefined
   }
 }
+const commitOf = (dir: string) => git(dir, ["describe", "--always", "--dirty"]) ?? "unknown"
+const codeChangesOf = (dir: string) =>
+  (git(dir, ["status", "--porcelain", "--", ":/packages", ":/bench/src"]) ?? "").split("\n").filter((l) => l !== "")
 const commit = commitOf(".")
+const codeChanges = codeChangesOf(".")
 const baselineCommit = BASELINE === undefined ? undefined : commitOf(BASELINE)
+const baselineCodeChanges = BASELINE === undefined ? [] : codeChangesOf(BASELINE)
 const loadAtStart = os.loadavg()
 log()
 log(
@@ -178,6 +205,9 @@ log(
     baselineCommit === undefined ? "" : ` (baseline ${BASELINE}: ${baselineCommit})`
   }, load average at start: ${loadAtStart.map((l) => l.toFixed(2)).join(" ")}, node ${process.version}`
 )
+for (const [where, changes] of [["here", codeChanges], ["in the baseline", baselineCodeChanges]] as const) {
+  if (changes.length > 0) log(`  not committed ${where}: ${changes.join(", ")}`)
+}
 for (let set = 0; set < SETS; set++) {
   const workers = new Map<string, Lines>()
   let server: Lines | undefined
@@ -185,7 +215,8 @@ for (let set = 0; set < SETS; set++) {
     windows: {},
     orders: {},
     between: Object.fromEntries(PROCESSES.map((p) => [p, 0])),
-    starts: []
+    starts: [],
+    untimed: {}
   }
   try {
     server = start("the canned server", script("peers/serverRaw.ts"), [])
@@ -198,7 +229,7 @@ for (let set = 0; set < SETS; set++) {
       const base = baseOf(p)
       const worker = base === undefined
         ? script("peers/worker.ts")
-        : path.resolve(BASELINE!, "bench/src/peers/worker.ts")
+        : path.join(BASELINE!, "bench/src/peers/worker.ts")
       const w = start(p, worker, [
         base ?? p,
         baseUrl,
@@ -213,7 +244,9 @@ for (let set = 0; set < SETS; set++) {
     // first has sat idle the longest (an A/A control read 0.93-0.96x where the first of two twins had started before
     // the second in most sets), and this brings every process back to running before any window is timed.
     for (const pair of PAIRS) {
-      for (const p of shuffled(PROCESSES)) {
+      const untimed = shuffled(PROCESSES)
+      result.untimed[pair.label] = untimed
+      for (const p of untimed) {
         const w = workers.get(p)!
         w.send(`${pair.path} ${pair.inFlight} ${WINDOW}`)
         const answer = JSON.parse(await w.next()) as { readonly beforeMicros: number }
@@ -344,7 +377,7 @@ const betweenRows = PROCESSES.map((p) => ({
   microsPerTimedRequest: median(sets.map((s) => s.between[p]! / timedRequests))
 }))
 
-const x = (r: number) => `${r.toFixed(2)}×`
+const x = (r: number) => `${r.toFixed(3)}×`
 log()
 log(`client CPU µs per request over every window (${SETS} × ${ROUNDS} of ${WINDOW} per process and pair)`)
 log("| pair | process | CPU µs/req | per set |")
@@ -357,7 +390,10 @@ for (const r of cpuRows) {
   )
 }
 log()
-const within = ([low, high]: readonly [number, number]) => `${low.toFixed(3)}–${high.toFixed(3)}`
+// A percentile bootstrap of fewer sets than this is too narrow to print (it understates the spread of few samples).
+const FEWEST_SETS = 8
+const within = ([low, high]: readonly [number, number]) =>
+  SETS < FEWEST_SETS ? `(${FEWEST_SETS}+ sets)` : `${low.toFixed(3)}–${high.toFixed(3)}`
 log(
   "their CPU per request ÷ spotkit's (higher is better for spotkit): over every window, with a bootstrap 95 % " +
     "interval (sets resampled); per set; median of rounds"
@@ -427,7 +463,10 @@ const file = writeResult("paired", {
   benchmark: "paired",
   date: started.toISOString(),
   commit,
-  baseline: BASELINE === undefined ? undefined : { dir: path.resolve(BASELINE), commit: baselineCommit },
+  codeChanges,
+  baseline: BASELINE === undefined
+    ? undefined
+    : { dir: BASELINE, commit: baselineCommit, codeChanges: baselineCodeChanges },
   machine: { ...machine, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAtEnd },
   method: {
     sets: SETS,
@@ -441,11 +480,15 @@ const file = writeResult("paired", {
     timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair, in a " +
       "shuffled order, then one untimed window each per pair in a shuffled order; then per pair, rounds in " +
       "which every process times one window, one at a time, in an order shuffled for every round (mulberry32 " +
-      "from the seed; the orders are in `sets`)",
+      "from the seed; the start, untimed and timed orders are in `sets`); a process \"<contestant>@base\" runs the " +
+      "worker and contestants of the checkout in `baseline`",
     clientCpuMicrosPerRequest: "process.cpuUsage() of the process over each window, summed over a client's " +
       "processes and windows, / the requests",
     ratios: "the other client's CPU per request ÷ spotkit's, over every window of every set (and per set); the " +
       "median of the per-round ratios of the clients' means as a cross-check",
+    interval95: `a percentile bootstrap: the sets drawn with replacement ${RESAMPLES} times (the generator going on ` +
+      "from the shuffles'), the ratio of the drawn sets' totals; the 2.5th and 97.5th percentiles (printed from " +
+      `${FEWEST_SETS} sets on)`,
     between: "process.cpuUsage() outside the windows after the warm-up (spill-over and line reading), per timed request"
   },
   cpu: cpuRows,
