@@ -1,5 +1,5 @@
 // The tenth pass's pool (issue #26): placeOrder at one request in flight, ccxt's CPU per request over spotkit's,
-// over runs b and c of the pass (bench:paired, 24 sets each of fresh processes, one window of 20,000 requests per
+// over runs b, c and e of the pass (bench:paired, 24 sets each of fresh processes, one window of 20,000 requests per
 // process and set, two processes per client). Per run and pooled: the ratio of totals (every window of every set)
 // with a bootstrap 95 % interval (the sets resampled, 10,000 times, mulberry32 from seed 26), the sets at or above
 // 1.4×, and the A/A controls (spotkit#2 ÷ spotkit, ccxt#2 ÷ ccxt) the same way.
@@ -47,13 +47,20 @@ const line = (label, totals) => {
 }
 
 const runs = Object.fromEntries(
-  ["b", "c"].map((run) => [
+  ["b", "c", "e"].map((run) => [
     run,
     JSON.parse(readFileSync(new URL(`paired-tenth-pass-${run}.json`, import.meta.url), "utf8")).sets
   ])
 )
-const all = [...runs.b, ...runs.c]
-for (const [label, sets] of [["run b", runs.b], ["run c", runs.c], ["b and c", all]]) {
+for (
+  const [label, sets] of [
+    ["run b", runs.b],
+    ["run c", runs.c],
+    ["run e", runs.e],
+    ["b and c", [...runs.b, ...runs.c]],
+    ["b, c and e", [...runs.b, ...runs.c, ...runs.e]]
+  ]
+) {
   line(`${label}: ccxt ÷ spotkit`, sides(sets, ["ccxt", "ccxt#2"], ["spotkit", "spotkit#2"]))
   line(`${label}: spotkit#2 ÷ spotkit`, sides(sets, ["spotkit#2"], ["spotkit"]))
   line(`${label}: ccxt#2 ÷ ccxt`, sides(sets, ["ccxt#2"], ["ccxt"]))
