@@ -14,9 +14,9 @@
 // its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each, bench:peers' way).
 //
 // A client may run as two processes ("spotkit#2" is a second process of spotkit): by default spotkit and ccxt both
-// do, so that a client's figure is not one process's draw of JIT decisions (two identical processes differ by up to
-// 10 % for a whole set), each has a twin to follow in the shuffle, and each pair of twins is an A/A control: their
-// ratio should read 1.00x. The statistics, per (path, in flight) pair:
+// do, so that a client's figure is not one process's draw of JIT decisions (two identical processes differ by 20 %
+// and more over a whole set), each has a twin to follow in the shuffle, and each pair of twins is an A/A control:
+// their ratio should read 1.00x. The statistics, per (path, in flight) pair:
 // - a client's CPU per request: its processes' CPU over every window ÷ the requests (a mean, so the windows that
 //   caught a major GC count in full), per set and over every set;
 // - the ratio to spotkit: the other client's CPU per request over spotkit's, per set and over every set (the line the
@@ -315,8 +315,8 @@ const roundRatios = (s: SetResult, pair: string, other: string): Array<number> =
 }
 // A bootstrap 95 % interval of a ratio over every window: the sets drawn again with replacement (a set is the unit
 // that varies: its processes' JIT decisions and the machine's state; within a set, two processes of one client can
-// differ by 10 %), the ratio of the drawn sets' totals, 10,000 times. `top` and `bottom` give one set's total of each
-// side (its mean CPU per request: every set times the same number of windows of a process).
+// differ by 20 % and more), the ratio of the drawn sets' totals, 10,000 times. `top` and `bottom` give one set's total
+// of each side (its mean CPU per request: every set times the same number of windows of a process).
 const RESAMPLES = 10_000
 const interval = (top: (s: SetResult) => number, bottom: (s: SetResult) => number): readonly [number, number] => {
   const tops = sets.map(top)
