@@ -400,25 +400,17 @@ log(
 )
 log("| pair | against | over every window | 95 % | per set | median of rounds |")
 log("| --- | --- | ---: | ---: | --- | ---: |")
-for (const r of rows) {
-  log(
-    `| ${r.pair} | ${r.other} | ${x(r.ratio)} | ${within(r.interval95)} | ${
-      r.perSet.map((v) => v.toFixed(2)).join(", ")
-    } | ${x(r.medianOfRounds)} |`
-  )
-}
+// A ratio's cells in the tables: over every window, its interval, per set.
+const ratioCells = (
+  r: { readonly ratio: number; readonly interval95: readonly [number, number]; perSet: Array<number> }
+) => `${x(r.ratio)} | ${within(r.interval95)} | ${r.perSet.map((v) => v.toFixed(2)).join(", ")}`
+for (const r of rows) log(`| ${r.pair} | ${r.other} | ${ratioCells(r)} | ${x(r.medianOfRounds)} |`)
 if (controls.length > 0) {
   log()
   log("A/A controls: a second process of the same client over its first (1.00× when the benchmark is fair)")
   log("| pair | control | over every window | 95 % | per set |")
   log("| --- | --- | ---: | ---: | --- |")
-  for (const r of controls) {
-    log(
-      `| ${r.pair} | ${r.control} | ${x(r.ratio)} | ${within(r.interval95)} | ${
-        r.perSet.map((v) => v.toFixed(2)).join(", ")
-      } |`
-    )
-  }
+  for (const r of controls) log(`| ${r.pair} | ${r.control} | ${ratioCells(r)} |`)
 }
 log()
 log(
