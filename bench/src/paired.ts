@@ -7,15 +7,18 @@
 // (bench/src/peers/worker.ts), each warmed up on every pair, one after the other in a shuffled order, then one
 // untimed window each per pair, in a shuffled order (the process started first has sat idle the longest). Then for
 // every (path, in flight) pair, `--paired-rounds` rounds: in each, every process times one window of `--paired-window`
-// requests, one at a time (the others wait, idle), in an order shuffled afresh for every round: a window's cost can
-// depend on what ran just before it (processes of one client share the node binary's code in the caches), and a
-// rotation would keep each process behind the same one. The shuffle's seed is `--paired-seed` or the start time, and
-// the result file records it with every round's order. Nothing is forced between windows: each pays the collections
-// its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each, bench:peers' way).
+// requests, one at a time (the others wait, idle). A window's cost can depend on its place in the round (the last one
+// timed read about 1 % dearer) and on what ran just before it (processes of one client share the node binary's code in
+// the caches), so the orders are drawn to cancel both: a round in a fresh shuffle, the next one (in the next set when
+// a set has one round) in its mirror, the same order reversed (`--paired-orders shuffled`: every round shuffled
+// afresh, as before). A rotation would keep each process behind the same one. The shuffle's seed is `--paired-seed` or
+// the start time, and the result file records it with every round's order. Nothing is forced between windows: each
+// pays the collections its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each,
+// bench:peers' way).
 //
 // A client may run as two processes ("spotkit#2" is a second process of spotkit): by default spotkit and ccxt both
 // do, so that a client's figure is not one process's draw of JIT decisions (two identical processes differ by 20 %
-// and more over a whole set), each has a twin to follow in the shuffle, and each pair of twins is an A/A control:
+// and more over a whole set), each has a twin to follow in the order, and each pair of twins is an A/A control:
 // their ratio should read 1.00x. The statistics, per (path, in flight) pair:
 // - a client's CPU per request: its processes' CPU over every window ÷ the requests (a mean, so the windows that
 //   caught a major GC count in full), per set and over every set;
@@ -37,7 +40,7 @@
 // commits and the files of packages/ and bench/src that differ from them.
 //
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
-//     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc]
+//     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc] [--paired-orders mirrored|shuffled]
 //     [--paired-contestants spotkit,spotkit#2,ccxt,ccxt#2,raw]
 //     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-baseline <dir>]
 // Contestants: those of bench:peers (floor, bitget-api ... too), each once or with "#<tag>" for more processes.
@@ -48,6 +51,18 @@ import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { args, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import {
+  baseOf,
+  bootstrap95,
+  clientOf,
+  mulberry32,
+  pairsOf,
+  perRequest as perRequestOf,
+  placeCounts,
+  processesOf,
+  roundOrder,
+  shuffled
+} from "./paired/stats.ts"
 
 const SETS = option("paired-sets", quick ? 1 : 6)
 const ROUNDS = option("paired-rounds", quick ? 2 : 12)
@@ -61,20 +76,9 @@ const TARGETS = { cpuOfRaw: 0.8, placeOrderCpuOfCcxt: 1.4 }
 
 const listOption = (name: string, fallback: string): ReadonlyArray<string> => {
   const at = args.indexOf(`--${name}`)
-  const picked = (at < 0 ? fallback : args[at + 1] ?? "").split(",").filter((s) => s.length > 0)
-  if (picked.length === 0) throw new Error(`--${name} takes a comma-separated list`)
-  return picked
+  return (at < 0 ? fallback : args[at + 1] ?? "").split(",").filter((s) => s.length > 0)
 }
-const PROCESSES = listOption("paired-contestants", "spotkit,spotkit#2,ccxt,ccxt#2,raw")
-if (new Set(PROCESSES).size !== PROCESSES.length) throw new Error("--paired-contestants names a process twice")
-// "<contestant>", then "@base" for the baseline's checkout, then "#<tag>" for another process of the same client.
-const PROCESS = /^([a-z][a-z0-9-]*)(@base)?(#[A-Za-z0-9]+)?$/
-for (const p of PROCESSES) {
-  if (!PROCESS.test(p)) throw new Error(`--paired-contestants: "${p}" is not <contestant>[@base][#<tag>]`)
-}
-const clientOf = (proc: string) => proc.split("#")[0]!
-// "spotkit@base#2" runs as "spotkit#2" in the baseline's checkout.
-const baseOf = (proc: string): string | undefined => proc.includes("@base") ? proc.replace("@base", "") : undefined
+const PROCESSES = processesOf(listOption("paired-contestants", "spotkit,spotkit#2,ccxt,ccxt#2,raw"))
 // The baseline's checkout, resolved from where the command was typed (pnpm runs the script in bench/).
 const BASELINE = (() => {
   const at = args.indexOf("--paired-baseline")
@@ -93,14 +97,15 @@ const BASELINE = (() => {
   return resolved
 })()
 const CLIENTS = [...new Set(PROCESSES.map(clientOf))]
-if (!CLIENTS.includes("spotkit")) throw new Error("--paired-contestants must name spotkit")
-const PAIRS = listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16").map((p) => {
-  const [path = "", inFlight = ""] = p.split("@")
-  if ((path !== "placeOrder" && path !== "openOrders") || !/^[1-9][0-9]*$/.test(inFlight)) {
-    throw new Error(`--paired-pairs: "${p}" is not <placeOrder|openOrders>@<in flight>`)
-  }
-  return { path, inFlight: Number(inFlight), label: `${path}@${inFlight}` }
-})
+const PAIRS = pairsOf(listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16"))
+// "mirrored" (the default): every other round times the processes in the reverse of the round before it (across
+// sets, too); "shuffled": every round shuffled afresh, as runs before the eleventh pass of #26 were.
+const ORDERS = (() => {
+  const at = args.indexOf("--paired-orders")
+  const named = at < 0 ? "mirrored" : args[at + 1]
+  if (named !== "mirrored" && named !== "shuffled") throw new Error("--paired-orders takes mirrored or shuffled")
+  return named
+})()
 
 const script = (name: string) => fileURLToPath(new URL(name, import.meta.url))
 
@@ -147,23 +152,8 @@ const stop = (child: ChildProcess): Promise<void> =>
     child.kill("SIGTERM")
   })
 
-// The shuffle's generator (mulberry32), seeded so that a run can be repeated.
-let state = SEED
-const random = () => {
-  state = (state + 0x6d2b79f5) | 0
-  let t = Math.imul(state ^ (state >>> 15), 1 | state)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-// Fisher-Yates.
-const shuffled = <A>(xs: ReadonlyArray<A>): Array<A> => {
-  const out = [...xs]
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[out[i], out[j]] = [out[j]!, out[i]!]
-  }
-  return out
-}
+// The shuffles' generator, seeded so that a run can be repeated; the bootstrap goes on drawing from it.
+const random = mulberry32(SEED)
 
 // One set's measurements: per pair, per process, the CPU µs of each window in round order; the order of each round;
 // per process, the CPU µs used outside its windows after the warm-up; the order the processes were started in, and
@@ -176,6 +166,8 @@ interface SetResult {
   readonly untimed: Record<string, ReadonlyArray<string>>
 }
 const sets: Array<SetResult> = []
+// Per pair, the order of its last round (the next round, in the next set too, may be its mirror).
+const lastOrder = new Map<string, ReadonlyArray<string>>()
 
 // The commit measured ("-dirty": with changes not committed, docs and results included), here or in the baseline's
 // checkout, and the files of the code measured (packages/, bench/src/) that differ from it.
@@ -198,7 +190,9 @@ log()
 log(
   `paired: ${PROCESSES.join(", ")} against the canned server; ${SETS} set(s) of fresh processes, ${ROUNDS} ` +
     `rounds of one ${WINDOW}-request window each per pair (${PAIRS.map((p) => p.label).join(", ")}), ` +
-    `after ${WARMUP} untimed per pair; seed ${SEED}${GC ? "; a full GC and the warm-up before each window" : ""}`
+    `after ${WARMUP} untimed per pair; ${ORDERS} orders, seed ${SEED}${
+      GC ? "; a full GC and the warm-up before each window" : ""
+    }`
 )
 log(
   `  commit ${commit}${
@@ -223,7 +217,7 @@ for (let set = 0; set < SETS; set++) {
     const baseUrl = (/^READY (\S+)$/.exec(await server.next()) ?? [])[1]
     if (baseUrl === undefined) throw new Error("the canned server did not say READY")
     // Started and warmed up one after the other, in an order of their own for every set.
-    const starts = shuffled(PROCESSES)
+    const starts = shuffled(PROCESSES, random)
     result.starts.push(...starts)
     for (const p of starts) {
       const base = baseOf(p)
@@ -244,7 +238,7 @@ for (let set = 0; set < SETS; set++) {
     // first has sat idle the longest (an A/A control read 0.93-0.96x where the first of two twins had started before
     // the second in most sets), and this brings every process back to running before any window is timed.
     for (const pair of PAIRS) {
-      const untimed = shuffled(PROCESSES)
+      const untimed = shuffled(PROCESSES, random)
       result.untimed[pair.label] = untimed
       for (const p of untimed) {
         const w = workers.get(p)!
@@ -257,7 +251,11 @@ for (let set = 0; set < SETS; set++) {
       const byProcess: Record<string, Array<number>> = Object.fromEntries(PROCESSES.map((p) => [p, []]))
       const orders: Array<ReadonlyArray<string>> = []
       for (let round = 0; round < ROUNDS; round++) {
-        const order = shuffled(PROCESSES)
+        const index = set * ROUNDS + round
+        const order = ORDERS === "mirrored"
+          ? roundOrder(index, PROCESSES, lastOrder.get(pair.label), random)
+          : shuffled(PROCESSES, random)
+        lastOrder.set(pair.label, order)
         orders.push(order)
         for (const p of order) {
           const w = workers.get(p)!
@@ -293,17 +291,7 @@ const loadAtEnd = os.loadavg()
 // A client's (or one process's) CPU µs per request over the windows of `pair` in `of`: a mean over its processes.
 function perRequest(of: ReadonlyArray<SetResult>, pair: string, client: string, proc?: string): number {
   const picked = PROCESSES.filter((p) => proc === undefined ? clientOf(p) === client : p === proc)
-  let cpu = 0
-  let windows = 0
-  for (const s of of) {
-    for (const p of picked) {
-      for (const w of s.windows[pair]![p]!) {
-        cpu += w
-        windows++
-      }
-    }
-  }
-  return cpu / (windows * WINDOW)
+  return perRequestOf(of, pair, picked, WINDOW)
 }
 // Per round, the other client's mean CPU per request over spotkit's (the cross-check).
 const roundRatios = (s: SetResult, pair: string, other: string): Array<number> => {
@@ -313,28 +301,11 @@ const roundRatios = (s: SetResult, pair: string, other: string): Array<number> =
   }
   return Array.from({ length: ROUNDS }, (_, round) => mean(other, round) / mean("spotkit", round))
 }
-// A bootstrap 95 % interval of a ratio over every window: the sets drawn again with replacement (a set is the unit
-// that varies: its processes' JIT decisions and the machine's state; within a set, two processes of one client can
-// differ by 20 % and more), the ratio of the drawn sets' totals, 10,000 times. `top` and `bottom` give one set's total
-// of each side (its mean CPU per request: every set times the same number of windows of a process).
+// A bootstrap 95 % interval of a ratio over every window (stats.ts `bootstrap95`): `top` and `bottom` give one set's
+// total of each side (its mean CPU per request: every set times the same number of windows of a process).
 const RESAMPLES = 10_000
-const interval = (top: (s: SetResult) => number, bottom: (s: SetResult) => number): readonly [number, number] => {
-  const tops = sets.map(top)
-  const bottoms = sets.map(bottom)
-  const ratios: Array<number> = []
-  for (let i = 0; i < RESAMPLES; i++) {
-    let t = 0
-    let b = 0
-    for (let k = 0; k < sets.length; k++) {
-      const drawn = Math.floor(random() * sets.length)
-      t += tops[drawn]!
-      b += bottoms[drawn]!
-    }
-    ratios.push(t / b)
-  }
-  ratios.sort((a, b) => a - b)
-  return [ratios[Math.floor(RESAMPLES * 0.025)]!, ratios[Math.ceil(RESAMPLES * 0.975) - 1]!]
-}
+const interval = (top: (s: SetResult) => number, bottom: (s: SetResult) => number): readonly [number, number] =>
+  bootstrap95(sets.map(top), sets.map(bottom), random, RESAMPLES)
 const others = CLIENTS.filter((c) => c !== "spotkit")
 const rows = PAIRS.flatMap((pair) =>
   others.map((other) => ({
@@ -417,6 +388,17 @@ log(
   "CPU between windows, per timed request (median of sets; not in the figures above): " +
     betweenRows.map((b) => `${b.process} ${b.microsPerTimedRequest.toFixed(2)} µs`).join(", ")
 )
+// How often each client's windows were timed last in their round (about 1 % dearer): even under mirrored orders.
+for (const pair of PAIRS) {
+  const counts = placeCounts(sets.flatMap((s) => s.orders[pair.label]!))
+  const lastBy = CLIENTS.map((c) => {
+    const procs = PROCESSES.filter((p) => clientOf(p) === c)
+    const last = procs.reduce((sum, p) => sum + counts[p]!.at(-1)!, 0)
+    const all = procs.reduce((sum, p) => sum + counts[p]!.reduce((a, b) => a + b, 0), 0)
+    return `${c} ${last} of ${all}`
+  })
+  log(`timed last, ${pair.label}: ${lastBy.join(", ")}`)
+}
 const judged = rows.flatMap((r) => {
   const bound = r.other === "raw"
     ? TARGETS.cpuOfRaw
@@ -467,11 +449,13 @@ const file = writeResult("paired", {
     warmup: WARMUP,
     seed: SEED,
     gcBeforeEachWindow: GC,
+    orders: ORDERS,
     processes: PROCESSES,
     pairs: PAIRS.map((p) => p.label),
     timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair, in a " +
       "shuffled order, then one untimed window each per pair in a shuffled order; then per pair, rounds in " +
-      "which every process times one window, one at a time, in an order shuffled for every round (mulberry32 " +
+      "which every process times one window, one at a time, in an order shuffled afresh (\"shuffled\") or, " +
+      "\"mirrored\", shuffled for every other round of a pair (counted over the sets) and reversed for the next (mulberry32 " +
       "from the seed; the start, untimed and timed orders are in `sets`); a process \"<contestant>@base\" runs the " +
       "worker and contestants of the checkout in `baseline`",
     clientCpuMicrosPerRequest: "process.cpuUsage() of the process over each window, summed over a client's " +
