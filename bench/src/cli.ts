@@ -1,4 +1,5 @@
 // Command-line options, statistics, output and the machine's description, shared by the benchmark entry points.
+import type { ChildProcess } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 
@@ -59,3 +60,11 @@ export const writeResult = <R extends { readonly date: string }>(name: string, r
   writeFileSync(file, JSON.stringify(written, null, 2) + "\n")
   return file
 }
+
+/** Ends a child process (SIGTERM) and answers once it has exited; at once if it already has. */
+export const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+  })

@@ -50,7 +50,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { args, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import { args, log, machine, median, option, quick, stop, writeResult } from "./cli.ts"
 import {
   baseOf,
   bootstrap95,
@@ -145,12 +145,6 @@ const start = (name: string, file: string, rest: ReadonlyArray<string>): Lines =
         : new Promise((resolve, reject) => waiting.push({ resolve, reject }))
   }
 }
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
 
 // The shuffles' generator, seeded so that a run can be repeated; the bootstrap goes on drawing from it.
 const random = mulberry32(SEED)

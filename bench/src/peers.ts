@@ -16,7 +16,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
-import { args, fmt, log, machine, median, option, quick, writeResult } from "./cli.ts"
+import { args, fmt, log, machine, median, option, quick, stop, writeResult } from "./cli.ts"
 
 const REQUESTS = option("peers-requests", quick ? 300 : 20_000)
 const WARMUP = option("peers-warmup", quick ? 300 : 10_000)
@@ -87,13 +87,6 @@ const startServer = (kind: string): Promise<{ readonly child: ChildProcess; read
     child.on("exit", (code) => reject(new Error(`the ${kind} server exited (${code}) before it was ready: ${err}`)))
   })
 
-const stopServer = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
-
 interface Measured {
   readonly path: (typeof PATHS)[number]
   readonly concurrency: number
@@ -150,7 +143,7 @@ for (let run = 0; run < RUNS; run++) {
   for (const contestant of rotate(CONTESTANTS, run)) {
     for (const server of rotate(SERVERS, run)) {
       const { child, baseUrl } = await startServer(server)
-      const results = await runClient(contestant, baseUrl, child.pid!).finally(() => stopServer(child))
+      const results = await runClient(contestant, baseUrl, child.pid!).finally(() => stop(child))
       for (const r of results) {
         const k = key(server, contestant, r.path, r.concurrency)
         measured.set(k, [...(measured.get(k) ?? []), r])

@@ -1,0 +1,49 @@
+// The eleventh pass's pool (issue #26): placeOrder at one request in flight, ccxt's CPU per request over spotkit's,
+// over run a of the pass (mirrored orders) and runs b, c and e of the tenth (shuffled orders); bench:paired, 24 sets
+// each of fresh processes, one window of 20,000 requests per process and set, two processes per client. Per run and
+// pooled: the ratio of totals (every window of every set) with bench:paired's own bootstrap 95 % interval
+// (bench/src/paired/stats.ts at the commit of this record: the sets resampled 10,000 times, mulberry32 from seed 26),
+// the sets at or above 1.4×, the A/A controls the same way, and the geometric mean of the runs' ratios (each run
+// weighed alike, however fast the machine ran that day).
+//
+//   node bench/results/ab-26/eleventh-pass-pool.mjs      (Node >= 23.6: it imports the TypeScript module as it is)
+import console from "node:console"
+import { readFileSync } from "node:fs"
+import { URL } from "node:url"
+import { bootstrap95, mulberry32 } from "../../src/paired/stats.ts"
+
+const random = mulberry32(26)
+const sum = (xs) => xs.reduce((a, b) => a + b, 0)
+const f = (x) => x.toFixed(3)
+
+// Per set: the CPU of each side over its windows.
+const sides = (sets, top, bottom) =>
+  sets.map((set) => {
+    const pair = set.windows["placeOrder@1"]
+    return [sum(top.flatMap((p) => pair[p])), sum(bottom.flatMap((p) => pair[p]))]
+  })
+const line = (label, totals, target) => {
+  const ratio = sum(totals.map((t) => t[0])) / sum(totals.map((t) => t[1]))
+  const [low, high] = bootstrap95(totals.map((t) => t[0]), totals.map((t) => t[1]), random)
+  const atOrAbove = target === undefined
+    ? ""
+    : `, ${totals.filter(([t, b]) => t / b >= target).length} at or above ${target}`
+  console.log(`${label.padEnd(34)} ${f(ratio)}  95 % ${f(low)}–${f(high)}  (${totals.length} sets${atOrAbove})`)
+  return ratio
+}
+
+const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), "utf8")).sets
+const runs = {
+  "tenth b": read("paired-tenth-pass-b.json"),
+  "tenth c": read("paired-tenth-pass-c.json"),
+  "tenth e": read("paired-tenth-pass-e.json"),
+  "eleventh a": read("paired-eleventh-pass-a.json")
+}
+const perRun = []
+for (const [label, sets] of [...Object.entries(runs), ["all four", Object.values(runs).flat()]]) {
+  const ratio = line(`${label}: ccxt ÷ spotkit`, sides(sets, ["ccxt", "ccxt#2"], ["spotkit", "spotkit#2"]), 1.4)
+  if (label !== "all four") perRun.push(ratio)
+  line(`${label}: spotkit#2 ÷ spotkit`, sides(sets, ["spotkit#2"], ["spotkit"]))
+  line(`${label}: ccxt#2 ÷ ccxt`, sides(sets, ["ccxt#2"], ["ccxt"]))
+}
+console.log(`geometric mean of the four runs' ratios: ${f(Math.exp(sum(perRun.map(Math.log)) / perRun.length))}`)
