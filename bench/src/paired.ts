@@ -8,11 +8,13 @@
 // untimed window each per pair, in a shuffled order (the process started first has sat idle the longest). Then for
 // every (path, in flight) pair, `--paired-rounds` rounds: in each, every process times one window of `--paired-window`
 // requests, one at a time (the others wait, idle). A window's cost can depend on its place in the round (the last one
-// timed read about 1 % dearer) and on what ran just before it (processes of one client share the node binary's code in
-// the caches), so the orders are drawn to cancel both: a round in a fresh shuffle, the next one (in the next set when
-// a set has one round) in its mirror, the same order reversed (`--paired-orders shuffled`: every round shuffled
-// afresh, as before). A rotation would keep each process behind the same one. The shuffle's seed is `--paired-seed` or
-// the start time, and the result file records it with every round's order. Nothing is forced between windows: each
+// timed read about 1.2 % dearer) and on what ran just before it (processes of one client share the node binary's code
+// in the caches), so the orders are drawn to spread both alike over every process: by default in blocks of rounds,
+// counted over the sets, that follow a Williams design under a shuffled naming (paired/stats.ts `schedule`: in each
+// whole block every process holds every place, and follows every other, equally often); `--paired-orders mirrored`
+// (the eleventh pass's runs a and b) and `shuffled` (every round shuffled afresh, as before) are kept to repeat older
+// runs. A rotation would keep each process behind the same one. The seed is `--paired-seed` or the start time, and
+// the result file records it with every round's order. Nothing is forced between windows: each
 // pays the collections its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each,
 // bench:peers' way).
 //
@@ -40,7 +42,8 @@
 // commits and the files of packages/ and bench/src that differ from them.
 //
 //   node --expose-gc --conditions=@spotkit/source src/paired.ts [--quick] [--paired-sets N] [--paired-rounds N]
-//     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc] [--paired-orders mirrored|shuffled]
+//     [--paired-window N] [--paired-warmup N] [--paired-seed N] [--paired-gc]
+//     [--paired-orders balanced|mirrored|shuffled]
 //     [--paired-contestants spotkit,spotkit#2,ccxt,ccxt#2,raw]
 //     [--paired-pairs placeOrder@1,openOrders@1,placeOrder@16,openOrders@16] [--paired-baseline <dir>]
 // Contestants: those of bench:peers (floor, bitget-api ... too), each once or with "#<tag>" for more processes.
@@ -53,14 +56,16 @@ import { fileURLToPath } from "node:url"
 import { args, log, machine, median, option, quick, stop, writeResult } from "./cli.ts"
 import {
   baseOf,
+  blockLength,
   bootstrap95,
   clientOf,
   mulberry32,
+  type Orders,
   pairsOf,
   perRequest as perRequestOf,
   placeCounts,
   processesOf,
-  roundOrder,
+  schedule,
   shuffled
 } from "./paired/stats.ts"
 
@@ -98,12 +103,13 @@ const BASELINE = (() => {
 })()
 const CLIENTS = [...new Set(PROCESSES.map(clientOf))]
 const PAIRS = pairsOf(listOption("paired-pairs", "placeOrder@1,openOrders@1,placeOrder@16,openOrders@16"))
-// "mirrored" (the default): every other round times the processes in the reverse of the round before it (across
-// sets, too); "shuffled": every round shuffled afresh, as runs before the eleventh pass of #26 were.
-const ORDERS = (() => {
+// How the rounds are ordered (paired/stats.ts `schedule`): "balanced" by default.
+const ORDERS = ((): Orders => {
   const at = args.indexOf("--paired-orders")
-  const named = at < 0 ? "mirrored" : args[at + 1]
-  if (named !== "mirrored" && named !== "shuffled") throw new Error("--paired-orders takes mirrored or shuffled")
+  const named = at < 0 ? "balanced" : args[at + 1]
+  if (named !== "balanced" && named !== "mirrored" && named !== "shuffled") {
+    throw new Error("--paired-orders takes balanced, mirrored or shuffled")
+  }
   return named
 })()
 
@@ -160,8 +166,8 @@ interface SetResult {
   readonly untimed: Record<string, ReadonlyArray<string>>
 }
 const sets: Array<SetResult> = []
-// Per pair, the order of its last round (the next round, in the next set too, may be its mirror).
-const lastOrder = new Map<string, ReadonlyArray<string>>()
+// Per pair, the orders of its rounds over every set.
+const orderOf = new Map(PAIRS.map((pair) => [pair.label, schedule(ORDERS, PROCESSES, random)]))
 
 // The commit measured ("-dirty": with changes not committed, docs and results included), here or in the baseline's
 // checkout, and the files of the code measured (packages/, bench/src/) that differ from it.
@@ -195,6 +201,13 @@ log(
 )
 for (const [where, changes] of [["here", codeChanges], ["in the baseline", baselineCodeChanges]] as const) {
   if (changes.length > 0) log(`  not committed ${where}: ${changes.join(", ")}`)
+}
+const BLOCK = blockLength(PROCESSES.length)
+if (ORDERS === "balanced" && (SETS * ROUNDS) % BLOCK !== 0) {
+  log(
+    `  note: ${SETS * ROUNDS} rounds per pair are not whole blocks of ${BLOCK} (${PROCESSES.length} processes): the ` +
+      `last ${(SETS * ROUNDS) % BLOCK} are balanced only on average`
+  )
 }
 for (let set = 0; set < SETS; set++) {
   const workers = new Map<string, Lines>()
@@ -245,11 +258,7 @@ for (let set = 0; set < SETS; set++) {
       const byProcess: Record<string, Array<number>> = Object.fromEntries(PROCESSES.map((p) => [p, []]))
       const orders: Array<ReadonlyArray<string>> = []
       for (let round = 0; round < ROUNDS; round++) {
-        const index = set * ROUNDS + round
-        const order = ORDERS === "mirrored"
-          ? roundOrder(index, PROCESSES, lastOrder.get(pair.label), random)
-          : shuffled(PROCESSES, random)
-        lastOrder.set(pair.label, order)
+        const order = orderOf.get(pair.label)!()
         orders.push(order)
         for (const p of order) {
           const w = workers.get(p)!
@@ -382,17 +391,16 @@ log(
   "CPU between windows, per timed request (median of sets; not in the figures above): " +
     betweenRows.map((b) => `${b.process} ${b.microsPerTimedRequest.toFixed(2)} µs`).join(", ")
 )
-// How often each client's windows were timed first and last in their round (the last reads about 1 % dearer): under
-// mirrored orders the two counts are equal for every process, a round's first being its mirror's last.
+// Per client, how often its windows were timed at each place of their round (the last reads about 1.2 % dearer), its
+// processes together: under balanced orders every process holds every place equally often in each whole block.
 for (const pair of PAIRS) {
   const counts = placeCounts(sets.flatMap((s) => s.orders[pair.label]!))
   const byClient = CLIENTS.map((c) => {
     const procs = PROCESSES.filter((p) => clientOf(p) === c)
-    const at = (place: number) => procs.reduce((sum, p) => sum + counts[p]!.at(place)!, 0)
-    const all = procs.reduce((sum, p) => sum + counts[p]!.reduce((a, b) => a + b, 0), 0)
-    return `${c} ${at(0)} and ${at(-1)} of ${all}`
+    const places = PROCESSES.map((_, place) => procs.reduce((sum, p) => sum + (counts[p]?.[place] ?? 0), 0))
+    return `${c} ${places.join("/")}`
   })
-  log(`timed first and last, ${pair.label}: ${byClient.join(", ")}`)
+  log(`timed at each place (first to last), ${pair.label}: ${byClient.join(", ")}`)
 }
 const judged = rows.flatMap((r) => {
   const bound = r.other === "raw"
@@ -449,8 +457,9 @@ const file = writeResult("paired", {
     pairs: PAIRS.map((p) => p.label),
     timing: "per set: a fresh canned server and a fresh process per contestant, each warmed up on every pair, in a " +
       "shuffled order, then one untimed window each per pair in a shuffled order; then per pair, rounds in " +
-      "which every process times one window, one at a time, in an order shuffled afresh (\"shuffled\") or, " +
-      "\"mirrored\", shuffled for every other round of a pair (counted over the sets) and reversed for the next (mulberry32 " +
+      "which every process times one window, one at a time, in the order `orders` names (counted over the sets): " +
+      "\"balanced\", blocks of rounds following a Williams design, its rows and the processes' naming shuffled per " +
+      "block; \"mirrored\", a shuffle then its reverse; \"shuffled\", a shuffle every round (mulberry32 " +
       "from the seed; the start, untimed and timed orders are in `sets`); a process \"<contestant>@base\" runs the " +
       "worker and contestants of the checkout in `baseline`",
     clientCpuMicrosPerRequest: "process.cpuUsage() of the process over each window, summed over a client's " +

@@ -33,6 +33,7 @@ export interface Pair {
 /** The pairs of `--paired-pairs`, checked ("placeOrder@1"). */
 export const pairsOf = (labels: ReadonlyArray<string>): ReadonlyArray<Pair> => {
   if (labels.length === 0) throw new Error("--paired-pairs takes a comma-separated list")
+  if (new Set(labels).size !== labels.length) throw new Error("--paired-pairs names a pair twice")
   return labels.map((p) => {
     const [path = "", inFlight = "", ...rest] = p.split("@")
     if ((path !== "placeOrder" && path !== "openOrders") || !/^[1-9][0-9]*$/.test(inFlight) || rest.length > 0) {
@@ -64,18 +65,67 @@ export const shuffled = <A>(xs: ReadonlyArray<A>, random: () => number): Array<A
 }
 
 /**
- * The order of the timed windows in round `index` of a pair (counted over every set, from 0): a fresh shuffle for an
- * even index, the previous round's order reversed for an odd one. A window's cost depends a little on its place in
- * the round (the last one timed read about 1 % dearer, tenth pass) and on what ran just before it. A shuffle alone
- * balances both only on average, and 24 rounds leave one client timed last 18 times out of 48; a round and its mirror
- * give every process the mean place and reverse every "ran just before", so what a place costs cancels pair by pair.
+ * The rows of a Williams design for `n` processes: orders of 0..n-1 in which every process holds every place equally
+ * often and every process runs just before every other equally often. The first row is 0, 1, n-1, 2, n-2, ...; row i
+ * adds i to it (mod n). For an even n those n rows do it, each place once and each ordered neighbour pair once; an odd
+ * n needs the n rows reversed as well (2n rows, each twice).
  */
-export const roundOrder = <A>(
-  index: number,
+export const williams = (n: number): Array<Array<number>> => {
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error("williams: n is a positive integer")
+  const first: Array<number> = []
+  for (let k = 0, low = 0, high = n - 1; k < n; k++) first.push(k % 2 === 0 ? low++ : high--)
+  const rows = Array.from({ length: n }, (_, i) => first.map((x) => (x + i) % n))
+  return n % 2 === 0 ? rows : [...rows, ...rows.map((row) => [...row].reverse())]
+}
+
+/** How a pair's rounds are ordered: see `schedule`. */
+export type Orders = "balanced" | "mirrored" | "shuffled"
+
+/**
+ * The orders in which one pair's rounds time the processes, one order per call to the answer, counted over every set.
+ * A window's cost depends a little on its place in the round (the last one timed read about 1.2 % dearer in the tenth
+ * pass of #26) and on what ran just before it (processes of one client share the node binary's code in the caches).
+ *
+ * - `"balanced"`: blocks of rounds that follow a Williams design (`williams`), its rows in a shuffled order and the
+ *   processes given to its numbers in a shuffled order, both drawn afresh for every block. Within each whole block
+ *   every process holds every place equally often, and runs just before every other equally often, so any cost of a
+ *   place or of a predecessor falls on every process alike. A block is n rounds for n processes (2n when n is odd);
+ *   rounds past the last whole block are balanced only on average.
+ * - `"mirrored"`: a fresh shuffle, then the same order reversed, and so on. It balances a place's cost only when that
+ *   cost is symmetric about the middle (a trend across places): a dearer last place falls on whoever holds either
+ *   end. The eleventh pass's runs a and b used it.
+ * - `"shuffled"`: a fresh shuffle every round, which balances places only on average (in the tenth pass, 48 sets timed
+ *   the process `ccxt` last 18 times where 12 were expected).
+ */
+export const schedule = <A>(
+  orders: Orders,
   processes: ReadonlyArray<A>,
-  previous: ReadonlyArray<A> | undefined,
   random: () => number
-): Array<A> => index % 2 === 1 && previous !== undefined ? [...previous].reverse() : shuffled(processes, random)
+): () => Array<A> => {
+  const rows = williams(processes.length)
+  let index = 0
+  let previous: ReadonlyArray<A> | undefined
+  let block: Array<Array<A>> = []
+  return () => {
+    let order: Array<A>
+    if (orders === "shuffled") order = shuffled(processes, random)
+    else if (orders === "mirrored") {
+      order = index % 2 === 1 && previous !== undefined ? [...previous].reverse() : shuffled(processes, random)
+    } else {
+      if (index % rows.length === 0) {
+        const labels = shuffled(processes, random)
+        block = shuffled(rows, random).map((row) => row.map((k) => labels[k]!))
+      }
+      order = block[index % rows.length]!
+    }
+    index++
+    previous = order
+    return order
+  }
+}
+
+/** The number of rounds in a whole block of `schedule`'s balanced orders, for `n` processes. */
+export const blockLength = (n: number): number => n % 2 === 0 ? n : 2 * n
 
 /** One set's timed windows: per pair label, per process, the CPU µs of each window in round order. */
 export type Windows = Readonly<Record<string, Readonly<Record<string, ReadonlyArray<number>>>>>
