@@ -70,7 +70,8 @@ import {
 } from "./paired/stats.ts"
 
 const SETS = option("paired-sets", quick ? 1 : 6)
-const ROUNDS = option("paired-rounds", quick ? 2 : 12)
+// 10 rounds: with the default 5 processes, each set is one whole block of balanced orders.
+const ROUNDS = option("paired-rounds", quick ? 2 : 10)
 const WINDOW = option("paired-window", quick ? 200 : 2_000)
 const WARMUP = option("paired-warmup", quick ? 300 : 10_000)
 const started = new Date()
