@@ -14,9 +14,8 @@
 // whole block every process holds every place, and follows every other, equally often); `--paired-orders mirrored`
 // (the eleventh pass's runs a and b) and `shuffled` (every round shuffled afresh, as before) are kept to repeat older
 // runs. A rotation would keep each process behind the same one. The seed is `--paired-seed` or the start time, and
-// the result file records it with every round's order. Nothing is forced between windows: each
-// pays the collections its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each,
-// bench:peers' way).
+// the result file records it with every round's order. Nothing is forced between windows: each pays the collections
+// its own allocations cause (`--paired-gc`: a full GC and the warm-up again before each, bench:peers' way).
 //
 // A client may run as two processes ("spotkit#2" is a second process of spotkit): by default spotkit and ccxt both
 // do, so that a client's figure is not one process's draw of JIT decisions (two identical processes differ by 20 %

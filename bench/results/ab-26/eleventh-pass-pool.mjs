@@ -11,25 +11,24 @@
 import console from "node:console"
 import { readFileSync } from "node:fs"
 import { URL } from "node:url"
-import { bootstrap95, mulberry32 } from "../../src/paired/stats.ts"
+import { bootstrap95, mulberry32, perRequest } from "../../src/paired/stats.ts"
 
 const random = mulberry32(26)
-const sum = (xs) => xs.reduce((a, b) => a + b, 0)
 const f = (x) => x.toFixed(3)
 
-// Per set: the CPU of each side over its windows.
+// Per set: each side's CPU per request over its windows (every run here times as many windows of each side in a set,
+// so the ratio of these sums is the ratio of the CPU totals).
 const sides = (sets, top, bottom) =>
-  sets.map((set) => {
-    const pair = set.windows["placeOrder@1"]
-    return [sum(top.flatMap((p) => pair[p])), sum(bottom.flatMap((p) => pair[p]))]
-  })
-const line = (label, totals, target) => {
-  const ratio = sum(totals.map((t) => t[0])) / sum(totals.map((t) => t[1]))
-  const [low, high] = bootstrap95(totals.map((t) => t[0]), totals.map((t) => t[1]), random)
+  sets.map((set) => [perRequest([set], "placeOrder@1", top, 20_000), perRequest([set], "placeOrder@1", bottom, 20_000)])
+const line = (label, perSet, target) => {
+  const tops = perSet.map((t) => t[0])
+  const bottoms = perSet.map((t) => t[1])
+  const ratio = tops.reduce((a, b) => a + b) / bottoms.reduce((a, b) => a + b)
+  const [low, high] = bootstrap95(tops, bottoms, random)
   const atOrAbove = target === undefined
     ? ""
-    : `, ${totals.filter(([t, b]) => t / b >= target).length} at or above ${target}`
-  console.log(`${label.padEnd(34)} ${f(ratio)}  95 % ${f(low)}–${f(high)}  (${totals.length} sets${atOrAbove})`)
+    : `, ${perSet.filter(([t, b]) => t / b >= target).length} at or above ${target}`
+  console.log(`${label.padEnd(34)} ${f(ratio)}  95 % ${f(low)}–${f(high)}  (${perSet.length} sets${atOrAbove})`)
   return ratio
 }
 
@@ -48,4 +47,8 @@ for (const [label, sets] of [...Object.entries(runs), ["all five", Object.values
   line(`${label}: spotkit#2 ÷ spotkit`, sides(sets, ["spotkit#2"], ["spotkit"]))
   line(`${label}: ccxt#2 ÷ ccxt`, sides(sets, ["ccxt#2"], ["ccxt"]))
 }
-console.log(`geometric mean of the five runs' ratios: ${f(Math.exp(sum(perRun.map(Math.log)) / perRun.length))}`)
+console.log(
+  `geometric mean of the five runs' ratios: ${
+    f(Math.exp(perRun.map(Math.log).reduce((a, b) => a + b) / perRun.length))
+  }`
+)

@@ -124,8 +124,8 @@ export const schedule = <A>(
   }
 }
 
-/** The number of rounds in a whole block of `schedule`'s balanced orders, for `n` processes. */
-export const blockLength = (n: number): number => n % 2 === 0 ? n : 2 * n
+/** The number of rounds in a whole block of `schedule`'s balanced orders, for `n` processes: `williams(n)`'s rows. */
+export const blockLength = (n: number): number => williams(n).length
 
 /** One set's timed windows: per pair label, per process, the CPU µs of each window in round order. */
 export type Windows = Readonly<Record<string, Readonly<Record<string, ReadonlyArray<number>>>>>
