@@ -28,8 +28,8 @@ describe("Output.openFile", () => {
       yield* file.write("1,2\n")
       yield* file.close
       assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n")
-      // Appending.
-      const more = yield* Output.openFile(path, "a")
+      // Appending (cut back to the length given first).
+      const more = yield* Output.openFile(path, { _tag: "Append", length: 8, permissions: 0o600 })
       yield* more.write("3,4\n")
       yield* more.close
       assert.strictEqual(yield* fs.readFileString(path), "a,b\n1,2\n3,4\n")

@@ -8,8 +8,8 @@ import { SafeText } from "@spotkit/core"
 import type { Signer } from "@spotkit/core"
 import { Context, Data, Effect, Layer } from "effect"
 import type { Scope } from "effect"
-import { createWriteStream } from "node:fs"
-import type { WriteStream } from "node:fs"
+import { constants, createWriteStream, fchmod, fstat, ftruncate, open as fsOpen } from "node:fs"
+import type { Stats, WriteStream } from "node:fs"
 import type { Writable } from "node:stream"
 
 /** Writing failed: the file cannot be opened or written, or the reader of stdout went away (`code` "EPIPE"). */
@@ -160,39 +160,142 @@ const ended = (stream: WriteStream) =>
   })
 
 /**
- * A file opened for writing for the scope: created or truncated (`"w"`), or appended to (`"a"`). Closing it flushes
- * every write made; an interrupted export therefore leaves every row it wrote, and only whole rows. Writes pass
- * through the scrubber of the credentials.
+ * How `openFile` opens a file.
+ * - `InPlace`: created or truncated where it is, a symbolic link followed (a device, a pipe, `/dev/stdout`).
+ * - `New`: created, only if nothing has the name (not even a symbolic link: `O_CREAT | O_EXCL`), readable and
+ *   writable by the user alone (0600) whatever the umask.
+ * - `Append`: an existing regular file of the user's with no other name, opened without following a symbolic link
+ *   (`O_NOFOLLOW`), cut back to `length` bytes and appended to; made 0600 too.
+ * `New` and `Append` files get `permissions` when closed (`close`), not before.
+ */
+export type Opening =
+  | { readonly _tag: "InPlace" }
+  | { readonly _tag: "New"; readonly permissions: number }
+  | { readonly _tag: "Append"; readonly length: number; readonly permissions: number }
+
+/** The permissions of a file being written. */
+const PRIVATE = 0o600
+
+/**
+ * Why an existing file is not one to write into in place (`undefined`: it is): a symbolic link, not a regular file,
+ * another name of the same file (a hard link, which another user could have made to a file of ours), or a file of
+ * another user. From `lstat` (or `fstat`): its type, its link count, its owner.
+ */
+export const notOwnFile = (
+  type: "File" | "SymbolicLink" | "Other",
+  links: number | undefined,
+  uid: number | undefined
+): string | undefined => {
+  if (type === "SymbolicLink") return "it is a symbolic link"
+  if (type !== "File") return "it is not a regular file"
+  if (links !== undefined && links > 1) return "it has other names (hard links)"
+  const own = process.getuid?.()
+  if (uid !== undefined && own !== undefined && uid !== own) return "it belongs to another user"
+  return undefined
+}
+
+/**
+ * A file opened for writing for the scope (`Opening`; `InPlace` when not said). Closing it flushes every write made;
+ * an interrupted export therefore leaves every row it wrote, and only whole rows. Writes pass through the scrubber of
+ * the credentials.
  */
 export const openFile = (
   path: string,
-  flags: "w" | "a" = "w"
+  opening: Opening = { _tag: "InPlace" }
 ): Effect.Effect<FileChannel, OutputError, Output | Scope.Scope> =>
   Effect.flatMap(
     Effect.service(Output),
-    ({ redact }) => Effect.map(open(path, flags), (file) => redacting(file, redact))
+    ({ redact }) => Effect.map(open(path, opening), (file) => redacting(file, redact))
   )
 
-const open = (path: string, flags: "w" | "a"): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<WriteStream, OutputError>((resume) => {
-      const stream = createWriteStream(path, { flags })
-      const onOpen = () => {
-        stream.off("error", onError)
-        resume(Effect.succeed(stream))
-      }
-      const onError = (cause: unknown) => {
-        stream.off("open", onOpen)
-        resume(Effect.fail(outputError(path, cause)))
-      }
-      stream.once("open", onOpen)
-      stream.once("error", onError)
-    }),
-    ended
-  ).pipe(Effect.map((stream): FileChannel => ({
-    ...channelOf(stream, path, false),
-    close: Effect.flatMap(ended(stream), () => {
-      const cause: unknown = stream.errored
-      return cause === null || cause === undefined ? Effect.void : Effect.fail(outputError(path, cause))
+const flagsOf = (opening: Opening): string | number => {
+  switch (opening._tag) {
+    case "InPlace":
+      return "w"
+    case "New":
+      return "wx"
+    case "Append": {
+      // Where the platform has them: no symbolic link followed, and a FIFO put in its place does not block the open.
+      const { O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_WRONLY } = constants
+      return O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0)
+    }
+  }
+}
+
+const openError = (path: string, opening: Opening, cause: unknown): OutputError => {
+  const error = outputError(path, cause)
+  if (opening._tag === "New" && error.code === "EEXIST") {
+    return new OutputError({
+      message: `cannot write ${path}: something else created it after it was removed; it was left alone`,
+      code: error.code
     })
-  })))
+  }
+  if (opening._tag === "Append" && (error.code === "ELOOP" || error.code === "EMLINK")) {
+    return new OutputError({
+      message: `cannot write ${path}: it is a symbolic link; it was left alone`,
+      code: error.code
+    })
+  }
+  return error
+}
+
+// Node's callback API as an effect failing with an OutputError about `path`.
+const call = <A>(path: string, run: (done: (error: Error | null, value?: A) => void) => void) =>
+  Effect.callback<A | undefined, OutputError>((resume) => {
+    run((error, value) => resume(error === null ? Effect.succeed(value) : Effect.fail(outputError(path, error))))
+  })
+
+// An `Append` file checked through its descriptor (what was opened, not what the name holds now), cut and made 0600.
+const prepare = (fd: number, path: string, opening: Opening): Effect.Effect<void, OutputError> =>
+  opening._tag !== "Append" ? Effect.void : Effect.gen(function*() {
+    const info = yield* call<Stats>(path, (done) => fstat(fd, done))
+    const problem = info === undefined ? "it cannot be examined" : notOwnFile(
+      info.isFile() ? "File" : "Other",
+      info.nlink,
+      info.uid
+    )
+    if (problem !== undefined) {
+      return yield* new OutputError({ message: `cannot write ${path}: ${problem}; it was left alone`, code: undefined })
+    }
+    yield* call<void>(path, (done) => ftruncate(fd, opening.length, done))
+    yield* call<void>(path, (done) => fchmod(fd, PRIVATE, done))
+  })
+
+const open = (path: string, opening: Opening): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly stream: WriteStream; readonly fd: number }, OutputError>((resume) => {
+      fsOpen(path, flagsOf(opening), PRIVATE, (cause, fd) => {
+        // The stream owns the descriptor from here: it closes it when it ends or fails.
+        resume(
+          cause === null
+            ? Effect.succeed({ stream: createWriteStream(path, { fd }), fd })
+            : Effect.fail(openError(path, opening, cause))
+        )
+      })
+    }),
+    ({ stream }) => ended(stream)
+  ).pipe(
+    Effect.tap(({ fd }) => prepare(fd, path, opening)),
+    Effect.map(({ fd, stream }): FileChannel => {
+      // The final permissions, given while the file is still open: never a chmod by name, which a link put there
+      // since would carry to another file. A failure leaves them 0600.
+      // (A stream destroyed by a failed write has closed its descriptor: nothing to give them to.)
+      const permissions = opening._tag === "InPlace" ?
+        Effect.void :
+        Effect.suspend(() =>
+          stream.destroyed
+            ? Effect.void
+            : Effect.ignore(call<void>(path, (done) => fchmod(fd, opening.permissions, done)))
+        )
+      return {
+        ...channelOf(stream, path, false),
+        close: permissions.pipe(
+          Effect.andThen(ended(stream)),
+          Effect.andThen(Effect.suspend(() => {
+            const cause: unknown = stream.errored
+            return cause === null || cause === undefined ? Effect.void : Effect.fail(outputError(path, cause))
+          }))
+        )
+      }
+    })
+  )

@@ -40,12 +40,12 @@ export type Target =
   | { readonly _tag: "Direct"; readonly path: string }
   | {
     readonly _tag: "File"
-    /** What --out named, for messages; `path`: the file itself (a symbolic link resolved). */
+    /** What --out named, for messages; `path`: the name the finished file is renamed onto (the same). */
     readonly out: string
     readonly path: string
     readonly partial: string
     readonly meta: string
-    /** The existing file's permissions, given to the new one. */
+    /** The existing regular file's permissions, given to the new one (none: a new file, 0600). */
     readonly mode: number | undefined
     /** With --resume: the rows already in the partial file. */
     readonly resumed: Scan | undefined
@@ -60,8 +60,10 @@ const NOTHING: Scan = { bytes: 0, rows: 0, header: false, last: undefined }
 
 /**
  * The target of `--out` (`undefined`: stdout). With `resume`, the partial file is read back (`scan`); it must belong
- * to the same export (command, format and filters), or the command stops with a usage error (exit code 2). Without a
- * partial file to resume, the export starts afresh.
+ * to the same export (command, format and filters), and it and its description must be regular files of the user's
+ * (not a symbolic link, no other name), or the command stops with a usage error (exit code 2). Without a partial file
+ * to resume, the export starts afresh. An `--out` that is a symbolic link to a regular file (or to nothing) is
+ * replaced, as the link it is: the file it points to is never written.
  */
 export const plan = (
   out: string | undefined,
@@ -70,18 +72,35 @@ export const plan = (
   Effect.gen(function*() {
     if (out === undefined) return options.resume ? yield* usage("--resume needs --out FILE") : { _tag: "Stdout" }
     const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.option(fs.stat(out))
+    const link = yield* Effect.option(fs.lstat(out))
+    // What a symbolic link points to: a device or a pipe (`/dev/stdout`) is written in place, through the link.
+    const info = Option.isSome(link) && link.value.type === "SymbolicLink" ? yield* Effect.option(fs.stat(out)) : link
     if (Option.isSome(info) && info.value.type !== "File") {
       if (options.resume) return yield* usage(`--resume: ${out} is not a regular file`)
       return { _tag: "Direct", path: out }
     }
-    // Beside the file itself when --out is a symbolic link, so that the rename replaces the file, not the link.
-    const path = Option.isSome(info) ? yield* Effect.orElseSucceed(fs.realPath(out), () => out) : out
-    const partial = partialOf(path)
+    // Beside --out, and renamed onto it: a symbolic link there is replaced, the file it points to left alone.
+    const partial = partialOf(out)
     const meta = `${partial}.json`
-    const mode = Option.isSome(info) ? info.value.mode & 0o7777 : undefined
-    const target = { _tag: "File", out, path, partial, meta, mode, resumed: undefined } as const
+    const mode = Option.isSome(link) && link.value.type === "File" ? link.value.mode & 0o7777 : undefined
+    const target = { _tag: "File", out, path: out, partial, meta, mode, resumed: undefined } as const
     if (!options.resume) return target
+    // Only a partial file and description of the user's are read back and written to: in a directory others can
+    // write, someone could have put a link to another file there, or a file of theirs.
+    for (const name of [partial, meta]) {
+      const found = yield* Effect.option(fs.lstat(name))
+      const problem = Option.isNone(found) ? undefined : Output.notOwnFile(
+        found.value.type === "File" || found.value.type === "SymbolicLink" ? found.value.type : "Other",
+        Option.getOrUndefined(Option.map(found.value.nlink, Number)),
+        Option.getOrUndefined(found.value.uid)
+      )
+      if (problem !== undefined) {
+        return yield* usage(
+          `--resume: ${name} is not one to continue (${problem}); it was left alone: remove it, or leave out ` +
+            "--resume to start afresh"
+        )
+      }
+    }
     const said = yield* Effect.option(fs.readFileString(meta))
     const hasRows = yield* Effect.orElseSucceed(fs.exists(partial), () => false)
     if (Option.isNone(said)) {
@@ -189,9 +208,10 @@ const ndjsonScanner = (keys: Keys): Scanner => {
 }
 
 /**
- * Opens the target for the rows (once the venue answered the first page): FILE.partial created (its description
- * beside it), or cut back to its whole records and appended to when resumed; the CSV `header` written when the file
- * has none.
+ * Opens the target for the rows (once the venue answered the first page): FILE.partial created afresh, 0600 (its
+ * description beside it), or cut back to its whole records and appended to when resumed; the CSV `header` written
+ * when the file has none. A partial file not resumed is removed first and created only if nothing took its name
+ * meanwhile (a symbolic link put there makes the export fail, never write through it); the description too.
  */
 export const open = (
   target: Exclude<Target, { readonly _tag: "Stdout" }>,
@@ -206,28 +226,44 @@ export const open = (
     }
     const fs = yield* FileSystem.FileSystem
     const resumed = target.resumed
-    if (resumed === undefined) {
-      // Written whole or not at all (a kill may come at any time), before the first row.
-      yield* fs.writeFileString(`${target.meta}.tmp`, describe(description)).pipe(
-        Effect.andThen(fs.rename(`${target.meta}.tmp`, target.meta)),
-        Effect.mapError((error) => Output.outputError(target.meta, error))
-      )
-    } else if (resumed.bytes > 0) {
-      yield* fs.truncate(target.partial, resumed.bytes).pipe(
-        Effect.mapError((error) => Output.outputError(target.partial, error))
-      )
+    const permissions = target.mode ?? PRIVATE
+    if (resumed !== undefined && resumed.bytes > 0) {
+      // Cut back to its whole records (checked again through what was opened: the name may have changed since).
+      const file = yield* Output.openFile(target.partial, { _tag: "Append", length: resumed.bytes, permissions })
+      if (header !== undefined && !resumed.header) yield* file.write(header)
+      return file
     }
-    const appending = resumed !== undefined && resumed.bytes > 0
-    const file = yield* Output.openFile(target.partial, appending ? "a" : "w")
-    if (header !== undefined && !(appending && resumed.header)) yield* file.write(header)
+    const tmp = `${target.meta}.tmp`
+    // The old rows first: a description of this export never sits beside another export's rows.
+    yield* remove(target.partial)
+    // Written whole or not at all (a kill may come at any time), before the first row.
+    yield* remove(tmp)
+    yield* fs.writeFileString(tmp, describe(description), { flag: "wx", mode: PRIVATE }).pipe(
+      Effect.andThen(fs.rename(tmp, target.meta)),
+      Effect.mapError((error) => Output.outputError(target.meta, error))
+    )
+    const file = yield* Output.openFile(target.partial, { _tag: "New", permissions })
+    if (header !== undefined) yield* file.write(header)
     return file
   })
 
-/** The finished partial file becomes FILE (with FILE's permissions, if it existed); its description goes. */
+/** A partial export's files: readable and writable by the user alone, until the finished file gets FILE's. */
+const PRIVATE = 0o600
+
+// A name removed (a symbolic link itself, not what it points to), if there is one.
+const remove = (path: string) =>
+  Effect.flatMap(
+    Effect.service(FileSystem.FileSystem),
+    (fs) => fs.remove(path, { force: true }).pipe(Effect.mapError((error) => Output.outputError(path, error)))
+  )
+
+/**
+ * The finished partial file (closed: it then has FILE's permissions if FILE was a regular file, 0600 otherwise)
+ * becomes FILE; its description goes. A symbolic link at FILE is replaced, not what it points to.
+ */
 export const commit = (target: Extract<Target, { readonly _tag: "File" }>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    if (target.mode !== undefined) yield* Effect.ignore(fs.chmod(target.partial, target.mode))
     yield* fs.rename(target.partial, target.path).pipe(
       Effect.mapError((error) => Output.outputError(target.path, error))
     )
