@@ -323,7 +323,13 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
   const proxy = undiciMissing && proxies !== undefined && !(proxies instanceof SpotError.SpotError)
     ? Proxies.forUrl(proxies, options.baseUrl)
     : undefined
-  const client = SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") })
+  // The proxy's user name and password are secrets of the client's messages, as the credentials are.
+  const secrets = proxies === undefined || proxies instanceof SpotError.SpotError ? [] : Proxies.secrets(proxies)
+  const client = SpotClient.layer({
+    ...options,
+    timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client"),
+    secrets: [...(options.secrets ?? []), ...secrets]
+  })
     .pipe(
       Layer.provide([
         layerHttpClient(options),

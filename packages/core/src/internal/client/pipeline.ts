@@ -54,6 +54,8 @@ import * as Telemetry from "./telemetry.ts"
 export interface Options {
   readonly baseUrl: string
   readonly credentials: Signer.Credentials
+  /** Further texts removed from every text quoted, as the credentials are (`SpotClient.Options.secrets`). */
+  readonly secrets: ReadonlyArray<string>
   readonly locale: string
   readonly timeout: Duration.Duration
   /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
@@ -505,7 +507,8 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
   const platform = yield* HttpClient.HttpClient
-  const refusing = yield* Redirects.refuse(platform, options.credentials)
+  const scrubber = Errors.Scrubber.of(options.credentials, options.secrets)
+  const refusing = yield* Redirects.refuse(platform, scrubber)
   // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts). Without hooks, the
   // platform's client is called here and its answer checked as the refusing client would, in one step with the read.
   const transformed = options.transformClient === undefined ? undefined : options.transformClient(refusing.http)
@@ -516,7 +519,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     refused: refusing.refused,
     initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
-    scrubber: Errors.Scrubber.of(options.credentials),
+    scrubber,
     redactedNames: yield* Effect.map(
       Effect.service(Headers.CurrentRedactedNames),
       (names) => [...names, ...Venue.credentialHeaders]
