@@ -24,7 +24,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
 import { Config, Duration, Effect, Layer, Redacted, References, Result } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
@@ -141,6 +141,29 @@ const proxiesOf = (options: HttpOptions): Proxies.Resolved | undefined | SpotErr
   return proxies !== undefined && "invalid" in proxies ? refused("proxy", proxies.invalid) : proxies
 }
 
+// Node's own client throws from `http.request` for a header it will not write (a line break or a character beyond
+// Latin-1 in a value, a name that is not a token), which platform-node's client leaves a defect of the exchange.
+// Nothing was written: it becomes the exchange's TransportError, whose code core reads as "not sent".
+const HEADER_REFUSALS: ReadonlySet<string> = new Set([
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE"
+])
+
+const headerRefusalsTyped = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(
+    client,
+    (effect, request) =>
+      Effect.catchDefect(effect, (defect) =>
+        defect instanceof TypeError && "code" in defect && HEADER_REFUSALS.has(String(defect.code))
+          ? Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, cause: defect })
+            })
+          )
+          : Effect.die(defect))
+  )
+
 // Bun's `undici` module is a stand-in without the pool the undici transports dispatch through (every request failed
 // with a bare TransportError), so under Bun they give way to Bun's own fetch.
 const undiciMissing = typeof process.versions.bun === "string"
@@ -175,11 +198,13 @@ export const layerHttpClient = (
       const error = refused("proxy", "the node:http transport cannot use a proxy; use the undici transport")
       return Layer.effect(HttpClient.HttpClient, Effect.fail(error))
     }
-    return NodeHttpClient.layerNodeHttpOptions({
-      keepAlive: true,
-      ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
-      timeout
-    })
+    return Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, headerRefusalsTyped)).pipe(
+      Layer.provide(NodeHttpClient.layerNodeHttpOptions({
+        keepAlive: true,
+        ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
+        timeout
+      }))
+    )
   }
   const pool = {
     ...(options.connections === undefined ? {} : { connections: options.connections }),
