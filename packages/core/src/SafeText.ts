@@ -113,15 +113,16 @@ export class Scrubber {
   }
 
   /**
-   * A scrubber of the three credentials.
+   * A scrubber of the three credentials, and of any further `secrets` (a proxy's password, say).
    *
    * @since 0.1.0
    */
-  static of(credentials: Signer.Credentials): Scrubber {
+  static of(credentials: Signer.Credentials, secrets: ReadonlyArray<string> = []): Scrubber {
     return new Scrubber([
       Redacted.value(credentials.apiKey),
       Redacted.value(credentials.passphrase),
-      Redacted.value(credentials.secretKey)
+      Redacted.value(credentials.secretKey),
+      ...secrets
     ])
   }
 

@@ -177,6 +177,14 @@ export interface Options {
    * not a listener is given (`Telemetry`).
    */
   readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
+  /**
+   * Further secrets that the client's errors never show: removed from every text of the network they quote (an
+   * answer's body, a transport's message), in every form the credentials are (`SafeText.Scrubber`). For what the
+   * requests carry besides the credentials, e.g. a proxy's password or a token a `transformClient` adds.
+   * `NodeSpotClient.layer` adds its proxy's user name, password and `Proxy-Authorization` itself.
+   * @default none
+   */
+  readonly secrets?: ReadonlyArray<string | Redacted.Redacted<string>> | undefined
 }
 
 /**
@@ -581,6 +589,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     reporter,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     credentials: options.credentials,
+    secrets: (options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret),
     locale: options.locale ?? "en-US",
     timeout,
     timeoutBy: options.timeoutBy ?? "client",

@@ -49,6 +49,28 @@ export const credentialHeaders: ReadonlyArray<string> = [headers.key, headers.si
   name.toLowerCase()
 )
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/**
+ * What keeps a text from being the value of a request header (the API key, the passphrase, the locale), in words that
+ * quote nothing of it (it may be a secret), or `undefined` when it can be one: a line break or another control
+ * character (which an HTTP client refuses, or which would start a header of its own), a character other than
+ * printable ASCII, or a space at either end (trimmed on the way, which would change what was signed). The client
+ * refuses such an option with a `ValidationError` before sending; the `spotkit` CLI, such a variable.
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const headerValueProblem = (value: string): string | undefined => {
+  if (/\r\n?$/.test(value)) return "ends with a carriage return (a file with Windows line endings?)"
+  if (/[\r\n]/.test(value)) return "has a line break (CR or LF)"
+  if (CONTROL.test(value)) return "has a control character"
+  if (/[^\u0020-\u007e]/.test(value)) return "has a character other than printable ASCII, which a header cannot carry"
+  if (value.trim() !== value) return "starts or ends with a space"
+  return undefined
+}
+
 /**
  * The text that is signed (docs/venue/signing.md#signing): `timestamp + METHOD + requestPath + body`, where
  * `requestPath` carries the `?query` of a GET and `body` is the exact text sent.

@@ -5,10 +5,10 @@
  * re-sign after 40008, the offset learned from answers, never from an implausible server time).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Fiber, Layer } from "effect"
+import { Cause, Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
 import { TestClock } from "effect/testing"
-import { SpotClient } from "../src/index.ts"
+import { SpotClient, Venue } from "../src/index.ts"
 import {
   attempt,
   type Call,
@@ -452,5 +452,89 @@ describe("the server-time sync before the first signed request", () => {
         assert.strictEqual(infoOf(venue).length, 0)
       })
     )
+  })
+})
+
+// Found in review: the client sent a locale, an API key or a passphrase that no header can carry; Node's client threw
+// (a defect), undici refused it (a retryable TransportError, and a placed order ended as "may have been applied").
+describe("options that no header can carry", () => {
+  const secret = "SECRET-4f2a"
+  const credentialsWith = (field: "apiKey" | "passphrase", value: string): SpotClient.Options["credentials"] => ({
+    ...clientOptions.credentials,
+    [field]: Redacted.make(value)
+  })
+
+  it.effect.each(
+    [
+      { field: "locale", options: { locale: "en-US\r\nX-Evil: 1" }, description: "has a line break (CR or LF)" },
+      {
+        field: "credentials.apiKey",
+        options: { credentials: credentialsWith("apiKey", `${secret}\r\nX-Evil: 1`) },
+        description: "has a line break (CR or LF)"
+      },
+      {
+        field: "credentials.passphrase",
+        options: { credentials: credentialsWith("passphrase", `${secret}-p\u00e4ss`) },
+        description: "other than printable ASCII"
+      },
+      {
+        field: "credentials.passphrase",
+        options: { credentials: credentialsWith("passphrase", `${secret} `) },
+        description: "starts or ends with a space"
+      }
+    ] as const
+  )("$field: every call that would send it fails with a ValidationError, nothing sent", ({
+    field,
+    options,
+    description
+  }) => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const refused: ReadonlyArray<Call> = [calls.placeOrder, calls.fundingBillsPage, calls.internalTransfer]
+        for (const call of refused) {
+          const error = yield* Effect.flip(call(client))
+          const reason = reasonOf(error, "ValidationError")
+          assert.strictEqual(reason.field, field)
+          assert.include(reason.description, description)
+          assert.isFalse(error.isRetryable)
+          for (const text of [error.message, String(error), JSON.stringify(error)]) assert.notInclude(text, secret)
+        }
+        assert.strictEqual(venue.requests.length, 0, "no signed request reached the venue")
+        // The client's own ask of the server's time is public: it carries the locale, not the credentials.
+        assert.strictEqual(venue.publicRequests.length, field === "locale" ? 0 : 1)
+      }), { ...options, retry: { times: 2, baseDelay: 0 } })
+  })
+
+  it.effect("a bad locale fails public calls too; a bad API key leaves them alone (they do not carry it)", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const refused = yield* withClient(venue, (client) => Effect.flip(client.serverTime()), { locale: "en\nUS" })
+      assert.strictEqual(reasonOf(refused, "ValidationError").field, "locale")
+      assert.strictEqual(venue.publicRequests.length, 0)
+      const time = yield* withClient(
+        venue,
+        (client) => client.serverTime(),
+        { credentials: credentialsWith("apiKey", "key\r\n") }
+      )
+      assert.isNumber(time)
+      assert.strictEqual(venue.publicRequests.length, 1)
+    })
+  })
+
+  it("Venue.headerValueProblem: printable ASCII without a space at either end, the problem said without the value", () => {
+    assert.isUndefined(Venue.headerValueProblem("en-US"))
+    assert.isUndefined(Venue.headerValueProblem("a key with inner spaces"))
+    assert.isUndefined(Venue.headerValueProblem(""))
+    assert.strictEqual(
+      Venue.headerValueProblem("key\r\n"),
+      "ends with a carriage return (a file with Windows line endings?)"
+    )
+    assert.strictEqual(Venue.headerValueProblem("a\nb"), "has a line break (CR or LF)")
+    assert.strictEqual(Venue.headerValueProblem("a\u0000b"), "has a control character")
+    assert.strictEqual(Venue.headerValueProblem("a\u0085b"), "has a control character")
+    assert.include(Venue.headerValueProblem("p\u00e4ss") ?? "", "other than printable ASCII")
+    assert.include(Venue.headerValueProblem("\u4e2d") ?? "", "other than printable ASCII")
+    assert.strictEqual(Venue.headerValueProblem(" key"), "starts or ends with a space")
   })
 })

@@ -13,6 +13,7 @@ import {
   answer,
   clientOptions,
   FakeVenue,
+  isPublicPath,
   limitOrderAt,
   NOW,
   OPEN_ORDERS,
@@ -160,6 +161,42 @@ const overRefused = <A, E>(venue: FakeVenue, times: number, f: (client: SpotClie
       )
     )
   )
+
+// Found in review: undici refused a header (UND_ERR_INVALID_ARG) before sending, and a placed order ended as "may have
+// been applied". A request the HTTP client refused as given never left, as one whose connection was refused.
+const refusedAsGiven = (code: string, attempts: Array<string>): HttpClient.HttpClient =>
+  HttpClient.make((request, url) => {
+    attempts.push(url.pathname)
+    const cause = Object.assign(new TypeError("invalid x-extra header"), { code })
+    return Effect.fail(
+      new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+    )
+  })
+
+describe("a request the HTTP client refused before sending", () => {
+  it.effect.each(["UND_ERR_INVALID_ARG", "ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN"])(
+    "%s: the order is not reported as possibly placed, nor looked up",
+    (code) => {
+      const attempts: Array<string> = []
+      return Effect.gen(function*() {
+        yield* TestClock.setTime(NOW)
+        const client = yield* SpotClient.SpotClient
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("refused-arg-1")))
+        const reason = reasonOf(error, "TransportError")
+        assert.isTrue(reason.notSent)
+        assert.include(error.message, code)
+        // Its two attempts (one retry), and no look-up of the order, which cannot exist.
+        assert.deepStrictEqual(attempts.filter((path) => !isPublicPath(path)), [ORDERS, ORDERS])
+      }).pipe(
+        Effect.provide(
+          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { times: 1, baseDelay: 0 } }).pipe(
+            Layer.provide(Layer.succeed(HttpClient.HttpClient, refusedAsGiven(code, attempts)))
+          )
+        )
+      )
+    }
+  )
+})
 
 describe("a connection that could not be made", () => {
   it.effect("a transfer is retried after refused connections, and applied once", () => {

@@ -22,9 +22,9 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
-import { RateLimitStore, SpotClient, SpotError } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Redacted, References } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
+import { Config, Duration, Effect, Layer, Redacted, References, Result } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
@@ -98,7 +98,10 @@ export interface ProxyOptions {
  * @category options
  */
 export interface RedisOptions {
-  /** e.g. `"redis://127.0.0.1:6379"` or `"redis://:password@host:6379/0"`; messages name it without the password. */
+  /**
+   * e.g. `"redis://127.0.0.1:6379"` or `"redis://:password@host:6379/0"` (`rediss:` for TLS); messages name it by its
+   * scheme, host, port and database only (`safeRedisUrl`). Any other URL fails the layer with a `RateLimitStoreError`.
+   */
   readonly url: string | Redacted.Redacted<string>
   /**
    * When Redis is lost mid-run: `"memory"` goes on against this process's own budget (one warning logged, Redis
@@ -138,6 +141,29 @@ const proxiesOf = (options: HttpOptions): Proxies.Resolved | undefined | SpotErr
   return proxies !== undefined && "invalid" in proxies ? refused("proxy", proxies.invalid) : proxies
 }
 
+// Node's own client throws from `http.request` for a header it will not write (a line break or a character beyond
+// Latin-1 in a value, a name that is not a token), which platform-node's client leaves a defect of the exchange.
+// Nothing was written: it becomes the exchange's TransportError, whose code core reads as "not sent".
+const HEADER_REFUSALS: ReadonlySet<string> = new Set([
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE"
+])
+
+const headerRefusalsTyped = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(
+    client,
+    (effect, request) =>
+      Effect.catchDefect(effect, (defect) =>
+        defect instanceof TypeError && "code" in defect && HEADER_REFUSALS.has(String(defect.code))
+          ? Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, cause: defect })
+            })
+          )
+          : Effect.die(defect))
+  )
+
 // Bun's `undici` module is a stand-in without the pool the undici transports dispatch through (every request failed
 // with a bare TransportError), so under Bun they give way to Bun's own fetch.
 const undiciMissing = typeof process.versions.bun === "string"
@@ -172,11 +198,13 @@ export const layerHttpClient = (
       const error = refused("proxy", "the node:http transport cannot use a proxy; use the undici transport")
       return Layer.effect(HttpClient.HttpClient, Effect.fail(error))
     }
-    return NodeHttpClient.layerNodeHttpOptions({
-      keepAlive: true,
-      ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
-      timeout
-    })
+    return Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, headerRefusalsTyped)).pipe(
+      Layer.provide(NodeHttpClient.layerNodeHttpOptions({
+        keepAlive: true,
+        ...(options.connections === undefined ? {} : { maxSockets: options.connections }),
+        timeout
+      }))
+    )
   }
   const pool = {
     ...(options.connections === undefined ? {} : { connections: options.connections }),
@@ -200,7 +228,8 @@ export const layerHttpClient = (
 }
 
 /**
- * A Redis URL as messages may show it: without its password.
+ * A Redis URL as messages may show it: its scheme, host, port and database number only, without a user name, a
+ * password, a query or a fragment (`redis://127.0.0.1:6379/0`).
  *
  * @since 0.1.0
  * @category layers
@@ -208,8 +237,42 @@ export const layerHttpClient = (
 export const safeRedisUrl = (url: string): string => {
   const parsed = URL.parse(url)
   if (parsed === null) return "an invalid Redis URL"
-  parsed.password = ""
-  return parsed.href
+  // A URL without `//` has no host: what follows the scheme is a path, which may hold anything.
+  if (parsed.host === "") return `a ${parsed.protocol} URL without a host`
+  return `${parsed.protocol}//${parsed.host}${/^\/\d+$/.test(parsed.pathname) ? parsed.pathname : ""}`
+}
+
+// A user name or password that node-redis cannot decode (a `%` not followed by two hex digits, or bytes that are not
+// UTF-8): it would throw (`decodeURIComponent`) while the client is created.
+const decodable = (text: string): boolean => Result.isSuccess(Result.try(() => decodeURIComponent(text)))
+
+// What keeps a URL from being one node-redis connects to, in words that quote nothing of it, or undefined. node-redis
+// throws for these while the client is created (Node's `ERR_INVALID_URL` carries the whole URL, password included).
+const redisUrlProblem = (url: string): string | undefined => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return "not a URL; expected redis://host:port"
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") return "the scheme is not redis: or rediss:"
+  if (parsed.hostname === "") return "the URL names no host; expected redis://host:port"
+  if (!/^(?:\/\d*)?$/.test(parsed.pathname)) return "the URL has a path other than a database number (/0)"
+  if (!decodable(parsed.username) || !decodable(parsed.password)) {
+    return "the URL's user name or password is not valid percent-encoding"
+  }
+  return undefined
+}
+
+// The secrets of a Redis URL, removed from the texts of node-redis's failures: its user name and password (also as
+// node-redis decodes them) and the values of its query.
+const redisSecrets = (url: string): ReadonlyArray<string> => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return [url]
+  const decoded = (text: string) => Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
+  return [
+    parsed.username,
+    parsed.password,
+    decoded(parsed.username),
+    decoded(parsed.password),
+    ...parsed.searchParams.values()
+  ]
 }
 
 // node-redis is loaded when a Redis store is built, not with this module: with its own modules it was most of what the
@@ -218,9 +281,11 @@ export const safeRedisUrl = (url: string): string => {
 const loadNodeRedis: Effect.Effect<typeof NodeRedis> = Effect.promise(() => import("@effect/platform-node/NodeRedis"))
 
 /**
- * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A Redis that cannot
- * be reached then fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL without its password.
- * node-redis itself is imported when the layer is built, too: a program that never builds this layer never loads it.
+ * The rate-limit store in Redis (`RateLimitStore.layerRedis`), connected when the layer is built. A URL that is not a
+ * `redis:` or `rediss:` URL with a host (and at most a database number as its path), or a Redis that cannot be reached
+ * then, fails the layer with a `SpotError` whose `RateLimitStoreError` names the URL by its scheme, host, port and
+ * database only (`safeRedisUrl`): never its user name, password or query. node-redis itself is imported when the
+ * layer is built, too: a program that never builds this layer never loads it.
  *
  * @since 0.1.0
  * @category layers
@@ -231,11 +296,14 @@ export const layerRedisStore = (
   const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
   const name = safeRedisUrl(url)
   const timeout = millis(options.timeout, "2 seconds")
+  const scrubber = new SafeText.Scrubber(redisSecrets(url))
   const failed = (description: string) =>
     new SpotError.SpotError({
       operation: "NodeSpotClient.layer",
-      reason: new SpotError.RateLimitStoreError({ store: name, description })
+      reason: new SpotError.RateLimitStoreError({ store: name, description: scrubber.scrub(description) })
     })
+  const problem = redisUrlProblem(url)
+  if (problem !== undefined) return Layer.effect(RateLimitStore.RateLimitStore, Effect.fail(failed(problem)))
   return Layer.effect(
     RateLimitStore.RateLimitStore,
     Effect.gen(function*() {
@@ -280,7 +348,13 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
   const proxy = undiciMissing && proxies !== undefined && !(proxies instanceof SpotError.SpotError)
     ? Proxies.forUrl(proxies, options.baseUrl)
     : undefined
-  const client = SpotClient.layer({ ...options, timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client") })
+  // The proxy's user name and password are secrets of the client's messages, as the credentials are.
+  const secrets = proxies === undefined || proxies instanceof SpotError.SpotError ? [] : Proxies.secrets(proxies)
+  const client = SpotClient.layer({
+    ...options,
+    timeoutBy: options.timeoutBy ?? (bounding ? "transport" : "client"),
+    secrets: [...(options.secrets ?? []), ...secrets]
+  })
     .pipe(
       Layer.provide([
         layerHttpClient(options),

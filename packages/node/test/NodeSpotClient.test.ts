@@ -2,14 +2,16 @@
  * `NodeSpotClient` against the sandbox on a loopback port (real HTTP through undici, node:crypto signatures): the
  * client from `layer` places an order, streams open orders and reads a bills page; `layerConfig` reads the
  * environment (here a `ConfigProvider` from a record), names a missing variable without printing a secret, and reads
- * `SPOTKIT_RATE_LIMIT`.
+ * `SPOTKIT_RATE_LIMIT`; over every transport, a header that cannot be sent fails the call before sending, typed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { SpotClient, type SpotError } from "@spotkit/core"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { Config, ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { NodeSpotClient } from "../src/index.ts"
 import { sandboxLayer } from "./support/cli.ts"
+import { hostileVenue } from "./support/hostile.ts"
 
 const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 5, bills: 230 })
 
@@ -177,4 +179,72 @@ describe("SPOTKIT_RATE_LIMIT", () => {
         assert.isTrue(statuses.includes(429), `statuses: ${statuses.join(",")}`)
       }))
   })
+})
+
+// Found in review: a locale with a line break was a defect over node:http ("Invalid character in header content"), a
+// retryable TransportError over undici, and a placed order then ended as "may have been applied" though nothing was
+// sent. The client now refuses such an option itself; a header added by `transformClient` that the transport refuses
+// is a TransportError that says it was not sent, over every transport.
+describe("headers no transport can send", () => {
+  const order = {
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    force: "normal",
+    price: "1",
+    quantity: "1",
+    clientOrderId: "header-1"
+  } as const
+  const credentials = {
+    apiKey: Redacted.make(TestExchange.demoKeys.alice.apiKey),
+    secretKey: Redacted.make(TestExchange.demoKeys.alice.secretKey),
+    passphrase: Redacted.make(TestExchange.demoKeys.alice.passphrase)
+  }
+
+  const placeOver = (baseUrl: string, options: Partial<NodeSpotClient.Options>) =>
+    Effect.exit(
+      Effect.flatMap(Effect.service(SpotClient.SpotClient), (client) => client.placeOrder(order)).pipe(
+        Effect.provide(NodeSpotClient.layer({
+          baseUrl,
+          credentials,
+          rateLimit: false,
+          retry: { times: 1, baseDelay: "1 millis" },
+          syncServerTime: false,
+          checkSymbolRules: false,
+          ...options
+        }))
+      )
+    )
+
+  const failureOf = (exit: Exit.Exit<unknown, SpotError.SpotError>): SpotError.SpotError => {
+    assert.isTrue(Exit.isFailure(exit) && !Cause.hasDies(exit.cause), `a failure, not a defect: ${String(exit)}`)
+    return Cause.squash((exit as Exit.Failure<unknown, SpotError.SpotError>).cause) as SpotError.SpotError
+  }
+
+  for (const transport of ["undici", "effect-undici", "node:http"] as const) {
+    it.live(`${transport}: a locale with a line break is a ValidationError; nothing is sent`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const venue = yield* hostileVenue((_request, _body, response) => response.end("{}"))
+        const error = failureOf(yield* placeOver(venue.baseUrl, { transport, locale: "en-US\r\nX-Evil: 1" }))
+        assert.strictEqual(error.reason._tag, "ValidationError", error.message)
+        assert.include(error.message, "invalid locale: has a line break")
+        assert.deepStrictEqual(venue.paths, [])
+      })))
+
+    for (const [what, name, value] of [["value", "x-extra", "a\r\nb"], ["name", "bad name", "x"]] as const) {
+      it.live(`${transport}: a hook's header with a bad ${what} is a TransportError, not sent, not a possible order`, () =>
+        Effect.scoped(Effect.gen(function*() {
+          const venue = yield* hostileVenue((_request, _body, response) => response.end("{}"))
+          const error = failureOf(
+            yield* placeOver(venue.baseUrl, {
+              transport,
+              transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader(name, value))
+            })
+          )
+          assert.strictEqual(error.reason._tag, "TransportError", error.message)
+          assert.isTrue((error.reason as SpotError.TransportError).notSent, error.message)
+          assert.deepStrictEqual(venue.paths, [])
+        })))
+    }
+  }
 })

@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
 import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger } from "effect"
+import { inspect } from "node:util"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
 import { redisServer } from "./support/redisServer.ts"
@@ -347,4 +348,64 @@ describe("long waits through Redis: bounded, scoped to the venue and the budget,
       })),
     30_000
   )
+})
+
+describe("Redis URLs", () => {
+  const secret = "supersecretpw"
+
+  // Every way the failure of a layer may be shown: its pretty cause, the error inspected (with its causes), as JSON.
+  const shown = (exit: Exit.Exit<unknown, unknown>): string =>
+    Exit.isFailure(exit)
+      ? [
+        Cause.pretty(exit.cause),
+        inspect(Cause.squash(exit.cause), { depth: 10 }),
+        JSON.stringify(Cause.squash(exit.cause))
+      ]
+        .join("\n")
+      : "succeeded"
+
+  it.live("a malformed URL, another scheme, no host, a path: a RateLimitStoreError naming no secret, never a defect", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [string, string, string]> = [
+        [`redis://user:${secret}@[::1`, "an invalid Redis URL", "not a URL"],
+        [`http://user:${secret}@127.0.0.1:1/x?password=${secret}`, "http://127.0.0.1:1", "scheme is not redis:"],
+        [`redis:user:${secret}@127.0.0.1`, "a redis: URL without a host", "names no host"],
+        [`redis://user:${secret}@127.0.0.1:1/${secret}`, "redis://127.0.0.1:1", "path other than a database"],
+        [`redis://user:%E0%A4%A${secret}@127.0.0.1:1`, "redis://127.0.0.1:1", "not valid percent-encoding"]
+      ]
+      for (const [url, store, description] of cases) {
+        const exit = yield* Effect.exit(Effect.scoped(Layer.build(NodeSpotClient.layerRedisStore({ url }))))
+        assert.isTrue(Exit.isFailure(exit) && !Cause.hasDies(exit.cause), url)
+        const error = reasonOf(exit as Exit.Exit<unknown, SpotError.SpotError>)!
+        assert.strictEqual(error.reason._tag, "RateLimitStoreError", url)
+        assert.strictEqual((error.reason as SpotError.RateLimitStoreError).store, store, url)
+        assert.include(error.message, description, url)
+        assert.notInclude(shown(exit), secret, url)
+        assert.notInclude(shown(exit), "user", url)
+      }
+    }))
+
+  it.live("a user name, password or query in a valid URL: the store is named without them", () =>
+    Effect.gen(function*() {
+      for (
+        const url of [
+          `redis://${secret}@127.0.0.1:1`,
+          `redis://user:${secret}@127.0.0.1:1/0`,
+          `rediss://127.0.0.1:1?password=${secret}#${secret}`
+        ]
+      ) {
+        const exit = yield* Effect.exit(
+          Effect.scoped(Layer.build(NodeSpotClient.layerRedisStore({ url, timeout: "1 second" })))
+        )
+        const error = reasonOf(exit as Exit.Exit<unknown, SpotError.SpotError>)!
+        assert.strictEqual(error.reason._tag, "RateLimitStoreError", url)
+        assert.include(error.message, "cannot connect", url)
+        assert.notInclude(shown(exit), secret, url)
+      }
+      assert.strictEqual(
+        NodeSpotClient.safeRedisUrl(`redis://user:${secret}@h:6379/2?password=${secret}`),
+        "redis://h:6379/2"
+      )
+      assert.strictEqual(NodeSpotClient.safeRedisUrl(`rediss://${secret}@[::1]:6380`), "rediss://[::1]:6380")
+    }))
 })

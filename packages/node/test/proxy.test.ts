@@ -3,15 +3,18 @@
  * sandbox: over both undici transports every request goes through the proxy (which prints each one; a dead proxy
  * fails every call), with Basic credentials from the URL, never through it for a `NO_PROXY` host; `layerConfig` and
  * the CLI read `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY`; `node:http` and an invalid URL are refused with a
- * `ValidationError` on `proxy`, naming no password.
+ * `ValidationError` on `proxy`, naming no password; a proxy that echoes the request's headers (its
+ * `Proxy-Authorization` among them) in its error page yields an error that shows none of the proxy's secrets.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, Venue } from "@spotkit/core"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, Effect, Exit, Layer, Redacted, Schedule } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Redacted, Schedule } from "effect"
+import { inspect } from "node:util"
 import { NodeSpotClient } from "../src/index.ts"
 import * as Proxies from "../src/internal/proxy.ts"
 import { aliceEnv, runInProcess, sandboxLayer } from "./support/cli.ts"
+import { echoOf, hostileVenue, leaksIn } from "./support/hostile.ts"
 import { proxyServer } from "./support/proxyServer.ts"
 
 const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 11, bills: 120 })
@@ -202,5 +205,82 @@ describe("proxy resolution", () => {
     assert.strictEqual(Proxies.forUrl(proxies, "https://api.example.com"), "http://s:1")
     assert.strictEqual(Proxies.forUrl(proxies, "http://api.example.com"), "http://h:1")
     assert.isUndefined(Proxies.forUrl(proxies, "https://internal"))
+  })
+})
+
+describe("the proxy's secrets", () => {
+  const user = "proxy-user-4e1d"
+  const password = "proxy-PASSWORD-77"
+  const basic = Buffer.from(`${user}:${password}`).toString("base64")
+
+  for (const transport of ["undici", "effect-undici"] as const) {
+    it.live(`${transport}: a proxy echoing its Proxy-Authorization in a 502 page: no proxy secret in the error`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const received: Array<string | undefined> = []
+        // A "proxy" that answers every request itself: its headers as JSON, and the user and password in every
+        // encoding a server may use.
+        const proxy = yield* hostileVenue((request, _body, response) => {
+          received.push(request.headers["proxy-authorization"])
+          response.writeHead(502, { "content-type": "text/plain" })
+          response.end(`bad gateway; you sent ${JSON.stringify(request.headers)} ${echoOf([user, password])}`)
+        })
+        const url = new URL(proxy.baseUrl)
+        url.username = user
+        url.password = password
+        const error = yield* Effect.flip(
+          Effect.flatMap(Effect.service(SpotClient.SpotClient), (client) => client.ticker("BTCUSDT_SPBL")).pipe(
+            Effect.provide(NodeSpotClient.layer({
+              // An http: venue: the request goes to the proxy as is, which answers it.
+              baseUrl: "http://venue.invalid",
+              credentials: {
+                apiKey: Redacted.make(TestExchange.demoKeys.alice.apiKey),
+                secretKey: Redacted.make(TestExchange.demoKeys.alice.secretKey),
+                passphrase: Redacted.make(TestExchange.demoKeys.alice.passphrase)
+              },
+              transport,
+              proxy: url.href,
+              rateLimit: false,
+              retry: false,
+              syncServerTime: false
+            }))
+          )
+        )
+        // The proxy was sent the credentials, and echoed them.
+        assert.deepStrictEqual(received, [`Basic ${basic}`])
+        assert.strictEqual(error.reason._tag, "HttpStatusError")
+        assert.include(error.message, "HTTP 502")
+        assert.include(error.message, "proxy-authorization")
+        const texts = {
+          message: error.message,
+          inspect: inspect(error, { depth: 10 }),
+          json: JSON.stringify(error),
+          pretty: Cause.pretty(Cause.fail(error))
+        }
+        for (const [source, text] of Object.entries(texts)) {
+          assert.deepStrictEqual(leaksIn(source, text, [user, password, basic, `${user}:${password}`]), [])
+        }
+      })))
+  }
+
+  it("Proxies.secrets: each proxy's user, password (decoded too), user:password and its Basic value", () => {
+    const resolved = Proxies.resolve({ https: "http://u%40x:p%2Fw@s:1", http: "http://plain-user@h:1" })
+    assert.isDefined(resolved)
+    assert.isFalse(resolved !== undefined && "invalid" in resolved)
+    const secrets = Proxies.secrets(resolved as Proxies.Resolved)
+    const base64 = (text: string) => Buffer.from(text).toString("base64")
+    for (
+      const expected of [
+        "u%40x",
+        "p%2Fw",
+        "u@x",
+        "p/w",
+        `Basic ${base64("u@x:p/w")}`,
+        "plain-user",
+        `Basic ${base64("plain-user:")}`
+      ]
+    ) {
+      assert.include(secrets, expected)
+    }
+    assert.deepStrictEqual(Proxies.secrets({ https: "http://s:1", http: undefined, noProxy: "" }), [])
   })
 })

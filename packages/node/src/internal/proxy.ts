@@ -5,7 +5,7 @@
 // Proxy-Authorization. Node's own client (`node:http`) has no proxy support in every Node version the package runs
 // on, so a proxy there is refused; under Bun, the proxy for the venue's origin goes to Bun's fetch.
 import type * as Undici from "@effect/platform-node/Undici"
-import { Effect, Redacted, type Scope } from "effect"
+import { Effect, Redacted, Result, type Scope } from "effect"
 
 /** The proxies as given: a URL for both schemes, or one per scheme and the hosts reached directly. */
 export type Input =
@@ -36,6 +36,28 @@ export const safeUrl = (url: string): string => {
   parsed.username = ""
   parsed.password = ""
   return parsed.href
+}
+
+// A URL's user name or password as undici decodes it (`decodeURIComponent`), or as written when it cannot be decoded.
+const decoded = (text: string): string => Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
+
+/**
+ * The secrets of the proxies, which no message may show: each proxy's user name and password (as written and
+ * decoded), `user:password`, and its Basic `Proxy-Authorization` value, which a proxy or a server that echoes the
+ * request's headers would quote.
+ */
+export const secrets = (proxies: Resolved): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  for (const url of [proxies.https, proxies.http]) {
+    const parsed = url === undefined ? null : URL.parse(url)
+    if (parsed === null || (parsed.username === "" && parsed.password === "")) continue
+    const user = decoded(parsed.username)
+    const password = decoded(parsed.password)
+    // undici sends `user:password`, or `user:` without a password.
+    const basic = Buffer.from(`${user}:${password}`).toString("base64")
+    found.push(parsed.username, parsed.password, user, password, `${user}:${password}`, basic, `Basic ${basic}`)
+  }
+  return found.filter((secret) => secret !== "")
 }
 
 /**

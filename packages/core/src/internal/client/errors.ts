@@ -6,15 +6,21 @@ import type { HttpClientError } from "effect/http"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 
-// System error codes raised before a request could leave the machine: no connection was made, so the venue cannot
-// have seen it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
+// System error codes raised before a request could leave the machine: no connection was made, or the HTTP client
+// refused the request as given (undici's invalid argument, Node's invalid header name or value, which `http.request`
+// throws before writing anything), so the venue cannot have seen it. Anything later (a reset, a timeout after
+// connecting) leaves the outcome unknown.
 const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT"
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_INVALID_ARG",
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE"
 ])
 
 /** The first system error code (`ECONNREFUSED`, ...) along an error's `cause` chain. */

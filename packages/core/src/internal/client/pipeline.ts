@@ -42,7 +42,7 @@ import * as Json from "../../Json.ts"
 import * as Market from "../../Market.ts"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as Signer from "../../Signer.ts"
-import type * as SpotError from "../../SpotError.ts"
+import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
@@ -54,6 +54,8 @@ import * as Telemetry from "./telemetry.ts"
 export interface Options {
   readonly baseUrl: string
   readonly credentials: Signer.Credentials
+  /** Further texts removed from every text quoted, as the credentials are (`SpotClient.Options.secrets`). */
+  readonly secrets: ReadonlyArray<string>
   readonly locale: string
   readonly timeout: Duration.Duration
   /** Who bounds an exchange by `timeout`: the pipeline, on the Clock, or the transport itself. */
@@ -149,6 +151,8 @@ interface Context {
   readonly redactedNames: ReadonlyArray<string | RegExp>
   /** The parts of each endpoint's request that never change, by endpoint name. */
   readonly bases: ReadonlyMap<string, Base>
+  /** Why a public (`public`) or signed (`signed`) request cannot be sent: an option no header can carry. */
+  readonly refusals: Refusals
   readonly clock: ServerClock
   /** Asks the server's time once before the first signed request (replaced by a no-op once done). */
   sync: Effect.Effect<void>
@@ -175,6 +179,28 @@ const basesOf = (options: Options): ReadonlyMap<string, Base> => {
     bases.set(endpoint.name, { url: options.baseUrl + endpoint.path, headers })
   }
   return bases
+}
+
+// The options that go into headers, checked once: a value no header can carry (a line break, a character other than
+// printable ASCII) fails every request that would carry it with a ValidationError, before anything is sent, rather
+// than as the transport's refusal (a defect on node:http, a TransportError on undici) or half a header.
+interface Refusals {
+  readonly public: SpotError.ValidationError | undefined
+  readonly signed: SpotError.ValidationError | undefined
+}
+
+const refusalsOf = (options: Options): Refusals => {
+  const refusal = (field: string, value: string) => {
+    const problem = Venue.headerValueProblem(value)
+    return problem === undefined ? undefined : new SpotError.ValidationError({ field, description: problem })
+  }
+  const locale = refusal("locale", options.locale)
+  return {
+    public: locale,
+    signed: locale ??
+      refusal("credentials.apiKey", Redacted.value(options.credentials.apiKey)) ??
+      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase))
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -476,6 +502,8 @@ export const execute = (
   context: Context,
   outgoing: Outgoing
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
+  const refusal = outgoing.endpoint.permission === undefined ? context.refusals.public : context.refusals.signed
+  if (refusal !== undefined) return Effect.fail(refusal)
   const run = sent(context, outgoing)
   // Once the server's time was asked (or never is), a signed request has nothing to wait for. An attempt built before
   // that still waits for the ask through `context.sync`, then a no-op.
@@ -505,7 +533,8 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
 export const make = Effect.fnUntraced(function*(options: Options) {
   const signer = yield* Signer.Signer
   const platform = yield* HttpClient.HttpClient
-  const refusing = yield* Redirects.refuse(platform, options.credentials)
+  const scrubber = Errors.Scrubber.of(options.credentials, options.secrets)
+  const refusing = yield* Redirects.refuse(platform, scrubber)
   // The caller's hooks over the platform's client, which never follows a redirect (redirects.ts). Without hooks, the
   // platform's client is called here and its answer checked as the refusing client would, in one step with the read.
   const transformed = options.transformClient === undefined ? undefined : options.transformClient(refusing.http)
@@ -516,12 +545,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     refused: refusing.refused,
     initFor: refusing.initFor,
     sign: yield* signer.prepare(options.credentials.secretKey),
-    scrubber: Errors.Scrubber.of(options.credentials),
+    scrubber,
     redactedNames: yield* Effect.map(
       Effect.service(Headers.CurrentRedactedNames),
       (names) => [...names, ...Venue.credentialHeaders]
     ),
     bases: basesOf(options),
+    refusals: refusalsOf(options),
     clock: new ServerClock(),
     sync: Effect.void
   }

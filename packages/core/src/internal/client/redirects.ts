@@ -8,8 +8,7 @@
 import { Context, Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError, type HttpClientResponse } from "effect/http"
 import { read } from "../../BufferedResponse.ts"
-import { Scrubber } from "../../SafeText.ts"
-import type * as Signer from "../../Signer.ts"
+import type { Scrubber } from "../../SafeText.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 
@@ -60,9 +59,8 @@ export interface Refusing {
  * fails with an `HttpClientError` caused by a `RedirectError` (errors.ts reads it as the reason). The
  * `FetchHttpClient.RequestInit` of the context the client is built in is kept beneath the caller's.
  */
-export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, credentials: Signer.Credentials) {
+export const refuse = Effect.fnUntraced(function*(http: HttpClient.HttpClient, scrubber: Scrubber) {
   const init = Context.getOrUndefined(yield* Effect.context<never>(), FetchHttpClient.RequestInit)
-  const scrubber = Scrubber.of(credentials)
   const manual: RequestInit = { ...init, redirect: "manual" }
   // The inits made here: one in context is already what this client would make of it.
   const made = new WeakSet<RequestInit>()

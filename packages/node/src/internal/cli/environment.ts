@@ -3,7 +3,7 @@
 // said at once, in one line naming the variable and what is wrong (never its value: three of them are secrets), so
 // that a key with a line break or a malformed URL is a usage error (exit code 2), not a failure deep in an HTTP header
 // or a Redis client.
-import type { SpotClient } from "@spotkit/core"
+import { type SpotClient, Venue } from "@spotkit/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
 
@@ -46,17 +46,6 @@ type Variable = typeof VARIABLES[number] | typeof PROXY_VARIABLES[number][number
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const LINE_BREAK = /[\r\n]/
 
-// A text that goes into an HTTP header must be printable ASCII (Node refuses a line break with a TypeError, and a
-// space at either end would be trimmed on the way, breaking the signature).
-const headerProblem = (value: string): string | undefined => {
-  const secretProblem = textProblem(value)
-  if (secretProblem !== undefined) return secretProblem
-
-  if (/[^\u0020-\u007e]/.test(value)) return "has a character other than printable ASCII, which a header cannot carry"
-  if (value.trim() !== value) return "starts or ends with a space"
-  return undefined
-}
-
 const textProblem = (value: string): string | undefined => {
   if (/\r\n?$/.test(value)) return "ends with a carriage return (a file with Windows line endings?)"
   if (LINE_BREAK.test(value)) return "has a line break (CR or LF)"
@@ -86,7 +75,8 @@ export const problemOf = (variable: Variable, value: string): string | undefined
     }
     case "SPOTKIT_API_KEY":
     case "SPOTKIT_PASSPHRASE":
-      return headerProblem(value)
+      // A text that goes into an HTTP header must be printable ASCII, as the client itself checks.
+      return Venue.headerValueProblem(value)
     case "SPOTKIT_SECRET_KEY":
       return textProblem(value)
     case "SPOTKIT_LOCALE":
