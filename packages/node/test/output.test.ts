@@ -99,7 +99,10 @@ describe("Output.layerLogger", () => {
       })
       yield* Effect.gen(function*() {
         yield* Effect.logWarning(`the venue said: pass=${passphrase} \u001b[2J\nFAKE LINE`, { echoed: passphrase })
-        yield* Effect.logError("a failure", Cause.fail(new Error(`line one\nline two ${encodeURIComponent(passphrase)}`)))
+        yield* Effect.logError(
+          "a failure",
+          Cause.fail(new Error(`line one\nline two ${encodeURIComponent(passphrase)}`))
+        )
       }).pipe(Effect.provide(Output.layerLogger.pipe(Layer.provide(Layer.succeed(Output.Output, output)))))
       const lines = err.chunks
       assert.strictEqual(lines.length, 2)

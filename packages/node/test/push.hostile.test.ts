@@ -56,18 +56,22 @@ const reasons = (events: ReadonlyArray<SpotPush.Event>) =>
   events.flatMap((event) => event._tag === "Disconnected" ? [event.reason] : [])
 
 describe("NodeSpotPush against a hostile venue", () => {
-  it.live("a message over maxFrameBytes: the connection is closed (1009) and dialled again; nothing delivered", () =>
-    Effect.gen(function*() {
-      const server = yield* hostilePushServer(acknowledging((connection) => connection.ws.send(bigTicker(2 << 20))))
-      const { events, push } = yield* pushWith(server.url)
-      const tickers: Array<unknown> = []
-      yield* Effect.forkScoped(Stream.runForEach(push.watchTicker(SYMBOL), (t) => Effect.sync(() => tickers.push(t))))
-      assert.isTrue(yield* until(() => server.connections.length >= 3, 10_000))
-      const [lost] = reasons(events)
-      assert.include(lost ?? "", "the venue sent a message larger than maxFrameBytes (1048576 bytes)")
-      assert.strictEqual(server.connections[0]!.closeCode, 1009)
-      assert.deepStrictEqual(tickers, [])
-    }).pipe(Effect.scoped), { timeout: 20_000 })
+  it.live(
+    "a message over maxFrameBytes: the connection is closed (1009) and dialled again; nothing delivered",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* hostilePushServer(acknowledging((connection) => connection.ws.send(bigTicker(2 << 20))))
+        const { events, push } = yield* pushWith(server.url)
+        const tickers: Array<unknown> = []
+        yield* Effect.forkScoped(Stream.runForEach(push.watchTicker(SYMBOL), (t) => Effect.sync(() => tickers.push(t))))
+        assert.isTrue(yield* until(() => server.connections.length >= 3, 10_000))
+        const [lost] = reasons(events)
+        assert.include(lost ?? "", "the venue sent a message larger than maxFrameBytes (1048576 bytes)")
+        assert.strictEqual(server.connections[0]!.closeCode, 1009)
+        assert.deepStrictEqual(tickers, [])
+      }).pipe(Effect.scoped),
+    { timeout: 20_000 }
+  )
 
   it.live("a larger maxFrameBytes lets the same message through", () =>
     Effect.gen(function*() {
@@ -78,22 +82,25 @@ describe("NodeSpotPush against a hostile venue", () => {
       assert.deepStrictEqual(reasons(events), [])
     }).pipe(Effect.scoped), { timeout: 20_000 })
 
-  it.live("no per-message deflate offered; a compressed frame sent anyway is refused (1002), never inflated", () =>
-    Effect.gen(function*() {
-      // 32 MiB that deflate to some 32 KB.
-      const bomb = deflateRawSync(Buffer.from(bigTicker(32 << 20)))
-      const send = (connection: HostileConnection) =>
-        connection.request.socket.write(frame(0xc1, bomb)) // FIN, RSV1 (compressed), text
-      const server = yield* hostilePushServer(acknowledging(send))
-      const { events, push } = yield* pushWith(server.url)
-      const tickers: Array<unknown> = []
-      yield* Effect.forkScoped(Stream.runForEach(push.watchTicker(SYMBOL), (t) => Effect.sync(() => tickers.push(t))))
-      assert.isTrue(yield* until(() => server.connections.length >= 2, 10_000))
-      assert.isUndefined(server.connections[0]!.request.headers["sec-websocket-extensions"])
-      assert.strictEqual(server.connections[0]!.closeCode, 1002)
-      assert.include(reasons(events)[0] ?? "", "RSV1 must be clear")
-      assert.deepStrictEqual(tickers, [])
-    }).pipe(Effect.scoped), { timeout: 20_000 })
+  it.live(
+    "no per-message deflate offered; a compressed frame sent anyway is refused (1002), never inflated",
+    () =>
+      Effect.gen(function*() {
+        // 32 MiB that deflate to some 32 KB.
+        const bomb = deflateRawSync(Buffer.from(bigTicker(32 << 20)))
+        const send = (connection: HostileConnection) => connection.request.socket.write(frame(0xc1, bomb)) // FIN, RSV1 (compressed), text
+        const server = yield* hostilePushServer(acknowledging(send))
+        const { events, push } = yield* pushWith(server.url)
+        const tickers: Array<unknown> = []
+        yield* Effect.forkScoped(Stream.runForEach(push.watchTicker(SYMBOL), (t) => Effect.sync(() => tickers.push(t))))
+        assert.isTrue(yield* until(() => server.connections.length >= 2, 10_000))
+        assert.isUndefined(server.connections[0]!.request.headers["sec-websocket-extensions"])
+        assert.strictEqual(server.connections[0]!.closeCode, 1002)
+        assert.include(reasons(events)[0] ?? "", "RSV1 must be clear")
+        assert.deepStrictEqual(tickers, [])
+      }).pipe(Effect.scoped),
+    { timeout: 20_000 }
+  )
 
   for (const maxFrameBytes of [0, 1.5, 2 ** 31]) {
     it.effect(`maxFrameBytes ${maxFrameBytes}: a RangeError (ws would limit nothing)`, () =>

@@ -10,8 +10,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
-import { acknowledging, hostilePushServer } from "../support/hostilePush.ts"
 import { aliceEnv, linesOf, runBuilt, sandboxLayer } from "../support/cli.ts"
+import { acknowledging, hostilePushServer } from "../support/hostilePush.ts"
 
 const alice = TestExchange.demoKeys.alice
 

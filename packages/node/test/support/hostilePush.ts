@@ -20,7 +20,9 @@ export interface HostileConnection {
 
 export const hostilePushServer = (onConnection: (connection: HostileConnection) => void) =>
   Effect.acquireRelease(
-    Effect.callback<{ readonly url: string; readonly connections: Array<HostileConnection>; readonly close: () => void }>(
+    Effect.callback<
+      { readonly url: string; readonly connections: Array<HostileConnection>; readonly close: () => void }
+    >(
       (resume) => {
         const server = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: true })
         const connections: Array<HostileConnection> = []
@@ -69,12 +71,13 @@ const bigEndian64 = (value: number): Buffer => {
 }
 
 /** Acknowledges every subscription of the connection, and calls `then` after each acknowledgement. */
-export const acknowledging = (then: (connection: HostileConnection, channel: string) => void = () => {}) =>
-(connection: HostileConnection): void => {
-  connection.ws.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { readonly event?: string; readonly channel?: string }
-    if (message.event !== "subscribe" || message.channel === undefined) return
-    connection.ws.send(JSON.stringify({ event: "subscribed", channel: message.channel }))
-    then(connection, message.channel)
-  })
-}
+export const acknowledging =
+  (then: (connection: HostileConnection, channel: string) => void = () => {}) =>
+  (connection: HostileConnection): void => {
+    connection.ws.on("message", (data) => {
+      const message = JSON.parse(String(data)) as { readonly event?: string; readonly channel?: string }
+      if (message.event !== "subscribe" || message.channel === undefined) return
+      connection.ws.send(JSON.stringify({ event: "subscribed", channel: message.channel }))
+      then(connection, message.channel)
+    })
+  }
