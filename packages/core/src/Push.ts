@@ -252,7 +252,8 @@ export const subscribeMessage = (channel: string): string => JSON.stringify({ ev
 export const unsubscribeMessage = (channel: string): string => JSON.stringify({ event: "unsubscribe", channel })
 
 /**
- * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received.
+ * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received. A
+ * `Ping` frame's `time` is always one that can be sent back (`MAX_PING_TIME_LENGTH`).
  *
  * @since 0.1.0
  * @category messages
@@ -264,8 +265,27 @@ export const pongMessage = (ping: { readonly key: "event" | "type"; readonly tim
 // Frames the venue sends
 
 /**
+ * The longest ping `time` that is answered (characters of a string, or of a number's digits as the lossless parse
+ * keeps a number a double cannot hold). The venue sends a millisecond timestamp (13 digits); a ping with a longer
+ * `time`, or one that is neither a string nor a number (an object, an array), is left unanswered, as the venue's
+ * own handling of pings cannot need it echoed.
+ *
+ * @since 0.1.0
+ * @category frames
+ */
+export const MAX_PING_TIME_LENGTH = 64
+
+// A ping time that can be echoed as it came: absent, a string or a number (finite) of bounded length.
+const answerable = (time: unknown): time is string | number | undefined =>
+  time === undefined ||
+  (typeof time === "string" && time.length <= MAX_PING_TIME_LENGTH) ||
+  (typeof time === "number" && Number.isFinite(time))
+
+/**
  * A frame from the venue, classified by its keys:
- * - `Ping`: `{"event":"ping","time":…}` or `{"type":"ping","time":…}` (answer with `pongMessage`);
+ * - `Ping`: `{"event":"ping","time":…}` or `{"type":"ping","time":…}` whose `time` is a string of at most
+ *   `MAX_PING_TIME_LENGTH` characters or a number (answer with `pongMessage`); a ping with any other `time` is
+ *   `Other`, not answered;
  * - `Ack`: `{"event":"subscribed"|"unsubscribed","channel":…}`;
  * - `Error`: `{"event":"error",…}` or any frame with a non-zero `code`, kept whole in `raw`;
  * - `Payload`: a public push `{"event":"payload","channel":…,"data":[…]}` (`type` on candle pushes);
@@ -276,7 +296,7 @@ export const pongMessage = (ping: { readonly key: "event" | "type"; readonly tim
  * @category frames
  */
 export type Frame =
-  | { readonly _tag: "Ping"; readonly key: "event" | "type"; readonly time: unknown }
+  | { readonly _tag: "Ping"; readonly key: "event" | "type"; readonly time: string | number | undefined }
   | { readonly _tag: "Ack"; readonly event: "subscribed" | "unsubscribed"; readonly channel: string }
   | {
     readonly _tag: "Error"
@@ -327,8 +347,11 @@ const errorCode = (fields: Fields): string | undefined => {
  */
 export const classify = (json: unknown): Frame => {
   if (!isRecord(json)) return { _tag: "Other", raw: json }
-  if (json.event === "ping") return { _tag: "Ping", key: "event", time: json.time }
-  if (json.type === "ping") return { _tag: "Ping", key: "type", time: json.time }
+  if (json.event === "ping" || json.type === "ping") {
+    const time = json.time
+    if (!answerable(time)) return { _tag: "Other", raw: json }
+    return { _tag: "Ping", key: json.event === "ping" ? "event" : "type", time }
+  }
   const channel = typeof json.channel === "string" ? json.channel : undefined
   if (json.event === "error" || errorCode(json) !== undefined) {
     return { _tag: "Error", channel, code: errorCode(json) ?? text(json.code), msg: text(json.msg), raw: json }

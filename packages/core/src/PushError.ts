@@ -30,7 +30,9 @@ export class SubscribeTimeoutError
 }
 
 /**
- * The venue answered a subscription with an error frame (a channel it does not serve, a refused key, a limit).
+ * The venue answered a subscription with an error frame (a channel it does not serve, a refused key, a limit). `code`
+ * and `msg` are the venue's, whole but scrubbed of the credentials and of the handshake signatures sent (a venue may
+ * echo them); `message` shows them as one printable line (`SafeText.printable`).
  *
  * @since 0.1.0
  * @category reasons

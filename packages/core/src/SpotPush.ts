@@ -39,10 +39,12 @@ import * as Market from "./internal/push/market.ts"
 import * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
+import { urlName, VenueText } from "./internal/push/venueText.ts"
 import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
+import { printable } from "./SafeText.ts"
 import * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
 import * as SpotError from "./SpotError.ts"
@@ -278,7 +280,8 @@ interface Resolved {
 const resolve = (
   options: Options,
   attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>,
-  emit: (event: Event) => void
+  emit: (event: Event) => void,
+  text: VenueText
 ): Resolved => {
   const idleTimeoutMillis = millis(options.idleTimeout, Duration.seconds(60))
   const ackTimeoutMillis = millis(options.ackTimeout, Duration.seconds(5))
@@ -304,7 +307,8 @@ const resolve = (
       backoff,
       operations,
       attempt,
-      emit
+      emit,
+      text
     })
   }
 }
@@ -342,8 +346,8 @@ const makeSocket = (
 }
 
 // The private handshake: the key, the passphrase, a timestamp of the venue's clock (the client's estimate) and the
-// signature over `timestamp + "/v2/ws/private"`.
-const privateHeaders = (credentials: Signer.Credentials, userAgent: string) =>
+// signature over `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on.
+const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
   Effect.gen(function*() {
     const client = yield* SpotClient
     const sign = yield* (yield* Signer.Signer).prepare(credentials.secretKey)
@@ -352,11 +356,13 @@ const privateHeaders = (credentials: Signer.Credentials, userAgent: string) =>
     return Effect.gen(function*() {
       const offset = yield* client.clockOffset
       const timestamp = String(Math.round((yield* Clock.currentTimeMillis) + offset))
+      const signature = yield* sign(Push.prehash(timestamp))
+      text.signed(signature)
       return {
         [Push.headers.key]: apiKey,
         [Push.headers.passphrase]: passphrase,
         [Push.headers.timestamp]: timestamp,
-        [Push.headers.sign]: yield* sign(Push.prehash(timestamp)),
+        [Push.headers.sign]: signature,
         [Push.headers.userAgent]: userAgent
       }
     })
@@ -390,13 +396,28 @@ const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<st
  * Builds the push service; needs a `SpotClient`, a `Socket.WebSocketConstructor` and a `Scope` (the connections
  * close with it). Uses the `RateLimitStore` in context for the connection-attempt budget, or one of its own.
  *
+ * What the venue says (an error frame's `code` and `msg`, a close reason, a socket error) is scrubbed of the
+ * credentials, of the handshake signatures sent and of the URL's user information and query before it reaches a
+ * `PushError`, an `Event` or a log line, and is quoted as a printable line (`SafeText`). A URL that is not `ws://` or
+ * `wss://` is a defect (a `RangeError` naming it without user information, query or fragment).
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
   if (!/^wss?:\/\/[^\s/?#]+/.test(options.url)) {
-    return yield* Effect.die(new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(options.url)}`))
+    return yield* Effect.die(
+      new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(printable(urlName(options.url), 200))}`)
+    )
   }
+  const text = new VenueText({
+    url: options.url,
+    secrets: options.credentials === undefined ? [] : [
+      Redacted.value(options.credentials.apiKey),
+      Redacted.value(options.credentials.passphrase),
+      Redacted.value(options.credentials.secretKey)
+    ]
+  })
   const scope = yield* Effect.scope
   const client = yield* SpotClient
   const construct = yield* Socket.WebSocketConstructor
@@ -414,7 +435,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
     leaseMillis: openTimeoutMillis + 5_000
   })
-  const resolved = resolve(options, attempt, emit)
+  const resolved = resolve(options, attempt, emit, text)
   let ids = 0
   const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
     new Hub({
@@ -438,7 +459,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       "private",
       options.credentials === undefined
         ? Effect.succeed(userAgent)
-        : yield* privateHeaders(options.credentials, resolved.userAgent)
+        : yield* privateHeaders(options.credentials, resolved.userAgent, text)
     )
   }
   const context: Streams = { options, resolved, hubs, client, now, emit, registry: new Registry(resolved.capacity) }

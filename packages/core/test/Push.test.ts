@@ -76,6 +76,35 @@ describe("Push", () => {
     assert.strictEqual(Push.pongMessage(type as { key: "type"; time: unknown }), `{"type":"pong","time":1693208170000}`)
   })
 
+  it("pings: a Ping only with a time that can be sent back (a bounded string, a number, none); any other is Other", () => {
+    const atLimit = "9".repeat(Push.MAX_PING_TIME_LENGTH)
+    assert.deepStrictEqual(Push.decodeFrame(`{"event":"ping","time":"${atLimit}"}`), {
+      _tag: "Ping",
+      key: "event",
+      time: atLimit
+    })
+    // A number a double cannot hold stays its digits (lossless parse), and is answered with them.
+    assert.deepStrictEqual(Push.decodeFrame(`{"type":"ping","time":123456789012345678901}`), {
+      _tag: "Ping",
+      key: "type",
+      time: "123456789012345678901"
+    })
+    assert.deepStrictEqual(Push.decodeFrame(`{"event":"ping"}`), { _tag: "Ping", key: "event", time: undefined })
+    for (
+      const time of [
+        `"${atLimit}9"`,
+        `${"9".repeat(Push.MAX_PING_TIME_LENGTH + 1)}`,
+        `{"a":1}`,
+        `[1]`,
+        `null`,
+        `true`,
+        `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+      ]
+    ) {
+      assert.strictEqual(Push.decodeFrame(`{"event":"ping","time":${time}}`)?._tag, "Other", time.slice(0, 20))
+    }
+  })
+
   it("frames: acks, errors (an error event or a non-zero code), public and private payloads, anything else", () => {
     assert.deepStrictEqual(Push.decodeFrame(`{"event":"subscribed","channel":"fill"}`), {
       _tag: "Ack",

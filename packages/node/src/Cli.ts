@@ -94,10 +94,13 @@ export const layerPresenter: Layer.Layer<never, never, Output.Output> = Layer.un
 )
 
 /**
- * What the command needs besides the Node services: the process's stdout and stderr, and the presenter of usage
- * errors.
+ * What the command needs besides the Node services: the process's stdout and stderr, the presenter of usage errors,
+ * and the logger that writes log lines on stderr through them (credentials removed, one printable line each).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Output.Output> = Layer.provideMerge(layerPresenter, Output.layerProcess)
+export const layer: Layer.Layer<Output.Output> = Layer.provideMerge(
+  Layer.merge(layerPresenter, Output.layerLogger),
+  Output.layerProcess
+)

@@ -158,7 +158,8 @@ export const runMain = <Name extends string, Input, ContextInput, E, L, R extend
   // dropped rather than turning every flag after it into one.
   Stdio.Stdio.use(({ args }) => Effect.flatMap(args, (argv) => run(argv[0] === "--" ? argv.slice(1) : argv))).pipe(
     Effect.provide(Layer.merge(NodeServices.layer, options.layer)),
-    // The default logger writes to stdout, which holds the command's data.
+    // The default logger writes to stdout, which holds the command's data: stderr, where `layer` installs no logger of
+    // its own (the `spotkit` CLI's writes through its output layer, scrubbed and printable: `Cli.layer`).
     Effect.provideService(Logger.LogToStderr, true),
     // Instead of the runtime's report of an unexpected failure (a multi-line log with a stack trace): one line.
     Effect.tapCause((cause) => {

@@ -1,9 +1,11 @@
 /**
- * Push streams on Node: core's `SpotPush` over the `ws` package (`@effect/platform-node`'s
- * `NodeWS.layerWebSocketConstructor`), which sends the private handshake's headers and stops reading a connection
- * whose consumer fell behind (back-pressure to the venue rather than memory), signing with `node:crypto`. With `redis`,
- * the connection-attempt budget (the venue's 300 per 5 minutes per address) is shared through Redis by every process
- * of the address.
+ * Push streams on Node: core's `SpotPush` over the `ws` package (`@effect/platform-node`'s `NodeWS`), which sends the
+ * private handshake's headers and stops reading a connection whose consumer fell behind (back-pressure to the venue
+ * rather than memory), signing with `node:crypto`. A message larger than `maxFrameBytes` (1 MiB by default) is refused
+ * before it is read whole, and no compression is offered to the venue (a small compressed frame cannot become a large
+ * message): the connection is closed (1009) and dialled again like any lost one, its `Disconnected` event saying why.
+ * With `redis`, the connection-attempt budget (the venue's 300 per 5 minutes per address) is shared through Redis by
+ * every process of the address.
  *
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -31,6 +33,7 @@ import * as NodeWS from "@effect/platform-node/NodeWS"
 import { SpotClient, SpotPush } from "@spotkit/core"
 import type { SpotError } from "@spotkit/core"
 import { Config, Effect, Layer, Redacted, Schema } from "effect"
+import * as Socket from "effect/socket/Socket"
 import * as NodeSigner from "./NodeSigner.ts"
 import * as NodeSpotClient from "./NodeSpotClient.ts"
 
@@ -43,11 +46,49 @@ import * as NodeSpotClient from "./NodeSpotClient.ts"
 export interface Options extends SpotPush.Options {
   /** Share the connection-attempt budget with other processes through Redis. @default this process's own, in memory */
   readonly redis?: NodeSpotClient.RedisOptions | undefined
+  /**
+   * The largest message the venue may send, in bytes (1 to 2147483647). A larger one is refused as its header
+   * announces it (or as its fragments add up to it), before it is held in memory: the connection is closed with 1009
+   * and dialled again after its backoff, and the `Disconnected` event's reason names this option. The venue's largest
+   * messages are a 200-level depth snapshot (some 20 KB) and a private push listing every coin of the account (some
+   * 100 KB for a thousand coins).
+   * @default 1048576 (1 MiB, `DEFAULT_MAX_FRAME_BYTES`)
+   */
+  readonly maxFrameBytes?: number | undefined
+}
+
+/**
+ * The default of `Options.maxFrameBytes`: 1 MiB, ten times the largest message the venue documents.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024
+
+// `ws` keeps its limit in a 32-bit integer: beyond, it would wrap and limit nothing.
+const MAX_FRAME_BYTES_LIMIT = 2 ** 31 - 1
+
+// The `ws` constructor of spotkit: the handshake's headers, at most `maxFrameBytes` a message, no per-message deflate
+// offered (what the venue sends is read as sent: nothing to inflate). A message over the limit fails the socket with
+// an error that names the option, which the `Disconnected` event quotes.
+const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructor["Service"] => (url, options) => {
+  const init = { maxPayload: maxFrameBytes, perMessageDeflate: false }
+  const ws = options === undefined || typeof options === "string" || Array.isArray(options)
+    ? new NodeWS.WebSocket(url, options, init)
+    : new NodeWS.WebSocket(url, options.protocols, { ...init, headers: options.headers })
+  // Registered before the socket's own listeners: they see the message as said here.
+  ws.on("error", (error: Error & { readonly code?: unknown }) => {
+    if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+      error.message = `the venue sent a message larger than maxFrameBytes (${maxFrameBytes} bytes)`
+    }
+  })
+  return ws
 }
 
 /**
  * A ready `SpotPush` over the `ws` package; needs the `SpotClient` whose clock offset it signs with and through which
- * it backfills. Fails when `redis` is given and cannot be reached.
+ * it backfills. Fails when `redis` is given and cannot be reached; a `maxFrameBytes` that is not an integer from 1 to
+ * 2147483647 is a defect (a `RangeError`).
  *
  * @since 0.1.0
  * @category layers
@@ -55,8 +96,15 @@ export interface Options extends SpotPush.Options {
 export const layer = (
   options: Options
 ): Layer.Layer<SpotPush.SpotPush, SpotError.SpotError, SpotClient.SpotClient> => {
-  const { redis, ...push } = options
-  const layer = SpotPush.layer(push).pipe(Layer.provide([NodeWS.layerWebSocketConstructor, NodeSigner.layer]))
+  const { maxFrameBytes = DEFAULT_MAX_FRAME_BYTES, redis, ...push } = options
+  if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < 1 || maxFrameBytes > MAX_FRAME_BYTES_LIMIT) {
+    return Layer.effect(
+      SpotPush.SpotPush,
+      Effect.die(new RangeError(`maxFrameBytes must be an integer from 1 to ${MAX_FRAME_BYTES_LIMIT}`))
+    )
+  }
+  const construct = Layer.succeed(Socket.WebSocketConstructor)(webSocketConstructor(maxFrameBytes))
+  const layer = SpotPush.layer(push).pipe(Layer.provide([construct, NodeSigner.layer]))
   return redis === undefined ? layer : Layer.provide(layer, NodeSpotClient.layerRedisStore(redis))
 }
 

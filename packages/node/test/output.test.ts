@@ -1,12 +1,14 @@
 /**
  * The CLI's output layer (`internal/output.ts`): a file's `close` says whether every write reached it; once a command
  * has its credentials (`protect`), nothing written to stdout, stderr or a file holds them; `redactStrings` removes
- * credentials from every text of a value before a format quotes them (issue #17).
+ * credentials from every text of a value before a format quotes them (issue #17); log lines go through it too, one
+ * printable line each, and the CLI's layer installs that logger in place of the default one (review finding 1).
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, FileSystem, Layer, Logger, Redacted } from "effect"
 import { existsSync } from "node:fs"
+import * as Cli from "../src/Cli.ts"
 import * as Output from "../src/internal/output.ts"
 import { capture } from "./support/cli.ts"
 
@@ -81,6 +83,51 @@ describe("Output.protect", () => {
       }
       assert.deepStrictEqual(value, { id: "<redacted>", list: ["<redacted>"] })
     }).pipe(Effect.scoped, Effect.provide([NodeServices.layer, OutputLayer])))
+})
+
+describe("Output.layerLogger", () => {
+  it.effect("log lines on stderr: credentials removed, one printable line each, whatever the message holds", () =>
+    Effect.gen(function*() {
+      const out = capture(false)
+      const err = capture(true)
+      const output = Output.make({ stdout: out.channel, stderr: err.channel })
+      const passphrase = "log-passphrase-1234"
+      yield* output.protect({
+        apiKey: Redacted.make("log-api-key-1234"),
+        secretKey: Redacted.make("log-secret-key-5678"),
+        passphrase: Redacted.make(passphrase)
+      })
+      yield* Effect.gen(function*() {
+        yield* Effect.logWarning(`the venue said: pass=${passphrase} \u001b[2J\nFAKE LINE`, { echoed: passphrase })
+        yield* Effect.logError(
+          "a failure",
+          Cause.fail(new Error(`line one\nline two ${encodeURIComponent(passphrase)}`))
+        )
+      }).pipe(Effect.provide(Output.layerLogger.pipe(Layer.provide(Layer.succeed(Output.Output, output)))))
+      const lines = err.chunks
+      assert.strictEqual(lines.length, 2)
+      for (const line of lines) {
+        assert.isTrue(line.endsWith("\n"))
+        // eslint-disable-next-line no-control-regex
+        assert.notMatch(line.slice(0, -1), /[\u0000-\u001f\u007f-\u009f]/)
+        assert.notInclude(line, passphrase)
+        assert.notInclude(line, encodeURIComponent(passphrase))
+      }
+      assert.match(lines[0]!, /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN \(#\d+\): the venue said: pass=<redacted> /)
+      assert.include(lines[0]!, "\\u001b[2J\\nFAKE LINE")
+      assert.include(lines[0]!, "{\"echoed\":\"<redacted>\"}")
+      assert.include(lines[1]!, "ERROR")
+      assert.include(lines[1]!, "line one\\nline two <redacted>")
+      assert.deepStrictEqual(out.chunks, [], "nothing on stdout")
+    }))
+
+  it.effect("the CLI's layer replaces the default logger (which writes to the console as it is)", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(Cli.layer)
+      const loggers = Context.get(context, Logger.CurrentLoggers)
+      assert.strictEqual(loggers.size, 1)
+      assert.isFalse(loggers.has(Logger.defaultLogger))
+    }))
 })
 
 describe("Output.redactStrings", () => {

@@ -3,10 +3,11 @@
 // so a million-row export to a slow pipe or disk holds at most one stream buffer in memory, and every write is a whole
 // piece of text (whole rows), so what reaches a file is always complete rows, also when Ctrl-C stops an export. Once a
 // command has its credentials (`protect`), every text written to stdout, stderr or a file (data too: a venue could
-// echo a credential in an id) passes through their scrubber, which removes them in any encoding.
+// echo a credential in an id) passes through their scrubber, which removes them in any encoding. Log lines too
+// (`layerLogger`): each is one printable line on stderr, control characters and terminal escapes written as escapes.
 import { SafeText } from "@spotkit/core"
 import type { Signer } from "@spotkit/core"
-import { Context, Data, Effect, Layer } from "effect"
+import { Cause, Context, Data, Effect, Formatter, Layer, Logger, References } from "effect"
 import type { Scope } from "effect"
 import { constants, createWriteStream, fchmod, fstat, ftruncate, open as fsOpen } from "node:fs"
 import type { Stats, WriteStream } from "node:fs"
@@ -135,6 +136,46 @@ export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, () =>
     stdout: channelOf(process.stdout, "to standard output", process.stdout.isTTY === true),
     stderr: channelOf(process.stderr, "to standard error", process.stderr.isTTY === true)
   }))
+
+// How long one log line may be: a library's line quoting a venue is cut well before; this bounds the rest (a cause
+// with its stack, a large annotation).
+const LOG_LINE = 4000
+
+const two = (n: number) => String(n).padStart(2, "0")
+
+/**
+ * A log entry as the one line the CLI writes (without its newline), in the default logger's words: `[12:00:00.000]
+ * WARN (#16): the message, other values as JSON`, the log spans, the cause, the annotations.
+ */
+export const logLine = ({ cause, date, fiber, logLevel, message }: Logger.Options<unknown>): string => {
+  const parts = (Array.isArray(message) ? message : [message]).map((part: unknown) =>
+    typeof part === "string" ? part : Formatter.format(part)
+  )
+  const now = date.getTime()
+  const spans = Array.from(fiber.getRef(References.CurrentLogSpans), ([label, start]) => ` ${label}=${now - start}ms`)
+  if (cause.reasons.length > 0) parts.push(Cause.pretty(cause))
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  if (Object.keys(annotations).length > 0) parts.push(Formatter.format(annotations))
+  const time = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}.${
+    String(date.getMilliseconds()).padStart(3, "0")
+  }`
+  return `[${time}] ${logLevel.toUpperCase()} (#${fiber.id})${spans.join("")}: ${parts.join(" ")}`
+}
+
+/**
+ * The CLI's logger, in place of the default one (which writes to the console as it is): every log line on stderr
+ * through `Output`, so with the credentials removed once they are known, and as one printable line (`logLine`, then
+ * `SafeText.printable`: no control character, no terminal escape, no line break reaches the terminal from a log).
+ */
+export const layerLogger: Layer.Layer<never, never, Output> = Layer.unwrap(Effect.map(
+  Effect.service(Output),
+  ({ redact, stderr }) =>
+    Logger.layer([Logger.make((options) => {
+      // Scrubbed before it is cut (no fragment of a secret survives at the cut; `stderr` scrubs it again, to no
+      // effect). A logger is synchronous: the write starts now, in order with every other line, and ends on its own.
+      Effect.runFork(Effect.ignore(stderr.write(`${SafeText.printable(redact(logLine(options)), LOG_LINE)}\n`)))
+    })])
+))
 
 /** The value with the credentials removed from every text in it (`redactStrings`), before it is formatted. */
 export const redacted = <A>(value: A): Effect.Effect<A, never, Output> =>

@@ -6,7 +6,7 @@
 // to the feed of a live channel, and no frame at all for `idleTimeout` ends the connection (the venue may stall with
 // the socket open). Then the loop waits a jittered exponential backoff and dials again. Subscriptions are sent from
 // the registry inside each connection, never queued on the socket's writer across connections.
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Scope } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Result, Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
@@ -14,6 +14,7 @@ import type * as SpotError from "../../SpotError.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
+import type { VenueText } from "./venueText.ts"
 
 /** A data frame of a channel. */
 export type DataFrame = Extract<Push.Frame, { readonly _tag: "Payload" | "TradeEvent" }>
@@ -52,7 +53,15 @@ export interface Settings {
   /** Waits for a connection attempt of the shared budget (a store that cannot be reached fails the attempt). */
   readonly attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>
   readonly emit: (event: Event) => void
+  /** Makes what the venue says safe to quote: credentials and handshake signatures scrubbed, printable. */
+  readonly text: VenueText
 }
+
+/**
+ * How often the warning about an error frame that names no channel of ours is logged, per connection: the first,
+ * then at most one such line a minute (saying how many were not logged), however many the venue sends.
+ */
+export const ERROR_LOG_INTERVAL_MILLIS = 60_000
 
 /** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
 export class HeadersUnsupported {
@@ -80,8 +89,36 @@ interface Live {
   readonly control: Control
 }
 
-const describe = (cause: unknown): string =>
-  Socket.isSocketError(cause) ? `${cause.reason._tag}: ${cause.message}` : String(cause)
+// What an error says of itself: an `Error`'s or an `ErrorEvent`'s message (a WebSocket's error events carry one).
+const messageOf = (u: unknown): string | undefined =>
+  typeof u === "object" && u !== null && "message" in u && typeof u.message === "string" && u.message !== ""
+    ? u.message
+    : undefined
+
+const defectOf = (defect: unknown): string => {
+  if (defect instanceof Error) return `${defect.name}: ${defect.message}`
+  const message = messageOf(defect)
+  return message ?? (typeof defect === "string" ? defect : `a value of type ${typeof defect}`)
+}
+
+const describeError = (error: unknown): string => {
+  if (!Socket.isSocketError(error)) return typeof error === "string" ? error : defectOf(error)
+  const reason = error.reason
+  const cause = "cause" in reason ? messageOf(reason.cause) : undefined
+  return `${reason._tag}: ${reason.message}${cause === undefined || cause === reason.message ? "" : ` (${cause})`}`
+}
+
+/**
+ * Why a connection ended, as a text that may quote the venue (a close reason, a socket error's message): the
+ * caller scrubs it. A defect is described too (its name and message), never as `undefined`.
+ */
+export const describe = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error)) return describeError(error.value)
+  const defect = Cause.findDefect(cause)
+  if (Result.isSuccess(defect)) return `a defect: ${defectOf(defect.success)}`
+  return Cause.hasInterrupts(cause) ? "interrupted" : "ended"
+}
 
 export class Connection {
   readonly id: number
@@ -92,6 +129,9 @@ export class Connection {
   private readonly settings: Settings
   private readonly socket: Socket.Socket
   private readonly now: () => number
+  // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
+  private errorLoggedAt: number | undefined = undefined
+  private errorsUnlogged = 0
   stopping = false
 
   constructor(id: number, settings: Settings, socket: Socket.Socket, now: () => number) {
@@ -192,13 +232,19 @@ export class Connection {
         entry.acknowledged = true
         return entry.feed.onActive(frame.channel, live.scope, live.control)
       }
-      case "Error":
+      case "Error": {
+        const { text } = this.settings
         return frame.channel !== undefined && this.channels.has(frame.channel)
           ? this.fail(
             frame.channel,
-            new PushError.VenueRefusedError({ channel: frame.channel, code: frame.code, msg: frame.msg })
+            new PushError.VenueRefusedError({
+              channel: frame.channel,
+              code: frame.code === undefined ? undefined : text.scrub(frame.code),
+              msg: frame.msg === undefined ? undefined : text.scrub(frame.msg)
+            })
           )
-          : Effect.logWarning("spotkit push: the venue sent an error", frame.raw)
+          : this.errorFrame(frame.code, frame.msg)
+      }
       case "Payload":
       case "TradeEvent": {
         const entry = this.channels.get(frame.channel)
@@ -208,6 +254,27 @@ export class Connection {
       case "Other":
         return undefined
     }
+  }
+
+  // An error frame that names no channel of ours: a warning with its code and message (scrubbed, printable; never the
+  // frame itself), the first one and then at most one every `ERROR_LOG_INTERVAL_MILLIS`.
+  private errorFrame(code: string | undefined, msg: string | undefined): Effect.Effect<void> | undefined {
+    const now = this.now()
+    if (this.errorLoggedAt !== undefined && now - this.errorLoggedAt < ERROR_LOG_INTERVAL_MILLIS) {
+      this.errorsUnlogged++
+      return undefined
+    }
+    const unlogged = this.errorsUnlogged
+    this.errorLoggedAt = now
+    this.errorsUnlogged = 0
+    const { text } = this.settings
+    return Effect.logWarning(
+      `spotkit push: connection ${this.id}: the venue sent an error (code ${
+        code === undefined ? "none" : text.line(code, 40)
+      }): ${msg === undefined ? "no message" : text.line(msg)}${
+        unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`
+      }`
+    )
   }
 
   // The resyncs feeds asked for while reading the last batch: unsubscribe and subscribe again (two operations), or a
@@ -302,6 +369,7 @@ export class Connection {
           connectedAt = this.now()
         }))
         const cause = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+        const reason = this.settings.text.line(Exit.isFailure(exit) ? describe(exit.cause) : "ended", 400)
         if (isHeadersUnsupported(cause)) {
           for (const channel of Array.from(this.channels.keys())) {
             yield* this.fail(channel, new PushError.HeadersUnsupportedError({}))
@@ -316,10 +384,10 @@ export class Connection {
           _tag: "Disconnected",
           endpoint: this.settings.endpoint,
           connection: this.id,
-          reason: describe(cause),
+          reason,
           retryInMillis: delay
         })
-        yield* Effect.logDebug(`spotkit push: connection ${this.id} ended (${describe(cause)}), again in ${delay} ms`)
+        yield* Effect.logDebug(`spotkit push: connection ${this.id} ended (${reason}), again in ${delay} ms`)
         yield* Effect.sleep(delay)
       }
     })

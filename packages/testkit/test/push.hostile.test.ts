@@ -1,0 +1,240 @@
+/**
+ * The push client against a hostile venue, in process under the `TestClock` (the venue's side written by each test,
+ * `support/hostileSocket.ts`): what the venue says is scrubbed of the credentials and of the handshake signature it
+ * was sent, and made printable, before it reaches a `PushError` (an error frame for a channel), a log line (an error
+ * frame for no channel of ours: one warning, then at most one a minute per connection, never the frame itself) or a
+ * `Disconnected` event (a close reason); a ping is answered only when its `time` can be sent back (a deeply nested one
+ * is ignored, not a dead read loop); a defect of the read loop is described, never as `undefined`; the push URL's
+ * user information and query appear nowhere.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Signer } from "@spotkit/core"
+import type { PushError } from "@spotkit/core"
+import { Cause, Effect, Exit, Fiber, Logger, Redacted, References, Stream } from "effect"
+import * as Socket from "effect/socket/Socket"
+import { TestExchange } from "../src/index.ts"
+import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
+import { acknowledge, hostileVenue } from "./support/hostileSocket.ts"
+import type { Peer, Script } from "./support/hostileSocket.ts"
+import { advance, collect, settle, SpotPush } from "./support/push.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const ESC = "\u001b"
+
+const base = TestExchange.layerSpotClient({ exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false } })
+
+// Log lines, as their level and text.
+const logs: Array<{ readonly level: string; readonly text: string }> = []
+const capture = Logger.layer([
+  Logger.make(({ logLevel, message }) => {
+    const parts = Array.isArray(message) ? message : [message]
+    logs.push({ level: logLevel, text: parts.map((part) => typeof part === "string" ? part : "<object>").join(" ") })
+  })
+])
+
+// alice's push client over a hostile venue following `script`; her credentials' secrets; the venue's connections.
+const hostile = (script: Script, options: Partial<SpotPush.Options> = {}) =>
+  Effect.gen(function*() {
+    logs.length = 0
+    const exchange = yield* TestExchange.TestExchange
+    const credentials = exchange.accounts[0]!.credentials
+    const venue = hostileVenue(script)
+    const push = yield* SpotPush.make({
+      url: "ws://venue.test",
+      credentials,
+      idleTimeout: "1 hour",
+      backoff: { initial: "1 second", max: "1 second" },
+      ...options
+    }).pipe(
+      Effect.provideService(Socket.WebSocketConstructor, venue.construct),
+      Effect.provide(Signer.layer(nodeCryptoSigner))
+    )
+    const secrets = [
+      Redacted.value(credentials.apiKey),
+      Redacted.value(credentials.passphrase),
+      Redacted.value(credentials.secretKey)
+    ]
+    return { push, peers: venue.peers, secrets }
+  })
+
+// Every form of what the peer's handshake carried, as a venue would echo it, with terminal escapes.
+const echo = (peer: Peer, secrets: ReadonlyArray<string>) => {
+  const sign = peer.headers.get("access-sign")!
+  return {
+    sign,
+    text: `login failed key=${peer.headers.get("access-key")} pass=${peer.headers.get("access-passphrase")} ` +
+      `secret=${secrets[2]} sign=${sign} sign-url=${encodeURIComponent(sign)} ${ESC}]0;pwned\u0007${ESC}[2J`
+  }
+}
+
+const assertScrubbed = (text: string, forbidden: ReadonlyArray<string>) => {
+  for (const secret of forbidden) assert.notInclude(text, secret)
+  assert.include(text, "<redacted>")
+}
+
+const assertClean = (text: string, forbidden: ReadonlyArray<string>) => {
+  assertScrubbed(text, forbidden)
+  assert.notInclude(text, ESC)
+}
+
+const disconnects = (events: ReadonlyArray<SpotPush.Event>) =>
+  events.filter((e): e is Extract<SpotPush.Event, { _tag: "Disconnected" }> => e._tag === "Disconnected")
+
+describe("SpotPush against a hostile venue", () => {
+  it.effect("an error frame for a channel: the VenueRefusedError holds no credential, no signature, no escape", () =>
+    Effect.gen(function*() {
+      let sent = { sign: "", text: "" }
+      const { peers, push, secrets } = yield* hostile({
+        onMessage: (peer, text) => {
+          const message = JSON.parse(text) as { event: string; channel: string }
+          if (message.event !== "subscribe") return
+          sent = echo(peer, secrets)
+          peer.send(JSON.stringify({
+            event: "error",
+            channel: message.channel,
+            code: `30001 ${secrets[1]}`,
+            msg: sent.text
+          }))
+        }
+      })
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBalances())))
+      yield* advance(1_000)
+      const error: PushError.PushError = yield* Fiber.join(fiber)
+      assert.strictEqual(peers.length, 1)
+      assert.strictEqual(error.reason._tag, "VenueRefusedError")
+      const reason = error.reason as PushError.VenueRefusedError
+      const forbidden = [...secrets, sent.sign, encodeURIComponent(sent.sign)]
+      // The fields keep the venue's whole text, scrubbed (as `SpotError.VenueError` does); the message is printable.
+      assertScrubbed(reason.msg!, forbidden)
+      assert.include(reason.msg!, "login failed key=<redacted> pass=<redacted> secret=<redacted> sign=<redacted>")
+      assert.strictEqual(reason.code, "30001 <redacted>")
+      assertClean(error.message, forbidden)
+      assert.include(error.message, "\\u001b[2J")
+      assertClean(Cause.pretty(Cause.fail(error)), forbidden)
+    }).pipe(Effect.provide(base)))
+
+  it.effect(
+    "error frames for no channel of ours: one scrubbed warning, then at most one a minute, never the frame",
+    () =>
+      Effect.gen(function*() {
+        const { peers, push, secrets } = yield* hostile({ onMessage: acknowledge })
+        yield* collect(push.watchBalances())
+        yield* advance(1_000)
+        const peer = peers[0]!
+        const sent = echo(peer, secrets)
+        const frame = JSON.stringify({ event: "error", code: "30001", msg: sent.text })
+        for (let i = 0; i < 50; i++) peer.send(frame)
+        yield* advance(30_000)
+        const warnings = () => logs.filter((line) => line.level === "Warn").map((line) => line.text)
+        assert.strictEqual(warnings().length, 1)
+        for (let i = 0; i < 10; i++) peer.send(frame)
+        yield* advance(31_000)
+        // A minute after the first line: the next one is logged, counting those that were not.
+        peer.send(frame)
+        yield* settle
+        assert.deepStrictEqual(peers.length, 1)
+        const [first, second] = warnings()
+        assert.strictEqual(warnings().length, 2)
+        assert.include(first!, "the venue sent an error (code 30001): login failed key=<redacted>")
+        assert.include(second!, "(and 59 more since the last one logged)")
+        for (const line of warnings()) {
+          assertClean(line, [...secrets, sent.sign, encodeURIComponent(sent.sign)])
+          assert.include(line, "\\u001b]0;pwned\\u0007")
+          assert.notInclude(line, "\"event\"")
+        }
+      }).pipe(Effect.provide(base), Effect.provide(capture))
+  )
+
+  it.effect("a close reason that echoes the handshake: the Disconnected event and the debug line are scrubbed", () =>
+    Effect.gen(function*() {
+      const { peers, push, secrets } = yield* hostile({ onMessage: acknowledge })
+      const events = yield* collect(push.events)
+      yield* collect(push.watchBalances())
+      yield* advance(1_000)
+      const peer = peers[0]!
+      const sign = peer.headers.get("access-sign")!
+      peer.close(4000, `bye ${secrets[1]} ${sign} ${ESC}[2J`)
+      yield* advance(3_000)
+      const [lost] = disconnects(events.items)
+      assert.isDefined(lost)
+      assert.include(lost!.reason, "SocketCloseError: 4000: bye <redacted> <redacted> \\u001b[2J")
+      assertClean(lost!.reason, [...secrets, sign])
+      const debug = logs.filter((line) => line.level === "Debug" && line.text.includes("ended ("))
+      assert.strictEqual(debug.length, 1)
+      assertClean(debug[0]!.text, [...secrets, sign])
+      // It reconnects as usual.
+      assert.strictEqual(peers.length, 2)
+    }).pipe(
+      Effect.provide(base),
+      Effect.provide(capture),
+      Effect.provideService(References.MinimumLogLevel, "Debug")
+    ))
+
+  it.effect("pings: answered only with a time that can be sent back; a deeply nested one is ignored", () =>
+    Effect.gen(function*() {
+      const { peers, push } = yield* hostile({ onMessage: acknowledge })
+      const events = yield* collect(push.events)
+      yield* collect(push.watchTicker(SYMBOL))
+      yield* advance(1_000)
+      const peer = peers[0]!
+      peer.send(`{"event":"ping","time":${"[".repeat(200_000)}${"]".repeat(200_000)}}`)
+      peer.send(`{"event":"ping","time":{"a":{"b":1}}}`)
+      peer.send(JSON.stringify({ event: "ping", time: "1".repeat(65) }))
+      peer.send(`{"event":"ping","time":"1693208170000"}`)
+      peer.send(`{"type":"ping","time":1693208170000}`)
+      yield* advance(3_000)
+      assert.deepStrictEqual(peer.received.filter((text) => text.includes("pong")), [
+        `{"event":"pong","time":"1693208170000"}`,
+        `{"type":"pong","time":1693208170000}`
+      ])
+      assert.deepStrictEqual(disconnects(events.items), [])
+      assert.strictEqual(peers.length, 1)
+    }).pipe(Effect.provide(base)))
+
+  it.effect("a defect in the read loop: the Disconnected reason describes it, and the connection is replaced", () =>
+    Effect.gen(function*() {
+      const { peers, push } = yield* hostile({ onMessage: acknowledge })
+      const events = yield* collect(push.events)
+      yield* collect(push.watchTicker(SYMBOL))
+      yield* advance(1_000)
+      // Neither text nor bytes: the reader's decoding throws.
+      peers[0]!.send({ not: "a frame" })
+      yield* advance(3_000)
+      const [lost] = disconnects(events.items)
+      assert.match(lost?.reason ?? "", /^a defect: TypeError: .+/)
+      assert.notInclude(lost?.reason ?? "", "undefined")
+      assert.strictEqual(peers.length, 2)
+    }).pipe(Effect.provide(base)))
+
+  it.effect("the push URL's user information and query are in no error, event or defect", () =>
+    Effect.gen(function*() {
+      const url = "ws://user:pw-secret-1@venue.test/?token=tok-secret-2"
+      const events: Array<SpotPush.Event> = []
+      const broken = yield* SpotPush.make({ url, backoff: { initial: "1 second", max: "1 second" } }).pipe(
+        // A transport that quotes the URL it was given, as `ws` does for a URL it cannot parse.
+        Effect.provideService(Socket.WebSocketConstructor, (given) => {
+          throw new SyntaxError(`Invalid URL: ${given}`)
+        }),
+        Effect.provide(Signer.layer(nodeCryptoSigner))
+      )
+      yield* Effect.forkChild(Stream.runForEach(broken.events, (e) => Effect.sync(() => events.push(e))))
+      yield* collect(broken.watchTicker(SYMBOL))
+      yield* advance(3_000)
+      const [lost] = disconnects(events)
+      assert.include(lost?.reason ?? "", "Invalid URL: ws://<redacted>@venue.test/?<redacted>")
+      for (const secret of ["pw-secret-1", "tok-secret-2"]) assert.notInclude(lost?.reason ?? "", secret)
+      // Not a ws:// URL: a defect that names it without its user information, query or fragment.
+      const exit = yield* Effect.exit(
+        SpotPush.make({ url: "https://user:pw-secret-1@venue.test/x?token=tok-secret-2#frag" }).pipe(
+          Effect.provideService(Socket.WebSocketConstructor, () => {
+            throw new Error("never dialled")
+          })
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, RangeError)
+      const message = (defect as RangeError).message
+      assert.strictEqual(message, "url must be a ws:// or wss:// URL, not \"https://venue.test/x\"")
+    }).pipe(Effect.provide(base)))
+})
