@@ -3,7 +3,9 @@
  * connection's headers signed over `timestamp + "/v2/ws/private"` within the 30 s window; a bad signature is refused),
  * subscription acknowledgements, server pings (`{"event":"ping"}`, or `{"type":"ping"}`) and the close after five
  * unanswered ones, the limits (connection attempts and connections per address, operations and channels per
- * connection, closing with 1008 when one is broken), depth snapshots then versioned changes per depth (15 or 200
+ * connection, closing with 1008 when one is broken; 20 failed authentications of a key from an address a minute,
+ * beyond which its handshakes are refused with 429, as REST's; a client's message of 64 KiB at most, closing with
+ * 1009 beyond it on real sockets), depth snapshots then versioned changes per depth (15 or 200
  * levels), trades, tickers, and the private `trade-event` frames of orders, fills (whose `id` is the REST `fillId`) and
  * balances.
  *
@@ -157,6 +159,7 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
       timestampWindowMillis: options.timestampWindowMillis ?? 30_000,
       limits: {
         connectionAttempts: options.limits?.connectionAttempts ?? { limit: 300, windowMillis: 300_000 },
+        authFailures: options.limits?.authFailures ?? { limit: 20, windowMillis: 60_000 },
         connections: options.limits?.connections ?? 100,
         operations: options.limits?.operations ?? { limit: 240, windowMillis: 3_600_000 },
         channelsPerConnection: options.limits?.channelsPerConnection ?? 100

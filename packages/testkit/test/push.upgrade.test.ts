@@ -1,10 +1,15 @@
 /**
  * The push venue's handshakes on a real HTTP server's `upgrade` event (`internal/push/upgrade.ts`): a refused one is
  * answered with its HTTP status, and a client that resets the connection afterwards (as a WebSocket client aborts its
- * request on a 401) is nothing the server's process has to hear about.
+ * request on a 401) is nothing the server's process has to hear about; a client's message larger than
+ * `MAX_MESSAGE_BYTES` closes its connection (1009) before the venue reads it.
  */
+import { WebSocket } from "@effect/platform-node-shared/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import type { IncomingMessage } from "node:http"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { PassThrough } from "node:stream"
 import * as Upgrade from "../src/internal/push/upgrade.ts"
 import type { Venue } from "../src/internal/push/venue.ts"
@@ -16,7 +21,7 @@ describe("push upgrades", () => {
     } as unknown as Venue
     const upgrades = Upgrade.make(refusing)
     const socket = new PassThrough()
-    const request = { url: "/v2/ws/private", headers: {} } as unknown as IncomingMessage
+    const request = { url: "/v2/ws/private", headers: {}, socket: {} } as unknown as IncomingMessage
     upgrades.handle(request, socket, Buffer.alloc(0))
     const answer = String(socket.read())
     assert.match(answer, /^HTTP\/1\.1 401 Unauthorized\r\n/)
@@ -26,4 +31,38 @@ describe("push upgrades", () => {
     assert.doesNotThrow(() => socket.emit("error", reset))
     upgrades.close()
   })
+
+  it.effect("a message up to MAX_MESSAGE_BYTES reaches the venue; a larger one closes the connection with 1009", () =>
+    Effect.gen(function*() {
+      const received: Array<number> = []
+      const accepting = {
+        handshake: () => ({ ok: true as const, endpoint: "public" as const, userId: undefined }),
+        open: () => ({ receive: (text: string) => received.push(text.length), gone: () => {} })
+      } as unknown as Venue
+      const upgrades = Upgrade.make(accepting)
+      const server = createServer()
+      server.on("upgrade", upgrades.handle)
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.sync(() => {
+            upgrades.close()
+            server.close()
+          })
+      )
+      const { port } = server.address() as AddressInfo
+      const closed = yield* Effect.callback<{ readonly code: number }>((resume) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/v2/ws/public`)
+        ws.on("open", () => {
+          ws.send("a".repeat(Upgrade.MAX_MESSAGE_BYTES))
+          ws.send("b".repeat(Upgrade.MAX_MESSAGE_BYTES + 1))
+        })
+        ws.on("error", () => {})
+        ws.on("close", (code) => resume(Effect.succeed({ code })))
+      })
+      assert.strictEqual(closed.code, 1009)
+      assert.deepStrictEqual(received, [Upgrade.MAX_MESSAGE_BYTES])
+    }).pipe(Effect.scoped))
 })

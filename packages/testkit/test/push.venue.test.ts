@@ -100,6 +100,46 @@ describe("PushVenue", () => {
       assert.isTrue((yield* connect(venue, Push.paths.public)).state.opened)
     }))
 
+  it.effect("failed authentications: a key's handshakes refused (429) once its budget is spent, others unaffected", () =>
+    Effect.gen(function*() {
+      const venue = yield* venueWith({ limits: { authFailures: { limit: 3, windowMillis: 60_000 } } })
+      yield* TestClock.adjust(1_000_000)
+      const now = () => String(venue.venue.now())
+      const refusal = (raw: Raw) => [raw.state.opened, raw.state.closed?.reason]
+      // A wrong passphrase, a wrong signature, and a stale timestamp (which is not a failed authentication).
+      assert.deepStrictEqual(
+        refusal(yield* connect(venue, Push.paths.private, signed(ALICE, now(), { [Push.headers.passphrase]: "x" }))),
+        [false, "apikey/password is incorrect"]
+      )
+      assert.deepStrictEqual(
+        refusal(yield* connect(venue, Push.paths.private, signed(ALICE, now(), { [Push.headers.sign]: "AAAA" }))),
+        [false, "sign signature error"]
+      )
+      assert.deepStrictEqual(
+        refusal(yield* connect(venue, Push.paths.private, signed(ALICE, "1"))),
+        [false, "Request timestamp expired"]
+      )
+      assert.isTrue((yield* connect(venue, Push.paths.private, signed(ALICE, now()))).state.opened)
+      yield* connect(venue, Push.paths.private, signed(ALICE, now(), { [Push.headers.sign]: "BBBB" }))
+      // The third failure spent the budget: even the right credentials are refused, with 429.
+      assert.deepStrictEqual(
+        refusal(yield* connect(venue, Push.paths.private, signed(ALICE, now()))),
+        [false, "too many failed authentications"]
+      )
+      // Another key, and keys the venue does not know, have budgets of their own.
+      assert.isTrue((yield* connect(venue, Push.paths.private, signed(BOB, now()))).state.opened)
+      for (let i = 0; i < 3; i++) {
+        yield* connect(venue, Push.paths.private, signed({ ...ALICE, apiKey: `guess-${i}` }, now()))
+      }
+      assert.deepStrictEqual(
+        refusal(yield* connect(venue, Push.paths.private, signed({ ...ALICE, apiKey: "guess-9" }, now()))),
+        [false, "too many failed authentications"]
+      )
+      // Once the window has passed the first failure, the key has room again.
+      yield* TestClock.adjust(60_000)
+      assert.isTrue((yield* connect(venue, Push.paths.private, signed(ALICE, now()))).state.opened)
+    }))
+
   it.effect("acknowledges subscriptions; refuses channels it does not serve, or not on this endpoint", () =>
     Effect.gen(function*() {
       const venue = yield* venueWith()

@@ -27,7 +27,7 @@ export class MemorySocket implements Socket.WebSocketLike {
     const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
     queueMicrotask(() => {
       if (this.readyState !== CONNECTING) return
-      const handshake = venue.handshake(new URL(url).pathname, (name) => lower.get(name))
+      const handshake = venue.handshake(new URL(url).pathname, (name) => lower.get(name), address)
       if (!handshake.ok) {
         this.readyState = CLOSED
         this.dispatch("error", { type: "error", data: `Unexpected server response: ${handshake.status}` })

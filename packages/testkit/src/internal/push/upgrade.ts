@@ -16,8 +16,15 @@ export interface Upgrades {
   readonly close: () => void
 }
 
+/**
+ * The largest message a client may send (ws's `maxPayload`; a larger one closes the connection with 1009). A client
+ * sends only logins, subscriptions and pongs, a few hundred bytes even for a hundred channels; ws's own default is
+ * 100 MiB.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024
+
 export const make = (venue: Venue): Upgrades => {
-  const server = new WebSocketServer({ noServer: true })
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES })
   let closed = false
   const handle = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const header = (name: string) => {
@@ -26,7 +33,7 @@ export const make = (venue: Venue): Upgrades => {
     }
     const handshake = closed
       ? { ok: false as const, status: 503, message: "closing" }
-      : venue.handshake((request.url ?? "/").split("?")[0]!, header)
+      : venue.handshake((request.url ?? "/").split("?")[0]!, header, request.socket.remoteAddress ?? "unknown")
     if (!handshake.ok) {
       // Node hands an upgrade's socket over with no error listener. A refused client may reset the connection once it
       // has read the status (a WebSocket client aborts its request): nothing to report, where an unheard error would

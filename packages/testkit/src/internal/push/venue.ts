@@ -21,6 +21,12 @@ export interface Key {
 
 export interface Limits {
   readonly connectionAttempts: { readonly limit: number; readonly windowMillis: number }
+  /**
+   * Failed authentications (an unknown key, a wrong passphrase or signature) of one API key from one address (of keys
+   * the venue does not know, from one address) in a window; beyond them, the key's handshakes from there are refused
+   * with 429 until the window has room again, as REST's (`TestExchange`'s `authFailures`).
+   */
+  readonly authFailures: { readonly limit: number; readonly windowMillis: number }
   readonly connections: number
   readonly operations: { readonly limit: number; readonly windowMillis: number }
   readonly channelsPerConnection: number
@@ -70,6 +76,8 @@ export class Venue implements Host {
   private readonly connections = new Set<VenueConnection>()
   private readonly subscribers = new Map<string, Set<VenueConnection>>()
   private readonly attempts = new Map<string, Array<number>>()
+  // Failed authentications by `${apiKey}\n${address}` (`apiKey` "" for keys the venue does not know).
+  private readonly failures = new Map<string, Array<number>>()
   private readonly books = new Map<string, BookState>()
   private readonly tickers = new Map<string, unknown>()
   private readonly userVersions = new Map<string, number>()
@@ -98,8 +106,11 @@ export class Venue implements Host {
     return { ...this.counts, open: this.connections.size }
   }
 
-  /** Judges a handshake: the path, and for the private endpoint the signed headers. */
-  handshake(path: string, header: (name: string) => string | undefined): Handshake {
+  /**
+   * Judges a handshake from an address: the path, and for the private endpoint the signed headers. Failed
+   * authentications count against the key's budget from that address (`Limits.authFailures`).
+   */
+  handshake(path: string, header: (name: string) => string | undefined, address: string): Handshake {
     this.counts.attempts++
     const endpoint = path === Push.paths.public ? "public" : path === Push.paths.private ? "private" : undefined
     if (endpoint === undefined) return this.refuse(404, "no such push endpoint")
@@ -113,7 +124,12 @@ export class Venue implements Host {
       return this.refuse(401, "missing authentication headers")
     }
     const key = this.keys.get(apiKey)
+    const failures = this.failuresOf(key === undefined ? "" : apiKey, address)
+    if (failures.length >= this.limits.authFailures.limit) {
+      return this.refuse(429, "too many failed authentications")
+    }
     if (key === undefined || !constantTimeEqual(passphrase, key.passphrase)) {
+      failures.push(this.now())
       return this.refuse(401, "apikey/password is incorrect")
     }
     if (
@@ -122,6 +138,7 @@ export class Venue implements Host {
       return this.refuse(401, "Request timestamp expired")
     }
     if (!constantTimeEqual(sign, signatureOf(key.hmac, Push.prehash(timestamp)))) {
+      failures.push(this.now())
       return this.refuse(401, "sign signature error")
     }
     return { ok: true, endpoint, userId: key.userId }
@@ -290,6 +307,16 @@ export class Venue implements Host {
   }
 
   // --- events
+
+  // The failed authentications of a key from an address within the window (older ones dropped).
+  private failuresOf(apiKey: string, address: string): Array<number> {
+    const id = `${apiKey}\n${address}`
+    const log = this.failures.get(id) ?? []
+    this.failures.set(id, log)
+    const since = this.now() - this.limits.authFailures.windowMillis
+    while (log.length > 0 && log[0]! <= since) log.shift()
+    return log
+  }
 
   private refuse(status: number, message: string): Handshake {
     this.counts.refused++
