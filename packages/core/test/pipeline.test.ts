@@ -97,6 +97,39 @@ describe("HTTP, decode and transport failures", () => {
       assert.isUndefined(error.code)
       assert.strictEqual(venue.requests.length, 1)
     }))
+
+  // The HTTP client's failure said once: "transport failure: <what> (<request>)", never "TransportError: Transport:".
+  const systemError = (message: string, code: string) => Object.assign(new Error(message), { code })
+  it.effect.each(
+    [
+      ["its description", { description: "connection reset by peer" }, "connection reset by peer"],
+      [
+        "its cause's message, the code not repeated",
+        { cause: systemError("connect ECONNREFUSED 127.0.0.1:1", "ECONNREFUSED") },
+        "connect ECONNREFUSED 127.0.0.1:1"
+      ],
+      ["a cause without a message: the code", { cause: systemError("", "ECONNREFUSED") }, "the request failed"]
+    ] as const
+  )("a transport failure says what failed once: %s", ([, fields, what]) => {
+    const failing = HttpClient.make((request) =>
+      Effect.fail(
+        new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, ...fields }) })
+      )
+    )
+    return Effect.gen(function*() {
+      const client = yield* SpotClient.SpotClient
+      const error = yield* Effect.flip(client.balances())
+      const code = "cause" in fields && fields.cause.message === "" ? " (ECONNREFUSED)" : ""
+      assert.strictEqual(
+        error.message,
+        `SpotClient.balances: transport failure: ${what} (GET ${clientOptions.baseUrl}/api/v2/account/assets)${code}`
+      )
+    }).pipe(Effect.provide(
+      SpotClient.layer({ ...clientOptions, rateLimit: false, retry: false, syncServerTime: false }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, failing))
+      )
+    ))
+  })
 })
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -64,8 +64,11 @@ export interface HttpOptions {
    * reached directly, as `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` say (`layerConfig` reads those). An `https:` venue
    * is reached through a `CONNECT` tunnel: the proxy sees only the venue's host. An `http:` one (a sandbox) is sent
    * to the proxy as is, signed headers included. The undici transports support it; `"node:http"` does not, and a
-   * layer given a proxy there fails with a `ValidationError` on `proxy`. Under Bun, the proxy for the venue's origin
-   * goes to Bun's `fetch` (its `proxy` option).
+   * layer given a proxy there fails with a `ValidationError` on `proxy`, as does a value that is neither an `http:`
+   * or `https:` URL with a host nor `host:port` (taken as `http://`, as curl does). A transport failure of a request
+   * sent through the proxy says so, naming the proxy by its scheme, host and port ("through the proxy
+   * http://proxy.internal:3128: connect ECONNREFUSED ..."). Under Bun, the proxy for the venue's origin goes to Bun's
+   * `fetch` (its `proxy` option).
    * @default none
    */
   readonly proxy?: ProxyOptions | string | Redacted.Redacted<string> | undefined
@@ -164,6 +167,26 @@ const headerRefusalsTyped = (client: HttpClient.HttpClient): HttpClient.HttpClie
           : Effect.die(defect))
   )
 
+// A transport failure of a request sent through a proxy says so, naming the proxy by its scheme, host and port only
+// ("through the proxy http://proxy.internal:3128: connect ECONNREFUSED ..."): a dead or misnamed proxy is not taken for
+// the venue. The cause is kept, so the failure reads as before otherwise (not sent, a timeout, an answer too large).
+const throughProxy = (proxies: Proxies.Resolved) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(client, (effect, request) =>
+    Effect.mapError(effect, (error) => {
+      const proxy = error.reason._tag === "TransportError" ? Proxies.forUrl(proxies, request.url) : undefined
+      if (proxy === undefined) return error
+      const cause = error.reason.cause
+      const what = error.reason.description ??
+        (cause instanceof Error && cause.message !== "" ? cause.message : undefined)
+      return new HttpClientError.HttpClientError({
+        reason: new HttpClientError.TransportError({
+          request: error.reason.request,
+          cause,
+          description: `through the proxy ${Proxies.origin(proxy)}${what === undefined ? "" : `: ${what}`}`
+        })
+      })
+    }))
+
 // Bun's `undici` module is a stand-in without the pool the undici transports dispatch through (every request failed
 // with a bare TransportError), so under Bun they give way to Bun's own fetch.
 const undiciMissing = typeof process.versions.bun === "string"
@@ -176,8 +199,9 @@ const undiciMissing = typeof process.versions.bun === "string"
  * with a `TransportError` caused by a `SpotError.ResponseTooLargeError` (the client's own reading bounds the others).
  * Under Bun, whose `undici` has no pool, the two undici transports are Bun's `fetch` (`FetchHttpClient`: its own
  * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply; `layer` gives it the
- * proxy). With a `proxy`, the undici transports dispatch through it; the layer fails with a `SpotError` whose
- * `ValidationError` is on `proxy` for a URL that is not `http:` or `https:`, and for the `"node:http"` transport.
+ * proxy). With a `proxy`, the undici transports dispatch through it, and a transport failure through it names it;
+ * the layer fails with a `SpotError` whose `ValidationError` is on `proxy` for a URL that is not `http:` or `https:`
+ * with a host (or `host:port`), and for the `"node:http"` transport.
  *
  * @since 0.1.0
  * @category layers
@@ -216,14 +240,22 @@ export const layerHttpClient = (
   const dispatcher = proxies === undefined
     ? NodeHttpClient.layerDispatcherOptions(pool)
     : Layer.effect(NodeHttpClient.Dispatcher, Proxies.dispatcher(proxies, pool))
+  const proxied = (layer: Layer.Layer<HttpClient.HttpClient>): Layer.Layer<HttpClient.HttpClient> =>
+    proxies === undefined
+      ? layer
+      : Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, throughProxy(proxies))).pipe(
+        Layer.provide(layer)
+      )
   if (options.transport === "effect-undici") {
     // Note: platform-node's client sets its own headersTimeout (1 hour) and bodyTimeout (none) on every request,
     // which win over the pool's; core's timeout still bounds every exchange.
-    return NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(dispatcher))
+    return proxied(NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(dispatcher)))
   }
   const maxBodyBytes = options.maxResponseBytes ?? SpotClient.DEFAULT_MAX_RESPONSE_BYTES
-  return Layer.effect(HttpClient.HttpClient, UndiciClient.make({ timeoutMillis: timeout, maxBodyBytes })).pipe(
-    Layer.provide(dispatcher)
+  return proxied(
+    Layer.effect(HttpClient.HttpClient, UndiciClient.make({ timeoutMillis: timeout, maxBodyBytes })).pipe(
+      Layer.provide(dispatcher)
+    )
   )
 }
 

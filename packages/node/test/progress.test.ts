@@ -20,7 +20,7 @@ describe("Progress", () => {
       assert.deepStrictEqual(quiet.chunks, [])
       // The summary alone, as a plain line.
       yield* progress.finish("exported", "")
-      assert.deepStrictEqual(quiet.chunks, ["spotkit: exported 100 rows, 1 pages, 9 rows/s, 11.0 s\n"])
+      assert.deepStrictEqual(quiet.chunks, ["spotkit: exported 100 rows, 1 page, 9 rows/s, 11.0 s\n"])
 
       const forced = capture(true)
       const plain = yield* Progress.make(forced.channel, { forced: true, dataOnTerminal: true })
@@ -119,6 +119,11 @@ describe("progress figures", () => {
     assert.strictEqual(Progress.describe(999, 10, 0), "999 rows, 10 pages, 0 rows/s, 0.0 s")
     assert.strictEqual(Progress.describe(0, 0, 61_000), "0 rows, 0 pages, 0 rows/s, 1 min 01 s")
     assert.strictEqual(Progress.describe(0, 0, 3_725_000), "0 rows, 0 pages, 0 rows/s, 1 h 02 min")
+  })
+
+  it("one row, one page: in the singular", () => {
+    assert.strictEqual(Progress.describe(1, 1, 1_000), "1 row, 1 page, 1 rows/s, 1.0 s")
+    assert.strictEqual(Progress.describe(0, 1, 1_000), "0 rows, 1 page, 0 rows/s, 1.0 s")
   })
 
   it("with a total: how many of it, and the time left at the rate so far", () => {

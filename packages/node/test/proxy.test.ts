@@ -65,14 +65,52 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient through a 
       })))
   }
 
-  it.effect("a dead proxy fails every call (nothing goes around it)", () =>
+  for (const transport of ["undici", "effect-undici"] as const) {
+    it.effect(`${transport}: a dead proxy fails every call (nothing goes around it), saying it went through the proxy`, () =>
+      Effect.gen(function*() {
+        const options = yield* aliceOptions
+        const before = signatures.length
+        const error = yield* Effect.flip(
+          readBills.pipe(
+            Effect.provide(NodeSpotClient.layer({ ...options, transport, proxy: "http://user:hunter22@127.0.0.1:9" }))
+          )
+        )
+        assert.strictEqual(error.reason._tag, "TransportError")
+        assert.strictEqual(signatures.length, before)
+        // Named by its scheme, host and port alone; said once, then what failed and the request.
+        assert.include(error.message, "transport failure: through the proxy http://127.0.0.1:9: ")
+        assert.include(error.message, `(POST ${options.baseUrl}${Venue.endpoints.fundingBills.path})`)
+        assert.notInclude(error.message, "hunter22")
+        assert.notInclude(error.message, "user")
+        assert.notInclude(error.message, "TransportError")
+      }))
+  }
+
+  it.effect("a proxy bypassed by NO_PROXY: a failure does not name it", () =>
     Effect.gen(function*() {
       const options = yield* aliceOptions
-      const before = signatures.length
       const error = yield* Effect.flip(
-        readBills.pipe(Effect.provide(NodeSpotClient.layer({ ...options, proxy: "http://127.0.0.1:9" })))
+        readBills.pipe(Effect.provide(NodeSpotClient.layer({
+          ...options,
+          baseUrl: "http://127.0.0.1:9",
+          proxy: { http: "http://127.0.0.1:8", noProxy: "127.0.0.1" }
+        })))
       )
       assert.strictEqual(error.reason._tag, "TransportError")
+      assert.notInclude(error.message, "proxy")
+    }))
+
+  it.effect("the CLI refuses a proxy variable that is neither a URL nor host:port: exit code 2, one line", () =>
+    Effect.gen(function*() {
+      const env = yield* aliceEnv
+      const before = signatures.length
+      const run = yield* runInProcess(["balances"], { ...env, HTTP_PROXY: "notaurl" })
+      assert.strictEqual(run.exitCode, 2, run.stderr)
+      assert.strictEqual(
+        run.stderr,
+        "spotkit: HTTP_PROXY has neither a scheme nor a port; expected http://proxy.internal:3128 or host:port; " +
+          "see spotkit --help\n"
+      )
       assert.strictEqual(signatures.length, before)
     }))
 
@@ -185,6 +223,21 @@ describe("proxy resolution", () => {
     assert.deepStrictEqual(Proxies.resolve("socks5://u:pw@p:1080"), {
       invalid: "the https proxy is not an http:// or https:// URL: socks5://p:1080"
     })
+    // Without a scheme, a port is needed: a bare word is refused rather than taken as a host on port 80.
+    assert.deepStrictEqual(Proxies.resolve({ http: "notaurl" }), {
+      invalid: "the http proxy has neither a scheme nor a port (http://host:port or host:port): http://notaurl/"
+    })
+    assert.deepStrictEqual(Proxies.resolve({ http: "http://notaurl" }), {
+      https: "http://notaurl",
+      http: "http://notaurl",
+      noProxy: ""
+    })
+  })
+
+  it("Proxies.origin: scheme, host and port only", () => {
+    assert.strictEqual(Proxies.origin("http://user:pw@proxy.internal:3128/path?q=1"), "http://proxy.internal:3128")
+    assert.strictEqual(Proxies.origin("https://proxy.internal"), "https://proxy.internal:443")
+    assert.strictEqual(Proxies.origin("http://[::1]"), "http://[::1]:80")
   })
 
   it("NO_PROXY as undici reads it: hosts, domains, subdomain wildcards, ports, v6, *", () => {

@@ -25,6 +25,7 @@ import { Signer, SpotPush } from "@spotkit/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { EngineError } from "./Engine.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
 import * as EngineFeed from "./internal/push/engineFeed.ts"
 import type * as Events from "./internal/push/events.ts"
@@ -33,7 +34,7 @@ import { MemorySocket } from "./internal/push/inProcess.ts"
 import * as Upgrade from "./internal/push/upgrade.ts"
 import * as Internal from "./internal/push/venue.ts"
 import * as Sandbox from "./Sandbox.ts"
-import { inProcessBaseUrl, TestExchange } from "./TestExchange.ts"
+import { demoKeys, type DemoUser, inProcessBaseUrl, TestExchange } from "./TestExchange.ts"
 
 /**
  * A price level as the venue lists it: price and size, exact decimal strings (size `"0"` removes the price).
@@ -240,23 +241,39 @@ export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor,
 )
 
 /**
- * A ready `SpotPush` (as alice, the exchange's first account) over the in-process transport: with
- * `TestExchange.layerSpotClient()` and `layer()`, one line of test setup. It signs with node:crypto, synchronously, as
- * `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run depend on the machine's load).
+ * A ready `SpotPush` over the in-process transport: with `TestExchange.layerSpotClient()` and `layer()`, one line of
+ * test setup. It signs in as alice, the exchange's first account, unless `user` names another (a demo user, or an
+ * index into the exchange's `accounts`) or `credentials` are given. The session reads what it may have missed through
+ * the `SpotClient` in context, so both must act as the same user: with `layerSpotClient({ user: "bob" })`, use
+ * `layerSpotPush({ user: "bob" })` (the push would otherwise be alice's, and the backfill bob's). It signs with
+ * node:crypto, synchronously, as `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run
+ * depend on the machine's load). Fails with an `EngineError` when no account matches `user`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerSpotPush = (
-  options: Partial<SpotPush.Options> & { readonly signer?: Signer.Service | undefined } = {}
-): Layer.Layer<SpotPush.SpotPush, never, PushVenue | TestExchange | SpotClient.SpotClient> => {
-  const { signer, ...pushOptions } = options
-  return Layer.unwrap(Effect.map(TestExchange, (exchange) =>
-    SpotPush.layer({
+  options: Partial<SpotPush.Options> & {
+    readonly signer?: Signer.Service | undefined
+    /** Who the session signs in as: a demo user by name, or an index into the exchange's `accounts`. @default "alice" */
+    readonly user?: DemoUser | number | undefined
+  } = {}
+): Layer.Layer<SpotPush.SpotPush, EngineError, PushVenue | TestExchange | SpotClient.SpotClient> => {
+  const { signer, user = "alice", ...pushOptions } = options
+  return Layer.unwrap(Effect.gen(function*() {
+    const exchange = yield* TestExchange
+    const account = typeof user === "number"
+      ? exchange.accounts[user]
+      : exchange.accounts.find((account) => Redacted.value(account.credentials.apiKey) === demoKeys[user].apiKey)
+    if (account === undefined && pushOptions.credentials === undefined) {
+      return yield* Effect.fail(new EngineError(`layerSpotPush: no account to act as ${user}`))
+    }
+    return SpotPush.layer({
       url: inProcessBaseUrl.replace(/^http/, "ws"),
-      credentials: exchange.accounts[0]?.credentials,
+      credentials: account?.credentials,
       ...pushOptions
-    }))).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? nodeCryptoSigner)]))
+    })
+  })).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? nodeCryptoSigner)]))
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Venue } from "@spotkit/core"
-import { Deferred, Effect, Fiber, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
 
@@ -304,4 +304,42 @@ describe("SpotPush private streams", () => {
       const error = yield* Effect.flip(Stream.runDrain(push.watchOrders()))
       assert.strictEqual(error.reason._tag, "ValidationError")
     }).pipe(Effect.provide(PushVenue.layerWebSocketConstructor), Effect.provide(setup())))
+})
+
+describe("layerSpotPush as another user than alice", () => {
+  // bob's REST client, and his push session: `user` given to both presets.
+  const asBob = PushVenue.layerSpotPush({ user: "bob" }).pipe(
+    Layer.provideMerge(PushVenue.layer()),
+    Layer.provideMerge(TestExchange.layerSpotClient({
+      exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false },
+      user: "bob"
+    }))
+  )
+
+  it.effect("user: \"bob\" signs the push session in as bob: his fills are pushed, not alice's", () =>
+    Effect.gen(function*() {
+      const { alice, bob, engine, exchange, push } = yield* context
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* settle
+      // alice buys from bob's asks: each trade is a fill of hers and one of his.
+      yield* exchange.placeOrder(alice, {
+        symbol: SYMBOL,
+        side: "buy",
+        orderType: "market",
+        force: "normal",
+        quantity: "20000",
+        clientOrderId: "alice-takes"
+      })
+      yield* advance(2_000)
+      const bobs = engine.fillList(bob).map((fill) => fill.fillId)
+      assert.isAbove(bobs.length, 0)
+      assert.deepStrictEqual(fills.items.map((fill) => fill.fillId).sort(), [...bobs].sort())
+      assert.isTrue(fills.items.every((fill) => fill.source === "push"))
+    }).pipe(Effect.provide(asBob)))
+
+  it.effect("a user the exchange does not have fails the layer", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(PushVenue.layerSpotPush({ user: 5 })))
+      assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("no account to act as 5"))
+    }).pipe(Effect.scoped, Effect.provide(setup())))
 })

@@ -15,6 +15,9 @@ const LOG_INTERVAL = 5_000
 // command, also those that print no progress.
 const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
+// "1 page", "0 pages", "2,001 pages".
+const count = (n: number, noun: string): string => `${thousands(n)} ${noun}${n === 1 ? "" : "s"}`
+
 export const formatDuration = (millis: number): string => {
   const seconds = Math.floor(millis / 1000)
   if (seconds < 60) return `${(millis / 1000).toFixed(1)} s`
@@ -30,7 +33,7 @@ export const describe = (rows: number, pages: number, elapsed: number, total?: n
   const eta = total === undefined || total < rows || rate === 0
     ? ""
     : `, ETA ${formatDuration(Math.round(((total - rows) / rate) * 1000))}`
-  return `${thousands(rows)} rows${of}, ${thousands(pages)} pages, ${thousands(rate)} rows/s, ${
+  return `${count(rows, "row")}${of}, ${count(pages, "page")}, ${thousands(rate)} rows/s, ${
     formatDuration(elapsed)
   }${eta}`
 }

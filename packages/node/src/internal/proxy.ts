@@ -29,6 +29,40 @@ const text = (value: string | Redacted.Redacted<string> | undefined): string | u
   return plain === undefined || plain.trim() === "" ? undefined : plain.trim()
 }
 
+/**
+ * A proxy as the messages of failures through it name it: its scheme, host and port, never a user name, password,
+ * path or query (`http://proxy.internal:3128`).
+ */
+export const origin = (url: string): string => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return "an invalid URL"
+  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80"
+  return `${parsed.protocol}//${parsed.hostname}:${port}`
+}
+
+// A URL that names its scheme (`http://`); without one, a proxy is taken as `http://`, as curl does.
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i
+
+/**
+ * What keeps a proxy value from being a proxy, in words that quote nothing of it, or undefined: it must be an
+ * `http://` or `https://` URL with a host, or, without a scheme, `host:port` (taken as `http://`). A bare word without
+ * a port (`HTTP_PROXY=yes`, a host name alone) is refused: curl would reach it on port 1080, undici on port 80, and
+ * it is more often a mistake than a proxy.
+ */
+export const problem = (value: string): string | undefined => {
+  const url = URL.parse(SCHEME.test(value) ? value : `http://${value}`)
+  if (url === null) return "is not a URL; expected http://proxy.internal:3128"
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must start with http:// or https://"
+  if (url.hostname === "") return "names no host; expected http://proxy.internal:3128"
+  if (!SCHEME.test(value)) {
+    const authority = value.split(/[/?#]/, 1)[0]!
+    if (!/:\d+$/.test(authority.slice(authority.lastIndexOf("@") + 1))) {
+      return "has neither a scheme nor a port; expected http://proxy.internal:3128 or host:port"
+    }
+  }
+  return undefined
+}
+
 /** A proxy URL as messages may show it: without its user and password. */
 export const safeUrl = (url: string): string => {
   const parsed = URL.parse(url)
@@ -61,8 +95,8 @@ export const secrets = (proxies: Resolved): ReadonlyArray<string> => {
 }
 
 /**
- * The proxies to use, none when nothing is set, or why one cannot be: a URL that is not `http:` or `https:`. Like
- * curl, a URL without a scheme is taken as `http://`.
+ * The proxies to use, none when nothing is set, or why one cannot be: a URL that is not `http:` or `https:` with a
+ * host (`problem`). Like curl, `host:port` without a scheme is taken as `http://`.
  */
 export const resolve = (input: Input | undefined): Resolved | undefined | { readonly invalid: string } => {
   if (input === undefined) return undefined
@@ -72,10 +106,14 @@ export const resolve = (input: Input | undefined): Resolved | undefined | { read
   for (const key of ["https", "http"] as const) {
     const value = given[key]
     if (value === undefined) continue
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`
-    const parsed = URL.parse(url)
-    if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname === "") {
-      return { invalid: `the ${key} proxy is not an http:// or https:// URL: ${safeUrl(url)}` }
+    const url = SCHEME.test(value) ? value : `http://${value}`
+    const why = problem(value)
+    if (why !== undefined) {
+      return {
+        invalid: why.startsWith("has neither")
+          ? `the ${key} proxy has neither a scheme nor a port (http://host:port or host:port): ${safeUrl(url)}`
+          : `the ${key} proxy is not an http:// or https:// URL: ${safeUrl(url)}`
+      }
     }
     given[key] = url
   }

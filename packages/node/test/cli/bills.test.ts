@@ -115,6 +115,16 @@ describe("bills export, in process, against the sandbox", () => {
         assert.match(lines.at(-1)!, /^spotkit: exported 42 rows, /)
       }))
 
+    it.effect("an export the venue has nothing for: its one request counted as a page (\"0 rows, 1 page\")", () =>
+      Effect.gen(function*() {
+        const before = (yield* billRequests).length
+        const run = yield* exportWith(["--since", FAR_FUTURE])
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.strictEqual(run.stdout, HEADER)
+        assert.strictEqual((yield* billRequests).length - before, 1)
+        assert.match(run.stderr, /^spotkit: exported 0 rows, 1 page, 0 rows\/s, [\d.]+ s\n$/)
+      }))
+
     it.effect("--since 0 asks for every bill (no exclusive startTime of 0); --since 0 --until 0 is empty", () =>
       Effect.gen(function*() {
         const all = yield* exportWith([])

@@ -46,6 +46,9 @@ describe("Environment", () => {
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
       [{ HTTPS_PROXY: "socks5://proxy.internal:1080" }, "HTTPS_PROXY must start with http:// or https://"],
       [{ https_proxy: "http://[proxy" }, "https_proxy is not a URL"],
+      // Without a scheme, host:port only: a bare word is more often a mistake than a proxy.
+      [{ HTTP_PROXY: "notaurl" }, "HTTP_PROXY has neither a scheme nor a port"],
+      [{ http_proxy: "user:secret@proxy.internal" }, "http_proxy has neither a scheme nor a port"],
       [{ NO_PROXY: "internal\n" }, "NO_PROXY has a line break"]
     ]
     for (const [change, said] of cases) {
@@ -65,6 +68,9 @@ describe("Environment", () => {
       SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
     }
     assert.isUndefined(Environment.problems({ ...good, ...optional }, "private"))
+    for (const proxy of ["http://proxy.internal", "user:pw@proxy.internal:3128", "[::1]:3128", "10.0.0.1:8080/"]) {
+      assert.isUndefined(Environment.problems({ ...good, HTTP_PROXY: proxy }, "private"), proxy)
+    }
   })
 
   it("problems: the missing and the empty named at once, then the invalid", () => {

@@ -59,10 +59,21 @@ export const transportError = (
     return new SpotError.TransportError({ description: `no answer within ${Duration.format(timeout)}` })
   }
   const code = systemCode(error.reason.cause)
+  const text = failureText(error.reason)
   return new SpotError.TransportError({
-    description: scrub(`${error.reason._tag}: ${error.message}${code === undefined ? "" : ` (${code})`}`),
+    description: scrub(code === undefined || text.includes(code) ? text : `${text} (${code})`),
     notSent: code !== undefined && NOT_SENT_CODES.has(code)
   })
+}
+
+// What failed, said once (`TransportError.message` already says "transport failure"): for a transport failure, the HTTP
+// client's description of it, or its cause's message (platform-node's clients give only the cause), then the request;
+// for another failure of the request (a URL or a body that cannot be encoded), the HTTP client's own message, which
+// names its kind.
+const failureText = (reason: HttpClientError.HttpClientError["reason"]): string => {
+  if (reason._tag !== "TransportError") return reason.message
+  const cause = reason.cause instanceof Error && reason.cause.message !== "" ? reason.cause.message : undefined
+  return `${reason.description ?? cause ?? "the request failed"} (${reason.methodAndUrl})`
 }
 
 /** An answer that is not a venue envelope: rate limited, a garbled success, or an HTTP failure page. */

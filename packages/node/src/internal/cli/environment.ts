@@ -6,6 +6,7 @@
 import { type SpotClient, Venue } from "@spotkit/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
+import * as Proxies from "../proxy.ts"
 
 /** What a command needs: the venue's private endpoints (credentials required), or public data only. */
 export type Access = "private" | "public"
@@ -102,12 +103,11 @@ export const problemOf = (variable: Variable, value: string): string | undefined
     case "HTTPS_PROXY":
     case "http_proxy":
     case "HTTP_PROXY":
-      // Like curl, a proxy without a scheme is taken as http://.
-      return urlProblem(
-        /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`,
-        ["http:", "https:"],
-        "http://proxy.internal:3128"
-      )
+      // An http:// or https:// URL with a host, or host:port (taken as http://), as NodeSpotClient's proxy option.
+      if (CONTROL.test(value) || /\s/.test(value)) {
+        return "has a space or a control character; expected http://proxy.internal:3128"
+      }
+      return Proxies.problem(value)
     case "no_proxy":
     case "NO_PROXY":
       return textProblem(value)

@@ -233,6 +233,9 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
         })
       )
     )
+    // The venue answered at least one page: an export it had nothing for (its stream ended without a record) counts
+    // that page, so that the summary never says "0 pages" after a request.
+    if (pages === 0) yield* progress.update(rows, 1)
     // An export with no row still leaves its file, and the CSV header.
     yield* opened
     // A file's last writes are still buffered: only once it is closed is the export known to be complete.
