@@ -2,13 +2,7 @@
 // opens on a microtask (no timer: deterministic under `TestClock`), keeps what the client sent, and lets the test send
 // any frame (or any `data` at all), close with any code and reason, or answer the client's messages with `onMessage`.
 import type * as Socket from "effect/socket/Socket"
-
-type Kind = "open" | "message" | "error" | "close"
-
-interface Listener {
-  readonly fn: (event: Socket.WebSocketEvent) => void
-  readonly once: boolean
-}
+import { Listened } from "../../src/internal/push/listeners.ts"
 
 /** One connection as the venue sees it. */
 export interface Peer {
@@ -34,13 +28,13 @@ export const acknowledge = (peer: Peer, text: string): void => {
   if (message.event === "subscribe") peer.send(JSON.stringify({ event: "subscribed", channel: message.channel }))
 }
 
-class HostileSocket implements Socket.WebSocketLike {
+class HostileSocket extends Listened implements Socket.WebSocketLike {
   readyState = 0
-  private readonly listeners = new Map<Kind, Array<Listener>>()
   readonly peer: Peer
   private readonly script: Script
 
   constructor(url: string, headers: Readonly<Record<string, string>>, script: Script) {
+    super()
     this.script = script
     const received: Array<string> = []
     this.peer = {
@@ -56,23 +50,6 @@ class HostileSocket implements Socket.WebSocketLike {
       this.readyState = 1
       this.dispatch("open", { type: "open" })
     })
-  }
-
-  addEventListener(
-    type: Kind,
-    listener: (event: Socket.WebSocketEvent) => void,
-    options?: { readonly once?: boolean }
-  ): void {
-    const list = this.listeners.get(type) ?? []
-    list.push({ fn: listener, once: options?.once === true })
-    this.listeners.set(type, list)
-  }
-
-  removeEventListener(type: Kind, listener: (event: Socket.WebSocketEvent) => void): void {
-    const list = this.listeners.get(type)
-    if (list === undefined) return
-    const i = list.findIndex((l) => l.fn === listener)
-    if (i >= 0) list.splice(i, 1)
   }
 
   send(data: string | Uint8Array<ArrayBuffer>): void {
@@ -100,15 +77,6 @@ class HostileSocket implements Socket.WebSocketLike {
     if (this.readyState === 3) return
     this.readyState = 3
     this.dispatch("close", { type: "close", code, reason })
-  }
-
-  private dispatch(type: Kind, event: Socket.WebSocketEvent): void {
-    const list = this.listeners.get(type)
-    if (list === undefined) return
-    for (const listener of list.slice()) {
-      if (listener.once) this.removeEventListener(type, listener.fn)
-      listener.fn(event)
-    }
   }
 }
 

@@ -4,26 +4,20 @@
 import type * as Socket from "effect/socket/Socket"
 import type { Peer } from "./connection.ts"
 import type { VenueConnection } from "./connection.ts"
+import { Listened } from "./listeners.ts"
 import type { Venue } from "./venue.ts"
-
-type Kind = "open" | "message" | "error" | "close"
-
-interface Listener {
-  readonly fn: (event: Socket.WebSocketEvent) => void
-  readonly once: boolean
-}
 
 const CONNECTING = 0
 const OPEN = 1
 const CLOSING = 2
 const CLOSED = 3
 
-export class MemorySocket implements Socket.WebSocketLike {
+export class MemorySocket extends Listened implements Socket.WebSocketLike {
   readyState = CONNECTING
-  private readonly listeners = new Map<Kind, Array<Listener>>()
   private connection: VenueConnection | undefined = undefined
 
   constructor(venue: Venue, url: string, headers: Readonly<Record<string, string>>, address: string) {
+    super()
     const lower = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
     queueMicrotask(() => {
       if (this.readyState !== CONNECTING) return
@@ -44,23 +38,6 @@ export class MemorySocket implements Socket.WebSocketLike {
       this.connection = venue.open(handshake, address, peer)
       this.dispatch("open", { type: "open" })
     })
-  }
-
-  addEventListener(
-    type: Kind,
-    listener: (event: Socket.WebSocketEvent) => void,
-    options?: { readonly once?: boolean }
-  ): void {
-    const list = this.listeners.get(type) ?? []
-    list.push({ fn: listener, once: options?.once === true })
-    this.listeners.set(type, list)
-  }
-
-  removeEventListener(type: Kind, listener: (event: Socket.WebSocketEvent) => void): void {
-    const list = this.listeners.get(type)
-    if (list === undefined) return
-    const i = list.findIndex((l) => l.fn === listener)
-    if (i >= 0) list.splice(i, 1)
   }
 
   send(data: string | Uint8Array<ArrayBuffer>): void {
@@ -90,14 +67,5 @@ export class MemorySocket implements Socket.WebSocketLike {
     this.readyState = CLOSED
     this.connection?.gone()
     this.dispatch("close", { type: "close", code, reason })
-  }
-
-  private dispatch(type: Kind, event: Socket.WebSocketEvent): void {
-    const list = this.listeners.get(type)
-    if (list === undefined) return
-    for (const listener of list.slice()) {
-      if (listener.once) this.removeEventListener(type, listener.fn)
-      listener.fn(event)
-    }
   }
 }
