@@ -181,7 +181,7 @@ export interface Options {
    * Further secrets that the client's errors never show: removed from every text of the network they quote (an
    * answer's body, a transport's message), in every form the credentials are (`SafeText.Scrubber`). For what the
    * requests carry besides the credentials, e.g. a proxy's password or a token a `transformClient` adds.
-   * `NodeSpotClient.layer` adds its proxy's user name, password and `Proxy-Authorization` itself.
+   * `NodeSpotClient.layer` adds its proxy's password, `user:password` and `Proxy-Authorization` itself.
    * @default none
    */
   readonly secrets?: ReadonlyArray<string | Redacted.Redacted<string>> | undefined

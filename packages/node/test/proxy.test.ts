@@ -72,16 +72,17 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient through a 
         const before = signatures.length
         const error = yield* Effect.flip(
           readBills.pipe(
-            Effect.provide(NodeSpotClient.layer({ ...options, transport, proxy: "http://user:hunter22@127.0.0.1:9" }))
+            Effect.provide(NodeSpotClient.layer({ ...options, transport, proxy: "http://proxy:hunter22@127.0.0.1:9" }))
           )
         )
         assert.strictEqual(error.reason._tag, "TransportError")
         assert.strictEqual(signatures.length, before)
-        // Named by its scheme, host and port alone; said once, then what failed and the request.
+        // Named by its scheme, host and port alone; said once, then what failed and the request. The user name
+        // ("proxy") is no secret: the message keeps its words.
         assert.include(error.message, "transport failure: through the proxy http://127.0.0.1:9: ")
         assert.include(error.message, `(POST ${options.baseUrl}${Venue.endpoints.fundingBills.path})`)
         assert.notInclude(error.message, "hunter22")
-        assert.notInclude(error.message, "user")
+        assert.notInclude(error.message, "proxy:")
         assert.notInclude(error.message, "TransportError")
       }))
   }
@@ -310,12 +311,12 @@ describe("the proxy's secrets", () => {
           pretty: Cause.pretty(Cause.fail(error))
         }
         for (const [source, text] of Object.entries(texts)) {
-          assert.deepStrictEqual(leaksIn(source, text, [user, password, basic, `${user}:${password}`]), [])
+          assert.deepStrictEqual(leaksIn(source, text, [password, basic, `${user}:${password}`]), [])
         }
       })))
   }
 
-  it("Proxies.secrets: each proxy's user, password (decoded too), user:password and its Basic value", () => {
+  it("Proxies.secrets: each proxy's password (decoded too), user:password and its Basic value; not the user", () => {
     const resolved = Proxies.resolve({ https: "http://u%40x:p%2Fw@s:1", http: "http://plain-user@h:1" })
     assert.isDefined(resolved)
     assert.isFalse(resolved !== undefined && "invalid" in resolved)
@@ -323,17 +324,16 @@ describe("the proxy's secrets", () => {
     const base64 = (text: string) => Buffer.from(text).toString("base64")
     for (
       const expected of [
-        "u%40x",
         "p%2Fw",
-        "u@x",
         "p/w",
+        "u@x:p/w",
         `Basic ${base64("u@x:p/w")}`,
-        "plain-user",
         `Basic ${base64("plain-user:")}`
       ]
     ) {
       assert.include(secrets, expected)
     }
+    for (const user of ["u%40x", "u@x", "plain-user"]) assert.notInclude(secrets, user)
     assert.deepStrictEqual(Proxies.secrets({ https: "http://s:1", http: undefined, noProxy: "" }), [])
   })
 })

@@ -76,9 +76,10 @@ export const safeUrl = (url: string): string => {
 const decoded = (text: string): string => Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
 
 /**
- * The secrets of the proxies, which no message may show: each proxy's user name and password (as written and
- * decoded), `user:password`, and its Basic `Proxy-Authorization` value, which a proxy or a server that echoes the
- * request's headers would quote.
+ * The secrets of the proxies, which no message may show: each proxy's password (as written and decoded),
+ * `user:password`, and its Basic `Proxy-Authorization` value, which a proxy or a server that echoes the request's
+ * headers would quote. The user name alone is not among them: it is no secret, and often a common word (`proxy`) or
+ * part of a host name, which scrubbing would cut out of every message that names the proxy or the venue.
  */
 export const secrets = (proxies: Resolved): ReadonlyArray<string> => {
   const found: Array<string> = []
@@ -89,7 +90,7 @@ export const secrets = (proxies: Resolved): ReadonlyArray<string> => {
     const password = decoded(parsed.password)
     // undici sends `user:password`, or `user:` without a password.
     const basic = Buffer.from(`${user}:${password}`).toString("base64")
-    found.push(parsed.username, parsed.password, user, password, `${user}:${password}`, basic, `Basic ${basic}`)
+    found.push(parsed.password, password, `${user}:${password}`, basic, `Basic ${basic}`)
   }
   return found.filter((secret) => secret !== "")
 }
