@@ -48,6 +48,7 @@ import { printable } from "./SafeText.ts"
 import * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
 import * as SpotError from "./SpotError.ts"
+import * as Venue from "./Venue.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Models
@@ -313,6 +314,24 @@ const resolve = (
   }
 }
 
+// The codes of Node's TypeErrors for a header name or value it refuses (`ws` builds its handshake with `http.request`).
+const HEADER_REFUSALS: ReadonlySet<unknown> = new Set([
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE"
+])
+
+// Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
+const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
+  for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
+    const problem = Venue.headerValueProblem(Redacted.value(secret))
+    if (problem !== undefined) {
+      return new SpotError.ValidationError({ field: `credentials.${field}`, description: problem })
+    }
+  }
+  return undefined
+}
+
 const openError = (cause: unknown) =>
   new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause }) })
 
@@ -330,8 +349,8 @@ const makeSocket = (
       Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
         Effect.catch((cause) =>
           // A constructor that takes no options object (a browser's): public channels go without headers; private
-          // ones cannot authenticate.
-          !(cause instanceof TypeError)
+          // ones cannot authenticate. Node's refusal of a header (a TypeError with a code) is no such thing.
+          !(cause instanceof TypeError) || HEADER_REFUSALS.has((cause as { readonly code?: unknown }).code)
             ? Effect.fail(openError(cause))
             : endpoint === "private"
             ? Effect.fail(openError(new HeadersUnsupported()))
@@ -399,7 +418,9 @@ const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<st
  * What the venue says (an error frame's `code` and `msg`, a close reason, a socket error) is scrubbed of the
  * credentials, of the handshake signatures sent and of the URL's user information and query before it reaches a
  * `PushError`, an `Event` or a log line, and is quoted as a printable line (`SafeText`). A URL that is not `ws://` or
- * `wss://` is a defect (a `RangeError` naming it without user information, query or fragment).
+ * `wss://` is a defect (a `RangeError` naming it without user information, query or fragment), as is a `userAgent` no
+ * header can carry (`Venue.headerValueProblem`); an API key or passphrase no header can carry fails each private stream
+ * with a `ValidationError`, before any connection is made.
  *
  * @since 0.1.0
  * @category constructors
@@ -410,6 +431,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(printable(urlName(options.url), 200))}`)
     )
   }
+  const userAgentProblem = Venue.headerValueProblem(options.userAgent ?? "spotkit")
+  if (userAgentProblem !== undefined) return yield* Effect.die(new RangeError(`userAgent ${userAgentProblem}`))
   const text = new VenueText({
     url: options.url,
     secrets: options.credentials === undefined ? [] : [
@@ -555,6 +578,8 @@ const privateStreams = (
         if (options.credentials === undefined) {
           return yield* invalid("credentials", "the private channels need the API key's credentials")
         }
+        const refusal = credentialsRefusal(options.credentials)
+        if (refusal !== undefined) return yield* refusal
         const symbols = yield* checkSymbols(privateOptions?.symbols ?? [])
         const offset = yield* client.clockOffset
         return yield* registry.use<Private.PrivateSession, A>({

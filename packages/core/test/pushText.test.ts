@@ -37,6 +37,11 @@ describe("push: venue texts", () => {
     assert.strictEqual(urlName("user:pw@host/x"), "host/x")
     assert.strictEqual(urlName("wss://host/a@b"), "wss://host/a@b")
     assert.strictEqual(urlName("ws://host"), "ws://host")
+    // Not well-formed: the user information still goes.
+    assert.strictEqual(urlName("wss:/u:secretpw@h"), "wss:/h")
+    assert.strictEqual(urlName("wss:///u:secretpw@h/p"), "wss:///h/p")
+    assert.strictEqual(urlName(" wss://u:p@h"), " wss://h")
+    assert.strictEqual(urlName("u:a@b:pw@h"), "h")
   })
 
   it("describe: a close reason, a socket error's own message, a defect, a reason of the client", () => {

@@ -237,4 +237,51 @@ describe("SpotPush against a hostile venue", () => {
       const message = (defect as RangeError).message
       assert.strictEqual(message, "url must be a ws:// or wss:// URL, not \"https://venue.test/x\"")
     }).pipe(Effect.provide(base)))
+
+  it.effect("header values no header can carry: refused before any connection, never read as a browser's WebSocket", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const credentials = exchange.accounts[0]!.credentials
+      // A passphrase with a line break (a header of its own): the private stream fails with a ValidationError, and
+      // nothing is dialled.
+      const { peers, push } = yield* hostile({}, {
+        credentials: { ...credentials, passphrase: Redacted.make("PASS\r\nX-Evil: 1") }
+      })
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBalances())))
+      yield* advance(1_000)
+      const error: PushError.PushError = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason._tag, "ValidationError")
+      assert.include(error.message, "credentials.passphrase")
+      assert.notInclude(error.message, "PASS")
+      assert.strictEqual(peers.length, 0)
+      // A WebSocket that refuses a header as Node does (a TypeError with a code): a failed connection, not a platform
+      // without headers (which would dial again without any).
+      const events: Array<SpotPush.Event> = []
+      const bare: Array<string> = []
+      const refusing = yield* SpotPush.make({ url: "ws://venue.test", idleTimeout: "1 hour" }).pipe(
+        Effect.provideService(Socket.WebSocketConstructor, (url, options) => {
+          if (options === undefined) bare.push(url)
+          throw Object.assign(new TypeError("Invalid character in header content [\"User-Agent\"]"), {
+            code: "ERR_INVALID_CHAR"
+          })
+        }),
+        Effect.provide(Signer.layer(nodeCryptoSigner))
+      )
+      yield* Effect.forkChild(Stream.runForEach(refusing.events, (e) => Effect.sync(() => events.push(e))))
+      yield* collect(refusing.watchTicker(SYMBOL))
+      yield* advance(3_000)
+      assert.deepStrictEqual(bare, [])
+      assert.include(disconnects(events)[0]?.reason ?? "", "Invalid character in header content")
+      // A user agent no header can carry: a defect when the service is made, as a URL that is not ws:// is.
+      const exit = yield* Effect.exit(
+        SpotPush.make({ url: "ws://venue.test", userAgent: "spot\nkit" }).pipe(
+          Effect.provideService(Socket.WebSocketConstructor, () => {
+            throw new Error("never dialled")
+          })
+        )
+      )
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, RangeError)
+      assert.strictEqual((defect as RangeError).message, "userAgent has a line break (CR or LF)")
+    }).pipe(Effect.provide(base)))
 })

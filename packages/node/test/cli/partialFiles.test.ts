@@ -147,9 +147,11 @@ describe("export files in a directory others can write, in process", () => {
             const out = `${shared}/existing-${mode.toString(8)}.csv`
             writeFileSync(out, "an earlier export\n")
             chmodSync(out, mode)
-            yield* exchange.injectFault({ fault: Fault.latency(30), path: BILLS_PATH })
+            yield* exchange.injectFault({ fault: Fault.latency(100), path: BILLS_PATH })
             const running = yield* Effect.forkChild(cli(["--out", out, "--page-size", "10"]))
+            // Pages of 10 of the 60 bills, each after 100 ms: the partial file is there for half a second.
             for (let i = 0; i < 500 && !existsSync(`${out}.partial`); i++) yield* Effect.sleep(5)
+            assert.isTrue(existsSync(`${out}.partial`), "FILE.partial seen while the export runs")
             assert.strictEqual(modeOf(`${out}.partial`), 0o600, `partial beside a ${mode.toString(8)} FILE`)
             assert.strictEqual(modeOf(`${out}.partial.json`), 0o600)
             const run = yield* Fiber.join(running)

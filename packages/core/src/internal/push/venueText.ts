@@ -29,9 +29,19 @@ const urlSecrets = (url: string): Array<string> => {
 
 /**
  * A URL named without what may be secret in it: its user information, query and fragment dropped
- * (`wss://user:pw@host/path?token=x` is `wss://host/path`).
+ * (`wss://user:pw@host/path?token=x` is `wss://host/path`), also when it is no well-formed URL (`wss:/user:pw@host`,
+ * ` wss://user:pw@host`, `user:pw@host`): the user information is whatever comes before the last `@` between the
+ * scheme's slashes (if any) and the path.
  */
-export const urlName = (url: string): string => url.replace(/^([^/?#]*\/\/)?[^/?#]*@/, "$1").replace(/[?#][^]*$/, "")
+export const urlName = (url: string): string => {
+  const bare = url.replace(/[?#][^]*$/, "")
+  // Spaces before the scheme are kept (a reason the URL was refused), and passed over.
+  const prefix = /^\s*([a-zA-Z][a-zA-Z0-9+.-]*:\/+)?/.exec(bare)?.[0] ?? ""
+  const rest = bare.slice(prefix.length)
+  const end = rest.search(/[/]|$/)
+  const at = rest.lastIndexOf("@", end)
+  return at === -1 || at >= end ? bare : prefix + rest.slice(at + 1)
+}
 
 export class VenueText {
   private readonly secrets: ReadonlyArray<string>
