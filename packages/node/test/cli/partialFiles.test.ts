@@ -123,6 +123,13 @@ describe("export files in a directory others can write, in process", () => {
         assert.strictEqual(readFileSync(out, "utf8"), whole)
         // A new file to the user alone, not the permissions of what the link pointed to.
         assert.strictEqual(modeOf(out), 0o600)
+        // The summary says what became of the link.
+        assert.include(
+          run.stderr,
+          `to ${out} (it was a symbolic link: replaced by the file, the file it pointed to unchanged)`
+        )
+        const again = yield* cli(["--out", out])
+        assert.notInclude(again.stderr, "symbolic link")
         // A link to a device is still written in place, through the link.
         const device = `${shared}/null.csv`
         symlinkSync("/dev/null", device)

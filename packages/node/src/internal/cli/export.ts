@@ -244,7 +244,7 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
     const earlier = resumed === undefined || resumed.rows === 0
       ? ""
       : `, after the ${thousands(resumed.rows)} rows of an earlier run`
-    yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${outName(target)}`}${earlier}`)
+    yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${finishedName(target)}`}${earlier}`)
   })
 
 // What the progress line says the export waits for.
@@ -269,6 +269,12 @@ const WINDOW = Venue.budgets.uid.windowMillis
 
 const outName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
   target._tag === "File" ? target.out : target.path
+
+// Where a finished export went; a symbolic link it replaced is said, so that nobody waits for the linked file.
+const finishedName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
+  target._tag === "File" && target.replacesLink
+    ? `${target.out} (it was a symbolic link: replaced by the file, the file it pointed to unchanged)`
+    : outName(target)
 
 /**
  * What an export that did not finish says about its rows: where they are, and that FILE is as it was. Never "after

@@ -47,6 +47,8 @@ export type Target =
     readonly meta: string
     /** The existing regular file's permissions, given to the new one (none: a new file, 0600). */
     readonly mode: number | undefined
+    /** Whether `out` is a symbolic link, which the finished file replaces (the file it points to left as it is). */
+    readonly replacesLink: boolean
     /** With --resume: the rows already in the partial file. */
     readonly resumed: Scan | undefined
   }
@@ -83,7 +85,8 @@ export const plan = (
     const partial = partialOf(out)
     const meta = `${partial}.json`
     const mode = Option.isSome(link) && link.value.type === "File" ? link.value.mode & 0o7777 : undefined
-    const target = { _tag: "File", out, path: out, partial, meta, mode, resumed: undefined } as const
+    const replacesLink = Option.isSome(link) && link.value.type === "SymbolicLink"
+    const target = { _tag: "File", out, path: out, partial, meta, mode, replacesLink, resumed: undefined } as const
     if (!options.resume) return target
     // Only a partial file and description of the user's are read back and written to: in a directory others can
     // write, someone could have put a link to another file there, or a file of theirs.
