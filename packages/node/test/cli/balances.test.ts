@@ -89,7 +89,25 @@ describe("balances", () => {
         assert.strictEqual(refused.exitCode, 1)
         assert.strictEqual(refused.stdout, "")
         assert.strictEqual(linesOf(refused.stderr).length, 1, refused.stderr)
-        assert.match(refused.stderr, /^spotkit: .*\(code \d{5}\)\n$/)
+        assert.match(refused.stderr, /^spotkit: .*\(code \d{5}\); check SPOTKIT_API_KEY\n$/)
+      }))
+
+    it.effect("credentials the venue refuses: the line names the variable to check, and quotes none of them", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const cases = [
+          [{ SPOTKIT_API_KEY: "nobody-key" }, "(code 40006); check SPOTKIT_API_KEY"],
+          [{ SPOTKIT_SECRET_KEY: "wrong-secret" }, "(code 40009); check SPOTKIT_SECRET_KEY"],
+          [{ SPOTKIT_PASSPHRASE: "wrong-passphrase" }, "(code 40012); check SPOTKIT_PASSPHRASE (and SPOTKIT_API_KEY)"]
+        ] as const
+        for (const [change, said] of cases) {
+          const refused = yield* runInProcess(["balances"], { ...env, ...change })
+          assert.strictEqual(refused.exitCode, 1)
+          assert.isTrue(refused.stderr.endsWith(`${said}\n`), refused.stderr)
+          for (const secret of [...Object.values(change), env.SPOTKIT_SECRET_KEY!, env.SPOTKIT_PASSPHRASE!]) {
+            assert.notInclude(refused.stderr, secret)
+          }
+        }
       }))
   })
 })

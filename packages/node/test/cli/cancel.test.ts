@@ -232,9 +232,9 @@ describe("orders cancel", () => {
           assert.strictEqual(run.exitCode, 1, run.stderr)
           assert.strictEqual(run.stdout, "")
           assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
-          assert.match(run.stderr, /^spotkit: .*\(code \d{5}\)\n$/)
+          assert.match(run.stderr, /^spotkit: .*\(code \d{5}\)(; check SPOTKIT_SECRET_KEY)?\n$/)
         }
-        assert.include(wrongSecret.stderr, "(code 40009)")
+        assert.include(wrongSecret.stderr, "(code 40009); check SPOTKIT_SECRET_KEY")
       }))
   })
 })

@@ -118,7 +118,7 @@ describe("orders get and orders history", () => {
         const refused = yield* cli(["orders", "get", "--order-id", "1"], { SPOTKIT_PASSPHRASE: "wrong" })
         assert.strictEqual(refused.exitCode, 1)
         assert.strictEqual(refused.stdout, "")
-        assert.match(refused.stderr, /^spotkit: .*\(code \d{5}\)\n$/)
+        assert.match(refused.stderr, /^spotkit: .*\(code 40012\); check SPOTKIT_PASSPHRASE \(and SPOTKIT_API_KEY\)\n$/)
       }))
 
     it.effect("orders history: every order of the symbol, newest first, equal to the engine's in each format", () =>

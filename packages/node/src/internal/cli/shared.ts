@@ -62,12 +62,29 @@ export type CommandError = SpotError.SpotError | Config.ConfigError | Output.Out
 // Reasons the client gives before anything is sent: the input is bad (exit code 2), as flags the CLI refuses are.
 const BEFORE_SENDING: ReadonlySet<string> = new Set(["ValidationError", "SymbolRuleError"])
 
+// The variable to look at when the venue refused the credentials, by its code: an unknown key (40006), a signature
+// that does not match (40009: the secret), a passphrase that does not belong to the key (40012).
+const CREDENTIAL_HINTS: ReadonlyMap<string, string> = new Map([
+  ["40006", "SPOTKIT_API_KEY"],
+  ["40009", "SPOTKIT_SECRET_KEY"],
+  ["40012", "SPOTKIT_PASSPHRASE (and SPOTKIT_API_KEY)"]
+])
+
+// A SpotError's line, with the variable to check when the venue refused the credentials.
+const spotErrorLine = (error: SpotError.SpotError): string => {
+  const reason = error.reason
+  const variable = reason._tag === "AuthenticationError" && reason.code !== undefined
+    ? CREDENTIAL_HINTS.get(reason.code)
+    : undefined
+  return variable === undefined ? error.message : `${error.message}; check ${variable}`
+}
+
 const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.Output> => {
   switch (error._tag) {
     case "CliFailure":
       return Effect.fail(error)
     case "SpotError":
-      return report(error.message, BEFORE_SENDING.has(error.reason._tag) ? 2 : 1)
+      return report(spotErrorLine(error), BEFORE_SENDING.has(error.reason._tag) ? 2 : 1)
     case "OutputError":
       // The reader of stdout went away (`spotkit ... | head`): a normal way to stop, as for other Unix tools.
       return error.code === "EPIPE" ?
