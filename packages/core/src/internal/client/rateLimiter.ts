@@ -23,7 +23,8 @@ export interface Budget {
  * settled when the answer arrives: from then on the request counts from that moment, which is never before the
  * venue received it; until then it counts as if it arrived now, so it never leaves the window while in flight. A
  * waiter checks its window again when it wakes, and waits longer if a request that settled late, or is still in
- * flight, now fills it. Every permit must be settled (the transport does so when the exchange ends, however it
+ * flight, now fills it: it keeps its place meanwhile, waiting only until the window may have room, and nobody behind
+ * it is granted first. Every permit must be settled (the transport does so when the exchange ends, however it
  * ends); an unsettled one keeps its weight.
  *
  * One acquisition may charge several logs at once (the venue's UID and IP budgets): it gets the earliest slot where
@@ -80,10 +81,14 @@ export const granted = <A extends Settleable>(fiber: Fiber.Fiber<unknown, unknow
  */
 export const grantsAtOnce = new WeakMap<object, (acquisition: object) => (now: number) => Settleable | undefined>()
 
-/** A waiter's place in a log: the slot it sleeps until, and the weight it charges there. */
+/**
+ * A waiter's place in a log: the slot it sleeps until, the weight it charges there, and when it checks its window
+ * next (its slot, or later once it woke to a window that a late answer still fills: it keeps its place meanwhile).
+ */
 export interface Reservation {
   readonly slot: number
   readonly weight: number
+  until: number
 }
 
 /** A positive, finite number. */
@@ -212,18 +217,22 @@ export class Log {
     this.answered += weight
   }
 
-  /** The earliest slot a new reservation may take: never before the last waiter's (first come, first served). */
+  /**
+   * The earliest slot a new reservation may take: never before the last waiter's slot, nor before any waiter checks
+   * its window next (first come, first served).
+   */
   start(now: number): number {
     this.expire(now)
-    const waiters = this.waiters
-    const last = waiters.length > 0 ? waiters[waiters.length - 1]!.slot : now
-    return Math.max(now, last, this.pausedUntil)
+    let start = Math.max(now, this.pausedUntil)
+    for (const waiter of this.waiters) start = Math.max(start, waiter.until)
+    return start
   }
 
   /**
    * The earliest slot at or after `from` (>= `start`) where `weight` fits: the weight in force only falls as the slot
    * moves on, by the answers (one window after each), the requests in flight (one window after now, the soonest
-   * their answers can come; the waiter checks again when it wakes) and the waiters (one window after their slot).
+   * their answers can come; the waiter checks again when it wakes) and the waiters (one window after their slot, or
+   * after now for one whose slot has passed: it is not granted yet).
    */
   earliest(from: number, now: number, weight: number): number {
     const { limit, times, waiters, weights, window } = this
@@ -235,7 +244,7 @@ export class Log {
     for (const waiter of waiters) used += waiter.weight
     for (;;) {
       while (i < times.length && times[i]! + window <= slot) used -= weights[i++]!
-      while (j < waiters.length && waiters[j]!.slot + window <= slot) used -= waiters[j++]!.weight
+      while (j < waiters.length && Math.max(waiters[j]!.slot, now) + window <= slot) used -= waiters[j++]!.weight
       if (flying && now + window <= slot) {
         used -= this.flying
         flying = false
@@ -243,7 +252,7 @@ export class Log {
       if (used + weight <= limit) return slot
       let next = Number.POSITIVE_INFINITY
       if (i < times.length) next = times[i]! + window
-      if (j < waiters.length) next = Math.min(next, waiters[j]!.slot + window)
+      if (j < waiters.length) next = Math.min(next, Math.max(waiters[j]!.slot, now) + window)
       if (flying) next = Math.min(next, now + window)
       // Nothing left to expire: only rounding in the sums (fractional weights) can say it is still full.
       if (next === Number.POSITIVE_INFINITY) return slot
@@ -253,7 +262,7 @@ export class Log {
 
   /** Queues a waiter at `slot` (>= `start`). */
   reserve(slot: number, weight: number): Reservation {
-    const reservation: Reservation = { slot, weight }
+    const reservation: Reservation = { slot, weight, until: slot }
     this.waiters.push(reservation)
     return reservation
   }
@@ -272,17 +281,58 @@ export class Log {
   }
 
   /**
-   * Whether the waiter still fits at `at` (now), counting the others in the window that ends there: those answered
-   * within it, those in flight, and the waiters whose slot has come; and whether no pause holds it back.
+   * Whether the waiter may be granted at `at` (now): no pause holds it back, no waiter ahead of it still sleeps (first
+   * come, first served), and it fits in the window that ends there with the others: those answered within it, those
+   * in flight, and the waiters ahead of it (granted in this instant before it, or still held). The waiters behind it
+   * do not count: each counts it when its own turn comes (granted, it is in flight).
    */
   fits(reservation: Reservation, at: number): boolean {
     if (at < this.pausedUntil) return false
     this.expire(at)
     let used = this.flying + this.answered
     for (const other of this.waiters) {
-      if (other !== reservation && other.slot <= at) used += other.weight
+      if (other === reservation) break
+      if (other.until > at) return false
+      used += other.weight
     }
     return used + reservation.weight <= this.limit
+  }
+
+  /**
+   * When a waiter that woke at `at` (now) and does not fit should check again, keeping its place: the earliest time
+   * it may fit, as its window empties: the answers leave it one window after each, the requests in flight and the
+   * waiters ahead of it (granted at the soonest now) one window after now, or after the time such a waiter checks
+   * again; and never before a waiter ahead of it checks again. Later than `at` whenever `fits` said no at `at` (for
+   * a reason other than a pause); an estimate, checked again by `fits` on waking.
+   */
+  retry(reservation: Reservation, at: number): number {
+    this.expire(at)
+    const { limit, times, weights, window } = this
+    const room = limit - reservation.weight
+    let used = this.flying + this.answered
+    let after = at
+    // The weights that leave at one window after now or later, by time: those in flight, and the waiters ahead.
+    const later: Array<Reservation> = [{ slot: at, weight: this.flying, until: at }]
+    for (const other of this.waiters) {
+      if (other === reservation) break
+      used += other.weight
+      after = Math.max(after, other.until)
+      later.push(other)
+    }
+    if (used <= room) return after
+    later.sort((a, b) => Math.max(a.until, at) - Math.max(b.until, at))
+    let i = this.head
+    let k = 0
+    for (;;) {
+      const answer = i < times.length ? times[i]! + window : Number.POSITIVE_INFINITY
+      const other = k < later.length ? Math.max(later[k]!.until, at) + window : Number.POSITIVE_INFINITY
+      const next = Math.min(answer, other)
+      // Nothing left to leave: only rounding in the sums (fractional weights) can say it is still full.
+      if (next === Number.POSITIVE_INFINITY) return Math.max(after, at)
+      while (i < times.length && times[i]! + window <= next) used -= weights[i++]!
+      while (k < later.length && Math.max(later[k]!.until, at) + window <= next) used -= later[k++]!.weight
+      if (used <= room) return Math.max(after, next)
+    }
   }
 }
 
@@ -415,18 +465,39 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
   const reservations = logs.map((log, i) => log.reserve(slot, weights[i]!))
   const release = () => logs.forEach((log, i) => log.release(reservations[i]!))
   const told = plan.onWait === undefined ? Effect.void : plan.onWait(by, slot - now)
-  const woken = Effect.withFiber((fiber) => {
+  // On waking: granted if every log has room and nobody ahead still waits. A 429 that paused a budget meanwhile
+  // gives the place back and waits the pause out, as a new acquisition would. Otherwise an earlier request settled
+  // later than assumed, or is still in flight, or a waiter ahead waits for one: the waiter keeps its place in every
+  // log (nobody behind it is granted first) and sleeps until it may fit, then checks again.
+  const woken: Effect.Effect<Permit> = Effect.withFiber((fiber) => {
     const woke = nowOf(fiber)
-    // An earlier request settled later than assumed, or is still in flight, or a 429 paused a budget: if any log is
-    // full now, give the slot back and queue again.
+    if (logs.some((log) => woke < log.pausedUntil)) {
+      release()
+      return queue(plan, woke, fiber)
+    }
     if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
       logs.forEach((log, i) => log.admit(reservations[i]!))
       return Effect.succeed<Permit>(granted(fiber, new Grant(plan)))
     }
-    release()
-    return queue(plan, woke, fiber)
+    let until = woke
+    let holder = 0
+    for (let i = 0; i < logs.length; i++) {
+      const next = logs[i]!.retry(reservations[i]!, woke)
+      if (next > until) {
+        until = next
+        holder = i
+      }
+    }
+    // (Never reached while `retry` keeps its word: without a later time to check, the place is given back.)
+    if (until <= woke) {
+      release()
+      return queue(plan, woke, fiber)
+    }
+    for (const reservation of reservations) reservation.until = until
+    const again = plan.onWait === undefined ? Effect.void : plan.onWait(holder, until - woke)
+    return Effect.andThen(Effect.andThen(again, Effect.sleep(until - woke)), woken)
   })
-  // However the wait ends but by being granted (interrupted, or the listener died), the slot is given back.
+  // However the wait ends but by being granted (interrupted, or the listener died), the place is given back.
   return Effect.onError(
     Effect.andThen(Effect.andThen(told, Effect.sleep(slot - now)), woken),
     () => Effect.sync(release)
