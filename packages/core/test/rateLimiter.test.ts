@@ -579,25 +579,32 @@ describe("rate limits under latency", () => {
       assert.strictEqual(yield* Fiber.join(second), start + 1500)
     }))
 
-  it.effect("a queue behind late answers goes one window (and the latency) apart, in order, not two windows", () =>
+  // `count` requests acquired at once, each answered `latencyMillis` after its grant, the clock then moved on by
+  // `advanceMillis`: which request was sent when (ms from the start), in the order they were sent.
+  const burst = (limiter: RateLimiter.Limiter, count: number, latencyMillis: number, advanceMillis: number) =>
     Effect.gen(function*() {
-      // limit 1, window 772 + margin 28: nine requests at once, each answered 1 ms after it is sent. A waiter that
-      // wakes to the answer before it still in the window keeps its place and waits the 1 ms out.
-      const limiter = RateLimiter.make({ limit: 1, windowMillis: 772 }, 28)
       const start = yield* now
       const sent: Array<{ readonly request: number; readonly at: number }> = []
-      const fibers = yield* Effect.forEach(Array.from({ length: 9 }, (_, i) => i), (request) =>
+      const fibers = yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), (request) =>
         Effect.forkChild(
           Effect.gen(function*() {
             const permit = yield* limiter.acquire(1)
             sent.push({ request, at: (yield* now) - start })
-            yield* Effect.sleep(1)
+            yield* Effect.sleep(latencyMillis)
             yield* permit.settle
           }),
           { startImmediately: true }
         ))
-      yield* TestClock.adjust(9 * 1_600)
+      yield* TestClock.adjust(advanceMillis)
       yield* Fiber.joinAll(fibers)
+      return sent
+    })
+
+  it.effect("a queue behind late answers goes one window (and the latency) apart, in order, not two windows", () =>
+    Effect.gen(function*() {
+      // limit 1, window 772 + margin 28: nine requests at once, each answered 1 ms after it is sent. A waiter that
+      // wakes to the answer before it still in the window keeps its place and waits the 1 ms out.
+      const sent = yield* burst(RateLimiter.make({ limit: 1, windowMillis: 772 }, 28), 9, 1, 9 * 1_600)
       assert.deepStrictEqual(sent.map((s) => s.request), [0, 1, 2, 3, 4, 5, 6, 7, 8], "sent in acquisition order")
       // Each one window and the 1 ms latency after the one before it: 0, 801, 1602, ...
       assert.deepStrictEqual(sent.map((s) => s.at), Array.from({ length: 9 }, (_, i) => i * 801))
@@ -607,21 +614,7 @@ describe("rate limits under latency", () => {
     Effect.gen(function*() {
       // limit 10 per 1,000 ms: 30 requests at once, each answered 50 ms after its grant. The second ten wake at
       // 1,000 to a window the first ten fill until 1,050; they keep their places ahead of the third ten.
-      const limiter = RateLimiter.make({ limit: 10, windowMillis: 1_000 }, 0)
-      const start = yield* now
-      const sent: Array<{ readonly request: number; readonly at: number }> = []
-      const fibers = yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => i), (request) =>
-        Effect.forkChild(
-          Effect.gen(function*() {
-            const permit = yield* limiter.acquire(1)
-            sent.push({ request, at: (yield* now) - start })
-            yield* Effect.sleep(50)
-            yield* permit.settle
-          }),
-          { startImmediately: true }
-        ))
-      yield* TestClock.adjust(10_000)
-      yield* Fiber.joinAll(fibers)
+      const sent = yield* burst(RateLimiter.make({ limit: 10, windowMillis: 1_000 }, 0), 30, 50, 10_000)
       assert.deepStrictEqual(sent.map((s) => s.request), Array.from({ length: 30 }, (_, i) => i), "first come")
       // Ten at 0, ten at 1,000 + 50, ten at 2,000 + 2 * 50: done by two windows and the latency terms.
       assert.deepStrictEqual(sent.map((s) => s.at), Array.from({ length: 30 }, (_, i) => [0, 1_050, 2_100][i / 10 | 0]))
