@@ -57,6 +57,19 @@ const hostile = (script: Script, options: Partial<SpotPush.Options> = {}) =>
     return { push, peers: venue.peers, secrets }
   })
 
+// alice's push client over a venue that acknowledges every subscription, its events collected, and `watch` running for
+// a second: one connection, open and subscribed.
+const subscribed = (
+  watch: (push: Effect.Success<ReturnType<typeof hostile>>["push"]) => Stream.Stream<unknown, unknown>
+) =>
+  Effect.gen(function*() {
+    const session = yield* hostile({ onMessage: acknowledge })
+    const events = yield* collect(session.push.events)
+    yield* collect(watch(session.push))
+    yield* advance(1_000)
+    return { ...session, events }
+  })
+
 // Every form of what the peer's handshake carried, as a venue would echo it, with terminal escapes.
 const echo = (peer: Peer, secrets: ReadonlyArray<string>) => {
   const sign = peer.headers.get("access-sign")!
@@ -147,10 +160,7 @@ describe("SpotPush against a hostile venue", () => {
 
   it.effect("a close reason that echoes the handshake: the Disconnected event and the debug line are scrubbed", () =>
     Effect.gen(function*() {
-      const { peers, push, secrets } = yield* hostile({ onMessage: acknowledge })
-      const events = yield* collect(push.events)
-      yield* collect(push.watchBalances())
-      yield* advance(1_000)
+      const { events, peers, secrets } = yield* subscribed((push) => push.watchBalances())
       const peer = peers[0]!
       const sign = peer.headers.get("access-sign")!
       peer.close(4000, `bye ${secrets[1]} ${sign} ${ESC}[2J`)
@@ -172,10 +182,7 @@ describe("SpotPush against a hostile venue", () => {
 
   it.effect("pings: answered only with a time that can be sent back; a deeply nested one is ignored", () =>
     Effect.gen(function*() {
-      const { peers, push } = yield* hostile({ onMessage: acknowledge })
-      const events = yield* collect(push.events)
-      yield* collect(push.watchTicker(SYMBOL))
-      yield* advance(1_000)
+      const { events, peers } = yield* subscribed((push) => push.watchTicker(SYMBOL))
       const peer = peers[0]!
       peer.send(`{"event":"ping","time":${"[".repeat(200_000)}${"]".repeat(200_000)}}`)
       peer.send(`{"event":"ping","time":{"a":{"b":1}}}`)
@@ -193,10 +200,7 @@ describe("SpotPush against a hostile venue", () => {
 
   it.effect("a defect in the read loop: the Disconnected reason describes it, and the connection is replaced", () =>
     Effect.gen(function*() {
-      const { peers, push } = yield* hostile({ onMessage: acknowledge })
-      const events = yield* collect(push.events)
-      yield* collect(push.watchTicker(SYMBOL))
-      yield* advance(1_000)
+      const { events, peers } = yield* subscribed((push) => push.watchTicker(SYMBOL))
       // Neither text nor bytes: the reader's decoding throws.
       peers[0]!.send({ not: "a frame" })
       yield* advance(3_000)
