@@ -297,12 +297,11 @@ const redisUrlProblem = (url: string): string | undefined => {
 const redisSecrets = (url: string): ReadonlyArray<string> => {
   const parsed = URL.parse(url)
   if (parsed === null) return [url]
-  const decoded = (text: string) => Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
   return [
     parsed.username,
     parsed.password,
-    decoded(parsed.username),
-    decoded(parsed.password),
+    Proxies.decoded(parsed.username),
+    Proxies.decoded(parsed.password),
     ...parsed.searchParams.values()
   ]
 }

@@ -72,8 +72,12 @@ export const safeUrl = (url: string): string => {
   return parsed.href
 }
 
-// A URL's user name or password as undici decodes it (`decodeURIComponent`), or as written when it cannot be decoded.
-const decoded = (text: string): string => Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
+/**
+ * A URL's user name or password as undici and node-redis decode it (`decodeURIComponent`), or as written when it
+ * cannot be decoded.
+ */
+export const decoded = (text: string): string =>
+  Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
 
 /**
  * The secrets of the proxies, which no message may show: each proxy's password (as written and decoded),
