@@ -29,6 +29,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { HEADER_REFUSAL_CODES } from "./internal/client/errors.ts"
 import { TRADING_PAIR } from "./internal/model/patterns.ts"
 import { HeadersUnsupported, nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
@@ -314,13 +315,6 @@ const resolve = (
   }
 }
 
-// The codes of Node's TypeErrors for a header name or value it refuses (`ws` builds its handshake with `http.request`).
-const HEADER_REFUSALS: ReadonlySet<unknown> = new Set([
-  "ERR_INVALID_CHAR",
-  "ERR_INVALID_HTTP_TOKEN",
-  "ERR_HTTP_INVALID_HEADER_VALUE"
-])
-
 // Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
 const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
   for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
@@ -350,7 +344,7 @@ const makeSocket = (
         Effect.catch((cause) =>
           // A constructor that takes no options object (a browser's): public channels go without headers; private
           // ones cannot authenticate. Node's refusal of a header (a TypeError with a code) is no such thing.
-          !(cause instanceof TypeError) || HEADER_REFUSALS.has((cause as { readonly code?: unknown }).code)
+          !(cause instanceof TypeError) || HEADER_REFUSAL_CODES.has((cause as { readonly code?: unknown }).code)
             ? Effect.fail(openError(cause))
             : endpoint === "private"
             ? Effect.fail(openError(new HeadersUnsupported()))

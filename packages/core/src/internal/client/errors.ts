@@ -6,11 +6,20 @@ import type { HttpClientError } from "effect/http"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 
+/**
+ * The codes of Node's errors (TypeErrors) for a header name or value it refuses, which `http.request` throws before
+ * writing anything (and `ws` builds its handshake with it).
+ */
+export const HEADER_REFUSAL_CODES: ReadonlySet<unknown> = new Set([
+  "ERR_INVALID_CHAR",
+  "ERR_INVALID_HTTP_TOKEN",
+  "ERR_HTTP_INVALID_HEADER_VALUE"
+])
+
 // System error codes raised before a request could leave the machine: no connection was made, or the HTTP client
-// refused the request as given (undici's invalid argument, Node's invalid header name or value, which `http.request`
-// throws before writing anything), so the venue cannot have seen it. Anything later (a reset, a timeout after
-// connecting) leaves the outcome unknown.
-const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+// refused the request as given (undici's invalid argument, Node's refusal of a header), so the venue cannot have seen
+// it. Anything later (a reset, a timeout after connecting) leaves the outcome unknown.
+const NOT_SENT_CODES: ReadonlySet<unknown> = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
@@ -18,9 +27,7 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   "ENETUNREACH",
   "UND_ERR_CONNECT_TIMEOUT",
   "UND_ERR_INVALID_ARG",
-  "ERR_INVALID_CHAR",
-  "ERR_INVALID_HTTP_TOKEN",
-  "ERR_HTTP_INVALID_HEADER_VALUE"
+  ...HEADER_REFUSAL_CODES
 ])
 
 /** The first system error code (`ECONNREFUSED`, ...) along an error's `cause` chain. */
