@@ -26,18 +26,18 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
+import { Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
-import { HEADER_REFUSAL_CODES } from "./internal/client/errors.ts"
 import { TRADING_PAIR } from "./internal/model/patterns.ts"
-import { HeadersUnsupported, nowFunction } from "./internal/push/connection.ts"
+import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
+import { credentialsRefusal, makeSocket, privateHeaders } from "./internal/push/handshake.ts"
 import { Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
-import * as Model from "./internal/push/model.ts"
+import type * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
@@ -46,7 +46,7 @@ import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import { printable } from "./SafeText.ts"
-import * as Signer from "./Signer.ts"
+import type * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
 import * as SpotError from "./SpotError.ts"
 import * as Venue from "./Venue.ts"
@@ -315,85 +315,6 @@ const resolve = (
   }
 }
 
-// Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
-const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
-  for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
-    const problem = Venue.headerValueProblem(Redacted.value(secret))
-    if (problem !== undefined) {
-      return new SpotError.ValidationError({ field: `credentials.${field}`, description: problem })
-    }
-  }
-  return undefined
-}
-
-const openError = (cause: unknown) =>
-  new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause }) })
-
-// The sockets of one endpoint: each dial makes its handshake headers afresh (a private one signs its timestamp then).
-const makeSocket = (
-  construct: Socket.WebSocketConstructor["Service"],
-  url: string,
-  endpoint: Push.Endpoint,
-  headers: Effect.Effect<Record<string, string>>,
-  options: { readonly openTimeoutMillis: number; readonly highWaterMark: number | undefined }
-): Effect.Effect<Socket.Socket> => {
-  const dial = Effect.flatMap(
-    headers,
-    (handshake) =>
-      Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
-        Effect.catch((cause) =>
-          // A constructor that takes no options object (a browser's): public channels go without headers; private
-          // ones cannot authenticate. Node's refusal of a header (a TypeError with a code) is no such thing.
-          !(cause instanceof TypeError) || HEADER_REFUSAL_CODES.has((cause as { readonly code?: unknown }).code)
-            ? Effect.fail(openError(cause))
-            : endpoint === "private"
-            ? Effect.fail(openError(new HeadersUnsupported()))
-            : Effect.try({ try: () => construct(url), catch: openError })
-        )
-      )
-  )
-  return Socket.fromWebSocket(
-    Effect.acquireRelease(dial, (ws) => Effect.sync(() => ws.close(1000))),
-    { openTimeout: Duration.millis(options.openTimeoutMillis), highWaterMark: options.highWaterMark }
-  )
-}
-
-// The private handshake: the key, the passphrase, a timestamp of the venue's clock (the client's estimate) and the
-// signature over `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on.
-const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
-  Effect.gen(function*() {
-    const client = yield* SpotClient
-    const sign = yield* (yield* Signer.Signer).prepare(credentials.secretKey)
-    const apiKey = Redacted.value(credentials.apiKey)
-    const passphrase = Redacted.value(credentials.passphrase)
-    return Effect.gen(function*() {
-      const offset = yield* client.clockOffset
-      const timestamp = String(Math.round((yield* Clock.currentTimeMillis) + offset))
-      const signature = yield* sign(Push.prehash(timestamp))
-      text.signed(signature)
-      return {
-        [Push.headers.key]: apiKey,
-        [Push.headers.passphrase]: passphrase,
-        [Push.headers.timestamp]: timestamp,
-        [Push.headers.sign]: signature,
-        [Push.headers.userAgent]: userAgent
-      }
-    })
-  })
-
-// The REST side of the private backfill, through the client, in the models of the streams.
-const restOf = (client: SpotClient["Service"]): Private.Rest => ({
-  balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
-  openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
-  // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
-  ordersAfter: (symbol, after) =>
-    Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
-  fillsAfter: (symbol, after) =>
-    Stream.runCollect(Stream.map(client.fills(after > 0 ? { symbol, after } : { symbol }), Model.fillFromRest)),
-  order: (orderId) =>
-    Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
-})
-
 const invalid = (field: string, description: string) =>
   Effect.fail(new SpotError.ValidationError({ field, description }))
 
@@ -559,7 +480,7 @@ const publicStreams = ({ emit, hubs, registry }: Streams): Pick<Service, "watchB
 const privateStreams = (
   { client, emit, hubs, now, options, registry, resolved }: Streams
 ): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
-  const rest = restOf(client)
+  const rest = Private.restOf(client)
   const session = <A>(
     name: string,
     privateOptions: PrivateOptions | undefined,

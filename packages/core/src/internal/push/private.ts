@@ -5,10 +5,11 @@
 // merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed.
-import { Cause, Effect, Queue, Result, Schema } from "effect"
+import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
+import type { SpotClient } from "../../SpotClient.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimal from "../model/decimal.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
@@ -28,6 +29,19 @@ export interface Rest {
   readonly fillsAfter: (symbol: string, after: number) => Effect.Effect<ReadonlyArray<Model.Fill>, SpotError.SpotError>
   readonly order: (orderId: string) => Effect.Effect<Model.OrderUpdate | undefined, SpotError.SpotError>
 }
+
+// The REST side of the private backfill, through the client, in the models of the streams.
+export const restOf = (client: SpotClient["Service"]): Rest => ({
+  balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
+  openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
+  // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
+  ordersAfter: (symbol, after) =>
+    Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
+  fillsAfter: (symbol, after) =>
+    Stream.runCollect(Stream.map(client.fills(after > 0 ? { symbol, after } : { symbol }), Model.fillFromRest)),
+  order: (orderId) =>
+    Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
+})
 
 export interface Options {
   readonly rest: Rest

@@ -1,0 +1,78 @@
+// The push handshake: the socket of each dial, with the headers it sends (a private one signed afresh), and the check
+// that the credentials can be sent as headers at all.
+import { Clock, Duration, Effect, Redacted } from "effect"
+import * as Socket from "effect/socket/Socket"
+import * as Push from "../../Push.ts"
+import * as Signer from "../../Signer.ts"
+import { SpotClient } from "../../SpotClient.ts"
+import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
+import { HEADER_REFUSAL_CODES } from "../client/errors.ts"
+import { HeadersUnsupported } from "./connection.ts"
+import type { VenueText } from "./venueText.ts"
+
+// Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
+export const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
+  for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
+    const problem = Venue.headerValueProblem(Redacted.value(secret))
+    if (problem !== undefined) {
+      return new SpotError.ValidationError({ field: `credentials.${field}`, description: problem })
+    }
+  }
+  return undefined
+}
+
+const openError = (cause: unknown) =>
+  new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind: "Unknown", cause }) })
+
+// The sockets of one endpoint: each dial makes its handshake headers afresh (a private one signs its timestamp then).
+export const makeSocket = (
+  construct: Socket.WebSocketConstructor["Service"],
+  url: string,
+  endpoint: Push.Endpoint,
+  headers: Effect.Effect<Record<string, string>>,
+  options: { readonly openTimeoutMillis: number; readonly highWaterMark: number | undefined }
+): Effect.Effect<Socket.Socket> => {
+  const dial = Effect.flatMap(
+    headers,
+    (handshake) =>
+      Effect.try({ try: () => construct(url, { headers: handshake }), catch: (cause) => cause }).pipe(
+        Effect.catch((cause) =>
+          // A constructor that takes no options object (a browser's): public channels go without headers; private
+          // ones cannot authenticate. Node's refusal of a header (a TypeError with a code) is no such thing.
+          !(cause instanceof TypeError) || HEADER_REFUSAL_CODES.has((cause as { readonly code?: unknown }).code)
+            ? Effect.fail(openError(cause))
+            : endpoint === "private"
+            ? Effect.fail(openError(new HeadersUnsupported()))
+            : Effect.try({ try: () => construct(url), catch: openError })
+        )
+      )
+  )
+  return Socket.fromWebSocket(
+    Effect.acquireRelease(dial, (ws) => Effect.sync(() => ws.close(1000))),
+    { openTimeout: Duration.millis(options.openTimeoutMillis), highWaterMark: options.highWaterMark }
+  )
+}
+
+// The private handshake: the key, the passphrase, a timestamp of the venue's clock (the client's estimate) and the
+// signature over `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on.
+export const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
+  Effect.gen(function*() {
+    const client = yield* SpotClient
+    const sign = yield* (yield* Signer.Signer).prepare(credentials.secretKey)
+    const apiKey = Redacted.value(credentials.apiKey)
+    const passphrase = Redacted.value(credentials.passphrase)
+    return Effect.gen(function*() {
+      const offset = yield* client.clockOffset
+      const timestamp = String(Math.round((yield* Clock.currentTimeMillis) + offset))
+      const signature = yield* sign(Push.prehash(timestamp))
+      text.signed(signature)
+      return {
+        [Push.headers.key]: apiKey,
+        [Push.headers.passphrase]: passphrase,
+        [Push.headers.timestamp]: timestamp,
+        [Push.headers.sign]: signature,
+        [Push.headers.userAgent]: userAgent
+      }
+    })
+  })
