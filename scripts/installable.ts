@@ -201,6 +201,10 @@ step("the README's program, the smoke programs and every subpath, into the proje
   const program = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
   check(program !== undefined && program.includes("NodeSpotClient"), "no program under \"## A program\" in README.md")
   writeFileSync(join(project, "readme.ts"), program!)
+  // And the push program: the first TypeScript block after "### Push".
+  const pushProgram = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("### Push")))?.[1]
+  check(pushProgram !== undefined && pushProgram.includes("NodeSpotPush"), "no program under \"### Push\" in README.md")
+  writeFileSync(join(project, "readme-push.ts"), pushProgram!)
   cpSync(join(root, "smoke"), project, { recursive: true })
   writeFileSync(
     join(project, "imports.ts"),
@@ -299,6 +303,49 @@ step("spotkit bills export --out bills.csv (the installed CLI)", () => {
   const ids = new Set(lines.slice(1).map((line) => line.split(",")[0]))
   check(ids.size === lines.length - 1 && ids.size >= 1000, `bills.csv: ${lines.length - 1} rows, ${ids.size} ids`)
 })
+
+// The push program watches alice's fills until stopped; market buys are placed through the installed CLI, one every
+// two seconds (the first may come before the program has subscribed), until it prints a fill of one of them.
+await stepAsync(
+  "node readme-push.ts (the README's push program): a market buy through the CLI is pushed as a fill",
+  () =>
+    new Promise<void>((done) => {
+      const child = spawn(process.execPath, ["readme-push.ts"], { cwd: project, env: userEnv, stdio: "pipe" })
+      cleanups.push(() => child.kill("SIGTERM"))
+      let output = ""
+      let stopped = false
+      const placed = new Set<string>()
+      const buy = () => {
+        const args = "orders place --symbol BTCUSDT_SPBL --side buy --type market --quantity 10".split(" ")
+        const result = run(bin("spotkit"), args, { cwd: project, env: userEnv })
+        for (const id of result.stdout.match(/\b\d{19}\b/g) ?? []) placed.add(id)
+      }
+      const timer = setInterval(buy, 2_000)
+      const deadline = setTimeout(
+        () => fail(`the README's push program printed no fill within 30 s:\n${output}`),
+        30_000
+      )
+      const read = (chunk: Buffer) => {
+        output += chunk.toString("utf8")
+        // "<fillId> <orderId> buy <quantity>", the program's own log line
+        const fills = Array.from(output.matchAll(/ (\d{19}) buy \d/g), (match) => match[1]!)
+        if (!fills.some((orderId) => placed.has(orderId))) return
+        clearInterval(timer)
+        clearTimeout(deadline)
+        stopped = true
+        child.kill("SIGTERM")
+        checks++
+        done()
+      }
+      child.stdout.on("data", read)
+      child.stderr.on("data", read)
+      child.once("exit", (code, signal) => {
+        // Stopped here (NodeRuntime.runMain then exits with 130); any other end is a failure.
+        if (!stopped) fail(`the README's push program exited with ${code ?? signal}:\n${output}`)
+      })
+      buy()
+    })
+)
 
 interface Report {
   readonly runtime: string
