@@ -242,7 +242,7 @@ export interface OpenOrdersOptions {
  *
  * @example
  * ```ts
- * // placeOrders: any number of orders, one outcome each; those that may exist settled by `resolve`
+ * // placeOrders: as many orders as needed, one outcome each; those that may exist settled by `resolve`
  * import { Effect } from "effect"
  * import { SpotClient } from "@spotkit/core"
  *

@@ -18,7 +18,7 @@ const BODY_READ = 16 * 1024
 
 const signHeader = Venue.headers.sign.toLowerCase()
 
-/** Whether an answer's status is a redirect: any 3xx, or 0, fetch's opaque redirect in a browser. */
+/** Whether an answer's status is a redirect: a 3xx, or 0, fetch's opaque redirect in a browser. */
 export const isRedirect = (status: number): boolean => (status >= 300 && status < 400) || status === 0
 
 /** The reason for a redirect answer to a request sent to `url`. */
