@@ -135,8 +135,8 @@ export const defaultConfig: Config.Wrap<Options> = {
 }
 
 /**
- * A ready `SpotPush` configured from `Config`, by default the environment (see `defaultConfig`); a missing or invalid
- * variable fails the layer with a `SpotClient.ConfigurationError` that names it.
+ * A ready `SpotPush` configured from `Config`, by default the environment (see `defaultConfig`); missing or invalid
+ * variables fail the layer with one `SpotClient.ConfigurationError` that names every one of them.
  *
  * @since 0.1.0
  * @category layers
