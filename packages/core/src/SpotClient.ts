@@ -9,7 +9,18 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, type Option, Redacted, Schema, type Stream } from "effect"
+import {
+  type Array as Arr,
+  Config,
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  type Option,
+  Redacted,
+  Schema,
+  type Stream
+} from "effect"
 import type { HttpClient } from "effect/http"
 import type * as Account from "./Account.ts"
 import type * as Bill from "./Bill.ts"
@@ -19,6 +30,7 @@ import * as AccountOps from "./internal/client/account.ts"
 import * as Budget from "./internal/client/budget.ts"
 import * as Call from "./internal/client/call.ts"
 import * as Cancels from "./internal/client/cancel.ts"
+import * as ConfigReading from "./internal/client/config.ts"
 import * as MarketOps from "./internal/client/market.ts"
 import * as OrderState from "./internal/client/orderState.ts"
 import * as Pipeline from "./internal/client/pipeline.ts"
@@ -635,50 +647,83 @@ export const layer = (options: Options): Layer.Layer<SpotClient, never, HttpClie
   Layer.effect(SpotClient, make(options))
 
 /**
- * A configuration that could not be read, said in words: a `Config.ConfigError` whose message names the variable
- * and says it is not set (rather than `SchemaError(Expected string at ["SPOTKIT_PASSPHRASE"])`), or why its value is
- * invalid.
+ * One problem of a configuration that could not be read: the variable (the config key, when the error names one),
+ * whether it is `missing` (not set) or `invalid` (set, with a value the config refuses), and the config's words for
+ * what is wrong (never the value: Effect's `Config` reports none).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export interface ConfigurationProblem {
+  readonly variable: string | undefined
+  readonly problem: "missing" | "invalid"
+  readonly detail: string
+}
+
+// "SchemaError(Expected string\n  at ["SPOTKIT_API_KEY"])": the variable, and what was wrong with it.
+const problemOf = (error: Config.ConfigError): ReadonlyArray<ConfigurationProblem> => {
+  if (error instanceof ConfigurationError) return error.problems
+  const text = error.cause.toString()
+  const detail = text.split("\n")[0]!.replace(/^SchemaError\(/, "").replace(/\)$/, "")
+  return [{
+    variable: /at \["([^"]+)"\]/.exec(text)?.[1],
+    problem: detail === "Expected string" ? "missing" : "invalid",
+    detail
+  }]
+}
+
+const sentence = ({ detail, problem, variable }: ConfigurationProblem): string => {
+  if (variable === undefined) return `configuration: ${detail}`
+  return problem === "missing" ? `${variable} is not set` : `${variable} is invalid (${detail})`
+}
+
+/**
+ * A configuration that could not be read, said in words: a `Config.ConfigError` whose message names every variable
+ * that is not set (rather than `SchemaError(Expected string at ["SPOTKIT_PASSPHRASE"])`) or whose value is invalid,
+ * and why, one after the other ("SPOTKIT_API_KEY is not set; SPOTKIT_PASSPHRASE is not set; SPOTKIT_BASE_URL is
+ * invalid (must be an http:// or https:// URL)"), so that one run shows everything to fix. Never a value: three of
+ * the variables are secrets.
  *
  * @since 0.1.0
  * @category errors
  */
 export class ConfigurationError extends Config.ConfigError {
-  /** The variable (the config key), when the error names one. */
+  /** The first problem's variable (the config key), when its error names one. */
   readonly variable: string | undefined
-  /** `missing`: not set; `invalid`: set, with a value the config refuses. */
+  /** The first problem's kind. `missing`: not set; `invalid`: set, with a value the config refuses. */
   readonly problem: "missing" | "invalid"
-  private readonly detail: string
+  /** Every problem found, in the order the configuration reads its variables (never empty). */
+  readonly problems: ReadonlyArray<ConfigurationProblem>
 
-  constructor(error: Config.ConfigError) {
-    super(error.cause)
-    // "SchemaError(Expected string\n  at ["SPOTKIT_API_KEY"])": the variable, and what was wrong with it.
-    const text = error.cause.toString()
-    this.variable = /at \["([^"]+)"\]/.exec(text)?.[1]
-    this.detail = text.split("\n")[0]!.replace(/^SchemaError\(/, "").replace(/\)$/, "")
-    this.problem = this.detail === "Expected string" ? "missing" : "invalid"
+  /** From one error (a `ConfigurationError` keeps its problems) or from several, the first the `cause`. */
+  constructor(error: Config.ConfigError | Arr.NonEmptyReadonlyArray<Config.ConfigError>) {
+    const errors: Arr.NonEmptyReadonlyArray<Config.ConfigError> = error instanceof Config.ConfigError ? [error] : error
+    super(errors[0].cause)
+    this.problems = errors.flatMap(problemOf)
+    this.variable = this.problems[0]!.variable
+    this.problem = this.problems[0]!.problem
   }
 
   override get message(): string {
-    if (this.variable === undefined) return `configuration: ${this.detail}`
-    return this.problem === "missing"
-      ? `${this.variable} is not set`
-      : `${this.variable} is invalid (${this.detail})`
+    return this.problems.map(sentence).join("; ")
   }
 }
 
 /**
- * Reads a configuration, failing with a `ConfigurationError` that says what is missing or invalid.
+ * Reads a configuration (a `Config`, or an object of them, nested, as `Config.unwrap` takes), every variable of it:
+ * when any is missing or invalid, fails with one `ConfigurationError` that names them all.
  *
  * @since 0.1.0
  * @category layers
  */
 export const readConfig = <A>(config: Config.Wrap<A>): Effect.Effect<A, ConfigurationError> =>
-  Effect.mapError(Config.unwrap(config), (error) => new ConfigurationError(error))
+  Effect.mapError(ConfigReading.readAll(config), (errors) => new ConfigurationError(errors))
 
 /**
  * The client configured from `Config` (by default the environment variables `SPOTKIT_BASE_URL`,
  * `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`, `SPOTKIT_PASSPHRASE` and optionally `SPOTKIT_LOCALE`). A missing or
- * invalid variable fails the layer with a `ConfigurationError` that names it ("SPOTKIT_PASSPHRASE is not set").
+ * invalid variable fails the layer with a `ConfigurationError` that names it, and every other one missing or invalid
+ * with it ("SPOTKIT_API_KEY is not set; SPOTKIT_PASSPHRASE is not set").
  *
  * @since 0.1.0
  * @category layers

@@ -4,7 +4,7 @@
  * environment (`SpotClient.layerConfig`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Exit, Layer, Stream, Tracer } from "effect"
+import { Cause, Config, ConfigProvider, Effect, Exit, Layer, Redacted, Schema, Stream, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { Json, SpotClient, Venue } from "../src/index.ts"
@@ -420,4 +420,123 @@ describe("SpotClient.layerConfig", () => {
       })
     })
   }
+})
+
+// Every variable read, every problem named in one error: not one per run.
+describe("SpotClient.readConfig", () => {
+  const read = <A>(config: Config.Wrap<A>, env: Record<string, string>) =>
+    Effect.flip(SpotClient.readConfig(config)).pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))
+    )
+
+  it.effect("all four variables missing: the layer's one error names the four, in the order they are read", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(clientFromEnv(new FakeVenue(), {})).pipe(Effect.scoped))
+      const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(error, SpotClient.ConfigurationError)
+      const failure = error as SpotClient.ConfigurationError
+      assert.strictEqual(
+        failure.message,
+        "SPOTKIT_BASE_URL is not set; SPOTKIT_API_KEY is not set; SPOTKIT_SECRET_KEY is not set; " +
+          "SPOTKIT_PASSPHRASE is not set"
+      )
+      assert.deepStrictEqual(failure.problems.map(({ problem, variable }) => [variable, problem]), [
+        ["SPOTKIT_BASE_URL", "missing"],
+        ["SPOTKIT_API_KEY", "missing"],
+        ["SPOTKIT_SECRET_KEY", "missing"],
+        ["SPOTKIT_PASSPHRASE", "missing"]
+      ])
+      // `variable` and `problem` keep naming the first; it is still a Config.ConfigError.
+      assert.strictEqual(failure.variable, "SPOTKIT_BASE_URL")
+      assert.strictEqual(failure.problem, "missing")
+      assert.instanceOf(failure, Config.ConfigError)
+    }))
+
+  it.effect("one invalid and one missing: both named, each with its kind", () =>
+    Effect.gen(function*() {
+      const env: Record<string, string> = { ...fullEnv, SPOTKIT_BASE_URL: "ftp://venue.test" }
+      delete env.SPOTKIT_PASSPHRASE
+      const error = yield* read(SpotClient.defaultConfig, env)
+      assert.strictEqual(
+        error.message,
+        "SPOTKIT_BASE_URL is invalid (must be an http:// or https:// URL); SPOTKIT_PASSPHRASE is not set"
+      )
+      assert.deepStrictEqual(error.problems, [
+        { variable: "SPOTKIT_BASE_URL", problem: "invalid", detail: "must be an http:// or https:// URL" },
+        { variable: "SPOTKIT_PASSPHRASE", problem: "missing", detail: "Expected string" }
+      ])
+      assert.strictEqual(error.variable, "SPOTKIT_BASE_URL")
+      assert.strictEqual(error.problem, "invalid")
+    }))
+
+  const nested = {
+    server: { host: Config.String("HOST"), limits: { port: Config.Port("PORT"), name: Config.String("NAME") } },
+    debug: Config.Boolean("DEBUG").pipe(Config.withDefault(false))
+  }
+
+  it.effect("nested keys: every leaf read, depth first; the value keeps the wrap's shape", () =>
+    Effect.gen(function*() {
+      const error = yield* read(nested, { PORT: "70000" })
+      assert.deepStrictEqual(error.problems.map(({ problem, variable }) => [variable, problem]), [
+        ["HOST", "missing"],
+        ["PORT", "invalid"],
+        ["NAME", "missing"]
+      ])
+      assert.match(error.message, /^HOST is not set; PORT is invalid \(.+\); NAME is not set$/)
+      const value = yield* SpotClient.readConfig(nested).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ HOST: "venue.test", PORT: "8443", NAME: "spot" })
+        )
+      )
+      assert.deepStrictEqual(value, {
+        server: { host: "venue.test", limits: { port: 8443, name: "spot" } },
+        debug: false
+      })
+    }))
+
+  it.effect("a single Config, not a struct: its value, or its one problem", () =>
+    Effect.gen(function*() {
+      const locale = Config.String("SPOTKIT_LOCALE")
+      const value = yield* SpotClient.readConfig(locale).pipe(
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord({ SPOTKIT_LOCALE: "zh-CN" }))
+      )
+      assert.strictEqual(value, "zh-CN")
+      const error = yield* read(locale, {})
+      assert.strictEqual(error.message, "SPOTKIT_LOCALE is not set")
+      assert.strictEqual(error.problems.length, 1)
+    }))
+
+  it.effect("a secret's value never appears, even when it is the invalid one", () =>
+    Effect.gen(function*() {
+      const secret = "hunter2-not-long-enough"
+      const config = {
+        ...SpotClient.defaultConfig,
+        credentials: {
+          apiKey: Config.Redacted("SPOTKIT_API_KEY"),
+          secretKey: Config.schema(Schema.Redacted(Schema.String.check(Schema.isMinLength(64))), "SPOTKIT_SECRET_KEY"),
+          passphrase: Config.Redacted("SPOTKIT_PASSPHRASE")
+        }
+      }
+      const env: Record<string, string> = { ...fullEnv, SPOTKIT_SECRET_KEY: secret }
+      delete env.SPOTKIT_API_KEY
+      const error = yield* read(config, env)
+      assert.deepStrictEqual(error.problems.map(({ problem, variable }) => [variable, problem]), [
+        ["SPOTKIT_API_KEY", "missing"],
+        ["SPOTKIT_SECRET_KEY", "invalid"]
+      ])
+      for (const shown of [error.message, String(error), JSON.stringify(error.problems), String(error.cause)]) {
+        assert.notInclude(shown, secret)
+        assert.notInclude(shown, credentials.passphrase)
+      }
+      // Read in full, the secrets stay Redacted.
+      const options = yield* SpotClient.readConfig(config).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({ ...fullEnv, SPOTKIT_SECRET_KEY: secret.repeat(4) })
+        )
+      )
+      assert.isTrue(Redacted.isRedacted(options.credentials.secretKey))
+      assert.strictEqual(Redacted.value(options.credentials.secretKey), secret.repeat(4))
+    }))
 })

@@ -437,9 +437,9 @@ export const defaultConfig: Config.Wrap<Options> = {
 }
 
 /**
- * A ready `SpotClient` configured from `Config`, by default the environment (see `defaultConfig`). A missing or
- * invalid variable fails the layer with a `SpotClient.ConfigurationError` that names it ("SPOTKIT_PASSPHRASE is not
- * set").
+ * A ready `SpotClient` configured from `Config`, by default the environment (see `defaultConfig`). Missing or
+ * invalid variables fail the layer with one `SpotClient.ConfigurationError` that names every one of them
+ * ("SPOTKIT_API_KEY is not set; SPOTKIT_PASSPHRASE is not set").
  *
  * @since 0.1.0
  * @category layers

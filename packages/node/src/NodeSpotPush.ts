@@ -49,7 +49,8 @@ export interface Options extends SpotPush.Options {
   /**
    * The largest message the venue may send, in bytes (1 to 2147483647). A larger one is refused as its header
    * announces it (or as its fragments add up to it), before it is held in memory: the connection is closed with 1009
-   * and dialled again after its backoff, and the `Disconnected` event's reason names this option. The venue's largest
+   * (the socket destroyed a second later at most, should the venue keep sending) and dialled again after its backoff,
+   * and the `Disconnected` event's reason names this option. The venue's largest
    * messages are a 200-level depth snapshot (some 20 KB) and a private push listing every coin of the account (some
    * 100 KB for a thousand coins).
    * @default 1048576 (1 MiB, `DEFAULT_MAX_FRAME_BYTES`)
@@ -68,9 +69,22 @@ export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024
 // `ws` keeps its limit in a 32-bit integer: beyond, it would wrap and limit nothing.
 const MAX_FRAME_BYTES_LIMIT = 2 ** 31 - 1
 
+// How long a connection whose message was refused may wait for the venue's side of the close, once its close frame
+// (1009) is asked for: then the socket is destroyed. A second is a round trip on any network the venue is reached
+// over, a thirtieth of `ws`'s own close timeout.
+const REFUSED_CLOSE_TIMEOUT_MILLIS = 1000
+
 // The `ws` constructor of spotkit: the handshake's headers, at most `maxFrameBytes` a message, no per-message deflate
 // offered (what the venue sends is read as sent: nothing to inflate). A message over the limit fails the socket with
 // an error that names the option, which the `Disconnected` event quotes.
+//
+// `ws` then sends its close frame (1009), half-closes, and reads and drops whatever the venue still sends until the
+// venue ends its side or `ws`'s close timeout (30 s) destroys the socket: a venue that keeps sending would cost CPU
+// and garbage for 30 s a connection. Here that wait is `REFUSED_CLOSE_TIMEOUT_MILLIS`. Not a destroy as soon as the
+// close frame is written: the venue's data left unread makes that a TCP reset, which reaches the venue right behind
+// the close frame, and a venue that writes before it reads then never sees the 1009; a second lets it read the frame,
+// and an honest venue answers and ends its side well within it, the connection then closing cleanly as before. Every
+// other close keeps `ws`'s timeout, waiting for the venue's close frame as the protocol says.
 const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructor["Service"] => (url, options) => {
   const init = { maxPayload: maxFrameBytes, perMessageDeflate: false }
   const ws = options === undefined || typeof options === "string" || Array.isArray(options)
@@ -80,6 +94,9 @@ const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructo
   ws.on("error", (error: Error & { readonly code?: unknown }) => {
     if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
       error.message = `the venue sent a message larger than maxFrameBytes (${maxFrameBytes} bytes)`
+      // `ws` has asked for its close frame before this event.
+      const timer = setTimeout(() => ws.terminate(), REFUSED_CLOSE_TIMEOUT_MILLIS)
+      ws.once("close", () => clearTimeout(timer))
     }
   })
   return ws
@@ -135,8 +152,8 @@ export const defaultConfig: Config.Wrap<Options> = {
 }
 
 /**
- * A ready `SpotPush` configured from `Config`, by default the environment (see `defaultConfig`); a missing or invalid
- * variable fails the layer with a `SpotClient.ConfigurationError` that names it.
+ * A ready `SpotPush` configured from `Config`, by default the environment (see `defaultConfig`); missing or invalid
+ * variables fail the layer with one `SpotClient.ConfigurationError` that names every one of them.
  *
  * @since 0.1.0
  * @category layers

@@ -9,7 +9,7 @@ import { SpotClient, type SpotError } from "@spotkit/core"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
 import { Cause, Config, ConfigProvider, Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { NodeSpotClient } from "../src/index.ts"
+import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
 import { sandboxLayer } from "./support/cli.ts"
 import { hostileVenue } from "./support/hostile.ts"
 
@@ -106,6 +106,41 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
       const exit = yield* Effect.exit(Layer.build(clientFromConfig({ ...(yield* env), SPOTKIT_RATE_LIMIT: "bad" })))
       assert.isTrue(Exit.isFailure(exit))
       assert.include(Exit.isFailure(exit) ? String(exit.cause) : "", "SPOTKIT_RATE_LIMIT")
+    }))
+})
+
+// Node's config readers go through core's `readConfig`: every problem named in one error, not one per run.
+describe("layerConfig: every problem at once", () => {
+  it.effect("NodeSpotClient.layerConfig names every missing or invalid variable, in order, and no secret", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(clientFromConfig({
+        SPOTKIT_BASE_URL: "http://127.0.0.1:1",
+        SPOTKIT_SECRET_KEY: "node-secret-0d9f",
+        SPOTKIT_RATE_LIMIT: "sometimes"
+      })))
+      const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(error, SpotClient.ConfigurationError)
+      assert.strictEqual(
+        (error as SpotClient.ConfigurationError).message,
+        "SPOTKIT_API_KEY is not set; SPOTKIT_PASSPHRASE is not set; " +
+          "SPOTKIT_RATE_LIMIT is invalid (Expected \"on\" | \"off\")"
+      )
+      assert.notInclude(String(Exit.isFailure(exit) ? exit.cause : ""), "node-secret-0d9f")
+    }))
+
+  it.effect("NodeSpotPush's defaultConfig: SPOTKIT_PUSH_URL and the credentials together", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SpotClient.readConfig(NodeSpotPush.defaultConfig)).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({ SPOTKIT_PUSH_URL: "https://venue.test", SPOTKIT_API_KEY: "k" })
+        )
+      )
+      assert.strictEqual(
+        error.message,
+        "SPOTKIT_PUSH_URL is invalid (must be a ws:// or wss:// URL); SPOTKIT_SECRET_KEY is not set; " +
+          "SPOTKIT_PASSPHRASE is not set"
+      )
     }))
 })
 

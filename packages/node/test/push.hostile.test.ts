@@ -1,7 +1,7 @@
 /**
  * `NodeSpotPush` against a hostile venue on a real loopback port (review finding 2): a message larger than
  * `maxFrameBytes` (1 MiB by default) is refused as it arrives, the connection closed with 1009 and dialled again,
- * the `Disconnected` event naming the option; a larger `maxFrameBytes` lets it through; no per-message deflate is
+ * the `Disconnected` event naming the option, and let go at once even when the venue keeps sending; a larger `maxFrameBytes` lets it through; no per-message deflate is
  * offered, so a venue cannot make a small compressed frame into a large message (a compressed frame sent anyway is a
  * protocol error, closed with 1002 before anything is inflated); a `maxFrameBytes` `ws` could not hold is refused.
  */
@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer"
 import { deflateRawSync } from "node:zlib"
 import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
 import type { HostileConnection } from "./support/hostilePush.ts"
-import { acknowledging, frame, hostilePushServer } from "./support/hostilePush.ts"
+import { acknowledging, frame, hostilePushServer, relentlessPushServer } from "./support/hostilePush.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -69,6 +69,29 @@ describe("NodeSpotPush against a hostile venue", () => {
         assert.include(lost ?? "", "the venue sent a message larger than maxFrameBytes (1048576 bytes)")
         assert.strictEqual(server.connections[0]!.closeCode, 1009)
         assert.deepStrictEqual(tickers, [])
+      }).pipe(Effect.scoped),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "a message over maxFrameBytes, the venue sending on: the socket let go within a second, not ws's 30 s",
+    () =>
+      Effect.gen(function*() {
+        // 2 MiB announced and sent, then 64 KiB every 2 ms, whatever the client says, and the venue never closes.
+        const server = yield* relentlessPushServer(frame(0x81, Buffer.from(bigTicker(2 << 20))))
+        const { events, push } = yield* pushWith(server.url)
+        yield* Effect.forkScoped(Stream.runDrain(push.watchTicker(SYMBOL)))
+        // ws alone half-closes and reads (and drops) what comes until its close timeout: 30 s. The server sees the TCP
+        // connection close.
+        assert.isTrue(yield* until(() => server.connections[0]?.closedAt !== undefined, 5_000))
+        const [first] = server.connections
+        assert.isBelow(first!.closedAt! - first!.openedAt, 5_000)
+        assert.isAbove(first!.sent, 0)
+        // The close frame (1009) reached the venue before the socket was let go.
+        assert.strictEqual(first!.closeCode, 1009)
+        assert.include(reasons(events)[0] ?? "", "the venue sent a message larger than maxFrameBytes (1048576 bytes)")
+        // And the connection is dialled again as before.
+        assert.isTrue(yield* until(() => server.connections.length >= 2, 5_000))
       }).pipe(Effect.scoped),
     { timeout: 20_000 }
   )
