@@ -84,6 +84,8 @@ const decodeOrder = Schema.decodeUnknownResult(Push.Order)
 const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
 
 interface Fetched {
+  /** How many pushes were buffered when the balances were asked for: their account items are older than REST's. */
+  readonly before: number
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
@@ -183,6 +185,7 @@ export class PrivateSession implements Feed {
   private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
+      const before = this.buffer.length
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
@@ -205,7 +208,7 @@ export class PrivateSession implements Feed {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { balances, orders, fills }
+      return { before, balances, orders, fills }
     })
   }
 
@@ -221,7 +224,7 @@ export class PrivateSession implements Feed {
           }
           return this.failAll(new PushError.BackfillError({ error }))
         }
-        const { balances, fills, orders } = result.success
+        const { balances, before, fills, orders } = result.success
         this.accountVersion = undefined
         for (const balance of balances) this.mergeBalance(balance)
         for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
@@ -229,7 +232,11 @@ export class PrivateSession implements Feed {
         const buffered = this.buffer
         this.buffer = []
         this.phase = "live"
-        for (const frame of buffered) this.apply(frame, control)
+        // An account push is a state: one that came before the balances were asked for is no newer than REST's
+        // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
+        // step back and a duplicate); a coin REST did not list keeps the push.
+        const listed = new Set(balances.map((balance) => balance.coinId))
+        buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         return Effect.void
@@ -237,7 +244,8 @@ export class PrivateSession implements Feed {
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
-  private apply(frame: DataFrame, control: Control): void {
+  // `superseded`: coins whose account items REST's answer replaces.
+  private apply(frame: DataFrame, control: Control, superseded?: ReadonlySet<string>): void {
     if (frame._tag !== "TradeEvent") return
     if (frame.channel === "account" && frame.version !== undefined) {
       const version = BigInt(frame.version)
@@ -260,8 +268,10 @@ export class PrivateSession implements Feed {
         }
         case "account": {
           const asset = decodeAsset(item)
-          if (Result.isSuccess(asset)) this.mergeBalance(Model.balanceFromPush(asset.success))
-          else control.reconnect("an undecodable account push")
+          if (Result.isFailure(asset)) control.reconnect("an undecodable account push")
+          else if (superseded?.has(asset.success.coinId) !== true) {
+            this.mergeBalance(Model.balanceFromPush(asset.success))
+          }
           break
         }
       }
