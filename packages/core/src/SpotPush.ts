@@ -207,7 +207,8 @@ export interface Options {
 export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
-   * seen in pushes are added.
+   * seen in pushes are added. A stream that joins a running private session with a symbol it did not have backfills
+   * that symbol then (its open orders first).
    */
   readonly symbols?: Iterable<string> | undefined
 }
@@ -593,8 +594,8 @@ const privateStreams = (
               onFailed: release()
             }),
           join: (session, sink) => {
-            for (const symbol of symbols) session.symbols.add(symbol)
             join(session, sink)
+            return session.addSymbols(symbols)
           },
           leave: (session, sink) => {
             sinks(session).delete(sink)

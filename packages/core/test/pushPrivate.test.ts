@@ -5,7 +5,7 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Queue, Scope } from "effect"
+import { Deferred, Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
 import { Push } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
@@ -79,14 +79,14 @@ const drain = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>)
 
 const setup = (
   fills: ReadonlyArray<Model.Fill>,
-  options: { readonly bufferLimit?: number; readonly available?: string } = {}
+  options: { readonly bufferLimit?: number; readonly available?: string; readonly rest?: Rest } = {}
 ) =>
   Effect.gen(function*() {
     const calls: Array<string> = []
     const reconnects: Array<string> = []
     const control: Control = { resync: () => undefined, reconnect: (reason) => reconnects.push(reason) }
     const session = new PrivateSession({
-      rest: rest(fills, calls, options.available),
+      rest: options.rest ?? rest(fills, calls, options.available),
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
@@ -168,6 +168,34 @@ describe("push private session", () => {
       session.onFrame(asset(7, "3"), control)
       session.onFrame(asset(8, "4"), control)
       assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["4"])
+    }))
+
+  it.effect("a symbol a consumer brings while a backfill runs is backfilled once that one is merged", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const asked: Array<string> = []
+      const { control, scope, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          openOrders: (symbol) =>
+            Effect.andThen(
+              Effect.sync(() => asked.push(symbol)),
+              symbol === "BTCUSDT_SPBL" ? Effect.as(Deferred.await(gate), []) : Effect.succeed([])
+            )
+        }
+      })
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL"])
+      // ETH arrives while the backfill waits on BTC's open orders (its list of symbols already taken).
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL", "BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      // A symbol the session has already costs nothing.
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.strictEqual(asked.length, 3)
     }))
 
   it.effect("a backfill that answers after its connection ended is dropped; the next one counts", () =>

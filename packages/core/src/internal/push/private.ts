@@ -101,6 +101,10 @@ export class PrivateSession implements Feed {
   private phase: "down" | "buffering" | "live" = "down"
   private buffer: Array<DataFrame> = []
   private generation = 0
+  // The connection the session is on while its channels are acknowledged: where a backfill runs.
+  private connection: { readonly scope: Scope.Scope; readonly control: Control } | undefined = undefined
+  // Bumped when a consumer brings a symbol the session did not have: a backfill that began before misses it.
+  private symbolsVersion = 0
   private readonly fills = new Map<string, number>()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
@@ -133,6 +137,21 @@ export class PrivateSession implements Feed {
     for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
   }
 
+  /**
+   * Symbols a consumer joining brings. One the session did not have is backfilled (its open orders, orders and fills)
+   * before the consumer's first element is late: at once when the session is live, after the running backfill when
+   * one runs, with the next connection's backfill when it is down.
+   */
+  addSymbols(symbols: Iterable<string>): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const before = this.symbols.size
+      for (const symbol of symbols) this.symbols.add(symbol)
+      if (this.symbols.size === before) return Effect.void
+      this.symbolsVersion++
+      return this.phase === "live" ? this.backfillAgain() : Effect.void
+    })
+  }
+
   onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.active.add(channel)
@@ -141,6 +160,7 @@ export class PrivateSession implements Feed {
         this.buffer = []
       }
       if (this.active.size < CHANNELS.length) return Effect.void
+      this.connection = { scope, control }
       return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, control), scope))
     })
   }
@@ -151,7 +171,17 @@ export class PrivateSession implements Feed {
       this.phase = "down"
       this.buffer = []
       this.generation++
+      this.connection = undefined
     })
+  }
+
+  // A live session backfills again on its connection (pushes buffered meanwhile, as after a reconnection).
+  private backfillAgain(): Effect.Effect<void> {
+    const connection = this.connection
+    if (connection === undefined) return Effect.void
+    this.phase = "buffering"
+    this.buffer = []
+    return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, connection.control), connection.scope))
   }
 
   onFail(_channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
@@ -182,10 +212,11 @@ export class PrivateSession implements Feed {
     )
   }
 
-  private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
+  private fetch(): Effect.Effect<Fetched & { readonly symbolsVersion: number }, SpotError.SpotError> {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
+      const symbolsVersion = this.symbolsVersion
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
@@ -208,7 +239,7 @@ export class PrivateSession implements Feed {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { before, balances, orders, fills }
+      return { before, symbolsVersion, balances, orders, fills }
     })
   }
 
@@ -224,7 +255,7 @@ export class PrivateSession implements Feed {
           }
           return this.failAll(new PushError.BackfillError({ error }))
         }
-        const { balances, before, fills, orders } = result.success
+        const { balances, before, fills, orders, symbolsVersion } = result.success
         this.accountVersion = undefined
         for (const balance of balances) this.mergeBalance(balance)
         for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
@@ -239,7 +270,8 @@ export class PrivateSession implements Feed {
         buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
-        return Effect.void
+        // A consumer brought a symbol after this backfill began: it may have missed it.
+        return symbolsVersion === this.symbolsVersion ? Effect.void : this.backfillAgain()
       }))
   }
 
