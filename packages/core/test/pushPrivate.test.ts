@@ -198,6 +198,17 @@ describe("push private session", () => {
       assert.strictEqual(asked.length, 3)
     }))
 
+  it.effect("a balance written otherwise (trailing zeros) is no change: not delivered again", () =>
+    Effect.gen(function*() {
+      const { activate, balanceSink, control, session } = yield* setup([])
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["1"])
+      session.onFrame(asset(7, "1.0000000000000000"), control)
+      session.onFrame(asset(8, "1.5"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["1.5"])
+    }))
+
   it.effect("a backfill that answers after its connection ended is dropped; the next one counts", () =>
     Effect.gen(function*() {
       const { activate, control, fillSink, scope, session } = yield* setup([fill("1", 90)])

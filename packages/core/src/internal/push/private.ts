@@ -79,6 +79,9 @@ export const mergeOrder = (
   }
 }
 
+const same = (a: string | undefined, b: string | undefined): boolean =>
+  a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
+
 const decodeFill = Schema.decodeUnknownResult(Push.Fill)
 const decodeOrder = Schema.decodeUnknownResult(Push.Order)
 const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
@@ -334,9 +337,10 @@ export class PrivateSession implements Feed {
 
   private mergeBalance(balance: Model.Balance): void {
     const old = this.balances.get(balance.coinId)
+    // Compared as decimals: REST and push may write one amount differently ("0.004" and "0.0040000000000000").
     if (
-      old !== undefined && old.available === balance.available && old.frozen === balance.frozen &&
-      old.equity === balance.equity
+      old !== undefined && same(old.available, balance.available) && same(old.frozen, balance.frozen) &&
+      same(old.equity, balance.equity)
     ) return
     this.balances.set(balance.coinId, balance)
     for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)
