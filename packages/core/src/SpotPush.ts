@@ -177,7 +177,10 @@ export interface Options {
    * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). @default 4096
    */
   readonly bufferSize?: number | undefined
-  /** Private pushes buffered while a backfill runs; beyond, the session reconnects and backfills again. @default 100000 */
+  /**
+   * Pushes buffered while a backfill runs (the private session's, a trade or candle stream's after a reconnection);
+   * beyond, the connection is replaced and the backfill runs again. @default 100000
+   */
   readonly backfillBuffer?: number | undefined
   /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
   readonly maxConnections?: number | undefined
@@ -614,7 +617,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, registry, resolved }: Streams
+  { client, hubs, now, options: pushOptions, registry, resolved }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -635,7 +638,8 @@ const marketStreams = (
               since: Math.round(now() + offset),
               overlapMillis: 5_000,
               backfill: () => client.recentTrades(symbol, { limit }),
-              onFailed: release
+              onFailed: release,
+              bufferLimit: pushOptions.backfillBuffer ?? 100_000
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
@@ -661,7 +665,8 @@ const marketStreams = (
               capacity: resolved.capacity,
               backfill: (latest) =>
                 client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
-              onFailed: release
+              onFailed: release,
+              bufferLimit: pushOptions.backfillBuffer ?? 100_000
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
