@@ -177,7 +177,10 @@ export interface Options {
    * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). @default 4096
    */
   readonly bufferSize?: number | undefined
-  /** Private pushes buffered while a backfill runs; beyond, the session reconnects and backfills again. @default 100000 */
+  /**
+   * Pushes buffered while a backfill runs (the private session's, a trade or candle stream's after a reconnection);
+   * beyond, the connection is replaced and the backfill runs again. @default 100000
+   */
   readonly backfillBuffer?: number | undefined
   /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
   readonly maxConnections?: number | undefined
@@ -207,7 +210,8 @@ export interface Options {
 export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
-   * seen in pushes are added.
+   * seen in pushes are added. A stream that joins a running private session with a symbol it did not have backfills
+   * that symbol then (its open orders first).
    */
   readonly symbols?: Iterable<string> | undefined
 }
@@ -514,8 +518,8 @@ const privateStreams = (
               onFailed: release()
             }),
           join: (session, sink) => {
-            for (const symbol of symbols) session.symbols.add(symbol)
             join(session, sink)
+            return session.addSymbols(symbols)
           },
           leave: (session, sink) => {
             sinks(session).delete(sink)
@@ -534,7 +538,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, registry, resolved }: Streams
+  { client, hubs, now, options: pushOptions, registry, resolved }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -555,7 +559,8 @@ const marketStreams = (
               since: Math.round(now() + offset),
               overlapMillis: 5_000,
               backfill: () => client.recentTrades(symbol, { limit }),
-              onFailed: release
+              onFailed: release,
+              bufferLimit: pushOptions.backfillBuffer ?? 100_000
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
@@ -581,7 +586,8 @@ const marketStreams = (
               capacity: resolved.capacity,
               backfill: (latest) =>
                 client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
-              onFailed: release
+              onFailed: release,
+              bufferLimit: pushOptions.backfillBuffer ?? 100_000
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)

@@ -5,7 +5,7 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Queue, Scope } from "effect"
+import { Deferred, Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
 import { Push } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
@@ -27,10 +27,10 @@ const fill = (id: string, time: number): Model.Fill => ({
   source: "rest"
 })
 
-const rest = (fills: ReadonlyArray<Model.Fill>, calls: Array<string>): Rest => ({
+const rest = (fills: ReadonlyArray<Model.Fill>, calls: Array<string>, available = "1"): Rest => ({
   balances: Effect.sync(() => {
     calls.push("balances")
-    return [{ coinId: "1", coinName: "BTC", available: "1", frozen: "0", equity: "1", source: "rest" }]
+    return [{ coinId: "1", coinName: "BTC", available, frozen: "0", equity: available, source: "rest" }]
   }),
   openOrders: () => Effect.succeed([]),
   ordersAfter: () => Effect.succeed([]),
@@ -64,9 +64,9 @@ const pushedFill = (id: string) =>
     }]
   })
 
-const asset = (version: number, available: string) =>
+const asset = (version: number, available: string, coinId = 1) =>
   frame("account", version, {
-    accountAsset: [{ coinId: 1, coinName: "BTC", available, frozen: "0", equity: available }]
+    accountAsset: [{ coinId, coinName: coinId === 1 ? "BTC" : "USDT", available, frozen: "0", equity: available }]
   })
 
 const drain = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>): Array<A> => {
@@ -77,13 +77,16 @@ const drain = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>)
   return out
 }
 
-const setup = (fills: ReadonlyArray<Model.Fill>, options: { readonly bufferLimit?: number } = {}) =>
+const setup = (
+  fills: ReadonlyArray<Model.Fill>,
+  options: { readonly bufferLimit?: number; readonly available?: string; readonly rest?: Rest } = {}
+) =>
   Effect.gen(function*() {
     const calls: Array<string> = []
     const reconnects: Array<string> = []
     const control: Control = { resync: () => undefined, reconnect: (reason) => reconnects.push(reason) }
     const session = new PrivateSession({
-      rest: rest(fills, calls),
+      rest: options.rest ?? rest(fills, calls, options.available),
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
@@ -141,6 +144,69 @@ describe("push private session", () => {
       session.onFrame(asset(7, "3"), control)
       session.onFrame(asset(8, "4"), control)
       assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["2", "4"])
+    }))
+
+  it.effect("an account push buffered before the balances were asked for is superseded by REST's answer", () =>
+    Effect.gen(function*() {
+      // The balance went 1 → 2 → 3 (versions 5 and 6) before the backfill asked REST, which answers 3.
+      const { balanceSink, control, scope, session } = yield* setup([], { available: "3" })
+      yield* session.onActive("fill", scope, control)
+      session.onFrame(asset(5, "2"), control)
+      session.onFrame(asset(6, "3"), control)
+      // A coin REST does not list: its push is all there is.
+      session.onFrame(asset(7, "7", 2), control)
+      session.onFrame(asset(6, "3"), control)
+      yield* session.onActive("orders", scope, control)
+      yield* session.onActive("account", scope, control)
+      yield* Effect.yieldNow
+      // The consumer gets the state once, never the older 2 after it nor the same 3 again.
+      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.coinId, b.available, b.source]), [
+        ["1", "3", "rest"],
+        ["2", "7", "push"]
+      ])
+      // Live: a repeat of the versions merged is ignored, a newer one counts.
+      session.onFrame(asset(7, "3"), control)
+      session.onFrame(asset(8, "4"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["4"])
+    }))
+
+  it.effect("a symbol a consumer brings while a backfill runs is backfilled once that one is merged", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const asked: Array<string> = []
+      const { control, scope, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          openOrders: (symbol) =>
+            Effect.andThen(
+              Effect.sync(() => asked.push(symbol)),
+              symbol === "BTCUSDT_SPBL" ? Effect.as(Deferred.await(gate), []) : Effect.succeed([])
+            )
+        }
+      })
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL"])
+      // ETH arrives while the backfill waits on BTC's open orders (its list of symbols already taken).
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL", "BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      // A symbol the session has already costs nothing.
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.strictEqual(asked.length, 3)
+    }))
+
+  it.effect("a balance written otherwise (trailing zeros) is no change: not delivered again", () =>
+    Effect.gen(function*() {
+      const { activate, balanceSink, control, session } = yield* setup([])
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["1"])
+      session.onFrame(asset(7, "1.0000000000000000"), control)
+      session.onFrame(asset(8, "1.5"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["1.5"])
     }))
 
   it.effect("a backfill that answers after its connection ended is dropped; the next one counts", () =>

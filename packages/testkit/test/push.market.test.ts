@@ -46,9 +46,9 @@ const withMarket = (state: Published) =>
     }))
   )
 
-const layerWith = (state: Published) => {
+const layerWith = (state: Published, push?: Partial<SpotPush.Options>) => {
   const base = setup()
-  return PushVenue.layerSpotPush().pipe(
+  return PushVenue.layerSpotPush(push).pipe(
     Layer.provide(withMarket(state).pipe(Layer.provide(base))),
     Layer.provideMerge(base)
   )
@@ -154,6 +154,34 @@ describe("SpotPush.watchTrades", () => {
         [2_000, "30010.5", "sell"]
       ])
     }).pipe(Effect.provide(layerWith(racing))))
+})
+
+describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {
+  const slow = published()
+  it.effect("more pushes than backfillBuffer while REST answers: the connection is replaced, REST asked again", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* trade(slow, 1_000, "30000.5")
+      yield* settle
+      // After the outage, REST does not answer; the market goes on meanwhile.
+      slow.duringRest = Effect.never
+      yield* outage(Effect.void)
+      for (let i = 0; i < 4; i++) yield* trade(slow, 2_000 + i, `3001${i}.5`)
+      yield* settle
+      yield* advance(10_000)
+      const reasons = events.items.flatMap((e) => e._tag === "Disconnected" ? [e.reason] : [])
+      assert.isTrue(reasons.some((r) => r.includes("more than 3 pushes during the backfill")))
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.source]), [
+        [1_000, "push"],
+        [2_000, "rest"],
+        [2_001, "rest"],
+        [2_002, "rest"],
+        [2_003, "rest"]
+      ])
+    }).pipe(Effect.provide(layerWith(slow, { backfillBuffer: 3 }))))
 })
 
 describe("SpotPush.watchCandles", () => {

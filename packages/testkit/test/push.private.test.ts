@@ -120,6 +120,34 @@ describe("SpotPush private streams", () => {
       )
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a consumer that joins the running session with a symbol of its own gets that symbol's open orders", () =>
+    Effect.gen(function*() {
+      const { alice, exchange, push } = yield* context
+      const resting = (symbol: string, price: string, quantity: string, clientOrderId: string) =>
+        exchange.placeOrder(alice, {
+          symbol,
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price,
+          quantity,
+          clientOrderId
+        })
+      yield* resting(SYMBOL, "25000.00", "0.01", "btc-resting")
+      yield* resting("ETHUSDT_SPBL", "1500.00", "0.01", "eth-resting")
+      // The session starts with a consumer that names no symbol (balances), then with one that names BTC.
+      yield* collect(push.watchBalances())
+      yield* settle
+      const btc = yield* collect(push.watchOrders({ symbols: [SYMBOL] }))
+      yield* settle
+      assert.deepStrictEqual(btc.items.map((o) => [o.clientOrderId, o.status]), [["btc-resting", "open"]])
+      // A consumer of ETH joins the live session: ETH's open orders come first; BTC's consumer gets them too, as new.
+      const eth = yield* collect(push.watchOrders({ symbols: ["ETHUSDT_SPBL"] }))
+      yield* settle
+      assert.deepStrictEqual(eth.items.map((o) => o.clientOrderId).sort(), ["btc-resting", "eth-resting"])
+      assert.deepStrictEqual(btc.items.map((o) => o.clientOrderId), ["btc-resting", "eth-resting"])
+    }).pipe(Effect.provide(setup())))
+
   it.effect("live: every fill once, orders and balances as the engine has them", () =>
     Effect.gen(function*() {
       const { balances, fills, orders } = yield* streams

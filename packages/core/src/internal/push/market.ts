@@ -56,6 +56,8 @@ export interface Options<R> {
   /** What REST answers after a (re)subscription, given the latest time (or open time) delivered. */
   readonly backfill: (latest: number | undefined) => Effect.Effect<ReadonlyArray<R>, SpotError.SpotError>
   readonly onFailed: () => Effect.Effect<void>
+  /** Pushes kept while REST answers; beyond, the connection is replaced (and REST asked again). */
+  readonly bufferLimit: number
 }
 
 // What both feeds share: consumers, the connection's generations, and the pushes kept while REST answers.
@@ -121,9 +123,15 @@ abstract class GapClosing<A, R> {
     return Effect.andThen(Effect.sync(() => failAll(this.sinks, reason)), this.options.onFailed())
   }
 
-  onFrame(frame: DataFrame): void {
+  onFrame(frame: DataFrame, control: Control): void {
     if (this.phase === "live") this.pushed(frame)
-    else if (this.phase === "backfilling") this.buffer.push(frame)
+    else if (this.phase === "backfilling") {
+      this.buffer.push(frame)
+      if (this.buffer.length > this.options.bufferLimit) {
+        this.buffer = []
+        control.reconnect(`more than ${this.options.bufferLimit} pushes during the backfill`)
+      }
+    }
   }
 
   protected emit(value: A): void {

@@ -93,11 +93,16 @@ export const mergeOrder = (
   }
 }
 
+const same = (a: string | undefined, b: string | undefined): boolean =>
+  a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
+
 const decodeFill = Schema.decodeUnknownResult(Push.Fill)
 const decodeOrder = Schema.decodeUnknownResult(Push.Order)
 const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
 
 interface Fetched {
+  /** How many pushes were buffered when the balances were asked for: their account items are older than REST's. */
+  readonly before: number
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
@@ -113,6 +118,10 @@ export class PrivateSession implements Feed {
   private phase: "down" | "buffering" | "live" = "down"
   private buffer: Array<DataFrame> = []
   private generation = 0
+  // The connection the session is on while its channels are acknowledged: where a backfill runs.
+  private connection: { readonly scope: Scope.Scope; readonly control: Control } | undefined = undefined
+  // Bumped when a consumer brings a symbol the session did not have: a backfill that began before misses it.
+  private symbolsVersion = 0
   private readonly fills = new Map<string, number>()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
@@ -145,6 +154,21 @@ export class PrivateSession implements Feed {
     for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
   }
 
+  /**
+   * Symbols a consumer joining brings. One the session did not have is backfilled (its open orders, orders and fills)
+   * before the consumer's first element is late: at once when the session is live, after the running backfill when
+   * one runs, with the next connection's backfill when it is down.
+   */
+  addSymbols(symbols: Iterable<string>): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const before = this.symbols.size
+      for (const symbol of symbols) this.symbols.add(symbol)
+      if (this.symbols.size === before) return Effect.void
+      this.symbolsVersion++
+      return this.phase === "live" ? this.backfillAgain() : Effect.void
+    })
+  }
+
   onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.active.add(channel)
@@ -153,6 +177,7 @@ export class PrivateSession implements Feed {
         this.buffer = []
       }
       if (this.active.size < CHANNELS.length) return Effect.void
+      this.connection = { scope, control }
       return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, control), scope))
     })
   }
@@ -163,7 +188,17 @@ export class PrivateSession implements Feed {
       this.phase = "down"
       this.buffer = []
       this.generation++
+      this.connection = undefined
     })
+  }
+
+  // A live session backfills again on its connection (pushes buffered meanwhile, as after a reconnection).
+  private backfillAgain(): Effect.Effect<void> {
+    const connection = this.connection
+    if (connection === undefined) return Effect.void
+    this.phase = "buffering"
+    this.buffer = []
+    return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, connection.control), connection.scope))
   }
 
   onFail(_channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
@@ -194,9 +229,11 @@ export class PrivateSession implements Feed {
     )
   }
 
-  private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
+  private fetch(): Effect.Effect<Fetched & { readonly symbolsVersion: number }, SpotError.SpotError> {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
+      const before = this.buffer.length
+      const symbolsVersion = this.symbolsVersion
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
@@ -219,7 +256,7 @@ export class PrivateSession implements Feed {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { balances, orders, fills }
+      return { before, symbolsVersion, balances, orders, fills }
     })
   }
 
@@ -235,7 +272,7 @@ export class PrivateSession implements Feed {
           }
           return this.failAll(new PushError.BackfillError({ error }))
         }
-        const { balances, fills, orders } = result.success
+        const { balances, before, fills, orders, symbolsVersion } = result.success
         this.accountVersion = undefined
         for (const balance of balances) this.mergeBalance(balance)
         for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
@@ -243,15 +280,21 @@ export class PrivateSession implements Feed {
         const buffered = this.buffer
         this.buffer = []
         this.phase = "live"
-        for (const frame of buffered) this.apply(frame, control)
+        // An account push is a state: one that came before the balances were asked for is no newer than REST's
+        // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
+        // step back and a duplicate); a coin REST did not list keeps the push.
+        const listed = new Set(balances.map((balance) => balance.coinId))
+        buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
-        return Effect.void
+        // A consumer brought a symbol after this backfill began: it may have missed it.
+        return symbolsVersion === this.symbolsVersion ? Effect.void : this.backfillAgain()
       }))
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
-  private apply(frame: DataFrame, control: Control): void {
+  // `superseded`: coins whose account items REST's answer replaces.
+  private apply(frame: DataFrame, control: Control, superseded?: ReadonlySet<string>): void {
     if (frame._tag !== "TradeEvent") return
     if (frame.channel === "account" && frame.version !== undefined) {
       const version = BigInt(frame.version)
@@ -274,8 +317,10 @@ export class PrivateSession implements Feed {
         }
         case "account": {
           const asset = decodeAsset(item)
-          if (Result.isSuccess(asset)) this.mergeBalance(Model.balanceFromPush(asset.success))
-          else control.reconnect("an undecodable account push")
+          if (Result.isFailure(asset)) control.reconnect("an undecodable account push")
+          else if (superseded?.has(asset.success.coinId) !== true) {
+            this.mergeBalance(Model.balanceFromPush(asset.success))
+          }
           break
         }
       }
@@ -306,9 +351,10 @@ export class PrivateSession implements Feed {
 
   private mergeBalance(balance: Model.Balance): void {
     const old = this.balances.get(balance.coinId)
+    // Compared as decimals: REST and push may write one amount differently ("0.004" and "0.0040000000000000").
     if (
-      old !== undefined && old.available === balance.available && old.frozen === balance.frozen &&
-      old.equity === balance.equity
+      old !== undefined && same(old.available, balance.available) && same(old.frozen, balance.frozen) &&
+      same(old.equity, balance.equity)
     ) return
     this.balances.set(balance.coinId, balance)
     for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)

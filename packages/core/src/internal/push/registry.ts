@@ -18,11 +18,15 @@ export interface Use<F extends Shared, A> {
   readonly channels: ReadonlyArray<string>
   /** Makes the feed; `release` forgets it (for its failure). */
   readonly create: (release: () => Effect.Effect<void>) => F
-  readonly join: (feed: F, sink: Sink<A>) => void
+  /** Adds the consumer; what it returns (if anything) runs then, a private session's backfill of new symbols. */
+  readonly join: (feed: F, sink: Sink<A>) => Effect.Effect<void> | void
   readonly leave: (feed: F, sink: Sink<A>) => void
   /** `latest`: the consumer's queue keeps only the latest element (a ticker). */
   readonly latest?: boolean | undefined
 }
+
+const joined = (result: Effect.Effect<void> | void): Effect.Effect<void> =>
+  Effect.isEffect(result) ? result : Effect.void
 
 export class Registry {
   private readonly feeds = new Map<string, Shared>()
@@ -52,15 +56,12 @@ export class Registry {
 
   private join<F extends Shared, A>(use: Use<F, A>, sink: Sink<A>): Effect.Effect<F, PushError.PushErrorReason> {
     const existing = this.feeds.get(use.key) as F | undefined
-    if (existing !== undefined) {
-      use.join(existing, sink)
-      return Effect.succeed(existing)
-    }
+    if (existing !== undefined) return Effect.as(joined(use.join(existing, sink)), existing)
     const feed: F = use.create(() => Effect.suspend(() => this.release(use, feed)))
     this.feeds.set(use.key, feed)
-    use.join(feed, sink)
+    const first = joined(use.join(feed, sink))
     const subscribe = Effect.forEach(use.channels, (channel) => use.hub.add(channel, feed), { discard: true })
-    return Effect.as(Effect.onError(subscribe, () => this.release(use, feed)), feed)
+    return Effect.as(Effect.andThen(first, Effect.onError(subscribe, () => this.release(use, feed))), feed)
   }
 
   private release<F extends Shared, A>(use: Use<F, A>, feed: F): Effect.Effect<void> {
