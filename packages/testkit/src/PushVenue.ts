@@ -15,8 +15,9 @@
  *
  * Faults a client must survive, venue-wide and changeable at any time: `disconnect: N` drops every connection abruptly
  * after N data frames, `close: N` closes it cleanly, `stall: N` goes silent with the socket open, `dup: N` sends every
- * Nth data frame twice, `gap: N` loses one depth change in N, `noAck` never acknowledges, `refuseAuth` refuses every
- * private handshake, `storm` drops every connection as soon as it opens.
+ * Nth data frame twice, `gap: N` loses one depth change in N, `noAck` never acknowledges, `noSnapshot` sends a depth
+ * subscription its changes but not its snapshot, `snapshotFirst` sends the snapshot before the acknowledgement,
+ * `refuseAuth` refuses every private handshake, `storm` drops every connection as soon as it opens.
  *
  * @since 0.1.0
  */

@@ -110,7 +110,7 @@ const cors = Flag.String("cors").pipe(
 
 const pushFaults = Flag.String("push-faults").pipe(
   Flag.withDescription(
-    "Faults of the push endpoints, comma-separated: disconnect=N, close=N, stall=N (after N data frames), dup=N, gap=N, noAck, refuseAuth, storm (default none)"
+    "Faults of the push endpoints, comma-separated: disconnect=N, close=N, stall=N (after N data frames), dup=N, gap=N, noAck, noSnapshot, snapshotFirst, refuseAuth, storm (default none)"
   ),
   Flag.withDefault(""),
   Flag.filter((text) => typeof PushVenue.parseFaults(text) !== "string", (text) => `${PushVenue.parseFaults(text)}`)

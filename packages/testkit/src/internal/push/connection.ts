@@ -127,9 +127,11 @@ export class VenueConnection {
     const refused = this.host.subscribe(this, channel)
     if (refused !== undefined) return this.control(Push.frames.error("30001", refused, channel))
     this.channels.add(channel)
-    if (this.host.faults().noAck === true) return
+    const faults = this.host.faults()
+    if (faults.noAck === true) return
+    if (faults.snapshotFirst === true) this.host.initial(this, channel)
     this.control(Push.frames.ack("subscribed", channel))
-    this.host.initial(this, channel)
+    if (faults.snapshotFirst !== true) this.host.initial(this, channel)
   }
 
   // One subscribe or unsubscribe against the hour's budget.

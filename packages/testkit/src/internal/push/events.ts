@@ -62,12 +62,16 @@ export interface Faults {
   readonly dup?: number | undefined
   readonly gap?: number | undefined
   readonly noAck?: boolean | undefined
+  /** Depth subscriptions are acknowledged, then get changes but no snapshot (a lost one, or a venue that sends none). */
+  readonly noSnapshot?: boolean | undefined
+  /** A depth subscription's snapshot is sent before its acknowledgement (a client drops it: not yet subscribed). */
+  readonly snapshotFirst?: boolean | undefined
   readonly refuseAuth?: boolean | undefined
   readonly storm?: boolean | undefined
 }
 
 const COUNTS = ["disconnect", "close", "stall", "dup", "gap"] as const
-const FLAGS = ["noAck", "refuseAuth", "storm"] as const
+const FLAGS = ["noAck", "noSnapshot", "snapshotFirst", "refuseAuth", "storm"] as const
 
 /**
  * Parses `disconnect=5,gap=3,noAck` (the sandbox's `--push-faults`): counts are positive integers, flags stand

@@ -284,6 +284,8 @@ export class Venue implements Host {
       const state = this.bookState(parsed.symbol)
       const view = state.book!.snapshot(parsed.level)
       state.sent.set(parsed.level, state.version)
+      // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
+      if (this.currentFaults.noSnapshot === true) return
       const version = String(state.version)
       connection.data(Push.frames.payload(channel, [{
         startVersion: version,
