@@ -2,8 +2,9 @@
  * The error of the push streams (`SpotPush`), built like `SpotError`: one error naming the stream that failed and a
  * `reason` saying what went wrong. A dropped, stalled or refused connection is no error: the streams reconnect (with
  * backoff, within the venue's connection budget) and close the gap themselves. A stream fails only when it cannot go
- * on as promised: a subscription the venue never acknowledged or refused, a consumer too slow for a stream that must
- * not drop anything, a platform that cannot authenticate, a REST backfill the venue refuses for good.
+ * on as promised: a subscription the venue never acknowledged or refused, a book whose snapshot never comes, a
+ * consumer too slow for a stream that must not drop anything, a platform that cannot authenticate, a REST backfill the
+ * venue refuses for good.
  *
  * @since 0.1.0
  */
@@ -26,6 +27,27 @@ export class SubscribeTimeoutError
 {
   override get message(): string {
     return `no acknowledgement of the subscription to ${printable(this.channel)} within ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * A depth channel's subscription was acknowledged but no snapshot followed within the `ackTimeout`, `attempts`
+ * subscriptions in a row (the channel was subscribed again after each): without a snapshot there is no book to keep.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class SnapshotTimeoutError
+  extends Schema.Error<SnapshotTimeoutError>("@spotkit/core/PushError/SnapshotTimeoutError")({
+    _tag: Schema.tag("SnapshotTimeoutError"),
+    channel: Schema.String,
+    timeoutMillis: Schema.Number,
+    attempts: Schema.Number
+  })
+{
+  override get message(): string {
+    return `no snapshot of ${printable(this.channel)} within ${this.timeoutMillis} ms of the acknowledgement, ` +
+      `${this.attempts} subscriptions in a row`
   }
 }
 
@@ -130,6 +152,7 @@ export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/Pu
 export type PushErrorReason =
   | ValidationError
   | SubscribeTimeoutError
+  | SnapshotTimeoutError
   | VenueRefusedError
   | SlowConsumerError
   | HeadersUnsupportedError
@@ -145,6 +168,7 @@ export type PushErrorReason =
 export const PushErrorReason = Schema.Union([
   ValidationError,
   SubscribeTimeoutError,
+  SnapshotTimeoutError,
   VenueRefusedError,
   SlowConsumerError,
   HeadersUnsupportedError,

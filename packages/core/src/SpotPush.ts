@@ -72,8 +72,10 @@ export type Level = Model.Level
 export type OrderBook = Model.OrderBook
 
 /**
- * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, or a consumer
- * that `lag`ged a whole buffer behind (it gets the latest book next).
+ * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, a consumer
+ * that `lag`ged a whole buffer behind (it gets the latest book next), or a `snapshot` that did not follow the
+ * subscription's acknowledgement within the `ackTimeout` (only on `events`: the channel is subscribed again; the
+ * book's consumers were already told by the `Resync` before, or have had no book yet).
  *
  * @since 0.1.0
  * @category models
@@ -442,7 +444,7 @@ const stream = <A>(
     Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
   )
 
-const publicStreams = ({ emit, hubs, registry }: Streams): Pick<Service, "watchBook" | "watchTicker"> => ({
+const publicStreams = ({ emit, hubs, registry, resolved }: Streams): Pick<Service, "watchBook" | "watchTicker"> => ({
   watchBook: (symbol, options) => {
     const depth = options?.depth ?? 15
     const channel = Push.channels.depth(symbol, depth)
@@ -454,7 +456,7 @@ const publicStreams = ({ emit, hubs, registry }: Streams): Pick<Service, "watchB
           key: channel,
           hub: hubs.public,
           channels: [channel],
-          create: (release) => new BookFeed(symbol, depth, release, emit),
+          create: (release) => new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
         })

@@ -84,7 +84,11 @@ const setup = (
   Effect.gen(function*() {
     const calls: Array<string> = []
     const reconnects: Array<string> = []
-    const control: Control = { resync: () => undefined, reconnect: (reason) => reconnects.push(reason) }
+    const control: Control = {
+      resync: () => undefined,
+      resyncNow: () => Effect.void,
+      reconnect: (reason) => reconnects.push(reason)
+    }
     const session = new PrivateSession({
       rest: options.rest ?? rest(fills, calls, options.available),
       since: 50,

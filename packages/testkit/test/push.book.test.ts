@@ -188,6 +188,107 @@ describe("SpotPush.watchBook", () => {
     }).pipe(Effect.provide(setup())))
 })
 
+describe("SpotPush.watchBook: a snapshot that does not come", () => {
+  const resyncs = (events: ReadonlyArray<SpotPush.Event>, reason: SpotPush.ResyncReason) =>
+    events.filter((e) => e._tag === "Resync" && e.reason === reason).length
+
+  it.effect("lost on the first subscription: the changes that follow build nothing, and after ackTimeout the channel is subscribed again", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const events = yield* collect(push.events)
+      yield* venue.setFaults({ noSnapshot: true })
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({})
+      for (let i = 0; i < 4; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      // The changes came (frames keep the connection alive), but there is no book without a snapshot.
+      assert.deepStrictEqual(book.items, [])
+      yield* advance(6_000)
+      assert.strictEqual(resyncs(events.items, "snapshot"), 1)
+      yield* trade(4)
+      yield* settle
+      const final = lastBook(book.items)
+      assert.isDefined(final)
+      assert.deepStrictEqual({ bids: final!.bids, asks: final!.asks }, engineBook(engine, SYMBOL, 15))
+      assert.strictEqual((yield* venue.stats).opened, 1)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("lost on the resubscription after a gap: the consumer's Resync is followed by a book again", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({ gap: 2, noSnapshot: true })
+      for (let i = 0; i < 3; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      yield* venue.setFaults({})
+      for (let i = 3; i < 8; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      assert.deepStrictEqual(book.items.at(-1), { _tag: "Resync", symbol: SYMBOL, reason: "gap" })
+      yield* advance(6_000)
+      yield* trade(8)
+      yield* settle
+      const final = lastBook(book.items)
+      assert.isDefined(final)
+      assert.deepStrictEqual({ bids: final!.bids, asks: final!.asks }, engineBook(engine, SYMBOL, 15))
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("sent before the acknowledgement (dropped: not yet subscribed): the channel is subscribed again", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      yield* venue.setFaults({ snapshotFirst: true })
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({})
+      for (let i = 0; i < 4; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      assert.deepStrictEqual(book.items, [])
+      yield* advance(6_000)
+      yield* trade(4)
+      yield* settle
+      const final = lastBook(book.items)
+      assert.isDefined(final)
+      assert.deepStrictEqual({ bids: final!.bids, asks: final!.asks }, engineBook(engine, SYMBOL, 15))
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("never sent: three subscriptions in a row without one fail the stream with SnapshotTimeoutError", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* context
+      const events = yield* collect(push.events)
+      yield* venue.setFaults({ noSnapshot: true })
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBook(SYMBOL))))
+      // The market goes on: changes keep coming, the connection never goes idle.
+      for (let i = 0; i < 12; i++) {
+        yield* trade(i)
+        yield* advance(1_000)
+      }
+      assert.isUndefined(fiber.pollUnsafe())
+      for (let i = 12; i < 20; i++) {
+        yield* trade(i)
+        yield* advance(1_000)
+      }
+      assert.isDefined(fiber.pollUnsafe())
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason._tag, "SnapshotTimeoutError")
+      assert.include(error.message, "depth.BTCUSDT_SPBL.15")
+      // Two resubscriptions (4 operations), then the unsubscription: no reconnect, no spin.
+      assert.strictEqual(resyncs(events.items, "snapshot"), 2)
+      assert.isFalse(events.items.some((e) => e._tag === "Disconnected"))
+      const stats = yield* venue.stats
+      assert.strictEqual(stats.opened, 1)
+      assert.strictEqual(stats.open, 0)
+    }).pipe(Effect.provide(setup())))
+})
+
 describe("SpotPush.watchTicker", () => {
   it.effect("latest wins: a slow consumer gets the latest ticker, not every one", () =>
     Effect.gen(function*() {

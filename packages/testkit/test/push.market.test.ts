@@ -7,9 +7,9 @@
  * and the bars of the outage come from REST.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { SpotClient, SpotError } from "@spotkit/core"
 import type { Market } from "@spotkit/core"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { PushVenue } from "../src/index.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
 
@@ -220,4 +220,50 @@ describe("SpotPush.watchCandles", () => {
       ])
       assert.strictEqual(candles.items[0]?.period, "1m")
     }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush.watchCandles: the last consumer leaving during the backfill", () => {
+  // REST answers the candles when the test opens the gate, with a failure a reconnection may mend.
+  const rest = { gate: Deferred.makeUnsafe<void>(), started: 0, interrupted: 0 }
+  const failing = new SpotError.SpotError({
+    operation: "SpotClient.candles",
+    reason: new SpotError.TransportError({ description: "connection reset" })
+  })
+  const base = setup()
+  const layer = PushVenue.layerSpotPush().pipe(
+    Layer.provide(
+      Layer.effect(
+        SpotClient.SpotClient,
+        Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+          ...client,
+          candles: () =>
+            Effect.andThen(
+              Effect.sync(() => rest.started++),
+              Effect.andThen(Deferred.await(rest.gate), Effect.fail(failing))
+            ).pipe(Effect.onInterrupt(() => Effect.sync(() => rest.interrupted++)))
+        }))
+      ).pipe(Layer.provide(base))
+    ),
+    Layer.provideMerge(base)
+  )
+
+  it.effect("the backfill is interrupted, though the connection goes on for another channel", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const events = yield* collect(push.events)
+      const ticker = yield* collect(push.watchTicker(SYMBOL))
+      const bars = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      assert.strictEqual(rest.started, 1)
+      yield* bars.stop
+      yield* settle
+      assert.strictEqual(rest.interrupted, 1)
+      // Had it gone on, its failure would have replaced the connection the ticker is on.
+      yield* Deferred.succeed(rest.gate, undefined)
+      yield* advance(5_000)
+      assert.isFalse(events.items.some((e) => e._tag === "Disconnected"))
+      assert.strictEqual((yield* venue.stats).opened, 1)
+      assert.isUndefined(ticker.fiber.pollUnsafe())
+    }).pipe(Effect.provide(layer)))
 })

@@ -376,6 +376,7 @@ describe("PushVenue", () => {
 
   it("parseFaults: counts and flags, or what is wrong", () => {
     assert.deepStrictEqual(PushVenue.parseFaults("disconnect=5, gap=3,noAck"), { disconnect: 5, gap: 3, noAck: true })
+    assert.deepStrictEqual(PushVenue.parseFaults("noSnapshot,snapshotFirst"), { noSnapshot: true, snapshotFirst: true })
     assert.deepStrictEqual(PushVenue.parseFaults(""), {})
     assert.include(PushVenue.parseFaults("disconnect") as string, "positive integer")
     assert.include(PushVenue.parseFaults("stall=0") as string, "positive integer")

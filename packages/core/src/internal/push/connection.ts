@@ -19,17 +19,26 @@ import type { VenueText } from "./venueText.ts"
 /** A data frame of a channel. */
 export type DataFrame = Extract<Push.Frame, { readonly _tag: "Payload" | "TradeEvent" }>
 
-/** What a feed may ask of the connection its channel is on, from inside `onFrame`. */
+/** What a feed may ask of the connection its channel is on. */
 export interface Control {
-  /** Unsubscribe and subscribe again (a new snapshot), or reconnect when the operation budget is spent. */
+  /**
+   * From inside `onFrame`: unsubscribe and subscribe again (a new snapshot) once the frames read are dispatched, or
+   * reconnect when the operation budget is spent.
+   */
   readonly resync: (channel: string) => void
+  /** From a fiber of the feed's own (a deadline): the same, at once. */
+  readonly resyncNow: (channel: string) => Effect.Effect<void>
   /** End this connection; the loop reconnects after its backoff. */
   readonly reconnect: (reason: string) => void
 }
 
 /** What receives a channel's life: it goes live (acknowledged), stops counting, carries data, or fails for good. */
 export interface Feed {
-  /** The venue acknowledged the subscription. `scope` closes when this connection ends. */
+  /**
+   * The venue acknowledged the subscription. `scope` is the subscription's: it closes when the subscription stops
+   * counting (the connection ends, the channel is resubscribed, removed or failed), interrupting what the feed forked
+   * in it (a backfill, a deadline).
+   */
   readonly onActive: (channel: string, scope: Scope.Scope, control: Control) => Effect.Effect<void>
   /** The subscription stopped counting: the connection ended or a resync is under way. */
   readonly onInactive: (channel: string) => Effect.Effect<void>
@@ -78,6 +87,8 @@ interface Entry {
   generation: number
   /** Whether the venue ever acknowledged it (a resubscription that goes unanswered means a broken connection). */
   acknowledged: boolean
+  /** The scope of the acknowledged subscription, given to the feed's `onActive`. */
+  subscription: Scope.Closeable | undefined
 }
 
 interface Live {
@@ -167,18 +178,30 @@ export class Connection {
 
   /** Carries a channel from now on: subscribed at once when connected, else on the next connection. */
   add(channel: string, feed: Feed): Effect.Effect<void> {
-    this.channels.set(channel, { feed, state: "idle", generation: 0, acknowledged: false })
+    this.channels.set(channel, { feed, state: "idle", generation: 0, acknowledged: false, subscription: undefined })
     const live = this.live
     return live === undefined ? Effect.void : this.subscribe(live, channel)
   }
 
-  /** Stops carrying a channel; unsubscribes it when connected (best effort: it is dropped either way). */
+  /**
+   * Stops carrying a channel: unsubscribes it when connected (best effort: it is dropped either way), and ends what its
+   * feed runs for the subscription, even when the connection goes on for other channels.
+   */
   remove(channel: string): Effect.Effect<void> {
     const entry = this.channels.get(channel)
     this.channels.delete(channel)
+    if (entry === undefined) return Effect.void
+    const ended = this.endSubscription(entry)
     const live = this.live
-    if (entry === undefined || live === undefined || entry.state === "idle") return Effect.void
-    return live.ops.spend(1, this.now()) ? live.send(Push.unsubscribeMessage(channel)) : Effect.void
+    if (live === undefined || entry.state === "idle") return ended
+    return live.ops.spend(1, this.now()) ? Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended) : ended
+  }
+
+  // The subscription stopped counting: what the feed forked in its scope is interrupted (not the fiber closing it).
+  private endSubscription(entry: Entry): Effect.Effect<void> {
+    const scope = entry.subscription
+    entry.subscription = undefined
+    return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
   }
 
   private subscribe(live: Live, channel: string): Effect.Effect<void> {
@@ -215,7 +238,7 @@ export class Connection {
     const entry = this.channels.get(channel)
     if (entry === undefined) return Effect.void
     this.channels.delete(channel)
-    return entry.feed.onFail(channel, reason)
+    return Effect.andThen(this.endSubscription(entry), entry.feed.onFail(channel, reason))
   }
 
   // One frame: what it asks to run, if anything (a pong, a feed going live or failing).
@@ -230,7 +253,9 @@ export class Connection {
         if (frame.event !== "subscribed" || entry === undefined || entry.state !== "pending") return undefined
         entry.state = "active"
         entry.acknowledged = true
-        return entry.feed.onActive(frame.channel, live.scope, live.control)
+        const subscription = Scope.forkUnsafe(live.scope)
+        entry.subscription = subscription
+        return entry.feed.onActive(frame.channel, subscription, live.control)
       }
       case "Error": {
         const { text } = this.settings
@@ -293,7 +318,10 @@ export class Connection {
         }
         live.ops.spend(1, this.now())
         entry.state = "idle"
-        effects.push(Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel)))
+        const ended = this.endSubscription(entry)
+        effects.push(
+          Effect.andThen(ended, Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel)))
+        )
       }
       return Effect.all(effects, { discard: true })
     })
@@ -314,6 +342,11 @@ export class Connection {
         end,
         control: {
           resync: (channel) => live.resyncs.add(channel),
+          resyncNow: (channel) =>
+            Effect.suspend(() => {
+              live.resyncs.add(channel)
+              return this.resyncs(live)
+            }),
           reconnect: (reason) => Deferred.doneUnsafe(end, Exit.fail(reason))
         }
       }
@@ -354,7 +387,7 @@ export class Connection {
       for (const [channel, entry] of this.channels) {
         if (entry.state === "idle") continue
         entry.state = "idle"
-        effects.push(entry.feed.onInactive(channel))
+        effects.push(Effect.andThen(this.endSubscription(entry), entry.feed.onInactive(channel)))
       }
       return Effect.all(effects, { discard: true })
     })

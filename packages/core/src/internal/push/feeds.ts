@@ -1,13 +1,23 @@
 // The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
 // its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
-// book built across a gap. A ticker feed keeps the latest ticker; its consumers get the latest one (latest wins).
+// book built across a gap. A subscription acknowledged with no snapshot after `snapshotTimeoutMillis` (a snapshot lost, or
+// sent before the acknowledgement and dropped with the frames of a channel not yet live) is subscribed again, since
+// changes alone never make a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps
+// the latest ticker; its consumers get the latest one (latest wins).
 import { Cause, Effect, Queue, Result, Schema } from "effect"
+import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
-import type * as PushError from "../../PushError.ts"
+import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
+
+/**
+ * Subscriptions in a row acknowledged with no snapshot within the deadline before a book stream fails: each but the
+ * last is followed by a resubscription (2 of the connection's operations), so a venue that never sends one costs 6.
+ */
+export const SNAPSHOT_ATTEMPTS = 3
 
 /** A consumer's queue: it ends with a reason when the feed fails for good. */
 export type Sink<A> = Queue.Queue<A, PushError.PushErrorReason | Cause.Done>
@@ -34,20 +44,25 @@ export class BookFeed implements Delivering<BookEvent> {
   private latest: BookEvent | undefined = undefined
   // Whether consumers were told the book is being rebuilt since the last consistent book.
   private resyncing = true
+  // Subscriptions in a row whose snapshot did not come within the deadline.
+  private missed = 0
   private readonly channel: string
   private readonly onFailed: (channel: string) => Effect.Effect<void>
   private readonly emit: (event: Event) => void
+  private readonly snapshotTimeoutMillis: number
 
   constructor(
     symbol: string,
     depth: Push.DepthLevel,
     onFailed: (channel: string) => Effect.Effect<void>,
-    emit: (event: Event) => void
+    emit: (event: Event) => void,
+    snapshotTimeoutMillis: number
   ) {
     this.book = new Book(symbol, depth)
     this.channel = Push.channels.depth(symbol, depth)
     this.onFailed = onFailed
     this.emit = emit
+    this.snapshotTimeoutMillis = snapshotTimeoutMillis
   }
 
   get size(): number {
@@ -63,8 +78,33 @@ export class BookFeed implements Delivering<BookEvent> {
     this.sinks.delete(sink)
   }
 
-  onActive(): Effect.Effect<void> {
-    return Effect.sync(() => this.book.reset())
+  // The subscription counts from now: nothing before it does. Changes alone never make a book, and they keep the
+  // connection from going idle: without a snapshot by the deadline the channel is subscribed again (the deadline
+  // lives in the subscription's scope, so a resync, a reconnect or a removal ends it).
+  onActive(_channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.book.reset()
+      const deadline = Effect.andThen(
+        Effect.sleep(this.snapshotTimeoutMillis),
+        Effect.suspend(() => this.book.live ? Effect.void : this.snapshotMissed(control))
+      )
+      return Effect.asVoid(Effect.forkIn(deadline, scope))
+    })
+  }
+
+  private snapshotMissed(control: Control): Effect.Effect<void> {
+    this.missed++
+    if (this.missed >= SNAPSHOT_ATTEMPTS) {
+      const reason = new PushError.SnapshotTimeoutError({
+        channel: this.channel,
+        timeoutMillis: this.snapshotTimeoutMillis,
+        attempts: this.missed
+      })
+      return this.onFail(this.channel, reason)
+    }
+    // The consumers were told when the book stopped (or have had none yet): the resubscription shows on `events`.
+    this.emit({ _tag: "Resync", channel: this.channel, reason: "snapshot" })
+    return control.resyncNow(this.channel)
   }
 
   onInactive(): Effect.Effect<void> {
@@ -87,6 +127,7 @@ export class BookFeed implements Delivering<BookEvent> {
       switch (this.book.apply(decoded.success)) {
         case "applied":
           this.resyncing = false
+          this.missed = 0
           this.publish({ _tag: "Book", book: this.book.snapshot() })
           break
         case "gap":

@@ -10,7 +10,7 @@ export type { Level }
 
 export type OrderBook = Snapshot
 
-export type ResyncReason = "gap" | "reconnect" | "lag" | "decode"
+export type ResyncReason = "gap" | "reconnect" | "lag" | "decode" | "snapshot"
 
 export type BookEvent =
   | { readonly _tag: "Book"; readonly book: OrderBook }
