@@ -4,7 +4,8 @@
  *
  * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap, a
  *   stale or undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt from a new
- *   snapshot: no book is ever delivered across a gap.
+ *   snapshot: no book is ever delivered across a gap. A subscription with no snapshot within `ackTimeout` of its
+ *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
  * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
  *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id).
@@ -159,7 +160,10 @@ export interface Options {
   readonly userAgent?: string | undefined
   /** A connection that delivers no frame at all (data or ping) this long is replaced. @default 60 seconds */
   readonly idleTimeout?: Duration.Input | undefined
-  /** How long a subscription waits for its acknowledgement. @default 5 seconds */
+  /**
+   * How long a subscription waits for its acknowledgement, and a depth subscription then for its snapshot (else it is
+   * subscribed again). @default 5 seconds
+   */
   readonly ackTimeout?: Duration.Input | undefined
   /** How long a connection may take to open. @default 10 seconds */
   readonly openTimeout?: Duration.Input | undefined

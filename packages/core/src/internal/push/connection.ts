@@ -320,7 +320,10 @@ export class Connection {
         entry.state = "idle"
         const ended = this.endSubscription(entry)
         effects.push(
-          Effect.andThen(ended, Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel)))
+          Effect.andThen(
+            ended,
+            Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel))
+          )
         )
       }
       return Effect.all(effects, { discard: true })

@@ -232,7 +232,11 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
       )
     case "Resync":
       tally.resyncs++
-      return Shared.note(`${event.channel}: resync from a new snapshot (${event.reason})`)
+      return Shared.note(
+        event.reason === "snapshot"
+          ? `${event.channel}: no snapshot after the acknowledgement; subscribing again`
+          : `${event.channel}: resync from a new snapshot (${event.reason})`
+      )
     case "Resynced":
       // The first catch-up: from now on nothing is missed (a script may wait for this line before it trades).
       if (tally.resynced++ === 0) return Shared.note("listening: the private streams are in sync with REST")
