@@ -216,8 +216,8 @@ export interface Options {
 export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
-   * seen in pushes are added. A stream that joins a running private session with a symbol it did not have backfills
-   * that symbol then (its open orders first).
+   * seen in pushes are added. A stream that joins a running private session with a symbol whose open orders were not
+   * read on its connection has them read then (the session's other pushes are not held meanwhile).
    */
   readonly symbols?: Iterable<string> | undefined
 }

@@ -79,7 +79,12 @@ const drain = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>)
 
 const setup = (
   fills: ReadonlyArray<Model.Fill>,
-  options: { readonly bufferLimit?: number; readonly available?: string; readonly rest?: Rest } = {}
+  options: {
+    readonly bufferLimit?: number
+    readonly available?: string
+    readonly rest?: Rest
+    readonly emit?: (event: Model.Event) => void
+  } = {}
 ) =>
   Effect.gen(function*() {
     const calls: Array<string> = []
@@ -97,7 +102,7 @@ const setup = (
       bufferLimit: options.bufferLimit ?? 100,
       overlapMillis: 5,
       retentionMillis: 1_000,
-      emit: () => undefined,
+      emit: options.emit ?? (() => undefined),
       onFailed: Effect.void
     })
     const fillSink = yield* Queue.bounded<Model.Fill, PushError.PushErrorReason | Cause.Done>(100)
@@ -195,11 +200,81 @@ describe("push private session", () => {
       yield* session.addSymbols(["ETHUSDT_SPBL"])
       yield* Deferred.succeed(gate, undefined)
       for (let i = 0; i < 5; i++) yield* Effect.yieldNow
-      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL", "BTCUSDT_SPBL", "ETHUSDT_SPBL"])
-      // A symbol the session has already costs nothing.
-      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      // Then ETH's open orders alone: BTC's were read by the backfill.
+      assert.deepStrictEqual(asked, ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      // A symbol whose open orders were read on this connection costs nothing.
+      yield* session.addSymbols(["ETHUSDT_SPBL", "BTCUSDT_SPBL"])
       for (let i = 0; i < 5; i++) yield* Effect.yieldNow
-      assert.strictEqual(asked.length, 3)
+      assert.strictEqual(asked.length, 2)
+    }))
+
+  it.effect("a symbol brought to a live session: its open orders read alone, merged as they come, pushes not held", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const calls: Array<string> = []
+      const events: Array<string> = []
+      const eth = (status: string, filled: string, updatedTime: number): Model.OrderUpdate => ({
+        orderId: "77",
+        clientOrderId: "eth-old",
+        symbol: "ETHUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        status,
+        final: false,
+        price: "1500",
+        quantity: "1",
+        filledQuantity: filled,
+        filledValue: undefined,
+        createdTime: 10,
+        updatedTime,
+        source: "rest"
+      })
+      const { control, fillSink, scope, session } = yield* setup([], {
+        rest: {
+          ...rest([], calls),
+          openOrders: (symbol) =>
+            symbol === "ETHUSDT_SPBL"
+              ? Effect.andThen(Deferred.await(gate), Effect.sync(() => [eth("new", "0", 20)]))
+              : Effect.succeed([])
+        },
+        emit: (event) => events.push(event._tag)
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      calls.length = 0
+      events.length = 0
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      yield* Effect.yieldNow
+      // While ETH's open orders are read, a fill is pushed: delivered at once, not held for the read.
+      session.onFrame(pushedFill("5"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["5"])
+      // The order moved on meanwhile (pushed partly filled): REST's older answer does not undo it.
+      session.onFrame(
+        frame("orders", 2, {
+          orderInfo: [{
+            id: "77",
+            clientOrderId: "eth-old",
+            symbolName: "ETHUSDT_SPBL",
+            orderSide: "BUY",
+            type: "LIMIT",
+            status: "PARTIAL_FILL",
+            price: "1500",
+            size: "1",
+            cumFillSize: "0.5",
+            createdTime: "10",
+            updatedTime: "30"
+          }]
+        }),
+        control
+      )
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink).map((o) => o.filledQuantity), ["0.5"])
+      // Nothing else asked of REST, and no "Resynced": this was no resynchronisation.
+      assert.deepStrictEqual(calls, [])
+      assert.deepStrictEqual(events, [])
     }))
 
   it.effect("a balance written otherwise (trailing zeros) is no change: not delivered again", () =>

@@ -93,6 +93,22 @@ const streams = Effect.gen(function*() {
   }
 })
 
+// A resting limit buy of alice's, placed in the exchange directly (no push consumer involved).
+const resting = (symbol: string, price: string, quantity: string, clientOrderId: string) =>
+  Effect.flatMap(
+    context,
+    ({ alice, exchange }) =>
+      exchange.placeOrder(alice, {
+        symbol,
+        side: "buy",
+        orderType: "limit",
+        force: "normal",
+        price,
+        quantity,
+        clientOrderId
+      })
+  )
+
 describe("SpotPush private streams", () => {
   it.effect("start from the account as REST has it: the balances, the open orders", () =>
     Effect.gen(function*() {
@@ -122,17 +138,7 @@ describe("SpotPush private streams", () => {
 
   it.effect("a consumer that joins the running session with a symbol of its own gets that symbol's open orders", () =>
     Effect.gen(function*() {
-      const { alice, exchange, push } = yield* context
-      const resting = (symbol: string, price: string, quantity: string, clientOrderId: string) =>
-        exchange.placeOrder(alice, {
-          symbol,
-          side: "buy",
-          orderType: "limit",
-          force: "normal",
-          price,
-          quantity,
-          clientOrderId
-        })
+      const { push } = yield* context
       yield* resting(SYMBOL, "25000.00", "0.01", "btc-resting")
       yield* resting("ETHUSDT_SPBL", "1500.00", "0.01", "eth-resting")
       // The session starts with a consumer that names no symbol (balances), then with one that names BTC.
@@ -146,6 +152,22 @@ describe("SpotPush private streams", () => {
       yield* settle
       assert.deepStrictEqual(eth.items.map((o) => o.clientOrderId).sort(), ["btc-resting", "eth-resting"])
       assert.deepStrictEqual(btc.items.map((o) => o.clientOrderId), ["btc-resting", "eth-resting"])
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("so does one whose symbol the session knows only from pushes: its older open orders are read too", () =>
+    Effect.gen(function*() {
+      const { push } = yield* context
+      yield* resting("ETHUSDT_SPBL", "1500.00", "0.01", "eth-old") // before the session: only REST knows it
+      yield* collect(push.watchBalances())
+      yield* settle
+      yield* resting("ETHUSDT_SPBL", "1501.00", "0.01", "eth-new") // pushed: the session has seen ETH now
+      yield* settle
+      const eth = yield* collect(push.watchOrders({ symbols: ["ETHUSDT_SPBL"] }))
+      yield* settle
+      assert.deepStrictEqual(eth.items.map((o) => [o.clientOrderId, o.status]).sort(), [
+        ["eth-new", "open"],
+        ["eth-old", "open"]
+      ])
     }).pipe(Effect.provide(setup())))
 
   it.effect("live: every fill once, orders and balances as the engine has them", () =>

@@ -4,7 +4,8 @@
 // overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and pushes are
 // merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
-// sticks), a balance only when it changed.
+// sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
+// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile.
 import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
@@ -103,6 +104,8 @@ const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
 interface Fetched {
   /** How many pushes were buffered when the balances were asked for: their account items are older than REST's. */
   readonly before: number
+  /** The symbols whose open orders were read. */
+  readonly symbols: ReadonlyArray<string>
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
@@ -120,8 +123,11 @@ export class PrivateSession implements Feed {
   private generation = 0
   // The connection the session is on while its channels are acknowledged: where a backfill runs.
   private connection: { readonly scope: Scope.Scope; readonly control: Control } | undefined = undefined
-  // Bumped when a consumer brings a symbol the session did not have: a backfill that began before misses it.
-  private symbolsVersion = 0
+  // Symbols whose open orders REST has read on this connection; those consumers brought that it has not (yet); and
+  // whether a read of these runs.
+  private readonly read = new Set<string>()
+  private readonly asked = new Set<string>()
+  private reading = false
   private readonly fills = new Map<string, number>()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
@@ -155,17 +161,18 @@ export class PrivateSession implements Feed {
   }
 
   /**
-   * Symbols a consumer joining brings. One the session did not have is backfilled (its open orders, orders and fills)
-   * before the consumer's first element is late: at once when the session is live, after the running backfill when
-   * one runs, with the next connection's backfill when it is down.
+   * Symbols a consumer joining brings. One whose open orders REST has not read on this connection (a symbol new to the
+   * session, or one it knows only from pushes) has them read: at once when the session is live, after the backfill
+   * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
+   * the session is down. Only the open orders: on a live connection every other event of the symbol is pushed.
    */
   addSymbols(symbols: Iterable<string>): Effect.Effect<void> {
     return Effect.suspend(() => {
-      const before = this.symbols.size
-      for (const symbol of symbols) this.symbols.add(symbol)
-      if (this.symbols.size === before) return Effect.void
-      this.symbolsVersion++
-      return this.phase === "live" ? this.backfillAgain() : Effect.void
+      for (const symbol of symbols) {
+        this.symbols.add(symbol)
+        if (!this.read.has(symbol)) this.asked.add(symbol)
+      }
+      return this.phase === "live" ? this.readAsked() : Effect.void
     })
   }
 
@@ -189,16 +196,38 @@ export class PrivateSession implements Feed {
       this.buffer = []
       this.generation++
       this.connection = undefined
+      // The next connection's backfill reads every symbol in play (a read under way was interrupted with its scope).
+      this.read.clear()
+      this.reading = false
     })
   }
 
-  // A live session backfills again on its connection (pushes buffered meanwhile, as after a reconnection).
-  private backfillAgain(): Effect.Effect<void> {
+  // The open orders of the symbols consumers brought, read on the live connection and merged as they come. Pushes are
+  // not held meanwhile: the connection is live, so nothing else of these symbols was missed (the channels carry every
+  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it.
+  private readAsked(): Effect.Effect<void> {
     const connection = this.connection
-    if (connection === undefined) return Effect.void
-    this.phase = "buffering"
-    this.buffer = []
-    return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, connection.control), connection.scope))
+    if (connection === undefined || this.reading || this.asked.size === 0) return Effect.void
+    const symbols = Array.from(this.asked)
+    this.asked.clear()
+    this.reading = true
+    const generation = this.generation
+    const read = Effect.forEach(symbols, (symbol) => this.options.rest.openOrders(symbol))
+    return Effect.asVoid(Effect.forkIn(
+      Effect.flatMap(Effect.result(read), (result) =>
+        Effect.suspend(() => {
+          if (generation !== this.generation) return Effect.void
+          this.reading = false
+          // As a backfill's failure: a retryable one is left to the next connection's backfill, which reads them.
+          if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
+          for (const symbol of symbols) this.read.add(symbol)
+          const orders = result.success.flat().sort((a, b) => a.updatedTime - b.updatedTime)
+          for (const order of orders) this.mergeOrder(order)
+          // Symbols brought while these were read.
+          return this.readAsked()
+        })),
+      connection.scope
+    ))
   }
 
   onFail(_channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
@@ -229,15 +258,15 @@ export class PrivateSession implements Feed {
     )
   }
 
-  private fetch(): Effect.Effect<Fetched & { readonly symbolsVersion: number }, SpotError.SpotError> {
+  private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
-      const symbolsVersion = this.symbolsVersion
+      const symbols = Array.from(this.symbols)
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
-      for (const symbol of Array.from(this.symbols)) {
+      for (const symbol of symbols) {
         orders.push(...yield* rest.openOrders(symbol))
         orders.push(...yield* rest.ordersAfter(symbol, this.orderWatermark - overlapMillis))
         fills.push(...yield* rest.fillsAfter(symbol, this.fillWatermark - overlapMillis))
@@ -256,7 +285,7 @@ export class PrivateSession implements Feed {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { before, symbolsVersion, balances, orders, fills }
+      return { before, symbols, balances, orders, fills }
     })
   }
 
@@ -264,15 +293,12 @@ export class PrivateSession implements Feed {
     return Effect.flatMap(Effect.result(this.fetch()), (result) =>
       Effect.suspend(() => {
         if (generation !== this.generation) return Effect.void
-        if (Result.isFailure(result)) {
-          const error = result.failure
-          if (error.isRetryable) {
-            control.reconnect(`backfill: ${error.message}`)
-            return Effect.void
-          }
-          return this.failAll(new PushError.BackfillError({ error }))
+        if (Result.isFailure(result)) return this.failed(result.failure, control)
+        const { balances, before, fills, orders, symbols } = result.success
+        for (const symbol of symbols) {
+          this.read.add(symbol)
+          this.asked.delete(symbol)
         }
-        const { balances, before, fills, orders, symbolsVersion } = result.success
         this.accountVersion = undefined
         for (const balance of balances) this.mergeBalance(balance)
         for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
@@ -287,9 +313,17 @@ export class PrivateSession implements Feed {
         buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
-        // A consumer brought a symbol after this backfill began: it may have missed it.
-        return symbolsVersion === this.symbolsVersion ? Effect.void : this.backfillAgain()
+        // Symbols consumers brought after this backfill took its list.
+        return this.readAsked()
       }))
+  }
+
+  // A REST read failed: a retryable failure ends the connection (the next one's backfill reads again), any other the
+  // session.
+  private failed(error: SpotError.SpotError, control: Control): Effect.Effect<void> {
+    if (!error.isRetryable) return this.failAll(new PushError.BackfillError({ error }))
+    control.reconnect(`backfill: ${error.message}`)
+    return Effect.void
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
