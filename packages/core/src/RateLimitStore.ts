@@ -190,7 +190,9 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 
 // Scores are the times (Redis's clock, ms) at which an entry stops counting: one window after its answer once
 // settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
-// the weight of the entries, so that a grant costs the entries that expired, not all of them. A request that does
+// the weight of the entries, so that a grant costs the entries that expired, not all of them. A grant only ever
+// lengthens the keys' time to live: clients with different leases (timeouts) share a budget (the address's), and a
+// shorter lease must not drop the entries of a longer one still in flight. A request that does
 // not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
 // entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
 const acquireLua = `
@@ -243,8 +245,9 @@ for i = 1, n do
   local window = tonumber(ARGV[3 * i + 1])
   redis.call("ZADD", key, now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
   redis.call("INCRBYFLOAT", KEYS[n + i], ARGV[3 * i + 2])
-  redis.call("PEXPIRE", key, lease + window)
-  redis.call("PEXPIRE", KEYS[n + i], lease + window)
+  local ttl = lease + window
+  if redis.call("PTTL", key) < ttl then redis.call("PEXPIRE", key, ttl) end
+  if redis.call("PTTL", KEYS[n + i]) < ttl then redis.call("PEXPIRE", KEYS[n + i], ttl) end
 end
 return {1, now}
 `

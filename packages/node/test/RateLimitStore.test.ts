@@ -409,3 +409,46 @@ describe("Redis URLs", () => {
       assert.strictEqual(NodeSpotClient.safeRedisUrl(`rediss://${secret}@[::1]:6380`), "rediss://[::1]:6380")
     }))
 })
+
+describe("the Redis store's accounting", () => {
+  const one = (
+    key: string,
+    limit: number,
+    windowMillis: number,
+    weight: number,
+    leaseMillis: number
+  ): RateLimitStore.Acquisition => ({
+    endpoint: undefined,
+    shared: [{ key, limit, windowMillis, weight }],
+    leaseMillis
+  })
+  // Whether the acquisition is granted within `millis` (a permit granted is settled).
+  const grantedWithin = (store: RateLimitStore.Service, acquisition: RateLimitStore.Acquisition, millis: number) =>
+    Effect.map(
+      Effect.timeoutOption(Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle), millis),
+      (done) => done._tag === "Some"
+    )
+
+  it.live(
+    "a request in flight under a long lease keeps counting when a client with a shorter lease charges the budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // Two processes on one address: an export with a 60 s timeout, a ticker poller with a 1 s one.
+        const exporter = yield* redisStore(redis.url)
+        const poller = yield* redisStore(redis.url)
+        yield* exporter.acquire(one("ip:venue.test:default", 2, 200, 1, 10_000))
+        const quick = yield* poller.acquire(one("ip:venue.test:default", 2, 200, 1, 50))
+        yield* quick.settle
+        // The poller's lease and window are over; the export's request is still in flight: 1 of 2 in use.
+        yield* Effect.sleep(500)
+        const left = Number(redis.cli("PTTL", "spotkit:{budget}:ip:venue.test:default").trim())
+        assert.isAbove(left, 5_000, "the budget's key lives as long as its longest lease")
+        assert.isFalse(
+          yield* grantedWithin(poller, one("ip:venue.test:default", 2, 200, 2, 50), 500),
+          "a weight of 2 does not fit beside the request in flight"
+        )
+      })),
+    30_000
+  )
+})
