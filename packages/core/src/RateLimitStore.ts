@@ -192,7 +192,8 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 // settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
 // the weight of the entries, so that a grant costs the entries that expired, not all of them. A grant only ever
 // lengthens the keys' time to live: clients with different leases (timeouts) share a budget (the address's), and a
-// shorter lease must not drop the entries of a longer one still in flight. A request that does
+// shorter lease must not drop the entries of a longer one still in flight. A refused acquisition writes no key that
+// lacks one (an empty budget's counter is deleted, not set to 0). A request that does
 // not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
 // entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
 const acquireLua = `
@@ -207,20 +208,26 @@ end
 if wait > 0 then return {0, wait, 0} end
 local lease = tonumber(ARGV[2])
 local by = 0
-local weightOf = function(member) return tonumber(string.match(member, ":([%d.]+)$")) end
+local weightOf = function(member) return tonumber(string.match(member, ":([^:]+)$")) end
 for i = 1, n do
   local key = KEYS[i]
   local limit = tonumber(ARGV[3 * i])
   local window = tonumber(ARGV[3 * i + 1])
   local weight = tonumber(ARGV[3 * i + 2])
-  local used = tonumber(redis.call("GET", KEYS[n + i]) or "0")
+  local stored = redis.call("GET", KEYS[n + i])
+  local used = tonumber(stored or "0")
   local expired = redis.call("ZRANGEBYSCORE", key, "-inf", now)
   if #expired > 0 then
     for j = 1, #expired do used = used - weightOf(expired[j]) end
     redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
   end
-  if used < 0 or redis.call("ZCARD", key) == 0 then used = 0 end
-  redis.call("SET", KEYS[n + i], used, "KEEPTTL")
+  if redis.call("ZCARD", key) == 0 then
+    used = 0
+    if stored then redis.call("DEL", KEYS[n + i]) end
+  else
+    if used < 0 then used = 0 end
+    if stored and #expired > 0 then redis.call("SET", KEYS[n + i], used, "KEEPTTL") end
+  end
   if used + weight > limit then
     local need = used + weight - limit
     local freed = 0

@@ -451,4 +451,33 @@ describe("the Redis store's accounting", () => {
       })),
     30_000
   )
+
+  it.live("a refused acquisition leaves no key without a time to live", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      const store = yield* redisStore(redis.url)
+      const uid = { key: "uid:venue.test:k", limit: 5, windowMillis: 200, weight: 5 }
+      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 10, windowMillis: 200, weight: 1 }
+      // The user's budget is full (a request in flight); an order (its endpoint's budget untouched) waits, then gives up.
+      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 2_000 })
+      const exit = yield* Effect.exit(
+        Effect.timeout(store.acquire({ endpoint, shared: [{ ...uid, weight: 1 }], leaseMillis: 2_000 }), 100)
+      )
+      assert.isTrue(Exit.isFailure(exit), "the order waited")
+      const keys = redis.cli("--scan").trim().split("\n").filter((key) => key !== "")
+      for (const key of keys) assert.isAbove(Number(redis.cli("PTTL", key).trim()), 0, key)
+    })), 30_000)
+
+  it.live("a weight written in exponent form (1e-7) is counted as itself", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      // A script error would otherwise read as Redis lost, and the store would go on in memory.
+      const store = yield* redisStore(redis.url, { onUnavailable: "fail" })
+      const key = "ip:venue.test:default"
+      // 0.9 in flight, then a tiny request that is answered and leaves the window: 0.9 still counts.
+      yield* store.acquire(one(key, 1, 100, 0.9, 10_000))
+      yield* Effect.flatMap(store.acquire(one(key, 1, 100, 1e-7, 10_000)), (permit) => permit.settle)
+      yield* Effect.sleep(300)
+      assert.isFalse(yield* grantedWithin(store, one(key, 1, 100, 0.9, 10_000), 300), "0.9 more does not fit")
+    })), 30_000)
 })
