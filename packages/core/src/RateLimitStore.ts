@@ -101,10 +101,7 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  */
 export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
 
-// The memory store, and `record`: charges an acquisition granted elsewhere (by Redis) without waiting, so that the
-// store knows this process's own recent requests when it has to stand in for Redis.
-//
-// Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
+// The memory store (also the Redis store's own budget of the process, acquired before Redis). Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
 // Effect that grants at once when every budget has room, and otherwise waits for the endpoint's own budget first and
 // then for the shared ones.
 const memoryStore = () => {
@@ -164,16 +161,13 @@ const memoryStore = () => {
       }
     })
 
-  const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
-    Effect.withFiber((fiber) => Effect.succeed(RateLimiter.granted(fiber, preparedOf(acquisition).all.grant())))
-
   const service: Service = { kind: "memory", acquire, pause }
   // A caller that can settle without an Effect is granted at once without one, when nothing waits or pauses.
   RateLimiter.grantsAtOnce.set(service, (acquisition) => {
     const all = preparedOf(acquisition as Acquisition).all
     return (now) => all.grantNow(now)
   })
-  return { service, record }
+  return { service }
 }
 
 /**
@@ -384,8 +378,8 @@ export const makeRedis = (
       (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
     let sequence = 0
 
-    // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
-    // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
+    // The process's own budget: acquired before Redis (see `acquire`), and all there is while Redis is lost under
+    // "memory", until it is tried again.
     const local = memoryStore()
     let lostUntil: number | undefined
     const lose = (error: SpotError.RateLimitStoreError) =>
@@ -412,7 +406,11 @@ export const makeRedis = (
       return Effect.andThen(onWait(by > 0 ? charges[by - 1] : undefined, millis), Effect.sleep(millis))
     }
 
-    const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+    // Redis is asked until it grants; `mirror` is the process's own grant of the same acquisition (settled with it).
+    const polling = (
+      acquisition: Acquisition,
+      mirror: Permit
+    ): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
       const charges = chargesOf(acquisition)
       const lease = acquisition.leaseMillis
       const id = `${idPrefix}.${(sequence++).toString(36)}`
@@ -420,34 +418,48 @@ export const makeRedis = (
         bounded(acquireShared(id, lease, prefix, charges)),
         (answer) =>
           answer[0] === 1
-            ? Effect.map(local.record(acquisition), (mirror): Permit => ({
+            ? Effect.succeed<Permit>({
               settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
-            }))
+            })
             : Effect.andThen(waiting(acquisition, answer), attempt)
       )
       return attempt
     }
 
+    // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the
+    // ones Redis granted and those it sent on its own while Redis was lost, so that when Redis answers again (empty,
+    // after a restart, or not knowing what was sent meanwhile) the process does not send another budget's worth within
+    // the window. While Redis answers, the process's own budget holds nothing back that Redis would grant (it counts a
+    // subset of Redis's requests, from no later).
     const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
-      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
-        if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
-        const shared = polling(acquisition)
-        if (failing) return shared
-        return Effect.catch(
-          Effect.tap(shared, () =>
-            Effect.suspend(() => {
-              if (lostUntil === undefined) return Effect.void
-              lostUntil = undefined
-              return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
-            })),
-          (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
-        )
-      })
+      Effect.flatMap(local.service.acquire(acquisition), (mirror) =>
+        Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+          if (lostUntil !== undefined && now < lostUntil) {
+            return Effect.succeed(mirror)
+          }
+          const shared = polling(acquisition, mirror)
+          const guarded = failing ? shared : Effect.catch(
+            Effect.tap(shared, () =>
+              Effect.suspend(() => {
+                if (lostUntil === undefined) {
+                  return Effect.void
+                }
+                lostUntil = undefined
+                return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
+              })),
+            (error) =>
+              Effect.as(lose(error), mirror)
+          )
+          // Not granted (interrupted, or Redis failed under "fail"): nothing was sent, the process's grant counts as
+          // answered now.
+          return Effect.onError(guarded, () => mirror.settle)
+        }))
 
     const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
       const shared = bounded(pauseShared(prefix, keys, millis))
       const both = Effect.andThen(local.service.pause(keys, millis), shared)
-      return failing ? shared : Effect.catch(both, () => Effect.void)
+      return failing ? shared : Effect.catch(both, () =>
+        Effect.void)
     }
 
     return RateLimitStore.of({ kind: "redis", acquire, pause })

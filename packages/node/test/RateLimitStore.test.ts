@@ -4,10 +4,11 @@
  * and the test exchange enforcing the venue's weight model. Each client has its own Redis connection and store, as a
  * separate process would. The budgets are scaled down (50 per second instead of 500 per 10 s) to keep runs short.
  */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger, References } from "effect"
 import { inspect } from "node:util"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
@@ -480,4 +481,34 @@ describe("the Redis store's accounting", () => {
       yield* Effect.sleep(300)
       assert.isFalse(yield* grantedWithin(store, one(key, 1, 100, 0.9, 10_000), 300), "0.9 more does not fit")
     })), 30_000)
+
+  it.live(
+    "Redis back after an outage: no burst beyond the budget of what the process sent meanwhile",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // The store as `layerRedisStore` builds it, but trying Redis again after 200 ms rather than 5 s.
+        const store = yield* Effect.flatMap(
+          Layer.build(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true })),
+          (connection) => Effect.provide(RateLimitStore.makeRedis({ retryAfter: "200 millis" }), connection)
+        ).pipe(Effect.provideService(References.MinimumLogLevel, "Error"))
+        const budget = one("uid:venue.test:k", 5, 3_000, 1, 10_000)
+        const burst = Effect.forEach(
+          [1, 2, 3, 4, 5],
+          () => Effect.flatMap(store.acquire(budget), (permit) => permit.settle),
+          { concurrency: "unbounded" }
+        )
+        yield* redis.stop
+        const start = yield* Clock.currentTimeMillis
+        // The whole budget, in memory while Redis is away.
+        yield* burst
+        yield* redis.start
+        yield* Effect.sleep(1_000)
+        // Redis answers again (empty, as after a restart): the same budget once more must wait out the window.
+        yield* burst
+        assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 2_900)
+        assert.strictEqual(redis.cli("ZCARD", "spotkit:{budget}:uid:venue.test:k").trim(), "5", "granted by Redis")
+      })),
+    30_000
+  )
 })
