@@ -190,19 +190,30 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 // lacks one (an empty budget's counter is deleted, not set to 0). A request that does
 // not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
 // entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
+//
+// First come, first served, as in memory: a refused acquisition takes a place in each budget's `<key>:queue` (members
+// `<ticket>:<id>:<weight>`, the ticket its first refusal's time, so that the members' order is the arrival order;
+// scores: when the place lapses, `grace` after the time it said it would try again), and keeps it from one try to the
+// next. An acquisition counts the weights of the waiters ahead of it as used: a stream of light requests no longer
+// takes every bit of weight that leaves the window before a heavy one that waits. A waiter held by the others waits
+// no longer than until the first of them tries again; one that gives up gives its place back (`releaseLua`), one whose
+// process died loses it when it lapses. A pause is waited out before any queue.
 const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local n = #KEYS / 3
+local n = #KEYS / 4
+local ticket = ARGV[3 * n + 3]
+local grace = tonumber(ARGV[3 * n + 4])
 local wait = 0
 for i = 1, n do
   local left = redis.call("PTTL", KEYS[2 * n + i])
   if left > wait then wait = left end
 end
-if wait > 0 then return {0, wait, 0} end
+if wait > 0 then return {0, wait, 0, ticket} end
 local lease = tonumber(ARGV[2])
 local by = 0
 local weightOf = function(member) return tonumber(string.match(member, ":([^:]+)$")) end
+local mine = {}
 for i = 1, n do
   local key = KEYS[i]
   local limit = tonumber(ARGV[3 * i])
@@ -222,8 +233,23 @@ for i = 1, n do
     if used < 0 then used = 0 end
     if stored and #expired > 0 then redis.call("SET", KEYS[n + i], used, "KEEPTTL") end
   end
-  if used + weight > limit then
-    local need = used + weight - limit
+  local queue = KEYS[3 * n + i]
+  redis.call("ZREMRANGEBYSCORE", queue, "-inf", now)
+  if ticket ~= "" then mine[i] = ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2] end
+  local ahead = 0
+  local soonest = nil
+  local waiters = redis.call("ZRANGE", queue, 0, -1, "WITHSCORES")
+  for j = 1, #waiters, 2 do
+    if mine[i] == nil or waiters[j] < mine[i] then
+      ahead = ahead + weightOf(waiters[j])
+      local lapses = tonumber(waiters[j + 1])
+      local polls = lapses - grace
+      if polls <= now then polls = lapses end
+      if soonest == nil or polls < soonest then soonest = polls end
+    end
+  end
+  if used + ahead + weight > limit then
+    local need = used + ahead + weight - limit
     local freed = 0
     local at = now + window
     local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
@@ -234,16 +260,26 @@ for i = 1, n do
         break
       end
     end
+    if soonest ~= nil and soonest + 1 < at then at = soonest + 1 end
     if at - now > wait then
       wait = at - now
       by = i
     end
   end
 end
-if wait > 0 then return {0, wait, by} end
+if wait > 0 then
+  if ticket == "" then ticket = string.format("%015.0f", now) end
+  for i = 1, n do
+    local queue = KEYS[3 * n + i]
+    redis.call("ZADD", queue, now + wait + grace, ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2])
+    if redis.call("PTTL", queue) < wait + grace then redis.call("PEXPIRE", queue, wait + grace) end
+  end
+  return {0, wait, by, ticket}
+end
 for i = 1, n do
   local key = KEYS[i]
   local window = tonumber(ARGV[3 * i + 1])
+  if mine[i] then redis.call("ZREM", KEYS[3 * n + i], mine[i]) end
   redis.call("ZADD", key, now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
   redis.call("INCRBYFLOAT", KEYS[n + i], ARGV[3 * i + 2])
   local ttl = lease + window
@@ -262,6 +298,11 @@ end
 return 1
 `
 
+const releaseLua = `
+for i = 1, #KEYS do redis.call("ZREM", KEYS[i], ARGV[i]) end
+return 1
+`
+
 const pauseLua = `
 local millis = tonumber(ARGV[1])
 for i = 1, #KEYS do
@@ -269,6 +310,10 @@ for i = 1, #KEYS do
 end
 return 1
 `
+
+// How long a waiter keeps its place in a queue past the time it said it would try again (a process that died, or
+// gave up without a word, holds the others up no longer than that).
+const QUEUE_GRACE_MILLIS = 1_000
 
 // Every budget of an acquisition, with the weight it charges (clamped to the limit: a heavier request never fits).
 const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
@@ -307,6 +352,51 @@ const describe = (cause: unknown): string => {
   return text.split("\n")[0]! || "no answer"
 }
 
+// The scripts, described when a Redis store is made rather than at the top of the module, so that a bundle without
+// the Redis store (a browser's) leaves Redis out.
+const scriptsOf = () => {
+  const acquireScript = Redis.script(
+    (id: string, lease: number, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => prefix + charge.key),
+      ...charges.map((charge) => `${prefix}${charge.key}:used`),
+      ...charges.map((charge) => `${prefix}${charge.key}:pause`),
+      ...charges.map((charge) => `${prefix}${charge.key}:queue`),
+      id,
+      Math.ceil(lease),
+      ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight]),
+      ticket,
+      QUEUE_GRACE_MILLIS
+    ],
+    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _prefix, charges) => charges.length * 4 }
+  ).withReturnType<ReadonlyArray<number | string>>()
+
+  const releaseScript = Redis.script(
+    (id: string, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => `${prefix}${charge.key}:queue`),
+      ...charges.map((charge) => `${ticket}:${id}:${charge.weight}`)
+    ],
+    { lua: releaseLua, numberOfKeys: (_id, _ticket, _prefix, charges) => charges.length }
+  )
+
+  const settleScript = Redis.script(
+    (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => prefix + charge.key),
+      id,
+      ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
+    ],
+    { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
+  )
+
+  const pauseScript = Redis.script(
+    (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
+      ...keys.map((key) => `${prefix}${key}:pause`),
+      Math.ceil(millis)
+    ],
+    { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
+  )
+  return { acquire: acquireScript, release: releaseScript, settle: settleScript, pause: pauseScript }
+}
+
 /**
  * Budgets in Redis, shared by every process that uses the same Redis (and prefix). Needs `Redis`; fails with a
  * `RateLimitStoreError` when Redis does not answer at start.
@@ -341,39 +431,11 @@ export const makeRedis = (
       (error) => new SpotError.RateLimitStoreError({ store: name, description: `cannot connect: ${error.description}` })
     )
 
-    // The scripts are described here rather than at the top of the module, so that a bundle without the Redis store
-    // (a browser's) leaves Redis out.
-    const acquireScript = Redis.script(
-      (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
-        ...charges.map((charge) => prefix + charge.key),
-        ...charges.map((charge) => `${prefix}${charge.key}:used`),
-        ...charges.map((charge) => `${prefix}${charge.key}:pause`),
-        id,
-        Math.ceil(lease),
-        ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
-      ],
-      { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
-    ).withReturnType<ReadonlyArray<number>>()
-
-    const settleScript = Redis.script(
-      (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
-        ...charges.map((charge) => prefix + charge.key),
-        id,
-        ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
-      ],
-      { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
-    )
-
-    const pauseScript = Redis.script(
-      (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
-        ...keys.map((key) => `${prefix}${key}:pause`),
-        Math.ceil(millis)
-      ],
-      { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
-    )
-    const acquireShared = redis.eval(acquireScript)
-    const settleShared = redis.eval(settleScript)
-    const pauseShared = redis.eval(pauseScript)
+    const scripts = scriptsOf()
+    const acquireShared = redis.eval(scripts.acquire)
+    const settleShared = redis.eval(scripts.settle)
+    const releaseShared = redis.eval(scripts.release)
+    const pauseShared = redis.eval(scripts.pause)
     const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
       (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
     let sequence = 0
@@ -395,7 +457,7 @@ export const makeRedis = (
       })
 
     // The wait Redis asked for, told to the acquisition's listener first.
-    const waiting = (acquisition: Acquisition, answer: ReadonlyArray<number>) => {
+    const waiting = (acquisition: Acquisition, answer: ReadonlyArray<number | string>) => {
       const millis = Math.max(1, Number(answer[1]))
       const onWait = acquisition.onWait
       if (onWait === undefined) return Effect.sleep(millis)
@@ -414,16 +476,24 @@ export const makeRedis = (
       const charges = chargesOf(acquisition)
       const lease = acquisition.leaseMillis
       const id = `${idPrefix}.${(sequence++).toString(36)}`
-      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
-        bounded(acquireShared(id, lease, prefix, charges)),
-        (answer) =>
-          answer[0] === 1
-            ? Effect.succeed<Permit>({
+      // Its place in the budgets' queues once refused: kept from one try to the next.
+      let ticket = ""
+      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.suspend(() =>
+        Effect.flatMap(bounded(acquireShared(id, lease, ticket, prefix, charges)), (answer) => {
+          if (answer[0] === 1) {
+            return Effect.succeed<Permit>({
               settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
             })
-            : Effect.andThen(waiting(acquisition, answer), attempt)
+          }
+          ticket = String(answer[3] ?? "")
+          return Effect.andThen(waiting(acquisition, answer), attempt)
+        })
       )
-      return attempt
+      // Given up while waiting: its place is given back at once, rather than when it lapses.
+      return Effect.onInterrupt(
+        attempt,
+        () => ticket === "" ? Effect.void : Effect.ignore(bounded(releaseShared(id, ticket, prefix, charges)))
+      )
     }
 
     // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the

@@ -338,7 +338,8 @@ describe("long waits through Redis: bounded, scoped to the venue and the budget,
         assert.isAtLeast(waits.length, 1)
         assert.strictEqual(waits[0]!.key, uid.key)
         assert.isAbove(waits[0]!.millis, 500)
-        assert.isAtMost(waits[0]!.millis, 1_000)
+        // (The process's own budget, asked first, counts an answer from the next whole millisecond.)
+        assert.isAtMost(waits[0]!.millis, 1_001)
         waits.length = 0
         yield* store.pause([ip.key], 1_500)
         const start = yield* Clock.currentTimeMillis
@@ -511,4 +512,45 @@ describe("the Redis store's accounting", () => {
       })),
     30_000
   )
+
+  it.live(
+    "a heavy request is not starved by a stream of light ones from another process",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // A ticker poller (weight 1, three at a time) and a batch of orders (weight 5) on one address.
+        const poller = yield* redisStore(redis.url)
+        const trader = yield* redisStore(redis.url)
+        const light = one("ip:venue.test:default", 10, 300, 1, 10_000)
+        yield* Effect.forkScoped(Effect.forEach(
+          [1, 2, 3],
+          // Answered in 3, 10 and 17 ms: the weights leave the window one by one.
+          (i) =>
+            Effect.forever(
+              Effect.flatMap(poller.acquire(light), (permit) => Effect.andThen(Effect.sleep(3 + 7 * i), permit.settle))
+            ),
+          { concurrency: "unbounded" }
+        ))
+        yield* Effect.sleep(500)
+        // First come, first served, as in memory: granted once five weights of the stream left the window.
+        const heavy = one("ip:venue.test:default", 10, 300, 5, 10_000)
+        // Now in about 160 ms. Before, it mostly never went (6 runs of 6 waited over 3 s): each time weight left the
+        // window, a light request took it first.
+        assert.isTrue(yield* grantedWithin(trader, heavy, 1_000), "the heavy request went within 3 windows")
+      })),
+    30_000
+  )
+
+  it.live("a waiter that gives up gives its place back at once", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      const store = yield* redisStore(redis.url)
+      const other = yield* redisStore(redis.url)
+      const key = "ip:venue.test:default"
+      yield* store.acquire(one(key, 10, 300, 6, 10_000))
+      // Another process's 5 do not fit beside the 6 in flight: it queues in Redis, then gives up.
+      assert.isFalse(yield* grantedWithin(other, one(key, 10, 300, 5, 10_000), 100))
+      // 4 fit beside the 6, with nobody ahead any more.
+      assert.isTrue(yield* grantedWithin(store, one(key, 10, 300, 4, 10_000), 200))
+    })), 30_000)
 })
