@@ -7,7 +7,10 @@
  * - `layerRedis` keeps them in Redis (`effect/persistence/Redis`; `@spotkit/node` connects it from
  *   `SPOTKIT_REDIS_URL`): every acquisition is one atomic Lua script that counts the weights against every budget it
  *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
- *   overrun a budget.
+ *   overrun a budget; first come, first served across them (a waiter's place is kept in Redis), so that a heavy
+ *   request is not starved by a stream of light ones. Each process also keeps its own budget, asked first: when Redis
+ *   is lost it goes on against it, and when Redis answers again it does not send another budget's worth on top of
+ *   what it sent meanwhile.
  *
  * The client names budgets by the venue's host and a hash of the API key, never the key itself
  * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two
