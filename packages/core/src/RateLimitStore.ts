@@ -7,7 +7,10 @@
  * - `layerRedis` keeps them in Redis (`effect/persistence/Redis`; `@spotkit/node` connects it from
  *   `SPOTKIT_REDIS_URL`): every acquisition is one atomic Lua script that counts the weights against every budget it
  *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
- *   overrun a budget.
+ *   overrun a budget; first come, first served across them (a waiter's place is kept in Redis), so that a heavy
+ *   request is not starved by a stream of light ones. Each process also keeps its own budget, asked first: when Redis
+ *   is lost it goes on against it, and when Redis answers again it does not send another budget's worth on top of
+ *   what it sent meanwhile.
  *
  * The client names budgets by the venue's host and a hash of the API key, never the key itself
  * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two
@@ -101,10 +104,7 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  */
 export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
 
-// The memory store, and `record`: charges an acquisition granted elsewhere (by Redis) without waiting, so that the
-// store knows this process's own recent requests when it has to stand in for Redis.
-//
-// Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
+// The memory store (also the Redis store's own budget of the process, acquired before Redis). Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
 // Effect that grants at once when every budget has room, and otherwise waits for the endpoint's own budget first and
 // then for the shared ones.
 const memoryStore = () => {
@@ -164,16 +164,13 @@ const memoryStore = () => {
       }
     })
 
-  const record = (acquisition: Acquisition): Effect.Effect<Permit> =>
-    Effect.withFiber((fiber) => Effect.succeed(RateLimiter.granted(fiber, preparedOf(acquisition).all.grant())))
-
   const service: Service = { kind: "memory", acquire, pause }
   // A caller that can settle without an Effect is granted at once without one, when nothing waits or pauses.
   RateLimiter.grantsAtOnce.set(service, (acquisition) => {
     const all = preparedOf(acquisition as Acquisition).all
     return (now) => all.grantNow(now)
   })
-  return { service, record }
+  return { service }
 }
 
 /**
@@ -190,37 +187,72 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 
 // Scores are the times (Redis's clock, ms) at which an entry stops counting: one window after its answer once
 // settled, or `lease` + one window after its grant while in flight. Members are `<id>:<weight>`; `<key>:used` holds
-// the weight of the entries, so that a grant costs the entries that expired, not all of them. A request that does
+// the weight of the entries, so that a grant costs the entries that expired, not all of them. A grant only ever
+// lengthens the keys' time to live: clients with different leases (timeouts) share a budget (the address's), and a
+// shorter lease must not drop the entries of a longer one still in flight. A refused acquisition writes no key that
+// lacks one (an empty budget's counter is deleted, not set to 0). A request that does
 // not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
 // entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
+//
+// First come, first served, as in memory: a refused acquisition takes a place in each budget's `<key>:queue` (members
+// `<ticket>:<id>:<weight>`, the ticket its first refusal's time, so that the members' order is the arrival order;
+// scores: when the place lapses, `grace` after the time it said it would try again), and keeps it from one try to the
+// next. An acquisition counts the weights of the waiters ahead of it as used: a stream of light requests no longer
+// takes every bit of weight that leaves the window before a heavy one that waits. A waiter held by the others waits
+// no longer than until the first of them tries again; one that gives up gives its place back (`releaseLua`), one whose
+// process died loses it when it lapses. A pause is waited out before any queue.
 const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local n = #KEYS / 3
+local n = #KEYS / 4
+local ticket = ARGV[3 * n + 3]
+local grace = tonumber(ARGV[3 * n + 4])
 local wait = 0
 for i = 1, n do
   local left = redis.call("PTTL", KEYS[2 * n + i])
   if left > wait then wait = left end
 end
-if wait > 0 then return {0, wait, 0} end
+if wait > 0 then return {0, wait, 0, ticket} end
 local lease = tonumber(ARGV[2])
 local by = 0
-local weightOf = function(member) return tonumber(string.match(member, ":([%d.]+)$")) end
+local weightOf = function(member) return tonumber(string.match(member, ":([^:]+)$")) end
+local mine = {}
 for i = 1, n do
   local key = KEYS[i]
   local limit = tonumber(ARGV[3 * i])
   local window = tonumber(ARGV[3 * i + 1])
   local weight = tonumber(ARGV[3 * i + 2])
-  local used = tonumber(redis.call("GET", KEYS[n + i]) or "0")
+  local stored = redis.call("GET", KEYS[n + i])
+  local used = tonumber(stored or "0")
   local expired = redis.call("ZRANGEBYSCORE", key, "-inf", now)
   if #expired > 0 then
     for j = 1, #expired do used = used - weightOf(expired[j]) end
     redis.call("ZREMRANGEBYSCORE", key, "-inf", now)
   end
-  if used < 0 or redis.call("ZCARD", key) == 0 then used = 0 end
-  redis.call("SET", KEYS[n + i], used, "KEEPTTL")
-  if used + weight > limit then
-    local need = used + weight - limit
+  if redis.call("ZCARD", key) == 0 then
+    used = 0
+    if stored then redis.call("DEL", KEYS[n + i]) end
+  else
+    if used < 0 then used = 0 end
+    if stored and #expired > 0 then redis.call("SET", KEYS[n + i], used, "KEEPTTL") end
+  end
+  local queue = KEYS[3 * n + i]
+  redis.call("ZREMRANGEBYSCORE", queue, "-inf", now)
+  if ticket ~= "" then mine[i] = ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2] end
+  local ahead = 0
+  local soonest = nil
+  local waiters = redis.call("ZRANGE", queue, 0, -1, "WITHSCORES")
+  for j = 1, #waiters, 2 do
+    if mine[i] == nil or waiters[j] < mine[i] then
+      ahead = ahead + weightOf(waiters[j])
+      local lapses = tonumber(waiters[j + 1])
+      local polls = lapses - grace
+      if polls <= now then polls = lapses end
+      if soonest == nil or polls < soonest then soonest = polls end
+    end
+  end
+  if used + ahead + weight > limit then
+    local need = used + ahead + weight - limit
     local freed = 0
     local at = now + window
     local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
@@ -231,20 +263,31 @@ for i = 1, n do
         break
       end
     end
+    if soonest ~= nil and soonest + 1 < at then at = soonest + 1 end
     if at - now > wait then
       wait = at - now
       by = i
     end
   end
 end
-if wait > 0 then return {0, wait, by} end
+if wait > 0 then
+  if ticket == "" then ticket = string.format("%015.0f", now) end
+  for i = 1, n do
+    local queue = KEYS[3 * n + i]
+    redis.call("ZADD", queue, now + wait + grace, ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2])
+    if redis.call("PTTL", queue) < wait + grace then redis.call("PEXPIRE", queue, wait + grace) end
+  end
+  return {0, wait, by, ticket}
+end
 for i = 1, n do
   local key = KEYS[i]
   local window = tonumber(ARGV[3 * i + 1])
+  if mine[i] then redis.call("ZREM", KEYS[3 * n + i], mine[i]) end
   redis.call("ZADD", key, now + lease + window, ARGV[1] .. ":" .. ARGV[3 * i + 2])
   redis.call("INCRBYFLOAT", KEYS[n + i], ARGV[3 * i + 2])
-  redis.call("PEXPIRE", key, lease + window)
-  redis.call("PEXPIRE", KEYS[n + i], lease + window)
+  local ttl = lease + window
+  if redis.call("PTTL", key) < ttl then redis.call("PEXPIRE", key, ttl) end
+  if redis.call("PTTL", KEYS[n + i]) < ttl then redis.call("PEXPIRE", KEYS[n + i], ttl) end
 end
 return {1, now}
 `
@@ -258,6 +301,11 @@ end
 return 1
 `
 
+const releaseLua = `
+for i = 1, #KEYS do redis.call("ZREM", KEYS[i], ARGV[i]) end
+return 1
+`
+
 const pauseLua = `
 local millis = tonumber(ARGV[1])
 for i = 1, #KEYS do
@@ -265,6 +313,10 @@ for i = 1, #KEYS do
 end
 return 1
 `
+
+// How long a waiter keeps its place in a queue past the time it said it would try again (a process that died, or
+// gave up without a word, holds the others up no longer than that).
+const QUEUE_GRACE_MILLIS = 1_000
 
 // Every budget of an acquisition, with the weight it charges (clamped to the limit: a heavier request never fits).
 const chargesOf = (acquisition: Acquisition): ReadonlyArray<Charge> => {
@@ -303,6 +355,51 @@ const describe = (cause: unknown): string => {
   return text.split("\n")[0]! || "no answer"
 }
 
+// The scripts, described when a Redis store is made rather than at the top of the module, so that a bundle without
+// the Redis store (a browser's) leaves Redis out.
+const scriptsOf = () => {
+  const acquireScript = Redis.script(
+    (id: string, lease: number, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => prefix + charge.key),
+      ...charges.map((charge) => `${prefix}${charge.key}:used`),
+      ...charges.map((charge) => `${prefix}${charge.key}:pause`),
+      ...charges.map((charge) => `${prefix}${charge.key}:queue`),
+      id,
+      Math.ceil(lease),
+      ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight]),
+      ticket,
+      QUEUE_GRACE_MILLIS
+    ],
+    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _prefix, charges) => charges.length * 4 }
+  ).withReturnType<ReadonlyArray<number | string>>()
+
+  const releaseScript = Redis.script(
+    (id: string, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => `${prefix}${charge.key}:queue`),
+      ...charges.map((charge) => `${ticket}:${id}:${charge.weight}`)
+    ],
+    { lua: releaseLua, numberOfKeys: (_id, _ticket, _prefix, charges) => charges.length }
+  )
+
+  const settleScript = Redis.script(
+    (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+      ...charges.map((charge) => prefix + charge.key),
+      id,
+      ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
+    ],
+    { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
+  )
+
+  const pauseScript = Redis.script(
+    (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
+      ...keys.map((key) => `${prefix}${key}:pause`),
+      Math.ceil(millis)
+    ],
+    { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
+  )
+  return { acquire: acquireScript, release: releaseScript, settle: settleScript, pause: pauseScript }
+}
+
 /**
  * Budgets in Redis, shared by every process that uses the same Redis (and prefix). Needs `Redis`; fails with a
  * `RateLimitStoreError` when Redis does not answer at start.
@@ -337,45 +434,17 @@ export const makeRedis = (
       (error) => new SpotError.RateLimitStoreError({ store: name, description: `cannot connect: ${error.description}` })
     )
 
-    // The scripts are described here rather than at the top of the module, so that a bundle without the Redis store
-    // (a browser's) leaves Redis out.
-    const acquireScript = Redis.script(
-      (id: string, lease: number, prefix: string, charges: ReadonlyArray<Charge>) => [
-        ...charges.map((charge) => prefix + charge.key),
-        ...charges.map((charge) => `${prefix}${charge.key}:used`),
-        ...charges.map((charge) => `${prefix}${charge.key}:pause`),
-        id,
-        Math.ceil(lease),
-        ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight])
-      ],
-      { lua: acquireLua, numberOfKeys: (_id, _lease, _prefix, charges) => charges.length * 3 }
-    ).withReturnType<ReadonlyArray<number>>()
-
-    const settleScript = Redis.script(
-      (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
-        ...charges.map((charge) => prefix + charge.key),
-        id,
-        ...charges.flatMap((charge) => [Math.ceil(charge.windowMillis), charge.weight])
-      ],
-      { lua: settleLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
-    )
-
-    const pauseScript = Redis.script(
-      (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
-        ...keys.map((key) => `${prefix}${key}:pause`),
-        Math.ceil(millis)
-      ],
-      { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
-    )
-    const acquireShared = redis.eval(acquireScript)
-    const settleShared = redis.eval(settleScript)
-    const pauseShared = redis.eval(pauseScript)
+    const scripts = scriptsOf()
+    const acquireShared = redis.eval(scripts.acquire)
+    const settleShared = redis.eval(scripts.settle)
+    const releaseShared = redis.eval(scripts.release)
+    const pauseShared = redis.eval(scripts.pause)
     const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
       (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
     let sequence = 0
 
-    // Under "memory": the budget this process falls back on while Redis is lost (it records every request granted by
-    // Redis too, so it starts from this process's own recent ones), and when to try Redis again.
+    // The process's own budget: acquired before Redis (see `acquire`), and all there is while Redis is lost under
+    // "memory", until it is tried again.
     const local = memoryStore()
     let lostUntil: number | undefined
     const lose = (error: SpotError.RateLimitStoreError) =>
@@ -391,7 +460,7 @@ export const makeRedis = (
       })
 
     // The wait Redis asked for, told to the acquisition's listener first.
-    const waiting = (acquisition: Acquisition, answer: ReadonlyArray<number>) => {
+    const waiting = (acquisition: Acquisition, answer: ReadonlyArray<number | string>) => {
       const millis = Math.max(1, Number(answer[1]))
       const onWait = acquisition.onWait
       if (onWait === undefined) return Effect.sleep(millis)
@@ -402,42 +471,68 @@ export const makeRedis = (
       return Effect.andThen(onWait(by > 0 ? charges[by - 1] : undefined, millis), Effect.sleep(millis))
     }
 
-    const polling = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
+    // Redis is asked until it grants; `mirror` is the process's own grant of the same acquisition (settled with it).
+    const polling = (
+      acquisition: Acquisition,
+      mirror: Permit
+    ): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
       const charges = chargesOf(acquisition)
       const lease = acquisition.leaseMillis
       const id = `${idPrefix}.${(sequence++).toString(36)}`
-      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.flatMap(
-        bounded(acquireShared(id, lease, prefix, charges)),
-        (answer) =>
-          answer[0] === 1
-            ? Effect.map(local.record(acquisition), (mirror): Permit => ({
+      // Its place in the budgets' queues once refused: kept from one try to the next.
+      let ticket = ""
+      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.suspend(() =>
+        Effect.flatMap(bounded(acquireShared(id, lease, ticket, prefix, charges)), (answer) => {
+          if (answer[0] === 1) {
+            return Effect.succeed<Permit>({
               settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
-            }))
-            : Effect.andThen(waiting(acquisition, answer), attempt)
+            })
+          }
+          ticket = String(answer[3] ?? "")
+          return Effect.andThen(waiting(acquisition, answer), attempt)
+        })
       )
-      return attempt
+      // Given up while waiting: its place is given back at once, rather than when it lapses.
+      return Effect.onInterrupt(
+        attempt,
+        () => ticket === "" ? Effect.void : Effect.ignore(bounded(releaseShared(id, ticket, prefix, charges)))
+      )
     }
 
+    // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the
+    // ones Redis granted and those it sent on its own while Redis was lost, so that when Redis answers again (empty,
+    // after a restart, or not knowing what was sent meanwhile) the process does not send another budget's worth within
+    // the window. While Redis answers, the process's own budget holds nothing back that Redis would grant (it counts a
+    // subset of Redis's requests, from no later).
     const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
-      Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
-        if (lostUntil !== undefined && now < lostUntil) return local.service.acquire(acquisition)
-        const shared = polling(acquisition)
-        if (failing) return shared
-        return Effect.catch(
-          Effect.tap(shared, () =>
-            Effect.suspend(() => {
-              if (lostUntil === undefined) return Effect.void
-              lostUntil = undefined
-              return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
-            })),
-          (error) => Effect.andThen(lose(error), local.service.acquire(acquisition))
-        )
-      })
+      Effect.flatMap(local.service.acquire(acquisition), (mirror) =>
+        Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
+          if (lostUntil !== undefined && now < lostUntil) {
+            return Effect.succeed(mirror)
+          }
+          const shared = polling(acquisition, mirror)
+          const guarded = failing ? shared : Effect.catch(
+            Effect.tap(shared, () =>
+              Effect.suspend(() => {
+                if (lostUntil === undefined) {
+                  return Effect.void
+                }
+                lostUntil = undefined
+                return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
+              })),
+            (error) =>
+              Effect.as(lose(error), mirror)
+          )
+          // Not granted (interrupted, or Redis failed under "fail"): nothing was sent, the process's grant counts as
+          // answered now.
+          return Effect.onError(guarded, () => mirror.settle)
+        }))
 
     const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
       const shared = bounded(pauseShared(prefix, keys, millis))
       const both = Effect.andThen(local.service.pause(keys, millis), shared)
-      return failing ? shared : Effect.catch(both, () => Effect.void)
+      return failing ? shared : Effect.catch(both, () =>
+        Effect.void)
     }
 
     return RateLimitStore.of({ kind: "redis", acquire, pause })

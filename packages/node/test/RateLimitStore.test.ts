@@ -4,10 +4,11 @@
  * and the test exchange enforcing the venue's weight model. Each client has its own Redis connection and store, as a
  * separate process would. The budgets are scaled down (50 per second instead of 500 per 10 s) to keep runs short.
  */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger, References } from "effect"
 import { inspect } from "node:util"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
@@ -337,7 +338,8 @@ describe("long waits through Redis: bounded, scoped to the venue and the budget,
         assert.isAtLeast(waits.length, 1)
         assert.strictEqual(waits[0]!.key, uid.key)
         assert.isAbove(waits[0]!.millis, 500)
-        assert.isAtMost(waits[0]!.millis, 1_000)
+        // (The process's own budget, asked first, counts an answer from the next whole millisecond.)
+        assert.isAtMost(waits[0]!.millis, 1_001)
         waits.length = 0
         yield* store.pause([ip.key], 1_500)
         const start = yield* Clock.currentTimeMillis
@@ -408,4 +410,147 @@ describe("Redis URLs", () => {
       )
       assert.strictEqual(NodeSpotClient.safeRedisUrl(`rediss://${secret}@[::1]:6380`), "rediss://[::1]:6380")
     }))
+})
+
+describe("the Redis store's accounting", () => {
+  const one = (
+    key: string,
+    limit: number,
+    windowMillis: number,
+    weight: number,
+    leaseMillis: number
+  ): RateLimitStore.Acquisition => ({
+    endpoint: undefined,
+    shared: [{ key, limit, windowMillis, weight }],
+    leaseMillis
+  })
+  // Whether the acquisition is granted within `millis` (a permit granted is settled).
+  const grantedWithin = (store: RateLimitStore.Service, acquisition: RateLimitStore.Acquisition, millis: number) =>
+    Effect.map(
+      Effect.timeoutOption(Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle), millis),
+      (done) => done._tag === "Some"
+    )
+
+  it.live(
+    "a request in flight under a long lease keeps counting when a client with a shorter lease charges the budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // Two processes on one address: an export with a 60 s timeout, a ticker poller with a 1 s one.
+        const exporter = yield* redisStore(redis.url)
+        const poller = yield* redisStore(redis.url)
+        yield* exporter.acquire(one("ip:venue.test:default", 2, 200, 1, 10_000))
+        const quick = yield* poller.acquire(one("ip:venue.test:default", 2, 200, 1, 50))
+        yield* quick.settle
+        // The poller's lease and window are over; the export's request is still in flight: 1 of 2 in use.
+        yield* Effect.sleep(500)
+        const left = Number(redis.cli("PTTL", "spotkit:{budget}:ip:venue.test:default").trim())
+        assert.isAbove(left, 5_000, "the budget's key lives as long as its longest lease")
+        assert.isFalse(
+          yield* grantedWithin(poller, one("ip:venue.test:default", 2, 200, 2, 50), 500),
+          "a weight of 2 does not fit beside the request in flight"
+        )
+      })),
+    30_000
+  )
+
+  it.live("a refused acquisition leaves no key without a time to live", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      const store = yield* redisStore(redis.url)
+      const uid = { key: "uid:venue.test:k", limit: 5, windowMillis: 200, weight: 5 }
+      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 10, windowMillis: 200, weight: 1 }
+      // The user's budget is full (a request in flight); an order (its endpoint's budget untouched) waits, then gives up.
+      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 2_000 })
+      const exit = yield* Effect.exit(
+        Effect.timeout(store.acquire({ endpoint, shared: [{ ...uid, weight: 1 }], leaseMillis: 2_000 }), 100)
+      )
+      assert.isTrue(Exit.isFailure(exit), "the order waited")
+      const keys = redis.cli("--scan").trim().split("\n").filter((key) => key !== "")
+      for (const key of keys) assert.isAbove(Number(redis.cli("PTTL", key).trim()), 0, key)
+    })), 30_000)
+
+  it.live("a weight written in exponent form (1e-7) is counted as itself", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      // A script error would otherwise read as Redis lost, and the store would go on in memory.
+      const store = yield* redisStore(redis.url, { onUnavailable: "fail" })
+      const key = "ip:venue.test:default"
+      // 0.9 in flight, then a tiny request that is answered and leaves the window: 0.9 still counts.
+      yield* store.acquire(one(key, 1, 100, 0.9, 10_000))
+      yield* Effect.flatMap(store.acquire(one(key, 1, 100, 1e-7, 10_000)), (permit) => permit.settle)
+      yield* Effect.sleep(300)
+      assert.isFalse(yield* grantedWithin(store, one(key, 1, 100, 0.9, 10_000), 300), "0.9 more does not fit")
+    })), 30_000)
+
+  it.live(
+    "Redis back after an outage: no burst beyond the budget of what the process sent meanwhile",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // The store as `layerRedisStore` builds it, but trying Redis again after 200 ms rather than 5 s.
+        const store = yield* Effect.flatMap(
+          Layer.build(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true })),
+          (connection) => Effect.provide(RateLimitStore.makeRedis({ retryAfter: "200 millis" }), connection)
+        ).pipe(Effect.provideService(References.MinimumLogLevel, "Error"))
+        const budget = one("uid:venue.test:k", 5, 3_000, 1, 10_000)
+        const burst = Effect.forEach(
+          [1, 2, 3, 4, 5],
+          () => Effect.flatMap(store.acquire(budget), (permit) => permit.settle),
+          { concurrency: "unbounded" }
+        )
+        yield* redis.stop
+        const start = yield* Clock.currentTimeMillis
+        // The whole budget, in memory while Redis is away.
+        yield* burst
+        yield* redis.start
+        yield* Effect.sleep(1_000)
+        // Redis answers again (empty, as after a restart): the same budget once more must wait out the window.
+        yield* burst
+        assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 2_900)
+        assert.strictEqual(redis.cli("ZCARD", "spotkit:{budget}:uid:venue.test:k").trim(), "5", "granted by Redis")
+      })),
+    30_000
+  )
+
+  it.live(
+    "a heavy request is not starved by a stream of light ones from another process",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // A ticker poller (weight 1, three at a time) and a batch of orders (weight 5) on one address.
+        const poller = yield* redisStore(redis.url)
+        const trader = yield* redisStore(redis.url)
+        const light = one("ip:venue.test:default", 10, 300, 1, 10_000)
+        yield* Effect.forkScoped(Effect.forEach(
+          [1, 2, 3],
+          // Answered in 3, 10 and 17 ms: the weights leave the window one by one.
+          (i) =>
+            Effect.forever(
+              Effect.flatMap(poller.acquire(light), (permit) => Effect.andThen(Effect.sleep(3 + 7 * i), permit.settle))
+            ),
+          { concurrency: "unbounded" }
+        ))
+        yield* Effect.sleep(500)
+        // First come, first served, as in memory: granted once five weights of the stream left the window.
+        const heavy = one("ip:venue.test:default", 10, 300, 5, 10_000)
+        // Now in about 160 ms. Before, it mostly never went (6 runs of 6 waited over 3 s): each time weight left the
+        // window, a light request took it first.
+        assert.isTrue(yield* grantedWithin(trader, heavy, 1_000), "the heavy request went within 3 windows")
+      })),
+    30_000
+  )
+
+  it.live("a waiter that gives up gives its place back at once", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const redis = yield* redisServer
+      const store = yield* redisStore(redis.url)
+      const other = yield* redisStore(redis.url)
+      const key = "ip:venue.test:default"
+      yield* store.acquire(one(key, 10, 300, 6, 10_000))
+      // Another process's 5 do not fit beside the 6 in flight: it queues in Redis, then gives up.
+      assert.isFalse(yield* grantedWithin(other, one(key, 10, 300, 5, 10_000), 100))
+      // 4 fit beside the 6, with nobody ahead any more.
+      assert.isTrue(yield* grantedWithin(store, one(key, 10, 300, 4, 10_000), 200))
+    })), 30_000)
 })
