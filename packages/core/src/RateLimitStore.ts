@@ -104,9 +104,10 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  */
 export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
 
-// The memory store (also the Redis store's own budget of the process, acquired before Redis). Each acquisition is prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one
-// Effect that grants at once when every budget has room, and otherwise waits for the endpoint's own budget first and
-// then for the shared ones.
+// The memory store (also the Redis store's own budget of the process, acquired before Redis). Each acquisition is
+// prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one Effect that grants
+// at once when every budget has room, and otherwise waits for the endpoint's own budget first and then for the shared
+// ones.
 const memoryStore = () => {
   const logs = new Map<string, RateLimiter.Log>()
   const logOf = (charge: Charge): RateLimiter.Log => {

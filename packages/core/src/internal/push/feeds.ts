@@ -1,10 +1,10 @@
 // The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
 // its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
-// book built across a gap. A subscription acknowledged with no snapshot after `snapshotTimeoutMillis` (a snapshot lost, or
-// sent before the acknowledgement and dropped with the frames of a channel not yet live) is subscribed again, since
-// changes alone never make a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps
-// the latest ticker; its consumers get the latest one (latest wins).
+// book built across a gap. A subscription acknowledged with no snapshot after `snapshotTimeoutMillis` (a snapshot
+// lost, or sent before the acknowledgement and dropped with the frames of a channel not yet live) is subscribed again,
+// since changes alone never make a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker
+// feed keeps the latest ticker; its consumers get the latest one (latest wins).
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
