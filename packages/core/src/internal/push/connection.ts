@@ -3,9 +3,10 @@
 // Each (re)connection waits for a connection attempt from the shared budget, dials with headers made afresh (a private
 // connection signs its timestamp then), subscribes every channel it carries, and reads until the connection ends:
 // pings are answered with the key and time they came with, acknowledgements make subscriptions live, data frames go
-// to the feed of a live channel, and no frame at all for `idleTimeout` ends the connection (the venue may stall with
-// the socket open). Then the loop waits a jittered exponential backoff and dials again. Subscriptions are sent from
-// the registry inside each connection, never queued on the socket's writer across connections.
+// to the feed of a live channel (those of a channel awaiting its acknowledgement to the feed's `onEarly`, if it has
+// one), and no frame at all for `idleTimeout` ends the connection (the venue may stall with the socket open). Then the
+// loop waits a jittered exponential backoff and dials again. Subscriptions are sent from the registry inside each
+// connection, never queued on the socket's writer across connections.
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Result, Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
@@ -22,8 +23,8 @@ export type DataFrame = Extract<Push.Frame, { readonly _tag: "Payload" | "TradeE
 /** What a feed may ask of the connection its channel is on. */
 export interface Control {
   /**
-   * From inside `onFrame`: unsubscribe and subscribe again (a new snapshot) once the frames read are dispatched, or
-   * reconnect when the operation budget is spent.
+   * From inside `onFrame` or `onActive`: unsubscribe and subscribe again (a new snapshot) once the frames read are
+   * dispatched, or reconnect when the operation budget is spent.
    */
   readonly resync: (channel: string) => void
   /** From a fiber of the feed's own (a deadline): the same, at once. */
@@ -44,6 +45,12 @@ export interface Feed {
   readonly onInactive: (channel: string) => Effect.Effect<void>
   /** A data frame of the live channel; runs in the read loop, so it must not block. */
   readonly onFrame: (frame: DataFrame, control: Control) => void
+  /**
+   * A data frame of the channel while its subscription waits for the acknowledgement (a venue may send the first
+   * frames before it, or with it in one batch); it may be the previous subscription's during a resync. Without it such
+   * frames are dropped. Runs in the read loop, so it must not block.
+   */
+  readonly onEarly?: (channel: string, frame: DataFrame) => void
   /** The subscription failed for good and was dropped. */
   readonly onFail: (channel: string, reason: PushError.PushErrorReason) => Effect.Effect<void>
 }
@@ -273,7 +280,9 @@ export class Connection {
       case "Payload":
       case "TradeEvent": {
         const entry = this.channels.get(frame.channel)
-        if (entry !== undefined && entry.state === "active") entry.feed.onFrame(frame, live.control)
+        if (entry === undefined) return undefined
+        if (entry.state === "active") entry.feed.onFrame(frame, live.control)
+        else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
         return undefined
       }
       case "Other":
