@@ -185,7 +185,8 @@ export interface Options {
   readonly bufferSize?: number | undefined
   /**
    * Pushes buffered while a backfill runs (the private session's, a trade or candle stream's after a reconnection);
-   * beyond, the connection is replaced and the backfill runs again. @default 100000
+   * beyond, the backfill runs again: the private session's connection is replaced, a trade or candle channel alone is
+   * subscribed again. @default 100000
    */
   readonly backfillBuffer?: number | undefined
   /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
