@@ -214,7 +214,8 @@ export class Connection {
   private subscribe(live: Live, channel: string): Effect.Effect<void> {
     return Effect.suspend(() => {
       const entry = this.channels.get(channel)
-      if (entry === undefined) return Effect.void
+      // The connection may have ended since this was asked for (a resync's unsubscription yields).
+      if (entry === undefined || this.live !== live) return Effect.void
       if (!live.ops.spend(1, this.now())) {
         live.control.reconnect("operation budget spent")
         return Effect.void
@@ -312,11 +313,13 @@ export class Connection {
   }
 
   // The resyncs feeds asked for while reading the last batch: unsubscribe and subscribe again (two operations), or a
-  // fresh connection when this one has not two left.
+  // fresh connection when this one has not two left. Nothing once the connection has ended: an entry then belongs to
+  // the next connection.
   private resyncs(live: Live): Effect.Effect<void> {
     return Effect.suspend(() => {
       const channels = Array.from(live.resyncs)
       live.resyncs.clear()
+      if (this.live !== live) return Effect.void
       const effects: Array<Effect.Effect<void>> = []
       for (const channel of channels) {
         const entry = this.channels.get(channel)
@@ -354,8 +357,11 @@ export class Connection {
         end,
         control: {
           resync: (channel) => live.resyncs.add(channel),
+          // A deadline fiber may call it after this connection ended: then it does nothing (its channels are
+          // subscribed afresh on the next connection).
           resyncNow: (channel) =>
             Effect.suspend(() => {
+              if (this.live !== live) return Effect.void
               live.resyncs.add(channel)
               return this.resyncs(live)
             }),
