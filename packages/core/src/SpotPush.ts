@@ -185,7 +185,9 @@ export interface Options {
   readonly bufferSize?: number | undefined
   /**
    * Pushes buffered while a backfill runs (the private session's, a trade or candle stream's after a reconnection);
-   * beyond, the connection is replaced and the backfill runs again. @default 100000
+   * beyond, the backfill runs again: the private session's connection is replaced, a trade or candle channel alone is
+   * subscribed again. A positive integer: anything else is a defect (a `RangeError`) when the service is made.
+   * @default 100000
    */
   readonly backfillBuffer?: number | undefined
   /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
@@ -344,8 +346,8 @@ const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<st
  * credentials, of the handshake signatures sent and of the URL's user information and query before it reaches a
  * `PushError`, an `Event` or a log line, and is quoted as a printable line (`SafeText`). A URL that is not `ws://` or
  * `wss://` is a defect (a `RangeError` naming it without user information, query or fragment), as is a `userAgent` no
- * header can carry (`Venue.headerValueProblem`); an API key or passphrase no header can carry fails each private stream
- * with a `ValidationError`, before any connection is made.
+ * header can carry (`Venue.headerValueProblem`) or a `backfillBuffer` that is not a positive integer; an API key or
+ * passphrase no header can carry fails each private stream with a `ValidationError`, before any connection is made.
  *
  * @since 0.1.0
  * @category constructors
@@ -358,6 +360,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const userAgentProblem = Venue.headerValueProblem(options.userAgent ?? "spotkit")
   if (userAgentProblem !== undefined) return yield* Effect.die(new RangeError(`userAgent ${userAgentProblem}`))
+  // A buffer of none (or of a part of a push) would overflow at every push: the backfill would start over for good.
+  const backfillBuffer = options.backfillBuffer
+  if (backfillBuffer !== undefined && !(Number.isSafeInteger(backfillBuffer) && backfillBuffer >= 1)) {
+    return yield* Effect.die(new RangeError(`backfillBuffer must be a positive integer, not ${String(backfillBuffer)}`))
+  }
   const text = new VenueText({
     url: options.url,
     secrets: options.credentials === undefined ? [] : [

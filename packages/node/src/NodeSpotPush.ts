@@ -95,7 +95,8 @@ const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructo
     if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
       error.message = `the venue sent a message larger than maxFrameBytes (${maxFrameBytes} bytes)`
       // `ws` has asked for its close frame before this event.
-      const timer = setTimeout(() => ws.terminate(), REFUSED_CLOSE_TIMEOUT_MILLIS)
+      // Unreferenced: the wait never keeps a process alive.
+      const timer = setTimeout(() => ws.terminate(), REFUSED_CLOSE_TIMEOUT_MILLIS).unref()
       ws.once("close", () => clearTimeout(timer))
     }
   })

@@ -1,11 +1,12 @@
 /**
  * `NodeSpotPush` against a hostile venue on a real loopback port (review finding 2): a message larger than
- * `maxFrameBytes` (1 MiB by default) is refused as it arrives, the connection closed with 1009 and dialled again,
- * the `Disconnected` event naming the option, and let go at once even when the venue keeps sending; a larger `maxFrameBytes` lets it through; no per-message deflate is
- * offered, so a venue cannot make a small compressed frame into a large message (a compressed frame sent anyway is a
- * protocol error, closed with 1002 before anything is inflated); a `maxFrameBytes` `ws` could not hold is refused.
+ * `maxFrameBytes` (1 MiB by default) is refused as it arrives, the connection closed with 1009 and dialled again, the
+ * `Disconnected` event naming the option, and let go at once even when the venue keeps sending (by a timer that keeps
+ * no process alive); a larger `maxFrameBytes` lets it through; no per-message deflate is offered, so a venue cannot
+ * make a small compressed frame into a large message (a compressed frame sent anyway is a protocol error, closed with
+ * 1002 before anything is inflated); a `maxFrameBytes` `ws` could not hold is refused.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
 import { SpotPush } from "@spotkit/core"
 import { Cause, Context, Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { Buffer } from "node:buffer"
@@ -77,6 +78,20 @@ describe("NodeSpotPush against a hostile venue", () => {
     "a message over maxFrameBytes, the venue sending on: the socket let go within a second, not ws's 30 s",
     () =>
       Effect.gen(function*() {
+        // The timers of a second set meanwhile: the wait for the venue's close is one, and keeps no process alive.
+        const timers: Array<ReturnType<typeof setTimeout>> = []
+        const setTimer = globalThis.setTimeout
+        const spy = vi.spyOn(globalThis, "setTimeout").mockImplementation(
+          ((
+            callback: () => void,
+            delay?: number
+          ) => {
+            const timer = setTimer(callback, delay)
+            if (delay === 1_000) timers.push(timer)
+            return timer
+          }) as typeof setTimeout
+        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => spy.mockRestore()))
         // 2 MiB announced and sent, then 64 KiB every 2 ms, whatever the client says, and the venue never closes.
         const server = yield* relentlessPushServer(frame(0x81, Buffer.from(bigTicker(2 << 20))))
         const { events, push } = yield* pushWith(server.url)
@@ -84,6 +99,9 @@ describe("NodeSpotPush against a hostile venue", () => {
         // ws alone half-closes and reads (and drops) what comes until its close timeout: 30 s. The server sees the TCP
         // connection close.
         assert.isTrue(yield* until(() => server.connections[0]?.closedAt !== undefined, 5_000))
+        spy.mockRestore()
+        assert.isAbove(timers.length, 0)
+        assert.isTrue(timers.every((timer) => !timer.hasRef()))
         const [first] = server.connections
         assert.isBelow(first!.closedAt! - first!.openedAt, 5_000)
         assert.isAbove(first!.sent, 0)

@@ -240,24 +240,56 @@ describe("SpotPush.watchBook: a snapshot that does not come", () => {
       assert.deepStrictEqual({ bids: final!.bids, asks: final!.asks }, engineBook(engine, SYMBOL, 15))
     }).pipe(Effect.provide(setup())))
 
-  it.effect("sent before the acknowledgement (dropped: not yet subscribed): the channel is subscribed again", () =>
+  it.effect("sent before the acknowledgement: the book starts from it, with no resubscription", () =>
     Effect.gen(function*() {
       const { engine, push, venue } = yield* context
+      const events = yield* collect(push.events)
       yield* venue.setFaults({ snapshotFirst: true })
       const book = yield* collect(push.watchBook(SYMBOL))
       yield* settle
-      yield* venue.setFaults({})
+      // The first book is the early snapshot's, at once.
+      const first = lastBook(book.items)
+      assert.isDefined(first)
+      assert.deepStrictEqual({ bids: first!.bids, asks: first!.asks }, engineBook(engine, SYMBOL, 15))
       for (let i = 0; i < 4; i++) {
         yield* trade(i)
         yield* settle
       }
-      assert.deepStrictEqual(book.items, [])
       yield* advance(6_000)
       yield* trade(4)
       yield* settle
       const final = lastBook(book.items)
       assert.isDefined(final)
       assert.deepStrictEqual({ bids: final!.bids, asks: final!.asks }, engineBook(engine, SYMBOL, 15))
+      assert.isTrue(book.items.every((e) => e._tag === "Book"))
+      assert.strictEqual(resyncs(events.items, "snapshot"), 0)
+      assert.isFalse(events.items.some((e) => e._tag === "Resync" || e._tag === "Disconnected"))
+      assert.strictEqual((yield* venue.stats).opened, 1)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("sent before the acknowledgement of the resubscription after a gap: the book is rebuilt from it", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({ gap: 2, snapshotFirst: true })
+      for (let i = 0; i < 3; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      yield* venue.setFaults({ snapshotFirst: true })
+      for (let i = 3; i < 6; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      assert.isAbove(resyncs(events.items, "gap"), 0)
+      // Before any snapshot deadline: the resubscription's early snapshot rebuilt the book.
+      const rebuilt = lastBook(book.items)
+      assert.isDefined(rebuilt)
+      assert.deepStrictEqual({ bids: rebuilt!.bids, asks: rebuilt!.asks }, engineBook(engine, SYMBOL, 15))
+      yield* advance(6_000)
+      assert.strictEqual(resyncs(events.items, "snapshot"), 0)
     }).pipe(Effect.provide(setup())))
 
   it.effect("never sent: three subscriptions in a row without one fail the stream with SnapshotTimeoutError", () =>

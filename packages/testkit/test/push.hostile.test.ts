@@ -288,4 +288,23 @@ describe("SpotPush against a hostile venue", () => {
       assert.instanceOf(defect, RangeError)
       assert.strictEqual((defect as RangeError).message, "userAgent has a line break (CR or LF)")
     }).pipe(Effect.provide(base)))
+
+  it.effect("a backfillBuffer that is not a positive integer: a defect when the service is made", () =>
+    Effect.gen(function*() {
+      const make = (backfillBuffer: number) =>
+        Effect.exit(
+          SpotPush.make({ url: "ws://venue.test", backfillBuffer }).pipe(
+            Effect.provideService(Socket.WebSocketConstructor, () => {
+              throw new Error("never dialled")
+            })
+          )
+        )
+      for (const bad of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const exit = yield* make(bad)
+        const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+        assert.instanceOf(defect, RangeError)
+        assert.strictEqual((defect as RangeError).message, `backfillBuffer must be a positive integer, not ${bad}`)
+      }
+      assert.isTrue(Exit.isSuccess(yield* make(1)))
+    }).pipe(Effect.provide(base)))
 })

@@ -3,9 +3,10 @@
 // Each (re)connection waits for a connection attempt from the shared budget, dials with headers made afresh (a private
 // connection signs its timestamp then), subscribes every channel it carries, and reads until the connection ends:
 // pings are answered with the key and time they came with, acknowledgements make subscriptions live, data frames go
-// to the feed of a live channel, and no frame at all for `idleTimeout` ends the connection (the venue may stall with
-// the socket open). Then the loop waits a jittered exponential backoff and dials again. Subscriptions are sent from
-// the registry inside each connection, never queued on the socket's writer across connections.
+// to the feed of a live channel (those of a channel awaiting its acknowledgement to the feed's `onEarly`, if it has
+// one), and no frame at all for `idleTimeout` ends the connection (the venue may stall with the socket open). Then the
+// loop waits a jittered exponential backoff and dials again. Subscriptions are sent from the registry inside each
+// connection, never queued on the socket's writer across connections.
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Result, Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
@@ -22,8 +23,8 @@ export type DataFrame = Extract<Push.Frame, { readonly _tag: "Payload" | "TradeE
 /** What a feed may ask of the connection its channel is on. */
 export interface Control {
   /**
-   * From inside `onFrame`: unsubscribe and subscribe again (a new snapshot) once the frames read are dispatched, or
-   * reconnect when the operation budget is spent.
+   * From inside `onFrame` or `onActive`: unsubscribe and subscribe again (a new snapshot) once the frames read are
+   * dispatched, or reconnect when the operation budget is spent.
    */
   readonly resync: (channel: string) => void
   /** From a fiber of the feed's own (a deadline): the same, at once. */
@@ -44,6 +45,12 @@ export interface Feed {
   readonly onInactive: (channel: string) => Effect.Effect<void>
   /** A data frame of the live channel; runs in the read loop, so it must not block. */
   readonly onFrame: (frame: DataFrame, control: Control) => void
+  /**
+   * A data frame of the channel while its subscription waits for the acknowledgement (a venue may send the first
+   * frames before it, or with it in one batch); it may be the previous subscription's during a resync. Without it such
+   * frames are dropped. Runs in the read loop, so it must not block.
+   */
+  readonly onEarly?: (channel: string, frame: DataFrame) => void
   /** The subscription failed for good and was dropped. */
   readonly onFail: (channel: string, reason: PushError.PushErrorReason) => Effect.Effect<void>
 }
@@ -207,7 +214,8 @@ export class Connection {
   private subscribe(live: Live, channel: string): Effect.Effect<void> {
     return Effect.suspend(() => {
       const entry = this.channels.get(channel)
-      if (entry === undefined) return Effect.void
+      // The connection may have ended since this was asked for (a resync's unsubscription yields).
+      if (entry === undefined || this.live !== live) return Effect.void
       if (!live.ops.spend(1, this.now())) {
         live.control.reconnect("operation budget spent")
         return Effect.void
@@ -273,7 +281,9 @@ export class Connection {
       case "Payload":
       case "TradeEvent": {
         const entry = this.channels.get(frame.channel)
-        if (entry !== undefined && entry.state === "active") entry.feed.onFrame(frame, live.control)
+        if (entry === undefined) return undefined
+        if (entry.state === "active") entry.feed.onFrame(frame, live.control)
+        else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
         return undefined
       }
       case "Other":
@@ -303,11 +313,13 @@ export class Connection {
   }
 
   // The resyncs feeds asked for while reading the last batch: unsubscribe and subscribe again (two operations), or a
-  // fresh connection when this one has not two left.
+  // fresh connection when this one has not two left. Nothing once the connection has ended: an entry then belongs to
+  // the next connection.
   private resyncs(live: Live): Effect.Effect<void> {
     return Effect.suspend(() => {
       const channels = Array.from(live.resyncs)
       live.resyncs.clear()
+      if (this.live !== live) return Effect.void
       const effects: Array<Effect.Effect<void>> = []
       for (const channel of channels) {
         const entry = this.channels.get(channel)
@@ -345,8 +357,11 @@ export class Connection {
         end,
         control: {
           resync: (channel) => live.resyncs.add(channel),
+          // A deadline fiber may call it after this connection ended: then it does nothing (its channels are
+          // subscribed afresh on the next connection).
           resyncNow: (channel) =>
             Effect.suspend(() => {
+              if (this.live !== live) return Effect.void
               live.resyncs.add(channel)
               return this.resyncs(live)
             }),

@@ -1,15 +1,17 @@
 // The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
 // its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
-// book built across a gap. A subscription acknowledged with no snapshot after `snapshotTimeoutMillis` (a snapshot
-// lost, or sent before the acknowledgement and dropped with the frames of a channel not yet live) is subscribed again,
-// since changes alone never make a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker
-// feed keeps the latest ticker; its consumers get the latest one (latest wins).
+// book built across a gap. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
+// changes after it, and the book starts from them once the subscription is acknowledged. A subscription acknowledged
+// with no snapshot after `snapshotTimeoutMillis` (a snapshot lost) is subscribed again, since changes alone never make
+// a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps the latest ticker; its
+// consumers get the latest one (latest wins).
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
+import type { Outcome } from "./book.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
 
@@ -18,6 +20,12 @@ import type { BookEvent, Event, ResyncReason } from "./model.ts"
  * last is followed by a resubscription (2 of the connection's operations), so a venue that never sends one costs 6.
  */
 export const SNAPSHOT_ATTEMPTS = 3
+
+/**
+ * Depth messages kept while a subscription awaits its acknowledgement (its snapshot and the changes after it): beyond,
+ * all are forgotten, and the snapshot deadline subscribes again.
+ */
+export const EARLY_LIMIT = 4_096
 
 /** A consumer's queue: it ends with a reason when the feed fails for good. */
 export type Sink<A> = Queue.Queue<A, PushError.PushErrorReason | Cause.Done>
@@ -46,6 +54,8 @@ export class BookFeed implements Delivering<BookEvent> {
   private resyncing = true
   // Subscriptions in a row whose snapshot did not come within the deadline.
   private missed = 0
+  // While the subscription awaits its acknowledgement: the latest snapshot and the changes after it.
+  private early: Array<Push.Depth> = []
   private readonly channel: string
   private readonly onFailed: (channel: string) => Effect.Effect<void>
   private readonly emit: (event: Event) => void
@@ -78,18 +88,52 @@ export class BookFeed implements Delivering<BookEvent> {
     this.sinks.delete(sink)
   }
 
-  // The subscription counts from now: nothing before it does. Changes alone never make a book, and they keep the
-  // connection from going idle: without a snapshot by the deadline the channel is subscribed again (the deadline
-  // lives in the subscription's scope, so a resync, a reconnect or a removal ends it).
+  // The subscription counts from now: the book starts afresh, from the snapshot (and the changes after it) that came
+  // before the acknowledgement if one did. Changes alone never make a book, and they keep the connection from going
+  // idle: without a snapshot by the deadline the channel is subscribed again (the deadline lives in the subscription's
+  // scope, so a resync, a reconnect or a removal ends it).
   onActive(_channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.book.reset()
+      const early = this.early
+      this.early = []
+      let applied = false
+      for (const message of early) {
+        const outcome = this.step(message, control)
+        if (outcome === "gap") {
+          applied = false
+          break
+        }
+        if (outcome === "applied") applied = true
+      }
+      // One book for what came before the acknowledgement, not one for each message of it.
+      if (applied) this.published()
       const deadline = Effect.andThen(
         Effect.sleep(this.snapshotTimeoutMillis),
         Effect.suspend(() => this.book.live ? Effect.void : this.snapshotMissed(control))
       )
       return Effect.asVoid(Effect.forkIn(deadline, scope))
     })
+  }
+
+  // Before the acknowledgement: a snapshot replaces what was kept, a change is kept after one, and a change with no
+  // snapshot before it is dropped (during a resync it may be the previous subscription's, which never sends a snapshot
+  // after the new one's). An undecodable message, or more than `EARLY_LIMIT`, forgets all: the deadline recovers.
+  onEarly(_channel: string, frame: DataFrame): void {
+    if (frame._tag !== "Payload") return
+    for (const item of frame.data) {
+      const decoded = decodeDepth(item)
+      if (Result.isFailure(decoded)) {
+        this.early = []
+        continue
+      }
+      const message = decoded.success
+      if (message.depthType === "SNAPSHOT") this.early = [message]
+      else if (this.early.length > 0) {
+        if (this.early.length >= EARLY_LIMIT) this.early = []
+        else this.early.push(message)
+      }
+    }
   }
 
   private snapshotMissed(control: Control): Effect.Effect<void> {
@@ -108,7 +152,10 @@ export class BookFeed implements Delivering<BookEvent> {
   }
 
   onInactive(): Effect.Effect<void> {
-    return Effect.sync(() => this.restart("reconnect"))
+    return Effect.sync(() => {
+      this.early = []
+      this.restart("reconnect")
+    })
   }
 
   onFail(channel: string, reason: PushError.PushErrorReason): Effect.Effect<void> {
@@ -124,21 +171,34 @@ export class BookFeed implements Delivering<BookEvent> {
         control.resync(this.channel)
         return
       }
-      switch (this.book.apply(decoded.success)) {
+      switch (this.step(decoded.success, control)) {
         case "applied":
-          this.resyncing = false
-          this.missed = 0
-          this.publish({ _tag: "Book", book: this.book.snapshot() })
+          this.published()
           break
         case "gap":
-          this.restart("gap")
-          control.resync(this.channel)
           return
         case "stale":
         case "ignored":
           break
       }
     }
+  }
+
+  // One depth message on the book; a gap restarts it and resubscribes the channel.
+  private step(message: Push.Depth, control: Control): Outcome {
+    const outcome = this.book.apply(message)
+    if (outcome === "gap") {
+      this.restart("gap")
+      control.resync(this.channel)
+    }
+    return outcome
+  }
+
+  // The book as it is now goes to the consumers.
+  private published(): void {
+    this.resyncing = false
+    this.missed = 0
+    this.publish({ _tag: "Book", book: this.book.snapshot() })
   }
 
   // The book is no longer consistent: consumers hear it once, and get nothing more until the next snapshot.

@@ -56,7 +56,7 @@ export interface Options<R> {
   /** What REST answers after a (re)subscription, given the latest time (or open time) delivered. */
   readonly backfill: (latest: number | undefined) => Effect.Effect<ReadonlyArray<R>, SpotError.SpotError>
   readonly onFailed: () => Effect.Effect<void>
-  /** Pushes kept while REST answers; beyond, the connection is replaced (and REST asked again). */
+  /** Pushes kept while REST answers; beyond, the channel is subscribed again (and REST asked again). */
   readonly bufferLimit: number
 }
 
@@ -66,6 +66,8 @@ abstract class GapClosing<A, R> {
   protected phase: "down" | "backfilling" | "live" = "down"
   protected buffer: Array<DataFrame> = []
   private generation = 0
+  // The buffer overflowed, and the channel was subscribed again: said on the next acknowledgement.
+  private overflowed = false
   protected readonly options: Options<R>
 
   constructor(options: Options<R>) {
@@ -84,8 +86,10 @@ abstract class GapClosing<A, R> {
     this.sinks.delete(sink)
   }
 
-  onActive(_channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+  onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
+      const overflowed = this.overflowed
+      this.overflowed = false
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
@@ -107,7 +111,15 @@ abstract class GapClosing<A, R> {
           for (const frame of buffered) this.pushed(frame)
           return Effect.void
         }))
-      return Effect.asVoid(Effect.forkIn(backfill, scope))
+      const started = Effect.asVoid(Effect.forkIn(backfill, scope))
+      return overflowed
+        ? Effect.andThen(
+          Effect.logDebug(
+            `spotkit push: ${channel}: more than ${this.options.bufferLimit} pushes during the backfill, subscribed again`
+          ),
+          started
+        )
+        : started
     })
   }
 
@@ -128,8 +140,13 @@ abstract class GapClosing<A, R> {
     else if (this.phase === "backfilling") {
       this.buffer.push(frame)
       if (this.buffer.length > this.options.bufferLimit) {
+        // Too far behind: this channel alone is subscribed again (its backfill ends with the subscription, and runs
+        // again on the acknowledgement), not the connection, which carries other channels.
+        this.phase = "down"
         this.buffer = []
-        control.reconnect(`more than ${this.options.bufferLimit} pushes during the backfill`)
+        this.generation++
+        this.overflowed = true
+        control.resync(frame.channel)
       }
     }
   }

@@ -1,0 +1,98 @@
+/**
+ * A book feed before its subscription's acknowledgement: the latest snapshot and the changes after it are kept, and the
+ * book starts from them once the subscription is acknowledged (one book for all of them); changes with no snapshot
+ * before them are dropped, and more than `EARLY_LIMIT` messages are forgotten (the snapshot deadline recovers).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Queue, Scope } from "effect"
+import type { Cause } from "effect"
+import type { PushError } from "../src/index.ts"
+import type { Control, DataFrame } from "../src/internal/push/connection.ts"
+import { BookFeed, EARLY_LIMIT } from "../src/internal/push/feeds.ts"
+import type { Sink } from "../src/internal/push/feeds.ts"
+import type { BookEvent } from "../src/internal/push/model.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const CHANNEL = "depth.BTCUSDT_SPBL.15"
+
+const depth = (depthType: "SNAPSHOT" | "CHANGED", start: number, end: number, bid: string) => ({
+  startVersion: String(start),
+  endVersion: String(end),
+  depthType,
+  symbol: SYMBOL,
+  level: 15,
+  bids: [{ price: bid, size: "1" }],
+  asks: []
+})
+
+const frame = (...data: ReadonlyArray<unknown>): DataFrame => ({
+  _tag: "Payload",
+  channel: CHANNEL,
+  type: undefined,
+  data
+})
+
+const harness = Effect.gen(function*() {
+  const resyncs: Array<string> = []
+  const control: Control = {
+    resync: (channel) => resyncs.push(channel),
+    resyncNow: (channel) => Effect.sync(() => resyncs.push(channel)),
+    reconnect: () => undefined
+  }
+  const feed = new BookFeed(SYMBOL, 15, () => Effect.void, () => undefined, 5_000)
+  const sink: Sink<BookEvent> = yield* Queue.make<BookEvent, PushError.PushErrorReason | Cause.Done>({ capacity: 100 })
+  feed.attach(sink)
+  const scope = yield* Scope.make()
+  const events = Effect.map(Queue.clear(sink), (items) => items.map((e) => e._tag === "Book" ? e.book.version : e._tag))
+  return { feed, control, resyncs, scope, events }
+})
+
+describe("push book feed before the acknowledgement", () => {
+  it.effect("keeps the latest snapshot and the changes after it, drops changes before any; one book on onActive", () =>
+    Effect.gen(function*() {
+      const { control, events, feed, resyncs, scope } = yield* harness
+      // A change with no snapshot before it (the previous subscription's, perhaps): dropped.
+      feed.onEarly(CHANNEL, frame(depth("CHANGED", 1, 1, "90")))
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 5, 5, "100"), depth("CHANGED", 6, 6, "101")))
+      // A later snapshot replaces what was kept.
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 7, 7, "102")))
+      feed.onEarly(CHANNEL, frame(depth("CHANGED", 8, 8, "103"), depth("CHANGED", 9, 9, "104")))
+      assert.deepStrictEqual(yield* events, [])
+      yield* feed.onActive(CHANNEL, scope, control)
+      assert.deepStrictEqual(yield* events, ["9"])
+      feed.onFrame(frame(depth("CHANGED", 10, 10, "105")), control)
+      assert.deepStrictEqual(yield* events, ["10"])
+      assert.deepStrictEqual(resyncs, [])
+    }))
+
+  it.effect("a gap among what was kept: resubscribed, no book", () =>
+    Effect.gen(function*() {
+      const { control, events, feed, resyncs, scope } = yield* harness
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 5, 5, "100"), depth("CHANGED", 8, 8, "101")))
+      yield* feed.onActive(CHANNEL, scope, control)
+      assert.deepStrictEqual(yield* events, [])
+      assert.deepStrictEqual(resyncs, [CHANNEL])
+    }))
+
+  it.effect(`more than ${EARLY_LIMIT} messages, or the connection ending, forget what was kept`, () =>
+    Effect.gen(function*() {
+      const { control, events, feed, scope } = yield* harness
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 0, 0, "100")))
+      for (let i = 1; i <= EARLY_LIMIT; i++) feed.onEarly(CHANNEL, frame(depth("CHANGED", i, i, "100")))
+      yield* feed.onActive(CHANNEL, scope, control)
+      assert.deepStrictEqual(yield* events, [])
+      yield* feed.onInactive()
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 0, 0, "100")))
+      yield* feed.onInactive()
+      yield* feed.onActive(CHANNEL, scope, control)
+      assert.deepStrictEqual(yield* events, [])
+      // Within the bound: the book.
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 0, 0, "100")))
+      for (let i = 1; i < EARLY_LIMIT; i++) feed.onEarly(CHANNEL, frame(depth("CHANGED", i, i, "100")))
+      yield* feed.onInactive()
+      feed.onEarly(CHANNEL, frame(depth("SNAPSHOT", 0, 0, "100")))
+      for (let i = 1; i < EARLY_LIMIT; i++) feed.onEarly(CHANNEL, frame(depth("CHANGED", i, i, "100")))
+      yield* feed.onActive(CHANNEL, scope, control)
+      assert.deepStrictEqual(yield* events, [String(EARLY_LIMIT - 1)])
+    }))
+})

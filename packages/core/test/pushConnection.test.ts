@@ -1,0 +1,97 @@
+/**
+ * One push connection over a scripted socket: a `Control` kept by a feed after its connection ended (a deadline fiber
+ * that runs late) does nothing, and leaves the channel as the next connection has it.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Queue } from "effect"
+import * as Socket from "effect/socket/Socket"
+import { TestClock } from "effect/testing"
+import { Connection, nowFunction } from "../src/internal/push/connection.ts"
+import type { Control, DataFrame, Feed } from "../src/internal/push/connection.ts"
+import { VenueText } from "../src/internal/push/venueText.ts"
+
+const CHANNEL = "ticker.BTCUSDT_SPBL"
+
+// One connection as the venue sees it: what it sends the client, and what the client wrote.
+interface Peer {
+  readonly inbox: Queue.Queue<string>
+  readonly written: Array<string>
+}
+
+const scripted = (peers: Array<Peer>): Socket.Socket =>
+  Socket.make({
+    reader: Effect.map(Queue.unbounded<string>(), (inbox) => {
+      peers.push({ inbox, written: [] })
+      return { pull: Effect.map(Queue.take(inbox), (text) => [text] as const), upgrade: () => Effect.void }
+    }),
+    // The writer is acquired after the reader: it writes to that connection, even after it ended.
+    writer: Effect.sync(() => {
+      const peer = peers.at(-1)!
+      return {
+        write: (chunk) => Effect.sync(() => void peer.written.push(String(chunk))),
+        writeAll: (chunks) => Effect.sync(() => void peer.written.push(...chunks.map(String)))
+      }
+    })
+  })
+
+// Lets the connection's fibers run until they wait.
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+})
+
+describe("push connection", () => {
+  it.effect("a resyncNow of an ended connection does nothing: the channel stays live on the next one", () =>
+    Effect.gen(function*() {
+      const peers: Array<Peer> = []
+      const controls: Array<Control> = []
+      const frames: Array<DataFrame> = []
+      const feed: Feed = {
+        onActive: (_channel, _scope, control) => Effect.sync(() => void controls.push(control)),
+        onInactive: () => Effect.void,
+        onFrame: (frame) => void frames.push(frame),
+        onFail: () => Effect.void
+      }
+      const connection = new Connection(
+        1,
+        {
+          endpoint: "public",
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: () => undefined,
+          text: new VenueText({ secrets: [], url: "wss://venue.test" })
+        },
+        scripted(peers),
+        yield* nowFunction
+      )
+      yield* connection.add(CHANNEL, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      const ack = JSON.stringify({ event: "subscribed", channel: CHANNEL })
+      yield* Queue.offer(peers[0]!.inbox, ack)
+      yield* settle
+      assert.strictEqual(controls.length, 1)
+      // The first connection ends; after its backoff the next one subscribes the channel again.
+      controls[0]!.reconnect("test")
+      yield* settle
+      yield* TestClock.adjust(1_000)
+      yield* settle
+      assert.strictEqual(peers.length, 2)
+      yield* Queue.offer(peers[1]!.inbox, ack)
+      yield* settle
+      assert.strictEqual(controls.length, 2)
+      const written = peers[0]!.written.length
+      // The first connection's deadline, late.
+      yield* controls[0]!.resyncNow(CHANNEL)
+      yield* settle
+      assert.strictEqual(peers[0]!.written.length, written)
+      assert.deepStrictEqual(peers[1]!.written, [JSON.stringify({ event: "subscribe", channel: CHANNEL })])
+      assert.strictEqual(connection.channels.get(CHANNEL)?.state, "active")
+      yield* Queue.offer(peers[1]!.inbox, JSON.stringify({ event: "payload", channel: CHANNEL, data: [{}] }))
+      yield* settle
+      assert.strictEqual(frames.length, 1)
+      yield* connection.stop()
+    }).pipe(Effect.scoped))
+})
