@@ -104,6 +104,12 @@ export class RateLimitStore extends Context.Service<RateLimitStore, Service>()("
  */
 export const makeMemory: Effect.Effect<Service> = Effect.sync(() => memoryStore().service)
 
+// A grant of the memory store, which the Redis store takes back (`revoke`) when Redis did not grant it too: the
+// request was not sent, and counts in the process's own budget as if never granted.
+interface LocalPermit extends Permit {
+  readonly revoke: Effect.Effect<void>
+}
+
 // The memory store (also the Redis store's own budget of the process, acquired before Redis). Each acquisition is
 // prepared once (its logs found, its weights clamped; the client makes one per endpoint), into one Effect that grants
 // at once when every budget has room, and otherwise waits for the endpoint's own budget first and then for the shared
@@ -121,7 +127,7 @@ const memoryStore = () => {
 
   interface Prepared {
     readonly all: RateLimiter.Plan
-    readonly acquire: Effect.Effect<Permit>
+    readonly acquire: Effect.Effect<LocalPermit>
   }
   const prepared = new WeakMap<Acquisition, Prepared>()
   const prepare = (acquisition: Acquisition): Prepared => {
@@ -146,7 +152,10 @@ const memoryStore = () => {
         // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
         // than the venue counts).
         Effect.onInterrupt(shared.acquire, () => first.settle).pipe(
-          Effect.map((second): Permit => ({ settle: Effect.andThen(first.settle, second.settle) }))
+          Effect.map((second): LocalPermit => ({
+            settle: Effect.andThen(first.settle, second.settle),
+            revoke: Effect.andThen(first.revoke, second.revoke)
+          }))
         ))
     })
     const made = { all, acquire }
@@ -155,7 +164,7 @@ const memoryStore = () => {
   }
   const preparedOf = (acquisition: Acquisition) => prepared.get(acquisition) ?? prepare(acquisition)
 
-  const acquire = (acquisition: Acquisition): Effect.Effect<Permit> => preparedOf(acquisition).acquire
+  const acquire = (acquisition: Acquisition): Effect.Effect<LocalPermit> => preparedOf(acquisition).acquire
 
   const pause = (keys: ReadonlyArray<string>, millis: number) =>
     Effect.map(RateLimiter.monotonicMillis, (now) => {
@@ -171,7 +180,7 @@ const memoryStore = () => {
     const all = preparedOf(acquisition as Acquisition).all
     return (now) => all.grantNow(now)
   })
-  return { service }
+  return { service, acquire }
 }
 
 /**
@@ -201,7 +210,10 @@ export const layerMemory: Layer.Layer<RateLimitStore> = Layer.effect(RateLimitSt
 // next. An acquisition counts the weights of the waiters ahead of it as used: a stream of light requests no longer
 // takes every bit of weight that leaves the window before a heavy one that waits. A waiter held by the others waits
 // no longer than until the first of them tries again; one that gives up gives its place back (`releaseLua`), one whose
-// process died loses it when it lapses. A pause is waited out before any queue.
+// process died loses it when it lapses. A pause is waited out before any queue. As in memory, an acquisition with an
+// endpoint budget (the first) is checked there first: held by it, it queues there only, and takes its places in the
+// shared budgets (by its first ticket) once the endpoint's budget has room, so that it holds up no other endpoint's
+// request in them meanwhile.
 const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -218,7 +230,11 @@ local lease = tonumber(ARGV[2])
 local by = 0
 local weightOf = function(member) return tonumber(string.match(member, ":([^:]+)$")) end
 local mine = {}
-for i = 1, n do
+if ticket ~= "" then
+  for i = 1, n do mine[i] = ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2] end
+end
+-- How long budget i holds the acquisition (0: it fits), once what expired is dropped.
+local holds = function(i)
   local key = KEYS[i]
   local limit = tonumber(ARGV[3 * i])
   local window = tonumber(ARGV[3 * i + 1])
@@ -239,7 +255,6 @@ for i = 1, n do
   end
   local queue = KEYS[3 * n + i]
   redis.call("ZREMRANGEBYSCORE", queue, "-inf", now)
-  if ticket ~= "" then mine[i] = ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2] end
   local ahead = 0
   local soonest = nil
   local waiters = redis.call("ZRANGE", queue, 0, -1, "WITHSCORES")
@@ -252,32 +267,52 @@ for i = 1, n do
       if soonest == nil or polls < soonest then soonest = polls end
     end
   end
-  if used + ahead + weight > limit then
-    local need = used + ahead + weight - limit
-    local freed = 0
-    local at = now + window
-    local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
-    for j = 1, #entries, 2 do
-      freed = freed + weightOf(entries[j])
-      if freed >= need then
-        at = math.min(tonumber(entries[j + 1]), now + window)
-        break
-      end
+  if used + ahead + weight <= limit then return 0 end
+  local need = used + ahead + weight - limit
+  local freed = 0
+  local at = now + window
+  local entries = redis.call("ZRANGE", key, 0, -1, "WITHSCORES")
+  for j = 1, #entries, 2 do
+    freed = freed + weightOf(entries[j])
+    if freed >= need then
+      at = math.min(tonumber(entries[j + 1]), now + window)
+      break
     end
-    if soonest ~= nil and soonest + 1 < at then at = soonest + 1 end
-    if at - now > wait then
-      wait = at - now
-      by = i
+  end
+  if soonest ~= nil and soonest + 1 < at then at = soonest + 1 end
+  return at - now
+end
+-- Takes (or keeps) the acquisition's place in budget i's queue until it tries again, plus the grace.
+local join = function(i)
+  local queue = KEYS[3 * n + i]
+  redis.call("ZADD", queue, now + wait + grace, ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2])
+  if redis.call("PTTL", queue) < wait + grace then redis.call("PEXPIRE", queue, wait + grace) end
+end
+local from = 1
+if ARGV[3 * n + 5] == "1" then
+  -- The endpoint's own budget first: a request it holds waits in its queue only, and holds no weight back in the
+  -- shared budgets (a place it took there before is given back).
+  wait = holds(1)
+  if wait > 0 then
+    if ticket == "" then ticket = string.format("%015.0f", now) end
+    for i = 2, n do
+      if mine[i] then redis.call("ZREM", KEYS[3 * n + i], mine[i]) end
     end
+    join(1)
+    return {0, wait, 1, ticket}
+  end
+  from = 2
+end
+for i = from, n do
+  local held = holds(i)
+  if held > wait then
+    wait = held
+    by = i
   end
 end
 if wait > 0 then
   if ticket == "" then ticket = string.format("%015.0f", now) end
-  for i = 1, n do
-    local queue = KEYS[3 * n + i]
-    redis.call("ZADD", queue, now + wait + grace, ticket .. ":" .. ARGV[1] .. ":" .. ARGV[3 * i + 2])
-    if redis.call("PTTL", queue) < wait + grace then redis.call("PEXPIRE", queue, wait + grace) end
-  end
+  for i = 1, n do join(i) end
   return {0, wait, by, ticket}
 end
 for i = 1, n do
@@ -302,8 +337,15 @@ end
 return 1
 `
 
+// A waiter's places, found by its id (members `<ticket>:<id>:<weight>`; queues are short).
 const releaseLua = `
-for i = 1, #KEYS do redis.call("ZREM", KEYS[i], ARGV[i]) end
+local mark = ":" .. ARGV[1] .. ":"
+for i = 1, #KEYS do
+  local members = redis.call("ZRANGE", KEYS[i], 0, -1)
+  for j = 1, #members do
+    if string.find(members[j], mark, 1, true) then redis.call("ZREM", KEYS[i], members[j]) end
+  end
+end
 return 1
 `
 
@@ -360,7 +402,7 @@ const describe = (cause: unknown): string => {
 // the Redis store (a browser's) leaves Redis out.
 const scriptsOf = () => {
   const acquireScript = Redis.script(
-    (id: string, lease: number, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+    (id: string, lease: number, ticket: string, endpoint: boolean, prefix: string, charges: ReadonlyArray<Charge>) => [
       ...charges.map((charge) => prefix + charge.key),
       ...charges.map((charge) => `${prefix}${charge.key}:used`),
       ...charges.map((charge) => `${prefix}${charge.key}:pause`),
@@ -369,17 +411,18 @@ const scriptsOf = () => {
       Math.ceil(lease),
       ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight]),
       ticket,
-      QUEUE_GRACE_MILLIS
+      QUEUE_GRACE_MILLIS,
+      endpoint ? 1 : 0
     ],
-    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _prefix, charges) => charges.length * 4 }
+    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _endpoint, _prefix, charges) => charges.length * 4 }
   ).withReturnType<ReadonlyArray<number | string>>()
 
   const releaseScript = Redis.script(
-    (id: string, ticket: string, prefix: string, charges: ReadonlyArray<Charge>) => [
+    (id: string, prefix: string, charges: ReadonlyArray<Charge>) => [
       ...charges.map((charge) => `${prefix}${charge.key}:queue`),
-      ...charges.map((charge) => `${ticket}:${id}:${charge.weight}`)
+      id
     ],
-    { lua: releaseLua, numberOfKeys: (_id, _ticket, _prefix, charges) => charges.length }
+    { lua: releaseLua, numberOfKeys: (_id, _prefix, charges) => charges.length }
   )
 
   const settleScript = Redis.script(
@@ -475,15 +518,16 @@ export const makeRedis = (
     // Redis is asked until it grants; `mirror` is the process's own grant of the same acquisition (settled with it).
     const polling = (
       acquisition: Acquisition,
-      mirror: Permit
+      mirror: LocalPermit
     ): Effect.Effect<Permit, SpotError.RateLimitStoreError> => {
       const charges = chargesOf(acquisition)
       const lease = acquisition.leaseMillis
       const id = `${idPrefix}.${(sequence++).toString(36)}`
+      const endpoint = acquisition.endpoint !== undefined
       // Its place in the budgets' queues once refused: kept from one try to the next.
       let ticket = ""
       const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.suspend(() =>
-        Effect.flatMap(bounded(acquireShared(id, lease, ticket, prefix, charges)), (answer) => {
+        Effect.flatMap(bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges)), (answer) => {
           if (answer[0] === 1) {
             return Effect.succeed<Permit>({
               settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
@@ -493,11 +537,10 @@ export const makeRedis = (
           return Effect.andThen(waiting(acquisition, answer), attempt)
         })
       )
-      // Given up while waiting: its place is given back at once, rather than when it lapses.
-      return Effect.onInterrupt(
-        attempt,
-        () => ticket === "" ? Effect.void : Effect.ignore(bounded(releaseShared(id, ticket, prefix, charges)))
-      )
+      // Given up while waiting: its place is given back at once, rather than when it lapses. Found by the acquisition's
+      // id, not its ticket: an attempt interrupted after the script queued it never learnt the ticket (the release,
+      // sent after it on the connection, runs after it; harmless when nothing was queued).
+      return Effect.onInterrupt(attempt, () => Effect.ignore(bounded(releaseShared(id, prefix, charges))))
     }
 
     // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the
@@ -506,7 +549,7 @@ export const makeRedis = (
     // the window. While Redis answers, the process's own budget holds nothing back that Redis would grant (it counts a
     // subset of Redis's requests, from no later).
     const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
-      Effect.flatMap(local.service.acquire(acquisition), (mirror) =>
+      Effect.flatMap(local.acquire(acquisition), (mirror) =>
         Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
           if (lostUntil !== undefined && now < lostUntil) {
             return Effect.succeed(mirror)
@@ -521,19 +564,18 @@ export const makeRedis = (
                 lostUntil = undefined
                 return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
               })),
-            (error) =>
-              Effect.as(lose(error), mirror)
+            (error) => Effect.as(lose(error), mirror)
           )
-          // Not granted (interrupted, or Redis failed under "fail"): nothing was sent, the process's grant counts as
-          // answered now.
-          return Effect.onError(guarded, () => mirror.settle)
+          // Not granted (interrupted, or Redis failed under "fail"): nothing is sent, and the process's own grant is
+          // taken back, as if never made (recorded as answered, it would hold the process back for a whole window
+          // from what Redis grants).
+          return Effect.onError(guarded, () => mirror.revoke)
         }))
 
     const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
       const shared = bounded(pauseShared(prefix, keys, millis))
       const both = Effect.andThen(local.service.pause(keys, millis), shared)
-      return failing ? shared : Effect.catch(both, () =>
-        Effect.void)
+      return failing ? shared : Effect.catch(both, () => Effect.void)
     }
 
     return RateLimitStore.of({ kind: "redis", acquire, pause })

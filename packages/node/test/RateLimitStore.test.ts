@@ -8,7 +8,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Logger, References } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, References } from "effect"
 import { inspect } from "node:util"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
@@ -553,4 +553,97 @@ describe("the Redis store's accounting", () => {
       // 4 fit beside the 6, with nobody ahead any more.
       assert.isTrue(yield* grantedWithin(store, one(key, 10, 300, 4, 10_000), 200))
     })), 30_000)
+
+  it.live(
+    "a first attempt given up after the script queued it (its ticket never known) gives its place back",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const store = yield* redisStore(redis.url)
+        const other = yield* redisStore(redis.url)
+        const key = "ip:venue.test:default"
+        // (The other process has loaded the script: its next attempt is one command.)
+        yield* Effect.flatMap(
+          other.acquire(one("ip:venue.test:elsewhere", 10, 300, 1, 10_000)),
+          (permit) => permit.settle
+        )
+        yield* store.acquire(one(key, 10, 300, 6, 10_000))
+        // Redis holds every command for 300 ms: the other process's 5 give up before the script answers, and are queued
+        // by it after that.
+        redis.cli("CLIENT", "PAUSE", "300", "ALL")
+        assert.isFalse(yield* grantedWithin(other, one(key, 10, 300, 5, 10_000), 100))
+        assert.strictEqual(
+          redis.cli("ZCARD", `spotkit:{budget}:${key}:queue`).trim(),
+          "0",
+          "no place left in the queue"
+        )
+        // 4 fit beside the 6, with nobody ahead.
+        assert.isTrue(yield* grantedWithin(store, one(key, 10, 300, 4, 10_000), 200))
+      })),
+    30_000
+  )
+
+  it.live(
+    "a request given up while it waits for Redis counts for nothing in its process's own budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const other = yield* redisStore(redis.url)
+        const store = yield* redisStore(redis.url)
+        const budget = one("uid:venue.test:k", 2, 1_000, 2, 10_000)
+        const start = yield* Clock.currentTimeMillis
+        // Another process fills the budget, answered at once: Redis has room again one window from now.
+        yield* Effect.flatMap(other.acquire(budget), (permit) => permit.settle)
+        // This process asks for the same and gives up after 500 ms: nothing was sent.
+        assert.isFalse(yield* grantedWithin(store, budget, 500))
+        yield* Effect.sleep(start + 1_100 - (yield* Clock.currentTimeMillis))
+        // Redis has room: granted at once. (Before, its own budget counted the request given up as answered then, and
+        // held it back 400 ms more.)
+        assert.isTrue(yield* grantedWithin(store, budget, 200))
+      })),
+    30_000
+  )
+
+  it.live(
+    "a request refused because Redis is lost (\"fail\") counts for nothing in its process's own budget",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const store = yield* redisStore(redis.url, { onUnavailable: "fail" })
+        const budget = one("uid:venue.test:k", 1, 3_000, 1, 10_000)
+        yield* redis.stop
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(store.acquire(budget))), "refused: Redis is lost")
+        yield* redis.start
+        yield* Effect.sleep(500)
+        // Redis (empty) and the process's own budget have room: granted at once, not a window later.
+        assert.isTrue(yield* grantedWithin(store, budget, 1_000))
+      })),
+    30_000
+  )
+
+  it.live(
+    "a request held by its endpoint's budget holds no weight back in the shared budgets",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const [first, second, third] = yield* Effect.forEach([1, 2, 3], () => redisStore(redis.url))
+        const uid = { key: "uid:venue.test:k", limit: 3, windowMillis: 2_000, weight: 1 }
+        const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 2_000, weight: 1 }
+        const order: RateLimitStore.Acquisition = { endpoint, shared: [uid], leaseMillis: 5_000 }
+        yield* Effect.flatMap(first!.acquire(order), (permit) => permit.settle)
+        // Another process's order waits two seconds for the endpoint's budget.
+        const held = yield* Effect.forkScoped(Effect.flatMap(second!.acquire(order), (permit) => permit.settle))
+        yield* Effect.sleep(100)
+        // Another endpoint's request of weight 2 fits in the user's budget beside the first order (1 + 2 of 3).
+        const other: RateLimitStore.Acquisition = {
+          endpoint: undefined,
+          shared: [{ ...uid, weight: 2 }],
+          leaseMillis: 5_000
+        }
+        assert.isTrue(yield* grantedWithin(third!, other, 500))
+        // The order goes once both its budgets have room, when the first order leaves their window.
+        assert.isTrue(Option.isSome(yield* Effect.timeoutOption(Fiber.join(held), 3_000)), "the held order went")
+      })),
+    30_000
+  )
 })

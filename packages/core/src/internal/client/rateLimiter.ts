@@ -47,6 +47,15 @@ export interface Settleable extends Permit {
 }
 
 /**
+ * A permit that can also be taken back: `revoke` when the request was not sent after all (a shared store that was to
+ * grant it too did not): its weight leaves every log it charged as if it had never been granted, with no answer
+ * recorded. Once, and not after `settle` (nor `settle` after it).
+ */
+export interface Revocable extends Settleable {
+  readonly revoke: Effect.Effect<void>
+}
+
+/**
  * The grants made on a fiber while a caller that settles them (the pipeline's limit stage) waits for its permit, by
  * fiber. A store records a grant here in the same step that makes it, so that the caller settles it however its fiber
  * ends afterwards: even when it is interrupted after the grant and before the permit reaches it (the run loop may
@@ -217,6 +226,16 @@ export class Log {
     this.answered += weight
   }
 
+  /** A request granted here was not sent after all: its weight stops counting, with no answer recorded. */
+  revoke(weight: number): void {
+    if (--this.flyingCount <= 0) {
+      this.flyingCount = 0
+      this.flying = 0
+    } else {
+      this.flying -= weight
+    }
+  }
+
   /**
    * The earliest slot a new reservation may take: never before the last waiter's slot, nor before any waiter checks
    * its window next (first come, first served).
@@ -356,7 +375,7 @@ export class Plan {
   readonly logs: ReadonlyArray<Log>
   readonly weights: ReadonlyArray<number>
   readonly onWait: OnWait | undefined
-  readonly acquire: Effect.Effect<Permit>
+  readonly acquire: Effect.Effect<Revocable>
 
   constructor(charges: ReadonlyArray<Charge>, onWait?: OnWait) {
     this.logs = charges.map((charge) => charge.log)
@@ -369,7 +388,7 @@ export class Plan {
   }
 
   /** Grants at once when every log has room at `now`, nobody waits and no pause holds; otherwise `undefined`. */
-  grantNow(now: number): Settleable | undefined {
+  grantNow(now: number): Revocable | undefined {
     return this.free(now) ? this.grant() : undefined
   }
 
@@ -381,7 +400,7 @@ export class Plan {
   }
 
   /** Charges every log as in flight from now (whether or not it has room: a grant made elsewhere). */
-  grant(): Settleable {
+  grant(): Revocable {
     const { logs, weights } = this
     for (let i = 0; i < logs.length; i++) logs[i]!.grant(weights[i]!)
     return new Grant(this)
@@ -403,7 +422,7 @@ const EffectBase: new() => Effect.Effect<void> = (() => {
   return Base as unknown as new() => Effect.Effect<void>
 })()
 
-class Grant extends EffectBase implements Settleable {
+class Grant extends EffectBase implements Revocable {
   private readonly plan: Plan
   private settled = false
   constructor(plan: Plan) {
@@ -413,11 +432,21 @@ class Grant extends EffectBase implements Settleable {
   get settle(): Effect.Effect<void> {
     return this
   }
+  get revoke(): Effect.Effect<void> {
+    return Effect.sync(() => this.revokeNow())
+  }
   settleAt(now: number): void {
     if (this.settled) return
     this.settled = true
     const { logs, weights } = this.plan
     for (let i = 0; i < logs.length; i++) logs[i]!.settle(weights[i]!, now)
+  }
+  // Not on the path of a request that is sent: only a shared store's grant that was not made takes its own back.
+  private revokeNow(): void {
+    if (this.settled) return
+    this.settled = true
+    const { logs, weights } = this.plan
+    for (let i = 0; i < logs.length; i++) logs[i]!.revoke(weights[i]!)
   }
 }
 
@@ -452,7 +481,7 @@ const slotOf = (plan: Plan, now: number): { readonly slot: number; readonly by: 
 // The slow path: reserve the common slot in every log, sleep until it, and check again on waking. A pause (after a
 // 429) is waited out first without reserving anything: a request held by one budget's pause must not hold the other
 // budgets it charges (another API key's requests charge the same address).
-const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<Permit> => {
+const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<Revocable> => {
   let pausedUntil = now
   for (const log of plan.logs) pausedUntil = Math.max(pausedUntil, log.pausedUntil)
   if (pausedUntil > now) {
@@ -469,7 +498,7 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
   // gives the place back and waits the pause out, as a new acquisition would. Otherwise an earlier request settled
   // later than assumed, or is still in flight, or a waiter ahead waits for one: the waiter keeps its place in every
   // log (nobody behind it is granted first) and sleeps until it may fit, then checks again.
-  const woken: Effect.Effect<Permit> = Effect.withFiber((fiber) => {
+  const woken: Effect.Effect<Revocable> = Effect.withFiber((fiber) => {
     const woke = nowOf(fiber)
     if (logs.some((log) => woke < log.pausedUntil)) {
       release()
@@ -477,7 +506,7 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
     }
     if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
       logs.forEach((log, i) => log.admit(reservations[i]!))
-      return Effect.succeed<Permit>(granted(fiber, new Grant(plan)))
+      return Effect.succeed<Revocable>(granted(fiber, new Grant(plan)))
     }
     let until = woke
     let holder = 0
