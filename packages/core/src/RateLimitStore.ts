@@ -8,9 +8,11 @@
  *   `SPOTKIT_REDIS_URL`): every acquisition is one atomic Lua script that counts the weights against every budget it
  *   charges, the requests in flight and a pause after a 429, on Redis's own clock, so N processes on any hosts never
  *   overrun a budget; first come, first served across them (a waiter's place is kept in Redis), so that a heavy
- *   request is not starved by a stream of light ones. Each process also keeps its own budget, asked first: when Redis
- *   is lost it goes on against it, and when Redis answers again it does not send another budget's worth on top of
- *   what it sent meanwhile.
+ *   request is not starved by a stream of light ones. As in memory, a request held by its endpoint's own budget waits
+ *   there only, and holds up no other endpoint's request in the shared budgets. Each process also keeps its own
+ *   budget, asked first: when Redis is lost it goes on against it, and when Redis answers again it does not send
+ *   another budget's worth on top of what it sent meanwhile (a request that was not granted by Redis after all, given
+ *   up or refused, counts for nothing in it).
  *
  * The client names budgets by the venue's host and a hash of the API key, never the key itself
  * (`uid:<host>:<key hash>`, `ip:<host>:<address>`, `endpoint:<host>:<key hash>:<endpoint>`), so that clients of two

@@ -509,6 +509,23 @@ describe("rateLimiter", () => {
       yield* TestClock.adjust(1000)
       assert.strictEqual(next.granted(), 1, "granted when the first window has passed, not after five")
     }))
+
+  it.effect("a revoked grant counts for nothing, as if never granted: no answer recorded, not settled after", () =>
+    Effect.gen(function*() {
+      const log = new RateLimiter.Log({ limit: 10, windowMillis: 1000 }, 0)
+      const plan = new RateLimiter.Plan([{ log, weight: 5 }])
+      const sent = plan.grantNow(0)!
+      const given = plan.grantNow(0)!
+      assert.isUndefined(plan.grantNow(0), "the window is full")
+      yield* given.revoke
+      assert.isTrue(log.free(0, 5), "its 5 left the window at once")
+      given.settleAt(0)
+      sent.settleAt(0)
+      yield* sent.revoke
+      assert.isTrue(log.free(500, 5), "settling it after changed nothing")
+      assert.isFalse(log.free(500, 6), "the request sent counts from its answer, revoked after or not")
+      assert.isTrue(log.free(1000, 10))
+    }))
 })
 
 // -----------------------------------------------------------------------------------------------------------------
