@@ -151,9 +151,9 @@ const memoryStore = () => {
       if (all.free(RateLimiter.nowOf(fiber))) return Effect.succeed(RateLimiter.granted(fiber, all.grant()))
       if (own === undefined) return shared.acquire
       return Effect.flatMap(own.acquire, (first) =>
-        // Interrupted while waiting for the shared budgets: the endpoint's slot counts as answered now (never fewer
-        // than the venue counts).
-        Effect.onInterrupt(shared.acquire, () => first.settle).pipe(
+        // Interrupted while waiting for the shared budgets: nothing was sent, so the endpoint's slot is taken back
+        // (it would otherwise count as answered, for a window, a request the venue never saw).
+        Effect.onInterrupt(shared.acquire, () => first.revoke).pipe(
           Effect.map((second): LocalPermit => ({
             settle: Effect.andThen(first.settle, second.settle),
             revoke: Effect.andThen(first.revoke, second.revoke)

@@ -510,6 +510,29 @@ describe("rateLimiter", () => {
       assert.strictEqual(next.granted(), 1, "granted when the first window has passed, not after five")
     }))
 
+  it.effect("given up while it waits for the shared budgets, a request gives its endpoint's slot back (nothing sent)", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const store = yield* RateLimitStore.makeMemory
+      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1000, weight: 1 }
+      const uid = { key: "uid:venue.test:k", limit: 1, windowMillis: 10_000, weight: 1 }
+      // The user's budget is full (a request in flight): an order takes its endpoint's slot, then waits for it.
+      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 5_000 })
+      const order = yield* Effect.forkChild(store.acquire({ endpoint, shared: [uid], leaseMillis: 5_000 }))
+      yield* TestClock.adjust(10)
+      yield* Fiber.interrupt(order)
+      // Nothing was sent: the endpoint's budget has room at once (before, the slot counted as answered for a window).
+      let granted = false
+      yield* Effect.forkChild(
+        Effect.tap(
+          store.acquire({ endpoint: undefined, shared: [endpoint], leaseMillis: 5_000 }),
+          () => Effect.sync(() => granted = true)
+        )
+      )
+      yield* TestClock.adjust(1)
+      assert.isTrue(granted)
+    }))
+
   it.effect("a revoked grant counts for nothing, as if never granted: no answer recorded, not settled after", () =>
     Effect.gen(function*() {
       const log = new RateLimiter.Log({ limit: 10, windowMillis: 1000 }, 0)
