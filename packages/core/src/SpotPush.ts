@@ -286,6 +286,7 @@ interface Resolved {
   readonly ackTimeoutMillis: number
   readonly openTimeoutMillis: number
   readonly capacity: number
+  readonly backfillBuffer: number
   readonly settings: (endpoint: Push.Endpoint) => Settings
   readonly maxConnections: number
   readonly channelsPerConnection: number
@@ -312,6 +313,7 @@ const resolve = (
     ackTimeoutMillis,
     openTimeoutMillis: millis(options.openTimeout, Duration.seconds(10)),
     capacity: Math.max(2, options.bufferSize ?? 4096),
+    backfillBuffer: options.backfillBuffer ?? 100_000,
     maxConnections: options.maxConnections ?? Push.limits.connections,
     channelsPerConnection: options.limits?.channelsPerConnection ?? Push.limits.channelsPerConnection,
     settings: (endpoint) => ({
@@ -524,7 +526,7 @@ const privateStreams = (
               since: Math.round(now() + offset),
               symbols,
               capacity: resolved.capacity,
-              bufferLimit: options.backfillBuffer ?? 100_000,
+              bufferLimit: resolved.backfillBuffer,
               overlapMillis: 5_000,
               retentionMillis: 600_000,
               emit,
@@ -551,7 +553,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, options: pushOptions, registry, resolved }: Streams
+  { client, hubs, now, registry, resolved }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -573,7 +575,7 @@ const marketStreams = (
               overlapMillis: 5_000,
               backfill: () => client.recentTrades(symbol, { limit }),
               onFailed: release,
-              bufferLimit: pushOptions.backfillBuffer ?? 100_000
+              bufferLimit: resolved.backfillBuffer
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
@@ -600,7 +602,7 @@ const marketStreams = (
               backfill: (latest) =>
                 client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
               onFailed: release,
-              bufferLimit: pushOptions.backfillBuffer ?? 100_000
+              bufferLimit: resolved.backfillBuffer
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
