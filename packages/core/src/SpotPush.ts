@@ -219,7 +219,9 @@ export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
    * seen in pushes are added. A stream that joins a running private session with a symbol whose open orders were not
-   * read on its connection has them read then (the session's other pushes are not held meanwhile).
+   * read on its connection has them read then (the session's other pushes are not held meanwhile). A symbol the venue
+   * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins: the session's
+   * backfill would be refused for good, and end every private stream.
    */
   readonly symbols?: Iterable<string> | undefined
 }
@@ -339,6 +341,23 @@ const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<st
     ? Effect.succeed(list)
     : invalid("symbol", `${JSON.stringify(bad)} is no trading pair such as "BTCUSDT_SPBL"`)
 }
+
+// A symbol the venue does not list fails the stream that names it: in the session every private stream shares, its
+// REST backfill would be refused for good and end them all. The venue's list is the client's cached symbol rules;
+// when it cannot be read, the symbols go on unchecked (the backfill then tells).
+const listedSymbols = (
+  client: SpotClient["Service"],
+  symbols: ReadonlyArray<string>
+): Effect.Effect<void, SpotError.ValidationError> =>
+  Effect.forEach(
+    symbols,
+    (symbol) =>
+      Effect.flatMap(Effect.result(client.symbol(symbol)), (found) =>
+        found._tag === "Success" && found.success._tag === "None"
+          ? invalid("symbol", `${JSON.stringify(symbol)} is not a symbol the venue lists`)
+          : Effect.void),
+    { discard: true }
+  )
 
 /**
  * Builds the push service; needs a `SpotClient`, a `Socket.WebSocketConstructor` and a `Scope` (the connections
@@ -515,6 +534,7 @@ const privateStreams = (
         const refusal = credentialsRefusal(options.credentials)
         if (refusal !== undefined) return yield* refusal
         const symbols = yield* checkSymbols(privateOptions?.symbols ?? [])
+        yield* listedSymbols(client, symbols)
         const offset = yield* client.clockOffset
         return yield* registry.use<Private.PrivateSession, A>({
           key: "private",

@@ -315,6 +315,21 @@ describe("SpotPush private streams", () => {
       assert.isAtLeast(fast.items.length, 6)
     }).pipe(Effect.provide(setup({ push: { bufferSize: 3 } }))))
 
+  it.effect("a symbol the venue does not list fails the stream that names it, not the session the others share", () =>
+    Effect.gen(function*() {
+      const { push } = yield* context
+      const fills = yield* collect(push.watchFills())
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchOrders({ symbols: ["NOPEUSDT_SPBL"] })))
+      assert.strictEqual(error.reason._tag, "ValidationError")
+      assert.include(error.message, "NOPEUSDT_SPBL")
+      // The fills stream goes on: alice's next trade is pushed to it.
+      yield* round(0)
+      yield* settle
+      assert.isAbove(fills.items.length, 0)
+      assert.isUndefined(fills.fiber.pollUnsafe(), "the fills stream still runs")
+    }).pipe(Effect.provide(setup())))
+
   it.effect("a backfill refused for good (a key without read permission) fails the streams with BackfillError", () =>
     Effect.gen(function*() {
       const { push } = yield* context
