@@ -30,7 +30,6 @@
 import { Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
-import { TRADING_PAIR } from "./internal/model/patterns.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
@@ -41,6 +40,7 @@ import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
+import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
 import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
@@ -49,7 +49,7 @@ import * as RateLimitStore from "./RateLimitStore.ts"
 import { printable } from "./SafeText.ts"
 import type * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
-import * as SpotError from "./SpotError.ts"
+import type * as SpotError from "./SpotError.ts"
 import * as Venue from "./Venue.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -330,34 +330,6 @@ const resolve = (
     })
   }
 }
-
-const invalid = (field: string, description: string) =>
-  Effect.fail(new SpotError.ValidationError({ field, description }))
-
-const checkSymbols = (symbols: Iterable<string>): Effect.Effect<ReadonlyArray<string>, SpotError.ValidationError> => {
-  const list = Array.from(symbols)
-  const bad = list.find((symbol) => !TRADING_PAIR.test(symbol))
-  return bad === undefined
-    ? Effect.succeed(list)
-    : invalid("symbol", `${JSON.stringify(bad)} is no trading pair such as "BTCUSDT_SPBL"`)
-}
-
-// A symbol the venue does not list fails the stream that names it: in the session every private stream shares, its
-// REST backfill would be refused for good and end them all. The venue's list is the client's cached symbol rules;
-// when it cannot be read, the symbols go on unchecked (the backfill then tells).
-const listedSymbols = (
-  client: SpotClient["Service"],
-  symbols: ReadonlyArray<string>
-): Effect.Effect<void, SpotError.ValidationError> =>
-  Effect.forEach(
-    symbols,
-    (symbol) =>
-      Effect.flatMap(Effect.result(client.symbol(symbol)), (found) =>
-        found._tag === "Success" && found.success._tag === "None"
-          ? invalid("symbol", `${JSON.stringify(symbol)} is not a symbol the venue lists`)
-          : Effect.void),
-    { discard: true }
-  )
 
 /**
  * Builds the push service; needs a `SpotClient`, a `Socket.WebSocketConstructor` and a `Scope` (the connections
