@@ -279,7 +279,8 @@ export const layerSpotPush = (
 
 /**
  * The sandbox (`Sandbox.layer`) with the push venue on its port, at `/v2/ws/public` and `/v2/ws/private`
- * (`ws://host:port` is the push URL).
+ * (`ws://host:port` is the push URL). A handshake from a browser page is taken only from the origin `cors` allows, as
+ * its REST answers.
  *
  * @since 0.1.0
  * @category layers
@@ -291,7 +292,7 @@ export const layerSandbox = (
     Sandbox.Sandbox,
     Effect.gen(function*() {
       const push = yield* PushVenue
-      const upgrades = Upgrade.make(push.venue)
+      const upgrades = Upgrade.make(push.venue, { cors: options.cors })
       const context = yield* Layer.build(Sandbox.layer({ ...options, upgrade: upgrades.handle }))
       // Before the server's own release, which waits for every connection (upgraded ones too) to end.
       yield* Effect.addFinalizer(() => Effect.sync(() => upgrades.close()))

@@ -29,7 +29,8 @@ export interface Options {
    * Answer cross-origin requests from this origin (`"http://localhost:5173"`, or `"*"` for any), so that a program
    * in a browser page can call the sandbox directly: preflights are answered and every answer carries
    * `Access-Control-Allow-Origin`. A browser blocks a request the sandbox does not allow before the program sees
-   * an answer.
+   * an answer. With the push venue on the port (`PushVenue.layerSandbox`), a WebSocket handshake that carries an
+   * `Origin` (a browser's) is refused 403 unless it is this origin (or `"*"`); programs outside a browser send none.
    *
    * @default undefined (no CORS headers: a page on another origin cannot read the answers)
    */

@@ -2,7 +2,8 @@
  * The push venue's handshakes on a real HTTP server's `upgrade` event (`internal/push/upgrade.ts`): a refused one is
  * answered with its HTTP status, and a client that resets the connection afterwards (as a WebSocket client aborts its
  * request on a 401) is nothing the server's process has to hear about; a client's message larger than
- * `MAX_MESSAGE_BYTES` closes its connection (1009) before the venue reads it.
+ * `MAX_MESSAGE_BYTES` closes its connection (1009) before the venue reads it; a browser's handshake (with an `Origin`)
+ * reaches the venue only from the origin the sandbox's `cors` allows.
  */
 import { WebSocket } from "@effect/platform-node-shared/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
@@ -30,6 +31,33 @@ describe("push upgrades", () => {
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })
     assert.doesNotThrow(() => socket.emit("error", reset))
     upgrades.close()
+  })
+
+  it("a handshake with an Origin is refused 403 unless cors allows it, before the venue sees it", () => {
+    const seen: Array<string> = []
+    const venue = {
+      handshake: (path: string) => {
+        seen.push(path)
+        return { ok: false as const, status: 401, message: "bad signature" }
+      }
+    } as unknown as Venue
+    const statusOf = (cors: string | undefined, origin: string | undefined): string => {
+      const upgrades = Upgrade.make(venue, { cors })
+      const socket = new PassThrough()
+      const headers = origin === undefined ? {} : { origin }
+      const request = { url: "/v2/ws/private", headers, socket: {} } as unknown as IncomingMessage
+      upgrades.handle(request, socket, Buffer.alloc(0))
+      upgrades.close()
+      return String(socket.read()).split("\r\n")[0]!
+    }
+    assert.strictEqual(statusOf(undefined, "https://attacker.example"), "HTTP/1.1 403 Forbidden")
+    assert.strictEqual(statusOf("http://localhost:5173", "https://attacker.example"), "HTTP/1.1 403 Forbidden")
+    assert.strictEqual(seen.length, 0)
+    // From no browser, the allowed origin, or any origin under "*": the venue judges the handshake.
+    assert.strictEqual(statusOf(undefined, undefined), "HTTP/1.1 401 Unauthorized")
+    assert.strictEqual(statusOf("http://localhost:5173", "http://localhost:5173"), "HTTP/1.1 401 Unauthorized")
+    assert.strictEqual(statusOf("*", "https://attacker.example"), "HTTP/1.1 401 Unauthorized")
+    assert.strictEqual(seen.length, 3)
   })
 
   it.effect("a message up to MAX_MESSAGE_BYTES reaches the venue; a larger one closes the connection with 1009", () =>

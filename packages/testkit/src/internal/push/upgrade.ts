@@ -1,6 +1,8 @@
 // The venue's push protocol over real WebSockets (the `ws` package that @effect/platform-node carries), on an HTTP
 // server's port: a handshake the venue refuses is answered with its HTTP status before any upgrade, as a venue
-// refuses a bad signature; an accepted one becomes a venue connection.
+// refuses a bad signature; an accepted one becomes a venue connection. A browser's handshake (one with an `Origin`) is
+// refused 403 unless the sandbox's `cors` allows that origin, as its REST answers are kept from other origins: a
+// browser checks no origin for a WebSocket, so a page on any site could otherwise sign in with the demo keys.
 import { WebSocketServer } from "@effect/platform-node-shared/NodeWS"
 import { Buffer } from "node:buffer"
 import type { IncomingMessage } from "node:http"
@@ -23,7 +25,11 @@ export interface Upgrades {
  */
 export const MAX_MESSAGE_BYTES = 64 * 1024
 
-export const make = (venue: Venue): Upgrades => {
+/** Whether a handshake from `origin` is taken: one from no browser (no `Origin`), or from the origin `cors` allows. */
+export const originAllowed = (origin: string | undefined, cors: string | undefined): boolean =>
+  origin === undefined || cors === "*" || (cors !== undefined && origin === cors)
+
+export const make = (venue: Venue, options: { readonly cors?: string | undefined } = {}): Upgrades => {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES })
   let closed = false
   const handle = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -33,6 +39,8 @@ export const make = (venue: Venue): Upgrades => {
     }
     const handshake = closed
       ? { ok: false as const, status: 503, message: "closing" }
+      : !originAllowed(header("origin"), options.cors)
+      ? { ok: false as const, status: 403, message: "origin not allowed" }
       : venue.handshake((request.url ?? "/").split("?")[0]!, header, request.socket.remoteAddress ?? "unknown")
     if (!handshake.ok) {
       // Node hands an upgrade's socket over with no error listener. A refused client may reset the connection once it
