@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
+import { hostAllowed, hostRefusal, refuseUpgrade } from "./internal/loopback.ts"
 import { TestExchange } from "./TestExchange.ts"
 
 /**
@@ -23,7 +24,13 @@ import { TestExchange } from "./TestExchange.ts"
 export interface Options {
   /** @default 0 (any free port) */
   readonly port?: number | undefined
-  /** @default "127.0.0.1" */
+  /**
+   * The address to listen on. On loopback (the default, `localhost`, `::1`) only requests addressed to a loopback name
+   * (`Host`: `localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) are answered, others 403: a page whose name is pointed
+   * at 127.0.0.1 (DNS rebinding) cannot drive the sandbox with the demo keys. Bound elsewhere, no name is refused.
+   *
+   * @default "127.0.0.1"
+   */
   readonly host?: string | undefined
   /**
    * Answer cross-origin requests from this origin (`"http://localhost:5173"`, or `"*"` for any), so that a program
@@ -135,7 +142,13 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
         }
       }
 
+      const bound = options.host ?? "127.0.0.1"
       const server = createServer((request, response) => {
+        if (!hostAllowed(bound, request.headers.host)) {
+          response.writeHead(403, { "content-type": "text/plain", "content-length": Buffer.byteLength(hostRefusal) })
+          response.end(hostRefusal)
+          return
+        }
         if (options.cors !== undefined) {
           const origin = request.headers.origin
           if (options.cors === "*" || origin === options.cors) {
@@ -183,15 +196,23 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
         request.on("error", () => request.socket.destroy())
       })
       server.keepAliveTimeout = 5_000
-      if (options.upgrade !== undefined) server.on("upgrade", options.upgrade)
+      const upgrade = options.upgrade
+      if (upgrade !== undefined) {
+        server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+          hostAllowed(bound, request.headers.host)
+            ? upgrade(request, socket, head)
+            : refuseUpgrade(socket, 403, hostRefusal))
+      }
 
       const port = yield* Effect.acquireRelease(
         Effect.callback<number, SandboxError>((resume) => {
-          server.once("error", (error) => resume(Effect.fail(new SandboxError({ message: error.message }))))
-          server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+          server.once("error", (error) =>
+            resume(Effect.fail(new SandboxError({ message: error.message }))))
+          server.listen(options.port ?? 0, bound, () => {
             // From now on a server error (rare after listening) must not crash the process: connections fail alone.
             server.removeAllListeners("error")
-            server.on("error", () => undefined)
+            server.on("error", () =>
+              undefined)
             resume(Effect.succeed((server.address() as AddressInfo).port))
           })
         }),
@@ -202,7 +223,6 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
             server.closeAllConnections()
           })
       )
-      const host = options.host ?? "127.0.0.1"
-      return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${port}`, port }
+      return { baseUrl: `http://${bound.includes(":") ? `[${bound}]` : bound}:${port}`, port }
     })
   )

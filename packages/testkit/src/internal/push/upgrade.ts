@@ -4,10 +4,10 @@
 // refused 403 unless the sandbox's `cors` allows that origin, as its REST answers are kept from other origins: a
 // browser checks no origin for a WebSocket, so a page on any site could otherwise sign in with the demo keys.
 import { WebSocketServer } from "@effect/platform-node-shared/NodeWS"
-import { Buffer } from "node:buffer"
+import type { Buffer } from "node:buffer"
 import type { IncomingMessage } from "node:http"
-import { STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
+import { refuseUpgrade } from "../loopback.ts"
 import type { Peer } from "./connection.ts"
 import type { Venue } from "./venue.ts"
 
@@ -43,16 +43,7 @@ export const make = (venue: Venue, options: { readonly cors?: string | undefined
       ? { ok: false as const, status: 403, message: "origin not allowed" }
       : venue.handshake((request.url ?? "/").split("?")[0]!, header, request.socket.remoteAddress ?? "unknown")
     if (!handshake.ok) {
-      // Node hands an upgrade's socket over with no error listener. A refused client may reset the connection once it
-      // has read the status (a WebSocket client aborts its request): nothing to report, where an unheard error would
-      // be thrown in the server's process.
-      socket.on("error", () => {})
-      socket.end(
-        `HTTP/1.1 ${handshake.status} ${STATUS_CODES[handshake.status] ?? ""}\r\nConnection: close\r\n` +
-          `Content-Type: text/plain\r\nContent-Length: ${
-            Buffer.byteLength(handshake.message)
-          }\r\n\r\n${handshake.message}`
-      )
+      refuseUpgrade(socket, handshake.status, handshake.message)
       return
     }
     server.handleUpgrade(request, socket, head, (ws) => {
