@@ -36,7 +36,7 @@ const port = Flag.Int("port").pipe(
 
 const host = Flag.String("host").pipe(
   Flag.withDescription(
-    "Address to listen on; keep it on loopback, the sandbox has no real security (default 127.0.0.1; there it answers requests to localhost, 127.x.x.x or [::1] only)"
+    "Address to listen on; keep it on loopback, the sandbox has no real security; there it answers only requests to localhost, 127.x.x.x or [::1] (default 127.0.0.1)"
   ),
   Flag.withDefault("127.0.0.1"),
   Flag.filter((h) => h.trim().length > 0, () => "a non-empty address")
