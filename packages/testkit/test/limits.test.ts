@@ -38,6 +38,14 @@ describe("rate limits by endpoint", () => {
   const ORDERS = Venue.endpoints.placeOrder.path
   const BATCH = Venue.endpoints.placeOrders.path
   const openOrders = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
+  const limitOrder = {
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    force: "normal",
+    price: "20000",
+    quantity: "0.001"
+  }
 
   it.effect("placing has its own budget per user: 10 requests per second (spec-extended §8)", () =>
     Effect.gen(function*() {
@@ -56,6 +64,23 @@ describe("rate limits by endpoint", () => {
       // A second later the window has room again.
       const later = t + 1_000
       assert.strictEqual(statusOf(exchange.handleAt(signed(alice, ORDERS, "{}", later), later)), 400)
+    }))
+
+  it.effect("a request refused with 429 was not processed: the same signed bytes sent again in the window are processed", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      const { alice } = TestExchange.demoKeys
+      const t = 2_500_000
+      const order = (i: number) => signed(alice, ORDERS, JSON.stringify({ ...limitOrder, clientOrderId: `r-${i}` }), t)
+      for (let i = 0; i < 10; i++) assert.strictEqual(statusOf(exchange.handleAt(order(i), t)), 200, `#${i + 1}`)
+      const refused = order(10)
+      assert.strictEqual(statusOf(exchange.handleAt(refused, t)), 429)
+      // A second later, within the signature's 30 s: placed (not 40409, a duplicate of what was never placed).
+      const placed = exchange.handleAt(refused, t + 1_000)
+      assert.strictEqual(statusOf(placed), 200)
+      assert.isDefined(exchange.engine.orderByClientId(exchange.accounts[0]!.userId, "r-10"))
+      // Admitted, it is spent: the same bytes again are a replay.
+      assert.strictEqual(statusOf(exchange.handleAt(refused, t + 1_000)), 409)
     }))
 
   it.effect("open orders weigh 3 against the user's 500 per 10 s: the 167th in a window is refused", () =>

@@ -69,11 +69,17 @@ export interface MatchingOptions {
 }
 
 /**
- * Hears what matching did, for the push venue: an order placed (and the trades it made, from index `tradesFrom` of the
- * trade log on), an order cancelled. Unset (the default), matching pays one check per call.
+ * Hears what matching did, for the push venue: an order placed (the trades it made, from index `tradesFrom` of the
+ * trade log on; and, kept or not, the prices of the opposite levels it took from and the resting orders it filled, in
+ * the order it met them), an order cancelled. Unset (the default), matching pays one check per call.
  */
 export interface MatchingListener {
-  readonly placed: (seq: number, tradesFrom: number) => void
+  readonly placed: (
+    seq: number,
+    tradesFrom: number,
+    levels: ReadonlyArray<number>,
+    makers: ReadonlyArray<number>
+  ) => void
   readonly cancelled: (seq: number) => void
 }
 
@@ -94,6 +100,9 @@ export class Matching {
   readonly makerRate: number
   readonly takerRate: number
   private readonly recordTrades: boolean
+  // The opposite levels (by price) and the resting orders the order being placed took from, while a listener hears.
+  private readonly touchedLevels: Array<number> = []
+  private readonly touchedMakers: Array<number> = []
 
   constructor(registry: Registry, accounts: Accounts, stamps: Stamps, options: MatchingOptions) {
     this.accounts = accounts
@@ -190,6 +199,8 @@ export class Matching {
 
     // Fill-or-kill: all of it now at acceptable prices, or nothing (the order is accepted and cancelled).
     const tradesFrom = this.trades.records.size
+    this.touchedLevels.length = 0
+    this.touchedMakers.length = 0
     if (market === 0 && force === FORCE_FOK && !this.canFill(opposite, price, quantity)) {
       this.finish(user, product, seq, now)
     } else {
@@ -201,7 +212,7 @@ export class Matching {
         this.finish(user, product, seq, now)
       }
     }
-    if (this.listener !== undefined) this.listener.placed(seq, tradesFrom)
+    if (this.listener !== undefined) this.listener.placed(seq, tradesFrom, this.touchedLevels, this.touchedMakers)
     return seq
   }
 
@@ -245,6 +256,10 @@ export class Matching {
           lots = t[to + REMAINING]!
         }
         this.fill(taker, product, seq, maker, levelPrice, lots, now)
+        if (this.listener !== undefined) {
+          this.touchedMakers.push(maker)
+          if (this.touchedLevels.at(-1) !== levelPrice) this.touchedLevels.push(levelPrice)
+        }
         level.total -= lots
         if (m[mo + REMAINING] === 0) {
           opposite.unlink(store, level, maker)

@@ -2,7 +2,8 @@
 // venue's order: headers present (40001, 40002, 40003, 40011), JSON content type (40007), timestamp well formed
 // (40005), key known (40006), passphrase (40012), timestamp within the window (40008), signature over the bytes
 // received (40009), the permission the endpoint declares (40014), and, for a request that changes state, that this key,
-// timestamp and signature were not seen before within the window (40409: an exact replay).
+// timestamp and signature were not admitted before within the window (40409: an exact replay). A request is remembered
+// only once admitted (`admitted`, after the rate limits): one refused with 429 was not processed and may be sent again.
 import { Venue } from "@spotkit/core"
 import type { KeyObject } from "node:crypto"
 import { EngineError } from "../engine/errors.ts"
@@ -33,6 +34,13 @@ const present = (value: string | undefined): value is string => value !== undefi
 /** The refusals that say a credential was wrong: what someone guessing keys, passphrases or secrets meets. */
 export const FAILED_CREDENTIALS: ReadonlySet<string> = new Set(["40006", "40009", "40012"])
 
+/** An authenticated caller; `replay`: how `Auth.admitted` remembers a request that changes state. */
+export interface Caller {
+  readonly userId: string
+  readonly apiKey: string
+  readonly replay: { readonly id: string; readonly closes: number } | undefined
+}
+
 export class Auth {
   private readonly keys = new Map<string, ApiKey>()
   // HMAC keys imported once per secret, not per request.
@@ -62,14 +70,15 @@ export class Auth {
 
   /**
    * The caller of a signed request to an endpoint that needs `permission`, or why it is refused. `once`: the request
-   * changes state, so its signature is good once (a replay within the window is refused).
+   * changes state, so its signature is good once (a replay of an admitted one within the window is refused); the
+   * caller's `replay` is what `admitted` remembers.
    */
   authenticate(
     request: WireRequest,
     permission: Venue.Permission,
     now: number,
     once = false
-  ): { readonly userId: string; readonly apiKey: string } | Refusal {
+  ): Caller | Refusal {
     const apiKey = request.header(KEY)
     const sign = request.header(SIGN)
     const timestamp = request.header(TIMESTAMP)
@@ -93,10 +102,17 @@ export class Auth {
       : signatureOf(secret, Venue.prehash(timestamp, request.method, request.path, ""), request.bodyBytes)
     if (!constantTimeEqual(sign, expected)) return refusal("40009")
     if (!(key.permissions ?? ALL).includes(permission)) return refusal("40014")
-    if (once && this.replayed(`${apiKey}\n${timestamp}\n${sign}`, Number(timestamp) + this.windowMillis, now)) {
-      return refusal("40409")
-    }
-    return { userId: key.userId, apiKey }
+    if (!once) return { userId: key.userId, apiKey, replay: undefined }
+    const replay = { id: `${apiKey}\n${timestamp}\n${sign}`, closes: Number(timestamp) + this.windowMillis }
+    if (this.replayed(replay.id, now)) return refusal("40409")
+    return { userId: key.userId, apiKey, replay }
+  }
+
+  /** Remembers an authenticated request as admitted (past the rate limits): from now on a replay of it is refused. */
+  admitted(caller: Caller): void {
+    if (caller.replay === undefined) return
+    this.seen.set(caller.replay.id, caller.replay.closes)
+    this.seenOrder.push(caller.replay.id)
   }
 
   /** Forgets every signature seen. */
@@ -106,8 +122,8 @@ export class Auth {
     this.seenHead = 0
   }
 
-  // Whether the request was seen before and its window is still open; remembers it otherwise.
-  private replayed(id: string, closes: number, now: number): boolean {
+  // Whether the request was admitted before and its window is still open.
+  private replayed(id: string, now: number): boolean {
     // Entries whose window closed go, oldest first (an entry that closes later can hold back a few behind it for at
     // most twice the window).
     while (this.seenHead < this.seenOrder.length) {
@@ -122,10 +138,7 @@ export class Auth {
       this.seenHead = 0
     }
     const known = this.seen.get(id)
-    if (known !== undefined && known >= now) return true
-    this.seen.set(id, closes)
-    this.seenOrder.push(id)
-    return false
+    return known !== undefined && known >= now
   }
 
   private keyOf(secret: string): KeyObject {

@@ -36,7 +36,7 @@ class Feed {
     this.venue = venue
   }
 
-  placed(seq: number, tradesFrom: number): void {
+  placed(seq: number, tradesFrom: number, levels: ReadonlyArray<number>, makers: ReadonlyArray<number>): void {
     if (this.venue.idle()) return
     const { matching, registry } = this.parts
     const store = matching.orders
@@ -45,18 +45,16 @@ class Feed {
     const product = registry.products[r[o + Book.PRODUCT]!]!
     const buy = (r[o + Book.FLAGS]! & Book.SIDE_SELL) === 0
     const tradesTo = matching.trades.records.size
-    const makers: Array<number> = []
-    const prices = new Set<number>()
+    // The fills and public trades come from the trade log (none without one, as REST's); the orders, balances and
+    // levels that changed from matching itself, which tells them whether or not the log is kept.
     for (let i = tradesFrom; i < tradesTo; i++) {
       const t = matching.trades.records.segment(i)
       const to = Trades.at(i)
-      makers.push(t[to + Trades.MAKER]!)
-      prices.add(t[to + Trades.PRICE]!)
       this.fill(2 * i)
       this.fill(2 * i + 1)
       this.trade(product.symbol, t, to, buy, product.pricePrecision, product.quantityPrecision, product.quote.scale)
     }
-    if (tradesTo > tradesFrom) this.market(product)
+    if (makers.length > 0) this.market(product)
     for (const maker of new Set(makers)) this.order(maker)
     this.order(seq)
     const users = new Set([r[o + Book.USER]!, ...makers.map((m) => store.user(m))])
@@ -64,7 +62,7 @@ class Feed {
     if (!this.venue.wantsBook(product.symbol)) return
     const precision = [product.pricePrecision, product.quantityPrecision] as const
     const opposite = buy ? product.asks : product.bids
-    const changed: Array<Level> = Array.from(prices, (price) => levelAt(opposite, price, precision))
+    const changed: Array<Level> = Array.from(new Set(levels), (price) => levelAt(opposite, price, precision))
     const own: Array<Level> = []
     // An order that rests now changed its own side's level.
     if (((r[o + Book.FLAGS]! >> Book.STATUS_SHIFT) & 3) === Book.STATUS_OPEN) {
@@ -185,7 +183,7 @@ export const attach = (engine: Engine, venue: Venue): () => void => {
   const parts = partsOf(engine)
   const feed = new Feed(parts, venue)
   parts.matching.listener = {
-    placed: (seq, tradesFrom) => feed.placed(seq, tradesFrom),
+    placed: (seq, tradesFrom, levels, makers) => feed.placed(seq, tradesFrom, levels, makers),
     cancelled: (seq) => feed.cancelled(seq)
   }
   parts.accounts.listener = (user) => {
