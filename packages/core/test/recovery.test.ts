@@ -393,6 +393,22 @@ describe("orders that filled at once are recovered with their id", () => {
   })
 })
 
+describe("an answer about another order", () => {
+  it.effect("an applied order answered with another clientOrderId is recovered by its own, not taken from the answer", () => {
+    const venue = new FakeVenue().fail({
+      kind: "garbleAfter",
+      body: `{"code":"00000","msg":"success","requestTime":${NOW},` +
+        `"data":{"orderId":602876318261969999,"clientOrderId":"someone-else"}}`
+    }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrderAt("mine-1"))
+        assert.deepStrictEqual(result, { orderId: venueOrderId(venue, "mine-1"), clientOrderId: "mine-1" })
+        assert.strictEqual(venue.orders.length, 1, "placed once")
+      }))
+  })
+})
+
 describe("a venue that does not serve orderInfo", () => {
   it.effect("a lost answer is OutcomeUnknownError naming the clientOrderId; open orders are not scanned", () => {
     const venue = new FakeVenue({ notServed: [ORDER_INFO] }).fail({ kind: "dropAfter" }, ORDERS)

@@ -8,17 +8,7 @@ import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
-import {
-  annotate,
-  attempt,
-  clientOrderIdOf,
-  type Context,
-  decode,
-  encode,
-  fail,
-  newClientOrderId,
-  validate
-} from "./call.ts"
+import { annotate, clientOrderIdOf, type Context, decode, encode, fail, newClientOrderId, validate } from "./call.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import * as Rules from "./rules.ts"
@@ -30,6 +20,21 @@ const validateSymbol = Validate.input(TradingPair, "symbol")
 type IdentifiedOrder = Order.PlaceOrder & { readonly clientOrderId: string }
 
 const { placeOrder: placeOrderEndpoint, placeOrders: placeOrdersEndpoint } = Venue.endpoints
+
+// One attempt. An answer that names another clientOrderId is about another order: its id is not this order's, which
+// may have been placed all the same (a DecodeError, which recovery settles by looking the order up).
+const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
+  Effect.flatMap(
+    pipeline.execute({ endpoint: placeOrderEndpoint, payload: encode(placeOrderEndpoint, order) }),
+    (response) =>
+      Effect.flatMap(decode(placeOrderEndpoint, response), (result) =>
+        result.clientOrderId === order.clientOrderId
+          ? Effect.succeed(result)
+          : Effect.fail(response.answersAnother(
+            `the answer names clientOrderId ${result.clientOrderId} (orderId ${result.orderId}), not the order's` +
+              ` ${order.clientOrderId}`
+          )))
+  )
 
 /** The operations that place orders, over the lookups of `orderState.ts`. */
 export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
@@ -74,7 +79,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     const broken = rules?.check(order)
     if (broken !== undefined) return Effect.fail(placeOrderFailed(broken))
     const since = context.rules.generation()
-    const sending = attempt(pipeline, placeOrderEndpoint, order)
+    const sending = placeOnce(pipeline, order)
     return Effect.catch(sending, (first) =>
       Effect.mapError(
         Effect.catch(
