@@ -231,6 +231,64 @@ describe("recovery matches the order, not only its clientOrderId", () => {
       }))
   })
 
+  // The same side, type, price and quantity, but created before this call could have reached the venue (beyond its
+  // timestamp window): an older order of a reused clientOrderId, not the one this call may have placed.
+  const addOldSameOrder = (venue: FakeVenue, clientOrderId: string, status: string) =>
+    venue.orders.push({
+      orderId: OLD_ORDER_ID,
+      symbol: SYMBOL,
+      clientOrderId,
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      cTime: NOW - 60_000,
+      status
+    })
+
+  it.effect.each(["full_fill", "cancelled", "open"])(
+    "a reused clientOrderId of an older identical %s order is not reported as placed by this call",
+    (status) => {
+      const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+      addOldSameOrder(venue, "same-1", status)
+      return withClient(venue, (client) =>
+        Effect.gen(function*() {
+          const error = yield* Effect.flip(client.placeOrder(limitOrderAt("same-1", "100", "1")))
+          const reason = reasonOf(error, "DuplicateOrderError")
+          assert.isTrue(reason.afterRetry)
+          assert.strictEqual(venue.orders.length, 1, "only the old order")
+        }))
+    }
+  )
+
+  it.effect("a reused clientOrderId of an older identical order is not taken for a batch item", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, BATCH)
+    addOldSameOrder(venue, "same-b", "full_fill")
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, [{
+          side: "buy",
+          orderType: "limit",
+          price: "100",
+          quantity: "1",
+          clientOrderId: "same-b"
+        }])
+        const outcome = result.outcomes[0]!
+        assert.strictEqual(outcome._tag, "Failed")
+        assert.strictEqual(result.placed, 0)
+        assert.strictEqual(venue.orders.length, 1, "only the old order")
+      }))
+  })
+
+  it.effect("an order this call placed is still recovered when the venue's clock is behind the client's", () => {
+    const venue = new FakeVenue({ skewMillis: -20_000 }).fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrderAt("skew-1", "100", "1"))
+        assert.strictEqual(result.orderId, venueOrderId(venue, "skew-1"))
+      }))
+  })
+
   it.effect.each([
     { sent: { price: "100.0", quantity: "1.50" }, shown: { price: "100", quantity: "1.5" }, same: true },
     { sent: { price: "100", quantity: "2" }, shown: { price: "100.00", quantity: "2.000" }, same: true },
@@ -331,6 +389,22 @@ describe("orders that filled at once are recovered with their id", () => {
         const error = yield* Effect.flip(client.placeOrder(limitOrderAt("sym-1", "100", "1")))
         const reason = reasonOf(error, "DuplicateOrderError")
         assert.isTrue(reason.afterRetry)
+      }))
+  })
+})
+
+describe("an answer about another order", () => {
+  it.effect("an applied order answered with another clientOrderId is recovered by its own, not taken from the answer", () => {
+    const venue = new FakeVenue().fail({
+      kind: "garbleAfter",
+      body: `{"code":"00000","msg":"success","requestTime":${NOW},` +
+        `"data":{"orderId":602876318261969999,"clientOrderId":"someone-else"}}`
+    }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrderAt("mine-1"))
+        assert.deepStrictEqual(result, { orderId: venueOrderId(venue, "mine-1"), clientOrderId: "mine-1" })
+        assert.strictEqual(venue.orders.length, 1, "placed once")
       }))
   })
 })

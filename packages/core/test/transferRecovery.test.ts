@@ -4,10 +4,13 @@
  * already knows, and answered when exactly one matches; otherwise `OutcomeUnknownError` carries the candidates.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
+import { SpotClient } from "../src/index.ts"
 import type * as Surface from "./support/fakeSurface.ts"
 import {
+  clientOptions,
   FakeVenue,
   NOW,
   reasonOf,
@@ -30,6 +33,9 @@ const elsewhere = (venue: FakeVenue, overrides: Partial<Surface.FakeTransfer> = 
     createTime: NOW,
     ...overrides
   })
+
+// Signing awaits WebCrypto, which resolves on real event-loop turns, not on the TestClock.
+const realTick = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
 
 describe("a transfer whose answer was lost", () => {
   it.effect("resolves to its id when exactly one transfer matches, without sending it again", () => {
@@ -123,6 +129,62 @@ describe("a transfer whose answer was lost", () => {
         const error = yield* Effect.flip(client.internalTransfer(sampleTransfer))
         reasonOf(error, "InsufficientBalanceError")
         assert.strictEqual(venue.count(TRANSFER_STATUS), 0)
+      }))
+  })
+})
+
+describe("a lost transfer is not taken for another of the client's own that is not settled", () => {
+  it.effect("an identical transfer still in flight: OutcomeUnknownError, not the other's id", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      // The first transfer is applied, and its answer held until `release`.
+      const release = yield* Deferred.make<void>()
+      let held = 0
+      const http = HttpClient.make((request, url) =>
+        Effect.flatMap(
+          venue.client.execute(request),
+          (response) =>
+            url.pathname === TRANSFER && held++ === 0
+              ? Effect.as(Deferred.await(release), response)
+              : Effect.succeed(response)
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 } }).pipe(
+            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+          )
+        )
+      )
+      const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+      for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
+      assert.strictEqual(venue.transfers.length, 1)
+      // The second is lost before the venue sees it: the one match is the first's.
+      venue.fail({ kind: "dropBefore" }, TRANSFER)
+      const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+      yield* Deferred.succeed(release, undefined)
+      const firstResult = yield* Fiber.join(first)
+      assert.strictEqual(firstResult.id, venue.transfers[0]!.withdrawId)
+      assert.strictEqual(venue.transfers.length, 1, "one transfer applied")
+      assert.strictEqual(second._tag, "Failure", "the second was never applied")
+      if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
+    })
+  })
+
+  it.effect("an identical transfer whose outcome stayed unknown: its transfer is not taken for a later one", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+      .fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, TRANSFER_STATUS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        reasonOf(first, "OutcomeUnknownError")
+        yield* TestClock.adjust("2 seconds")
+        venue.fail({ kind: "dropBefore" }, TRANSFER)
+        const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+        assert.strictEqual(venue.transfers.length, 1, "only the first was applied")
+        assert.strictEqual(second._tag, "Failure", "the second was never applied")
+        if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
       }))
   })
 })

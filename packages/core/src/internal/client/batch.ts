@@ -2,7 +2,7 @@
 // alone), sent in chunks of the venue's batch limit, and answered with one outcome per item in input order. An item
 // an ambiguous attempt may have placed is looked up by its clientOrderId before it is reported failed; `resolve` does
 // the same later for outcomes that still say `mayExist`.
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type * as Order from "../../Order.ts"
 import type { OrderId, TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -25,6 +25,8 @@ export interface Client {
   readonly send: (request: Order.BatchRequest) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
   /** One order by its clientOrderId (`order`). */
   readonly lookup: Recovery.Lookup
+  /** How far the client's estimate of the venue's clock is ahead of its own (ms). */
+  readonly clockOffset: Effect.Effect<number>
   /** The symbol's rules when the client checks orders and knows them. */
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
   /** The generation of the cached rules (`Rules.Cache.generation`). */
@@ -50,6 +52,7 @@ const failed = (index: number, clientOrderId: string, reason: SpotError.SpotErro
 const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
   Effect.gen(function*() {
     const orderList = chunk.map(({ clientOrderId, item }) => ({ ...item, clientOrderId }))
+    const started = yield* Clock.currentTimeMillis
     const answer = yield* Effect.result(client.send({ symbol, orderList }))
     const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
     const accepted = new Map<string, OrderId>()
@@ -64,14 +67,16 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
       }
     }
     // After an ambiguous attempt, every item not accepted by the last answer may have been placed by an earlier one,
-    // whatever the last answer says of it (a venue may check the balance before duplicates): look them up.
+    // whatever the last answer says of it (a venue may check the balance before duplicates): look them up. Only an
+    // order created since the chunk was sent counts (a clientOrderId may be reused from an older order).
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
     const recovered = unknown.length === 0
       ? new Map<string, OrderId>()
       : yield* Recovery.findMany(
         client.lookup,
         symbol,
-        new Map(unknown.map((pending) => [pending.clientOrderId, pending.item]))
+        new Map(unknown.map((pending) => [pending.clientOrderId, pending.item])),
+        Recovery.earliest(started, yield* client.clockOffset)
       )
 
     return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {

@@ -8,17 +8,7 @@ import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
-import {
-  annotate,
-  attempt,
-  clientOrderIdOf,
-  type Context,
-  decode,
-  encode,
-  fail,
-  newClientOrderId,
-  validate
-} from "./call.ts"
+import { annotate, clientOrderIdOf, type Context, decode, encode, fail, newClientOrderId, validate } from "./call.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import * as Rules from "./rules.ts"
@@ -30,6 +20,21 @@ const validateSymbol = Validate.input(TradingPair, "symbol")
 type IdentifiedOrder = Order.PlaceOrder & { readonly clientOrderId: string }
 
 const { placeOrder: placeOrderEndpoint, placeOrders: placeOrdersEndpoint } = Venue.endpoints
+
+// One attempt. An answer that names another clientOrderId is about another order: its id is not this order's, which
+// may have been placed all the same (a DecodeError, which recovery settles by looking the order up).
+const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
+  Effect.flatMap(
+    pipeline.execute({ endpoint: placeOrderEndpoint, payload: encode(placeOrderEndpoint, order) }),
+    (response) =>
+      Effect.flatMap(decode(placeOrderEndpoint, response), (result) =>
+        result.clientOrderId === order.clientOrderId
+          ? Effect.succeed(result)
+          : Effect.fail(response.answersAnother(
+            `the answer names clientOrderId ${result.clientOrderId} (orderId ${result.orderId}), not the order's` +
+              ` ${order.clientOrderId}`
+          )))
+  )
 
 /** The operations that place orders, over the lookups of `orderState.ts`. */
 export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
@@ -50,16 +55,19 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       : Effect.fail(reason)
 
   // How a placement that failed ends: a duplicate named by its clientOrderId, an order that may have been placed
-  // looked up (recovery.ts), a refusal for a rule checked against fresh rules.
-  const placementFailed = (order: IdentifiedOrder, since: number) => (failure: Retry.Failure) => {
+  // looked up (recovery.ts; only an order created since the call started counts), a refusal for a rule checked against
+  // fresh rules. `started` is the call's start on the client's clock.
+  const placementFailed = (order: IdentifiedOrder, generation: number, started: number) => (failure: Retry.Failure) => {
     const { clientOrderId } = order
     const reason = failure.reason._tag === "DuplicateOrderError"
       ? new SpotError.DuplicateOrderError({ ...failure.reason, clientOrderId })
       : failure.reason
-    return Effect.catch(
-      Recovery.placement(lookupByClientIds, order, clientOrderId, { ...failure, reason }),
-      ruleRefused(order, since)
-    )
+    const recovering = { ...failure, reason }
+    const recovered = Effect.flatMap(pipeline.clockOffset, (offset) => {
+      const since = Recovery.earliest(started, offset)
+      return Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
+    })
+    return Effect.catch(recovered, ruleRefused(order, generation))
   }
 
   const placeOrderFailed = fail("placeOrder")
@@ -67,16 +75,16 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. An
   // attempt that succeeds passes one `catch`; the retries, the recovery and the error of the operation come after a
   // failure.
-  const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined) => {
+  const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined, started: number) => {
     const broken = rules?.check(order)
     if (broken !== undefined) return Effect.fail(placeOrderFailed(broken))
     const since = context.rules.generation()
-    const sending = attempt(pipeline, placeOrderEndpoint, order)
+    const sending = placeOnce(pipeline, order)
     return Effect.catch(sending, (first) =>
       Effect.mapError(
         Effect.catch(
           Effect.map(retrying.after(placeOrderEndpoint, sending, first), (done) => done.value),
-          placementFailed(order, since)
+          placementFailed(order, since, started)
         ),
         placeOrderFailed
       ))
@@ -95,11 +103,12 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       orderType: order.orderType,
       clientOrderId: order.clientOrderId
     })
-    if (!context.checkRules) return checkedSend(order, undefined)
-    const rules = context.rules.known(order.symbol, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+    const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    if (!context.checkRules) return checkedSend(order, undefined, started)
+    const rules = context.rules.known(order.symbol, started)
     return rules === Rules.NotLoaded
-      ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded))
-      : checkedSend(order, rules)
+      ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded, started))
+      : checkedSend(order, rules, started)
   }
 
   const placeOrder = (input: Order.PlaceOrderInput) =>
@@ -133,6 +142,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
         )
       ),
     lookup: lookupByClientIds,
+    clockOffset: pipeline.clockOffset,
     rules: rulesFor,
     rulesGeneration: context.rules.generation,
     ruleRefused: (symbol, since) =>

@@ -1,11 +1,14 @@
 // Recovery of orders whose placement may have been applied although the call failed (its answer was lost or garbled,
 // or the server failed after acting on it): the order is looked up by its clientOrderId (`order`, which sees filled
 // and cancelled orders too) before the caller is told anything, so that a caller who places it again does not place
-// it twice, and an order that filled at once (market, IOC, FOK) is reported with its id.
+// it twice, and an order that filled at once (market, IOC, FOK) is reported with its id. An order found under the
+// clientOrderId counts only when it is the same order and was created during the call: a clientOrderId reused from an
+// older order (filled, cancelled or open) answers 43118 to the retry, and that order must not be taken for this one.
 import { Effect } from "effect"
 import type * as Order from "../../Order.ts"
 import type { OrderId } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
+import * as Venue from "../../Venue.ts"
 import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
 
@@ -31,41 +34,67 @@ export const isSameOrder = (record: Order.OrderRecord, symbol: string, item: Ord
     (item.price !== undefined && Decimal.equal(record.price, item.price) &&
       Decimal.equal(record.quantity, item.quantity)))
 
+/**
+ * How far (ms) before a call's start, on the venue's clock as the client estimates it, the venue may stamp an order
+ * the call placed: it accepts a request only within its timestamp window of its own clock.
+ */
+export const MARGIN_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS + 1_000
+
+/**
+ * The earliest creation time (`cTime`, the venue's clock) of an order placed by a call that started at `startMillis`
+ * on the client's clock, whose estimate of the venue's clock is `offsetMillis` ahead of its own.
+ */
+export const earliest = (startMillis: number, offsetMillis: number): number =>
+  startMillis + offsetMillis - MARGIN_MILLIS
+
 /** What looking an order up by its clientOrderId found. */
 export type Found =
   | { readonly _tag: "Same"; readonly orderId: OrderId }
   | { readonly _tag: "Other"; readonly orderId: OrderId }
   | { readonly _tag: "None" }
 
-/** What was found under a clientOrderId, for the order `item` would have placed on `symbol`. */
-const judge = (record: Order.OrderRecord | undefined, symbol: string, item: Order.BatchItem): Found =>
+/**
+ * What was found under a clientOrderId, for the order `item` would have placed on `symbol` in a call whose orders
+ * were created at `since` or later (`earliest`; undefined when not known).
+ */
+const judge = (
+  record: Order.OrderRecord | undefined,
+  symbol: string,
+  item: Order.BatchItem,
+  since: number | undefined
+): Found =>
   record === undefined
     ? { _tag: "None" }
-    : { _tag: isSameOrder(record, symbol, item) ? "Same" : "Other", orderId: record.orderId }
+    : {
+      _tag: isSameOrder(record, symbol, item) && (since === undefined || record.cTime >= since) ? "Same" : "Other",
+      orderId: record.orderId
+    }
 
-/** Looks up the order `item` would have placed on `symbol` under `clientOrderId`. */
+/** Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` or later. */
 export const find = (
   lookup: Lookup,
   symbol: string,
   clientOrderId: string,
-  item: Order.BatchItem
+  item: Order.BatchItem,
+  since?: number | undefined
 ): Effect.Effect<Found, SpotError.SpotErrorReason> =>
-  Effect.map(lookup(symbol, [clientOrderId]), (found) => judge(found.get(clientOrderId), symbol, item))
+  Effect.map(lookup(symbol, [clientOrderId]), (found) => judge(found.get(clientOrderId), symbol, item, since))
 
 /**
  * Looks up, by clientOrderId, the orders an ambiguous attempt may have placed; answers those found that are the
- * same order. A lookup that fails finds none.
+ * same order, created at `since` or later. A lookup that fails finds none.
  */
 export const findMany = (
   lookup: Lookup,
   symbol: string,
-  wanted: ReadonlyMap<string, Order.BatchItem>
+  wanted: ReadonlyMap<string, Order.BatchItem>,
+  since: number
 ): Effect.Effect<Map<string, OrderId>> =>
   lookup(symbol, [...wanted.keys()]).pipe(
     Effect.map((found) => {
       const out = new Map<string, OrderId>()
       for (const [clientOrderId, item] of wanted) {
-        const judged = judge(found.get(clientOrderId), symbol, item)
+        const judged = judge(found.get(clientOrderId), symbol, item, since)
         if (judged._tag === "Same") out.set(clientOrderId, judged.orderId)
       }
       return out
@@ -75,17 +104,19 @@ export const findMany = (
 
 /**
  * What a failed placement answers: its reason when no attempt may have been applied; otherwise the order if it is
- * found, or why it may exist (a duplicate after a retry, or an outcome the lookup does not settle).
+ * found (created at `since` or later), or why it may exist (a duplicate after a retry, or an outcome the lookup does
+ * not settle).
  */
 export const placement = (
   lookup: Lookup,
   order: Order.PlaceOrder,
   clientOrderId: string,
-  failure: Retry.Failure
+  failure: Retry.Failure,
+  since: number
 ): Effect.Effect<Order.PlaceOrderResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
-  return find(lookup, order.symbol, clientOrderId, order).pipe(
+  return find(lookup, order.symbol, clientOrderId, order, since).pipe(
     Effect.matchEffect({
       onFailure: (lookupReason) =>
         Effect.fail(

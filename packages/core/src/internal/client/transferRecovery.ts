@@ -2,7 +2,9 @@
 // blindly; instead the venue's transfer list is searched for it: transfers created in the window of the call (widened
 // by the venue's timestamp window, within which its clock and ours agree), of the same coin, receiver and amount, and
 // not among the transfers this client already knows (its earlier transfers, and earlier recoveries). Exactly one
-// match is the transfer; none or several leave the outcome unknown, and the error carries the candidates.
+// match is the transfer, unless another transfer of this client of the same coin, receiver and amount is unsettled
+// (still in flight, or ended with its outcome unknown) in that window: the match may be that one's. Otherwise, none or
+// several leave the outcome unknown, and the error carries the candidates.
 import { Effect } from "effect"
 import * as SpotError from "../../SpotError.ts"
 import type {
@@ -32,6 +34,59 @@ export class Known {
     return this.ids.has(id)
   }
 }
+
+/** A transfer of this client whose outcome no id settles: in flight (`end` undefined), or ended unknown. */
+export interface Entry {
+  readonly kind: string
+  /** When it started and ended, on the server's clock as the client estimates it. */
+  readonly start: number
+  end: number | undefined
+}
+
+/**
+ * The transfers of a client whose outcome no id settles, the most recent `capacity` of them: the one match of a lost
+ * transfer may be one of theirs. One that ended unknown is kept as long as its record could fall in the window of a
+ * later call.
+ */
+export class Unsettled {
+  private readonly entries = new Set<Entry>()
+  private readonly capacity: number
+  constructor(capacity = 10_000) {
+    this.capacity = capacity
+  }
+  /** A transfer starts at `start`. */
+  begin(transfer: InternalTransfer, start: number): Entry {
+    for (const entry of this.entries) {
+      if (entry.end !== undefined && entry.end < start - 2 * MARGIN_MILLIS) this.entries.delete(entry)
+    }
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.values().next().value!)
+    const entry: Entry = { kind: kindOf(transfer), start, end: undefined }
+    this.entries.add(entry)
+    return entry
+  }
+  /** Its outcome is known: done with an id, or refused. */
+  settle(entry: Entry): void {
+    this.entries.delete(entry)
+  }
+  /** It ended at `end` with its outcome unknown. */
+  unknown(entry: Entry, end: number): void {
+    entry.end = end
+  }
+  /** Whether another unsettled transfer of the same kind as `entry` may have a record in `window` (widened). */
+  contests(entry: Entry, window: { readonly start: number; readonly end: number }): boolean {
+    for (const other of this.entries) {
+      if (
+        other !== entry && other.kind === entry.kind && other.start - MARGIN_MILLIS <= window.end &&
+        (other.end === undefined || other.end + MARGIN_MILLIS >= window.start)
+      ) return true
+    }
+    return false
+  }
+}
+
+// Transfers the lookup cannot tell apart: the same coin, receiver and amount.
+const kindOf = (transfer: InternalTransfer): string =>
+  `${transfer.coin} ${transfer.toUserId} ${Decimal.normalize(transfer.amount)}`
 
 /** One page of the transfer list (`transferStatus`), retried. */
 export type Lookup = (
@@ -82,15 +137,18 @@ const candidates = (
 
 /**
  * What a failed transfer answers: its reason when the venue provably did not apply it; otherwise the transfer found
- * by the lookup, or `OutcomeUnknownError` with the candidates. `window` is the call's time on the server's clock (as
- * the client estimates it), before widening.
+ * by the lookup (when no other unsettled transfer of the client contests it), or `OutcomeUnknownError` with the
+ * candidates. `window` is the call's time on the server's clock (as the client estimates it), before widening;
+ * `entry` is the call's among the `unsettled`.
  */
 export const recover = (
   lookup: Lookup,
   transfer: InternalTransfer,
   window: { readonly start: number; readonly end: number },
   known: Known,
-  failure: Retry.Failure
+  failure: Retry.Failure,
+  unsettled: Unsettled,
+  entry: Entry
 ): Effect.Effect<TransferResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
@@ -104,8 +162,11 @@ export const recover = (
             ` (${lookupReason.message}); it was not sent again`
         })
       ),
-    onSuccess: (found) => {
-      if (found.length === 1) {
+    onSuccess: (listed) => {
+      // Transfers settled while the list was read are known now.
+      const found = listed.filter((record) => !known.has(record.withdrawId))
+      const contested = unsettled.contests(entry, widened)
+      if (found.length === 1 && !contested) {
         const record = found[0]!
         known.add(record.withdrawId)
         return Effect.succeed<TransferResult>({
@@ -119,6 +180,9 @@ export const recover = (
           description: `${reason.message}; the transfer (${what}) may have been applied: ` +
             (found.length === 0
               ? "no transfer of the venue's list matches it (yet)"
+              : found.length === 1
+              ? "one transfer of the venue's list matches it, but it may be another transfer of this client of the" +
+                " same coin, receiver and amount whose outcome is not known"
               : `${found.length} transfers of the venue's list match it`) +
             "; it was not sent again",
           candidates: found

@@ -1,6 +1,6 @@
 // The client's operations on transfers: an internal transfer (recovered by a lookup when its answer is lost, never
 // sent again blindly) and the venue's list of transfers with their status.
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Exit, Option } from "effect"
 import type * as Transfer from "../../Transfer.ts"
 import * as Venue from "../../Venue.ts"
 import { attempt, type Context, fail, send, validate } from "./call.ts"
@@ -11,8 +11,10 @@ const { internalTransfer: transferEndpoint, transferStatus: statusEndpoint } = V
 /** The operations on transfers of one client. */
 export const make = (context: Context) => {
   const { pipeline, retrying } = context
-  // The transfers this client made or recovered, which a recovery must not take for a lost one.
+  // The transfers this client made or recovered, which a recovery must not take for a lost one; and those whose
+  // outcome is not settled yet (in flight, or ended unknown), whose record a recovery cannot tell from its own.
   const known = new TransferRecovery.Known()
+  const unsettled = new TransferRecovery.Unsettled()
 
   const statusOf = (query: Venue.RequestOf<typeof statusEndpoint>) => send(context, statusEndpoint, query)
 
@@ -33,6 +35,7 @@ export const make = (context: Context) => {
       const transfer = yield* validate(transferEndpoint, input)
       yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
       const start = yield* serverNow
+      const entry = unsettled.begin(transfer, start)
       return yield* retrying(
         transferEndpoint,
         attempt(pipeline, transferEndpoint, transfer).pipe(
@@ -41,15 +44,18 @@ export const make = (context: Context) => {
       ).pipe(
         Effect.tap((result) => Effect.sync(() => known.add(result.id))),
         Effect.catch((failure) =>
-          Effect.flatMap(serverNow, (end) =>
-            TransferRecovery.recover(
-              statusOf,
-              transfer,
-              { start, end },
-              known,
-              failure
-            ))
-        )
+          Effect.flatMap(
+            serverNow,
+            (end) => TransferRecovery.recover(statusOf, transfer, { start, end }, known, failure, unsettled, entry)
+          )
+        ),
+        // Settled by an id or a refusal; unknown when the outcome is, or when the caller stopped waiting for it.
+        Effect.onExit((exit) => {
+          const error = Exit.findErrorOption(exit)
+          return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
+            ? Effect.sync(() => unsettled.settle(entry))
+            : Effect.map(serverNow, (end) => unsettled.unknown(entry, end))
+        })
       )
     },
     Effect.mapError(fail("internalTransfer")),
