@@ -8,7 +8,17 @@ import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
-import { annotate, clientOrderIdOf, type Context, decode, encode, fail, newClientOrderId, validate } from "./call.ts"
+import {
+  annotate,
+  clientOrderIdOf,
+  type Context,
+  decode,
+  encode,
+  fail,
+  flatMapNow,
+  newClientOrderId,
+  validate
+} from "./call.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import * as Rules from "./rules.ts"
@@ -27,7 +37,7 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
   Effect.flatMap(
     pipeline.execute({ endpoint: placeOrderEndpoint, payload: encode(placeOrderEndpoint, order) }),
     (response) =>
-      Effect.flatMap(decode(placeOrderEndpoint, response), (result) =>
+      flatMapNow(decode(placeOrderEndpoint, response), (result) =>
         result.clientOrderId === order.clientOrderId
           ? Effect.succeed(result)
           : Effect.fail(response.answersAnother(
