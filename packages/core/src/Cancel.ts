@@ -144,7 +144,7 @@ export type CancelOrdersOutcome =
   }
 
 /**
- * The result of `cancelOrders`: one outcome per item, in input order, and how many ended each way.
+ * The result of `cancelOrders` (and `cancelAll`): one outcome per item, in input order, and how many ended each way.
  *
  * @since 0.1.0
  * @category responses
@@ -154,21 +154,10 @@ export interface CancelOrdersResult {
   readonly cancelled: number
   readonly notOpen: number
   readonly failed: number
-}
-
-/**
- * The result of `cancelAll`: the ids of the orders it cancelled, and the orders the venue listed as not cancelled
- * (typically filled meanwhile), with its code and message.
- *
- * @since 0.1.0
- * @category responses
- */
-export interface CancelAllResult {
-  readonly cancelled: ReadonlyArray<OrderId>
-  readonly notCancelled: ReadonlyArray<{
-    readonly orderId?: OrderId | undefined
-    readonly clientOrderId?: string | undefined
-    readonly code: string
-    readonly message: string
-  }>
+  /**
+   * Whether `outcomes` names every order the call cancelled. Always true for `cancelOrders` (each order named is
+   * settled). False for a `cancelAll` sent again after an attempt whose answer was lost: that attempt may have
+   * cancelled orders the last answer does not list (`openOrders` says what is still open).
+   */
+  readonly complete: boolean
 }

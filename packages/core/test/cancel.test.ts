@@ -258,7 +258,7 @@ describe("cancelOrders", () => {
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         const result = yield* client.cancelOrders(SYMBOL, [])
-        assert.deepStrictEqual(result, { outcomes: [], cancelled: 0, notOpen: 0, failed: 0 })
+        assert.deepStrictEqual(result, { outcomes: [], cancelled: 0, notOpen: 0, failed: 0, complete: true })
         assert.strictEqual(venue.requests.length, 0)
       }))
   })
@@ -279,10 +279,23 @@ describe("cancelAll", () => {
           ],
           cancelled: 2,
           notOpen: 0,
-          failed: 0
+          failed: 0,
+          complete: true
         })
         assert.deepStrictEqual(requestsTo(venue, CANCEL_ALL)[0]!.json, { symbol: SYMBOL })
         assert.strictEqual(statusOf(venue, "other-sym"), "open")
+      }))
+  })
+
+  it.effect("sent again after a lost answer: the retry lists nothing the first attempt cancelled, and says so", () => {
+    const venue = withOrders(["b-0", "b-1"]).fail({ kind: "dropAfter" }, CANCEL_ALL)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.cancelAll(SYMBOL)
+        assert.strictEqual(venue.count(CANCEL_ALL), 2)
+        assert.strictEqual(statusOf(venue, "b-0"), "cancelled")
+        assert.strictEqual(statusOf(venue, "b-1"), "cancelled")
+        assert.deepInclude(result, { cancelled: 0, complete: false })
       }))
   })
 })

@@ -109,7 +109,7 @@ export const cancelOutcome: Shape<Cancel.CancelOrdersOutcome> = {
 /** Outcomes with their counts, as `cancelOrders` answers them. */
 export const summarize = (outcomes: ReadonlyArray<Cancel.CancelOrdersOutcome>): Cancel.CancelOrdersResult => {
   const count = (tag: Cancel.CancelOrdersOutcome["_tag"]) => outcomes.filter((outcome) => outcome._tag === tag).length
-  return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed") }
+  return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed"), complete: true }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

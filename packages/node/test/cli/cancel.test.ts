@@ -5,7 +5,7 @@
  * cancelled or already final, 1 when any is unknown or failed, 2 for bad usage with nothing sent.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { TestExchange } from "@spotkit/testkit"
+import { Fault, TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import { aliceEnv, linesOf, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
 
@@ -123,6 +123,21 @@ describe("orders cancel", () => {
         assert.strictEqual(none.exitCode, 0, none.stderr)
         assert.strictEqual(linesOf(none.stdout).length, 1, "the header alone")
         assert.strictEqual(none.stderr, "spotkit: cancelled 0 of 0, 0 already final, 0 unknown, 0 failed\n")
+      }))
+
+    it.effect("--all whose first answer was lost: the retry lists none, and the summary says more may be cancelled", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const ids = yield* rest("lost-all", 2)
+        yield* exchange.injectFault({ fault: Fault.appliedLost, path: "/api/v2/trade/cancel-symbol-order", times: 1 })
+        const run = yield* cancel(["--symbol", SYMBOL, "--all"])
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        for (const orderId of ids) assert.strictEqual(yield* statusOf(orderId), "cancelled")
+        assert.strictEqual(
+          run.stderr,
+          "spotkit: cancelled 0 of 0, 0 already final, 0 unknown, 0 failed; an earlier attempt whose answer was lost" +
+            " may have cancelled orders not listed\n"
+        )
       }))
 
     it.effect("--file of 60 ids one a line (blank lines, CRLF, JSON objects): one outcome per id in input order", () =>

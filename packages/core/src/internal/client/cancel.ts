@@ -13,7 +13,7 @@ import type * as Order from "../../Order.ts"
 import { type OrderId, TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, send, sendTracked, validate } from "./call.ts"
+import { type Context, fail, sendTracked, validate } from "./call.ts"
 import type * as OrderState from "./orderState.ts"
 import type * as Retry from "./retry.ts"
 import * as Validate from "./validate.ts"
@@ -280,7 +280,7 @@ export const many = (
  * The result of cancelling every open order of a symbol, from the venue's answer: the same outcomes as
  * `cancelOrders` gives, one per order the answer names (successes first, then refusals), in the answer's order.
  */
-export const all = (answer: Cancel.CancelBatchResponse): Cancel.CancelOrdersResult => {
+export const all = (answer: Cancel.CancelBatchResponse, complete = true): Cancel.CancelOrdersResult => {
   const outcomes: Array<Outcome> = []
   for (const orderId of answer.successList ?? []) {
     outcomes.push({ _tag: "Cancelled", index: outcomes.length, orderId: orderId as OrderId })
@@ -312,12 +312,12 @@ export const all = (answer: Cancel.CancelBatchResponse): Cancel.CancelOrdersResu
         }
     )
   }
-  return tally(outcomes)
+  return tally(outcomes, complete)
 }
 
-const tally = (outcomes: ReadonlyArray<Outcome>): Cancel.CancelOrdersResult => {
+const tally = (outcomes: ReadonlyArray<Outcome>, complete = true): Cancel.CancelOrdersResult => {
   const count = (tag: Outcome["_tag"]) => outcomes.filter((outcome) => outcome._tag === tag).length
-  return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed") }
+  return { outcomes, cancelled: count("Cancelled"), notOpen: count("NotOpen"), failed: count("Failed"), complete }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -358,7 +358,9 @@ export const make = (context: Context, lookup: Lookup) => {
     function*(symbolInput: string) {
       const request = yield* validate(allEndpoint, { symbol: symbolInput })
       yield* Effect.annotateCurrentSpan({ symbol: request.symbol })
-      return all(yield* send(context, allEndpoint, request))
+      // An attempt whose answer was lost may have cancelled orders; a later one's answer does not list them.
+      const sent = yield* Effect.mapError(sendTracked(context, allEndpoint, request), (failure) => failure.reason)
+      return all(sent.value, !sent.mayHaveApplied)
     },
     Effect.mapError(fail("cancelAll")),
     context.traced("SpotClient.cancelAll")

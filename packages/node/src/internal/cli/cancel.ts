@@ -12,9 +12,11 @@ import { client, formatRecords, handled, json, listFlags, NAME, redacted, symbol
 const summary = (result: Cancel.CancelOrdersResult) => {
   const unknown = result.outcomes.filter((outcome) => Records.cancelWord(outcome) === "unknown").length
   return {
-    text: `cancelled ${result.cancelled} of ${result.outcomes.length}, ${
-      result.notOpen - unknown
-    } already final, ${unknown} unknown, ${result.failed} failed`,
+    text:
+      `cancelled ${result.cancelled} of ${result.outcomes.length}, ${
+        result.notOpen - unknown
+      } already final, ${unknown} unknown, ${result.failed} failed` +
+      (result.complete ? "" : "; an earlier attempt whose answer was lost may have cancelled orders not listed"),
     failed: unknown + result.failed
   }
 }
