@@ -8,6 +8,7 @@ import { Deferred, Effect, Fiber, Layer } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { SpotClient } from "../src/index.ts"
+import * as TransferRecovery from "../src/internal/client/transferRecovery.ts"
 import type * as Surface from "./support/fakeSurface.ts"
 import {
   clientOptions,
@@ -186,6 +187,22 @@ describe("a lost transfer is not taken for another of the client's own that is n
         assert.strictEqual(second._tag, "Failure", "the second was never applied")
         if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
       }))
+  })
+})
+
+describe("the unsettled transfers of a client", () => {
+  const { MARGIN_MILLIS, Unsettled } = TransferRecovery
+  const transfer = sampleTransfer as Parameters<TransferRecovery.Unsettled["begin"]>[0]
+
+  it("a later call's start keeps one that ended unknown while an earlier call that can meet it is in flight", () => {
+    const unsettled = new Unsettled()
+    const lost = unsettled.begin(transfer, 0)
+    unsettled.unknown(lost, 1_000)
+    // A starts 5 s later; its records may be as early as 5 s - MARGIN, where the lost one's may be.
+    const a = unsettled.begin(transfer, 5_000)
+    // Another transfer starts more than twice the margin after the lost one ended, while A is still in flight.
+    unsettled.begin({ ...transfer, amount: "2" }, 1_000 + 2 * MARGIN_MILLIS + 1)
+    assert.isTrue(unsettled.contests(a, { start: 5_000 - MARGIN_MILLIS, end: 70_000 + MARGIN_MILLIS }))
   })
 })
 

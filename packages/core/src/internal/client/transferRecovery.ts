@@ -54,10 +54,17 @@ export class Unsettled {
   constructor(capacity = 10_000) {
     this.capacity = capacity
   }
-  /** A transfer starts at `start`. */
+  /**
+   * A transfer starts at `start`. One that ended unknown goes once no call in flight (started at the earliest of their
+   * starts) or to come can meet its records.
+   */
   begin(transfer: InternalTransfer, start: number): Entry {
+    let earliest = start
     for (const entry of this.entries) {
-      if (entry.end !== undefined && entry.end < start - 2 * MARGIN_MILLIS) this.entries.delete(entry)
+      if (entry.end === undefined && entry.start < earliest) earliest = entry.start
+    }
+    for (const entry of this.entries) {
+      if (entry.end !== undefined && entry.end < earliest - 2 * MARGIN_MILLIS) this.entries.delete(entry)
     }
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.values().next().value!)
     const entry: Entry = { kind: kindOf(transfer), start, end: undefined }
