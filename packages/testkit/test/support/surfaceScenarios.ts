@@ -197,7 +197,7 @@ const cancelScenarios: ReadonlyArray<Scenario> = [
         assert.strictEqual(orderByCid(exchange, aliceId, "ca-eth").status, "open")
         assert.strictEqual(eth.clientOrderId, "ca-eth")
         const none = yield* alice.cancelAll(BTC)
-        assert.deepStrictEqual(none, { outcomes: [], cancelled: 0, notOpen: 0, failed: 0 })
+        assert.deepStrictEqual(none, { outcomes: [], cancelled: 0, notOpen: 0, failed: 0, complete: true })
         const wire = yield* wireLog(exchange)
         assert.deepStrictEqual(wire.map((r) => r.endpoint), ["cancelAll", "openOrders", "cancelAll"])
         return { cancelled: cancelled.slice().sort(), wire }
