@@ -192,7 +192,8 @@ describe("a lost transfer is not taken for another of the client's own that is n
 
 describe("the unsettled transfers of a client", () => {
   const { MARGIN_MILLIS, Unsettled } = TransferRecovery
-  const transfer = sampleTransfer as Parameters<TransferRecovery.Unsettled["begin"]>[0]
+  type Transfer = Parameters<TransferRecovery.Unsettled["begin"]>[0]
+  const transfer = sampleTransfer as Transfer
 
   it("a later call's start keeps one that ended unknown while an earlier call that can meet it is in flight", () => {
     const unsettled = new Unsettled()
@@ -201,7 +202,7 @@ describe("the unsettled transfers of a client", () => {
     // A starts 5 s later; its records may be as early as 5 s - MARGIN, where the lost one's may be.
     const a = unsettled.begin(transfer, 5_000)
     // Another transfer starts more than twice the margin after the lost one ended, while A is still in flight.
-    unsettled.begin({ ...transfer, amount: "2" }, 1_000 + 2 * MARGIN_MILLIS + 1)
+    unsettled.begin({ ...sampleTransfer, amount: "2" } as Transfer, 1_000 + 2 * MARGIN_MILLIS + 1)
     assert.isTrue(unsettled.contests(a, { start: 5_000 - MARGIN_MILLIS, end: 70_000 + MARGIN_MILLIS }))
   })
 })
