@@ -280,6 +280,20 @@ describe("recovery matches the order, not only its clientOrderId", () => {
       }))
   })
 
+  it.effect("resolve after placeOrders does not take an older identical order under the clientOrderId either", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, BATCH)
+    addOldSameOrder(venue, "same-r", "full_fill")
+    const items = [{ side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId: "same-r" }] as const
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* client.placeOrders(SYMBOL, items)
+        assert.strictEqual(first.outcomes[0]!._tag, "Failed")
+        const settled = yield* client.resolve(SYMBOL, items, first)
+        assert.strictEqual(settled.outcomes[0]!._tag, "Failed", JSON.stringify(settled.outcomes[0]))
+        assert.strictEqual(settled.placed, 0)
+      }))
+  })
+
   it.effect("an order this call placed is still recovered when the venue's clock is behind the client's", () => {
     const venue = new FakeVenue({ skewMillis: -20_000 }).fail({ kind: "dropAfter" }, ORDERS)
     return withClient(venue, (client) =>

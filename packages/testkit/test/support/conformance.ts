@@ -389,7 +389,12 @@ const endpointScenarios: ReadonlyArray<Scenario> = [
         assert.strictEqual(orders.length, 118)
         assert.strictEqual(orders.filter((o) => o.status === "open").length, 118)
         assert.strictEqual(units((yield* balanceOf(exchange, aliceId, "USDT")).frozen), frozen)
-        return { outcomes: result.outcomes.map((o) => ({ ...o, message: null })), wire }
+        // Item 61 may exist (43118): it says from when an order of this call could date (a time, not compared).
+        const dup = result.outcomes[61]!
+        assert.isTrue(dup._tag === "Failed" && typeof dup.notBefore === "number")
+        const timeless = (o: Order.BatchOutcome) =>
+          o._tag === "Failed" && o.notBefore !== undefined ? { notBefore: 0 } : {}
+        return { outcomes: result.outcomes.map((o) => ({ ...o, message: null, ...timeless(o) })), wire }
       })
   },
   {

@@ -39,14 +39,21 @@ export interface Client {
 // An item of the declared request of placeOrders.
 const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
 
-const failed = (index: number, clientOrderId: string, reason: SpotError.SpotErrorReason, mayExist = false) =>
+const failed = (
+  index: number,
+  clientOrderId: string,
+  reason: SpotError.SpotErrorReason,
+  mayExist = false,
+  notBefore?: number
+) =>
   ({
     _tag: "Failed",
     index,
     clientOrderId,
     code: "code" in reason ? reason.code : reason._tag,
     message: reason.message,
-    mayExist
+    mayExist,
+    ...(mayExist && notBefore !== undefined ? { notBefore } : {})
   }) satisfies Order.BatchOutcome
 
 const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
@@ -70,19 +77,23 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     // whatever the last answer says of it (a venue may check the balance before duplicates): look them up. Only an
     // order created since the chunk was sent counts (a clientOrderId may be reused from an older order).
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
+    // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too.
+    const notBefore = Recovery.earliest(started, yield* client.clockOffset)
     const recovered = unknown.length === 0
       ? new Map<string, OrderId>()
       : yield* Recovery.findMany(
         client.lookup,
         symbol,
         new Map(unknown.map((pending) => [pending.clientOrderId, pending.item])),
-        Recovery.earliest(started, yield* client.clockOffset)
+        notBefore
       )
 
     return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
       const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)
       if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
-      if (answer._tag === "Failure") return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied)
+      if (answer._tag === "Failure") {
+        return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied, notBefore)
+      }
       const rejection = rejected.get(clientOrderId)
       if (rejection !== undefined) {
         // 43118: an order with this clientOrderId exists (placed earlier), so it must be looked up, not re-sent.
@@ -91,7 +102,7 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
           index,
           clientOrderId,
           ...rejection,
-          mayExist: mayHaveApplied || rejection.code === "43118"
+          ...(mayHaveApplied || rejection.code === "43118" ? { mayExist: true, notBefore } : { mayExist: false })
         }
       }
       return {
@@ -100,7 +111,8 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
         clientOrderId,
         code: "unknown",
         message: "the venue's answer did not mention this order",
-        mayExist: true
+        mayExist: true,
+        notBefore
       }
     })
   })
@@ -160,10 +172,15 @@ const tally = (outcomes: ReadonlyArray<Order.BatchOutcome>): Order.BatchResult =
   return { outcomes, placed, failed: outcomes.length - placed }
 }
 
+// A failed outcome known not to exist: `notBefore` says nothing any more.
+const settledOf = ({ notBefore: _, ...outcome }: Extract<Order.BatchOutcome, { _tag: "Failed" }>) =>
+  ({ ...outcome, mayExist: false }) satisfies Order.BatchOutcome
+
 /**
  * Settles the outcomes of a batch that say `mayExist`, by looking each order up by its clientOrderId: `Placed` when
- * the venue has the same order (side, type, and for a limit order price and quantity), `Failed` with `mayExist:
- * false` when it has no order with that id (the order was not placed) or another order holds the id. An outcome whose
+ * the venue has the same order (side, type, and for a limit order price and quantity) created no earlier than the
+ * outcome's `notBefore`, `Failed` with `mayExist: false` when it has no order with that id (the order was not placed)
+ * or another order holds the id (an older one too: a clientOrderId reused). An outcome whose
  * lookup fails, or whose item is not valid, is left as it was. `items` are the items the batch was given, in order.
  */
 export const resolve = (
@@ -176,13 +193,12 @@ export const resolve = (
     Effect.forEach(result.outcomes, (outcome) => {
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
       return validateItem(items[outcome.index]).pipe(
-        Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item)),
+        Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, outcome.notBefore)),
         Effect.map((found): Order.BatchOutcome =>
           found._tag === "Same"
             ? { _tag: "Placed", index: outcome.index, clientOrderId: outcome.clientOrderId, orderId: found.orderId }
             : {
-              ...outcome,
-              mayExist: false,
+              ...settledOf(outcome),
               ...(found._tag === "None"
                 ? { message: `${outcome.message}; the venue has no order with this clientOrderId: it was not placed` }
                 : { message: `${outcome.message}; another order (${found.orderId}) holds this clientOrderId` })
