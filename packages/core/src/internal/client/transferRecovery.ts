@@ -14,8 +14,8 @@ import type {
   TransferStatusQuery,
   TransferStatusResponse
 } from "../../Transfer.ts"
-import * as Venue from "../../Venue.ts"
 import * as Decimal from "../model/decimal.ts"
+import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */
@@ -104,8 +104,11 @@ const PAGE_SIZE = 200
 /** Pages read at most: a window of a minute or two holds far fewer transfers of one user. */
 const MAX_PAGES = 5
 
-/** How far (ms) the venue's record of the transfer may be from the call's own window on the client's clock. */
-export const MARGIN_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS + 1_000
+/**
+ * How far (ms) the venue's record of the transfer may be from the call's own window on the client's clock: the margin
+ * of order recovery (`recovery.ts`), for the same reason.
+ */
+export const MARGIN_MILLIS = Recovery.MARGIN_MILLIS
 
 /** The transfers of the window that could be this one. */
 const candidates = (

@@ -35,27 +35,34 @@ export const make = (context: Context) => {
       const transfer = yield* validate(transferEndpoint, input)
       yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
       const start = yield* serverNow
-      const entry = unsettled.begin(transfer, start)
-      return yield* retrying(
-        transferEndpoint,
-        attempt(pipeline, transferEndpoint, transfer).pipe(
-          Effect.map((answer): Transfer.TransferResult => ({ id: answer.id, timestamp: answer.timestamp ?? undefined }))
-        )
-      ).pipe(
-        Effect.tap((result) => Effect.sync(() => known.add(result.id))),
-        Effect.catch((failure) =>
-          Effect.flatMap(
-            serverNow,
-            (end) => TransferRecovery.recover(statusOf, transfer, { start, end }, known, failure, unsettled, entry)
-          )
-        ),
+      // The call's entry among the unsettled is made and ended as a resource: no interruption can leave it in flight.
+      return yield* Effect.acquireUseRelease(
+        Effect.sync(() => unsettled.begin(transfer, start)),
+        (entry) =>
+          retrying(
+            transferEndpoint,
+            attempt(pipeline, transferEndpoint, transfer).pipe(
+              Effect.map((answer): Transfer.TransferResult => ({
+                id: answer.id,
+                timestamp: answer.timestamp ?? undefined
+              }))
+            )
+          ).pipe(
+            Effect.tap((result) => Effect.sync(() => known.add(result.id))),
+            Effect.catch((failure) =>
+              Effect.flatMap(
+                serverNow,
+                (end) => TransferRecovery.recover(statusOf, transfer, { start, end }, known, failure, unsettled, entry)
+              )
+            )
+          ),
         // Settled by an id or a refusal; unknown when the outcome is, or when the caller stopped waiting for it.
-        Effect.onExit((exit) => {
+        (entry, exit) => {
           const error = Exit.findErrorOption(exit)
           return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
             ? Effect.sync(() => unsettled.settle(entry))
             : Effect.map(serverNow, (end) => unsettled.unknown(entry, end))
-        })
+        }
       )
     },
     Effect.mapError(fail("internalTransfer")),
