@@ -173,6 +173,39 @@ describe("a lost transfer is not taken for another of the client's own that is n
     })
   })
 
+  it.effect("an identical transfer interrupted after the venue applied it: its transfer is not taken for a later one", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      // The first transfer is applied, and its answer never comes: the caller gives up on it.
+      let held = 0
+      const http = HttpClient.make((request, url) =>
+        Effect.flatMap(
+          venue.client.execute(request),
+          (response) => url.pathname === TRANSFER && held++ === 0 ? Effect.never : Effect.succeed(response)
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 }, timeout: "1 hour" }).pipe(
+            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+          )
+        )
+      )
+      const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+      for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
+      assert.strictEqual(venue.transfers.length, 1)
+      yield* Fiber.interrupt(first)
+      yield* TestClock.adjust("2 seconds")
+      // The second is lost before the venue sees it: the one match is the interrupted first's.
+      venue.fail({ kind: "dropBefore" }, TRANSFER)
+      const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+      assert.strictEqual(venue.transfers.length, 1, "only the first was applied")
+      assert.strictEqual(second._tag, "Failure", "the second was never applied")
+      if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
+    })
+  })
+
   it.effect("an identical transfer whose outcome stayed unknown: its transfer is not taken for a later one", () => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
       .fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, TRANSFER_STATUS)
