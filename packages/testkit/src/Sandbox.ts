@@ -25,9 +25,10 @@ export interface Options {
   /** @default 0 (any free port) */
   readonly port?: number | undefined
   /**
-   * The address to listen on. On loopback (the default, `localhost`, `::1`) only requests addressed to a loopback name
-   * (`Host`: `localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) are answered, others 403: a page whose name is pointed
-   * at 127.0.0.1 (DNS rebinding) cannot drive the sandbox with the demo keys. Bound elsewhere, no name is refused.
+   * The address to listen on. What arrives on a loopback address (the default's only one) is answered only when
+   * addressed to a loopback name (`Host`: `localhost`, `*.localhost`, `127.x.x.x`, `[::1]`), others 403: a page whose
+   * name is pointed at 127.0.0.1 (DNS rebinding) cannot drive the sandbox with the demo keys. What arrives on another
+   * address (a sandbox bound to be reached from elsewhere) may name it any way.
    *
    * @default "127.0.0.1"
    */
@@ -144,7 +145,7 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
 
       const bound = options.host ?? "127.0.0.1"
       const server = createServer((request, response) => {
-        if (!hostAllowed(bound, request.headers.host)) {
+        if (!hostAllowed(request.socket.localAddress, request.headers.host)) {
           response.writeHead(403, { "content-type": "text/plain", "content-length": Buffer.byteLength(hostRefusal) })
           response.end(hostRefusal)
           return
@@ -199,7 +200,7 @@ export const layer = (options: Options = {}): Layer.Layer<Sandbox, SandboxError,
       const upgrade = options.upgrade
       if (upgrade !== undefined) {
         server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) =>
-          hostAllowed(bound, request.headers.host)
+          hostAllowed(request.socket.localAddress, request.headers.host)
             ? upgrade(request, socket, head)
             : refuseUpgrade(socket, 403, hostRefusal))
       }

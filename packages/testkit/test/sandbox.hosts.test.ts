@@ -1,7 +1,8 @@
 /**
  * The sandbox on loopback answers only what is addressed to loopback by name (`Host`): a page whose name an attacker
  * points at 127.0.0.1 (DNS rebinding) is same-origin to its browser and could otherwise sign requests and push
- * handshakes with the public demo keys. REST and WebSocket handshakes alike; a sandbox bound elsewhere refuses no name.
+ * handshakes with the public demo keys. REST and WebSocket handshakes alike, judged by the address a connection
+ * arrived on; what arrives on another address may name the sandbox any way.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -72,14 +73,18 @@ describe("Sandbox hosts", () => {
       assert.strictEqual((yield* exchange.requests).length, before + 4)
     }).pipe(Effect.provide(sandbox)))
 
-  it("bound to another address no name is refused; on loopback, loopback names only", () => {
-    assert.isTrue(hostAllowed("0.0.0.0", "sandbox.internal:8080"))
+  it("what arrives on another address than loopback may name it any way; on loopback, loopback names only", () => {
     assert.isTrue(hostAllowed("192.168.1.20", "attacker.example"))
+    assert.isTrue(hostAllowed("10.0.0.5", "sandbox.internal:8080"))
     assert.isTrue(hostAllowed("127.0.0.1", undefined))
     assert.isTrue(hostAllowed("::1", "[::1]:80"))
-    assert.isTrue(hostAllowed("localhost", "LOCALHOST"))
-    assert.isFalse(hostAllowed("localhost", "localhost.attacker.example"))
+    assert.isTrue(hostAllowed("127.0.0.1", "LOCALHOST"))
+    // Loopback however the bound address was spelt: 127.1, an IPv4-mapped address, 0.0.0.0 reached through 127.0.0.1.
+    assert.isFalse(hostAllowed("127.0.0.1", "localhost.attacker.example"))
+    assert.isFalse(hostAllowed("::ffff:127.0.0.1", "attacker.example"))
+    assert.isFalse(hostAllowed("127.5.6.7", "attacker.example:80"))
     assert.isFalse(hostAllowed("127.0.0.1", "[::ffff:7f00:1]:80"))
     assert.isFalse(hostAllowed("127.0.0.1", "127.0.0.1:80@attacker.example"))
+    assert.isFalse(hostAllowed("127.0.0.1", "localhost."))
   })
 })

@@ -1,7 +1,8 @@
-// The sandbox on loopback answers only what is addressed to loopback by name (the `Host` header): a page whose own
-// name an attacker points at 127.0.0.1 (DNS rebinding) is same-origin to the browser, free to send the signed headers,
-// and could otherwise drive the sandbox with the public demo keys. Bound to another address the sandbox is meant to be
-// reached by other names, and none is refused.
+// What reaches the sandbox on a loopback address is answered only when addressed to loopback by name (the `Host`
+// header): a page whose own name an attacker points at 127.0.0.1 (DNS rebinding) is same-origin to the browser, free to
+// send the signed headers, and could otherwise drive the sandbox with the public demo keys. Judged by the address the
+// connection arrived on, however the bound address is spelt (`127.1`, `::ffff:127.0.0.1`, `0.0.0.0`); what arrives on
+// another address (a sandbox bound to be reached from elsewhere) is meant to be reached by other names.
 import { Buffer } from "node:buffer"
 import { STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
@@ -14,13 +15,17 @@ const isLoopbackName = (name: string): boolean =>
 const nameOf = (host: string): string =>
   /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d+)?$/.exec(host.trim().toLowerCase())?.[1] ?? ""
 
+/** Whether a connection's local address is a loopback one: 127.0.0.0/8, `::1`, or 127.x mapped into IPv6. */
+const isLoopbackAddress = (address: string): boolean => /^(?:::ffff:)?127\./i.test(address) || address === "::1"
+
 /**
- * Whether a request with this `Host` is answered by a sandbox bound to `bound`: any when it is bound to an address
- * other than loopback, else one with no `Host` (no browser sends none) or a loopback name (`localhost`, `*.localhost`,
+ * Whether a request with this `Host`, arrived on `localAddress`, is answered: any that arrived on another address than
+ * loopback, else one with no `Host` (no browser sends none) or a loopback name (`localhost`, `*.localhost`,
  * `127.x.x.x`, `[::1]`).
  */
-export const hostAllowed = (bound: string, host: string | undefined): boolean =>
-  !isLoopbackName(bound.toLowerCase()) || host === undefined || isLoopbackName(nameOf(host))
+export const hostAllowed = (localAddress: string | undefined, host: string | undefined): boolean =>
+  localAddress === undefined || !isLoopbackAddress(localAddress) || host === undefined ||
+  isLoopbackName(nameOf(host))
 
 /** Why a request's `Host` is refused, for the answer's body. */
 export const hostRefusal = "host not allowed: the sandbox on loopback answers requests to localhost, 127.x.x.x or [::1]"
