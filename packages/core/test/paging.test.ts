@@ -549,6 +549,24 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 
+  it.effect.each([
+    { newer: 150, older: 60, pageSize: 100 },
+    { newer: 15, older: 30, pageSize: 10 }
+  ])(
+    "inclusive bounds, $newer bills in one millisecond over $older in the one before (pages of $pageSize): each once",
+    ({ newer, older, pageSize }) => {
+      // The request after the newer millisecond's last page asks for bills before the older one + 1: an inclusive
+      // venue answers the newer millisecond's bills first, all yielded before, and the older ones seen must stay known.
+      const venue = new DeviantBillsVenue({ inclusiveBounds: true })
+      venue.addBills(older, NOW - 1001, older)
+      venue.addBills(newer, NOW - 1000, newer)
+      return Effect.gen(function*() {
+        const bills = yield* streamBills(venue, { pageSize })
+        assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills)))
+      })
+    }
+  )
+
   it.effect("a venue capping pages at 20 (hasNextPage null) while 100 were asked: no bill skipped", () => {
     const venue = new DeviantBillsVenue({ maxPageSize: 20, hasNextPage: null })
     venue.addBills(55, NOW - 1000, 2)
@@ -608,3 +626,4 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 })
+

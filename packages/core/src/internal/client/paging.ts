@@ -140,24 +140,15 @@ export const byTime = <Item, Page>(
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
           const oldest = time(items[items.length - 1]!)
-          const atOldest = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
-          for (const item of items) if (time(item) === oldest) atOldest.add(list.id(item))
+          // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
+          // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
+          const boundary = stuck ? cursor.end! - 1 : oldest
+          const atBoundary = new Set(boundary === cursor.boundary ? cursor.boundaryIds : [])
+          for (const item of items) if (time(item) === boundary) atBoundary.add(list.id(item))
           const next: Cursor = stuck
-            ? {
-              end: cursor.end,
-              pageIndex: cursor.pageIndex + 1,
-              previous: ids,
-              boundary: oldest,
-              boundaryIds: atOldest
-            }
-            : {
-              end: oldest + 1,
-              pageIndex: list.firstPage,
-              previous: undefined,
-              boundary: oldest,
-              boundaryIds: atOldest
-            }
+            ? { end: cursor.end, pageIndex: cursor.pageIndex + 1, previous: ids, boundary, boundaryIds: atBoundary }
+            : { end: oldest + 1, pageIndex: list.firstPage, previous: undefined, boundary, boundaryIds: atBoundary }
           return Effect.succeed([fresh, Option.some(next)] as const)
         }
       ))
