@@ -567,6 +567,37 @@ describe("bills stream against a venue that bends the rules", () => {
     }
   )
 
+  it.effect.each([
+    { repeated: 2, pageSize: 100, perMillis: 1 },
+    { repeated: 3, pageSize: 10, perMillis: 4 },
+    { repeated: 4, pageSize: 7, perMillis: 3 }
+  ])(
+    "the page before answered again for request $repeated ($perMillis bills per ms, pages of $pageSize): none skipped",
+    ({ pageSize, perMillis, repeated }) => {
+      // A cache or a lagging replica answers a later request with the page before: every record in it is newer than
+      // the bound asked for, and the index must not step past the page not yet read.
+      const answers: Array<string> = []
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== BILLS) return text
+        answers.push(text)
+        return answers.length === repeated ? answers[answers.length - 2]! : text
+      })
+      venue.addBills(300, NOW - 1000, perMillis)
+      return assertExactlyTheStartingBills(venue, pageSize)
+    }
+  )
+
+  it.effect("a venue answering the first page to every request fails the stream instead of looping", () => {
+    let first: string | undefined
+    const venue = new RewritingVenue((text, request) => request.path === BILLS ? (first ??= text) : text)
+    venue.addBills(60, NOW - 1000)
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(collectBillIds(venue, { pageSize: 10 }))
+      reasonOf(error, "DecodeError")
+      assert.isAtMost(venue.count(BILLS), 5)
+    })
+  })
+
   it.effect("a venue capping pages at 20 (hasNextPage null) while 100 were asked: no bill skipped", () => {
     const venue = new DeviantBillsVenue({ maxPageSize: 20, hasNextPage: null })
     venue.addBills(55, NOW - 1000, 2)

@@ -88,7 +88,8 @@ interface Cursor {
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
  * the size, a boolean "next page" is trusted, records out of newest-first order fail the stream (paging by time would
- * be wrong), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop.
+ * be wrong), a page of records past the bound (a page answered again) is asked for again, and pages that bring
+ * nothing new `STALE_PAGES` times in a row fail it rather than loop.
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
@@ -146,7 +147,12 @@ export const byTime = <Item, Page>(
           const boundary = stuck ? cursor.end! - 1 : oldest
           const atBoundary = new Set(boundary === cursor.boundary ? cursor.boundaryIds : [])
           for (const item of items) if (time(item) === boundary) atBoundary.add(list.id(item))
-          const next: Cursor = stuck
+          // A record past the bound (inclusive or not) means the venue answered another request, such as the page
+          // before again: stepping the index would skip the records of the page not yet read, so it is asked again.
+          const strayed = stuck && time(items[0]!) > cursor.end!
+          const next: Cursor = strayed
+            ? { ...cursor, boundaryIds: atBoundary }
+            : stuck
             ? { end: cursor.end, pageIndex: cursor.pageIndex + 1, previous: ids, boundary, boundaryIds: atBoundary }
             : { end: oldest + 1, pageIndex: list.firstPage, previous: undefined, boundary, boundaryIds: atBoundary }
           return Effect.succeed([fresh, Option.some(next)] as const)
