@@ -598,6 +598,25 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 
+  it.effect.each([
+    { newer: 25, older: 12, startTime: undefined },
+    { newer: 45, older: 13, startTime: undefined },
+    { newer: 5, older: 35, startTime: NOW - 1001 }
+  ])(
+    "inclusive bounds, $newer bills in one ms over $older (startTime $startTime), pages of 10: read, not failed",
+    ({ newer, older, startTime }) => {
+      // Three pages or more of records at a bound, all yielded before or outside the range, are not a stalled venue.
+      const venue = new DeviantBillsVenue({ inclusiveBounds: true })
+      venue.addBills(older, NOW - 1001, older)
+      venue.addBills(newer, NOW - 1000, newer)
+      return Effect.gen(function*() {
+        const bills = yield* streamBills(venue, startTime === undefined ? { pageSize: 10 } : { pageSize: 10, startTime })
+        const wanted = venue.bills.filter((bill) => startTime === undefined || bill.cTime > startTime)
+        assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(wanted)))
+      })
+    }
+  )
+
   it.effect("a venue capping pages at 20 (hasNextPage null) while 100 were asked: no bill skipped", () => {
     const venue = new DeviantBillsVenue({ maxPageSize: 20, hasNextPage: null })
     venue.addBills(55, NOW - 1000, 2)
@@ -657,4 +676,3 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 })
-

@@ -89,7 +89,8 @@ interface Cursor {
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
  * the size, a boolean "next page" is trusted, records out of newest-first order fail the stream (paging by time would
  * be wrong), a page of records past the bound (a page answered again) is asked for again, and pages that bring
- * nothing new `STALE_PAGES` times in a row fail it rather than loop.
+ * nothing new `STALE_PAGES` times in a row fail it rather than loop (an inclusive venue's pages of records at the bound
+ * itself excepted: the index steps through them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
@@ -134,13 +135,18 @@ export const byTime = <Item, Page>(
           const said = list.served(answer)
           const served = typeof said === "number" && said > 0 ? Math.min(said, pageSize) : pageSize
           const hasNext = list.hasNext(answer)
-          const done = items.length === 0 || (typeof hasNext === "boolean" ? !hasNext : items.length < served)
+          const oldest = items.length === 0 ? undefined : time(items[items.length - 1]!)
+          // A page that reached the start bound (an inclusive venue's) leaves nothing wanted after it.
+          const done = oldest === undefined || (bounds.start !== undefined && oldest <= bounds.start) ||
+            (typeof hasNext === "boolean" ? !hasNext : items.length < served)
           if (done) return Effect.succeed([fresh, Option.none<Cursor>()] as const)
-          stale = fresh.length === 0 ? stale + 1 : 0
+          // An inclusive venue answers the records at the bound itself first, all yielded before: pages of them under
+          // the same bound (the index stepping) are progress, however many (a venue ignoring the index fails above).
+          const atBound = cursor.end !== undefined && time(items[0]!) === cursor.end && oldest + 1 >= cursor.end
+          stale = fresh.length > 0 ? 0 : atBound ? stale : stale + 1
           if (stale >= STALE_PAGES) {
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
-          const oldest = time(items[items.length - 1]!)
           // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
           // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
