@@ -587,6 +587,20 @@ describe("bills stream against a venue that bends the rules", () => {
     }
   )
 
+  it.effect("the page before answered again, its newest bills at the new bound: none skipped", () => {
+    // 4 bills at T + 1 and 3 at T, pages of 6: the second request asks for bills before T + 1. The first page again
+    // starts at that bound, as an inclusive venue's answer would, but brings nothing new: asked again, not stepped past.
+    const answers: Array<string> = []
+    const venue = new RewritingVenue((text, request) => {
+      if (request.path !== BILLS) return text
+      answers.push(text)
+      return answers.length === 2 ? answers[0]! : text
+    })
+    venue.addBills(3, NOW - 1001, 3)
+    venue.addBills(4, NOW - 1000, 4)
+    return assertExactlyTheStartingBills(venue, 6)
+  })
+
   it.effect("a venue answering the first page to every request fails the stream instead of looping", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === BILLS ? (first ??= text) : text)
@@ -610,7 +624,10 @@ describe("bills stream against a venue that bends the rules", () => {
       venue.addBills(older, NOW - 1001, older)
       venue.addBills(newer, NOW - 1000, newer)
       return Effect.gen(function*() {
-        const bills = yield* streamBills(venue, startTime === undefined ? { pageSize: 10 } : { pageSize: 10, startTime })
+        const bills = yield* streamBills(
+          venue,
+          startTime === undefined ? { pageSize: 10 } : { pageSize: 10, startTime }
+        )
         const wanted = venue.bills.filter((bill) => startTime === undefined || bill.cTime > startTime)
         assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(wanted)))
       })
@@ -675,4 +692,104 @@ describe("bills stream against a venue that bends the rules", () => {
       assert.strictEqual(venue.count(BILLS), 1)
     })
   })
+})
+
+/** A venue with inclusive or exclusive bounds, a page size cap, answers repeated and bills arriving as it pages. */
+class HostileBillsVenue extends ScriptedVenue {
+  readonly answers: Array<string> = []
+  readonly hostility: {
+    readonly inclusive: boolean
+    readonly maxPageSize: number | undefined
+    /** The bills requests (1-based) answered with the answer before. */
+    readonly repeated: ReadonlyArray<number>
+    /** Bills arriving after each bills request (the n-th entry after the n-th request). */
+    readonly inserts: ReadonlyArray<number>
+  }
+  constructor(hostility: HostileBillsVenue["hostility"]) {
+    super()
+    this.hostility = hostility
+  }
+
+  protected override answerFor(path: string, original: Answer, request: Received): Answer {
+    if (path !== BILLS || original.status !== 200) return super.answerFor(path, original, request)
+    const n = this.count(BILLS)
+    if (n > 1000) throw new Error(`too many requests: ${n}`)
+    const { json } = request
+    const { inclusive, inserts, maxPageSize, repeated } = this.hostility
+    const size = Math.min(Number(json.pageSize), maxPageSize ?? 100)
+    const index = Number(json.pageIndex)
+    const inside = (t: number) =>
+      (json.startTime === undefined || (inclusive ? t >= Number(json.startTime) : t > Number(json.startTime))) &&
+      (json.endTime === undefined || (inclusive ? t <= Number(json.endTime) : t < Number(json.endTime)))
+    const matching = newestFirst(this.bills.filter((bill) => inside(bill.cTime)))
+    const fresh = answer(200, "00000", {
+      total: matching.length,
+      page: index,
+      pageSize: size,
+      hasNextPage: index * size < matching.length,
+      items: matching.slice((index - 1) * size, index * size).map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+    })
+    this.answers.push(fresh.body)
+    const arriving = inserts[n - 1] ?? 0
+    if (arriving > 0) this.addBills(arriving, NOW + 10_000 + n, Math.ceil(arriving / 2))
+    return repeated.includes(n) && n > 1 ? { ...fresh, body: this.answers[n - 2]! } : fresh
+  }
+}
+
+describe("bills stream against a hostile venue", () => {
+  it(
+    "property: the bills inside the bounds at the start, each once, or a failure saying the venue ignores the index",
+    () => {
+      const scenario = fc.record({
+        clusters: fc.array(
+          fc.record({
+            size: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 60 })),
+            gap: fc.nat(2)
+          }),
+          { maxLength: 8 }
+        ),
+        pageSize: fc.integer({ min: 1, max: 12 }),
+        inclusive: fc.boolean(),
+        maxPageSize: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+        repeated: fc.array(fc.integer({ min: 2, max: 30 }), { maxLength: 2 }),
+        inserts: fc.array(fc.nat(15), { maxLength: 6 }),
+        start: fc.option(fc.nat(20), { nil: undefined }),
+        length: fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined })
+      })
+      return fc.assert(
+        fc.asyncProperty(scenario, async ({ clusters, length, pageSize, start, ...hostility }) => {
+          const venue = new HostileBillsVenue(hostility)
+          let time = NOW - 1000
+          for (const { gap, size } of clusters) {
+            venue.addBills(size, time, size)
+            time += 1 + gap
+          }
+          const startTime = start === undefined ? undefined : NOW - 1000 + start
+          const endTime = length === undefined ? undefined : (startTime ?? NOW - 1000) + length
+          const query: Bill.BillQuery = {
+            pageSize,
+            ...(startTime === undefined ? {} : { startTime }),
+            ...(endTime === undefined ? {} : { endTime })
+          }
+          const wanted = newestFirst(
+            venue.bills.filter((bill) =>
+              (startTime === undefined || bill.cTime > startTime) && (endTime === undefined || bill.cTime < endTime)
+            )
+          )
+          const result = await Effect.runPromise(
+            Effect.result(streamBills(venue, query)).pipe(Effect.provide(TestClock.layer()))
+          )
+          if (result._tag === "Failure") {
+            // A page answered again while stepping the index within one millisecond reads as a venue ignoring it.
+            assert.isAbove(hostility.repeated.length, 0, result.failure.message)
+            assert.include(reasonOf(result.failure, "DecodeError").description, "does the venue honour it?")
+          } else {
+            assert.deepStrictEqual(idsOf(result.success), idsOf(wanted))
+          }
+        }),
+        { numRuns: 200 }
+      )
+    },
+    60_000
+  )
 })

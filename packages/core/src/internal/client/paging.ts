@@ -77,6 +77,8 @@ interface Cursor {
   /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
+  /** The ids of the answer to this same request, when it is asked again (see `byTime`: a page answered again). */
+  readonly asked?: string | undefined
 }
 
 /**
@@ -140,24 +142,26 @@ export const byTime = <Item, Page>(
           const done = oldest === undefined || (bounds.start !== undefined && oldest <= bounds.start) ||
             (typeof hasNext === "boolean" ? !hasNext : items.length < served)
           if (done) return Effect.succeed([fresh, Option.none<Cursor>()] as const)
-          // An inclusive venue answers the records at the bound itself first, all yielded before: pages of them under
-          // the same bound (the index stepping) are progress, however many (a venue ignoring the index fails above).
-          const atBound = cursor.end !== undefined && time(items[0]!) === cursor.end && oldest + 1 >= cursor.end
-          stale = fresh.length > 0 ? 0 : atBound ? stale : stale + 1
-          if (stale >= STALE_PAGES) {
-            return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
-          }
           // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
           // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
+          // A record past the bound means the venue answered another request, such as the page before again: stepping
+          // the index would skip the records of the page not yet read, so it is asked again. So is a page with nothing
+          // new that starts at the bound itself, which an exclusive venue never answers, until the same request gets
+          // the same answer twice: an inclusive venue's records at its bound, all yielded before.
+          const newest = time(items[0]!)
+          const atBound = stuck && newest === cursor.end && fresh.length === 0
+          const strayed = stuck && (newest > cursor.end! || (atBound && cursor.asked !== ids))
+          // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
+          stale = fresh.length > 0 || (atBound && !strayed) ? 0 : stale + 1
+          if (stale >= STALE_PAGES) {
+            return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
+          }
           const boundary = stuck ? cursor.end! - 1 : oldest
           const atBoundary = new Set(boundary === cursor.boundary ? cursor.boundaryIds : [])
           for (const item of items) if (time(item) === boundary) atBoundary.add(list.id(item))
-          // A record past the bound (inclusive or not) means the venue answered another request, such as the page
-          // before again: stepping the index would skip the records of the page not yet read, so it is asked again.
-          const strayed = stuck && time(items[0]!) > cursor.end!
           const next: Cursor = strayed
-            ? { ...cursor, boundaryIds: atBoundary }
+            ? { ...cursor, boundaryIds: atBoundary, asked: ids }
             : stuck
             ? { end: cursor.end, pageIndex: cursor.pageIndex + 1, previous: ids, boundary, boundaryIds: atBoundary }
             : { end: oldest + 1, pageIndex: list.firstPage, previous: undefined, boundary, boundaryIds: atBoundary }
