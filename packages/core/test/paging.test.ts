@@ -601,6 +601,24 @@ describe("bills stream against a venue that bends the rules", () => {
     return assertExactlyTheStartingBills(venue, 6)
   })
 
+  it.effect.each([{ empty: [2], requests: 4 }, { empty: [2, 3], requests: 5 }, { empty: [2, 3, 4, 5], requests: 4 }])(
+    "empty pages saying a next page follows at requests $empty: asked again, given up after three",
+    ({ empty, requests }) => {
+      // A glitch: no bill in a page the venue says is not the last. Three in a row are taken for the end of the list.
+      let n = 0
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== BILLS || !empty.includes(++n)) return text
+        return text.replace(/"items":\[.*\]/, `"items":[]`).replace(/"hasNextPage":(true|false)/, `"hasNextPage":true`)
+      })
+      venue.addBills(25, NOW - 1000)
+      return Effect.gen(function*() {
+        const ids = yield* collectBillIds(venue, { pageSize: 10 })
+        assert.deepStrictEqual(ids, billIds(venue.bills).slice(0, empty.length < 3 ? 25 : 10))
+        assert.strictEqual(venue.count(BILLS), requests)
+      })
+    }
+  )
+
   it.effect("a venue answering the first page to every request fails the stream instead of looping", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === BILLS ? (first ??= text) : text)

@@ -89,7 +89,8 @@ interface Cursor {
  *
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
- * the size, a boolean "next page" is trusted, records out of newest-first order fail the stream (paging by time would
+ * the size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end
+ * the stream), records out of newest-first order fail the stream (paging by time would
  * be wrong), a page of records past the bound (a page answered again) is asked for again, and pages that bring
  * nothing new `STALE_PAGES` times in a row fail it rather than loop (an inclusive venue's pages of records at the bound
  * itself excepted: the index steps through them).
@@ -109,6 +110,7 @@ export const byTime = <Item, Page>(
       boundaryIds: new Set()
     }
     let stale = 0
+    let empties = 0
     return Stream.paginate(first, (cursor: Cursor) =>
       Effect.flatMap(
         list.fetch({ start: bounds.start, end: cursor.end, pageIndex: cursor.pageIndex, pageSize }),
@@ -137,6 +139,10 @@ export const byTime = <Item, Page>(
           const said = list.served(answer)
           const served = typeof said === "number" && said > 0 ? Math.min(said, pageSize) : pageSize
           const hasNext = list.hasNext(answer)
+          // An empty page the venue says is not the last (a glitch in the middle of the list) is asked for again;
+          // only `STALE_PAGES` of them in a row end the stream there.
+          empties = items.length === 0 && hasNext === true ? empties + 1 : 0
+          if (empties > 0 && empties < STALE_PAGES) return Effect.succeed([fresh, Option.some(cursor)] as const)
           const oldest = items.length === 0 ? undefined : time(items[items.length - 1]!)
           // A page that reached the start bound (an inclusive venue's) leaves nothing wanted after it.
           const done = oldest === undefined || (bounds.start !== undefined && oldest <= bounds.start) ||
