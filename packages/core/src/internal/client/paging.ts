@@ -88,12 +88,12 @@ interface Cursor {
  * page index within the fixed bound, where the set is stable because records only arrive newer.
  *
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
- * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
- * the size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end
- * the stream), records out of newest-first order fail the stream (paging by time would
- * be wrong), a page of records past the bound (a page answered again) is asked for again, and pages that bring
- * nothing new `STALE_PAGES` times in a row fail it rather than loop (an inclusive venue's pages of records at the bound
- * itself excepted: the index steps through them).
+ * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps the
+ * size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
+ * stream), records out of newest-first order fail the stream (paging by time would be wrong), a page of records past
+ * the bound (a page answered again) is asked for again, and pages that bring nothing new `STALE_PAGES` times in a row
+ * fail it rather than loop (an inclusive venue's pages of records at the bound itself excepted: the index steps through
+ * them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
