@@ -619,6 +619,17 @@ describe("bills stream against a venue that bends the rules", () => {
     }
   )
 
+  it.effect("a bill a page holds twice is yielded once", () => {
+    const venue = new RewritingVenue((text, request) => {
+      if (request.path !== BILLS) return text
+      const page = JSON.parse(text)
+      page.data.items.splice(1, 0, page.data.items[1])
+      return JSON.stringify(page)
+    })
+    venue.addBills(30, NOW - 1000, 2)
+    return assertExactlyTheStartingBills(venue, 10)
+  })
+
   it.effect("a venue answering the first page to every request fails the stream instead of looping", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === BILLS ? (first ??= text) : text)

@@ -123,11 +123,16 @@ export const byTime = <Item, Page>(
               )
             }
           }
-          const fresh = items.filter((item) =>
-            (bounds.start === undefined || time(item) > bounds.start) &&
-            (cursor.end === undefined || time(item) < cursor.end) &&
-            !(time(item) === cursor.boundary && cursor.boundaryIds.has(list.id(item)))
-          )
+          // A record the page holds twice is yielded once.
+          const inPage = new Set<string>()
+          const fresh = items.filter((item) => {
+            const id = list.id(item)
+            if (inPage.has(id)) return false
+            inPage.add(id)
+            return (bounds.start === undefined || time(item) > bounds.start) &&
+              (cursor.end === undefined || time(item) < cursor.end) &&
+              !(time(item) === cursor.boundary && cursor.boundaryIds.has(id))
+          })
           // Within one millisecond's cluster (stepping the page index under a fixed bound) a venue that answers the
           // page it answered for the index before ignores the index: trusting its "next page" would skip records.
           const ids = items.map(list.id).join(",")
