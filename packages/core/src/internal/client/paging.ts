@@ -77,6 +77,8 @@ interface Cursor {
   /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
+  /** The ids of the records at `boundary` in the pages read under this bound (pages of one bound never overlap). */
+  readonly readIds: ReadonlySet<string>
   /** The ids of the answer to this same request, when it is asked again (see `byTime`: a page answered again). */
   readonly asked?: string | undefined
 }
@@ -90,10 +92,10 @@ interface Cursor {
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps the
  * size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
- * stream), records out of newest-first order fail the stream (paging by time would be wrong), a page of records past
- * the bound (a page answered again) is asked for again, and pages that bring nothing new `STALE_PAGES` times in a row
- * fail it rather than loop (an inclusive venue's pages of records at the bound itself excepted: the index steps through
- * them).
+ * stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound cannot
+ * move, the answer to another request (a page answered again, an overlapping page, one without the bound) is dropped
+ * and the request asked again, and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
+ * (an inclusive venue's pages of records at the bound itself excepted: the index steps through them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
@@ -107,7 +109,8 @@ export const byTime = <Item, Page>(
       pageIndex: list.firstPage,
       previous: undefined,
       boundary: -1,
-      boundaryIds: new Set()
+      boundaryIds: new Set(),
+      readIds: new Set()
     }
     let stale = 0
     let empties = 0
@@ -156,26 +159,49 @@ export const byTime = <Item, Page>(
           // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
           // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
-          // A record past the bound means the venue answered another request, such as the page before again: stepping
-          // the index would skip the records of the page not yet read, so it is asked again. So is a page with nothing
-          // new that starts at the bound itself, which an exclusive venue never answers, until the same request gets
-          // the same answer twice: an inclusive venue's records at its bound, all yielded before.
+          // Where the bound cannot move, the answer to another request (the page before again, another index, the
+          // list without its bound) would make the index step past records not read: it is dropped and the request
+          // asked again. It shows by a record past the bound, by a record in an earlier page under this bound (the
+          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by nothing new starting at the
+          // bound itself, which an exclusive venue never answers, until the same request gets the same answer twice
+          // (an inclusive venue's records at its bound, all yielded before).
           const newest = time(items[0]!)
           const atBound = stuck && newest === cursor.end && fresh.length === 0
-          const strayed = stuck && (newest > cursor.end! || (atBound && cursor.asked !== ids))
+          const reread = items.some((item) => time(item) === cursor.boundary && cursor.readIds.has(list.id(item)))
+          const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
-          stale = fresh.length > 0 || (atBound && !strayed) ? 0 : stale + 1
+          stale = (fresh.length > 0 && !strayed) || (atBound && !strayed) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
+          if (strayed) return Effect.succeed([fresh.slice(0, 0), Option.some({ ...cursor, asked: ids })] as const)
           const boundary = stuck ? cursor.end! - 1 : oldest
-          const atBoundary = new Set(boundary === cursor.boundary ? cursor.boundaryIds : [])
-          for (const item of items) if (time(item) === boundary) atBoundary.add(list.id(item))
-          const next: Cursor = strayed
-            ? { ...cursor, boundaryIds: atBoundary, asked: ids }
-            : stuck
-            ? { end: cursor.end, pageIndex: cursor.pageIndex + 1, previous: ids, boundary, boundaryIds: atBoundary }
-            : { end: oldest + 1, pageIndex: list.firstPage, previous: undefined, boundary, boundaryIds: atBoundary }
+          const kept = boundary === cursor.boundary
+          const atBoundary = new Set(kept ? cursor.boundaryIds : [])
+          const read = new Set(kept ? cursor.readIds : [])
+          for (const item of items) {
+            if (time(item) === boundary) {
+              atBoundary.add(list.id(item))
+              read.add(list.id(item))
+            }
+          }
+          const next: Cursor = stuck
+            ? {
+              end: cursor.end,
+              pageIndex: cursor.pageIndex + 1,
+              previous: ids,
+              boundary,
+              boundaryIds: atBoundary,
+              readIds: read
+            }
+            : {
+              end: oldest + 1,
+              pageIndex: list.firstPage,
+              previous: undefined,
+              boundary,
+              boundaryIds: atBoundary,
+              readIds: new Set()
+            }
           return Effect.succeed([fresh, Option.some(next)] as const)
         }
       ))
