@@ -170,7 +170,7 @@ export const byTime = <Item, Page>(
           const reread = items.some((item) => time(item) === cursor.boundary && cursor.readIds.has(list.id(item)))
           const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
-          stale = (fresh.length > 0 && !strayed) || (atBound && !strayed) ? 0 : stale + 1
+          stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
