@@ -125,6 +125,21 @@ describe("bills export, in process, against the sandbox", () => {
         assert.match(run.stderr, /^spotkit: exported 0 rows, 1 page, 0 rows\/s, [\d.]+ s\n$/)
       }))
 
+    it.effect("--resume with a description of another export but no FILE.partial: nothing to continue, starts afresh", () =>
+      Effect.gen(function*() {
+        // What a kill leaves between removing an earlier export's rows and writing the new description.
+        const fs = yield* FileSystem.FileSystem
+        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-stale-" })
+        const path = `${dir}/bills.csv`
+        const other = { spotkit: 1, command: "bills export", format: "csv", csvRaw: false, filters: { coinId: 2 } }
+        yield* fs.writeFileString(`${path}.partial.json`, JSON.stringify(other) + "\n")
+        const all = yield* exportWith([])
+        const run = yield* exportWith(["--out", path, "--resume"])
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.strictEqual(yield* fs.readFileString(path), all.stdout)
+        assert.isFalse(yield* fs.exists(`${path}.partial.json`))
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("--since 0 asks for every bill (no exclusive startTime of 0); --since 0 --until 0 is empty", () =>
       Effect.gen(function*() {
         const all = yield* exportWith([])

@@ -150,3 +150,35 @@ describe("transfer status", () => {
       }))
   })
 })
+
+describe("transfer status from a venue that ignores `page`", () => {
+  // Every page answers what page 1 did; past 40 requests the list is empty, so that a client that loops ends.
+  let requests = 0
+  let first: string | undefined
+  const rewrite = (path: string, body: string) => {
+    if (!path.startsWith(STATUS_PATH)) return body
+    if (++requests > 40) return body.replace(/"list":\[.*\]/s, "\"list\":[]")
+    if (new URL(path, "http://venue").searchParams.get("page") === "1") first = body
+    return first ?? body
+  }
+  const { layer } = sandboxLayer({ seed: 42, bills: 0, rewrite })
+
+  it.layer(layer, { excludeTestServices: true })("against the sandbox", (it) => {
+    it.effect("fails after a few pages without a new transfer, exit code 1, instead of paging on", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const env = yield* aliceEnv
+        const bob = exchange.accounts[1]!.userId
+        for (let i = 0; i < 3; i++) {
+          const args = ["--to-user", bob, "--coin", "USDT", "--amount", "1", "--from-account", "SPOT"]
+          const made = yield* runInProcess(["transfer", ...args, "--to-account", "FUND"], env)
+          assert.strictEqual(made.exitCode, 0, made.stderr)
+        }
+        const run = yield* runInProcess(["transfer", "status", "--page-size", "1", "--format", "json"], env)
+        assert.strictEqual(run.exitCode, 1, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, "page")
+        assert.isAtMost(requests, 6)
+      }))
+  })
+})

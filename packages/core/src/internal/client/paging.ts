@@ -77,6 +77,10 @@ interface Cursor {
   /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
+  /** The ids of the records at `boundary` in the pages read under this bound (pages of one bound never overlap). */
+  readonly readIds: ReadonlySet<string>
+  /** The ids of the answer to this same request, when it is asked again (see `byTime`: a page answered again). */
+  readonly asked?: string | undefined
 }
 
 /**
@@ -86,9 +90,12 @@ interface Cursor {
  * page index within the fixed bound, where the set is stable because records only arrive newer.
  *
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
- * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps
- * the size, a boolean "next page" is trusted, records out of newest-first order fail the stream (paging by time would
- * be wrong), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop.
+ * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps the
+ * size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
+ * stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound cannot
+ * move, the answer to another request (a page answered again, an overlapping page, one without the bound) is dropped
+ * and the request asked again, and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
+ * (an inclusive venue's pages of records at the bound itself excepted: the index steps through them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
@@ -102,9 +109,11 @@ export const byTime = <Item, Page>(
       pageIndex: list.firstPage,
       previous: undefined,
       boundary: -1,
-      boundaryIds: new Set()
+      boundaryIds: new Set(),
+      readIds: new Set()
     }
     let stale = 0
+    let empties = 0
     return Stream.paginate(first, (cursor: Cursor) =>
       Effect.flatMap(
         list.fetch({ start: bounds.start, end: cursor.end, pageIndex: cursor.pageIndex, pageSize }),
@@ -117,11 +126,16 @@ export const byTime = <Item, Page>(
               )
             }
           }
-          const fresh = items.filter((item) =>
-            (bounds.start === undefined || time(item) > bounds.start) &&
-            (cursor.end === undefined || time(item) < cursor.end) &&
-            !(time(item) === cursor.boundary && cursor.boundaryIds.has(list.id(item)))
-          )
+          // A record the page holds twice is yielded once.
+          const inPage = new Set<string>()
+          const fresh = items.filter((item) => {
+            const id = list.id(item)
+            if (inPage.has(id)) return false
+            inPage.add(id)
+            return (bounds.start === undefined || time(item) > bounds.start) &&
+              (cursor.end === undefined || time(item) < cursor.end) &&
+              !(time(item) === cursor.boundary && cursor.boundaryIds.has(id))
+          })
           // Within one millisecond's cluster (stepping the page index under a fixed bound) a venue that answers the
           // page it answered for the index before ignores the index: trusting its "next page" would skip records.
           const ids = items.map(list.id).join(",")
@@ -133,30 +147,60 @@ export const byTime = <Item, Page>(
           const said = list.served(answer)
           const served = typeof said === "number" && said > 0 ? Math.min(said, pageSize) : pageSize
           const hasNext = list.hasNext(answer)
-          const done = items.length === 0 || (typeof hasNext === "boolean" ? !hasNext : items.length < served)
+          // An empty page the venue says is not the last (a glitch in the middle of the list) is asked for again;
+          // only `STALE_PAGES` of them in a row end the stream there.
+          empties = items.length === 0 && hasNext === true ? empties + 1 : 0
+          if (empties > 0 && empties < STALE_PAGES) return Effect.succeed([fresh, Option.some(cursor)] as const)
+          const oldest = items.length === 0 ? undefined : time(items[items.length - 1]!)
+          // A page that reached the start bound (an inclusive venue's) leaves nothing wanted after it.
+          const done = oldest === undefined || (bounds.start !== undefined && oldest <= bounds.start) ||
+            (typeof hasNext === "boolean" ? !hasNext : items.length < served)
           if (done) return Effect.succeed([fresh, Option.none<Cursor>()] as const)
-          stale = fresh.length === 0 ? stale + 1 : 0
+          // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
+          // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
+          const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
+          // Where the bound cannot move, the answer to another request (the page before again, another index, the
+          // list without its bound) would make the index step past records not read: it is dropped and the request
+          // asked again. It shows by a record past the bound, by a record in an earlier page under this bound (the
+          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by nothing new starting at the
+          // bound itself, which an exclusive venue never answers, until the same request gets the same answer twice
+          // (an inclusive venue's records at its bound, all yielded before).
+          const newest = time(items[0]!)
+          const atBound = stuck && newest === cursor.end && fresh.length === 0
+          const reread = items.some((item) => time(item) === cursor.boundary && cursor.readIds.has(list.id(item)))
+          const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
+          // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
+          stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
             return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
           }
-          const oldest = time(items[items.length - 1]!)
-          const atOldest = new Set(oldest === cursor.boundary ? cursor.boundaryIds : [])
-          for (const item of items) if (time(item) === oldest) atOldest.add(list.id(item))
-          const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
+          if (strayed) return Effect.succeed([fresh.slice(0, 0), Option.some({ ...cursor, asked: ids })] as const)
+          const boundary = stuck ? cursor.end! - 1 : oldest
+          const kept = boundary === cursor.boundary
+          const atBoundary = new Set(kept ? cursor.boundaryIds : [])
+          const read = new Set(kept ? cursor.readIds : [])
+          for (const item of items) {
+            if (time(item) === boundary) {
+              atBoundary.add(list.id(item))
+              read.add(list.id(item))
+            }
+          }
           const next: Cursor = stuck
             ? {
               end: cursor.end,
               pageIndex: cursor.pageIndex + 1,
               previous: ids,
-              boundary: oldest,
-              boundaryIds: atOldest
+              boundary,
+              boundaryIds: atBoundary,
+              readIds: read
             }
             : {
               end: oldest + 1,
               pageIndex: list.firstPage,
               previous: undefined,
-              boundary: oldest,
-              boundaryIds: atOldest
+              boundary,
+              boundaryIds: atBoundary,
+              readIds: new Set()
             }
           return Effect.succeed([fresh, Option.some(next)] as const)
         }

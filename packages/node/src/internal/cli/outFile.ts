@@ -111,7 +111,9 @@ export const plan = (
         ? yield* usage(`--resume: nothing says which export ${partial} holds (no ${meta}); run without --resume`)
         : target
     }
-    if (said.value !== describe(options.description)) {
+    // A description without rows (a kill between removing an earlier export's rows and describing this one) holds
+    // nothing to continue, nor to protect: the export starts afresh.
+    if (hasRows && said.value !== describe(options.description)) {
       return yield* usage(
         `--resume: ${partial} holds another export (${said.value.trim().slice(0, 300)}); give the same command, ` +
           "format and filters, or leave out --resume to start afresh"

@@ -24,6 +24,9 @@ const accountType = (name: string, description: string) =>
 
 const PAGE_MAX = 200
 
+/** Full pages in a row without a transfer not seen before, before `transfer status` decides the venue does not page. */
+const STALE_PAGES = 3
+
 const transferStatus = Command.make(
   "status",
   {
@@ -59,19 +62,25 @@ const transferStatus = Command.make(
       (range.until === undefined || record.createTime < range.until)
     const spot = yield* client()
     // Page by page until a short page; the venue pages by offset, so a transfer seen twice (newer ones pushed it to
-    // the next page meanwhile) is written once.
+    // the next page meanwhile) is written once. A venue that ignores `page` answers the same full page forever: after
+    // `STALE_PAGES` full pages without a transfer not seen before, the command fails rather than loop.
     const seen = new Set<string>()
-    const fresh = (record: Transfer.TransferRecord) => {
-      if (!inRange(record) || seen.has(record.withdrawId)) return false
-      seen.add(record.withdrawId)
-      return true
-    }
-    const records = Stream.paginate(1, (page: number) =>
-      Effect.map(spot.transferStatus({ ...query, page }), (list) =>
-        [
-          list.filter(fresh),
-          list.length < flags.pageSize ? Option.none() : Option.some(page + 1)
-        ] as const))
+    let stale = 0
+    const records = Stream.paginate(
+      1,
+      (page: number) =>
+        Effect.flatMap(spot.transferStatus({ ...query, page }), (list) => {
+          const unseen = list.filter((record) => !seen.has(record.withdrawId))
+          for (const record of unseen) seen.add(record.withdrawId)
+          const last = list.length < flags.pageSize
+          stale = !last && unseen.length === 0 ? stale + 1 : 0
+          return stale >= STALE_PAGES
+            ? failure(
+              `the venue answered ${STALE_PAGES} full pages without a new transfer (page ${page}); does it honour page?`
+            )
+            : Effect.succeed([unseen.filter(inRange), last ? Option.none<number>() : Option.some(page + 1)] as const)
+        })
+    )
     if (flags.format === "ndjson" && Option.isNone(flags.id)) {
       return yield* Stream.runForEachArray(
         records,
