@@ -71,7 +71,8 @@ export interface MatchingOptions {
 /**
  * Hears what matching did, for the push venue: an order placed (the trades it made, from index `tradesFrom` of the
  * trade log on; and, kept or not, the prices of the opposite levels it took from and the resting orders it filled, in
- * the order it met them), an order cancelled. Unset (the default), matching pays one check per call.
+ * the order it met them: arrays matching reuses, to be read during the call only), an order cancelled. Unset (the
+ * default), matching pays one check per call.
  */
 export interface MatchingListener {
   readonly placed: (
