@@ -663,6 +663,34 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 
+  it.effect("an inclusive venue's page overlapping the one before by a bill at the bound itself: asked again", () => {
+    // Inclusive bounds, endTime T: 3 bills at T (outside the range), 5 at T - 1 and 2 older, pages of 3. The first
+    // answer to pageIndex 2 starts one bill early (the last bill at T, read on pageIndex 1): stepping on from it would
+    // never read the third bill at T - 1.
+    const endTime = NOW - 1000
+    let shifted = false
+    class ShiftingVenue extends DeviantBillsVenue {
+      protected override answerFor(path: string, original: Answer, request: Received): Answer {
+        const served = super.answerFor(path, original, request)
+        if (path !== BILLS || request.json.pageIndex !== 2 || shifted) return served
+        shifted = true
+        const page = JSON.parse(served.body)
+        page.data.items = newestFirst(this.bills.filter((bill) => bill.cTime <= endTime)).slice(2, 5)
+          .map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+        return { ...served, body: JSON.stringify(page) }
+      }
+    }
+    const venue = new ShiftingVenue({ inclusiveBounds: true })
+    venue.addBills(2, endTime - 3)
+    venue.addBills(5, endTime - 1, 5)
+    venue.addBills(3, endTime, 3)
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 3, endTime })
+      assert.isTrue(shifted)
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills.filter((bill) => bill.cTime < endTime))))
+    })
+  })
+
   it.effect("a venue answering the first page to every request fails the stream instead of looping", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === BILLS ? (first ??= text) : text)
