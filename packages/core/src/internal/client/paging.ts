@@ -165,11 +165,11 @@ export const byTime = <Item, Page>(
           // Where the bound cannot move, the answer to another request (the page before again, another index, the
           // list without its bound) would make the index step past records not read: it is dropped and the request
           // asked again. It shows by a record past the bound, by a record in an earlier page under this bound (the
-          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by nothing new starting at the
-          // bound itself, which an exclusive venue never answers, until the same request gets the same answer twice
-          // (an inclusive venue's records at its bound, all yielded before).
+          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by a page starting at the bound
+          // itself, which an exclusive venue never answers (it may be the list without its bound), until the same
+          // request gets the same answer twice (an inclusive venue's records at its bound).
           const newest = time(items[0]!)
-          const atBound = stuck && newest === cursor.end && fresh.length === 0
+          const atBound = stuck && newest === cursor.end
           const reread = stuck && items.some((item) => cursor.readIds.has(list.id(item)))
           const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
