@@ -645,6 +645,21 @@ describe("bills stream against a venue that bends the rules", () => {
     })
   })
 
+  it.effect("a first page that ignored endTime, past it only a bill at endTime itself: each bill once", () => {
+    // 1 bill at endTime, 3 on its last millisecond, pages of 2; the first answer is the page without the bound, as an
+    // inclusive venue would answer it. Stepping to pageIndex 2 of the exclusive venue would skip the second bill.
+    const venue = new ScriptedVenue()
+    const endTime = NOW - 1000
+    venue.addBills(3, endTime - 1, 3)
+    venue.addBills(1, endTime)
+    const unbounded = newestFirst(venue.bills).slice(0, 2).map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+    venue.answerNext(BILLS, () => answer(200, "00000", { pageSize: 2, hasNextPage: true, items: unbounded }))
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 2, endTime })
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills.filter((bill) => bill.cTime < endTime))))
+    })
+  })
+
   it.effect("an overlapping page while stepping through one millisecond's bills: asked again, none skipped", () => {
     // 10 bills in one millisecond, pages of 3: the first answer to pageIndex 3 starts one bill early (positions 5..7),
     // overlapping pageIndex 2; stepping on from it would never read position 8.
@@ -660,6 +675,34 @@ describe("bills stream against a venue that bends the rules", () => {
     return Effect.gen(function*() {
       yield* assertExactlyTheStartingBills(venue, 3)
       assert.isTrue(shifted)
+    })
+  })
+
+  it.effect("an inclusive venue's page overlapping the one before by a bill at the bound itself: asked again", () => {
+    // Inclusive bounds, endTime T: 3 bills at T (outside the range), 5 at T - 1 and 2 older, pages of 3. The first
+    // answer to pageIndex 2 starts one bill early (the last bill at T, read on pageIndex 1): stepping on from it would
+    // never read the third bill at T - 1.
+    const endTime = NOW - 1000
+    let shifted = false
+    class ShiftingVenue extends DeviantBillsVenue {
+      protected override answerFor(path: string, original: Answer, request: Received): Answer {
+        const served = super.answerFor(path, original, request)
+        if (path !== BILLS || request.json.pageIndex !== 2 || shifted) return served
+        shifted = true
+        const page = JSON.parse(served.body)
+        page.data.items = newestFirst(this.bills.filter((bill) => bill.cTime <= endTime)).slice(2, 5)
+          .map((bill) => ({ ...bill, cTime: String(bill.cTime) }))
+        return { ...served, body: JSON.stringify(page) }
+      }
+    }
+    const venue = new ShiftingVenue({ inclusiveBounds: true })
+    venue.addBills(2, endTime - 3)
+    venue.addBills(5, endTime - 1, 5)
+    venue.addBills(3, endTime, 3)
+    return Effect.gen(function*() {
+      const bills = yield* streamBills(venue, { pageSize: 3, endTime })
+      assert.isTrue(shifted)
+      assert.deepStrictEqual(idsOf(bills), idsOf(newestFirst(venue.bills.filter((bill) => bill.cTime < endTime))))
     })
   })
 

@@ -77,7 +77,10 @@ interface Cursor {
   /** Ids already yielded at the boundary time `boundary` (they reappear under an `end` of boundary + 1). */
   readonly boundary: number
   readonly boundaryIds: ReadonlySet<string>
-  /** The ids of the records at `boundary` in the pages read under this bound (pages of one bound never overlap). */
+  /**
+   * The ids of the records in the pages read under this bound where it cannot move (at `boundary`, or at the bound
+   * itself on an inclusive venue): the pages of one bound never overlap.
+   */
   readonly readIds: ReadonlySet<string>
   /** The ids of the answer to this same request, when it is asked again (see `byTime`: a page answered again). */
   readonly asked?: string | undefined
@@ -162,12 +165,12 @@ export const byTime = <Item, Page>(
           // Where the bound cannot move, the answer to another request (the page before again, another index, the
           // list without its bound) would make the index step past records not read: it is dropped and the request
           // asked again. It shows by a record past the bound, by a record in an earlier page under this bound (the
-          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by nothing new starting at the
-          // bound itself, which an exclusive venue never answers, until the same request gets the same answer twice
-          // (an inclusive venue's records at its bound, all yielded before).
+          // pages of a fixed bound do not overlap: nothing enters them meanwhile), or by a page starting at the bound
+          // itself, which an exclusive venue never answers (it may be the list without its bound), until the same
+          // request gets the same answer twice (an inclusive venue's records at its bound).
           const newest = time(items[0]!)
-          const atBound = stuck && newest === cursor.end && fresh.length === 0
-          const reread = items.some((item) => time(item) === cursor.boundary && cursor.readIds.has(list.id(item)))
+          const atBound = stuck && newest === cursor.end
+          const reread = stuck && items.some((item) => cursor.readIds.has(list.id(item)))
           const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
           stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
@@ -178,12 +181,10 @@ export const byTime = <Item, Page>(
           const boundary = stuck ? cursor.end! - 1 : oldest
           const kept = boundary === cursor.boundary
           const atBoundary = new Set(kept ? cursor.boundaryIds : [])
-          const read = new Set(kept ? cursor.readIds : [])
+          const read = new Set(stuck && kept ? cursor.readIds : [])
           for (const item of items) {
-            if (time(item) === boundary) {
-              atBoundary.add(list.id(item))
-              read.add(list.id(item))
-            }
+            if (time(item) === boundary) atBoundary.add(list.id(item))
+            if (stuck) read.add(list.id(item))
           }
           const next: Cursor = stuck
             ? {
