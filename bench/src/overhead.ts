@@ -39,10 +39,12 @@ let touched = 0
 const flush = () => {
   for (let i = 0; i < flushKib * 1024; i += 64) touched += memory[i]!++
 }
+// The clientOrderId of the order in flight (one at a time), which the answer echoes as the venue does.
+let inFlight = "bench-0"
 const answerBytes = () =>
   Buffer.from(
     `{"code":"00000","msg":"success","requestTime":${Date.now()},` +
-      `"data":{"orderId":1001000000000000090,"clientOrderId":"bench-0"}}`
+      `"data":{"orderId":1001000000000000090,"clientOrderId":"${inFlight}"}}`
   )
 const answerLater = (answer: (bytes: Buffer) => void) =>
   setImmediate(() => {
@@ -86,7 +88,10 @@ const runtime = ManagedRuntime.make(
 )
 const client = await runtime.runPromise(Effect.service(SpotClient.SpotClient))
 let id = 0
-const placeOne = Effect.suspend(() => client.placeOrder(orderBody(`o${id++}`)))
+const placeOne = Effect.suspend(() => {
+  inFlight = `o${id++}`
+  return client.placeOrder(orderBody(inFlight))
+})
 let placedIds = 0
 const spotkit = (n: number) =>
   runtime.runPromise(Effect.forEach(Array.from({ length: n }), () => placeOne, { concurrency: 1, discard: true }))

@@ -1,5 +1,6 @@
 // A minimal server for the client benchmark (bench/src/peers.ts), in its own process: node:http that reads each
-// request's body, checks nothing (no signature, no JSON parsing) and answers canned venue-shaped JSON, byte for
+// request's body, checks nothing (no signature, no JSON parsing; a placed order's clientOrderId is echoed, found by a
+// pattern) and answers canned venue-shaped JSON, byte for
 // byte the shape the sandbox answers (a 19-digit orderId as a JSON number; a full open-orders page of 10 with ids as
 // strings), with the current requestTime. It costs the server as little as an HTTP answer can, so the client's own
 // cost shows. Prints `READY <baseUrl>` when it listens; runs until killed.
@@ -17,15 +18,22 @@ const order = (i: number) => {
 const page = `{"orderInfoResultList":[${
   Array.from({ length: OPEN_ORDERS_LIMIT }, (_, i) => order(OPEN_ORDERS_LIMIT - 1 - i)).join(",")
 }],"nextPage":null,"totals":null}`
-const placed = `{"orderId":1001000000000000090,"clientOrderId":"bench-0"}`
+// The order's own clientOrderId, as the venue echoes it (the client refuses an answer about another order).
+const CLIENT_ORDER_ID = /"clientOrderId":"([^"]*)"/
+const placed = (body: string) =>
+  `{"orderId":1001000000000000090,"clientOrderId":"${CLIENT_ORDER_ID.exec(body)?.[1] ?? "bench-0"}"}`
 
 const envelope = (data: string) => `{"code":"00000","msg":"success","requestTime":${Date.now()},"data":${data}}`
 
 const server = createServer((request, response) => {
-  request.resume()
+  let received = ""
+  request.setEncoding("utf8")
+  request.on("data", (chunk: string) => {
+    received += chunk
+  })
   request.on("end", () => {
     const body = request.url === paths.placeOrder
-      ? envelope(placed)
+      ? envelope(placed(received))
       : request.url === paths.openOrders
       ? envelope(page)
       : undefined
