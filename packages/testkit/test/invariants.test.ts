@@ -15,25 +15,13 @@
  *   its status with its fills; the fills view holds one fill per side of every trade.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Engine } from "../src/index.ts"
-import { toUnits as units8 } from "./support/engine.ts"
+import type { Engine } from "../src/index.ts"
+import { prng } from "../src/internal/prng.ts"
+import { makeEngine, SYMBOL, toUnits as units8 } from "./support/engine.ts"
 
-const SYMBOL = "BTCUSDT_SPBL"
 const T0 = 1_700_000_000_000
 const COINS = ["BTC", "USDT"] as const
 const SCALE = 10n ** 8n
-
-// mulberry32: a tiny seeded PRNG, enough to draw sessions that are the same on every run.
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return (): number => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const decimal = (value: bigint, decimals: number): string => {
   const digits = value.toString().padStart(decimals + 1, "0")
@@ -55,15 +43,7 @@ const RATES = ["0", "0.001", "0.0025", "0.000333"] as const
 const start = (random: () => number): Session => {
   const makerFeeRate = RATES[Math.floor(random() * RATES.length)]!
   const takerFeeRate = RATES[Math.floor(random() * RATES.length)]!
-  const engine = new Engine.Engine({ seed: 3, makerFeeRate, takerFeeRate })
-  engine.addProduct({
-    symbol: SYMBOL,
-    base: "BTC",
-    quote: "USDT",
-    pricePrecision: 2,
-    quantityPrecision: 4,
-    minOrderValue: "1"
-  })
+  const engine = makeEngine({ makerFeeRate, takerFeeRate }, "1")
   const deposits = new Map<string, bigint>()
   const users: Array<string> = []
   for (let i = 0; i < 4; i++) {
