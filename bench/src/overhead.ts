@@ -145,7 +145,7 @@ for (const kib of FLUSHES) {
   rows.push(row)
 }
 // Every placement answered with the canned orderId, as a string (64 bits never through a number).
-const check = await runtime.runPromise(client.placeOrder(orderBody("check")))
+const check = await runtime.runPromise(placeOne)
 if (check.orderId !== "1001000000000000090") throw new Error(`orderId ${String(check.orderId)}`)
 await runtime.dispose()
 
