@@ -17,7 +17,7 @@
  * Connections are shared and managed: a channel goes on a connection with room (at most 100 channels, 240
  * subscribe or unsubscribe operations an hour each), connections are dialled again with jittered exponential backoff
  * within the venue's connection-attempt budget (kept in the `RateLimitStore`, so Redis shares it between
- * processes), private handshakes are signed afresh on every connection with the client's clock offset, pings are
+ * processes), private handshakes are signed afresh on every connection with the venue's time asked then, pings are
  * answered, and a connection that delivers nothing for `idleTimeout` is replaced. A stream's subscription lives as long
  * as the stream is pulled: nothing stays behind when its consumer stops.
  *
@@ -34,7 +34,7 @@ import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
-import { credentialsRefusal, makeSocket, privateHeaders } from "./internal/push/handshake.ts"
+import { askServerTime, credentialsRefusal, makeSocket, privateHeaders } from "./internal/push/handshake.ts"
 import { Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
@@ -410,7 +410,16 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         : yield* privateHeaders(options.credentials, resolved.userAgent, text)
     )
   }
-  const context: Streams = { options, resolved, hubs, client, now, emit, registry: new Registry(resolved.capacity) }
+  const context: Streams = {
+    options,
+    resolved,
+    hubs,
+    client,
+    synced: yield* Effect.cached(askServerTime(client)),
+    now,
+    emit,
+    registry: new Registry(resolved.capacity)
+  }
   return SpotPush.of({
     ...publicStreams(context),
     ...marketStreams(context),
@@ -435,6 +444,11 @@ interface Streams {
   readonly resolved: Resolved
   readonly hubs: { readonly public: Hub; readonly private: Hub }
   readonly client: SpotClient["Service"]
+  /**
+   * The venue's time asked once (best effort) before a session's start is read on the venue's clock: a program that
+   * only reads pushes may have no other answer to learn it from.
+   */
+  readonly synced: Effect.Effect<void>
   readonly now: () => number
   readonly emit: (event: Event) => void
   readonly registry: Registry
@@ -488,7 +502,7 @@ const publicStreams = ({ emit, hubs, registry, resolved }: Streams): Pick<Servic
 })
 
 const privateStreams = (
-  { client, emit, hubs, now, options, registry, resolved }: Streams
+  { client, emit, hubs, now, options, registry, resolved, synced }: Streams
 ): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
   const rest = Private.restOf(client)
   const session = <A>(
@@ -507,6 +521,7 @@ const privateStreams = (
         if (refusal !== undefined) return yield* refusal
         const symbols = yield* checkSymbols(privateOptions?.symbols ?? [])
         yield* listedSymbols(client, symbols)
+        yield* synced
         const offset = yield* client.clockOffset
         return yield* registry.use<Private.PrivateSession, A>({
           key: "private",
@@ -545,7 +560,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, registry, resolved }: Streams
+  { client, hubs, now, registry, resolved, synced }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -554,6 +569,7 @@ const marketStreams = (
       "SpotPush.watchTrades",
       Effect.gen(function*() {
         yield* checkSymbols([symbol])
+        yield* synced
         const offset = yield* client.clockOffset
         return yield* registry.use<Market.TradeFeed, PublicTrade>({
           key: channel,

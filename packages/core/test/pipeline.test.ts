@@ -465,6 +465,22 @@ describe("the server-time sync before the first signed request", () => {
     )
   })
 
+  it.effect("the wait for a permit is not taken for the round trip", () => {
+    // A 429 pauses the address's budget for a window; the retry waits for its permit, then is answered at once.
+    const { run, venue } = skewedVenue(0, { rateLimit: {}, retry: { baseDelay: 0 } })
+    venue.fail({ kind: "http", status: 429, body: "{\"code\":\"429\",\"msg\":\"Too Many Requests\"}" }, SERVER_TIME)
+    return run(
+      Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        const fiber = yield* Effect.forkChild(client.serverTime())
+        for (let i = 0; i < 100 && fiber.pollUnsafe() === undefined; i++) yield* TestClock.adjust("1 second")
+        assert.isAtLeast(yield* Fiber.join(fiber), NOW + 5_000, "answered after the pause")
+        assert.strictEqual(infoOf(venue).length, 2)
+        assertNear(yield* client.clockOffset, 0, "clockOffset")
+      })
+    )
+  })
+
   it.effect("syncServerTime: false never asks", () => {
     const { run, venue } = skewedVenue(0, { syncServerTime: false })
     return run(

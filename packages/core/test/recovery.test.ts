@@ -26,6 +26,7 @@ import {
   ORDERS,
   reasonOf,
   requestsTo,
+  SERVER_TIME,
   SYMBOL,
   venueOrderId,
   withClient
@@ -301,6 +302,54 @@ describe("recovery matches the order, not only its clientOrderId", () => {
         const result = yield* client.placeOrder(limitOrderAt("skew-1", "100", "1"))
         assert.strictEqual(result.orderId, venueOrderId(venue, "skew-1"))
       }))
+  })
+
+  // The venue's clock an hour ahead of ours and its time not asked (a 429): the offset is only learned from the
+  // lookup's own answer, after every attempt was lost. The bound of the call's orders must use what that answer
+  // taught, not the estimate from before it, or an old identical order is taken for this call's.
+  const HOUR = 3_600_000
+  const unconfirmed = () => {
+    const venue = new FakeVenue({ skewMillis: HOUR })
+    venue.fail({ kind: "http", status: 429, body: "{\"code\":\"429\",\"msg\":\"Too Many Requests\"}" }, SERVER_TIME)
+    venue.orders.push({
+      orderId: OLD_ORDER_ID,
+      symbol: SYMBOL,
+      clientOrderId: "skew-old",
+      side: "buy",
+      orderType: "limit",
+      price: "100",
+      quantity: "1",
+      cTime: NOW + HOUR - 60_000,
+      status: "full_fill"
+    })
+    return venue
+  }
+
+  it.effect("an old order is not taken for this call's when the clock offset was unconfirmed before the lookup", () => {
+    const venue = unconfirmed()
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* Effect.result(client.placeOrder(limitOrderAt("skew-old", "100", "1")))
+        assert.strictEqual(result._tag, "Failure", "the old order reported as placed by this call")
+        if (result._tag === "Failure") reasonOf(result.failure, "OutcomeUnknownError")
+        assert.strictEqual(venue.orders.length, 1, "only the old order")
+      }), { retry: { times: 2, baseDelay: 0 } })
+  })
+
+  it.effect("an old order is not taken for a batch item when the clock offset was unconfirmed before the lookup", () => {
+    const venue = unconfirmed()
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, BATCH)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, [
+          { side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId: "skew-old" }
+        ])
+        assert.strictEqual(result.outcomes[0]!._tag, "Failed", JSON.stringify(result.outcomes[0]))
+        assert.strictEqual(result.placed, 0)
+        const outcome = result.outcomes[0]!
+        if (outcome._tag === "Failed") assert.isAbove(outcome.notBefore!, NOW + HOUR - 60_000, "notBefore")
+      }), { retry: { times: 2, baseDelay: 0 } })
   })
 
   it.effect.each([

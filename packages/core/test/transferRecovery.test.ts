@@ -134,6 +134,73 @@ describe("a transfer whose answer was lost", () => {
   })
 })
 
+describe("the window searched for a lost transfer is the call's on the venue's clock", () => {
+  const HOUR = 3_600_000
+  // The venue's clock an hour ahead of ours: the client's first transfer starts before the server's time is asked,
+  // so its start, on the estimate of that moment, lies an hour before the call on the venue's clock.
+  it.effect("a transfer of another program half an hour before the call is not taken for this one", () => {
+    const venue = new FakeVenue({ skewMillis: HOUR }).fail({ kind: "dropBefore" }, TRANSFER)
+    elsewhere(venue, { createTime: NOW + HOUR - 1_800_000 })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* Effect.result(client.internalTransfer(sampleTransfer))
+        assert.strictEqual(result._tag, "Failure", "the other program's transfer reported as this call's")
+        if (result._tag === "Failure") reasonOf(result.failure, "OutcomeUnknownError")
+        assert.strictEqual(venue.transfers.length, 1, "this call's transfer was never applied")
+      }))
+  })
+
+  // The venue's clock an hour behind ours: the client's first transfer starts before the server's time is asked, a
+  // second one after. Both are the client's own calls, compared on its own clock.
+  it.effect("an identical transfer in flight since before the time was asked still contests a lost one", () => {
+    const venue = new FakeVenue({ skewMillis: -HOUR })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      // The first transfer is applied, and its answer held until `release`.
+      const release = yield* Deferred.make<void>()
+      let held = 0
+      const http = HttpClient.make((request, url) =>
+        Effect.flatMap(
+          venue.client.execute(request),
+          (response) =>
+            url.pathname === TRANSFER && held++ === 0
+              ? Effect.as(Deferred.await(release), response)
+              : Effect.succeed(response)
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 } }).pipe(
+            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+          )
+        )
+      )
+      const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+      for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
+      assert.strictEqual(venue.transfers.length, 1)
+      // The second is lost before the venue sees it: the one match is the first's.
+      venue.fail({ kind: "dropBefore" }, TRANSFER)
+      const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+      yield* Deferred.succeed(release, undefined)
+      const firstResult = yield* Fiber.join(first)
+      assert.strictEqual(firstResult.id, venue.transfers[0]!.withdrawId)
+      assert.strictEqual(venue.transfers.length, 1, "one transfer applied")
+      assert.strictEqual(second._tag, "Failure", "the second was never applied")
+      if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
+    })
+  })
+
+  it.effect("this call's transfer is still found", () => {
+    const venue = new FakeVenue({ skewMillis: HOUR }).fail({ kind: "dropAfter" }, TRANSFER)
+    elsewhere(venue, { createTime: NOW + HOUR - 1_800_000 })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.internalTransfer(sampleTransfer)
+        assert.strictEqual(result.id, venue.transfers.at(-1)!.withdrawId)
+      }))
+  })
+})
+
 describe("a lost transfer is not taken for another of the client's own that is not settled", () => {
   it.effect("an identical transfer still in flight: OutcomeUnknownError, not the other's id", () => {
     const venue = new FakeVenue()

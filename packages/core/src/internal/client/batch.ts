@@ -77,16 +77,18 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     // whatever the last answer says of it (a venue may check the balance before duplicates): look them up. Only an
     // order created since the chunk was sent counts (a clientOrderId may be reused from an older order).
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
-    // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too.
-    const notBefore = Recovery.earliest(started, yield* client.clockOffset)
+    // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too. Read
+    // after the lookup, whose answer taught the clock offset (`Recovery.placement`).
+    const since = Effect.map(client.clockOffset, (offset) => Recovery.earliest(started, offset))
     const recovered = unknown.length === 0
       ? new Map<string, OrderId>()
       : yield* Recovery.findMany(
         client.lookup,
         symbol,
         new Map(unknown.map((pending) => [pending.clientOrderId, pending.item])),
-        notBefore
+        since
       )
+    const notBefore = yield* since
 
     return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
       const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)

@@ -98,6 +98,8 @@ export class VenueResponse {
   readonly serverTime: number | undefined
   readonly status: number
   readonly bodyText: string
+  /** Local time when the request was stamped: sent, after any wait for a permit. */
+  readonly sentAt: number
   private readonly context: Context
   private readonly signature: string
 
@@ -107,14 +109,15 @@ export class VenueResponse {
     status: number,
     bodyText: string,
     context: Context,
-    signature: string
+    stamped: Stamped
   ) {
     this.payload = payload
     this.serverTime = serverTime
     this.status = status
     this.bodyText = bodyText
     this.context = context
-    this.signature = signature
+    this.sentAt = stamped.sentAt
+    this.signature = stamped.signature
   }
 
   /** A text of the answer made safe for a message. */
@@ -347,7 +350,7 @@ const transferSuccess = (
   if (stamped.endpoint.envelope !== "transfer" || String(parsed.code) !== Venue.TRANSFER_SUCCESS) return undefined
   const field = (parsed as { readonly timestamp?: unknown }).timestamp
   const serverTime = typeof field === "number" ? field : Number(field)
-  return new VenueResponse(parsed, serverTime, response.status, response.bodyText, context, stamped.signature)
+  return new VenueResponse(parsed, serverTime, response.status, response.bodyText, context, stamped)
 }
 
 /** The answer read: the payload of a success, or the reason of a failure, with every quoted text scrubbed. */
@@ -376,7 +379,7 @@ export const answer = (
   const transfer = transferSuccess(context, stamped, response, parsed)
   if (transfer !== undefined) return Effect.succeed(transfer)
   const success = (envelope: Envelope.Standard) =>
-    new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped.signature)
+    new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped)
   // A plain success, as `decodeStandard`'s fast path reads it, is answered at once.
   const plain = Envelope.fastStandard(parsed)
   if (plain !== undefined && plain.code === Venue.SUCCESS) return Effect.succeed(success(plain))
@@ -528,15 +531,18 @@ export const execute = (
 
 const decodeServerTime = Schema.decodeUnknownEffect(Market.ServerTime)
 
-/** Asks the server's time (ms); the clock offset moves by it like by any answer's time. */
+/**
+ * Asks the server's time (ms); the clock offset moves by it like by any answer's time: from the round trip alone, not
+ * the wait for a permit before it (a paused budget would put the estimate off by half the pause).
+ */
 const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErrorReason> => {
   const outgoing: Outgoing = { endpoint: Venue.endpoints.serverTime, payload: "" }
-  return Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
-    execute(context, outgoing).pipe(
-      Effect.flatMap((response) =>
-        Effect.mapError(decodeServerTime(response.payload), (error) => response.schemaError(error))
-      ),
-      Effect.tap((time) => Effect.map(Clock.currentTimeMillis, (now) => context.clock.learn(time, sentAt, now)))
+  return Effect.flatMap(execute(context, outgoing), (response) =>
+    decodeServerTime(response.payload).pipe(
+      Effect.mapError((error) => response.schemaError(error)),
+      Effect.tap((time) =>
+        Effect.map(Clock.currentTimeMillis, (now) => context.clock.learn(time, response.sentAt, now))
+      )
     ))
 }
 

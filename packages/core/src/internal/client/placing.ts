@@ -73,10 +73,8 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       ? new SpotError.DuplicateOrderError({ ...failure.reason, clientOrderId })
       : failure.reason
     const recovering = { ...failure, reason }
-    const recovered = Effect.flatMap(pipeline.clockOffset, (offset) => {
-      const since = Recovery.earliest(started, offset)
-      return Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
-    })
+    const since = Effect.map(pipeline.clockOffset, (offset) => Recovery.earliest(started, offset))
+    const recovered = Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
     return Effect.catch(recovered, ruleRefused(order, generation))
   }
 

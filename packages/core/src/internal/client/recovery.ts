@@ -82,16 +82,18 @@ export const find = (
 
 /**
  * Looks up, by clientOrderId, the orders an ambiguous attempt may have placed; answers those found that are the
- * same order, created at `since` or later. A lookup that fails finds none.
+ * same order, created at `since` (read once the lookup answered: `placement`) or later. A lookup that fails finds
+ * none.
  */
 export const findMany = (
   lookup: Lookup,
   symbol: string,
   wanted: ReadonlyMap<string, Order.BatchItem>,
-  since: number
+  since: Effect.Effect<number>
 ): Effect.Effect<Map<string, OrderId>> =>
   lookup(symbol, [...wanted.keys()]).pipe(
-    Effect.map((found) => {
+    Effect.flatMap((found) => Effect.map(since, (since) => ({ found, since }))),
+    Effect.map(({ found, since }) => {
       const out = new Map<string, OrderId>()
       for (const [clientOrderId, item] of wanted) {
         const judged = judge(found.get(clientOrderId), symbol, item, since)
@@ -106,17 +108,26 @@ export const findMany = (
  * What a failed placement answers: its reason when no attempt may have been applied; otherwise the order if it is
  * found (created at `since` or later), or why it may exist (a duplicate after a retry, or an outcome the lookup does
  * not settle).
+ *
+ * `since` is read once the lookup answered: the call's attempts may all have been lost, leaving the clock offset an
+ * estimate the venue never confirmed (its time not asked, or answered wrong), and a bound taken with it may lie far
+ * before the call, where an older order of a reused clientOrderId would pass for this call's. The lookup's answer
+ * carried the venue's time, which the offset has learned by then.
  */
 export const placement = (
   lookup: Lookup,
   order: Order.PlaceOrder,
   clientOrderId: string,
   failure: Retry.Failure,
-  since: number
+  since: Effect.Effect<number>
 ): Effect.Effect<Order.PlaceOrderResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
-  return find(lookup, order.symbol, clientOrderId, order, since).pipe(
+  const { symbol } = order
+  return lookup(symbol, [clientOrderId]).pipe(
+    Effect.flatMap((found) =>
+      Effect.map(since, (since): Found => judge(found.get(clientOrderId), symbol, order, since))
+    ),
     Effect.matchEffect({
       onFailure: (lookupReason) =>
         Effect.fail(

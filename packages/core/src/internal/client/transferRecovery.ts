@@ -1,6 +1,7 @@
 // Recovery of a transfer whose answer was lost. A transfer carries no idempotency key, so it is never sent again
-// blindly; instead the venue's transfer list is searched for it: transfers created in the window of the call (widened
-// by the venue's timestamp window, within which its clock and ours agree), of the same coin, receiver and amount, and
+// blindly; instead the venue's transfer list is searched for it: transfers created in the window of the call (on the
+// venue's clock as the lookup's own answer gives it, widened by the venue's timestamp window, within which its clock
+// and the one the call was signed with agree), of the same coin, receiver and amount, and
 // not among the transfers this client already knows (its earlier transfers, and earlier recoveries). Exactly one
 // match is the transfer, unless another transfer of this client of the same coin, receiver and amount is unsettled
 // (still in flight, or ended with its outcome unknown) in that window: the match may be that one's. Otherwise, none or
@@ -38,7 +39,11 @@ export class Known {
 /** A transfer of this client whose outcome no id settles: in flight (`end` undefined), or ended unknown. */
 export interface Entry {
   readonly kind: string
-  /** When it started and ended, on the server's clock as the client estimates it. */
+  /**
+   * When it started and ended, on the client's clock: the entries are compared with each other only, and an estimate
+   * of the venue's clock may move between two calls (the first one of a client is made before the venue's time is
+   * asked).
+   */
   readonly start: number
   end: number | undefined
 }
@@ -145,26 +150,51 @@ const candidates = (
     return [...found.values()]
   })
 
+/** What the recovery of a failed transfer is given. */
+export interface Recovering {
+  /** The call's start and end on the client's clock, before widening. */
+  readonly window: { readonly start: number; readonly end: number }
+  /** The client's estimate of the venue's clock minus its own. */
+  readonly clockOffset: Effect.Effect<number>
+  /** The transfers the client knows. */
+  readonly known: Known
+  readonly failure: Retry.Failure
+  readonly unsettled: Unsettled
+  /** The call's entry among the `unsettled`. */
+  readonly entry: Entry
+}
+
+const widen = (window: { readonly start: number; readonly end: number }, offset: number) => ({
+  start: Math.floor(window.start + offset - MARGIN_MILLIS),
+  end: Math.ceil(window.end + offset + MARGIN_MILLIS)
+})
+
 /**
  * What a failed transfer answers: its reason when the venue provably did not apply it; otherwise the transfer found
  * by the lookup (when no other unsettled transfer of the client contests it), or `OutcomeUnknownError` with the
- * candidates. `window` is the call's time on the server's clock (as the client estimates it), before widening;
- * `entry` is the call's among the `unsettled`.
+ * candidates.
+ *
+ * The list is asked for the call's window on the venue's clock as estimated before the lookup, and its records are
+ * checked against that window as the lookup's answer gives it: every attempt of the call may have been lost, leaving
+ * an estimate the venue never confirmed (the first transfer of a client starts before the venue's time is asked), and
+ * a window on it may hold another program's earlier transfer. A record outside either is not taken.
  */
 export const recover = (
   lookup: Lookup,
   transfer: InternalTransfer,
-  window: { readonly start: number; readonly end: number },
-  known: Known,
-  failure: Retry.Failure,
-  unsettled: Unsettled,
-  entry: Entry
+  { clockOffset, entry, failure, known, unsettled, window }: Recovering
 ): Effect.Effect<TransferResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
-  const widened = { start: Math.floor(window.start - MARGIN_MILLIS), end: Math.ceil(window.end + MARGIN_MILLIS) }
   const what = `${transfer.amount} ${transfer.coin} to ${transfer.toUserId}`
-  return Effect.matchEffect(candidates(lookup, transfer, widened, known), {
+  const listed = Effect.flatMap(clockOffset, (offset) => candidates(lookup, transfer, widen(window, offset), known))
+  // The records in the window again, on the offset the lookup's answer taught.
+  const confirmed = Effect.flatMap(listed, (records) =>
+    Effect.map(clockOffset, (offset) => {
+      const { end, start } = widen(window, offset)
+      return records.filter((record) => record.createTime >= start && record.createTime <= end)
+    }))
+  return Effect.matchEffect(confirmed, {
     onFailure: (lookupReason) =>
       Effect.fail(
         new SpotError.OutcomeUnknownError({
@@ -175,7 +205,7 @@ export const recover = (
     onSuccess: (listed) => {
       // Transfers settled while the list was read are known now.
       const found = listed.filter((record) => !known.has(record.withdrawId))
-      const contested = unsettled.contests(entry, widened)
+      const contested = unsettled.contests(entry, widen(window, 0))
       if (found.length === 1 && !contested) {
         const record = found[0]!
         known.add(record.withdrawId)

@@ -27,14 +27,13 @@ export const make = (context: Context) => {
     context.traced("SpotClient.transferStatus")
   )
 
-  // The time on the server's clock, as the client estimates it.
-  const serverNow = Effect.zipWith(Clock.currentTimeMillis, pipeline.clockOffset, (now, offset) => now + offset)
-
   const internalTransfer = Effect.fnUntraced(
     function*(input: Transfer.InternalTransferInput) {
       const transfer = yield* validate(transferEndpoint, input)
       yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
-      const start = yield* serverNow
+      // The call's times are on the client's clock: the unsettled compares the client's own calls, and the window a
+      // lost transfer is searched in is put on the venue's clock when it is searched (transferRecovery.ts).
+      const start = yield* Clock.currentTimeMillis
       // The call's entry among the unsettled is made and ended as a resource: no interruption can leave it in flight.
       return yield* Effect.acquireUseRelease(
         Effect.sync(() => unsettled.begin(transfer, start)),
@@ -50,10 +49,15 @@ export const make = (context: Context) => {
           ).pipe(
             Effect.tap((result) => Effect.sync(() => known.add(result.id))),
             Effect.catch((failure) =>
-              Effect.flatMap(
-                serverNow,
-                (end) => TransferRecovery.recover(statusOf, transfer, { start, end }, known, failure, unsettled, entry)
-              )
+              Effect.flatMap(Clock.currentTimeMillis, (end) =>
+                TransferRecovery.recover(statusOf, transfer, {
+                  window: { start, end },
+                  clockOffset: pipeline.clockOffset,
+                  known,
+                  failure,
+                  unsettled,
+                  entry
+                }))
             )
           ),
         // Settled by an id or a refusal; unknown when the outcome is, or when the caller stopped waiting for it.
@@ -61,7 +65,7 @@ export const make = (context: Context) => {
           const error = Exit.findErrorOption(exit)
           return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
             ? Effect.sync(() => unsettled.settle(entry))
-            : Effect.map(serverNow, (end) => unsettled.unknown(entry, end))
+            : Effect.map(Clock.currentTimeMillis, (end) => unsettled.unknown(entry, end))
         }
       )
     },

@@ -54,8 +54,18 @@ export const makeSocket = (
   )
 }
 
-// The private handshake: the key, the passphrase, a timestamp of the venue's clock (the client's estimate) and the
-// signature over `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on.
+// The venue's time asked, best effort: the client's clock offset learns it (a failure is logged and leaves it as it is).
+export const askServerTime = (client: SpotClient["Service"]): Effect.Effect<void> =>
+  Effect.catch(
+    Effect.asVoid(client.serverTime()),
+    (error) => Effect.logDebug(`spotkit: server time unavailable for the push session (${error.message})`)
+  )
+
+// The private handshake: the key, the passphrase, a timestamp of the venue's clock and the signature over
+// `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on. The venue's time is asked
+// before each handshake (best effort): a refused handshake answers no time to learn from, and a program that only
+// reads pushes makes no signed REST request until a connection is up (the backfill), so an estimate off by more than
+// the timestamp window (never asked, or the machine's clock stepped since) would be refused on every reconnect.
 export const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
   Effect.gen(function*() {
     const client = yield* SpotClient
@@ -63,6 +73,7 @@ export const privateHeaders = (credentials: Signer.Credentials, userAgent: strin
     const apiKey = Redacted.value(credentials.apiKey)
     const passphrase = Redacted.value(credentials.passphrase)
     return Effect.gen(function*() {
+      yield* askServerTime(client)
       const offset = yield* client.clockOffset
       const timestamp = String(Math.round((yield* Clock.currentTimeMillis) + offset))
       const signature = yield* sign(Push.prehash(timestamp))
