@@ -3,11 +3,13 @@
  * estimates it, even for a program that has made no signed REST request yet, whose estimate nothing else has set.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Layer } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
 import { Push, SpotClient } from "../src/index.ts"
 import { privateHeaders } from "../src/internal/push/handshake.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
-import { clientOptions, FakeVenue, NOW, withClient } from "./support/FakeVenue.ts"
+import { clientOptions, FakeVenue, NOW, SERVER_TIME, withClient } from "./support/FakeVenue.ts"
 
 const HOUR = 3_600_000
 
@@ -38,5 +40,27 @@ describe("the private handshake's timestamp", () => {
         const timestamp = yield* handshakeTimestamp(client)
         assert.isAtMost(Math.abs(timestamp - (NOW - HOUR)), 1_000, `timestamp ${timestamp}`)
       }))
+  })
+
+  it.effect("waits at most 2 seconds for the venue's time: a REST side that does not answer holds no handshake up", () => {
+    const venue = new FakeVenue({ skewMillis: HOUR })
+    const http = HttpClient.make((request, url) =>
+      url.pathname === SERVER_TIME ? Effect.never : venue.client.execute(request)
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({ ...clientOptions, rateLimit: false, timeout: "1 hour" }).pipe(
+            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+          )
+        )
+      )
+      const handshake = yield* Effect.forkChild(handshakeTimestamp(client))
+      yield* TestClock.adjust("2 seconds")
+      const timestamp = yield* Fiber.join(handshake)
+      // Signed on the estimate it had (none learnt): the venue's answer never came.
+      assert.isAtMost(Math.abs(timestamp - (NOW + 2_000)), 1_000, `timestamp ${timestamp}`)
+    })
   })
 })

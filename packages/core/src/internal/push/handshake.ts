@@ -55,9 +55,13 @@ export const makeSocket = (
 }
 
 // The venue's time asked, best effort: the client's clock offset learns it (a failure is logged and leaves it as it is).
+// At most `SERVER_TIME_WAIT` is spent on it, so that a REST side paused after a 429 or slow to answer does not hold a
+// handshake up (the request is then given up, and the offset stays as it was).
+const SERVER_TIME_WAIT = "2 seconds"
+
 export const askServerTime = (client: SpotClient["Service"]): Effect.Effect<void> =>
   Effect.catch(
-    Effect.asVoid(client.serverTime()),
+    Effect.asVoid(Effect.timeoutOption(client.serverTime(), SERVER_TIME_WAIT)),
     (error) => Effect.logDebug(`spotkit: server time unavailable for the push session (${error.message})`)
   )
 
