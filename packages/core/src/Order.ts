@@ -208,9 +208,9 @@ export type BatchOutcome =
     readonly message: string
     readonly mayExist: boolean
     /**
-     * When `mayExist`: the earliest creation time (`cTime`, the venue's clock, ms) an order this call placed can have.
-     * `resolve` takes no older order under the clientOrderId for it (a clientOrderId may be reused from an older
-     * order). Absent: any order found counts.
+     * When `mayExist`: the earliest creation time (`cTime`, the venue's clock, ms) an order this call placed can
+     * have. `resolve` takes no older order under the clientOrderId for it (a clientOrderId may be reused from an
+     * older order). Absent: any order found counts.
      */
     readonly notBefore?: number | undefined
   }
