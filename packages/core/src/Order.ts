@@ -210,7 +210,7 @@ export type BatchOutcome =
     /**
      * When `mayExist`: the earliest creation time (`cTime`, the venue's clock, ms) an order this call placed can
      * have. `resolve` takes no older order under the clientOrderId for it (a clientOrderId may be reused from an
-     * older order). Absent: any order found counts.
+     * older order). When absent, every order found counts.
      */
     readonly notBefore?: number | undefined
   }

@@ -19,8 +19,8 @@ const nameOf = (host: string): string =>
 const isLoopbackAddress = (address: string): boolean => /^(?:::ffff:)?127\./i.test(address) || address === "::1"
 
 /**
- * Whether a request with this `Host`, arrived on `localAddress`, is answered: any that arrived on another address than
- * loopback, else one with no `Host` (no browser sends none) or a loopback name (`localhost`, `*.localhost`,
+ * Whether a request with this `Host`, arrived on `localAddress`, is answered: yes when it arrived on another address
+ * than loopback; else only with no `Host` (no browser sends none) or a loopback name (`localhost`, `*.localhost`,
  * `127.x.x.x`, `[::1]`).
  */
 export const hostAllowed = (localAddress: string | undefined, host: string | undefined): boolean =>
