@@ -97,18 +97,19 @@ export const withoutEnvelope = (
     : new SpotError.HttpStatusError({ httpStatus: status, excerpt })
 
 /**
- * A payload or envelope of the wrong shape. The Schema's message quotes the payload, so it is made safe as the body's
- * excerpt is: `excerptOf(text, length)` answers the scrubbed start of a text.
+ * A payload or envelope of the wrong shape (or, given a text, of the right shape answering another request). The
+ * Schema's message quotes the payload, so it is made safe as the body's excerpt is: `excerptOf(text, length)` answers
+ * the scrubbed start of a text.
  */
 export const schemaError = (
-  error: Schema.SchemaError,
+  error: Schema.SchemaError | string,
   excerptOf: (text: string, length: number) => string,
   body: string,
   status: number
 ): SpotError.DecodeError =>
   new SpotError.DecodeError({
     kind: "schema",
-    description: excerptOf(error.message, 400),
+    description: excerptOf(typeof error === "string" ? error : error.message, 400),
     excerpt: excerptOf(body, EXCERPT),
     httpStatus: status
   })

@@ -125,19 +125,11 @@ export class VenueResponse {
     return this.context.scrubber.scrub(text, this.signature)
   }
 
-  /** A payload of the right shape that answers another request (`description` says how), quoting the body's start. */
-  answersAnother(description: string): SpotError.DecodeError {
-    const excerptOf = (text: string, length: number) => this.context.scrubber.excerpt(text, length, this.signature)
-    return new SpotError.DecodeError({
-      kind: "schema",
-      description: excerptOf(description, 400),
-      excerpt: excerptOf(this.bodyText, Errors.EXCERPT),
-      httpStatus: this.status
-    })
-  }
-
-  /** A payload of the wrong shape, as a reason quoting the body's start. */
-  schemaError(error: Schema.SchemaError): SpotError.DecodeError {
+  /**
+   * A payload of the wrong shape, as a reason quoting the body's start; or, given a text, one of the right shape that
+   * answers another request (the text says how).
+   */
+  schemaError(error: Schema.SchemaError | string): SpotError.DecodeError {
     return Errors.schemaError(
       error,
       (text, length) => this.context.scrubber.excerpt(text, length, this.signature),

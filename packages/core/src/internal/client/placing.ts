@@ -40,7 +40,7 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
       flatMapNow(decode(placeOrderEndpoint, response), (result) =>
         result.clientOrderId === order.clientOrderId
           ? Effect.succeed(result)
-          : Effect.fail(response.answersAnother(
+          : Effect.fail(response.schemaError(
             `the answer names clientOrderId ${result.clientOrderId} (orderId ${result.orderId}), not the order's` +
               ` ${order.clientOrderId}`
           )))
