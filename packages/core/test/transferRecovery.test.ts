@@ -38,6 +38,53 @@ const elsewhere = (venue: FakeVenue, overrides: Partial<Surface.FakeTransfer> = 
 // Signing awaits WebCrypto, which resolves on real event-loop turns, not on the TestClock.
 const realTick = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
 
+/**
+ * A client over `venue` whose first transfer is applied by the venue and its answer held by `hold` (every other answer
+ * comes at once).
+ */
+const clientHoldingFirstTransfer = (
+  venue: FakeVenue,
+  hold: Effect.Effect<void>,
+  options: Partial<SpotClient.Options> = {}
+) => {
+  let held = 0
+  const http = HttpClient.make((request, url) =>
+    Effect.flatMap(
+      venue.client.execute(request),
+      (response) => url.pathname === TRANSFER && held++ === 0 ? Effect.as(hold, response) : Effect.succeed(response)
+    )
+  )
+  return SpotClient.SpotClient.pipe(
+    Effect.provide(
+      SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 }, ...options }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
+      )
+    )
+  )
+}
+
+/**
+ * A transfer applied, its answer held, while an identical one is lost before the venue sees it: the one match is the
+ * first's, so the second ends with its outcome unknown, not with the first's id.
+ */
+const inFlightContests = (venue: FakeVenue) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    const release = yield* Deferred.make<void>()
+    const client = yield* clientHoldingFirstTransfer(venue, Deferred.await(release))
+    const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+    for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
+    assert.strictEqual(venue.transfers.length, 1)
+    venue.fail({ kind: "dropBefore" }, TRANSFER)
+    const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+    yield* Deferred.succeed(release, undefined)
+    const firstResult = yield* Fiber.join(first)
+    assert.strictEqual(firstResult.id, venue.transfers[0]!.withdrawId)
+    assert.strictEqual(venue.transfers.length, 1, "one transfer applied")
+    assert.strictEqual(second._tag, "Failure", "the second was never applied")
+    if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
+  })
+
 describe("a transfer whose answer was lost", () => {
   it.effect("resolves to its id when exactly one transfer matches, without sending it again", () => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
@@ -154,40 +201,7 @@ describe("the window searched for a lost transfer is the call's on the venue's c
   // second one after. Both are the client's own calls, compared on its own clock.
   it.effect("an identical transfer in flight since before the time was asked still contests a lost one", () => {
     const venue = new FakeVenue({ skewMillis: -HOUR })
-    return Effect.gen(function*() {
-      yield* TestClock.setTime(NOW)
-      // The first transfer is applied, and its answer held until `release`.
-      const release = yield* Deferred.make<void>()
-      let held = 0
-      const http = HttpClient.make((request, url) =>
-        Effect.flatMap(
-          venue.client.execute(request),
-          (response) =>
-            url.pathname === TRANSFER && held++ === 0
-              ? Effect.as(Deferred.await(release), response)
-              : Effect.succeed(response)
-        )
-      )
-      const client = yield* SpotClient.SpotClient.pipe(
-        Effect.provide(
-          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 } }).pipe(
-            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
-          )
-        )
-      )
-      const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
-      for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
-      assert.strictEqual(venue.transfers.length, 1)
-      // The second is lost before the venue sees it: the one match is the first's.
-      venue.fail({ kind: "dropBefore" }, TRANSFER)
-      const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
-      yield* Deferred.succeed(release, undefined)
-      const firstResult = yield* Fiber.join(first)
-      assert.strictEqual(firstResult.id, venue.transfers[0]!.withdrawId)
-      assert.strictEqual(venue.transfers.length, 1, "one transfer applied")
-      assert.strictEqual(second._tag, "Failure", "the second was never applied")
-      if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
-    })
+    return inFlightContests(venue)
   })
 
   it.effect("this call's transfer is still found", () => {
@@ -204,40 +218,7 @@ describe("the window searched for a lost transfer is the call's on the venue's c
 describe("a lost transfer is not taken for another of the client's own that is not settled", () => {
   it.effect("an identical transfer still in flight: OutcomeUnknownError, not the other's id", () => {
     const venue = new FakeVenue()
-    return Effect.gen(function*() {
-      yield* TestClock.setTime(NOW)
-      // The first transfer is applied, and its answer held until `release`.
-      const release = yield* Deferred.make<void>()
-      let held = 0
-      const http = HttpClient.make((request, url) =>
-        Effect.flatMap(
-          venue.client.execute(request),
-          (response) =>
-            url.pathname === TRANSFER && held++ === 0
-              ? Effect.as(Deferred.await(release), response)
-              : Effect.succeed(response)
-        )
-      )
-      const client = yield* SpotClient.SpotClient.pipe(
-        Effect.provide(
-          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 } }).pipe(
-            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
-          )
-        )
-      )
-      const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
-      for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
-      assert.strictEqual(venue.transfers.length, 1)
-      // The second is lost before the venue sees it: the one match is the first's.
-      venue.fail({ kind: "dropBefore" }, TRANSFER)
-      const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
-      yield* Deferred.succeed(release, undefined)
-      const firstResult = yield* Fiber.join(first)
-      assert.strictEqual(firstResult.id, venue.transfers[0]!.withdrawId)
-      assert.strictEqual(venue.transfers.length, 1, "one transfer applied")
-      assert.strictEqual(second._tag, "Failure", "the second was never applied")
-      if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
-    })
+    return inFlightContests(venue)
   })
 
   it.effect("an identical transfer interrupted after the venue applied it: its transfer is not taken for a later one", () => {
@@ -245,20 +226,7 @@ describe("a lost transfer is not taken for another of the client's own that is n
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       // The first transfer is applied, and its answer never comes: the caller gives up on it.
-      let held = 0
-      const http = HttpClient.make((request, url) =>
-        Effect.flatMap(
-          venue.client.execute(request),
-          (response) => url.pathname === TRANSFER && held++ === 0 ? Effect.never : Effect.succeed(response)
-        )
-      )
-      const client = yield* SpotClient.SpotClient.pipe(
-        Effect.provide(
-          SpotClient.layer({ ...clientOptions, rateLimit: false, retry: { baseDelay: 0 }, timeout: "1 hour" }).pipe(
-            Layer.provide(Layer.succeed(HttpClient.HttpClient, http))
-          )
-        )
-      )
+      const client = yield* clientHoldingFirstTransfer(venue, Effect.never, { timeout: "1 hour" })
       const first = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
       for (let i = 0; i < 1000 && venue.transfers.length === 0; i++) yield* realTick
       assert.strictEqual(venue.transfers.length, 1)
