@@ -410,16 +410,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         : yield* privateHeaders(options.credentials, resolved.userAgent, text)
     )
   }
-  const context: Streams = {
-    options,
-    resolved,
-    hubs,
-    client,
-    synced: yield* Effect.cached(askServerTime(client)),
-    now,
-    emit,
-    registry: new Registry(resolved.capacity)
-  }
+  const synced = yield* Effect.cached(askServerTime(client))
+  const registry = new Registry(resolved.capacity)
+  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry }
   return SpotPush.of({
     ...publicStreams(context),
     ...marketStreams(context),
