@@ -37,15 +37,18 @@ const PLAIN_INTEGER = /^-?\d+$/
 const LONG_INTEGER = /([:[,]\s*)(-?\d{17,})(?=\s*[,\]}])/g
 
 // Keeps a number only when its source is a plain integer a double holds exactly; everything else (`1.0`, `1e5`,
-// `99.999999999999999999`, `602876318261969338`) is returned as its exact source text.
+// `99.999999999999999999`, `602876318261969338`) is returned as its exact source text. A runtime whose JSON.parse
+// gives no source text (one older than ES2025's) leaves only the double: one that is not a safe integer may have been
+// rounded (an id of 16 digits, a fraction), so the text is refused rather than read as another value. (A fraction that
+// rounds to a safe integer cannot be told from it there; the venue sends money as strings.)
 const reviver = function(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
-  if (
-    typeof value === "number" && context?.source !== undefined &&
-    !(Number.isSafeInteger(value) && PLAIN_INTEGER.test(context.source))
-  ) {
-    return context.source
+  if (typeof value !== "number") return value
+  const source = context?.source
+  if (source === undefined) {
+    if (Number.isSafeInteger(value)) return value
+    throw new SyntaxError("a number that a double may not hold exactly, and no source text to read it from")
   }
-  return value
+  return Number.isSafeInteger(value) && PLAIN_INTEGER.test(source) ? value : source
 }
 
 /**
@@ -89,7 +92,9 @@ const HAS_NUMBER = /[:[,]\s*-?\d|^\s*-?\d/
 
 /**
  * Parses JSON text without losing precision (see `Numbers`; `"lossless"` by default). Throws `SyntaxError` on bad
- * input; callers in this package wrap it in `Effect.try`.
+ * input, and in `"lossless"` mode on a number it cannot keep exactly: a runtime whose `JSON.parse` gives revivers no
+ * source text (older than ES2025) leaves a number that is not a safe integer nothing exact to read. Callers in this
+ * package wrap it in `Effect.try`.
  *
  * @since 0.1.0
  * @category parsing

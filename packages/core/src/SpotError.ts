@@ -361,7 +361,8 @@ export class TransportError extends Schema.Error<TransportError>("@spotkit/core/
 }
 
 /**
- * A non-success HTTP status without a venue envelope (e.g. a 502 page from a proxy). Retryable for 5xx and 408.
+ * A non-success HTTP status without a venue envelope (e.g. a 502 page from a proxy). Retryable for 5xx and 408. A
+ * state-changing request may have been applied unless the status is a refusal (a 4xx other than 408).
  *
  * @since 0.1.0
  * @category reasons
@@ -384,8 +385,9 @@ export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/cor
  * (and, for 307 and 308, the signed body) to `target` and take its answer for the venue's. Usually a base URL that
  * is not the venue's API origin (`http:` for `https:`, a moved host). `target` is the origin the answer pointed to,
  * when it named a valid one; `httpStatus` is 0 when a browser hid the redirect (fetch's opaque redirect). Not
- * retried. A 303 (and an opaque redirect, which may be one) says the server acted on the request, so a state-changing
- * request may have been applied; any other redirect says it was not handled there.
+ * retried. A 301, 302, 307 or 308 sends the request elsewhere: it was not handled there. Any other 3xx may follow
+ * an action (a 303 says the server acted on the request; a 304 or 300 answers a request that asked for neither; an
+ * opaque redirect may be a 303), so a state-changing request may have been applied.
  *
  * @since 0.1.0
  * @category reasons

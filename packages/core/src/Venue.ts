@@ -295,14 +295,20 @@ export const reasonOf = (props: {
   return new (Reason as typeof SpotError.ApiError)(venue)
 }
 
+// The redirects that ask for the request to be sent to another URL: the server that answered them did not handle it.
+const SENT_ELSEWHERE: ReadonlySet<number> = new Set([301, 302, 307, 308])
+
 /**
  * The one answer to "may the venue have applied a request that failed for this reason?". True when the answer was
  * lost or garbled after the request left (a transport failure once connected, a body that cannot be read or is too
  * large to read) or the server failed after possibly acting on it (HTTP 5xx or 408, with or without an envelope of
- * an unknown code). True too for a `ServerError` (the venue's own "request timed out" or "system error"), and for a
- * `RedirectError` of status 303 ("see other": the server acted on the request) or a browser's opaque redirect, which
- * may be one. False when the venue refused it (every other code it answers with), rate limited it, or never saw it
- * (no connection could be made, or it was refused before sending).
+ * an unknown code), or answered a status that says nothing of it (an informational 1xx taken for the answer, as
+ * node:http hands over a 101). True too for a `ServerError` (the venue's own "request timed out" or "system error"),
+ * and for a `RedirectError` other than 301, 302, 307 and 308, which send the request elsewhere without handling it:
+ * a 303 ("see other": the server acted on the request), a 304 or 300 answering a request that asked for neither, a
+ * browser's opaque redirect (which may be a 303). False when the venue refused it (a 4xx but 408, every other code
+ * it answers with), rate limited it, sent it elsewhere, or never saw it (no connection could be made, or it was
+ * refused before sending).
  *
  * @since 0.1.0
  * @category codes
@@ -315,12 +321,13 @@ export const mayHaveApplied = (reason: SpotError.SpotErrorReason): boolean => {
     case "ResponseTooLargeError":
       return true
     case "HttpStatusError":
+      return reason.isRetryable || reason.httpStatus < 400
     case "ApiError":
       return reason.isRetryable
     case "ServerError":
       return true
     case "RedirectError":
-      return reason.httpStatus === 303 || reason.httpStatus === 0
+      return !SENT_ELSEWHERE.has(reason.httpStatus)
     default:
       return false
   }

@@ -5,7 +5,8 @@
  * literal within the safe range; every other number (large integers, fractions, exponent forms) comes back as its
  * exact source text.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
+import { Result } from "effect"
 import * as fc from "fast-check"
 import { Json } from "../src/index.ts"
 
@@ -243,6 +244,44 @@ describe("Json.parse id fast path", () => {
       t: 1234567890123456,
       id: "9223372036854775807",
       p: "1.50"
+    })
+  })
+})
+
+describe("Json.parse on a runtime whose JSON.parse gives revivers no source text (before ES2025)", () => {
+  // JSON.parse as such a runtime has it: the reviver gets the key and the value, never the context.
+  const original = JSON.parse
+  const withoutSource = ((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) =>
+    original(
+      text,
+      reviver === undefined ? undefined : function(this: unknown, key: string, value: unknown) {
+        return reviver.call(this, key, value)
+      }
+    )) as typeof JSON.parse
+
+  it("refuses a number it cannot keep exactly rather than answering the rounded double", () => {
+    const spy = vi.spyOn(JSON, "parse").mockImplementation(withoutSource)
+    const parsed = (text: string) => Result.try(() => Json.parse(text))
+    const cases = {
+      // 16 digits beyond 2^53 (the reviver's case: 17 digits and more are quoted without one), short and long texts.
+      short: `{"orderId":9007199254740993}`,
+      long: `{"pad":"${"x".repeat(600)}","orderId":9007199254740993}`,
+      // A fraction: its exact text is lost. (One that rounds to an integer, `99.999999999999999999`, cannot be told
+      // from that integer without the source: the venue sends money as strings.)
+      fraction: `{"price":0.10}`
+    }
+    const outcomes = Object.fromEntries(Object.entries(cases).map(([name, text]) => [name, parsed(text)]))
+    // What stays exact without a source is answered as before: ids of 17 digits and more are quoted, not revived.
+    const exact = parsed(`{"orderId":602876318261969338,"time":1763800000000,"n":-42}`)
+    spy.mockRestore()
+    for (const [name, outcome] of Object.entries(outcomes)) {
+      assert.isTrue(Result.isFailure(outcome), `${name}: ${JSON.stringify(Result.getOrUndefined(outcome))}`)
+      if (Result.isFailure(outcome)) assert.instanceOf(outcome.failure, SyntaxError, name)
+    }
+    assert.deepStrictEqual(Result.getOrUndefined(exact), {
+      orderId: "602876318261969338",
+      time: 1763800000000,
+      n: -42
     })
   })
 })

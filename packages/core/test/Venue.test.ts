@@ -166,6 +166,22 @@ describe("venue codes", () => {
       reasonOf(error, "UnknownSymbolError")
       assert.strictEqual(error.code, "40102")
     }))
+
+  it.effect("the success code sent as a JSON number, 0 (JSON has no 00000), is a success", () =>
+    Effect.gen(function*() {
+      // An order's answer: read as placed, not as an ApiError "success (code 0)" that says it was not applied.
+      const placed = `{"code":0,"msg":"success","requestTime":${NOW},` +
+        `"data":{"orderId":602876318261969338,"clientOrderId":"err-1"}}`
+      const { result } = yield* attempt([httpAnswer(placed)], calls.placeOrder)
+      assert.strictEqual(result._tag, "Success", result._tag === "Failure" ? result.failure.message : "")
+      if (result._tag === "Success") assert.strictEqual(result.success.orderId, "602876318261969338")
+      const page = `{"code":0,"msg":"success","requestTime":${NOW},"data":{"orderInfoResultList":[]}}`
+      const listed = yield* attempt([httpAnswer(page)], calls.openOrdersPage)
+      assert.strictEqual(listed.result._tag, "Success")
+      // Any other number is the venue's code, as its string would be.
+      const { error } = yield* failure([httpAnswer(`{"code":1,"msg":"odd","data":null}`)], calls.openOrdersPage)
+      assert.strictEqual(reasonOf(error, "ApiError").code, "1")
+    }))
 })
 
 describe("venue codes that are Object.prototype keys", () => {
@@ -226,6 +242,10 @@ describe("the code table, mayHaveApplied and prehash", () => {
       new SpotError.DecodeError({ kind: "schema", description: "wrong shape", excerpt: "{}" }),
       new SpotError.HttpStatusError({ httpStatus: 502, excerpt: "<html>" }),
       new SpotError.HttpStatusError({ httpStatus: 408, excerpt: "" }),
+      // An informational status taken for the answer (node:http hands over a 101) says nothing of the request.
+      new SpotError.HttpStatusError({ httpStatus: 101, excerpt: "" }),
+      // A 303 says the server acted; a 300 or 304 to a request that asked for neither, or an opaque redirect, may.
+      ...[0, 300, 303, 304].map((httpStatus) => new SpotError.RedirectError({ httpStatus })),
       new SpotError.ApiError({ code: "50000", msg: "internal", httpStatus: 500 }),
       // The venue's own "request timed out" and "system error": it may have acted before failing.
       Venue.reasonOf({ code: "40010", msg: "Request timed out", httpStatus: 400 }),
@@ -234,6 +254,8 @@ describe("the code table, mayHaveApplied and prehash", () => {
     const refused: ReadonlyArray<SpotError.SpotErrorReason> = [
       new SpotError.TransportError({ description: "connect ECONNREFUSED", notSent: true }),
       new SpotError.HttpStatusError({ httpStatus: 404, excerpt: "<html>" }),
+      // Sent elsewhere, not handled.
+      ...[301, 302, 307, 308].map((httpStatus) => new SpotError.RedirectError({ httpStatus })),
       new SpotError.ApiError({ code: "49999", msg: "odd", httpStatus: 400 }),
       new SpotError.ApiError({ code: "49999", msg: "odd" }),
       ...[...Venue.codes].filter(([, entry]) => entry.reason !== SpotError.ServerError).map(([code, entry]) =>

@@ -792,9 +792,14 @@ describe("rate limits under latency", () => {
 
 /**
  * A fake venue whose first `refusals` bills requests are answered HTTP 429 (with `retryAfter` as the `Retry-After`
- * header when given); the virtual time of every request it received.
+ * header when given; the venue's envelope, or `body`); the virtual time of every request it received.
  */
-const refusing = (refusals: number, retryAfter: string | undefined, options: Partial<SpotClient.Options> = {}) => {
+const refusing = (
+  refusals: number,
+  retryAfter: string | undefined,
+  options: Partial<SpotClient.Options> = {},
+  body = (at: number) => envelope("429", "Too Many Requests", at, "null")
+) => {
   const venue = new FakeVenue()
   const sent: Array<Sent> = []
   let left = refusals
@@ -807,7 +812,7 @@ const refusing = (refusals: number, retryAfter: string | undefined, options: Par
           request,
           status: 429,
           headers: retryAfter === undefined ? {} : { "retry-after": retryAfter },
-          body: envelope("429", "Too Many Requests", at, "null")
+          body: body(at)
         })
       )
     })
@@ -838,6 +843,29 @@ describe("after a 429", () => {
       assert.strictEqual(sent.length, 3)
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("a 429 without an envelope (a load balancer's page, or none) is waited out by its Retry-After too", () =>
+    Effect.gen(function*() {
+      for (const page of ["<html><h1>429 Too Many Requests</h1></html>", "", "{\"error\":\"rate limited\"}"]) {
+        const { layer, sent } = refusing(1, "3", {}, () => page)
+        yield* Effect.gen(function*() {
+          yield* TestClock.setTime(NOW)
+          const client = yield* SpotClient.SpotClient
+          const refused = yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+          assert.strictEqual(refused.reason._tag, "RateLimitError", page)
+          assert.strictEqual(
+            refused.reason._tag === "RateLimitError" ? refused.reason.retryAfterMillis : 0,
+            3_000,
+            page
+          )
+          const next = yield* Effect.forkChild(Effect.andThen(client.fundingBillsPage({ pageSize: 10 }), now))
+          yield* advanceTo(NOW + 2_999)
+          assert.strictEqual(sent.length, 1, `${page}: nothing sent during the pause`)
+          yield* advanceTo(NOW + 3_100)
+          assert.strictEqual(yield* Fiber.join(next), NOW + 3_000, page)
+        }).pipe(Effect.provide(layer))
+      }
+    }))
 
   it.effect("without Retry-After the pause is one window of the shared budgets (10 s and the margin)", () => {
     const { layer, sent } = refusing(1, undefined)

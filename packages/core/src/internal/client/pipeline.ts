@@ -357,15 +357,18 @@ export const answer = (
   const excerpt = (text: string) => excerptOf(text, Errors.EXCERPT)
   const result = Result.try(() => Json.parse(text))
   if (Result.isFailure(result)) {
-    // The parser's own message quotes the body; say only what and where.
-    return Effect.fail(
-      Errors.withoutEnvelope(status, "json", `the body (${text.length} characters) is not valid JSON`, excerpt(text))
+    // The parser's own message quotes the body; say only what and where. A 429 without an envelope (a proxy's or a
+    // load balancer's page) still says how long to wait.
+    return Budget.withRetryAfter(
+      Errors.withoutEnvelope(status, "json", `the body (${text.length} characters) is not valid JSON`, excerpt(text)),
+      response.headers
     )
   }
   const parsed = result.success
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
-    return Effect.fail(
-      Errors.withoutEnvelope(status, "schema", "expected an envelope object with a code", excerpt(text))
+    return Budget.withRetryAfter(
+      Errors.withoutEnvelope(status, "schema", "expected an envelope object with a code", excerpt(text)),
+      response.headers
     )
   }
   const transfer = transferSuccess(context, stamped, response, parsed)
@@ -378,7 +381,8 @@ export const answer = (
   return (plain === undefined ? Envelope.decodeStandard(parsed) : Effect.succeed(plain)).pipe(
     Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
     Effect.flatMap((envelope) =>
-      envelope.code === Venue.SUCCESS
+      // A venue that writes its codes as JSON numbers (which `Standard` accepts) can write its success only as 0.
+      envelope.code === Venue.SUCCESS || parsed.code === 0
         ? Effect.succeed(success(envelope))
         : Budget.withRetryAfter(
           Venue.reasonOf({
