@@ -422,7 +422,7 @@ export const DepthQuery = Schema.Struct({ symbol: TradingPair, limit: Schema.opt
 
 /**
  * A candles query: the symbol, the period, how many, and optionally the open times from (`startTime`, inclusive) and
- * before (`endTime`, exclusive) which to answer, in ms.
+ * before (`endTime`, exclusive) which to answer, in ms; an `endTime` before `startTime` is refused.
  *
  * @since 0.1.0
  * @category market data
@@ -433,7 +433,11 @@ export const CandlesQuery = Schema.Struct({
   limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
   startTime: Schema.optional(Millis),
   endTime: Schema.optional(Millis)
-})
+}).check(Schema.makeFilter((q) =>
+  q.startTime !== undefined && q.endTime !== undefined && q.endTime < q.startTime
+    ? { path: ["endTime"], issue: "must not be before startTime" }
+    : undefined
+))
 
 /**
  * A recent-trades query: the symbol and how many (1..1000, default 100).

@@ -149,6 +149,20 @@ describe("market data: the venue's samples", () => {
     )
   })
 
+  it.effect("candles: a range that ends before it starts is refused before sending; an empty one is asked", () => {
+    const { run, seen } = clientOf(() => CANDLES)
+    return run((client) =>
+      Effect.gen(function*() {
+        const reversed = yield* Effect.flip(client.candles("BTCUSDT_SPBL", "1m", { startTime: 120_000, endTime: 60_000 }))
+        assert.strictEqual(reversed.reason._tag, "ValidationError")
+        assert.include(reversed.message, "endTime")
+        assert.strictEqual(seen.length, 0)
+        yield* client.candles("BTCUSDT_SPBL", "1m", { startTime: 60_000, endTime: 60_000 })
+        assert.strictEqual(seen.length, 1)
+      })
+    )
+  })
+
   it.effect("recent trades: buyerMaker as a boolean or a string, the taker's side from it", () => {
     const { run } = clientOf(() => TRADES)
     return run((client) =>
