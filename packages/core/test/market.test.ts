@@ -178,7 +178,9 @@ describe("market data: the venue's samples", () => {
     const { run, seen } = clientOf(() => CANDLES)
     return run((client) =>
       Effect.gen(function*() {
-        const reversed = yield* Effect.flip(client.candles("BTCUSDT_SPBL", "1m", { startTime: 120_000, endTime: 60_000 }))
+        const reversed = yield* Effect.flip(
+          client.candles("BTCUSDT_SPBL", "1m", { startTime: 120_000, endTime: 60_000 })
+        )
         assert.strictEqual(reversed.reason._tag, "ValidationError")
         assert.include(reversed.message, "endTime")
         assert.strictEqual(seen.length, 0)
