@@ -7,7 +7,7 @@
 import { Schema, SchemaGetter } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
-import { Decimal, DecimalFromWire, IdFromWire, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
+import { Decimal, DecimalFromWire, IdFromWire, isPositive, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
 import type * as SpotError from "./SpotError.ts"
 
 /**
@@ -171,10 +171,40 @@ const LevelFromWire = Schema.Tuple([DecimalFromWire, DecimalFromWire]).pipe(
 
 const byPrice = (direction: 1 | -1) => (a: Level, b: Level) => direction * Decimals.compare(a.price, b.price)
 
+// Why a side of a book is not one: a price at or below zero, a negative size, or a price listed twice (whatever its
+// trailing zeros): an answer no venue that aggregates its book sends, refused rather than shown as resting orders.
+const sideProblem = (levels: ReadonlyArray<Level> | null): string | undefined => {
+  const prices = new Set<string>()
+  for (const { price, size } of levels ?? []) {
+    if (!isPositive(price)) return `a price of ${price}`
+    if (size.startsWith("-")) return `a negative size at ${price}`
+    const key = Decimals.normalize(price)
+    if (prices.has(key)) return `the price ${price} twice`
+    prices.add(key)
+  }
+  return undefined
+}
+
+const wellFormed = Schema.makeFilter((book: {
+  readonly asks: ReadonlyArray<Level> | null
+  readonly bids: ReadonlyArray<Level> | null
+}) => {
+  const asks = sideProblem(book.asks)
+  if (asks !== undefined) return { path: ["asks"], issue: asks }
+  const bids = sideProblem(book.bids)
+  return bids === undefined ? undefined : { path: ["bids"], issue: bids }
+})
+
+// A side best first, without the levels nothing rests at (a size of zero, as in the pushed book).
+const side = (levels: ReadonlyArray<Level> | null, direction: 1 | -1): Array<Level> =>
+  (levels ?? []).filter((level) => isPositive(level.size)).sort(byPrice(direction))
+
 /**
  * An order book (docs/venue/market-data.md#depth): bids best (highest) first, asks best (lowest) first, whatever
- * order the venue sends them in; `timestamp` the venue's time of the snapshot. REST depth carries no update id: it
- * cannot be stitched to pushed changes (the push stream keeps its own book).
+ * order the venue sends them in; `timestamp` the venue's time of the snapshot. A level of size zero is left out; a
+ * price at or below zero, a negative size or a price listed twice on a side fails the decoding. A crossed book is
+ * kept as the venue sent it. REST depth carries no update id: it cannot be stitched to pushed changes (the push
+ * stream keeps its own book).
  *
  * @since 0.1.0
  * @category market data
@@ -183,15 +213,15 @@ export const OrderBook = Schema.Struct({
   asks: Schema.NullOr(Schema.Array(LevelFromWire)),
   bids: Schema.NullOr(Schema.Array(LevelFromWire)),
   timestamp: optionalMillis
-}).pipe(
+}).check(wellFormed).pipe(
   Schema.decodeTo(
     Schema.toType(
       Schema.Struct({ bids: Schema.Array(Level), asks: Schema.Array(Level), timestamp: Schema.optional(Schema.Number) })
     ),
     {
       decode: SchemaGetter.transform((book) => ({
-        bids: [...(book.bids ?? [])].sort(byPrice(-1)),
-        asks: [...(book.asks ?? [])].sort(byPrice(1)),
+        bids: side(book.bids, -1),
+        asks: side(book.asks, 1),
         ...(book.timestamp == null ? {} : { timestamp: book.timestamp })
       })),
       encode: SchemaGetter.transform((book) => book)
@@ -422,7 +452,7 @@ export const DepthQuery = Schema.Struct({ symbol: TradingPair, limit: Schema.opt
 
 /**
  * A candles query: the symbol, the period, how many, and optionally the open times from (`startTime`, inclusive) and
- * before (`endTime`, exclusive) which to answer, in ms.
+ * before (`endTime`, exclusive) which to answer, in ms; an `endTime` before `startTime` is refused.
  *
  * @since 0.1.0
  * @category market data
@@ -433,7 +463,11 @@ export const CandlesQuery = Schema.Struct({
   limit: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
   startTime: Schema.optional(Millis),
   endTime: Schema.optional(Millis)
-})
+}).check(Schema.makeFilter((q) =>
+  q.startTime !== undefined && q.endTime !== undefined && q.endTime < q.startTime
+    ? { path: ["endTime"], issue: "must not be before startTime" }
+    : undefined
+))
 
 /**
  * A recent-trades query: the symbol and how many (1..1000, default 100).

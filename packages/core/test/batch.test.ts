@@ -126,6 +126,25 @@ describe("placeOrders chunking", () => {
       }))
   })
 
+  // Items come from files (the CLI passes them as read): an outcome's clientOrderId is a string whatever the item
+  // held (before, an object given as the id was echoed as the outcome's clientOrderId, "[object Object]" in a table).
+  it.effect("an invalid item's outcome names its clientOrderId only when it is a string", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const items = [
+          { ...buyItem("x"), clientOrderId: { a: "1" } },
+          { ...buyItem("y"), clientOrderId: 12 },
+          null,
+          { ...buyItem("bad id"), quantity: "-1" }
+        ] as unknown as ReadonlyArray<Order.BatchItemInput>
+        const result = yield* client.placeOrders(SYMBOL, items)
+        assert.deepStrictEqual(result.outcomes.map((outcome) => outcome.clientOrderId), ["", "", "", "bad id"])
+        assert.deepStrictEqual(result.outcomes.map((outcome) => outcome._tag), ["Failed", "Failed", "Failed", "Failed"])
+        assert.strictEqual(requestsTo(venue, BATCH).length, 0)
+      }))
+  })
+
   it.effect("fails a repeated clientOrderId locally without sending it", () => {
     const venue = new FakeVenue()
     return withClient(venue, (client) =>

@@ -110,6 +110,31 @@ describe("market data: the venue's samples", () => {
     )
   })
 
+  it.effect("order book: levels as JSON numbers stay exact; a zero size is no level; garbage is a DecodeError", () =>
+    Effect.gen(function*() {
+      const bookOf = (data: string) => clientOf(() => data).run((client) => client.orderBook("BTCUSDT_SPBL"))
+      // Numbers are read as their source text (Json.parse), so a level written as numbers is as exact as strings.
+      const numbers = yield* bookOf(`{"asks":[[83610.50,0.10000000000000000001]],"bids":[[83609.9,2]]}`)
+      assert.deepStrictEqual(numbers.asks, [{ price: "83610.50", size: "0.10000000000000000001" }] as never)
+      assert.deepStrictEqual(numbers.bids, [{ price: "83609.9", size: "2" }] as never)
+      // A level with nothing resting at it is no level (as in the pushed book).
+      const emptied = yield* bookOf(`{"asks":[["2","0"],["1","0.5"]],"bids":[["0.5","0.000"]]}`)
+      assert.deepStrictEqual(emptied, { bids: [], asks: [{ price: "1", size: "0.5" }] } as never)
+      // Before: each of these was answered as a book, a negative size as resting, a repeated price as two levels, a
+      // negative price sorted as if it were positive.
+      for (
+        const [garbage, why] of [
+          [`{"asks":[["1","-1"]],"bids":[]}`, "a negative size"],
+          [`{"asks":[],"bids":[["-5","1"]]}`, "a negative price"],
+          [`{"asks":[["0","1"]],"bids":[]}`, "a zero price"],
+          [`{"asks":[["1","1"],["1.0","2"]],"bids":[]}`, "a price twice on a side"]
+        ]
+      ) {
+        const error = yield* Effect.flip(bookOf(garbage!))
+        assert.strictEqual(error.reason._tag, "DecodeError", why)
+      }
+    }))
+
   it.effect("order book: a depth other than 15 or 200 and a bad symbol are refused before sending", () => {
     const { run, seen } = clientOf(() => DEPTH)
     return run((client) =>
@@ -145,6 +170,22 @@ describe("market data: the venue's samples", () => {
         })
         const period = yield* Effect.flip(client.candles("BTCUSDT_SPBL", "3m" as Market.CandlePeriod))
         assert.strictEqual(period.reason._tag, "ValidationError")
+      })
+    )
+  })
+
+  it.effect("candles: a range that ends before it starts is refused before sending; an empty one is asked", () => {
+    const { run, seen } = clientOf(() => CANDLES)
+    return run((client) =>
+      Effect.gen(function*() {
+        const reversed = yield* Effect.flip(
+          client.candles("BTCUSDT_SPBL", "1m", { startTime: 120_000, endTime: 60_000 })
+        )
+        assert.strictEqual(reversed.reason._tag, "ValidationError")
+        assert.include(reversed.message, "endTime")
+        assert.strictEqual(seen.length, 0)
+        yield* client.candles("BTCUSDT_SPBL", "1m", { startTime: 60_000, endTime: 60_000 })
+        assert.strictEqual(seen.length, 1)
       })
     )
   })

@@ -125,6 +125,22 @@ describe("the check", () => {
     assert.isUndefined(loose.check(limit("1.23456789", "0.000000001")))
   })
 
+  // A venue answering garbage: a negative bound or step is no rule at all, as zero is; before, a minimum of "-1"
+  // refused a quantity of 5 as below it and a maximum of "-1" refused 12 with "nearest valid: -1" (the comparison
+  // reads non-negative decimals only).
+  it("a negative rule constrains nothing (a venue's garbage never refuses a valid order)", () => {
+    const negative = checkerOf({ tickSize: "-0.01", stepSize: "-1", minTradeAmount: "-1", maxTradeAmount: "-1" })
+    for (const quantity of ["5", "12", "0.5", "100000.5"]) {
+      assert.isUndefined(negative.check(limit("100.123", quantity)), quantity)
+    }
+    const min = checkerOf({ minTradeAmount: "-1" })
+    assert.isUndefined(min.check(limit("100", "5")))
+    const max = checkerOf({ maxTradeAmount: "-1" })
+    assert.isUndefined(max.check(limit("100", "12")))
+    // The other rules still hold.
+    assert.strictEqual(max.check(limit("100", "0.00001"))?.rule, "stepSize")
+  })
+
   it("the error names the rule and the nearest values", () => {
     const error = checker.check(limit("27123.456", "1"))!
     assert.strictEqual(

@@ -140,6 +140,26 @@ describe("bills export, in process, against the sandbox", () => {
         assert.isFalse(yield* fs.exists(`${path}.partial.json`))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+    // `-` is stdout, as for other Unix tools (before, it was a file named "-" in the working directory, replaced by each
+    // export); `./-` still names that file.
+    it.effect("--out - writes to stdout, as no --out does; no file named - is written; --resume needs a FILE", () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const stray = `${process.cwd()}/-`
+        assert.isFalse(yield* fs.exists(stray), "a file named - before the test")
+        const all = yield* exportWith([])
+        const dash = yield* exportWith(["--out", "-"]).pipe(
+          Effect.ensuring(Effect.ignore(fs.remove(stray)))
+        )
+        assert.strictEqual(dash.exitCode, 0, dash.stderr)
+        assert.strictEqual(dash.stdout, all.stdout)
+        assert.match(dash.stderr, /^spotkit: exported [\d,]+ rows, [\d,]+ pages?, [\d,]+ rows\/s, [\d.]+ s\n$/)
+        const resume = yield* exportWith(["--out", "-", "--resume"])
+        assert.strictEqual(resume.exitCode, 2, resume.stderr)
+        assert.strictEqual(resume.stdout, "")
+        assert.isFalse(yield* fs.exists(stray))
+      }).pipe(Effect.provide(NodeServices.layer)))
+
     it.effect("--since 0 asks for every bill (no exclusive startTime of 0); --since 0 --until 0 is empty", () =>
       Effect.gen(function*() {
         const all = yield* exportWith([])

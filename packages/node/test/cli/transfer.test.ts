@@ -93,6 +93,18 @@ describe("transfer status", () => {
         assert.strictEqual(none.stderr, "spotkit: no transfer with id 3999999999999999999\n")
       }))
 
+    // The query is signed as it is sent: every character a URL parser would escape differently (`'`, which WHATWG's
+    // parser escapes in a query and encodeURIComponent does not) is escaped before signing, so the venue's check of
+    // the signature over the query it received passes, instead of a 40009 blamed on the secret key.
+    it.effect("--id with characters a URL escapes: signed as sent, answered by the venue (no signature refusal)", () =>
+      Effect.gen(function*() {
+        for (const id of ["a'b", "x!(y)*~", "a&symbol=B=C#d%25", "ü€"]) {
+          const run = yield* cli(["transfer", "status", "--id", id])
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.strictEqual(run.stderr, `spotkit: no transfer with id ${id}\n`)
+        }
+      }))
+
     it.effect("--coin, --since (inclusive) and --until (exclusive) at the times of real transfers", () =>
       Effect.gen(function*() {
         const sent = yield* transfers

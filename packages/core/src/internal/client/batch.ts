@@ -36,6 +36,12 @@ export interface Client {
   readonly newClientOrderId: Effect.Effect<string>
 }
 
+// The clientOrderId an invalid item names, when it is a string: items may come from a file, as they were read.
+const givenId = (input: unknown): string => {
+  const id = typeof input === "object" && input !== null && "clientOrderId" in input ? input.clientOrderId : undefined
+  return typeof id === "string" ? id : ""
+}
+
 // An item of the declared request of placeOrders.
 const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
 
@@ -138,7 +144,7 @@ export const placeOrders = (
           field: `items[${index}].${result.failure.field}`,
           description: result.failure.description
         })
-        outcomes[index] = failed(index, inputs[index]?.clientOrderId ?? "", reason)
+        outcomes[index] = failed(index, givenId(inputs[index]), reason)
         continue
       }
       const clientOrderId = result.success.clientOrderId ?? (yield* client.newClientOrderId)

@@ -50,12 +50,25 @@ export const flatMapNow = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => succeeded(self) ? f(self.value) : Effect.flatMap(self, f)
 
+// What `encodeURIComponent` leaves as it is but RFC 3986 reserves. A URL parser may escape some of them in a query
+// (WHATWG's escapes `'`), and a GET is signed over its query as sent: escaped here, before signing, the query the
+// transport sends is the query signed.
+const SUB_DELIMS = /[!'()*]/
+const SUB_DELIMS_ALL = /[!'()*]/g
+const hex = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`
+
+/** One key or value of a query, percent-encoded as RFC 3986 reads it (every character but `A-Z a-z 0-9 - _ . ~`). */
+const queryComponent = (text: string): string => {
+  const encoded = encodeURIComponent(text)
+  return SUB_DELIMS.test(encoded) ? encoded.replace(SUB_DELIMS_ALL, hex) : encoded
+}
+
 /** A GET's query string, in the wire's order, without `?`; undefined values are left out. */
 const queryString = (params: Readonly<Record<string, unknown>>): string => {
   const parts: Array<string> = []
   for (const key in params) {
     const value = params[key]
-    if (value !== undefined) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`)
+    if (value !== undefined) parts.push(`${queryComponent(key)}=${queryComponent(String(value))}`)
   }
   return parts.join("&")
 }

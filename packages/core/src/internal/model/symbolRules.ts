@@ -24,13 +24,16 @@ export interface Checked {
 }
 
 const nonZero = (value: string) => /[1-9]/.test(value)
+// A bound is a rule only when above zero: zero, or a negative bound a venue answers as garbage, constrains nothing (as a
+// step of zero or below does), so that it never refuses a valid order (the comparisons read non-negative decimals).
+const bound = (value: string) => nonZero(value) && !value.startsWith("-") ? value : undefined
 
 /** Prepares a symbol's rules for checking orders: why an order breaks one, or undefined when it keeps them all. */
 export const check = (rules: Rules): (order: Checked) => SpotError.SymbolRuleError | undefined => {
   const tick = Decimal.step(rules.tickSize)
   const step = Decimal.step(rules.stepSize)
-  const min = nonZero(rules.minTradeAmount) ? rules.minTradeAmount : undefined
-  const max = nonZero(rules.maxTradeAmount) ? rules.maxTradeAmount : undefined
+  const min = bound(rules.minTradeAmount)
+  const max = bound(rules.maxTradeAmount)
   const broken = (
     rule: SpotError.SymbolRuleError["rule"],
     field: string,

@@ -83,8 +83,9 @@ export const exportFlags = (what: string) => ({
   format: format(["csv", "ndjson"], "csv (with a header row) or ndjson (one JSON object per line)"),
   out: Flag.String("out").pipe(
     Flag.withDescription(
-      "Write to this file instead of stdout. The rows go to FILE.partial beside it, renamed onto FILE once the " +
-        "export is whole: a failed or interrupted export leaves FILE as it was and its rows in FILE.partial"
+      "Write to this file instead of stdout (- is stdout). The rows go to FILE.partial beside it, renamed onto " +
+        "FILE once the export is whole: a failed or interrupted export leaves FILE as it was and its rows in " +
+        "FILE.partial"
     ),
     Flag.withMetavar("FILE"),
     Flag.optional
@@ -145,7 +146,7 @@ const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))
 export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
   Effect.gen(function*() {
     const output = yield* Output.Output
-    const toStdout = Option.isNone(flags.out)
+    const toStdout = Option.isNone(flags.out) || flags.out.value === OutFile.STDOUT
     const progress = yield* Progress.make(output.stderr, {
       forced: flags.progress,
       dataOnTerminal: toStdout && output.stdout.isTTY

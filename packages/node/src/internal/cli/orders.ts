@@ -14,9 +14,12 @@ import {
   json,
   listFlags,
   NAME,
+  newClientOrderId,
   optional,
   redacted,
   resultFormat,
+  sayIfInterrupted,
+  sinceNow,
   symbol,
   writeResult
 } from "./shared.ts"
@@ -52,6 +55,7 @@ const ordersPlace = Command.make(
   },
   Effect.fnUntraced(function*(flags) {
     const spot = yield* client()
+    const clientOrderId = optional(flags.clientOrderId) ?? (yield* newClientOrderId)
     const placed = yield* spot.placeOrder({
       symbol: flags.symbol,
       side: flags.side,
@@ -59,8 +63,11 @@ const ordersPlace = Command.make(
       force: flags.force,
       price: optional(flags.price),
       quantity: flags.quantity,
-      clientOrderId: optional(flags.clientOrderId)
-    })
+      clientOrderId
+    }).pipe(sayIfInterrupted(
+      `placing the order (clientOrderId ${clientOrderId}): it may have been placed; check with ` +
+        `\`${NAME} orders get --client-order-id ${clientOrderId}\` before placing it again`
+    ))
     yield* writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
   }, handled)
 ).pipe(
@@ -93,8 +100,14 @@ const ordersBatch = Command.make(
   Effect.fnUntraced(function*(flags) {
     const items = yield* Items.read(flags.file)
     const spot = yield* client()
+    const since = yield* sinceNow
     // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
-    const result = yield* spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>)
+    const result = yield* spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>).pipe(
+      sayIfInterrupted(
+        `placing the batch: some of its orders may have been placed; check with ` +
+          `\`${NAME} orders history --symbol ${flags.symbol} --since ${since}\` before placing them again`
+      )
+    )
     const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
     yield* Items.report(
       flags.format === "json"

@@ -53,6 +53,9 @@ export type Target =
     readonly resumed: Scan | undefined
   }
 
+/** What `--out` takes for stdout. */
+export const STDOUT = "-"
+
 /** The partial file of `path`. */
 export const partialOf = (path: string): string => `${path}.partial`
 
@@ -61,7 +64,7 @@ const describe = (description: Description): string => JSON.stringify({ spotkit:
 const NOTHING: Scan = { bytes: 0, rows: 0, header: false, last: undefined }
 
 /**
- * The target of `--out` (`undefined`: stdout). With `resume`, the partial file is read back (`scan`); it must belong
+ * The target of `--out` (`undefined` or `-`: stdout). With `resume`, the partial file is read back (`scan`); it must belong
  * to the same export (command, format and filters), and it and its description must be regular files of the user's
  * (not a symbolic link, no other name), or the command stops with a usage error (exit code 2). Without a partial file
  * to resume, the export starts afresh. An `--out` that is a symbolic link to a regular file (or to nothing) is
@@ -72,7 +75,10 @@ export const plan = (
   options: { readonly resume: boolean; readonly description: Description; readonly keys: Keys }
 ): Effect.Effect<Target, Output.OutputError | CliFailure, FileSystem.FileSystem | Output.Output> =>
   Effect.gen(function*() {
-    if (out === undefined) return options.resume ? yield* usage("--resume needs --out FILE") : { _tag: "Stdout" }
+    // `-` is stdout, as for other Unix tools (`./-` names a file called -).
+    if (out === undefined || out === STDOUT) {
+      return options.resume ? yield* usage("--resume needs --out FILE") : { _tag: "Stdout" }
+    }
     const fs = yield* FileSystem.FileSystem
     const link = yield* Effect.option(fs.lstat(out))
     // What a symbolic link points to: a device or a pipe (`/dev/stdout`) is written in place, through the link.

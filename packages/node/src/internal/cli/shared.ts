@@ -6,7 +6,7 @@
 // Shared.handled)`.
 import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/core"
 import type { Config } from "effect"
-import { Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
+import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Random, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Formats from "../formats.ts"
@@ -55,6 +55,31 @@ export const note = (message: string) =>
     Effect.service(Output.Output),
     ({ stderr }) => stderr.write(`${NAME}: ${SafeText.printable(message, LINE)}\n`)
   )
+
+/**
+ * `effect`, with a line on stderr when Ctrl-C or SIGTERM interrupts it: `spotkit: interrupted while <what>`. For a call
+ * that changes state at the venue, whose answer the interruption loses: `what` says what may have happened and the
+ * command that tells.
+ */
+export const sayIfInterrupted = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.onInterrupt(effect, () => Effect.ignore(note(`interrupted while ${what}`)))
+
+/**
+ * A clientOrderId for an order given none, made by the command rather than the client so that it can name the order
+ * if the answer is lost: `sk`, the time and 60 random bits in base 36, as the client makes them.
+ */
+export const newClientOrderId: Effect.Effect<string> = Effect.gen(function*() {
+  const now = yield* Clock.currentTimeMillis
+  const a = yield* Random.nextIntBetween(0, 2 ** 30)
+  const b = yield* Random.nextIntBetween(0, 2 ** 30)
+  return `sk${now.toString(36)}${a.toString(36).padStart(6, "0")}${b.toString(36).padStart(6, "0")}`
+})
+
+/**
+ * A `--since` (ms) for the records a call starting now may create: a minute before the local clock, as the venue's
+ * clock may be behind it (and its time window is 30 s).
+ */
+export const sinceNow: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - 60_000))
 
 /** The errors a command may end with, each turned into one line and an exit code by `handled`. */
 export type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure

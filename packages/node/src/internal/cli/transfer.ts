@@ -14,6 +14,8 @@ import {
   optional,
   redacted,
   resultFormat,
+  sayIfInterrupted,
+  sinceNow,
   write,
   writeRecords,
   writeResult
@@ -127,13 +129,17 @@ export const transfer = Command.make(
   },
   Effect.fnUntraced(function*(flags) {
     const spot = yield* client()
+    const since = yield* sinceNow
     const result = yield* spot.internalTransfer({
       toUserId: flags.toUser,
       coin: flags.coin,
       amount: flags.amount,
       fromAccountType: flags.fromAccount,
       toAccountType: flags.toAccount
-    })
+    }).pipe(sayIfInterrupted(
+      `transferring: the transfer may have been made; check with ` +
+        `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` before transferring again`
+    ))
     yield* writeResult(flags.format, result, (r) => `transferred ${r.id}`)
   }, handled)
 ).pipe(
