@@ -273,7 +273,7 @@ describe("Json.parse on a runtime whose JSON.parse gives revivers no source text
       }],
       // Fractions and exponent forms, one that rounds to an integer among them, beside strings holding digits.
       [
-        `{"price":0.10,"p":[99.999999999999999999, -1E+2,2.5e-3],"s":"1.5 \\\"9007199254740993","n":-42,"z":-0}`,
+        `{"price":0.10,"p":[99.999999999999999999, -1E+2,2.5e-3],"s":"1.5 \\"9007199254740993","n":-42,"z":-0}`,
         { price: "0.10", p: ["99.999999999999999999", "-1E+2", "2.5e-3"], s: "1.5 \"9007199254740993", n: -42, z: -0 }
       ],
       [`{"orderId":602876318261969338,"time":1763800000000,"n":-42}`, {
