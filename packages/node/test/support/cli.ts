@@ -91,7 +91,7 @@ export const capture = (isTTY: boolean) => {
 export const runInProcess = (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
-  options: { readonly stdout?: Output.Channel | undefined } = {}
+  options: { readonly stdout?: Output.Channel | undefined; readonly stderr?: Output.Channel | undefined } = {}
 ) =>
   Effect.gen(function*() {
     const stdout = capture(false)
@@ -100,7 +100,7 @@ export const runInProcess = (
       Output.Output,
       Output.make({
         stdout: options.stdout ?? stdout.channel,
-        stderr: stderr.channel
+        stderr: options.stderr ?? stderr.channel
       })
     )
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(

@@ -57,12 +57,26 @@ export const note = (message: string) =>
   )
 
 /**
- * `effect`, with a line on stderr when Ctrl-C or SIGTERM interrupts it: `spotkit: interrupted while <what>`. For a call
- * that changes state at the venue, whose answer the interruption loses: `what` says what may have happened and the
- * command that tells.
+ * `call`, a request that changes state at the venue, then `then` with its answer (the result printed), with a line on
+ * stderr when Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted while <what>`. While the call runs, `what` is
+ * `pending`: what may have happened, and the command that tells. Once the venue answered, it is `answered(answer)`:
+ * what the venue did, since the interruption then cuts off only the printing (a stdout nobody reads holds it up).
  */
-export const sayIfInterrupted = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.onInterrupt(effect, () => Effect.ignore(note(`interrupted while ${what}`)))
+export const sending = <A, E, R, B, E2, R2>(
+  call: Effect.Effect<A, E, R>,
+  say: { readonly pending: string; readonly answered: (answer: A) => string },
+  then: (answer: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2 | Output.Output> =>
+  Effect.suspend(() => {
+    let answer: { readonly value: A } | undefined
+    return Effect.onInterrupt(
+      Effect.flatMap(call, (value) => {
+        answer = { value }
+        return then(value)
+      }),
+      () => Effect.ignore(note(`interrupted while ${answer === undefined ? say.pending : say.answered(answer.value)}`))
+    )
+  })
 
 /**
  * A clientOrderId for an order given none, made by the command rather than the client so that it can name the order
