@@ -114,3 +114,43 @@ describe("a trading command interrupted while it prints the venue's answer", () 
       }))
   })
 })
+
+describe("the command a line names, on a machine whose clock is minutes ahead of the venue's", () => {
+  // The client stamps its requests with the venue's time, so such a machine trades as any other: the `--since` the
+  // line names must reach back past the venue's time of the order (before, a minute: the order was not listed).
+  const { layer } = sandboxLayer({ seed: 47, bills: 0, venueBehindMillis: 5 * 60_000 })
+
+  it.layer(layer, { excludeTestServices: true })("in process, against the sandbox", (it) => {
+    it.effect("orders batch: `orders history --since` lists the order placed", () =>
+      withFile(
+        `{"side":"buy","orderType":"limit","price":"103","quantity":"1","clientOrderId":"skewed-b1"}\n`,
+        (path) =>
+          Effect.gen(function*() {
+            const env = yield* aliceEnv
+            const reached = yield* Deferred.make<void>()
+            const stdout: Output.Channel = {
+              isTTY: false,
+              write: () => Effect.andThen(Deferred.succeed(reached, undefined), Effect.never)
+            }
+            const stderr = capture(false)
+            const fiber = yield* Effect.forkChild(
+              runInProcess(["orders", "batch", "--symbol", BTC, "--file", path], env, {
+                stdout,
+                stderr: stderr.channel
+              })
+            )
+            yield* Deferred.await(reached)
+            yield* Fiber.interrupt(fiber)
+            const line = stderr.chunks.join("")
+            const command = /check with `spotkit ([^`]+)`/.exec(line)
+            assert.isNotNull(command, line)
+            const history = yield* runInProcess(command![1]!.split(" ").concat(["--format", "json"]), env)
+            assert.strictEqual(history.exitCode, 0, history.stderr)
+            assert.deepStrictEqual(
+              JSON.parse(history.stdout).map((order: { clientOrderId: string }) => order.clientOrderId),
+              ["skewed-b1"]
+            )
+          })
+      ))
+  })
+})

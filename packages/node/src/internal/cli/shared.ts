@@ -90,10 +90,14 @@ export const newClientOrderId: Effect.Effect<string> = Effect.gen(function*() {
 })
 
 /**
- * A `--since` (ms) for the records a call starting now may create: a minute before the local clock, as the venue's
- * clock may be behind it (and its time window is 30 s).
+ * A `--since` (ms) for the records a call starting now may create: ten minutes before the local clock, as the venue's
+ * clock may be behind it by minutes (the client stamps its requests with the venue's time, so such a machine trades
+ * as any other). Records listed from a little earlier cost nothing; one left out would be placed again.
  */
-export const sinceNow: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - 60_000))
+export const sinceNow: Effect.Effect<number> = Effect.map(
+  Clock.currentTimeMillis,
+  (now) => Math.max(0, now - 10 * 60_000)
+)
 
 /** The errors a command may end with, each turned into one line and an exit code by `handled`. */
 export type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure
