@@ -10,8 +10,8 @@ import { IdFromWire, MillisFromWire } from "./Primitives.ts"
 
 /**
  * `{ code, msg, requestTime, data }`, used by every operation except the transfer's success answer. `code` may
- * arrive as a string or a number, decoded as its digits (the client reads a number `0` as the success, `"00000"`,
- * which JSON cannot write as a number); `msg` and `requestTime` are tolerated when missing or null.
+ * arrive as a string or a number, decoded as its digits (the client reads a number `0` under a 2xx status as the
+ * success, `"00000"`, which JSON cannot write as a number); `msg` and `requestTime` are tolerated when missing or null.
  *
  * @since 0.1.0
  * @category schemas

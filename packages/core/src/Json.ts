@@ -36,19 +36,29 @@ const PLAIN_INTEGER = /^-?\d+$/
 // An integer literal of 17+ digits in value position (after `:`, `[` or `,`, before `,`, `]` or `}`).
 const LONG_INTEGER = /([:[,]\s*)(-?\d{17,})(?=\s*[,\]}])/g
 
+// Set by `reviver` when JSON.parse gave it no source text (a runtime older than ES2025's): the double alone may have
+// been rounded, so the text is read again by `quoteUnsafe` instead (`revived`).
+let sourceless = false
+
 // Keeps a number only when its source is a plain integer a double holds exactly; everything else (`1.0`, `1e5`,
-// `99.999999999999999999`, `602876318261969338`) is returned as its exact source text. A runtime whose JSON.parse
-// gives no source text (one older than ES2025's) leaves only the double: one that is not a safe integer may have been
-// rounded (an id of 16 digits, a fraction), so the text is refused rather than read as another value. (A fraction that
-// rounds to a safe integer cannot be told from it there; the venue sends money as strings.)
+// `99.999999999999999999`, `602876318261969338`) is returned as its exact source text.
 const reviver = function(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
   if (typeof value !== "number") return value
   const source = context?.source
   if (source === undefined) {
-    if (Number.isSafeInteger(value)) return value
-    throw new SyntaxError("a number that a double may not hold exactly, and no source text to read it from")
+    sourceless = true
+    return value
   }
   return Number.isSafeInteger(value) && PLAIN_INTEGER.test(source) ? value : source
+}
+
+// The text read exactly: through the reviver, or, on a runtime whose JSON.parse gives no source text, with every
+// number literal the reviver would have answered as its text quoted first (the same value, without the reviver).
+// (The text is valid JSON once the first reading succeeded, which `quoteUnsafe` needs.)
+const revived = (text: string): unknown => {
+  sourceless = false
+  const parsed: unknown = JSON.parse(text, reviver as never)
+  return sourceless ? JSON.parse(quoteUnsafe(text)) : parsed
 }
 
 /**
@@ -91,10 +101,9 @@ const SHORT = 512
 const HAS_NUMBER = /[:[,]\s*-?\d|^\s*-?\d/
 
 /**
- * Parses JSON text without losing precision (see `Numbers`; `"lossless"` by default). Throws `SyntaxError` on bad
- * input, and in `"lossless"` mode on a number it cannot keep exactly: a runtime whose `JSON.parse` gives revivers no
- * source text (older than ES2025) leaves a number that is not a safe integer nothing exact to read. Callers in this
- * package wrap it in `Effect.try`.
+ * Parses JSON text without losing precision (see `Numbers`; `"lossless"` by default, exact on a runtime whose
+ * `JSON.parse` gives revivers no source text too, older than ES2025's). Throws `SyntaxError` on bad input; callers in
+ * this package wrap it in `Effect.try`.
  *
  * @since 0.1.0
  * @category parsing
@@ -119,7 +128,7 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
       const fast = Result.try(() => JSON.parse(quoted) as unknown)
       if (Result.isSuccess(fast)) return fast.success
     }
-    return JSON.parse(text, reviver as never)
+    return revived(text)
   }
   if (!unsafe(text)) return JSON.parse(text)
   const quoted = text.replace(LONG_INTEGER, "$1\"$2\"")
@@ -128,7 +137,7 @@ export const parse = (text: string, numbers: Numbers = "lossless"): unknown => {
     const fast = Result.try(() => JSON.parse(quoted) as unknown)
     if (Result.isSuccess(fast)) return fast.success
   }
-  return JSON.parse(text, reviver as never)
+  return revived(text)
 }
 
 const QUOTE = 34
@@ -139,6 +148,7 @@ const NINE = 57
 const DOT = 46
 const LOWER_E = 101
 const UPPER_E = 69
+const PLUS = 43
 
 // Whether the quote at `at` is escaped: preceded by an odd number of backslashes.
 const escaped = (text: string, at: number): boolean => {
@@ -173,6 +183,53 @@ const quoteIds = (text: string): string | undefined => {
       if (next === DOT || next === LOWER_E || next === UPPER_E || digits === 16) return undefined
       if (digits >= 17) {
         out += `${text.slice(from, start)}"${text.slice(start, i)}"`
+        from = i
+      }
+    } else {
+      i++
+    }
+  }
+  return from === 0 ? text : out + text.slice(from)
+}
+
+// A JSON text with every number literal outside strings that is not a plain safe integer (a fraction, an exponent
+// form, an integer beyond 2^53) quoted: what the reviver answers, for a runtime that gives it no source text. Bad JSON
+// (an unterminated string) is left as it is for JSON.parse to refuse.
+const quoteUnsafe = (text: string): string => {
+  const length = text.length
+  let out = ""
+  let from = 0
+  let i = 0
+  const digits = () => {
+    while (i < length && text.charCodeAt(i) >= ZERO && text.charCodeAt(i) <= NINE) i++
+  }
+  while (i < length) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      let end = text.indexOf("\"", i + 1)
+      while (end !== -1 && escaped(text, end)) end = text.indexOf("\"", end + 1)
+      if (end === -1) return text
+      i = end + 1
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      const start = i
+      if (c === MINUS) i++
+      digits()
+      let plain = true
+      if (text.charCodeAt(i) === DOT) {
+        plain = false
+        i++
+        digits()
+      }
+      const e = text.charCodeAt(i)
+      if (e === LOWER_E || e === UPPER_E) {
+        plain = false
+        i++
+        if (text.charCodeAt(i) === PLUS || text.charCodeAt(i) === MINUS) i++
+        digits()
+      }
+      const literal = text.slice(start, i)
+      if (!plain || !Number.isSafeInteger(Number(literal))) {
+        out += `${text.slice(from, start)}"${literal}"`
         from = i
       }
     } else {

@@ -171,16 +171,12 @@ const LevelFromWire = Schema.Tuple([DecimalFromWire, DecimalFromWire]).pipe(
 
 const byPrice = (direction: 1 | -1) => (a: Level, b: Level) => direction * Decimals.compare(a.price, b.price)
 
-// Why a side of a book is not one: a price at or below zero, a negative size, or a price listed twice (whatever its
-// trailing zeros): an answer no venue that aggregates its book sends, refused rather than shown as resting orders.
+// Why a side of a book is not one: a price at or below zero or a negative size, an answer no venue sends, refused
+// rather than shown as resting orders.
 const sideProblem = (levels: ReadonlyArray<Level> | null): string | undefined => {
-  const prices = new Set<string>()
   for (const { price, size } of levels ?? []) {
     if (!isPositive(price)) return `a price of ${price}`
     if (size.startsWith("-")) return `a negative size at ${price}`
-    const key = Decimals.normalize(price)
-    if (prices.has(key)) return `the price ${price} twice`
-    prices.add(key)
   }
   return undefined
 }
@@ -195,15 +191,27 @@ const wellFormed = Schema.makeFilter((book: {
   return bids === undefined ? undefined : { path: ["bids"], issue: bids }
 })
 
-// A side best first, without the levels nothing rests at (a size of zero, as in the pushed book).
-const side = (levels: ReadonlyArray<Level> | null, direction: 1 | -1): Array<Level> =>
-  (levels ?? []).filter((level) => isPositive(level.size)).sort(byPrice(direction))
+// A side best first, read as the pushed book reads a snapshot (internal/push/book.ts): a price listed again (whatever
+// its trailing zeros) replaces the earlier listing, and a level nothing rests at (a size of zero) is left out. A
+// repeated price is a venue's quirk, not a reason to refuse the whole book (a program may want only its best level).
+const side = (levels: ReadonlyArray<Level> | null, direction: 1 | -1): Array<Level> => {
+  // The sort is stable: the listings of one price stay in the venue's order, the last one the level.
+  const sorted = [...(levels ?? [])].sort(byPrice(direction))
+  const out: Array<Level> = []
+  for (let i = 0; i < sorted.length; i++) {
+    const level = sorted[i]!
+    const next = sorted[i + 1]
+    if (next !== undefined && Decimals.compare(level.price, next.price) === 0) continue
+    if (isPositive(level.size)) out.push(level)
+  }
+  return out
+}
 
 /**
  * An order book (docs/venue/market-data.md#depth): bids best (highest) first, asks best (lowest) first, whatever
- * order the venue sends them in; `timestamp` the venue's time of the snapshot. A level of size zero is left out; a
- * price at or below zero, a negative size or a price listed twice on a side fails the decoding. A crossed book is
- * kept as the venue sent it. REST depth carries no update id: it cannot be stitched to pushed changes (the push
+ * order the venue sends them in; `timestamp` the venue's time of the snapshot. A level of size zero is left out, and
+ * a price listed twice on a side is the later listing (as the pushed book reads a snapshot); a price at or below zero
+ * or a negative size fails the decoding. A crossed book is kept as the venue sent it. REST depth carries no update id: it cannot be stitched to pushed changes (the push
  * stream keeps its own book).
  *
  * @since 0.1.0

@@ -846,7 +846,17 @@ describe("after a 429", () => {
 
   it.effect("a 429 without an envelope (a load balancer's page, or none) is waited out by its Retry-After too", () =>
     Effect.gen(function*() {
-      for (const page of ["<html><h1>429 Too Many Requests</h1></html>", "", "{\"error\":\"rate limited\"}"]) {
+      for (
+        const page of [
+          "<html><h1>429 Too Many Requests</h1></html>",
+          "",
+          "{\"error\":\"rate limited\"}",
+          // A gateway's JSON with a code of its own: of the wrong shape, or a 0 that is no success under a 429.
+          "{\"code\":null,\"msg\":\"rate limited\"}",
+          "{\"code\":\"429\",\"msg\":\"Too Many Requests\",\"requestTime\":\"now\"}",
+          "{\"code\":0,\"msg\":\"Too Many Requests\"}"
+        ]
+      ) {
         const { layer, sent } = refusing(1, "3", {}, () => page)
         yield* Effect.gen(function*() {
           yield* TestClock.setTime(NOW)

@@ -4,7 +4,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, Effect, FileSystem, Layer, Redacted, Stream } from "effect"
+import { Clock, ConfigProvider, Effect, FileSystem, Layer, Redacted, Stream } from "effect"
 import { Command } from "effect/cli"
 import { ChildProcess } from "effect/process"
 import type { ChildProcessSpawner } from "effect/process"
@@ -30,6 +30,8 @@ export const sandboxLayer = (options: {
   readonly rewrite?: ((path: string, body: string) => string) | undefined
   /** The `Retry-After` of every 429 (an injected one too). */
   readonly retryAfterSeconds?: number | undefined
+  /** How far the venue's clock is behind this machine's (ms). */
+  readonly venueBehindMillis?: number | undefined
 }) => {
   const signatures: Array<string> = []
   const { retryAfterSeconds } = options
@@ -50,7 +52,22 @@ export const sandboxLayer = (options: {
       }
     }))
   )
-  return { signatures, layer: Sandbox.layer().pipe(Layer.provideMerge(exchange)) }
+  const behind = options.venueBehindMillis ?? 0
+  // The venue's clock, for everything it dates (its seeding, its answers): this machine's, `behind` late.
+  const venueClock = Layer.effect(
+    Clock.Clock,
+    Clock.clockWith((clock) =>
+      Effect.succeed<Clock.Clock>({
+        ...clock,
+        currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe() - behind,
+        currentTimeMillis: Effect.sync(() => clock.currentTimeMillisUnsafe() - behind),
+        currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe() - BigInt(behind) * 1_000_000n,
+        currentTimeNanos: Effect.sync(() => clock.currentTimeNanosUnsafe() - BigInt(behind) * 1_000_000n)
+      })
+    )
+  )
+  const sandbox = Sandbox.layer().pipe(Layer.provideMerge(exchange))
+  return { signatures, layer: behind === 0 ? sandbox : sandbox.pipe(Layer.provide(venueClock)) }
 }
 
 /** alice's environment for the CLI: credentials, the sandbox's URL, client-side rate limits off. */
@@ -91,7 +108,7 @@ export const capture = (isTTY: boolean) => {
 export const runInProcess = (
   args: ReadonlyArray<string>,
   env: Record<string, string>,
-  options: { readonly stdout?: Output.Channel | undefined } = {}
+  options: { readonly stdout?: Output.Channel | undefined; readonly stderr?: Output.Channel | undefined } = {}
 ) =>
   Effect.gen(function*() {
     const stdout = capture(false)
@@ -100,7 +117,7 @@ export const runInProcess = (
       Output.Output,
       Output.make({
         stdout: options.stdout ?? stdout.channel,
-        stderr: stderr.channel
+        stderr: options.stderr ?? stderr.channel
       })
     )
     const exit = yield* Command.runWith(Cli.command, { version: "0.0.0-test" })(args).pipe(

@@ -378,11 +378,22 @@ export const answer = (
   // A plain success, as `decodeStandard`'s fast path reads it, is answered at once.
   const plain = Envelope.fastStandard(parsed)
   if (plain !== undefined && plain.code === Venue.SUCCESS) return Effect.succeed(success(plain))
+  const ok = status >= 200 && status < 300
   return (plain === undefined ? Envelope.decodeStandard(parsed) : Effect.succeed(plain)).pipe(
-    Effect.mapError((error) => Errors.schemaError(error, excerptOf, text, status)),
+    // An envelope of the wrong shape under an error status is a page of whatever answered (a gateway's, a proxy's),
+    // read by its status as one without an envelope is: a 429 still says how long to wait, a 502 is retried.
+    Effect.catch((error) =>
+      ok
+        ? Effect.fail(Errors.schemaError(error, excerptOf, text, status))
+        : Budget.withRetryAfter(
+          Errors.withoutEnvelope(status, "schema", "an envelope of the wrong shape", excerpt(text)),
+          response.headers
+        )
+    ),
     Effect.flatMap((envelope) =>
-      // A venue that writes its codes as JSON numbers (which `Standard` accepts) can write its success only as 0.
-      envelope.code === Venue.SUCCESS || parsed.code === 0
+      // A venue that writes its codes as JSON numbers (which `Standard` accepts) can write its success only as 0; under
+      // an error status a 0 is no success (a gateway's page), but the status's failure.
+      envelope.code === Venue.SUCCESS || (parsed.code === 0 && ok)
         ? Effect.succeed(success(envelope))
         : Budget.withRetryAfter(
           Venue.reasonOf({

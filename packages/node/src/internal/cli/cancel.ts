@@ -6,18 +6,7 @@ import { Command, Flag } from "effect/cli"
 import * as Records from "../records.ts"
 import * as Items from "./items.ts"
 import { refFlags, refOf } from "./orderState.ts"
-import {
-  client,
-  formatRecords,
-  handled,
-  json,
-  listFlags,
-  NAME,
-  redacted,
-  sayIfInterrupted,
-  symbol,
-  usage
-} from "./shared.ts"
+import { client, formatRecords, handled, json, listFlags, NAME, redacted, sending, symbol, usage } from "./shared.ts"
 
 // Orders that may still be open after the command: those the venue did not know and those that failed.
 const summary = (result: Cancel.CancelOrdersResult) => {
@@ -66,23 +55,30 @@ const ordersCancel = Command.make(
       ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
       : undefined
     const spot = yield* client()
-    const result = yield* (ref !== undefined
-      ? Effect.map(
-        spot.cancelOrder({ symbol: flags.symbol, ...ref }),
-        (outcome) => Records.summarize([{ ...outcome, index: 0 }])
-      )
-      : refs !== undefined
-      // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
-      ? spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
-      : spot.cancelAll(flags.symbol)).pipe(sayIfInterrupted(
-        `cancelling: the orders named may have been cancelled; check with ` +
-          `\`${NAME} orders open --symbol ${flags.symbol}\` (cancelling again does no harm)`
-      ))
-    const { failed, text } = summary(result)
-    const printed = flags.format === "json"
-      ? json(yield* redacted(result))
-      : yield* formatRecords(Records.cancelOutcome, result.outcomes, flags)
-    yield* Items.report(printed, text, failed)
+    const check = `check with \`${NAME} orders open --symbol ${flags.symbol}\``
+    yield* sending(
+      ref !== undefined
+        ? Effect.map(
+          spot.cancelOrder({ symbol: flags.symbol, ...ref }),
+          (outcome) => Records.summarize([{ ...outcome, index: 0 }])
+        )
+        : refs !== undefined
+        // Each item is checked by the client (a bad one fails alone), so they go in as they were read.
+        ? spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
+        : spot.cancelAll(flags.symbol),
+      {
+        pending: `cancelling: the orders named may have been cancelled; ${check} (cancelling again does no harm)`,
+        answered: (result) => `writing the outcomes: the venue answered (${summary(result).text}); ${check}`
+      },
+      (result) =>
+        Effect.gen(function*() {
+          const { failed, text } = summary(result)
+          const printed = flags.format === "json"
+            ? json(yield* redacted(result))
+            : yield* formatRecords(Records.cancelOutcome, result.outcomes, flags)
+          yield* Items.report(printed, text, failed)
+        })
+    )
   }, handled)
 ).pipe(
   Command.withShortDescription("Cancels one order, all of a symbol, or those a file names"),

@@ -18,7 +18,7 @@ import {
   optional,
   redacted,
   resultFormat,
-  sayIfInterrupted,
+  sending,
   sinceNow,
   symbol,
   writeResult
@@ -56,19 +56,24 @@ const ordersPlace = Command.make(
   Effect.fnUntraced(function*(flags) {
     const spot = yield* client()
     const clientOrderId = optional(flags.clientOrderId) ?? (yield* newClientOrderId)
-    const placed = yield* spot.placeOrder({
-      symbol: flags.symbol,
-      side: flags.side,
-      orderType: flags.type,
-      force: flags.force,
-      price: optional(flags.price),
-      quantity: flags.quantity,
-      clientOrderId
-    }).pipe(sayIfInterrupted(
-      `placing the order (clientOrderId ${clientOrderId}): it may have been placed; check with ` +
-        `\`${NAME} orders get --client-order-id ${clientOrderId}\` before placing it again`
-    ))
-    yield* writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
+    yield* sending(
+      spot.placeOrder({
+        symbol: flags.symbol,
+        side: flags.side,
+        orderType: flags.type,
+        force: flags.force,
+        price: optional(flags.price),
+        quantity: flags.quantity,
+        clientOrderId
+      }),
+      {
+        pending: `placing the order (clientOrderId ${clientOrderId}): it may have been placed; check with ` +
+          `\`${NAME} orders get --client-order-id ${clientOrderId}\` before placing it again`,
+        answered: (p) =>
+          `writing the result: the order was placed (orderId ${p.orderId}, clientOrderId ${p.clientOrderId})`
+      },
+      (placed) => writeResult(flags.format, placed, (p) => `placed ${p.orderId} clientOrderId ${p.clientOrderId}`)
+    )
   }, handled)
 ).pipe(
   Command.withDescription(
@@ -101,22 +106,28 @@ const ordersBatch = Command.make(
     const items = yield* Items.read(flags.file)
     const spot = yield* client()
     const since = yield* sinceNow
+    const check = `check with \`${NAME} orders history --symbol ${flags.symbol} --since ${since}\``
+    const placed = (result: Order.BatchResult) => `placed ${result.placed} of ${result.outcomes.length}`
     // Items are checked one by one by the client (a bad item fails alone), so they go in as they were read.
-    const result = yield* spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>).pipe(
-      sayIfInterrupted(
-        `placing the batch: some of its orders may have been placed; check with ` +
-          `\`${NAME} orders history --symbol ${flags.symbol} --since ${since}\` before placing them again`
-      )
-    )
-    const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
-    yield* Items.report(
-      flags.format === "json"
-        ? json(yield* redacted(result))
-        : yield* formatRecords(Records.batchOutcome, result.outcomes, flags),
-      `placed ${result.placed} of ${result.outcomes.length}, ${result.failed} failed${
-        unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
-      }`,
-      result.failed
+    yield* sending(
+      spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>),
+      {
+        pending: `placing the batch: some of its orders may have been placed; ${check} before placing them again`,
+        answered: (result) => `writing the outcomes: the venue answered the batch (${placed(result)}); ${check}`
+      },
+      (result) =>
+        Effect.gen(function*() {
+          const unknown = result.outcomes.filter((outcome) => outcome._tag === "Failed" && outcome.mayExist).length
+          yield* Items.report(
+            flags.format === "json"
+              ? json(yield* redacted(result))
+              : yield* formatRecords(Records.batchOutcome, result.outcomes, flags),
+            `${placed(result)}, ${result.failed} failed${
+              unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
+            }`,
+            result.failed
+          )
+        })
     )
   }, handled)
 ).pipe(

@@ -57,12 +57,26 @@ export const note = (message: string) =>
   )
 
 /**
- * `effect`, with a line on stderr when Ctrl-C or SIGTERM interrupts it: `spotkit: interrupted while <what>`. For a call
- * that changes state at the venue, whose answer the interruption loses: `what` says what may have happened and the
- * command that tells.
+ * `call`, a request that changes state at the venue, then `then` with its answer (the result printed), with a line on
+ * stderr when Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted while <what>`. While the call runs, `what` is
+ * `pending`: what may have happened, and the command that tells. Once the venue answered, it is `answered(answer)`:
+ * what the venue did, since the interruption then cuts off only the printing (a stdout nobody reads holds it up).
  */
-export const sayIfInterrupted = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.onInterrupt(effect, () => Effect.ignore(note(`interrupted while ${what}`)))
+export const sending = <A, E, R, B, E2, R2>(
+  call: Effect.Effect<A, E, R>,
+  say: { readonly pending: string; readonly answered: (answer: A) => string },
+  then: (answer: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2 | Output.Output> =>
+  Effect.suspend(() => {
+    let answer: { readonly value: A } | undefined
+    return Effect.onInterrupt(
+      Effect.flatMap(call, (value) => {
+        answer = { value }
+        return then(value)
+      }),
+      () => Effect.ignore(note(`interrupted while ${answer === undefined ? say.pending : say.answered(answer.value)}`))
+    )
+  })
 
 /**
  * A clientOrderId for an order given none, made by the command rather than the client so that it can name the order
@@ -76,10 +90,14 @@ export const newClientOrderId: Effect.Effect<string> = Effect.gen(function*() {
 })
 
 /**
- * A `--since` (ms) for the records a call starting now may create: a minute before the local clock, as the venue's
- * clock may be behind it (and its time window is 30 s).
+ * A `--since` (ms) for the records a call starting now may create: ten minutes before the local clock, as the venue's
+ * clock may be behind it by minutes (the client stamps its requests with the venue's time, so such a machine trades
+ * as any other). Records listed from a little earlier cost nothing; one left out would be placed again.
  */
-export const sinceNow: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - 60_000))
+export const sinceNow: Effect.Effect<number> = Effect.map(
+  Clock.currentTimeMillis,
+  (now) => Math.max(0, now - 10 * 60_000)
+)
 
 /** The errors a command may end with, each turned into one line and an exit code by `handled`. */
 export type CommandError = SpotError.SpotError | Config.ConfigError | Output.OutputError | CliFailure

@@ -14,7 +14,7 @@ import {
   optional,
   redacted,
   resultFormat,
-  sayIfInterrupted,
+  sending,
   sinceNow,
   write,
   writeRecords,
@@ -130,17 +130,21 @@ export const transfer = Command.make(
   Effect.fnUntraced(function*(flags) {
     const spot = yield* client()
     const since = yield* sinceNow
-    const result = yield* spot.internalTransfer({
-      toUserId: flags.toUser,
-      coin: flags.coin,
-      amount: flags.amount,
-      fromAccountType: flags.fromAccount,
-      toAccountType: flags.toAccount
-    }).pipe(sayIfInterrupted(
-      `transferring: the transfer may have been made; check with ` +
-        `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` before transferring again`
-    ))
-    yield* writeResult(flags.format, result, (r) => `transferred ${r.id}`)
+    yield* sending(
+      spot.internalTransfer({
+        toUserId: flags.toUser,
+        coin: flags.coin,
+        amount: flags.amount,
+        fromAccountType: flags.fromAccount,
+        toAccountType: flags.toAccount
+      }),
+      {
+        pending: `transferring: the transfer may have been made; check with ` +
+          `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` before transferring again`,
+        answered: (r) => `writing the result: the transfer was made (id ${r.id})`
+      },
+      (result) => writeResult(flags.format, result, (r) => `transferred ${r.id}`)
+    )
   }, handled)
 ).pipe(
   Command.withDescription("Transfers a coin to another user's account; `transfer status` lists the transfers made"),
