@@ -34,7 +34,7 @@ import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
-import { askServerTime, credentialsRefusal, makeSocket, privateHeaders } from "./internal/push/handshake.ts"
+import { credentialsRefusal, makeSocket, privateHeaders, serverTimeOnce } from "./internal/push/handshake.ts"
 import { Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
@@ -410,7 +410,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         : yield* privateHeaders(options.credentials, resolved.userAgent, text)
     )
   }
-  const synced = yield* Effect.cached(askServerTime(client))
+  const synced = serverTimeOnce(client)
   const registry = new Registry(resolved.capacity)
   const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry }
   return SpotPush.of({
@@ -438,10 +438,10 @@ interface Streams {
   readonly hubs: { readonly public: Hub; readonly private: Hub }
   readonly client: SpotClient["Service"]
   /**
-   * The venue's time asked once (best effort) before a session's start is read on the venue's clock: a program that
-   * only reads pushes may have no other answer to learn it from.
+   * The venue's time asked (best effort, until it has answered once) before a session's start is read on the venue's
+   * clock: a program that only reads pushes may have no other answer to learn it from. Answers whether it answered.
    */
-  readonly synced: Effect.Effect<void>
+  readonly synced: Effect.Effect<boolean>
   readonly now: () => number
   readonly emit: (event: Event) => void
   readonly registry: Registry
@@ -562,8 +562,16 @@ const marketStreams = (
       "SpotPush.watchTrades",
       Effect.gen(function*() {
         yield* checkSymbols([symbol])
-        yield* synced
+        const answered = yield* synced
+        const startedAt = now()
         const offset = yield* client.clockOffset
+        // The start on the venue's clock, by the offset of the venue's answer; when the venue did not answer, by the
+        // offset once it has (asked again when a backfill first needs the start): a machine's clock off by a minute
+        // would miss, or deliver again, a minute of trades.
+        const onVenueClock = (offset: number) => Math.round(startedAt + offset)
+        const start = answered
+          ? Effect.succeed(onVenueClock(offset))
+          : Effect.andThen(synced, Effect.map(client.clockOffset, onVenueClock))
         return yield* registry.use<Market.TradeFeed, PublicTrade>({
           key: channel,
           hub: hubs.public,
@@ -572,7 +580,7 @@ const marketStreams = (
             new Market.TradeFeed({
               symbol,
               capacity: resolved.capacity,
-              since: Math.round(now() + offset),
+              start,
               overlapMillis: 5_000,
               backfill: () => client.recentTrades(symbol, { limit }),
               onFailed: release,

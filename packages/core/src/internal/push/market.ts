@@ -93,7 +93,7 @@ abstract class GapClosing<A, R> {
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
-      const fetch = this.owed() ? this.options.backfill(this.latestDelivered()) : Effect.succeed([])
+      const fetch = this.owed() ? this.fetch(this.latestDelivered()) : Effect.succeed([])
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
@@ -155,6 +155,11 @@ abstract class GapClosing<A, R> {
     deliver(this.sinks, value, this.options.capacity)
   }
 
+  /** What REST answers after this (re)subscription, given the latest time delivered. */
+  protected fetch(latest: number | undefined): Effect.Effect<ReadonlyArray<R>, SpotError.SpotError> {
+    return this.options.backfill(latest)
+  }
+
   /** Whether REST has something to give after this (re)subscription. */
   protected owed(): boolean {
     return true
@@ -175,19 +180,37 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   // The trades REST answered, by key: a push kept while it answered may be one of them.
   private answered = new Map<string, number>()
   private first = true
-  private readonly since: number
+  // The stream's start on the venue's clock: nothing before it is owed. Read when a backfill needs it (none delivered
+  // yet), after REST answered; `start` says how.
+  private since: number | undefined = undefined
+  private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
 
   constructor(
-    options: Options<Market.Trade> & { readonly since: number; readonly overlapMillis: number }
+    options: Options<Market.Trade> & {
+      /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
+      readonly start: Effect.Effect<number>
+      readonly overlapMillis: number
+    }
   ) {
     super(options)
-    this.since = options.since
+    this.start = options.start
     this.overlapMillis = options.overlapMillis
   }
 
   protected latestDelivered(): number | undefined {
     return this.latest
+  }
+
+  protected override fetch(
+    latest: number | undefined
+  ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
+    const answer = super.fetch(latest)
+    return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
+      Effect.map(this.start, (since) => {
+        this.since = since
+        return records
+      }))
   }
 
   // The first subscription starts the stream: nothing before it is owed.
@@ -199,7 +222,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
 
   protected merge(records: ReadonlyArray<Market.Trade>): void {
     this.answered = new Map()
-    const floor = this.latest ?? this.since
+    const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
     for (const trade of records.slice().sort((a, b) => a.time - b.time)) {
