@@ -137,7 +137,10 @@ export type CandleUpdate = Market.CandleUpdate
 
 /**
  * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
- * the private session `Resynced` after a backfill.
+ * the private session `Resynced` after a backfill, and a `Gap` of a trades `channel`: the trades between `from` (the
+ * latest delivered, or the stream's start) and `to` (the oldest REST answered), the venue's ms, may be missing, as
+ * more trades were made while the channel was down (or while REST answered) than one REST answer holds
+ * (`backfillLimit`). The stream goes on from `to`.
  *
  * @since 0.1.0
  * @category models
@@ -242,8 +245,9 @@ export interface Service {
    * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
    * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
    * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
-   * `backfillLimit` trades can miss some (at least once, not exactly once). A consumer a `bufferSize` behind fails
-   * with `SlowConsumerError`.
+   * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
+   * reach back to the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
+   * fails with `SlowConsumerError`.
    */
   readonly watchTrades: (
     symbol: string,
@@ -553,7 +557,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, registry, resolved, synced }: Streams
+  { client, emit, hubs, now, registry, resolved, synced }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -582,6 +586,8 @@ const marketStreams = (
               capacity: resolved.capacity,
               start,
               overlapMillis: 5_000,
+              limit,
+              onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
               backfill: () => client.recentTrades(symbol, { limit }),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer

@@ -196,6 +196,54 @@ describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {
     }).pipe(Effect.provide(layerWith(slow, { backfillBuffer: 3 }))))
 })
 
+describe("SpotPush.watchTrades: more trades in a gap than one REST answer holds", () => {
+  const busy = published()
+  it.effect("a Gap on events names the span whose trades may be missing; none when REST's answer reaches back", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 3 }))
+      yield* settle
+      yield* trade(busy, 1_000, "30000.5")
+      yield* settle
+      // Two trades: REST's answer of three holds them and the one delivered before: it reaches back.
+      yield* outage(Effect.gen(function*() {
+        for (let i = 1; i <= 2; i++) yield* trade(busy, 1_000 + i, `3000${i}.5`)
+      }))
+      yield* settle
+      const gaps = () => events.items.filter((e) => e._tag === "Gap")
+      assert.deepStrictEqual(gaps(), [])
+      // Five: REST's answer holds the latest three, the two before them are missed, and said to be.
+      yield* outage(Effect.gen(function*() {
+        for (let i = 1; i <= 5; i++) yield* trade(busy, 2_000 + i, `3100${i}.5`)
+      }))
+      yield* settle
+      assert.deepStrictEqual(gaps(), [{ _tag: "Gap", channel: `trades.${SYMBOL}`, from: 1_002, to: 2_003 }])
+      assert.deepStrictEqual(trades.items.map((t) => t.time), [1_000, 1_001, 1_002, 2_003, 2_004, 2_005])
+    }).pipe(Effect.provide(layerWith(busy))))
+
+  const slow = published()
+  it.effect("pushes overflowing backfillBuffer: REST asked again, and the trades it no longer reaches told as a Gap", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 3 }))
+      yield* settle
+      yield* trade(slow, 1_000, "30000.5")
+      yield* settle
+      // After the outage REST does not answer at first, while six trades are pushed: the pushes kept overflow.
+      slow.duringRest = Effect.never
+      yield* outage(Effect.void)
+      for (let i = 1; i <= 6; i++) yield* trade(slow, 2_000 + i, `3000${i}.5`)
+      yield* settle
+      yield* advance(10_000)
+      assert.deepStrictEqual(trades.items.map((t) => t.time), [1_000, 2_004, 2_005, 2_006])
+      assert.deepStrictEqual(events.items.filter((e) => e._tag === "Gap"), [
+        { _tag: "Gap", channel: `trades.${SYMBOL}`, from: 1_000, to: 2_004 }
+      ])
+    }).pipe(Effect.provide(layerWith(slow, { backfillBuffer: 3 }))))
+})
+
 describe("SpotPush.watchCandles", () => {
   const state = published()
   it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>

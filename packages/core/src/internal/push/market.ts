@@ -2,7 +2,7 @@
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
 // meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
 // identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
-// miss trades. Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
+// miss trades, and says so (`onGap`: the answer was full and did not reach back to the latest delivered). Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
 // a bar is delivered when it changed.
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
@@ -186,16 +186,25 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
 
+  private readonly limit: number
+  private readonly onGap: (from: number, to: number) => void
+
   constructor(
     options: Options<Market.Trade> & {
       /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
       readonly start: Effect.Effect<number>
       readonly overlapMillis: number
+      /** The most trades one REST answer holds (the `limit` the backfill asks for). */
+      readonly limit: number
+      /** Told of trades that may be missing: after `from` and before `to` (the venue's ms). */
+      readonly onGap: (from: number, to: number) => void
     }
   ) {
     super(options)
     this.start = options.start
     this.overlapMillis = options.overlapMillis
+    this.limit = options.limit
+    this.onGap = options.onGap
   }
 
   protected latestDelivered(): number | undefined {
@@ -225,7 +234,13 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
-    for (const trade of records.slice().sort((a, b) => a.time - b.time)) {
+    const sorted = records.slice().sort((a, b) => a.time - b.time)
+    // A full answer that does not reach back to what was delivered: the trades between may be more than it held.
+    const oldest = sorted[0]
+    if (oldest !== undefined && sorted.length >= this.limit && oldest.time > floor && floor > -Infinity) {
+      this.onGap(floor, oldest.time)
+    }
+    for (const trade of sorted) {
       if (trade.time < floor) continue
       const item: PublicTrade = { ...trade, source: "rest" }
       const k = key(item)
