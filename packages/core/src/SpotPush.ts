@@ -46,7 +46,7 @@ import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
-import { printable } from "./SafeText.ts"
+import { passphraseOf, printable } from "./SafeText.ts"
 import type * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
 import type * as SpotError from "./SpotError.ts"
@@ -366,9 +366,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     url: options.url,
     secrets: options.credentials === undefined ? [] : [
       Redacted.value(options.credentials.apiKey),
-      Redacted.value(options.credentials.passphrase),
       Redacted.value(options.credentials.secretKey)
-    ]
+    ],
+    labelled: options.credentials === undefined ? [] : passphraseOf(options.credentials)
   })
   const scope = yield* Effect.scope
   const client = yield* SpotClient
