@@ -210,9 +210,17 @@ export type BatchOutcome =
     /**
      * When `mayExist`: the earliest creation time (`cTime`, the venue's clock, ms) an order this call placed can
      * have. `resolve` takes no older order under the clientOrderId for it (a clientOrderId may be reused from an
-     * older order). When absent, every order found counts.
+     * older order). Given only when an answer during the call confirmed the client's estimate of the venue's clock;
+     * otherwise `sentAt` is. When both are absent, every order found counts.
      */
     readonly notBefore?: number | undefined
+    /**
+     * When `mayExist` and no answer during the call confirmed the client's estimate of the venue's clock (its time
+     * not asked or not answered, every answer lost, the lookup failed too): when the call started, on the client's
+     * own clock (ms). `resolve` puts it on the venue's clock by the estimate its own lookup's answer confirms, and
+     * bounds the orders it takes for the call's by it as by `notBefore`.
+     */
+    readonly sentAt?: number | undefined
   }
 
 /**

@@ -27,7 +27,8 @@ import type * as Signer from "./Signer.ts"
 export const REDACTED = "<redacted>"
 
 /**
- * Secrets shorter than this are left alone: they would match everywhere.
+ * Secrets shorter than this are not searched for everywhere: they would match in ordinary text. A short one given with
+ * its label (`Scrubber`'s `labelled`, as `Scrubber.of` gives the passphrase) is removed where it is labelled.
  *
  * @since 0.1.0
  * @category constants
@@ -64,6 +65,35 @@ const characterPattern = (character: string): string => {
   return forms.size === 1 ? forms.values().next().value! : `(?:${[...forms].join("|")})`
 }
 
+/**
+ * A secret and the word that names it where a text would quote it (`"passphrase"`: the header `ACCESS-PASSPHRASE: ab`,
+ * a field `"passphrase":"ab"`, `passphrase=ab`, a message `wrong passphrase ab`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Labelled {
+  readonly label: string
+  readonly secret: string
+}
+
+// What may stand between a label and its value: a few characters that are no letter or digit (quotes, `:`, `=`,
+// spaces, brackets, `\`), also escaped or URL-encoded.
+const LABEL_SEPARATOR = String.raw`(?:[^A-Za-z0-9%\\]|\\[^A-Za-z0-9u]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})`
+
+// Any case of a label's letters: `ACCESS_PASSPHRASE` and `passphrase` name the same thing.
+const caseless = (label: string): string =>
+  Array.from(
+    escapeRegExp(label),
+    (c) => c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`
+  )
+    .join("")
+
+// A short secret where its label names it: after the label and one to eight separators, as a whole token (no letter or
+// digit right after it), in each form `characterPattern` knows.
+const labelledPattern = ({ label, secret }: Labelled): string =>
+  `(?<=${caseless(label)}${LABEL_SEPARATOR}{1,8})${Array.from(secret, characterPattern).join("")}(?![A-Za-z0-9])`
+
 // The base64 characters that depend on the secret's bytes only, for each of the three alignments the secret can
 // have within a longer base64 text (0, 1 or 2 bytes before it in its group of three), in both alphabets.
 const base64Forms = (secret: string): Array<string> => {
@@ -96,20 +126,31 @@ export class Scrubber {
   // Every form, character by character.
   private readonly full: RegExp | undefined
   private readonly plus: boolean
+  // The short secrets, where labelled.
+  private readonly labelled: RegExp | undefined
   // The longest form of any secret: 12 characters per character at most (`\uXXXX\uXXXX`, `%XX%XX%XX%XX`).
   private readonly longest: number
   private lastSignature = ""
   private lastSignaturePattern: RegExp | undefined
 
-  constructor(secrets: ReadonlyArray<string>) {
-    const kept = [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort(byLength)
+  /**
+   * `secrets` are removed wherever they are, in every form; a short one (under `MIN_SECRET_LENGTH`) of `labelled`
+   * only where its label names it (it would match in ordinary text elsewhere), a longer one everywhere too.
+   */
+  constructor(secrets: ReadonlyArray<string>, labelled: ReadonlyArray<Labelled> = []) {
+    const short = labelled.filter(({ label, secret }) =>
+      secret.length > 0 && secret.length < MIN_SECRET_LENGTH && label.length > 0
+    )
+    const all = [...secrets, ...labelled.map(({ secret }) => secret)]
+    const kept = [...new Set(all.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort(byLength)
     const base64 = [...new Set(kept.flatMap(base64Forms))].sort(byLength).map(escapeRegExp)
     const plain = [...kept.map(escapeRegExp), ...base64]
     const full = [...kept.map((secret) => Array.from(secret, characterPattern).join("")), ...base64]
     this.plain = plain.length === 0 ? undefined : new RegExp(plain.join("|"), "g")
     this.full = full.length === 0 ? undefined : new RegExp(full.join("|"), "g")
     this.plus = kept.some((secret) => secret.includes(" "))
-    this.longest = 12 * (kept[0]?.length ?? 0)
+    this.labelled = short.length === 0 ? undefined : new RegExp(short.map(labelledPattern).join("|"), "g")
+    this.longest = 12 * Math.max(kept[0]?.length ?? 0, ...short.map(({ secret }) => secret.length))
   }
 
   /**
@@ -118,12 +159,10 @@ export class Scrubber {
    * @since 0.1.0
    */
   static of(credentials: Signer.Credentials, secrets: ReadonlyArray<string> = []): Scrubber {
-    return new Scrubber([
-      Redacted.value(credentials.apiKey),
-      Redacted.value(credentials.passphrase),
-      Redacted.value(credentials.secretKey),
-      ...secrets
-    ])
+    return new Scrubber(
+      [Redacted.value(credentials.apiKey), Redacted.value(credentials.secretKey), ...secrets],
+      passphraseOf(credentials)
+    )
   }
 
   /**
@@ -137,6 +176,7 @@ export class Scrubber {
       const encoded = out.includes("\\") || out.includes("%") || (this.plus && out.includes("+"))
       out = out.replace(encoded ? this.full : this.plain!, REDACTED)
     }
+    if (this.labelled !== undefined) out = out.replace(this.labelled, REDACTED)
     if (signature.length >= MIN_SECRET_LENGTH) out = out.replace(this.signaturePattern(signature), REDACTED)
     return out
   }
@@ -164,6 +204,18 @@ export class Scrubber {
     return this.lastSignaturePattern
   }
 }
+
+/**
+ * The passphrase of the credentials with its label: the one secret a person chooses, which may be short (the venue's
+ * documents give no least length), so it is removed where it is labelled when it is too short to be searched for
+ * everywhere.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const passphraseOf = (credentials: Signer.Credentials): ReadonlyArray<Labelled> => [
+  { label: "passphrase", secret: Redacted.value(credentials.passphrase) }
+]
 
 // ---------------------------------------------------------------------------------------------------------------
 // Printable

@@ -34,7 +34,7 @@ import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
-import { askServerTime, credentialsRefusal, makeSocket, privateHeaders } from "./internal/push/handshake.ts"
+import { credentialsRefusal, makeSocket, privateHeaders, serverTimeOnce } from "./internal/push/handshake.ts"
 import { Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
@@ -46,7 +46,7 @@ import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
-import { printable } from "./SafeText.ts"
+import { passphraseOf, printable } from "./SafeText.ts"
 import type * as Signer from "./Signer.ts"
 import { SpotClient } from "./SpotClient.ts"
 import type * as SpotError from "./SpotError.ts"
@@ -137,7 +137,10 @@ export type CandleUpdate = Market.CandleUpdate
 
 /**
  * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
- * the private session `Resynced` after a backfill.
+ * the private session `Resynced` after a backfill, and a `Gap` of a trades `channel`: the trades between `from` (the
+ * latest delivered, or the stream's start) and `to` (the oldest REST answered), the venue's ms, may be missing, as
+ * more trades were made while the channel was down (or while REST answered) than one REST answer holds
+ * (`backfillLimit`). The stream goes on from `to`.
  *
  * @since 0.1.0
  * @category models
@@ -242,8 +245,9 @@ export interface Service {
    * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
    * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
    * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
-   * `backfillLimit` trades can miss some (at least once, not exactly once). A consumer a `bufferSize` behind fails
-   * with `SlowConsumerError`.
+   * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
+   * reach back to the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
+   * fails with `SlowConsumerError`.
    */
   readonly watchTrades: (
     symbol: string,
@@ -362,9 +366,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     url: options.url,
     secrets: options.credentials === undefined ? [] : [
       Redacted.value(options.credentials.apiKey),
-      Redacted.value(options.credentials.passphrase),
       Redacted.value(options.credentials.secretKey)
-    ]
+    ],
+    labelled: options.credentials === undefined ? [] : passphraseOf(options.credentials)
   })
   const scope = yield* Effect.scope
   const client = yield* SpotClient
@@ -410,7 +414,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         : yield* privateHeaders(options.credentials, resolved.userAgent, text)
     )
   }
-  const synced = yield* Effect.cached(askServerTime(client))
+  const synced = serverTimeOnce(client)
   const registry = new Registry(resolved.capacity)
   const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry }
   return SpotPush.of({
@@ -438,10 +442,10 @@ interface Streams {
   readonly hubs: { readonly public: Hub; readonly private: Hub }
   readonly client: SpotClient["Service"]
   /**
-   * The venue's time asked once (best effort) before a session's start is read on the venue's clock: a program that
-   * only reads pushes may have no other answer to learn it from.
+   * The venue's time asked (best effort, until it has answered once) before a session's start is read on the venue's
+   * clock: a program that only reads pushes may have no other answer to learn it from. Answers whether it answered.
    */
-  readonly synced: Effect.Effect<void>
+  readonly synced: Effect.Effect<boolean>
   readonly now: () => number
   readonly emit: (event: Event) => void
   readonly registry: Registry
@@ -553,7 +557,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, hubs, now, registry, resolved, synced }: Streams
+  { client, emit, hubs, now, registry, resolved, synced }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -562,8 +566,16 @@ const marketStreams = (
       "SpotPush.watchTrades",
       Effect.gen(function*() {
         yield* checkSymbols([symbol])
-        yield* synced
+        const answered = yield* synced
+        const startedAt = now()
         const offset = yield* client.clockOffset
+        // The start on the venue's clock, by the offset of the venue's answer; when the venue did not answer, by the
+        // offset once it has (asked again when a backfill first needs the start): a machine's clock off by a minute
+        // would miss, or deliver again, a minute of trades.
+        const onVenueClock = (offset: number) => Math.round(startedAt + offset)
+        const start = answered
+          ? Effect.succeed(onVenueClock(offset))
+          : Effect.andThen(synced, Effect.map(client.clockOffset, onVenueClock))
         return yield* registry.use<Market.TradeFeed, PublicTrade>({
           key: channel,
           hub: hubs.public,
@@ -572,8 +584,10 @@ const marketStreams = (
             new Market.TradeFeed({
               symbol,
               capacity: resolved.capacity,
-              since: Math.round(now() + offset),
+              start,
               overlapMillis: 5_000,
+              limit,
+              onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
               backfill: () => client.recentTrades(symbol, { limit }),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer

@@ -1,7 +1,8 @@
 /**
  * SafeText (issue #17): the `Scrubber` removes every credential in every form a venue could echo it in — raw,
  * JSON-escaped (with `\/`), `\u`-escaped in either case, URL-encoded (either case, any mix, `+` for a space), base64
- * and base64url at any alignment inside a longer base64 text — and leaves other text exact; `printable` makes any
+ * and base64url at any alignment inside a longer base64 text — a passphrase too short for that where it is labelled,
+ * and leaves other text exact; `printable` makes any
  * text one harmless line of bounded length. The encoded forms are built here with the platform's own encoders, not
  * with the module's.
  */
@@ -79,6 +80,33 @@ describe("Scrubber", () => {
     assert.strictEqual(scrubber.scrub(data), data)
     const short = new SafeText.Scrubber(["abc"])
     assert.strictEqual(short.scrub("abc abcd"), "abc abcd")
+  })
+
+  it("a passphrase too short to be searched for everywhere is removed where it is labelled, in its forms", () => {
+    const short = SafeText.Scrubber.of({
+      apiKey: Redacted.make(secrets.apiKey),
+      secretKey: Redacted.make(secrets.secretKey),
+      passphrase: Redacted.make("a/1")
+    })
+    for (
+      const [said, scrubbed] of [
+        ["ACCESS-PASSPHRASE: a/1", "ACCESS-PASSPHRASE: <redacted>"],
+        [`{"access-passphrase":"a/1"}`, `{"access-passphrase":"<redacted>"}`],
+        [`{"msg":"{\\"passphrase\\":\\"a\\/1\\"}"}`, `{"msg":"{\\"passphrase\\":\\"<redacted>\\"}"}`],
+        ["access_passphrase=a%2F1&x=1", "access_passphrase=<redacted>&x=1"],
+        ["passphrase%3Da%2f1", "passphrase%3D<redacted>"],
+        ["wrong Passphrase 'a/1' for key", "wrong Passphrase '<redacted>' for key"],
+        ["headers: [ACCESS-PASSPHRASE: \\u0061/1]", "headers: [ACCESS-PASSPHRASE: <redacted>]"]
+      ] as const
+    ) assert.strictEqual(short.scrub(said), scrubbed, said)
+    // Elsewhere it is ordinary text: not labelled, or part of a longer token.
+    for (const text of ["price a/1", "a/1 passphrase", "passphrase a/12", "passphrasea/1", "passphrase: xa/1"]) {
+      assert.strictEqual(short.scrub(text), text)
+    }
+    // The venue's own words about the passphrase stay whole whatever it is.
+    const can = new SafeText.Scrubber([], [{ label: "passphrase", secret: "can" }])
+    assert.strictEqual(can.scrub("ACCESS_PASSPHRASE cannot be empty"), "ACCESS_PASSPHRASE cannot be empty")
+    assert.strictEqual(can.scrub("passphrase: can"), "passphrase: <redacted>")
   })
 
   it("an excerpt is scrubbed before it is cut: no fragment of a secret at the cut", () => {

@@ -420,6 +420,34 @@ describe("scrubbing touches messages, never data", () => {
   })
 })
 
+describe("a passphrase shorter than a secret searched for everywhere", () => {
+  it.effect("is scrubbed where the venue's answer labels it, and leaves the rest of the text exact", () => {
+    const short = "ab1"
+    const said = `apikey or passphrase is incorrect (ACCESS-PASSPHRASE: ${short}); order ${short}`
+    const { capture, echo } = { capture: new Capture(), echo: new EchoingVenue() }
+    echo.echo(BILLS, () => ({ status: 400, body: envelope("40012", said, NOW, "null") }))
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const error = yield* Effect.flip(client.fundingBillsPage({}))
+      capture.record(Exit.fail(error))
+      const reason = reasonOf(error, "AuthenticationError")
+      assert.strictEqual(reason.msg, "apikey or passphrase is incorrect (ACCESS-PASSPHRASE: <redacted>); order ab1")
+      assertAbsent(capture.texts, [`PASSPHRASE: ${short}`], "the short passphrase")
+    }).pipe(Effect.provide(Layer.mergeAll(
+      Layer.provide(
+        SpotClient.layer({
+          ...clientOptions,
+          rateLimit: false,
+          credentials: { ...clientOptions.credentials, passphrase: Redacted.make(short) }
+        }),
+        echo.layer
+      ),
+      capture.layer
+    )))
+  })
+})
+
 describe("escaped secrets are scrubbed from excerpts", () => {
   /** Credentials with "/" (and, in the secret key, a quote and a backslash), which JSON writers escape. */
   const slashed = {

@@ -352,6 +352,54 @@ describe("recovery matches the order, not only its clientOrderId", () => {
       }), { retry: { times: 2, baseDelay: 0 } })
   })
 
+  it.effect("a batch item whose lookup failed too: resolve takes no old order by an offset never confirmed", () => {
+    const venue = unconfirmed()
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, BATCH)
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDER_INFO)
+    const items = [
+      { side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId: "skew-old" }
+    ] as const
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const outcome = result.outcomes[0]!
+        assert.strictEqual(outcome._tag, "Failed", JSON.stringify(outcome))
+        // No answer came during the call: no bound on the venue's clock can be given yet.
+        if (outcome._tag === "Failed") {
+          assert.isTrue(outcome.mayExist)
+          assert.isUndefined(outcome.notBefore)
+        }
+        // The venue answers again: resolve's own lookup teaches its clock, and the old order is not this call's.
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        const after = settled.outcomes[0]!
+        assert.strictEqual(after._tag, "Failed", JSON.stringify(after))
+        assert.strictEqual(settled.placed, 0)
+        if (after._tag === "Failed") assert.isFalse(after.mayExist, "another order holds the clientOrderId")
+        assert.strictEqual(venue.orders.length, 1, "only the old order")
+      }), { retry: { times: 2, baseDelay: 0 } })
+  })
+
+  it.effect("a batch item this call placed, its lookup failed too: resolve still finds it by sentAt", () => {
+    // The venue 20 s ahead (within its window: it takes the first attempt), its time not asked.
+    const venue = new FakeVenue({ skewMillis: 20_000 })
+    venue.fail({ kind: "http", status: 429, body: "{\"code\":\"429\",\"msg\":\"Too Many Requests\"}" }, SERVER_TIME)
+    // Placed by the first attempt, its answer lost; the retries and the lookup never reach the venue.
+    venue.fail({ kind: "dropAfter" }, BATCH)
+    for (let i = 0; i < 2; i++) venue.fail({ kind: "dropBefore" }, BATCH)
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDER_INFO)
+    const items = [{ side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId: "skew-new" }] as const
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const outcome = result.outcomes[0]!
+        assert.isTrue(outcome._tag === "Failed" && outcome.mayExist && outcome.sentAt === NOW, JSON.stringify(outcome))
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        const placed = settled.outcomes[0]!
+        assert.strictEqual(placed._tag, "Placed", JSON.stringify(placed))
+        if (placed._tag === "Placed") assert.strictEqual(placed.orderId, venueOrderId(venue, "skew-new"))
+      }), { retry: { times: 2, baseDelay: 0 } })
+  })
+
   it.effect.each([
     { sent: { price: "100.0", quantity: "1.50" }, shown: { price: "100", quantity: "1.5" }, same: true },
     { sent: { price: "100", quantity: "2" }, shown: { price: "100.00", quantity: "2.000" }, same: true },

@@ -23,7 +23,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Redacted, References, Result } from "effect"
+import { Array as Arr, Config, Duration, Effect, Layer, Option, Redacted, References, Result, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
@@ -201,7 +201,7 @@ const undiciMissing = typeof process.versions.bun === "string"
  * connection reuse; `connections`, `keepAliveTimeout` and `connectTimeout` do not apply; `layer` gives it the
  * proxy). With a `proxy`, the undici transports dispatch through it, and a transport failure through it names it;
  * the layer fails with a `SpotError` whose `ValidationError` is on `proxy` for a URL that is not `http:` or `https:`
- * with a host (or `host:port`), and for the `"node:http"` transport.
+ * with a host (or `host:port`), naming each such proxy, and for the `"node:http"` transport.
  *
  * @since 0.1.0
  * @category layers
@@ -399,13 +399,47 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
     : Layer.provide(client, layerRedisStore(options.redis))
 }
 
-// A proxy variable as curl reads it: the lower-case name first, then the upper-case one; empty is unset.
+// One proxy variable: a proxy (`Proxies.problem`: an http:// or https:// URL with a host, or host:port), or empty;
+// anything else is a problem of the variable, in words that quote nothing of its value.
+const proxyValue = (variable: string) =>
+  Config.schema(
+    Schema.Redacted(Schema.String.check(Schema.makeFilter((value: string) =>
+      value.trim() === "" || (Proxies.problem(value.trim()) ?? true)
+    ))),
+    variable
+  )
+
+// A proxy variable as curl reads it: the lower-case name first (set, it is the one read, valid or not), then the
+// upper-case one; empty is unset.
 const proxyVariable = (name: string) =>
-  Config.Redacted(name.toLowerCase()).pipe(
-    Config.orElse(() => Config.Redacted(name)),
+  Config.option(proxyValue(name.toLowerCase())).pipe(
+    Config.flatMap(Option.match({ onSome: Config.succeed, onNone: () => proxyValue(name) })),
     Config.map((url) => Redacted.value(url).trim() === "" ? undefined : url),
     Config.withDefault(undefined)
   )
+
+// A config read whatever its problems, as a result: the configs of one setting are each read, so that every problem of
+// the setting is said at once (`Config.all` stops at the first).
+const settled = <A>(config: Config.Config<A>): Config.Config<Result.Result<A, Config.ConfigError>> =>
+  config.pipe(
+    Config.map((value) => Result.succeed(value)),
+    Config.orElse((error) => Config.succeed(Result.fail(error)))
+  )
+
+// The proxy setting from its three variables, each read and checked: every problem of them is one
+// `SpotClient.ConfigurationError` (which `SpotClient.readConfig` lists with the other variables' problems).
+const proxyConfig = Config.all({
+  https: settled(proxyVariable("HTTPS_PROXY")),
+  http: settled(proxyVariable("HTTP_PROXY")),
+  noProxy: settled(
+    Config.String("no_proxy").pipe(Config.orElse(() => Config.String("NO_PROXY")), Config.withDefault(""))
+  )
+}).pipe(Config.mapEffect(({ http, https, noProxy }) => {
+  const errors = Arr.getFailures([https, http, noProxy])
+  if (Arr.isArrayNonEmpty(errors)) return Effect.fail(new SpotClient.ConfigurationError(errors))
+  const proxy = { https: Result.getOrThrow(https), http: Result.getOrThrow(http), noProxy: Result.getOrThrow(noProxy) }
+  return Effect.succeed(proxy.https === undefined && proxy.http === undefined ? undefined : proxy)
+}))
 
 /**
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
@@ -414,7 +448,9 @@ const proxyVariable = (name: string) =>
  * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`); and `SPOTKIT_REDIS_URL`
  * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
  * budget; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
- * case, which wins, as curl reads them; the two proxies as `Redacted`).
+ * case, which wins, as curl reads them; the two proxies as `Redacted`, each checked: one that is no `http://` or
+ * `https://` URL nor `host:port` is a problem naming its variable, reported with every other one by
+ * `SpotClient.readConfig`).
  *
  * @since 0.1.0
  * @category layers
@@ -429,11 +465,7 @@ export const defaultConfig: Config.Wrap<Options> = {
     Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
     Config.withDefault(undefined)
   ),
-  proxy: Config.unwrap({
-    https: proxyVariable("HTTPS_PROXY"),
-    http: proxyVariable("HTTP_PROXY"),
-    noProxy: Config.String("no_proxy").pipe(Config.orElse(() => Config.String("NO_PROXY")), Config.withDefault(""))
-  }).pipe(Config.map((proxy) => proxy.https === undefined && proxy.http === undefined ? undefined : proxy))
+  proxy: proxyConfig
 }
 
 /**

@@ -128,6 +128,35 @@ describe("layerConfig: every problem at once", () => {
       assert.notInclude(String(Exit.isFailure(exit) ? exit.cause : ""), "node-secret-0d9f")
     }))
 
+  it.effect("the proxy variables: each one that is no proxy named with the others, and no password", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({
+            SPOTKIT_BASE_URL: "http://127.0.0.1:1",
+            SPOTKIT_SECRET_KEY: "node-secret-0d9f",
+            SPOTKIT_PASSPHRASE: "pass",
+            HTTPS_PROXY: "yes",
+            http_proxy: "ftp://user:hunter22@proxy",
+            HTTP_PROXY: "http://127.0.0.1:3128"
+          })
+        )
+      )
+      assert.strictEqual(
+        error.message,
+        "SPOTKIT_API_KEY is not set; " +
+          "HTTPS_PROXY is invalid (has neither a scheme nor a port; expected http://proxy.internal:3128 or host:port); " +
+          "http_proxy is invalid (must start with http:// or https://)"
+      )
+      assert.deepStrictEqual(error.problems.map((problem) => problem.variable), [
+        "SPOTKIT_API_KEY",
+        "HTTPS_PROXY",
+        "http_proxy"
+      ])
+      assert.notInclude(String(error) + JSON.stringify(error.problems), "hunter22")
+    }))
+
   it.effect("NodeSpotPush's defaultConfig: SPOTKIT_PUSH_URL and the credentials together", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(SpotClient.readConfig(NodeSpotPush.defaultConfig)).pipe(

@@ -173,7 +173,7 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient through a 
       const invalid = yield* Effect.exit(Layer.build(fromEnv({ HTTP_PROXY: "ftp://user:hunter22@proxy" })))
       assert.isTrue(Exit.isFailure(invalid))
       const rendered = Exit.isFailure(invalid) ? String(invalid.cause) : ""
-      assert.include(rendered, "proxy is not an http:// or https:// URL")
+      assert.include(rendered, "HTTP_PROXY is invalid (must start with http:// or https://)")
       assert.notInclude(rendered, "hunter22")
     })))
 
@@ -222,7 +222,12 @@ describe("proxy resolution", () => {
     assert.isUndefined(Proxies.resolve({ https: " ", http: "" }))
     assert.isUndefined(Proxies.resolve(undefined))
     assert.deepStrictEqual(Proxies.resolve("socks5://u:pw@p:1080"), {
-      invalid: "the https proxy is not an http:// or https:// URL: socks5://p:1080"
+      invalid: "the proxy is not an http:// or https:// URL: socks5://p:1080"
+    })
+    // Every proxy that is none, said at once.
+    assert.deepStrictEqual(Proxies.resolve({ https: "socks5://u:pw@p:1080", http: "notaurl" }), {
+      invalid: "the https proxy is not an http:// or https:// URL: socks5://p:1080; " +
+        "the http proxy has neither a scheme nor a port (http://host:port or host:port): http://notaurl/"
     })
     // Without a scheme, a port is needed: a bare word is refused rather than taken as a host on port 80.
     assert.deepStrictEqual(Proxies.resolve({ http: "notaurl" }), {

@@ -1,7 +1,7 @@
 /**
  * The push client against a hostile venue, in process under the `TestClock` (the venue's side written by each test,
  * `support/hostileSocket.ts`): what the venue says is scrubbed of the credentials and of the handshake signature it
- * was sent, and made printable, before it reaches a `PushError` (an error frame for a channel), a log line (an error
+ * was sent (a passphrase too short to be searched for everywhere, where labelled), and made printable, before it reaches a `PushError` (an error frame for a channel), a log line (an error
  * frame for no channel of ours: one warning, then at most one a minute per connection, never the frame itself) or a
  * `Disconnected` event (a close reason); a ping is answered only when its `time` can be sent back (a deeply nested one
  * is ignored, not a dead read loop); a defect of the read loop is described, never as `undefined`; the push URL's
@@ -124,6 +124,33 @@ describe("SpotPush against a hostile venue", () => {
       assertClean(error.message, forbidden)
       assert.include(error.message, "\\u001b[2J")
       assertClean(Cause.pretty(Cause.fail(error)), forbidden)
+    }).pipe(Effect.provide(base)))
+
+  it.effect("a passphrase too short to be searched for everywhere: scrubbed where the venue's error frame labels it", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const credentials = { ...exchange.accounts[0]!.credentials, passphrase: Redacted.make("ab1") }
+      const { push } = yield* hostile({
+        onMessage: (peer, text) => {
+          const message = JSON.parse(text) as { event: string; channel: string }
+          if (message.event !== "subscribe") return
+          const pass = peer.headers.get("access-passphrase")
+          peer.send(
+            JSON.stringify({
+              event: "error",
+              channel: message.channel,
+              code: "30001",
+              msg: `ACCESS-PASSPHRASE: ${pass} (ab1)`
+            })
+          )
+        }
+      }, { credentials })
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBalances())))
+      yield* advance(1_000)
+      const error: PushError.PushError = yield* Fiber.join(fiber)
+      const reason = error.reason as PushError.VenueRefusedError
+      assert.strictEqual(reason.msg, "ACCESS-PASSPHRASE: <redacted> (ab1)")
+      assert.notInclude(error.message, "PASSPHRASE: ab1")
     }).pipe(Effect.provide(base)))
 
   it.effect(

@@ -4,13 +4,17 @@
  * (the test exchange does not serve those endpoints yet): trades made while disconnected come from REST, trades
  * already delivered are not delivered again (pushes carry no id: matched by time, price, size and side, as
  * multisets), a push that REST also answered during the backfill counts once; bars are delivered when they change,
- * and the bars of the outage come from REST.
+ * and the bars of the outage come from REST. A trade stream's start is read on the venue's clock, which the machine's
+ * may be a minute off: there the exchange answers REST on a clock of its own.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, SpotError } from "@spotkit/core"
 import type { Market } from "@spotkit/core"
 import { Deferred, Effect, Layer } from "effect"
-import { PushVenue } from "../src/index.ts"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import { PushVenue, TestExchange } from "../src/index.ts"
+import * as InProcess from "../src/internal/inProcess.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -192,6 +196,54 @@ describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {
     }).pipe(Effect.provide(layerWith(slow, { backfillBuffer: 3 }))))
 })
 
+describe("SpotPush.watchTrades: more trades in a gap than one REST answer holds", () => {
+  const busy = published()
+  it.effect("a Gap on events names the span whose trades may be missing; none when REST's answer reaches back", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 3 }))
+      yield* settle
+      yield* trade(busy, 1_000, "30000.5")
+      yield* settle
+      // Two trades: REST's answer of three holds them and the one delivered before: it reaches back.
+      yield* outage(Effect.gen(function*() {
+        for (let i = 1; i <= 2; i++) yield* trade(busy, 1_000 + i, `3000${i}.5`)
+      }))
+      yield* settle
+      const gaps = () => events.items.filter((e) => e._tag === "Gap")
+      assert.deepStrictEqual(gaps(), [])
+      // Five: REST's answer holds the latest three, the two before them are missed, and said to be.
+      yield* outage(Effect.gen(function*() {
+        for (let i = 1; i <= 5; i++) yield* trade(busy, 2_000 + i, `3100${i}.5`)
+      }))
+      yield* settle
+      assert.deepStrictEqual(gaps(), [{ _tag: "Gap", channel: `trades.${SYMBOL}`, from: 1_002, to: 2_003 }])
+      assert.deepStrictEqual(trades.items.map((t) => t.time), [1_000, 1_001, 1_002, 2_003, 2_004, 2_005])
+    }).pipe(Effect.provide(layerWith(busy))))
+
+  const slow = published()
+  it.effect("pushes overflowing backfillBuffer: REST asked again, and the trades it no longer reaches told as a Gap", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 3 }))
+      yield* settle
+      yield* trade(slow, 1_000, "30000.5")
+      yield* settle
+      // After the outage REST does not answer at first, while six trades are pushed: the pushes kept overflow.
+      slow.duringRest = Effect.never
+      yield* outage(Effect.void)
+      for (let i = 1; i <= 6; i++) yield* trade(slow, 2_000 + i, `3000${i}.5`)
+      yield* settle
+      yield* advance(10_000)
+      assert.deepStrictEqual(trades.items.map((t) => t.time), [1_000, 2_004, 2_005, 2_006])
+      assert.deepStrictEqual(events.items.filter((e) => e._tag === "Gap"), [
+        { _tag: "Gap", channel: `trades.${SYMBOL}`, from: 1_000, to: 2_004 }
+      ])
+    }).pipe(Effect.provide(layerWith(slow, { backfillBuffer: 3 }))))
+})
+
 describe("SpotPush.watchCandles", () => {
   const state = published()
   it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>
@@ -275,3 +327,137 @@ describe("SpotPush.watchCandles: the last consumer leaving during the backfill",
       assert.isUndefined(ticker.fiber.pollUnsafe())
     }).pipe(Effect.provide(layer)))
 })
+
+describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => {
+  // The machine's clock when the stream starts: a millisecond epoch, as the client learns only plausible ones.
+  const NOW = 1_767_225_600_000
+  const MINUTE = 60_000
+
+  // The clock set before the layers start their timers (moving it later would run every tick in between).
+  const atNow = <A, E, R>(test: Effect.Effect<A, E, R>) => Effect.andThen(TestClock.setTime(NOW), test)
+
+  // The exchange answering REST on a clock `skewMillis` ahead of the machine's (behind when negative); the trades the
+  // test publishes carry the venue's times. `serverTime` is the client's only REST request that reaches the exchange
+  // (the market data come from `state`), so the client knows the venue's clock only by asking it.
+  const skewed = (state: Published, skewMillis: number, options: { readonly unansweredTimes?: number } = {}) => {
+    let unanswered = options.unansweredTimes ?? 0
+    const exchange = TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false })
+    const client = Layer.unwrap(Effect.map(TestExchange.TestExchange, (ex) =>
+      SpotClient.layer({
+        baseUrl: TestExchange.inProcessBaseUrl,
+        credentials: ex.accounts[0]!.credentials,
+        rateLimit: false,
+        retry: false
+      }).pipe(Layer.provide(Layer.succeed(
+        HttpClient.HttpClient,
+        InProcess.make((request, now) =>
+          request.path.startsWith("/api/v2/public/time") && unanswered-- > 0
+            ? { _tag: "Drop", delayMillis: 0 }
+            : ex.handleAt(request, now + skewMillis)
+        )
+      )))))
+    const base = PushVenue.layer().pipe(Layer.provideMerge(client), Layer.provideMerge(exchange))
+    return PushVenue.layerSpotPush().pipe(
+      Layer.provide(withMarket(state).pipe(Layer.provide(base))),
+      Layer.provideMerge(base)
+    )
+  }
+
+  // The stream started at NOW on the machine's clock; the venue's clock then reads NOW + skew.
+  const started = (skewMillis: number) =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      return { trades, venueStart: NOW + skewMillis }
+    })
+
+  const ahead = published()
+  it.effect("the machine a minute ahead of the venue: the trades of an outage before any push are delivered", () =>
+    Effect.gen(function*() {
+      const { trades, venueStart } = yield* started(-MINUTE)
+      // Before the start: REST still answers it, the stream does not owe it.
+      ahead.trades.push({ ...restTrade(venueStart - 1_000, "29999.5") })
+      yield* outage(Effect.gen(function*() {
+        yield* trade(ahead, venueStart + 1_000, "30000.5")
+        yield* trade(ahead, venueStart + 2_000, "30001.5")
+      }))
+      yield* trade(ahead, venueStart + 50_000, "30002.5")
+      yield* settle
+      // On the machine's clock the start would lie a minute after these trades: all three would be missed.
+      assert.deepStrictEqual(trades.items.map((t) => [t.time - venueStart, t.source]), [
+        [1_000, "rest"],
+        [2_000, "rest"],
+        [50_000, "push"]
+      ])
+    }).pipe(Effect.provide(skewed(ahead, -MINUTE)), atNow))
+
+  const behind = published()
+  it.effect("the machine a minute behind the venue: no trade from before the start is delivered", () =>
+    Effect.gen(function*() {
+      const { trades, venueStart } = yield* started(MINUTE)
+      behind.trades.push(restTrade(venueStart - 30_000, "29998.5"), restTrade(venueStart - 1_000, "29999.5"))
+      yield* outage(trade(behind, venueStart + 1_000, "30000.5"))
+      yield* settle
+      // On the machine's clock the start would lie a minute before it: the two older trades would come too.
+      assert.deepStrictEqual(trades.items.map((t) => [t.time - venueStart, t.source]), [[1_000, "rest"]])
+    }).pipe(Effect.provide(skewed(behind, MINUTE)), atNow))
+
+  const unasked = published()
+  it.effect("the venue's time not answered when the stream starts: asked again before the start is needed", () =>
+    Effect.gen(function*() {
+      const { trades, venueStart } = yield* started(-MINUTE)
+      unasked.trades.push(restTrade(venueStart - 1_000, "29999.5"))
+      yield* outage(trade(unasked, venueStart + 1_000, "30000.5"))
+      yield* settle
+      // On the machine's clock the start would lie a minute after the trade of the outage.
+      assert.deepStrictEqual(trades.items.map((t) => [t.time - venueStart, t.source]), [[1_000, "rest"]])
+    }).pipe(Effect.provide(skewed(unasked, -MINUTE, { unansweredTimes: 1 })), atNow))
+
+  const overlap = published()
+  it.effect("a reconnection: REST's trades and the pushes around it overlap, none missed and none repeated", () =>
+    Effect.gen(function*() {
+      const venue = yield* PushVenue.PushVenue
+      const { trades, venueStart: t } = yield* started(-MINUTE)
+      yield* trade(overlap, t + 1_000, "30000.5")
+      yield* trade(overlap, t + 1_001, "30001.5")
+      yield* settle
+      const late = restTrade(t + 1_004, "30004.5")
+      // While REST answers: a trade pushed (kept, and in REST's answer too), and one REST answers whose push comes
+      // only after the backfill.
+      overlap.duringRest = Effect.andThen(
+        trade(overlap, t + 1_003, "30003.5").pipe(Effect.provideService(PushVenue.PushVenue, venue)),
+        Effect.sync(() => overlap.trades.push(late))
+      )
+      yield* outage(Effect.gen(function*() {
+        // In the millisecond of the latest trade delivered, and alike in all four: another trade.
+        yield* trade(overlap, t + 1_001, "30001.5")
+        yield* trade(overlap, t + 1_002, "30002.5")
+      }))
+      yield* venue.publish({ ...late, _tag: "Trade" })
+      yield* trade(overlap, t + 1_005, "30005.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((item) => [item.time - t, item.source]), [
+        [1_000, "push"],
+        [1_001, "push"],
+        [1_001, "rest"],
+        [1_002, "rest"],
+        [1_003, "rest"],
+        [1_004, "rest"],
+        [1_005, "push"]
+      ])
+    }).pipe(Effect.provide(skewed(overlap, -MINUTE)), atNow))
+})
+
+// A trade REST answers that was never pushed (made before the stream started).
+const restTrade = (time: number, price: string): Market.Trade =>
+  ({
+    symbol: SYMBOL,
+    tradeId: `t-${++sequence}`,
+    time,
+    price,
+    size: "0.1",
+    value: "1",
+    buyerMaker: false,
+    side: "buy"
+  }) as Market.Trade

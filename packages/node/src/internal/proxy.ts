@@ -100,28 +100,34 @@ export const secrets = (proxies: Resolved): ReadonlyArray<string> => {
 }
 
 /**
- * The proxies to use, none when nothing is set, or why one cannot be: a URL that is not `http:` or `https:` with a
- * host (`problem`). Like curl, `host:port` without a scheme is taken as `http://`.
+ * The proxies to use, none when nothing is set, or why they cannot be: each URL that is not `http:` or `https:` with a
+ * host (`problem`), all said in one text. Like curl, `host:port` without a scheme is taken as `http://`.
  */
 export const resolve = (input: Input | undefined): Resolved | undefined | { readonly invalid: string } => {
   if (input === undefined) return undefined
-  const given = typeof input === "string" || Redacted.isRedacted(input)
+  const one = typeof input === "string" || Redacted.isRedacted(input)
+  const given = one
     ? { https: text(input), http: text(input), noProxy: "" }
     : { https: text(input.https), http: text(input.http), noProxy: input.noProxy?.trim() ?? "" }
-  for (const key of ["https", "http"] as const) {
+  const invalid: Array<string> = []
+  // One URL for both is said once.
+  for (const key of one ? ["https"] as const : ["https", "http"] as const) {
     const value = given[key]
     if (value === undefined) continue
     const url = SCHEME.test(value) ? value : `http://${value}`
     const why = problem(value)
-    if (why !== undefined) {
-      return {
-        invalid: why.startsWith("has neither")
-          ? `the ${key} proxy has neither a scheme nor a port (http://host:port or host:port): ${safeUrl(url)}`
-          : `the ${key} proxy is not an http:// or https:// URL: ${safeUrl(url)}`
-      }
+    const name = one ? "proxy" : `${key} proxy`
+    if (why === undefined) given[key] = url
+    else {
+      invalid.push(
+        why.startsWith("has neither")
+          ? `the ${name} has neither a scheme nor a port (http://host:port or host:port): ${safeUrl(url)}`
+          : `the ${name} is not an http:// or https:// URL: ${safeUrl(url)}`
+      )
     }
-    given[key] = url
   }
+  if (invalid.length > 0) return { invalid: invalid.join("; ") }
+  if (one) given.http = given.https
   if (given.https === undefined && given.http === undefined) return undefined
   return { https: given.https ?? given.http, http: given.http, noProxy: given.noProxy }
 }

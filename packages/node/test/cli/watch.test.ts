@@ -4,7 +4,7 @@
  * prints every fill REST knows, once each; `watch orders` ends with every order as REST has it; `watch balances` ends
  * with REST's balances; `watch book` ends with the REST depth once quiet. Ctrl-C (SIGINT) to the built CLI exits 130
  * with the summary line; `--count` and `--for` stop it with exit code 0; bad flags and a missing SPOTKIT_PUSH_URL are
- * usage errors; the book's table and the summary line.
+ * usage errors; the book's table, a trades gap's note and the summary line.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -395,7 +395,7 @@ describe("spotkit watch", () => {
       }), { timeout: 60_000 })
   })
 
-  it("the book as a table, the summary line, durations", () => {
+  it("the book as a table, a trades gap's note, the summary line, durations", () => {
     const table = Watch.bookTable({
       symbol: "BTCUSDT_SPBL\u001b[2J",
       depth: 15,
@@ -416,6 +416,11 @@ describe("spotkit watch", () => {
     assert.strictEqual(
       Watch.summaryLine({ events: 1, reconnects: 2, resyncs: 0, resynced: 3 }, 61_234),
       "1 event, 2 reconnects, 0 resyncs in 61.2 s"
+    )
+    assert.strictEqual(
+      Watch.gapLine({ _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1_767_225_600_000, to: 1_767_225_601_500 }),
+      "trades.BTCUSDT_SPBL: trades between 2026-01-01T00:00:00.000Z and 2026-01-01T00:00:01.500Z may be missing " +
+        "(more than one REST answer holds were made while the channel was down)"
     )
     assert.deepStrictEqual(
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),

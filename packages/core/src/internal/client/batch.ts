@@ -10,6 +10,7 @@ import * as Venue from "../../Venue.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"
+import type { Estimate } from "./serverClock.ts"
 import * as Validate from "./validate.ts"
 
 /** An item on its way: its place in the input, the validated order, and its clientOrderId. */
@@ -25,8 +26,8 @@ export interface Client {
   readonly send: (request: Order.BatchRequest) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
   /** One order by its clientOrderId (`order`). */
   readonly lookup: Recovery.Lookup
-  /** How far the client's estimate of the venue's clock is ahead of its own (ms). */
-  readonly clockOffset: Effect.Effect<number>
+  /** The client's estimate of the venue's clock, and how many answers have taught it. */
+  readonly clockEstimate: Effect.Effect<Estimate>
   /** The symbol's rules when the client checks orders and knows them. */
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
   /** The generation of the cached rules (`Rules.Cache.generation`). */
@@ -45,12 +46,16 @@ const givenId = (input: unknown): string => {
 // An item of the declared request of placeOrders.
 const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
 
+// What an outcome that may exist carries to `resolve`: the bound of the call's orders on the venue's clock, or, while
+// no answer confirmed the client's estimate of that clock, the call's start on the client's own.
+type Bound = { readonly notBefore: number } | { readonly sentAt: number }
+
 const failed = (
   index: number,
   clientOrderId: string,
   reason: SpotError.SpotErrorReason,
   mayExist = false,
-  notBefore?: number
+  bound?: Bound
 ) =>
   ({
     _tag: "Failed",
@@ -59,13 +64,14 @@ const failed = (
     code: "code" in reason ? reason.code : reason._tag,
     message: reason.message,
     mayExist,
-    ...(mayExist && notBefore !== undefined ? { notBefore } : {})
+    ...(mayExist ? bound : {})
   }) satisfies Order.BatchOutcome
 
 const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
   Effect.gen(function*() {
     const orderList = chunk.map(({ clientOrderId, item }) => ({ ...item, clientOrderId }))
     const started = yield* Clock.currentTimeMillis
+    const before = yield* client.clockEstimate
     const answer = yield* Effect.result(client.send({ symbol, orderList }))
     const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
     const accepted = new Map<string, OrderId>()
@@ -85,22 +91,29 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
     // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too. Read
     // after the lookup, whose answer taught the clock offset (`Recovery.placement`).
-    const since = Effect.map(client.clockOffset, (offset) => Recovery.earliest(started, offset))
+    const since = Effect.map(client.clockEstimate, ({ offset }) => Recovery.earliest(started, offset))
+    // Undefined when no lookup answered (none was needed, or it failed).
     const recovered = unknown.length === 0
-      ? new Map<string, OrderId>()
+      ? undefined
       : yield* Recovery.findMany(
         client.lookup,
         symbol,
         new Map(unknown.map((pending) => [pending.clientOrderId, pending.item])),
         since
       )
-    const notBefore = yield* since
+    // When no answer of the call confirmed the offset (every attempt's lost, the lookup failed too: the venue's time
+    // never asked, say), a bound taken with it would be a guess, which might let `resolve` take an older order under a
+    // reused clientOrderId: `resolve` is told the call's start on the client's clock instead, and bounds it by the
+    // offset its own lookup's answer confirms. A lookup that answered confirmed it (the venue accepted its timestamp).
+    const after = yield* client.clockEstimate
+    const confirmed = recovered !== undefined || after.learned > before.learned
+    const bound: Bound = confirmed ? { notBefore: yield* since } : { sentAt: started }
 
     return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
-      const orderId = accepted.get(clientOrderId) ?? recovered.get(clientOrderId)
+      const orderId = accepted.get(clientOrderId) ?? recovered?.get(clientOrderId)
       if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
       if (answer._tag === "Failure") {
-        return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied, notBefore)
+        return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied, bound)
       }
       const rejection = rejected.get(clientOrderId)
       if (rejection !== undefined) {
@@ -110,7 +123,7 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
           index,
           clientOrderId,
           ...rejection,
-          ...(mayHaveApplied || rejection.code === "43118" ? { mayExist: true, notBefore } : { mayExist: false })
+          ...(mayHaveApplied || rejection.code === "43118" ? { mayExist: true, ...bound } : { mayExist: false })
         }
       }
       return {
@@ -120,7 +133,7 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
         code: "unknown",
         message: "the venue's answer did not mention this order",
         mayExist: true,
-        notBefore
+        ...bound
       }
     })
   })
@@ -180,19 +193,21 @@ const tally = (outcomes: ReadonlyArray<Order.BatchOutcome>): Order.BatchResult =
   return { outcomes, placed, failed: outcomes.length - placed }
 }
 
-// A failed outcome known not to exist: `notBefore` says nothing any more.
-const settledOf = ({ notBefore: _, ...outcome }: Extract<Order.BatchOutcome, { _tag: "Failed" }>) =>
+// A failed outcome known not to exist: `notBefore` and `sentAt` say nothing any more.
+const settledOf = ({ notBefore: _, sentAt: __, ...outcome }: Extract<Order.BatchOutcome, { _tag: "Failed" }>) =>
   ({ ...outcome, mayExist: false }) satisfies Order.BatchOutcome
 
 /**
  * Settles the outcomes of a batch that say `mayExist`, by looking each order up by its clientOrderId: `Placed` when
  * the venue has the same order (side, type, and for a limit order price and quantity) created no earlier than the
- * outcome's `notBefore`, `Failed` with `mayExist: false` when it has no order with that id (the order was not placed)
- * or another order holds the id (an older one too: a clientOrderId reused). An outcome whose
- * lookup fails, or whose item is not valid, is left as it was. `items` are the items the batch was given, in order.
+ * outcome's `notBefore` (or its `sentAt`, put on the venue's clock by the offset the lookup's answer teaches),
+ * `Failed` with `mayExist: false` when it has no order with that id (the order was not placed) or another order holds
+ * the id (an older one too: a clientOrderId reused). An outcome whose lookup fails, or whose item is not valid, is left
+ * as it was. `items` are the items the batch was given, in order.
  */
 export const resolve = (
   lookup: Recovery.Lookup,
+  clockOffset: Effect.Effect<number>,
   symbol: string,
   items: ReadonlyArray<Order.BatchItemInput>,
   result: Order.BatchResult
@@ -200,8 +215,13 @@ export const resolve = (
   Effect.map(
     Effect.forEach(result.outcomes, (outcome) => {
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
+      // `sentAt` on the venue's clock by the offset the lookup's own answer teaches (read once it answered).
+      const { notBefore, sentAt } = outcome
+      const since = notBefore === undefined && sentAt !== undefined
+        ? Effect.map(clockOffset, (offset) => Recovery.earliest(sentAt, offset))
+        : Effect.succeed(notBefore)
       return validateItem(items[outcome.index]).pipe(
-        Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, outcome.notBefore)),
+        Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, since)),
         Effect.map((found): Order.BatchOutcome =>
           found._tag === "Same"
             ? { _tag: "Placed", index: outcome.index, clientOrderId: outcome.clientOrderId, orderId: found.orderId }

@@ -48,7 +48,7 @@ import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
 import * as RateLimiter from "./rateLimiter.ts"
 import * as Redirects from "./redirects.ts"
-import { ServerClock } from "./serverClock.ts"
+import { type Estimate, ServerClock } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
 
 export interface Options {
@@ -603,7 +603,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     /** Asks the server's time (ms), and learns the clock offset from it. */
     serverTime: serverTimeOf(context),
     /** Current estimate of server time minus local time, in ms. */
-    clockOffset: Effect.sync(() => context.clock.offset)
+    clockOffset: Effect.sync(() => context.clock.offset),
+    /** The estimate, and how many answers have taught it so far (`ServerClock.learned`). */
+    clockEstimate: Effect.sync((): Estimate => ({ offset: context.clock.offset, learned: context.clock.learned }))
   }
 })
 

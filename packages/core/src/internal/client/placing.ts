@@ -150,7 +150,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
         )
       ),
     lookup: lookupByClientIds,
-    clockOffset: pipeline.clockOffset,
+    clockEstimate: pipeline.clockEstimate,
     rules: rulesFor,
     rulesGeneration: context.rules.generation,
     ruleRefused: (symbol, since) =>
@@ -173,7 +173,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     function*(symbolInput: string, items: ReadonlyArray<Order.BatchItemInput>, result: Order.BatchResult) {
       const symbol = yield* validateSymbol(symbolInput)
       yield* Effect.annotateCurrentSpan({ symbol, items: items.length })
-      return yield* Batch.resolve(lookupByClientIds, symbol, items, result)
+      return yield* Batch.resolve(lookupByClientIds, pipeline.clockOffset, symbol, items, result)
     },
     Effect.mapError(fail("resolve")),
     context.traced("SpotClient.resolve")

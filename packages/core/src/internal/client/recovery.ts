@@ -70,27 +70,33 @@ const judge = (
       orderId: record.orderId
     }
 
-/** Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` or later. */
+/**
+ * Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` (read once the
+ * lookup answered: `placement`; undefined: any time) or later.
+ */
 export const find = (
   lookup: Lookup,
   symbol: string,
   clientOrderId: string,
   item: Order.BatchItem,
-  since?: number | undefined
+  since: Effect.Effect<number | undefined>
 ): Effect.Effect<Found, SpotError.SpotErrorReason> =>
-  Effect.map(lookup(symbol, [clientOrderId]), (found) => judge(found.get(clientOrderId), symbol, item, since))
+  Effect.flatMap(
+    lookup(symbol, [clientOrderId]),
+    (found) => Effect.map(since, (since) => judge(found.get(clientOrderId), symbol, item, since))
+  )
 
 /**
  * Looks up, by clientOrderId, the orders an ambiguous attempt may have placed; answers those found that are the
- * same order, created at `since` (read once the lookup answered: `placement`) or later. A lookup that fails finds
- * none.
+ * same order, created at `since` (read once the lookup answered: `placement`) or later. A lookup that fails answers
+ * undefined: nothing found, and no answer to have confirmed the clock offset.
  */
 export const findMany = (
   lookup: Lookup,
   symbol: string,
   wanted: ReadonlyMap<string, Order.BatchItem>,
   since: Effect.Effect<number>
-): Effect.Effect<Map<string, OrderId>> =>
+): Effect.Effect<Map<string, OrderId> | undefined> =>
   lookup(symbol, [...wanted.keys()]).pipe(
     Effect.flatMap((found) => Effect.map(since, (since) => ({ found, since }))),
     Effect.map(({ found, since }) => {
@@ -101,7 +107,7 @@ export const findMany = (
       }
       return out
     }),
-    Effect.orElseSucceed(() => new Map<string, OrderId>())
+    Effect.orElseSucceed(() => undefined)
   )
 
 /**

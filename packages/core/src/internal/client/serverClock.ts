@@ -28,9 +28,17 @@ const addTo = (sets: Map<string, Set<string>>, path: string, body: string): void
   else bodies.add(body)
 }
 
+/** The client's estimate of the venue's clock at one moment: the offset, and how many answers had taught it. */
+export interface Estimate {
+  readonly offset: number
+  readonly learned: number
+}
+
 export class ServerClock {
   /** Server time minus local time (ms). */
   offset = 0
+  /** How many answers have set `offset`: more after an exchange than before it, an answer of it confirmed `offset`. */
+  learned = 0
   private lastWrite = 0
   // The writes of the latest stamped millisecond, side by side (a path is one of a few constant texts, a body is
   // compared as it is: no text is joined per write); past `SCANNED` of them, in sets by path instead.
@@ -92,6 +100,7 @@ export class ServerClock {
   learn(serverTime: number | undefined, sentAt: number, receivedAt: number): void {
     if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
       this.offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+      this.learned++
     }
   }
 }

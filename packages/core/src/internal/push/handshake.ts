@@ -1,6 +1,6 @@
 // The push handshake: the socket of each dial, with the headers it sends (a private one signed afresh), and the check
 // that the credentials can be sent as headers at all.
-import { Clock, Duration, Effect, Redacted } from "effect"
+import { Clock, Duration, Effect, Option, Redacted } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as Signer from "../../Signer.ts"
@@ -56,14 +56,24 @@ export const makeSocket = (
 
 // The venue's time asked, best effort: the client's clock offset learns it (a failure is logged and leaves it as it is).
 // At most `SERVER_TIME_WAIT` is spent on it, so that a REST side paused after a 429 or slow to answer does not hold a
-// handshake up (the request is then given up, and the offset stays as it was).
+// handshake up (the request is then given up, and the offset stays as it was). Answers whether the venue answered.
 const SERVER_TIME_WAIT = "2 seconds"
 
-export const askServerTime = (client: SpotClient["Service"]): Effect.Effect<void> =>
+export const askServerTime = (client: SpotClient["Service"]): Effect.Effect<boolean> =>
   Effect.catch(
-    Effect.asVoid(Effect.timeoutOption(client.serverTime(), SERVER_TIME_WAIT)),
-    (error) => Effect.logDebug(`spotkit: server time unavailable for the push session (${error.message})`)
+    Effect.map(Effect.timeoutOption(client.serverTime(), SERVER_TIME_WAIT), Option.isSome),
+    (error) =>
+      Effect.as(Effect.logDebug(`spotkit: server time unavailable for the push session (${error.message})`), false)
   )
+
+// `askServerTime` until the venue has answered once, then nothing more (true): a start read on the venue's clock needs
+// the offset learnt once, and an ask that failed must not stand for every later stream of the service.
+export const serverTimeOnce = (client: SpotClient["Service"]): Effect.Effect<boolean> => {
+  let answered = false
+  return Effect.suspend(() =>
+    answered ? Effect.succeed(true) : Effect.map(askServerTime(client), (ok) => answered = ok)
+  )
+}
 
 // The private handshake: the key, the passphrase, a timestamp of the venue's clock and the signature over
 // `timestamp + "/v2/ws/private"`, which is scrubbed from what the venue says from then on. The venue's time is asked

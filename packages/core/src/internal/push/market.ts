@@ -2,7 +2,7 @@
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
 // meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
 // identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
-// miss trades. Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
+// miss trades, and says so (`onGap`: the answer was full and did not reach back to the latest delivered). Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
 // a bar is delivered when it changed.
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
@@ -93,7 +93,7 @@ abstract class GapClosing<A, R> {
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
-      const fetch = this.owed() ? this.options.backfill(this.latestDelivered()) : Effect.succeed([])
+      const fetch = this.owed() ? this.fetch(this.latestDelivered()) : Effect.succeed([])
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
@@ -155,6 +155,11 @@ abstract class GapClosing<A, R> {
     deliver(this.sinks, value, this.options.capacity)
   }
 
+  /** What REST answers after this (re)subscription, given the latest time delivered. */
+  protected fetch(latest: number | undefined): Effect.Effect<ReadonlyArray<R>, SpotError.SpotError> {
+    return this.options.backfill(latest)
+  }
+
   /** Whether REST has something to give after this (re)subscription. */
   protected owed(): boolean {
     return true
@@ -175,19 +180,46 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   // The trades REST answered, by key: a push kept while it answered may be one of them.
   private answered = new Map<string, number>()
   private first = true
-  private readonly since: number
+  // The stream's start on the venue's clock: nothing before it is owed. Read when a backfill needs it (none delivered
+  // yet), after REST answered; `start` says how.
+  private since: number | undefined = undefined
+  private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
 
+  private readonly limit: number
+  private readonly onGap: (from: number, to: number) => void
+
   constructor(
-    options: Options<Market.Trade> & { readonly since: number; readonly overlapMillis: number }
+    options: Options<Market.Trade> & {
+      /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
+      readonly start: Effect.Effect<number>
+      readonly overlapMillis: number
+      /** The most trades one REST answer holds (the `limit` the backfill asks for). */
+      readonly limit: number
+      /** Told of trades that may be missing: after `from` and before `to` (the venue's ms). */
+      readonly onGap: (from: number, to: number) => void
+    }
   ) {
     super(options)
-    this.since = options.since
+    this.start = options.start
     this.overlapMillis = options.overlapMillis
+    this.limit = options.limit
+    this.onGap = options.onGap
   }
 
   protected latestDelivered(): number | undefined {
     return this.latest
+  }
+
+  protected override fetch(
+    latest: number | undefined
+  ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
+    const answer = super.fetch(latest)
+    return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
+      Effect.map(this.start, (since) => {
+        this.since = since
+        return records
+      }))
   }
 
   // The first subscription starts the stream: nothing before it is owed.
@@ -199,10 +231,16 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
 
   protected merge(records: ReadonlyArray<Market.Trade>): void {
     this.answered = new Map()
-    const floor = this.latest ?? this.since
+    const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
-    for (const trade of records.slice().sort((a, b) => a.time - b.time)) {
+    const sorted = records.slice().sort((a, b) => a.time - b.time)
+    // A full answer that does not reach back to what was delivered: the trades between may be more than it held.
+    const oldest = sorted[0]
+    if (oldest !== undefined && sorted.length >= this.limit && oldest.time > floor && floor > -Infinity) {
+      this.onGap(floor, oldest.time)
+    }
+    for (const trade of sorted) {
       if (trade.time < floor) continue
       const item: PublicTrade = { ...trade, source: "rest" }
       const k = key(item)

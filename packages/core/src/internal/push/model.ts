@@ -29,6 +29,7 @@ export type Event =
   }
   | { readonly _tag: "Resync"; readonly channel: string; readonly reason: ResyncReason }
   | { readonly _tag: "Resynced"; readonly endpoint: "private"; readonly orders: number; readonly fills: number }
+  | { readonly _tag: "Gap"; readonly channel: string; readonly from: number; readonly to: number }
 
 export interface Fill {
   readonly fillId: string

@@ -5,6 +5,7 @@
 // event or a log line; `line` also makes it one printable line of bounded length.
 import { Result } from "effect"
 import { printable, Scrubber } from "../../SafeText.ts"
+import type { Labelled } from "../../SafeText.ts"
 
 /** Handshake signatures kept for scrubbing: the venue echoes the one of the connection it answers (or a recent one). */
 const RECENT_SIGNATURES = 8
@@ -45,11 +46,20 @@ export const urlName = (url: string): string => {
 
 export class VenueText {
   private readonly secrets: ReadonlyArray<string>
+  private readonly labelled: ReadonlyArray<Labelled>
   private readonly signatures: Array<string> = []
   private scrubber: Scrubber | undefined = undefined
 
-  constructor(options: { readonly secrets: ReadonlyArray<string>; readonly url: string }) {
+  constructor(
+    options: {
+      readonly secrets: ReadonlyArray<string>
+      /** Secrets removed where labelled when too short to be searched for everywhere (the passphrase). */
+      readonly labelled?: ReadonlyArray<Labelled> | undefined
+      readonly url: string
+    }
+  ) {
     this.secrets = [...options.secrets, ...urlSecrets(options.url)]
+    this.labelled = options.labelled ?? []
   }
 
   /** A handshake signature just sent: scrubbed from now on (with the few sent before it). */
@@ -61,7 +71,7 @@ export class VenueText {
 
   /** The text without any credential, recent signature or secret of the URL, in any encoding (`SafeText.Scrubber`). */
   scrub(text: string): string {
-    this.scrubber ??= new Scrubber([...this.secrets, ...this.signatures])
+    this.scrubber ??= new Scrubber([...this.secrets, ...this.signatures], this.labelled)
     return this.scrubber.scrub(text)
   }
 

@@ -244,8 +244,15 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
       return Shared.note(
         `private streams caught up by REST after the reconnect (${event.orders} orders, ${event.fills} fills read)`
       )
+    case "Gap":
+      return Shared.note(gapLine(event))
   }
 }
+
+/** The note of a trades channel's gap: the span whose trades may be missing. */
+export const gapLine = (gap: Extract<SpotPush.Event, { readonly _tag: "Gap" }>): string =>
+  `${gap.channel}: trades between ${Formats.isoTime(gap.from)} and ${Formats.isoTime(gap.to)} may be missing ` +
+  `(more than one REST answer holds were made while the channel was down)`
 
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 
