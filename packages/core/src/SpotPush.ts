@@ -137,10 +137,11 @@ export type CandleUpdate = Market.CandleUpdate
 
 /**
  * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
- * the private session `Resynced` after a backfill, and a `Gap` of a trades `channel`: the trades between `from` (the
- * latest delivered, or the stream's start) and `to` (the oldest REST answered), the venue's ms, may be missing, as
- * more trades were made while the channel was down (or while REST answered) than one REST answer holds
- * (`backfillLimit`). The stream goes on from `to`.
+ * the private session `Resynced` after a backfill, and a `Gap` of a trades `channel`: the trades from `from` (the
+ * latest delivered, or the stream's start) to `to` (the oldest REST answered), both milliseconds included, the
+ * venue's ms, may be missing, as more trades may have been made while the channel was down (or while REST answered)
+ * than one REST answer holds (`backfillLimit`). One answer cannot tell exactly `backfillLimit` trades from more, so a
+ * gap that held exactly that many is told too. The stream goes on from `to`.
  *
  * @since 0.1.0
  * @category models
@@ -246,7 +247,7 @@ export interface Service {
    * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
    * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
-   * reach back to the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
+   * reach back before the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
    * fails with `SlowConsumerError`.
    */
   readonly watchTrades: (

@@ -222,6 +222,43 @@ describe("SpotPush.watchTrades: more trades in a gap than one REST answer holds"
       assert.deepStrictEqual(trades.items.map((t) => t.time), [1_000, 1_001, 1_002, 2_003, 2_004, 2_005])
     }).pipe(Effect.provide(layerWith(busy))))
 
+  const tied = published()
+  it.effect("an answer reaching back only into the latest delivered millisecond: a Gap when it cut a new trade there", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      const trades = yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 3 }))
+      yield* settle
+      yield* trade(tied, 1_000, "30000.5")
+      yield* trade(tied, 1_000, "30000.6")
+      yield* settle
+      const gaps = () => events.items.filter((e) => e._tag === "Gap")
+      // REST's answer of three is the second trade of 1,000 (delivered) and the two of the outage: nothing cut.
+      yield* outage(Effect.gen(function*() {
+        yield* trade(tied, 1_001, "30001.5")
+        yield* trade(tied, 1_002, "30002.5")
+      }))
+      yield* settle
+      assert.deepStrictEqual(gaps(), [])
+      // Three more trades in the latest millisecond delivered (a sweep) and one after: the answer holds the last two
+      // of them and cut the first, which no push delivered either.
+      yield* outage(Effect.gen(function*() {
+        for (const price of ["30003.1", "30003.2", "30003.3"]) yield* trade(tied, 1_002, price)
+        yield* trade(tied, 1_003, "30004.5")
+      }))
+      yield* settle
+      assert.deepStrictEqual(gaps(), [{ _tag: "Gap", channel: `trades.${SYMBOL}`, from: 1_002, to: 1_002 }])
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price]), [
+        [1_000, "30000.5"],
+        [1_000, "30000.6"],
+        [1_001, "30001.5"],
+        [1_002, "30002.5"],
+        [1_002, "30003.2"],
+        [1_002, "30003.3"],
+        [1_003, "30004.5"]
+      ])
+    }).pipe(Effect.provide(layerWith(tied))))
+
   const slow = published()
   it.effect("pushes overflowing backfillBuffer: REST asked again, and the trades it no longer reaches told as a Gap", () =>
     Effect.gen(function*() {
@@ -339,7 +376,17 @@ describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => 
   // The exchange answering REST on a clock `skewMillis` ahead of the machine's (behind when negative); the trades the
   // test publishes carry the venue's times. `serverTime` is the client's only REST request that reaches the exchange
   // (the market data come from `state`), so the client knows the venue's clock only by asking it.
-  const skewed = (state: Published, skewMillis: number, options: { readonly unansweredTimes?: number } = {}) => {
+  const skewed = (
+    state: Published,
+    skewMillis: number,
+    options: {
+      readonly unansweredTimes?: number
+      /** An unanswered ask of the venue's time hangs (the client gives it up after 2 s) rather than fails at once. */
+      readonly hang?: boolean
+      /** Counts the asks of the venue's time that reach the exchange. */
+      readonly asks?: { time: number }
+    } = {}
+  ) => {
     let unanswered = options.unansweredTimes ?? 0
     const exchange = TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false })
     const client = Layer.unwrap(Effect.map(TestExchange.TestExchange, (ex) =>
@@ -350,11 +397,13 @@ describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => 
         retry: false
       }).pipe(Layer.provide(Layer.succeed(
         HttpClient.HttpClient,
-        InProcess.make((request, now) =>
-          request.path.startsWith("/api/v2/public/time") && unanswered-- > 0
-            ? { _tag: "Drop", delayMillis: 0 }
+        InProcess.make((request, now) => {
+          const time = request.path.startsWith("/api/v2/public/time")
+          if (time && options.asks !== undefined) options.asks.time++
+          return time && unanswered-- > 0
+            ? options.hang === true ? { _tag: "Hang" } : { _tag: "Drop", delayMillis: 0 }
             : ex.handleAt(request, now + skewMillis)
-        )
+        })
       )))))
     const base = PushVenue.layer().pipe(Layer.provideMerge(client), Layer.provideMerge(exchange))
     return PushVenue.layerSpotPush().pipe(
@@ -413,6 +462,25 @@ describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => 
       // On the machine's clock the start would lie a minute after the trade of the outage.
       assert.deepStrictEqual(trades.items.map((t) => [t.time - venueStart, t.source]), [[1_000, "rest"]])
     }).pipe(Effect.provide(skewed(unasked, -MINUTE, { unansweredTimes: 1 })), atNow))
+
+  const together = published()
+  const asks = { time: 0 }
+  it.effect("streams started while the venue's time is being asked wait for that one ask, not each their own", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      // The ask hangs until the client gives it up: the second stream starts while it is under way.
+      yield* collect(push.watchTrades(SYMBOL))
+      yield* collect(push.watchTrades("ETHUSDT_SPBL"))
+      yield* advance(3_000)
+      assert.strictEqual(asks.time, 1)
+      // Failed: a stream started later asks again.
+      yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 50 }))
+      yield* advance(3_000)
+      assert.strictEqual(asks.time, 2)
+    }).pipe(
+      Effect.provide(skewed(together, -MINUTE, { unansweredTimes: 2, hang: true, asks })),
+      atNow
+    ))
 
   const overlap = published()
   it.effect("a reconnection: REST's trades and the pushes around it overlap, none missed and none repeated", () =>

@@ -419,8 +419,8 @@ describe("spotkit watch", () => {
     )
     assert.strictEqual(
       Watch.gapLine({ _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1_767_225_600_000, to: 1_767_225_601_500 }),
-      "trades.BTCUSDT_SPBL: trades between 2026-01-01T00:00:00.000Z and 2026-01-01T00:00:01.500Z may be missing " +
-        "(more than one REST answer holds were made while the channel was down)"
+      "trades.BTCUSDT_SPBL: trades from 2026-01-01T00:00:00.000Z to 2026-01-01T00:00:01.500Z (both included) may " +
+        "be missing (more than one REST answer holds may have been made while the channel was down)"
     )
     assert.deepStrictEqual(
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),

@@ -1,6 +1,6 @@
 // The push handshake: the socket of each dial, with the headers it sends (a private one signed afresh), and the check
 // that the credentials can be sent as headers at all.
-import { Clock, Duration, Effect, Option, Redacted } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Option, Redacted } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as Signer from "../../Signer.ts"
@@ -67,12 +67,26 @@ export const askServerTime = (client: SpotClient["Service"]): Effect.Effect<bool
   )
 
 // `askServerTime` until the venue has answered once, then nothing more (true): a start read on the venue's clock needs
-// the offset learnt once, and an ask that failed must not stand for every later stream of the service.
+// the offset learnt once, and an ask that failed must not stand for every later stream of the service. One ask at a
+// time: the streams that start while it is under way wait for its answer (at most `SERVER_TIME_WAIT`) rather than
+// each send their own, and a later failure does not undo an answer.
 export const serverTimeOnce = (client: SpotClient["Service"]): Effect.Effect<boolean> => {
   let answered = false
-  return Effect.suspend(() =>
-    answered ? Effect.succeed(true) : Effect.map(askServerTime(client), (ok) => answered = ok)
-  )
+  let pending: Deferred.Deferred<boolean> | undefined = undefined
+  return Effect.suspend(() => {
+    if (answered) return Effect.succeed(true)
+    if (pending !== undefined) return Deferred.await(pending)
+    const ask = Deferred.makeUnsafe<boolean>()
+    pending = ask
+    return Effect.onExit(askServerTime(client), (exit) =>
+      Effect.sync(() => {
+        // An ask interrupted (its stream left) answers its waiters no: they go on as after a failed ask.
+        const ok = Exit.isSuccess(exit) && exit.value
+        answered ||= ok
+        pending = undefined
+        Deferred.doneUnsafe(ask, Effect.succeed(ok))
+      }))
+  })
 }
 
 // The private handshake: the key, the passphrase, a timestamp of the venue's clock and the signature over

@@ -2,8 +2,9 @@
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
 // meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
 // identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
-// miss trades, and says so (`onGap`: the answer was full and did not reach back to the latest delivered). Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time;
-// a bar is delivered when it changed.
+// miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
+// Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
+// delivered when it changed.
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
@@ -196,7 +197,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       readonly overlapMillis: number
       /** The most trades one REST answer holds (the `limit` the backfill asks for). */
       readonly limit: number
-      /** Told of trades that may be missing: after `from` and before `to` (the venue's ms). */
+      /** Told of trades that may be missing: from `from` to `to`, both milliseconds included (the venue's ms). */
       readonly onGap: (from: number, to: number) => void
     }
   ) {
@@ -234,12 +235,10 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
-    const sorted = records.slice().sort((a, b) => a.time - b.time)
-    // A full answer that does not reach back to what was delivered: the trades between may be more than it held.
-    const oldest = sorted[0]
-    if (oldest !== undefined && sorted.length >= this.limit && oldest.time > floor && floor > -Infinity) {
-      this.onGap(floor, oldest.time)
-    }
+    // Oldest first; REST answers newest first, so the trades of one millisecond keep the venue's order once reversed.
+    const sorted = records.slice().reverse().sort((a, b) => a.time - b.time)
+    // A trade of the floor's millisecond that had not been delivered: the answer's oldest may be cut within it.
+    let newAtFloor = false
     for (const trade of sorted) {
       if (trade.time < floor) continue
       const item: PublicTrade = { ...trade, source: "rest" }
@@ -247,8 +246,19 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       this.answered.set(k, (this.answered.get(k) ?? 0) + 1)
       const owed = delivered.get(k) ?? 0
       if (owed > 0) delivered.set(k, owed - 1)
-      else this.deliverTrade(item)
+      else {
+        if (trade.time === floor) newAtFloor = true
+        this.deliverTrade(item)
+      }
     }
+    // A full answer (the newest `limit`) that does not reach back before the floor may have left out trades made since:
+    // those older than its oldest, and those of its oldest's millisecond it cut. When its oldest is in the floor's
+    // millisecond, only if a trade of it there had not been delivered (the ones pushed before it were).
+    const oldest = sorted[0]
+    if (
+      oldest !== undefined && sorted.length >= this.limit && floor > -Infinity &&
+      (oldest.time > floor || (oldest.time === floor && newAtFloor))
+    ) this.onGap(floor, oldest.time)
   }
 
   protected pushed(frame: DataFrame): void {

@@ -251,8 +251,8 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
 
 /** The note of a trades channel's gap: the span whose trades may be missing. */
 export const gapLine = (gap: Extract<SpotPush.Event, { readonly _tag: "Gap" }>): string =>
-  `${gap.channel}: trades between ${Formats.isoTime(gap.from)} and ${Formats.isoTime(gap.to)} may be missing ` +
-  `(more than one REST answer holds were made while the channel was down)`
+  `${gap.channel}: trades from ${Formats.isoTime(gap.from)} to ${Formats.isoTime(gap.to)} (both included) may be ` +
+  `missing (more than one REST answer holds may have been made while the channel was down)`
 
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 
