@@ -206,15 +206,17 @@ export class Scrubber {
 }
 
 /**
- * The passphrase of the credentials with its label: the one secret a person chooses, which may be short (the venue's
+ * The passphrase of the credentials with its labels: the one secret a person chooses, which may be short (the venue's
  * documents give no least length), so it is removed where it is labelled when it is too short to be searched for
- * everywhere.
+ * everywhere. Labelled `passphrase`, or `password` as the venue's own messages call it (`40012 apikey/password is
+ * incorrect`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const passphraseOf = (credentials: Signer.Credentials): ReadonlyArray<Labelled> => [
-  { label: "passphrase", secret: Redacted.value(credentials.passphrase) }
+  { label: "passphrase", secret: Redacted.value(credentials.passphrase) },
+  { label: "password", secret: Redacted.value(credentials.passphrase) }
 ]
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -96,11 +96,22 @@ describe("Scrubber", () => {
         ["access_passphrase=a%2F1&x=1", "access_passphrase=<redacted>&x=1"],
         ["passphrase%3Da%2f1", "passphrase%3D<redacted>"],
         ["wrong Passphrase 'a/1' for key", "wrong Passphrase '<redacted>' for key"],
-        ["headers: [ACCESS-PASSPHRASE: \\u0061/1]", "headers: [ACCESS-PASSPHRASE: <redacted>]"]
+        ["headers: [ACCESS-PASSPHRASE: \\u0061/1]", "headers: [ACCESS-PASSPHRASE: <redacted>]"],
+        // The venue's own messages call it the password.
+        ["apikey/password is incorrect (password: a/1)", "apikey/password is incorrect (password: <redacted>)"]
       ] as const
     ) assert.strictEqual(short.scrub(said), scrubbed, said)
     // Elsewhere it is ordinary text: not labelled, or part of a longer token.
-    for (const text of ["price a/1", "a/1 passphrase", "passphrase a/12", "passphrasea/1", "passphrase: xa/1"]) {
+    for (
+      const text of [
+        "price a/1",
+        "a/1 passphrase",
+        "passphrase a/12",
+        "passphrasea/1",
+        "passphrase: xa/1",
+        "password a/12"
+      ]
+    ) {
       assert.strictEqual(short.scrub(text), text)
     }
     // The venue's own words about the passphrase stay whole whatever it is.
