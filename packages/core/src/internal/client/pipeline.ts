@@ -355,21 +355,16 @@ export const answer = (
   const scrub = (text: string) => context.scrubber.scrub(text, stamped.signature)
   const excerptOf = (text: string, length: number) => context.scrubber.excerpt(text, length, stamped.signature)
   const excerpt = (text: string) => excerptOf(text, Errors.EXCERPT)
+  // An answer read by its status, as one without the venue's envelope (a proxy's or a load balancer's page): a 429
+  // still says how long to wait.
+  const byStatus = (kind: "json" | "schema", description: string) =>
+    Budget.withRetryAfter(Errors.withoutEnvelope(status, kind, description, excerpt(text)), response.headers)
   const result = Result.try(() => Json.parse(text))
-  if (Result.isFailure(result)) {
-    // The parser's own message quotes the body; say only what and where. A 429 without an envelope (a proxy's or a
-    // load balancer's page) still says how long to wait.
-    return Budget.withRetryAfter(
-      Errors.withoutEnvelope(status, "json", `the body (${text.length} characters) is not valid JSON`, excerpt(text)),
-      response.headers
-    )
-  }
+  // The parser's own message quotes the body; say only what and where.
+  if (Result.isFailure(result)) return byStatus("json", `the body (${text.length} characters) is not valid JSON`)
   const parsed = result.success
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
-    return Budget.withRetryAfter(
-      Errors.withoutEnvelope(status, "schema", "expected an envelope object with a code", excerpt(text)),
-      response.headers
-    )
+    return byStatus("schema", "expected an envelope object with a code")
   }
   const transfer = transferSuccess(context, stamped, response, parsed)
   if (transfer !== undefined) return Effect.succeed(transfer)
@@ -385,10 +380,7 @@ export const answer = (
     Effect.catch((error) =>
       ok
         ? Effect.fail(Errors.schemaError(error, excerptOf, text, status))
-        : Budget.withRetryAfter(
-          Errors.withoutEnvelope(status, "schema", "an envelope of the wrong shape", excerpt(text)),
-          response.headers
-        )
+        : byStatus("schema", "an envelope of the wrong shape")
     ),
     Effect.flatMap((envelope) =>
       // A venue that writes its codes as JSON numbers (which `Standard` accepts) can write its success only as 0; under
