@@ -12,26 +12,26 @@ import { aliceEnv, capture, linesOf, runInProcess, sandboxLayer, withFile } from
 
 const BTC = "BTCUSDT_SPBL"
 
+/** Runs `args` as alice with a stdout that never takes a write, interrupted once a write reached it: stderr's lines. */
+const interruptedWriting = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const env = yield* aliceEnv
+    const reached = yield* Deferred.make<void>()
+    const stdout: Output.Channel = {
+      isTTY: false,
+      write: () => Effect.andThen(Deferred.succeed(reached, undefined), Effect.never)
+    }
+    const stderr = capture(false)
+    const fiber = yield* Effect.forkChild(runInProcess(args, env, { stdout, stderr: stderr.channel }))
+    yield* Deferred.await(reached)
+    yield* Fiber.interrupt(fiber)
+    return linesOf(stderr.chunks.join(""))
+  })
+
 describe("a trading command interrupted while it prints the venue's answer", () => {
   const { layer } = sandboxLayer({ seed: 46, bills: 0 })
 
   it.layer(layer, { excludeTestServices: true })("in process, against the sandbox", (it) => {
-    /** Runs `args` as alice with a stdout that never takes a write, interrupted once a write reached it: stderr. */
-    const interruptedWriting = (args: ReadonlyArray<string>) =>
-      Effect.gen(function*() {
-        const env = yield* aliceEnv
-        const reached = yield* Deferred.make<void>()
-        const stdout: Output.Channel = {
-          isTTY: false,
-          write: () => Effect.andThen(Deferred.succeed(reached, undefined), Effect.never)
-        }
-        const stderr = capture(false)
-        const fiber = yield* Effect.forkChild(runInProcess(args, env, { stdout, stderr: stderr.channel }))
-        yield* Deferred.await(reached)
-        yield* Fiber.interrupt(fiber)
-        return linesOf(stderr.chunks.join(""))
-      })
-
     it.effect("orders place: the order was placed, named by its orderId and clientOrderId", () =>
       Effect.gen(function*() {
         const exchange = yield* TestExchange.TestExchange
@@ -127,21 +127,7 @@ describe("the command a line names, on a machine whose clock is minutes ahead of
         (path) =>
           Effect.gen(function*() {
             const env = yield* aliceEnv
-            const reached = yield* Deferred.make<void>()
-            const stdout: Output.Channel = {
-              isTTY: false,
-              write: () => Effect.andThen(Deferred.succeed(reached, undefined), Effect.never)
-            }
-            const stderr = capture(false)
-            const fiber = yield* Effect.forkChild(
-              runInProcess(["orders", "batch", "--symbol", BTC, "--file", path], env, {
-                stdout,
-                stderr: stderr.channel
-              })
-            )
-            yield* Deferred.await(reached)
-            yield* Fiber.interrupt(fiber)
-            const line = stderr.chunks.join("")
+            const line = (yield* interruptedWriting(["orders", "batch", "--symbol", BTC, "--file", path])).join("\n")
             const command = /check with `spotkit ([^`]+)`/.exec(line)
             assert.isNotNull(command, line)
             const history = yield* runInProcess(command![1]!.split(" ").concat(["--format", "json"]), env)
