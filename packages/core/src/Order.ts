@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
 import * as Checks from "./internal/model/checks.ts"
+import * as ClientOrderIds from "./internal/model/clientOrderId.ts"
 import type { OrderId } from "./Primitives.ts"
 import {
   ClientOrderId,
@@ -435,3 +436,13 @@ export const OrderHistoryPage = OpenOrdersPage
  * @category responses
  */
 export type OrderHistoryPage = OpenOrdersPage
+
+/**
+ * A fresh clientOrderId, as the client makes one for an order given none (`sk`, the time and 60 random bits in base
+ * 36: 22 characters of `[a-z0-9]`), from the Clock and Random in context: for a program that must name an order before
+ * the venue answers (to look it up if the answer is lost).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const newClientOrderId: Effect.Effect<string> = ClientOrderIds.newClientOrderId

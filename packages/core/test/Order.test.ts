@@ -8,6 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { Envelope, Json, Order, Venue } from "../src/index.ts"
 import * as OrderFast from "../src/internal/model/orderFast.ts"
@@ -297,4 +298,18 @@ describe("market order prices", () => {
         assert.strictEqual(venue.requests[0]!.json.price, "0")
       }))
   })
+})
+
+describe("Order.newClientOrderId", () => {
+  it.effect("the client's form (`sk`, the time and 60 random bits in base 36), from the Clock, valid as a clientOrderId", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_700_000_000_000)
+      const ids = yield* Effect.all(Array.from({ length: 50 }, () => Order.newClientOrderId))
+      assert.strictEqual(new Set(ids).size, ids.length)
+      for (const id of ids) {
+        assert.match(id, /^sk[a-z0-9]{20}$/)
+        assert.isTrue(id.startsWith(`sk${(1_700_000_000_000).toString(36)}`), id)
+        assert.isTrue(Schema.is(Order.BatchItem.fields.clientOrderId)(id), id)
+      }
+    }))
 })

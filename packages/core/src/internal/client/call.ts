@@ -2,7 +2,7 @@
 // declared request schema, written as the venue spells it (`wire`: a JSON body, or a GET's query), sent through the
 // pipeline under the retry policy of its idempotency, and its answer decoded by the declared response schema (with the
 // declared fast path beside it). Every operation of the client is made of these; nothing restates an endpoint.
-import { Clock, Context as EffectContext, Effect, Exit, type Fiber, Option, Random, References, Tracer } from "effect"
+import { Context as EffectContext, Effect, Exit, type Fiber, Option, References, Tracer } from "effect"
 import { constUndefined } from "effect/Function"
 import * as Json from "../../Json.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -198,22 +198,4 @@ export const annotate = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Reado
 export const fail = (operation: string) => (reason: SpotError.SpotErrorReason): SpotError.SpotError =>
   new SpotError.SpotError({ operation: `SpotClient.${operation}`, reason })
 
-// A random integer in [0, 2^30], as `Random.nextIntBetween(0, 2 ** 30)` draws it.
-const draw = (random: Random.Random): number => Math.floor(random.nextDoubleUnsafe() * (2 ** 30 + 1))
-
-/**
- * A fresh clientOrderId from the fiber's Clock and Random, at once: `sk`, the time and 60 random bits in base 36 (22
- * characters of `[a-z0-9]`).
- */
-export const clientOrderIdOf = (fiber: Fiber.Fiber<unknown, unknown>): string => {
-  const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-  const random = fiber.getRef(Random.Random)
-  const a = draw(random)
-  const b = draw(random)
-  return `sk${Math.floor(now).toString(36)}${a.toString(36).padStart(6, "0")}${b.toString(36).padStart(6, "0")}`
-}
-
-/** A fresh clientOrderId (`clientOrderIdOf`). */
-export const newClientOrderId: Effect.Effect<string> = Effect.withFiber((fiber) =>
-  Effect.succeed(clientOrderIdOf(fiber))
-)
+export { clientOrderIdOf, newClientOrderId } from "../model/clientOrderId.ts"

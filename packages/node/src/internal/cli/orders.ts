@@ -14,7 +14,6 @@ import {
   json,
   listFlags,
   NAME,
-  newClientOrderId,
   optional,
   redacted,
   resultFormat,
@@ -55,7 +54,7 @@ const ordersPlace = Command.make(
   },
   Effect.fnUntraced(function*(flags) {
     const spot = yield* client()
-    const clientOrderId = optional(flags.clientOrderId) ?? (yield* newClientOrderId)
+    const clientOrderId = optional(flags.clientOrderId) ?? (yield* Order.newClientOrderId)
     yield* sending(
       spot.placeOrder({
         symbol: flags.symbol,

@@ -6,7 +6,7 @@
 // Shared.handled)`.
 import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/core"
 import type { Config } from "effect"
-import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Random, Runtime, type Scope } from "effect"
+import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Formats from "../formats.ts"
@@ -77,17 +77,6 @@ export const sending = <A, E, R, B, E2, R2>(
       () => Effect.ignore(note(`interrupted while ${answer === undefined ? say.pending : say.answered(answer.value)}`))
     )
   })
-
-/**
- * A clientOrderId for an order given none, made by the command rather than the client so that it can name the order
- * if the answer is lost: `sk`, the time and 60 random bits in base 36, as the client makes them.
- */
-export const newClientOrderId: Effect.Effect<string> = Effect.gen(function*() {
-  const now = yield* Clock.currentTimeMillis
-  const a = yield* Random.nextIntBetween(0, 2 ** 30)
-  const b = yield* Random.nextIntBetween(0, 2 ** 30)
-  return `sk${now.toString(36)}${a.toString(36).padStart(6, "0")}${b.toString(36).padStart(6, "0")}`
-})
 
 /**
  * A `--since` (ms) for the records a call starting now may create: ten minutes before the local clock, as the venue's
