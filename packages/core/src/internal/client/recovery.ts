@@ -72,7 +72,7 @@ const judge = (
 
 /**
  * Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` (read once the
- * lookup answered: `placement`; undefined: any time) or later.
+ * lookup answered: `placement`; undefined: whenever) or later.
  */
 export const find = (
   lookup: Lookup,

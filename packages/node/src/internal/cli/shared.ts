@@ -81,7 +81,7 @@ export const sending = <A, E, R, B, E2, R2>(
 /**
  * A `--since` (ms) for the records a call starting now may create: ten minutes before the local clock, as the venue's
  * clock may be behind it by minutes (the client stamps its requests with the venue's time, so such a machine trades
- * as any other). Records listed from a little earlier cost nothing; one left out would be placed again.
+ * as every other). Records listed from a little earlier cost nothing; one left out would be placed again.
  */
 export const sinceNow: Effect.Effect<number> = Effect.map(
   Clock.currentTimeMillis,
