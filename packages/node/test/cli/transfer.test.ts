@@ -181,8 +181,10 @@ describe("transfer status from a venue that ignores `page`", () => {
         const exchange = yield* TestExchange.TestExchange
         const env = yield* aliceEnv
         const bob = exchange.accounts[1]!.userId
-        for (let i = 0; i < 3; i++) {
-          const args = ["--to-user", bob, "--coin", "USDT", "--amount", "1", "--from-account", "SPOT"]
+        // Three amounts: identical transfers signed by three CLI runs in one millisecond would be the same signed
+        // bytes, which the sandbox refuses as a replay (40409).
+        for (let i = 1; i <= 3; i++) {
+          const args = ["--to-user", bob, "--coin", "USDT", "--amount", String(i), "--from-account", "SPOT"]
           const made = yield* runInProcess(["transfer", ...args, "--to-account", "FUND"], env)
           assert.strictEqual(made.exitCode, 0, made.stderr)
         }
