@@ -122,6 +122,33 @@ describe("5xx with an unknown venue code", () => {
       }))
   })
 
+  // README: a ServerError (40010, 40015) is retried, and the order may have been applied, as after a 5xx.
+  it.effect.each(["40010", "40015"])("placeOrder: applied, then answered %s: recovered, placed once", (code) => {
+    const venue = new ScriptedVenue().answerNext(ORDERS, () => answer(400, code))
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrder(limitOrderAt(`amb-${code}`))
+        assert.strictEqual(result.orderId, venueOrderId(venue, `amb-${code}`))
+        assert.strictEqual(venue.orders.length, 1)
+      }))
+  })
+
+  // README "Transfers are never sent twice": the venue's 40010 (timed out) and 40015 (system error) may follow an
+  // applied transfer, so it is not sent again but looked up, as a lost answer is.
+  it.effect.each(["40010", "40015"])(
+    "internalTransfer: applied, then answered %s: sent once, found in the list",
+    (code) => {
+      const venue = new ScriptedVenue().answerNext(TRANSFER, () => answer(400, code))
+      return withClient(venue, (client) =>
+        Effect.gen(function*() {
+          const result = yield* client.internalTransfer(sampleTransfer)
+          assert.strictEqual(venue.count(TRANSFER), 1, "sent once")
+          assert.strictEqual(venue.transfers.length, 1)
+          assert.strictEqual(result.id, venue.transfers[0]!.withdrawId)
+        }))
+    }
+  )
+
   it.effect("a 400 with an unknown code stays a non-retryable ApiError, sent once", () => {
     const venue = new FakeVenue().fail({ kind: "venue", code: "49999", msg: "odd", status: 400 }, OPEN_ORDERS)
     return withClient(venue, (client) =>
