@@ -4,7 +4,7 @@
  * the program's `onEvent`. Time is the TestClock's: a retry's delay is advanced, never slept.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Metric, Redacted, Tracer } from "effect"
+import { Effect, Fiber, Layer, Metric, Redacted, Stream, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
@@ -209,5 +209,54 @@ describe("telemetry", () => {
         ),
         5
       )
+    }))
+})
+
+describe("telemetry: span attributes", () => {
+  // What a caller typed for a symbol goes onto the operation's span only once it is valid: a megabyte of text, a line
+  // break or a terminal escape never becomes an attribute that a tracing backend stores and shows.
+  const hostile = `${"X".repeat(100_000)}\n\u001b[31mFAKE`
+  const calls: ReadonlyArray<
+    readonly [string, (client: SpotClient.Service, symbol: string) => Effect.Effect<unknown, unknown>]
+  > = [
+    ["SpotClient.openOrdersPage", (client, symbol) => client.openOrdersPage({ symbol })],
+    ["SpotClient.orderHistoryPage", (client, symbol) => client.orderHistoryPage({ symbol })],
+    ["SpotClient.fillsPage", (client, symbol) => client.fillsPage({ symbol })],
+    ["SpotClient.openOrders", (client, symbol) => Stream.runDrain(client.openOrders({ symbol }))],
+    ["SpotClient.orderHistory", (client, symbol) => Stream.runDrain(client.orderHistory({ symbol }))],
+    ["SpotClient.fills", (client, symbol) => Stream.runDrain(client.fills({ symbol }))],
+    [
+      "SpotClient.candleHistory",
+      (client, symbol) => Stream.runDrain(client.candleHistory(symbol, "1h", { since: NOW - 3_600_000, until: NOW }))
+    ]
+  ]
+
+  it.effect("an invalid symbol is refused before it becomes an attribute of the operation's span", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { spans, tracer } = recordingTracer()
+      const client = yield* SpotClient.SpotClient.pipe(Effect.provide(plainClient(new FakeVenue())))
+      for (const [name, call] of calls) {
+        const exit = yield* Effect.exit(call(client, hostile).pipe(Effect.withTracer(tracer)))
+        assert.isTrue(exit._tag === "Failure", name)
+        const span = spans.find((span) => span.name === name)
+        assert.isDefined(span, name)
+        for (const [key, value] of span!.attributes) {
+          assert.isFalse(typeof value === "string" && value.includes("XXXX"), `${name}: attribute ${key}`)
+        }
+      }
+    }))
+
+  it.effect("a valid symbol is an attribute of the operation's span", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { spans, tracer } = recordingTracer()
+      const client = yield* SpotClient.SpotClient.pipe(Effect.provide(plainClient(new FakeVenue())))
+      for (const [name, call] of calls) {
+        // Whatever the fake venue answers (it serves no candles): the span was made, with its symbol.
+        yield* Effect.exit(call(client, SYMBOL).pipe(Effect.withTracer(tracer)))
+        const span = spans.find((span) => span.name === name)
+        assert.strictEqual(span?.attributes.get("symbol"), SYMBOL, name)
+      }
     }))
 })
