@@ -205,9 +205,22 @@ const refusalsOf = (options: Options): Refusals => {
     public: locale,
     signed: locale ??
       refusal("credentials.apiKey", Redacted.value(options.credentials.apiKey)) ??
-      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase))
+      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase)) ??
+      emptySecretRefusal(options.credentials)
   }
 }
+
+/**
+ * An empty secret key (an empty `SPOTKIT_SECRET_KEY`), which signs nothing the venue accepts and which WebCrypto
+ * refuses to import (a defect, when the client is built): every signed request fails with a ValidationError instead.
+ */
+export const emptySecretRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined =>
+  Redacted.value(credentials.secretKey) === ""
+    ? new SpotError.ValidationError({ field: "credentials.secretKey", description: "is empty" })
+    : undefined
+
+// The signing of a client whose secret key is refused: never called (its signed requests fail before the stamp).
+const unsigned: Signer.Sign = () => Effect.succeed("")
 
 // ---------------------------------------------------------------------------------------------------------------
 // stamp
@@ -560,7 +573,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     refusesHere: transformed === undefined,
     refused: refusing.refused,
     initFor: refusing.initFor,
-    sign: yield* signer.prepare(options.credentials.secretKey),
+    sign: emptySecretRefusal(options.credentials) === undefined
+      ? yield* signer.prepare(options.credentials.secretKey)
+      : unsigned,
     scrubber,
     redactedNames: yield* Effect.map(
       Effect.service(Headers.CurrentRedactedNames),
