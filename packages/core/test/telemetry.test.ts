@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Metric, Redacted, Stream, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
@@ -209,6 +210,52 @@ describe("telemetry", () => {
         ),
         5
       )
+    }))
+})
+
+describe("telemetry: interrupted requests", () => {
+  // Found in review: a request interrupted while in flight (the caller's `Effect.timeout`, a race lost, Ctrl-C) was
+  // neither counted nor timed, so a venue that answered too slowly for its callers showed no requests and a latency
+  // made of the fast answers alone.
+  it.effect("a request interrupted in flight is counted (outcome interrupted) and timed; one never sent is not", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      let sent = 0
+      const hanging = HttpClient.make(() =>
+        Effect.andThen(
+          Effect.sync(() => {
+            sent++
+          }),
+          Effect.never
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({
+            ...clientOptions,
+            // One order a second: the second waits for its permit, and is interrupted there.
+            rateLimit: { perEndpoint: { limit: 1, windowMillis: 1_000 }, marginMillis: 0 },
+            syncServerTime: false,
+            checkSymbolRules: false,
+            retry: false
+          }).pipe(Layer.provide([Layer.succeed(HttpClient.HttpClient, hanging), syncSigner]))
+        )
+      )
+      const attributes = { endpoint: "placeOrder", outcome: "interrupted" }
+      const before = yield* count(Telemetry.requests, attributes)
+      const timedBefore = (yield* Metric.value(
+        Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" })
+      )).count
+      const first = yield* Effect.forkChild(client.placeOrder({ ...order, clientOrderId: "interrupted-1" }))
+      const second = yield* Effect.forkChild(client.placeOrder({ ...order, clientOrderId: "interrupted-2" }))
+      for (let step = 0; step < 100 && sent === 0; step++) yield* Effect.yieldNow
+      yield* TestClock.adjust("250 millis")
+      yield* Fiber.interrupt(first)
+      yield* Fiber.interrupt(second)
+      assert.strictEqual(sent, 1)
+      assert.strictEqual((yield* count(Telemetry.requests, attributes)) - before, 1)
+      const timed = yield* Metric.value(Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" }))
+      assert.strictEqual(timed.count - timedBefore, 1)
     }))
 })
 

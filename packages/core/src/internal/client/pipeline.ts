@@ -441,15 +441,29 @@ const failed = (
     )
   })
 
+// An exchange interrupted (the caller's timeout, a race lost, the program stopped) is counted and timed too, with the
+// outcome `interrupted`: it was sent, and may have been applied; left out, a venue too slow for its callers would show
+// no requests, and a latency of the fast answers alone. Its weights count too, as the budgets' store counts it.
+const interrupted = (context: Context, fiber: Fiber.Fiber<unknown, unknown>, stamped: Stamped) =>
+(
+  exit: Exit.Exit<unknown, unknown>
+): undefined => {
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    context.options.reporter.answered(fiber.context, stamped.endpoint, "interrupted", now - stamped.sentAt)
+  }
+  return undefined
+}
+
 // The stamped request sent and answered, on `fiber` (the fiber running the call, whose context is the call's again
 // once the exchange is over): after an answer, the server's clock learned from its time (signed requests) and the
-// request counted, in the step that answers.
+// request counted, in the step that answers; an exchange interrupted is counted when it ends (`interrupted`).
 const sentOn = (
   context: Context,
   fiber: Fiber.Fiber<unknown, unknown>,
   stamped: Stamped
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.matchEffect(exchanged(context, fiber, stamped), {
+  Effect.matchEffect(Effect.onExitPrimitive(exchanged(context, fiber, stamped), interrupted(context, fiber, stamped)), {
     onSuccess: (response) => {
       const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
       if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
