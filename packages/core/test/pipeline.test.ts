@@ -578,7 +578,8 @@ describe("options that no header can carry", () => {
     const venue = new FakeVenue()
     return withClient(venue, (client) =>
       Effect.gen(function*() {
-        for (const call of [calls.placeOrder, calls.fundingBillsPage, calls.internalTransfer]) {
+        const refused: ReadonlyArray<Call> = [calls.placeOrder, calls.fundingBillsPage, calls.internalTransfer]
+        for (const call of refused) {
           const error = yield* Effect.flip(call(client))
           const reason = reasonOf(error, "ValidationError")
           assert.strictEqual(reason.field, "credentials.secretKey")
