@@ -23,6 +23,7 @@
 import { Context, Duration, Effect, Layer, Random } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import * as RateLimiter from "./internal/client/rateLimiter.ts"
+import { printable } from "./SafeText.ts"
 import * as SpotError from "./SpotError.ts"
 
 /**
@@ -499,7 +500,9 @@ export const makeRedis = (
         lostUntil = now + retryAfter
         return first
           ? Effect.logWarning(
-            `spotkit: the shared rate-limit budget (${name}) is unreachable (${error.description}); this process ` +
+            `spotkit: the shared rate-limit budget (${printable(name, 200)}) is unreachable (${
+              printable(error.description, 400)
+            }); this process ` +
               `goes on against its own budget and tries Redis again every ${retryAfter} ms`
           )
           : Effect.void
@@ -564,7 +567,7 @@ export const makeRedis = (
                   return Effect.void
                 }
                 lostUntil = undefined
-                return Effect.logInfo(`spotkit: the shared rate-limit budget (${name}) answers again`)
+                return Effect.logInfo(`spotkit: the shared rate-limit budget (${printable(name, 200)}) answers again`)
               })),
             (error) => Effect.as(lose(error), mirror)
           )

@@ -511,7 +511,7 @@ export class RateLimitStoreError
     return false
   }
   override get message(): string {
-    return `rate-limit store ${this.store}: ${this.description}`
+    return `rate-limit store ${printable(this.store, 200)}: ${printable(this.description, 400)}`
   }
 }
 

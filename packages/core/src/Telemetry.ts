@@ -14,8 +14,9 @@ import { Metric } from "effect"
 import type * as SpotError from "./SpotError.ts"
 
 /**
- * Requests sent, by `endpoint` and `outcome` (`ok`, or the failure's reason: `RateLimitError`, `TransportError`, …).
- * A retried call counts each attempt.
+ * Requests sent, by `endpoint` and `outcome` (`ok`, the failure's reason: `RateLimitError`, `TransportError`, …, or
+ * `interrupted`: sent, then interrupted before its answer, by the caller's timeout or a race it lost; the venue may
+ * have applied it). A retried call counts each attempt; a request interrupted before it was sent is not counted.
  *
  * @since 0.1.0
  * @category metrics
@@ -38,7 +39,8 @@ export const requestDurationBoundaries: ReadonlyArray<number> = Metric.exponenti
 })
 
 /**
- * The time from sending a request to its answer read (or its failure), in milliseconds, by `endpoint`.
+ * The time from sending a request to its answer read (or its failure, or its interruption), in milliseconds, by
+ * `endpoint`.
  *
  * @since 0.1.0
  * @category metrics

@@ -4,7 +4,8 @@
  * the program's `onEvent`. Time is the TestClock's: a retry's delay is advanced, never slept.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Metric, Redacted, Tracer } from "effect"
+import { Effect, Fiber, Layer, Metric, Redacted, Stream, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
@@ -209,5 +210,100 @@ describe("telemetry", () => {
         ),
         5
       )
+    }))
+})
+
+describe("telemetry: interrupted requests", () => {
+  // Found in review: a request interrupted while in flight (the caller's `Effect.timeout`, a race lost, Ctrl-C) was
+  // neither counted nor timed, so a venue that answered too slowly for its callers showed no requests and a latency
+  // made of the fast answers alone.
+  it.effect("a request interrupted in flight is counted (outcome interrupted) and timed; one never sent is not", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      let sent = 0
+      const hanging = HttpClient.make(() =>
+        Effect.andThen(
+          Effect.sync(() => {
+            sent++
+          }),
+          Effect.never
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({
+            ...clientOptions,
+            // One order a second: the second waits for its permit, and is interrupted there.
+            rateLimit: { perEndpoint: { limit: 1, windowMillis: 1_000 }, marginMillis: 0 },
+            syncServerTime: false,
+            checkSymbolRules: false,
+            retry: false
+          }).pipe(Layer.provide([Layer.succeed(HttpClient.HttpClient, hanging), syncSigner]))
+        )
+      )
+      const attributes = { endpoint: "placeOrder", outcome: "interrupted" }
+      const before = yield* count(Telemetry.requests, attributes)
+      const timedBefore = (yield* Metric.value(
+        Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" })
+      )).count
+      const first = yield* Effect.forkChild(client.placeOrder({ ...order, clientOrderId: "interrupted-1" }))
+      const second = yield* Effect.forkChild(client.placeOrder({ ...order, clientOrderId: "interrupted-2" }))
+      for (let step = 0; step < 100 && sent === 0; step++) yield* Effect.yieldNow
+      yield* TestClock.adjust("250 millis")
+      yield* Fiber.interrupt(first)
+      yield* Fiber.interrupt(second)
+      assert.strictEqual(sent, 1)
+      assert.strictEqual((yield* count(Telemetry.requests, attributes)) - before, 1)
+      const timed = yield* Metric.value(Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" }))
+      assert.strictEqual(timed.count - timedBefore, 1)
+    }))
+})
+
+describe("telemetry: span attributes", () => {
+  // What a caller typed for a symbol goes onto the operation's span only once it is valid: a megabyte of text, a line
+  // break or a terminal escape never becomes an attribute that a tracing backend stores and shows.
+  const hostile = `${"X".repeat(100_000)}\n\u001b[31mFAKE`
+  const calls: ReadonlyArray<
+    readonly [string, (client: SpotClient.Service, symbol: string) => Effect.Effect<unknown, unknown>]
+  > = [
+    ["SpotClient.openOrdersPage", (client, symbol) => client.openOrdersPage({ symbol })],
+    ["SpotClient.orderHistoryPage", (client, symbol) => client.orderHistoryPage({ symbol })],
+    ["SpotClient.fillsPage", (client, symbol) => client.fillsPage({ symbol })],
+    ["SpotClient.openOrders", (client, symbol) => Stream.runDrain(client.openOrders({ symbol }))],
+    ["SpotClient.orderHistory", (client, symbol) => Stream.runDrain(client.orderHistory({ symbol }))],
+    ["SpotClient.fills", (client, symbol) => Stream.runDrain(client.fills({ symbol }))],
+    [
+      "SpotClient.candleHistory",
+      (client, symbol) => Stream.runDrain(client.candleHistory(symbol, "1h", { since: NOW - 3_600_000, until: NOW }))
+    ]
+  ]
+
+  it.effect("an invalid symbol is refused before it becomes an attribute of the operation's span", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { spans, tracer } = recordingTracer()
+      const client = yield* SpotClient.SpotClient.pipe(Effect.provide(plainClient(new FakeVenue())))
+      for (const [name, call] of calls) {
+        const exit = yield* Effect.exit(call(client, hostile).pipe(Effect.withTracer(tracer)))
+        assert.isTrue(exit._tag === "Failure", name)
+        const span = spans.find((span) => span.name === name)
+        assert.isDefined(span, name)
+        for (const [key, value] of span!.attributes) {
+          assert.isFalse(typeof value === "string" && value.includes("XXXX"), `${name}: attribute ${key}`)
+        }
+      }
+    }))
+
+  it.effect("a valid symbol is an attribute of the operation's span", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const { spans, tracer } = recordingTracer()
+      const client = yield* SpotClient.SpotClient.pipe(Effect.provide(plainClient(new FakeVenue())))
+      for (const [name, call] of calls) {
+        // Whatever the fake venue answers (it serves no candles): the span was made, with its symbol.
+        yield* Effect.exit(call(client, SYMBOL).pipe(Effect.withTracer(tracer)))
+        const span = spans.find((span) => span.name === name)
+        assert.strictEqual(span?.attributes.get("symbol"), SYMBOL, name)
+      }
     }))
 })

@@ -64,8 +64,9 @@ export const make = (context: Context) => {
 
   const orderHistoryPage = Effect.fnUntraced(
     function*(query: Order.OrderHistoryQuery) {
-      yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageIndex: query.pageIndex ?? 0 })
-      return yield* historyPageOf(yield* validate(historyEndpoint, query))
+      const valid = yield* validate(historyEndpoint, query)
+      yield* Effect.annotateCurrentSpan({ symbol: valid.symbol, pageIndex: valid.pageIndex ?? 0 })
+      return yield* historyPageOf(valid)
     },
     Effect.mapError(fail("orderHistoryPage")),
     context.traced("SpotClient.orderHistoryPage")
@@ -73,27 +74,32 @@ export const make = (context: Context) => {
 
   const orderHistory = (filter: Order.OrderHistoryFilter) =>
     Stream.unwrap(
-      Effect.map(validateHistoryFilter(filter), (valid) => Paging.orderHistory(historyPageOf, valid))
+      Effect.flatMap(validateHistoryFilter(filter), (valid) =>
+        Effect.as(Effect.annotateCurrentSpan({ symbol: valid.symbol }), Paging.orderHistory(historyPageOf, valid)))
     ).pipe(
       Stream.mapError(fail("orderHistory")),
-      Stream.withSpan("SpotClient.orderHistory", { attributes: { symbol: filter.symbol } })
+      Stream.withSpan("SpotClient.orderHistory")
     )
 
   const fillsPageOf = (query: Venue.RequestOf<typeof fillsEndpoint>) => send(context, fillsEndpoint, query)
 
   const fillsPage = Effect.fnUntraced(
     function*(query: Fill.FillsQuery) {
-      yield* Effect.annotateCurrentSpan({ symbol: query.symbol, pageIndex: query.pageIndex ?? 0 })
-      return yield* fillsPageOf(yield* validate(fillsEndpoint, query))
+      const valid = yield* validate(fillsEndpoint, query)
+      yield* Effect.annotateCurrentSpan({ symbol: valid.symbol, pageIndex: valid.pageIndex ?? 0 })
+      return yield* fillsPageOf(valid)
     },
     Effect.mapError(fail("fillsPage")),
     context.traced("SpotClient.fillsPage")
   )
 
   const fills = (filter: Fill.FillsFilter) =>
-    Stream.unwrap(Effect.map(validateFillsFilter(filter), (valid) => Paging.fills(fillsPageOf, valid))).pipe(
+    Stream.unwrap(
+      Effect.flatMap(validateFillsFilter(filter), (valid) =>
+        Effect.as(Effect.annotateCurrentSpan({ symbol: valid.symbol }), Paging.fills(fillsPageOf, valid)))
+    ).pipe(
       Stream.mapError(fail("fills")),
-      Stream.withSpan("SpotClient.fills", { attributes: { symbol: filter.symbol } })
+      Stream.withSpan("SpotClient.fills")
     )
 
   // ---------------------------------------------------------------------------------------------------------------

@@ -187,11 +187,14 @@ export const tracer =
     )
   }
 
-/** Annotates the span of the operation running on `fiber` (as `Effect.annotateCurrentSpan`, without a step). */
-export const annotate = (fiber: Fiber.Fiber<unknown, unknown>, attributes: Readonly<Record<string, unknown>>): void => {
+/**
+ * The span of the operation running on `fiber` when it records (a tracing backend's, not ended), to annotate as
+ * `Effect.annotateCurrentSpan` does but without a step; undefined otherwise, so that a caller builds no attributes for
+ * a span that would drop them.
+ */
+export const recording = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Span | undefined => {
   const span = EffectContext.getOrUndefined(fiber.context, Tracer.ParentSpan)
-  if (span instanceof Unrecorded || span?._tag !== "Span" || span.status._tag === "Ended") return
-  for (const key in attributes) span.attribute(key, attributes[key])
+  return span instanceof Unrecorded || span?._tag !== "Span" || span.status._tag === "Ended" ? undefined : span
 }
 
 /** The error of the public operation `SpotClient.<operation>`. */

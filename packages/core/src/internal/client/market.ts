@@ -105,6 +105,7 @@ export const make = (context: Context) => {
     Stream.unwrap(Effect.gen(function*() {
       const pageSize = options.pageSize ?? 1000
       const first = yield* validate(candlesEndpoint, { symbol, period, limit: pageSize, startTime: options.since })
+      yield* Effect.annotateCurrentSpan({ symbol: first.symbol, period: first.period })
       const until = options.until ?? (yield* Clock.currentTimeMillis)
       if (!Number.isSafeInteger(until) || until < options.since) {
         return yield* invalid("until", "must be a time (ms) at or after `since`")
@@ -116,7 +117,7 @@ export const make = (context: Context) => {
       )
     })).pipe(
       Stream.mapError(fail("candleHistory")),
-      Stream.withSpan("SpotClient.candleHistory", { attributes: { symbol, period } })
+      Stream.withSpan("SpotClient.candleHistory")
     )
 
   const recentTrades = Effect.fnUntraced(

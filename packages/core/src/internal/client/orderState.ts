@@ -6,7 +6,7 @@ import type * as Order from "../../Order.ts"
 import { PageSize, TradingPair } from "../../Primitives.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { annotate, type Context, fail, flatMapNow, send, validate } from "./call.ts"
+import { type Context, fail, flatMapNow, recording, send, validate } from "./call.ts"
 import * as Paging from "./paging.ts"
 import type * as Recovery from "./recovery.ts"
 import * as Validate from "./validate.ts"
@@ -71,23 +71,34 @@ export const make = (context: Context) => {
   const openOrdersPageOf = (query: Venue.RequestOf<typeof openOrdersEndpoint>) =>
     send(context, openOrdersEndpoint, query)
 
-  // Without a generator: paging through open orders is a loop of its own.
+  // Without a generator: paging through open orders is a loop of its own. The span is annotated with the valid query
+  // (a symbol as typed may be any text).
   const openOrdersPage = (query: Order.OpenOrdersQuery) =>
-    Effect.withFiber((fiber) => {
-      annotate(fiber, { symbol: query.symbol, pageNo: query.pageNo ?? 0 })
-      return flatMapNow(validate(openOrdersEndpoint, query), openOrdersPageOf)
-    }).pipe(
+    Effect.withFiber((fiber) =>
+      flatMapNow(validate(openOrdersEndpoint, query), (valid) => {
+        const span = recording(fiber)
+        if (span !== undefined) {
+          span.attribute("symbol", valid.symbol)
+          span.attribute("pageNo", valid.pageNo ?? 0)
+        }
+        return openOrdersPageOf(valid)
+      })
+    ).pipe(
       Effect.mapError(fail("openOrdersPage")),
       context.traced("SpotClient.openOrdersPage")
     )
 
   const openOrders = (options: OpenOrdersOptions) =>
-    Stream.unwrap(Effect.map(
+    Stream.unwrap(Effect.flatMap(
       Effect.all([validateSymbol(options.symbol), validatePageSize(options.pageSize)]),
-      ([symbol, pageSize]) => Paging.openOrders(openOrdersPageOf, symbol, pageSize ?? 100)
+      ([symbol, pageSize]) =>
+        Effect.as(
+          Effect.annotateCurrentSpan({ symbol }),
+          Paging.openOrders(openOrdersPageOf, symbol, pageSize ?? 100)
+        )
     )).pipe(
       Stream.mapError(fail("openOrders")),
-      Stream.withSpan("SpotClient.openOrders", { attributes: { symbol: options.symbol } })
+      Stream.withSpan("SpotClient.openOrders")
     )
 
   return { operations: { order, openOrders, openOrdersPage }, lookup, lookupByClientIds }

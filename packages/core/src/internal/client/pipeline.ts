@@ -205,9 +205,22 @@ const refusalsOf = (options: Options): Refusals => {
     public: locale,
     signed: locale ??
       refusal("credentials.apiKey", Redacted.value(options.credentials.apiKey)) ??
-      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase))
+      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase)) ??
+      emptySecretRefusal(options.credentials)
   }
 }
+
+/**
+ * An empty secret key (an empty `SPOTKIT_SECRET_KEY`), which signs nothing the venue accepts and which WebCrypto
+ * refuses to import (a defect, when the client is built): every signed request fails with a ValidationError instead.
+ */
+export const emptySecretRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined =>
+  Redacted.value(credentials.secretKey) === ""
+    ? new SpotError.ValidationError({ field: "credentials.secretKey", description: "is empty" })
+    : undefined
+
+// The signing of a client whose secret key is refused: never called (its signed requests fail before the stamp).
+const unsigned: Signer.Sign = () => Effect.succeed("")
 
 // ---------------------------------------------------------------------------------------------------------------
 // stamp
@@ -428,15 +441,29 @@ const failed = (
     )
   })
 
+// An exchange interrupted (the caller's timeout, a race lost, the program stopped) is counted and timed too, with the
+// outcome `interrupted`: it was sent, and may have been applied; left out, a venue too slow for its callers would show
+// no requests, and a latency of the fast answers alone. Its weights count too, as the budgets' store counts it.
+const interrupted = (context: Context, fiber: Fiber.Fiber<unknown, unknown>, stamped: Stamped) =>
+(
+  exit: Exit.Exit<unknown, unknown>
+): undefined => {
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    context.options.reporter.answered(fiber.context, stamped.endpoint, "interrupted", now - stamped.sentAt)
+  }
+  return undefined
+}
+
 // The stamped request sent and answered, on `fiber` (the fiber running the call, whose context is the call's again
 // once the exchange is over): after an answer, the server's clock learned from its time (signed requests) and the
-// request counted, in the step that answers.
+// request counted, in the step that answers; an exchange interrupted is counted when it ends (`interrupted`).
 const sentOn = (
   context: Context,
   fiber: Fiber.Fiber<unknown, unknown>,
   stamped: Stamped
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.matchEffect(exchanged(context, fiber, stamped), {
+  Effect.matchEffect(Effect.onExitPrimitive(exchanged(context, fiber, stamped), interrupted(context, fiber, stamped)), {
     onSuccess: (response) => {
       const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
       if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
@@ -560,7 +587,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     refusesHere: transformed === undefined,
     refused: refusing.refused,
     initFor: refusing.initFor,
-    sign: yield* signer.prepare(options.credentials.secretKey),
+    sign: emptySecretRefusal(options.credentials) === undefined
+      ? yield* signer.prepare(options.credentials.secretKey)
+      : unsigned,
     scrubber,
     redactedNames: yield* Effect.map(
       Effect.service(Headers.CurrentRedactedNames),

@@ -9,7 +9,6 @@ import * as Venue from "../../Venue.ts"
 import * as OrderFast from "../model/orderFast.ts"
 import * as Batch from "./batch.ts"
 import {
-  annotate,
   clientOrderIdOf,
   type Context,
   decode,
@@ -17,6 +16,7 @@ import {
   fail,
   flatMapNow,
   newClientOrderId,
+  recording,
   validate
 } from "./call.ts"
 import * as Recovery from "./recovery.ts"
@@ -105,12 +105,13 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     const order: IdentifiedOrder = valid.clientOrderId !== undefined
       ? valid as IdentifiedOrder
       : { ...valid, clientOrderId: clientOrderIdOf(fiber) }
-    annotate(fiber, {
-      symbol: order.symbol,
-      side: order.side,
-      orderType: order.orderType,
-      clientOrderId: order.clientOrderId
-    })
+    const span = recording(fiber)
+    if (span !== undefined) {
+      span.attribute("symbol", order.symbol)
+      span.attribute("side", order.side)
+      span.attribute("orderType", order.orderType)
+      span.attribute("clientOrderId", order.clientOrderId)
+    }
     const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     if (!context.checkRules) return checkedSend(order, undefined, started)
     const rules = context.rules.known(order.symbol, started)

@@ -8,10 +8,12 @@ import { SpotClient } from "../../SpotClient.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import { HEADER_REFUSAL_CODES } from "../client/errors.ts"
+import { emptySecretRefusal } from "../client/pipeline.ts"
 import { HeadersUnsupported } from "./connection.ts"
 import type { VenueText } from "./venueText.ts"
 
 // Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
+// An empty secret key is refused as the REST client refuses it (`emptySecretRefusal`).
 export const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
   for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
     const problem = Venue.headerValueProblem(Redacted.value(secret))
@@ -19,7 +21,7 @@ export const credentialsRefusal = (credentials: Signer.Credentials): SpotError.V
       return new SpotError.ValidationError({ field: `credentials.${field}`, description: problem })
     }
   }
-  return undefined
+  return emptySecretRefusal(credentials)
 }
 
 const openError = (cause: unknown) =>
@@ -97,7 +99,10 @@ export const serverTimeOnce = (client: SpotClient["Service"]): Effect.Effect<boo
 export const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
   Effect.gen(function*() {
     const client = yield* SpotClient
-    const sign = yield* (yield* Signer.Signer).prepare(credentials.secretKey)
+    // An empty secret key is not prepared (WebCrypto refuses it): the private streams refuse it before any handshake.
+    const sign = emptySecretRefusal(credentials) === undefined
+      ? yield* (yield* Signer.Signer).prepare(credentials.secretKey)
+      : () => Effect.succeed("")
     const apiKey = Redacted.value(credentials.apiKey)
     const passphrase = Redacted.value(credentials.passphrase)
     return Effect.gen(function*() {
