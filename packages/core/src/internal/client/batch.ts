@@ -218,8 +218,9 @@ const settledOf = ({ notBefore: _, sentAt: __, ...outcome }: Extract<Order.Batch
  * the venue has the same order (side, type, and for a limit order price and quantity) created no earlier than the
  * outcome's `notBefore` (or its `sentAt`, put on the venue's clock by the offset the lookup's answer teaches),
  * `Failed` with `mayExist: false` when it has no order with that id (the order was not placed) or another order holds
- * the id (an older one too: a clientOrderId reused). An outcome whose lookup fails, or whose item is not valid, is left
- * as it was. `items` are the items the batch was given, in order.
+ * the id (an older one too: a clientOrderId reused). An outcome whose lookup fails, or whose item is not valid, or
+ * whose order was created where a step of the machine's clock during the call leaves it unknown whether it is the
+ * call's (`Recovery.Found` `Unsure`), is left as it was. `items` are the items the batch was given, in order.
  */
 export const resolve = (
   { clockOffset, lookup, starts, venueSpan }: {
