@@ -10,7 +10,7 @@ import * as Venue from "../../Venue.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"
-import type { Estimate } from "./serverClock.ts"
+import { type Estimate, type Moment, momentOf, type Span } from "./serverClock.ts"
 import * as Validate from "./validate.ts"
 
 /** An item on its way: its place in the input, the validated order, and its clientOrderId. */
@@ -28,6 +28,10 @@ export interface Client {
   readonly lookup: Recovery.Lookup
   /** The client's estimate of the venue's clock, and how many answers have taught it. */
   readonly clockEstimate: Effect.Effect<Estimate>
+  /** Where a local moment lies on the venue's clock, by the current estimates (`ServerClock.venueSpan`). */
+  readonly venueSpan: (at: Moment) => Effect.Effect<Span>
+  /** Where the starts of the calls of outcomes that may exist are kept, for `resolve`. */
+  readonly starts: Starts
   /** The symbol's rules when the client checks orders and knows them. */
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
   /** The generation of the cached rules (`Rules.Cache.generation`). */
@@ -45,6 +49,14 @@ const givenId = (input: unknown): string => {
 
 // An item of the declared request of placeOrders.
 const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
+
+/**
+ * The start, on the client's clocks, of the call of each outcome of a client that may exist (the outcome object
+ * itself the key): `resolve` puts it on the venue's clock through the monotonic clock, which a step of the wall clock
+ * between the call and `resolve` does not move. An outcome not found here (rebuilt, or from another process) is
+ * bounded by its `notBefore` or `sentAt` alone.
+ */
+export type Starts = WeakMap<Order.BatchOutcome, Moment>
 
 // What an outcome that may exist carries to `resolve`: the bound of the call's orders on the venue's clock, or, while
 // no answer confirmed the client's estimate of that clock, the call's start on the client's own.
@@ -70,7 +82,7 @@ const failed = (
 const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pending>) =>
   Effect.gen(function*() {
     const orderList = chunk.map(({ clientOrderId, item }) => ({ ...item, clientOrderId }))
-    const started = yield* Clock.currentTimeMillis
+    const started = yield* Clock.clockWith((clock) => Effect.succeed(momentOf(clock)))
     const before = yield* client.clockEstimate
     const answer = yield* Effect.result(client.send({ symbol, orderList }))
     const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
@@ -91,7 +103,7 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
     // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too. Read
     // after the lookup, whose answer taught the clock offset (`Recovery.placement`).
-    const since = Effect.map(client.clockEstimate, ({ offset }) => Recovery.earliest(started, offset))
+    const since = Effect.map(client.venueSpan(started), Recovery.sinceOf)
     // Undefined when no lookup answered (none was needed, or it failed).
     const recovered = unknown.length === 0
       ? undefined
@@ -107,9 +119,9 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     // offset its own lookup's answer confirms. A lookup that answered confirmed it (the venue accepted its timestamp).
     const after = yield* client.clockEstimate
     const confirmed = recovered !== undefined || after.learned > before.learned
-    const bound: Bound = confirmed ? { notBefore: yield* since } : { sentAt: started }
+    const bound: Bound = confirmed ? { notBefore: (yield* since).early } : { sentAt: started.wall }
 
-    return chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
+    const outcomes = chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
       const orderId = accepted.get(clientOrderId) ?? recovered?.get(clientOrderId)
       if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
       if (answer._tag === "Failure") {
@@ -136,6 +148,10 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
         ...bound
       }
     })
+    for (const outcome of outcomes) {
+      if (outcome._tag === "Failed" && outcome.mayExist) client.starts.set(outcome, started)
+    }
+    return outcomes
   })
 
 /** Places every item: one outcome per item, in input order. */
@@ -202,12 +218,17 @@ const settledOf = ({ notBefore: _, sentAt: __, ...outcome }: Extract<Order.Batch
  * the venue has the same order (side, type, and for a limit order price and quantity) created no earlier than the
  * outcome's `notBefore` (or its `sentAt`, put on the venue's clock by the offset the lookup's answer teaches),
  * `Failed` with `mayExist: false` when it has no order with that id (the order was not placed) or another order holds
- * the id (an older one too: a clientOrderId reused). An outcome whose lookup fails, or whose item is not valid, is left
- * as it was. `items` are the items the batch was given, in order.
+ * the id (an older one too: a clientOrderId reused). An outcome whose lookup fails, or whose item is not valid, or
+ * whose order was created where a step of the machine's clock during the call leaves it unknown whether it is the
+ * call's (`Recovery.Found` `Unsure`), is left as it was. `items` are the items the batch was given, in order.
  */
 export const resolve = (
-  lookup: Recovery.Lookup,
-  clockOffset: Effect.Effect<number>,
+  { clockOffset, lookup, starts, venueSpan }: {
+    readonly lookup: Recovery.Lookup
+    readonly clockOffset: Effect.Effect<number>
+    readonly venueSpan: (at: Moment) => Effect.Effect<Span>
+    readonly starts: Starts
+  },
   symbol: string,
   items: ReadonlyArray<Order.BatchItemInput>,
   result: Order.BatchResult
@@ -215,15 +236,24 @@ export const resolve = (
   Effect.map(
     Effect.forEach(result.outcomes, (outcome) => {
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
-      // `sentAt` on the venue's clock by the offset the lookup's own answer teaches (read once it answered).
+      // The call's start on the venue's clock by the estimates the lookup's own answer teaches (read once it
+      // answered): through the monotonic clock when this client made the outcome, else `sentAt` by the offset.
       const { notBefore, sentAt } = outcome
-      const since = notBefore === undefined && sentAt !== undefined
-        ? Effect.map(clockOffset, (offset) => Recovery.earliest(sentAt, offset))
-        : Effect.succeed(notBefore)
+      const start = starts.get(outcome)
+      const since: Effect.Effect<Recovery.Since | undefined> = start !== undefined
+        ? Effect.map(venueSpan(start), Recovery.sinceOf)
+        : notBefore === undefined && sentAt !== undefined
+        ? Effect.map(clockOffset, (offset) => {
+          const early = Recovery.earliest(sentAt, offset)
+          return { early, late: early }
+        })
+        : Effect.succeed(notBefore === undefined ? undefined : { early: notBefore, late: notBefore })
       return validateItem(items[outcome.index]).pipe(
         Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, since)),
         Effect.map((found): Order.BatchOutcome =>
-          found._tag === "Same"
+          found._tag === "Unsure"
+            ? outcome
+            : found._tag === "Same"
             ? { _tag: "Placed", index: outcome.index, clientOrderId: outcome.clientOrderId, orderId: found.orderId }
             : {
               ...settledOf(outcome),

@@ -48,7 +48,7 @@ import * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
 import * as RateLimiter from "./rateLimiter.ts"
 import * as Redirects from "./redirects.ts"
-import { type Estimate, ServerClock } from "./serverClock.ts"
+import { type Estimate, type Moment, ServerClock, type Span } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
 
 export interface Options {
@@ -85,8 +85,10 @@ export interface Stamped extends Outgoing {
   readonly timestamp: string
   /** `ACCESS-SIGN`; empty for a public endpoint. */
   readonly signature: string
-  /** Local time when stamped, to learn the server's clock from the answer. */
+  /** Local time when stamped (the wall clock's, as signed), to learn the server's clock from the answer. */
   readonly sentAt: number
+  /** The monotonic clock's time when stamped (ms): the round trip, and the venue's clock estimated on this clock. */
+  readonly sentMono: number
 }
 
 /**
@@ -100,6 +102,8 @@ export class VenueResponse {
   readonly bodyText: string
   /** Local time when the request was stamped: sent, after any wait for a permit. */
   readonly sentAt: number
+  /** The monotonic clock's time (ms) when it was stamped. */
+  readonly sentMono: number
   private readonly context: Context
   private readonly signature: string
 
@@ -117,6 +121,7 @@ export class VenueResponse {
     this.bodyText = bodyText
     this.context = context
     this.sentAt = stamped.sentAt
+    this.sentMono = stamped.sentMono
     this.signature = stamped.signature
   }
 
@@ -231,18 +236,25 @@ const requestPathOf = (outgoing: Outgoing): string =>
     : outgoing.endpoint.path
 
 /**
- * The request stamped at local time `sentAt`: a public one as it is, a signed one with the server's time and its one
- * signature. The stamped request itself when the signer answers at once (an exit, as node:crypto's does), otherwise
+ * The request stamped at local time `sentAt` (monotonic: `sentMono`): a public one as it is, a signed one with the
+ * server's time and its one signature. The stamped request itself when the signer answers at once (an exit, as node:crypto's does), otherwise
  * an effect of it (WebCrypto's).
  */
-export const stampAt = (context: Context, outgoing: Outgoing, sentAt: number): Stamped | Effect.Effect<Stamped> => {
+export const stampAt = (
+  context: Context,
+  outgoing: Outgoing,
+  sentAt: number,
+  sentMono: number
+): Stamped | Effect.Effect<Stamped> => {
   const requestPath = requestPathOf(outgoing)
   const endpoint = outgoing.endpoint
-  if (endpoint.permission === undefined) return { ...outgoing, requestPath, timestamp: "", signature: "", sentAt }
+  if (endpoint.permission === undefined) {
+    return { ...outgoing, requestPath, timestamp: "", signature: "", sentAt, sentMono }
+  }
   const body = endpoint.method === "GET" ? "" : outgoing.payload
   const timestamp = String(context.clock.stamp(endpoint, requestPath, body, sentAt))
   const signed = context.sign(Venue.prehash(timestamp, endpoint.method, requestPath, body))
-  const stamped = (signature: string): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt })
+  const stamped = (signature: string): Stamped => ({ ...outgoing, requestPath, timestamp, signature, sentAt, sentMono })
   // An exit of the signer's effect: its value is the signature.
   const exit = Exit.isExit(signed) ? signed as Exit.Exit<string> : undefined
   return exit !== undefined && Exit.isSuccess(exit) ? stamped(exit.value) : Effect.map(signed, stamped)
@@ -423,12 +435,12 @@ const failed = (
   reason: SpotError.SpotErrorReason
 ): Effect.Effect<never, SpotError.SpotErrorReason> =>
   Effect.withFiber((fiber) => {
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const now = RateLimiter.nowOf(fiber)
     if (stamped.signature !== "" && "requestTime" in reason) {
-      context.clock.learn(reason.requestTime, stamped.sentAt, now)
+      context.clock.learn(reason.requestTime, stamped.sentAt, stamped.sentMono, now)
     }
     const { reporter } = context.options
-    reporter.answered(fiber.context, stamped.endpoint, reason._tag, now - stamped.sentAt)
+    reporter.answered(fiber.context, stamped.endpoint, reason._tag, now - stamped.sentMono)
     const limited = Telemetry.tooManyRequests(reason)
     if (limited === undefined) return Effect.fail(reason)
     // A 429 reported, and the budgets it came from paused for every call (`Budget.Limiter.failed`, which fails with
@@ -449,8 +461,8 @@ const interrupted = (context: Context, fiber: Fiber.Fiber<unknown, unknown>, sta
   exit: Exit.Exit<unknown, unknown>
 ): undefined => {
   if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-    context.options.reporter.answered(fiber.context, stamped.endpoint, "interrupted", now - stamped.sentAt)
+    const now = RateLimiter.nowOf(fiber)
+    context.options.reporter.answered(fiber.context, stamped.endpoint, "interrupted", now - stamped.sentMono)
   }
   return undefined
 }
@@ -465,9 +477,9 @@ const sentOn = (
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
   Effect.matchEffect(Effect.onExitPrimitive(exchanged(context, fiber, stamped), interrupted(context, fiber, stamped)), {
     onSuccess: (response) => {
-      const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, now)
-      context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentAt)
+      const now = RateLimiter.nowOf(fiber)
+      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, stamped.sentMono, now)
+      context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentMono)
       return Effect.succeed(response)
     },
     onFailure: (error) => failed(context, stamped, reasonOf(context, stamped, error))
@@ -476,7 +488,13 @@ const sentOn = (
 /** The request stamped, sent and answered; the server's clock learned back, the request reported. */
 const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
   Effect.withFiber((fiber) => {
-    const stamped = stampAt(context, outgoing, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+    const clock = fiber.getRef(Clock.Clock)
+    const stamped = stampAt(
+      context,
+      outgoing,
+      clock.currentTimeMillisUnsafe(),
+      RateLimiter.millisOf(clock.monotonicTimeNanosUnsafe())
+    )
     return Effect.isEffect(stamped)
       ? Effect.flatMap(stamped, (signed) => sentOn(context, fiber, signed))
       : sentOn(context, fiber, stamped)
@@ -567,7 +585,8 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
     decodeServerTime(response.payload).pipe(
       Effect.mapError((error) => response.schemaError(error)),
       Effect.tap((time) =>
-        Effect.map(Clock.currentTimeMillis, (now) => context.clock.learn(time, response.sentAt, now))
+        Effect.map(RateLimiter.monotonicMillis, (now) =>
+          context.clock.learn(time, response.sentAt, response.sentMono, now))
       )
     ))
 }
@@ -626,7 +645,12 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     /** Current estimate of server time minus local time, in ms. */
     clockOffset: Effect.sync(() => context.clock.offset),
     /** The estimate, and how many answers have taught it so far (`ServerClock.learned`). */
-    clockEstimate: Effect.sync((): Estimate => ({ offset: context.clock.offset, learned: context.clock.learned }))
+    clockEstimate: Effect.sync((): Estimate => ({ offset: context.clock.offset, learned: context.clock.learned })),
+    /**
+     * Where a local moment lies on the venue's clock by the current estimates (`ServerClock.venueSpan`): a step of the
+     * wall clock since the moment does not move it.
+     */
+    venueSpan: (at: Moment): Effect.Effect<Span> => Effect.sync(() => context.clock.venueSpan(at))
   }
 })
 

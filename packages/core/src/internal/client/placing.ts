@@ -22,6 +22,7 @@ import {
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import * as Rules from "./rules.ts"
+import { type Moment, momentOf } from "./serverClock.ts"
 import * as Validate from "./validate.ts"
 
 const validateSymbol = Validate.input(TradingPair, "symbol")
@@ -49,6 +50,8 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
 /** The operations that place orders, over the lookups of `orderState.ts`. */
 export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   const { pipeline, retrying } = context
+  // The start (on the client's clocks) of the call of each outcome of this client that may exist, for `resolve`.
+  const starts: Batch.Starts = new WeakMap()
 
   // The symbol's rules when orders are checked (loaded on first use, best effort).
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
@@ -66,14 +69,15 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
 
   // How a placement that failed ends: a duplicate named by its clientOrderId, an order that may have been placed
   // looked up (recovery.ts; only an order created since the call started counts), a refusal for a rule checked against
-  // fresh rules. `started` is the call's start on the client's clock.
-  const placementFailed = (order: IdentifiedOrder, generation: number, started: number) => (failure: Retry.Failure) => {
+  // fresh rules. `started` is the call's start on the client's clocks: it is put on the venue's clock once the lookup
+  // answered, through the monotonic clock (a step of the wall clock during the call does not move it).
+  const placementFailed = (order: IdentifiedOrder, generation: number, started: Moment) => (failure: Retry.Failure) => {
     const { clientOrderId } = order
     const reason = failure.reason._tag === "DuplicateOrderError"
       ? new SpotError.DuplicateOrderError({ ...failure.reason, clientOrderId })
       : failure.reason
     const recovering = { ...failure, reason }
-    const since = Effect.map(pipeline.clockOffset, (offset) => Recovery.earliest(started, offset))
+    const since = Effect.map(pipeline.venueSpan(started), Recovery.sinceOf)
     const recovered = Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
     return Effect.catch(recovered, ruleRefused(order, generation))
   }
@@ -83,7 +87,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. An
   // attempt that succeeds passes one `catch`; the retries, the recovery and the error of the operation come after a
   // failure.
-  const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined, started: number) => {
+  const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined, started: Moment) => {
     const broken = rules?.check(order)
     if (broken !== undefined) return Effect.fail(placeOrderFailed(broken))
     const since = context.rules.generation()
@@ -112,9 +116,9 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       span.attribute("orderType", order.orderType)
       span.attribute("clientOrderId", order.clientOrderId)
     }
-    const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const started = momentOf(fiber.getRef(Clock.Clock))
     if (!context.checkRules) return checkedSend(order, undefined, started)
-    const rules = context.rules.known(order.symbol, started)
+    const rules = context.rules.known(order.symbol, started.mono)
     return rules === Rules.NotLoaded
       ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded, started))
       : checkedSend(order, rules, started)
@@ -152,6 +156,8 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       ),
     lookup: lookupByClientIds,
     clockEstimate: pipeline.clockEstimate,
+    venueSpan: pipeline.venueSpan,
+    starts,
     rules: rulesFor,
     rulesGeneration: context.rules.generation,
     ruleRefused: (symbol, since) =>
@@ -174,7 +180,12 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     function*(symbolInput: string, items: ReadonlyArray<Order.BatchItemInput>, result: Order.BatchResult) {
       const symbol = yield* validateSymbol(symbolInput)
       yield* Effect.annotateCurrentSpan({ symbol, items: items.length })
-      return yield* Batch.resolve(lookupByClientIds, pipeline.clockOffset, symbol, items, result)
+      return yield* Batch.resolve(
+        { lookup: lookupByClientIds, clockOffset: pipeline.clockOffset, venueSpan: pipeline.venueSpan, starts },
+        symbol,
+        items,
+        result
+      )
     },
     Effect.mapError(fail("resolve")),
     context.traced("SpotClient.resolve")

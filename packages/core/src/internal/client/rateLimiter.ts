@@ -110,7 +110,7 @@ export const isValidBudget = (budget: Budget): boolean => isPositive(budget.limi
 // TestClock's) the division is exact for whole milliseconds; beyond, whole milliseconds are converted exactly apart
 // (a clock at epoch time counts ~1.8e18 ns), so that times computed from settled requests stay whole on a
 // whole-millisecond clock.
-const millisOf = (nanos: bigint): number => {
+export const millisOf = (nanos: bigint): number => {
   const n = Number(nanos)
   return Number.isSafeInteger(n) ? n / 1e6 : Number(nanos / 1_000_000n) + Number(nanos % 1_000_000n) / 1e6
 }

@@ -11,6 +11,7 @@ import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
+import type { Span } from "./serverClock.ts"
 
 /**
  * The orders of a symbol with these clientOrderIds, as the client looks them up (retried): each id found maps to its
@@ -47,28 +48,46 @@ export const MARGIN_MILLIS = Venue.TIMESTAMP_WINDOW_MILLIS + 1_000
 export const earliest = (startMillis: number, offsetMillis: number): number =>
   startMillis + offsetMillis - MARGIN_MILLIS
 
-/** What looking an order up by its clientOrderId found. */
+/**
+ * The creation times (`cTime`, the venue's clock) of the orders a call placed: at `early` or later for sure, and at
+ * `late` or later unless the machine's clock stepped forward or the machine was suspended during the call (then
+ * somewhere from `early` on: `ServerClock.venueSpan`). Without such a step the two are equal.
+ */
+export interface Since {
+  readonly early: number
+  readonly late: number
+}
+
+/** The bounds of the orders of a call whose start lies in `span` on the venue's clock (`ServerClock.venueSpan`). */
+export const sinceOf = (span: Span): Since => ({ early: span.early - MARGIN_MILLIS, late: span.late - MARGIN_MILLIS })
+
+/**
+ * What looking an order up by its clientOrderId found: this call's order, another order (or one created before the
+ * call), none, or the same order created where a step of the machine's clock leaves it unknown whether it is this
+ * call's or an older one (`Unsure`).
+ */
 export type Found =
   | { readonly _tag: "Same"; readonly orderId: OrderId }
   | { readonly _tag: "Other"; readonly orderId: OrderId }
+  | { readonly _tag: "Unsure"; readonly orderId: OrderId }
   | { readonly _tag: "None" }
 
 /**
  * What was found under a clientOrderId, for the order `item` would have placed on `symbol` in a call whose orders
- * were created at `since` or later (`earliest`; undefined when not known).
+ * were created at `since` or later (undefined when not known).
  */
 const judge = (
   record: Order.OrderRecord | undefined,
   symbol: string,
   item: Order.BatchItem,
-  since: number | undefined
-): Found =>
-  record === undefined
-    ? { _tag: "None" }
-    : {
-      _tag: isSameOrder(record, symbol, item) && (since === undefined || record.cTime >= since) ? "Same" : "Other",
-      orderId: record.orderId
-    }
+  since: Since | undefined
+): Found => {
+  if (record === undefined) return { _tag: "None" }
+  const { orderId } = record
+  if (!isSameOrder(record, symbol, item)) return { _tag: "Other", orderId }
+  if (since === undefined || record.cTime >= since.late) return { _tag: "Same", orderId }
+  return { _tag: record.cTime >= since.early ? "Unsure" : "Other", orderId }
+}
 
 /**
  * Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` (read once the
@@ -79,7 +98,7 @@ export const find = (
   symbol: string,
   clientOrderId: string,
   item: Order.BatchItem,
-  since: Effect.Effect<number | undefined>
+  since: Effect.Effect<Since | undefined>
 ): Effect.Effect<Found, SpotError.SpotErrorReason> =>
   Effect.flatMap(
     lookup(symbol, [clientOrderId]),
@@ -95,7 +114,7 @@ export const findMany = (
   lookup: Lookup,
   symbol: string,
   wanted: ReadonlyMap<string, Order.BatchItem>,
-  since: Effect.Effect<number>
+  since: Effect.Effect<Since>
 ): Effect.Effect<Map<string, OrderId> | undefined> =>
   lookup(symbol, [...wanted.keys()]).pipe(
     Effect.flatMap((found) => Effect.map(since, (since) => ({ found, since }))),
@@ -125,7 +144,7 @@ export const placement = (
   order: Order.PlaceOrder,
   clientOrderId: string,
   failure: Retry.Failure,
-  since: Effect.Effect<number>
+  since: Effect.Effect<Since>
 ): Effect.Effect<Order.PlaceOrderResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
@@ -159,6 +178,10 @@ export const placement = (
             : new SpotError.OutcomeUnknownError({
               description: found._tag === "Other"
                 ? `${reason.message}; the venue knows another order (${found.orderId}) with this clientOrderId`
+                : found._tag === "Unsure"
+                ? `${reason.message}; the venue knows an identical order (${found.orderId}) with this clientOrderId,` +
+                  " created about when the call started; the machine's clock stepped (or it was suspended) during" +
+                  " the call, so whether it is this call's or an older one cannot be told"
                 : `${reason.message}; the venue does not know the order (yet)`,
               clientOrderId
             })

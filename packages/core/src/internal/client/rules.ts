@@ -3,10 +3,11 @@
 // again when they are older than `maxAge`, when asked to (`refresh`), and when the venue refuses an order for a rule
 // the cached copy did not catch (40808, 45110: the rules changed). Placing never fails because the rules could not
 // be loaded: the order is then sent unchecked, and the load is not tried again for a while.
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type * as Market from "../../Market.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as SymbolRules from "../model/symbolRules.ts"
+import { millisOf, monotonicMillis } from "./rateLimiter.ts"
 
 /** One symbol's rules, prepared for checking orders. */
 export interface Checker {
@@ -33,7 +34,8 @@ export interface Cache {
    */
   readonly forOrder: (symbol: string) => Effect.Effect<Checker | undefined>
   /**
-   * `forOrder` without a step, at local time `now`: the symbol's rules (or undefined) when `forOrder` would answer
+   * `forOrder` without a step, at monotonic time `now` (ms; the cache's ages are measured on the monotonic clock, which
+   * no step of the wall clock moves): the symbol's rules (or undefined) when `forOrder` would answer
    * them at once, `NotLoaded` when it would load them first.
    */
   readonly known: (symbol: string, now: number) => Checker | undefined | typeof NotLoaded
@@ -62,19 +64,19 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
     let loaded: Loaded | undefined
     let failedAt = -Infinity
     const fetch = Effect.flatMap(load, (list) =>
-      Effect.map(Clock.currentTimeMillis, (at) => {
+      Effect.map(monotonicMillis, (at) => {
         const bySymbol = new Map<string, Checker>()
         for (const rules of list) bySymbol.set(rules.symbol, checker(rules))
         loaded = { bySymbol, at, generation: (loaded?.generation ?? 0) + 1 }
         return bySymbol as ReadonlyMap<string, Checker>
       })).pipe(
-        Effect.tapError(() => Effect.map(Clock.currentTimeMillis, (now) => void (failedAt = now)))
+        Effect.tapError(() => Effect.map(monotonicMillis, (now) => void (failedAt = now)))
       )
     // One request at a time, shared by every caller that asks meanwhile; nothing kept once it is done (`loaded` is).
     const [shared] = yield* Effect.cachedInvalidateWithTTL(fetch, 0)
 
     const all = Effect.flatMap(
-      Clock.currentTimeMillis,
+      monotonicMillis,
       (now) => loaded !== undefined && now - loaded.at < options.maxAge ? Effect.succeed(loaded.bySymbol) : shared
     )
     const bestEffort = (symbol: string) =>
@@ -89,14 +91,14 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
     }
     const forOrder = (symbol: string) =>
       Effect.clockWith((clock) => {
-        const rules = known(symbol, clock.currentTimeMillisUnsafe())
+        const rules = known(symbol, millisOf(clock.monotonicTimeNanosUnsafe()))
         return rules === NotLoaded ? bestEffort(symbol) : Effect.succeed(rules)
       })
     const generation = () => loaded?.generation ?? 0
     const refreshedSince = (symbol: string, since: number) =>
       loaded !== undefined && loaded.generation > since
         ? Effect.succeed(loaded.bySymbol.get(symbol))
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        : Effect.flatMap(monotonicMillis, (now) =>
           now - failedAt < options.retryMillis ? Effect.succeed(loaded?.bySymbol.get(symbol)) : bestEffort(symbol))
     return { all, refresh: shared, forOrder, known, generation, refreshedSince } satisfies Cache
   })

@@ -10,7 +10,17 @@
 // a few) — no signature is remembered and no loop waits for the clock. A stamp far behind the last one is the offset
 // moving back (a venue whose clock is behind ours, learned from a refusal) and is kept as it is. Reads may repeat a
 // signature: a replayed read changes nothing.
+//
+// Two clocks: the wall clock (`currentTimeMillis`) and the monotonic one. A request is signed with the wall clock plus
+// the offset (the venue checks the timestamp against its own clock; before any answer the wall clock is all there is).
+// A step of the wall clock (NTP stepping a drifted clock, a VM resumed, a user setting the time) makes that offset wrong
+// until the next answer teaches it again (a refusal for the timestamp, 40008, carries the venue's time and is re-signed
+// at once). The bounds of a recovery must not move with such a step: they are put on the venue's clock through the
+// monotonic clock (`venueMinusMono`), which no step moves, and through the wall clock as well, whose time a suspended
+// machine keeps where the monotonic clock may not: between them lies the call's start (`venueSpan`).
+import type { Clock } from "effect"
 import type * as Venue from "../../Venue.ts"
+import { millisOf } from "./rateLimiter.ts"
 
 /** How far behind the last write a write's stamp may be moved forward, in ms: far more than writes ever bunch up. */
 const BUMP_MILLIS = 1_000
@@ -28,6 +38,27 @@ const addTo = (sets: Map<string, Set<string>>, path: string, body: string): void
   else bodies.add(body)
 }
 
+/** A moment on both local clocks: the wall clock (ms) and the monotonic one (ms). */
+export interface Moment {
+  readonly wall: number
+  readonly mono: number
+}
+
+/** The moment `clock` reads now (one read of each of its clocks). */
+export const momentOf = (clock: Clock.Clock): Moment => ({
+  wall: clock.currentTimeMillisUnsafe(),
+  mono: millisOf(clock.monotonicTimeNanosUnsafe())
+})
+
+/**
+ * Where a local moment lies on the venue's clock: between `early` and `late` (equal unless the wall clock stepped, or
+ * the machine was suspended, since the moment).
+ */
+export interface Span {
+  readonly early: number
+  readonly late: number
+}
+
 /** The client's estimate of the venue's clock at one moment: the offset, and how many answers had taught it. */
 export interface Estimate {
   readonly offset: number
@@ -39,6 +70,8 @@ export class ServerClock {
   offset = 0
   /** How many answers have set `offset`: more after an exchange than before it, an answer of it confirmed `offset`. */
   learned = 0
+  /** Server time minus monotonic time (ms), learned with `offset`; undefined before any answer. */
+  venueMinusMono: number | undefined = undefined
   private lastWrite = 0
   // The writes of the latest stamped millisecond, side by side (a path is one of a few constant texts, a body is
   // compared as it is: no text is joined per write); past `SCANNED` of them, in sets by path instead.
@@ -93,14 +126,33 @@ export class ServerClock {
   }
 
   /**
-   * Learns the offset from a server time seen in an answer to a request sent at `sentAt` and answered at
-   * `receivedAt` (local times). Only a plausible millisecond epoch (years 2001..2286) moves it: one answer with
-   * seconds, or garbage, must not make every later request fail its timestamp check.
+   * Learns the offset from a server time seen in an answer to a request sent at `sentAt` (wall clock) and `sentMono`,
+   * answered at `receivedMono` (monotonic clock): the round trip is measured monotonically, so that a step of the wall
+   * clock during it does not shift the estimate by half the step. Only a plausible millisecond epoch (years
+   * 2001..2286) moves it: one answer with seconds, or garbage, must not make every later request fail its timestamp
+   * check.
    */
-  learn(serverTime: number | undefined, sentAt: number, receivedAt: number): void {
+  learn(serverTime: number | undefined, sentAt: number, sentMono: number, receivedMono: number): void {
     if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
-      this.offset = Math.round(serverTime - (sentAt + receivedAt) / 2)
+      const halfTrip = (receivedMono - sentMono) / 2
+      this.offset = Math.round(serverTime - (sentAt + halfTrip))
+      this.venueMinusMono = serverTime - (sentMono + halfTrip)
       this.learned++
     }
+  }
+
+  /**
+   * Where local moment `at` lies on the venue's clock, by the current estimates: through the monotonic clock (`late`;
+   * no step of the wall clock since moves it) and through the wall clock and the offset (as the moment's wall time
+   * reads). A wall clock that went back since puts the second later than the first: the monotonic one is right. One
+   * that shows more time passed than the monotonic clock either stepped forward (the monotonic one is right) or kept
+   * the time of a suspended machine, which the monotonic clock may not count (the wall one is right): the moment is
+   * somewhere between (`early`).
+   */
+  venueSpan(at: Moment): Span {
+    const byWall = at.wall + this.offset
+    if (this.venueMinusMono === undefined) return { early: byWall, late: byWall }
+    const byMono = at.mono + this.venueMinusMono
+    return { early: Math.min(byWall, byMono), late: byMono }
   }
 }

@@ -18,6 +18,7 @@ import type {
 import * as Decimal from "../model/decimal.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
+import type { Moment, Span } from "./serverClock.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */
 export class Known {
@@ -40,9 +41,9 @@ export class Known {
 export interface Entry {
   readonly kind: string
   /**
-   * When it started and ended, on the client's clock: the entries are compared with each other only, and an estimate
-   * of the venue's clock may move between two calls (the first one of a client is made before the venue's time is
-   * asked).
+   * When it started and ended, on the client's monotonic clock (ms): the entries are compared with each other only,
+   * an estimate of the venue's clock may move between two calls (the first one of a client is made before the venue's
+   * time is asked), and a step of the wall clock must not move them.
    */
   readonly start: number
   end: number | undefined
@@ -152,10 +153,10 @@ const candidates = (
 
 /** What the recovery of a failed transfer is given. */
 export interface Recovering {
-  /** The call's start and end on the client's clock, before widening. */
-  readonly window: { readonly start: number; readonly end: number }
-  /** The client's estimate of the venue's clock minus its own. */
-  readonly clockOffset: Effect.Effect<number>
+  /** The call's start and end on the client's clocks, before widening. */
+  readonly window: { readonly start: Moment; readonly end: Moment }
+  /** Where a local moment lies on the venue's clock, by the current estimates (`ServerClock.venueSpan`). */
+  readonly venueSpan: (at: Moment) => Effect.Effect<Span>
   /** The transfers the client knows. */
   readonly known: Known
   readonly failure: Retry.Failure
@@ -164,10 +165,28 @@ export interface Recovering {
   readonly entry: Entry
 }
 
-const widen = (window: { readonly start: number; readonly end: number }, offset: number) => ({
-  start: Math.floor(window.start + offset - MARGIN_MILLIS),
-  end: Math.ceil(window.end + offset + MARGIN_MILLIS)
-})
+/**
+ * The call's window on the venue's clock, widened by the margin: `wide` holds the transfer wherever the call's start
+ * and end lie in their spans (a step of the machine's clock, or a suspended machine, during the call makes a span
+ * more than a point: `ServerClock.venueSpan`); `narrow` holds only what lies in the call's window however they lie.
+ */
+const windows = (
+  window: Recovering["window"],
+  venueSpan: Recovering["venueSpan"]
+): Effect.Effect<{ readonly wide: Window; readonly narrow: Window }> =>
+  Effect.flatMap(venueSpan(window.start), (start) =>
+    Effect.map(venueSpan(window.end), (end) => ({
+      wide: { start: Math.floor(start.early - MARGIN_MILLIS), end: Math.ceil(end.late + MARGIN_MILLIS) },
+      narrow: { start: Math.floor(start.late - MARGIN_MILLIS), end: Math.ceil(end.early + MARGIN_MILLIS) }
+    })))
+
+interface Window {
+  readonly start: number
+  readonly end: number
+}
+
+const within = (record: TransferRecord, window: Window): boolean =>
+  record.createTime >= window.start && record.createTime <= window.end
 
 /**
  * What a failed transfer answers: its reason when the venue provably did not apply it; otherwise the transfer found
@@ -182,18 +201,18 @@ const widen = (window: { readonly start: number; readonly end: number }, offset:
 export const recover = (
   lookup: Lookup,
   transfer: InternalTransfer,
-  { clockOffset, entry, failure, known, unsettled, window }: Recovering
+  { entry, failure, known, unsettled, venueSpan, window }: Recovering
 ): Effect.Effect<TransferResult, SpotError.SpotErrorReason> => {
   const reason = failure.reason
   if (!failure.mayHaveApplied) return Effect.fail(reason)
   const what = `${transfer.amount} ${transfer.coin} to ${transfer.toUserId}`
-  const listed = Effect.flatMap(clockOffset, (offset) => candidates(lookup, transfer, widen(window, offset), known))
-  // The records in the window again, on the offset the lookup's answer taught.
+  const listed = Effect.flatMap(windows(window, venueSpan), ({ wide }) => candidates(lookup, transfer, wide, known))
+  // The records in the window again, on the estimates the lookup's answer taught.
   const confirmed = Effect.flatMap(listed, (records) =>
-    Effect.map(clockOffset, (offset) => {
-      const { end, start } = widen(window, offset)
-      return records.filter((record) => record.createTime >= start && record.createTime <= end)
-    }))
+    Effect.map(windows(window, venueSpan), ({ narrow, wide }) => ({
+      records: records.filter((record) => within(record, wide)),
+      narrow
+    })))
   return Effect.matchEffect(confirmed, {
     onFailure: (lookupReason) =>
       Effect.fail(
@@ -202,11 +221,13 @@ export const recover = (
             ` (${lookupReason.message}); it was not sent again`
         })
       ),
-    onSuccess: (listed) => {
+    onSuccess: ({ narrow, records }) => {
       // Transfers settled while the list was read are known now.
-      const found = listed.filter((record) => !known.has(record.withdrawId))
-      const contested = unsettled.contests(entry, widen(window, 0))
-      if (found.length === 1 && !contested) {
+      const found = records.filter((record) => !known.has(record.withdrawId))
+      const contested = unsettled.contests(entry, { start: window.start.mono, end: window.end.mono })
+      // The one match is taken only when it lies in the call's window however a step of the clock put it.
+      const sure = found.length === 1 && within(found[0]!, narrow)
+      if (sure && !contested) {
         const record = found[0]!
         known.add(record.withdrawId)
         return Effect.succeed<TransferResult>({
@@ -220,6 +241,9 @@ export const recover = (
           description: `${reason.message}; the transfer (${what}) may have been applied: ` +
             (found.length === 0
               ? "no transfer of the venue's list matches it (yet)"
+              : found.length === 1 && !sure
+              ? "one transfer of the venue's list matches it, created about when the call started, but the machine's" +
+                " clock stepped (or it was suspended) during the call: whether it is this transfer cannot be told"
               : found.length === 1
               ? "one transfer of the venue's list matches it, but it may be another transfer of this client of the" +
                 " same coin, receiver and amount whose outcome is not known"

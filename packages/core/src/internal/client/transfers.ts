@@ -4,6 +4,7 @@ import { Clock, Effect, Exit, Option } from "effect"
 import type * as Transfer from "../../Transfer.ts"
 import * as Venue from "../../Venue.ts"
 import { attempt, type Context, fail, send, validate } from "./call.ts"
+import { momentOf } from "./serverClock.ts"
 import * as TransferRecovery from "./transferRecovery.ts"
 
 const { internalTransfer: transferEndpoint, transferStatus: statusEndpoint } = Venue.endpoints
@@ -31,12 +32,14 @@ export const make = (context: Context) => {
     function*(input: Transfer.InternalTransferInput) {
       const transfer = yield* validate(transferEndpoint, input)
       yield* Effect.annotateCurrentSpan({ coin: transfer.coin, toUserId: transfer.toUserId })
-      // The call's times are on the client's clock: the unsettled compares the client's own calls, and the window a
-      // lost transfer is searched in is put on the venue's clock when it is searched (transferRecovery.ts).
-      const start = yield* Clock.currentTimeMillis
+      // The call's times are on the client's clocks: the unsettled compares the client's own calls on the monotonic
+      // one, and the window a lost transfer is searched in is put on the venue's clock when it is searched, through
+      // the monotonic clock too (transferRecovery.ts): a step of the wall clock during the call moves neither.
+      const moment = Clock.clockWith((clock) => Effect.succeed(momentOf(clock)))
+      const start = yield* moment
       // The call's entry among the unsettled is made and ended as a resource: no interruption can leave it in flight.
       return yield* Effect.acquireUseRelease(
-        Effect.sync(() => unsettled.begin(transfer, start)),
+        Effect.sync(() => unsettled.begin(transfer, start.mono)),
         (entry) =>
           retrying(
             transferEndpoint,
@@ -49,10 +52,10 @@ export const make = (context: Context) => {
           ).pipe(
             Effect.tap((result) => Effect.sync(() => known.add(result.id))),
             Effect.catch((failure) =>
-              Effect.flatMap(Clock.currentTimeMillis, (end) =>
+              Effect.flatMap(moment, (end) =>
                 TransferRecovery.recover(statusOf, transfer, {
                   window: { start, end },
-                  clockOffset: pipeline.clockOffset,
+                  venueSpan: pipeline.venueSpan,
                   known,
                   failure,
                   unsettled,
@@ -65,7 +68,7 @@ export const make = (context: Context) => {
           const error = Exit.findErrorOption(exit)
           return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
             ? Effect.sync(() => unsettled.settle(entry))
-            : Effect.map(Clock.currentTimeMillis, (end) => unsettled.unknown(entry, end))
+            : Effect.map(moment, (end) => unsettled.unknown(entry, end.mono))
         }
       )
     },

@@ -1,0 +1,232 @@
+/**
+ * A step of the machine's (wall) clock during a call — NTP stepping a drifted clock, a VM resumed, a user setting the
+ * time — must not make the recovery of a lost answer look in the wrong window: a bound or window of a recovery is the
+ * call's start on the venue's clock and its elapsed time on the monotonic clock, not the wall clock read again later.
+ * The wall clock here jumps while the monotonic clock does not, and the venue's clock runs on undisturbed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, type Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
+import type { Order } from "../src/index.ts"
+import {
+  BATCH,
+  FakeVenue,
+  NOW,
+  OLD_ORDER_ID,
+  ORDER_INFO,
+  ORDERS,
+  reasonOf,
+  sampleTransfer,
+  SERVER_TIME,
+  SYMBOL,
+  TRANSFER,
+  venueOrderId,
+  withClient
+} from "./support/FakeVenue.ts"
+
+const MINUTES_10 = 600_000
+
+/**
+ * The TestClock with a wall clock that can be stepped: `step` moves the wall time (and the venue's skew the other
+ * way, so that the venue's clock does not move) and leaves the monotonic time where it is.
+ */
+const steppable = (venue: FakeVenue) =>
+  Effect.map(TestClock.testClockWith(Effect.succeed), (test) => {
+    let stepped = 0
+    const wall = () => test.currentTimeMillisUnsafe() + stepped
+    const clock: TestClock.TestClock = {
+      currentTimeMillisUnsafe: wall,
+      currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n,
+      monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+      currentTimeMillis: Effect.sync(wall),
+      currentTimeNanos: Effect.sync(() => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n),
+      monotonicTimeNanos: test.monotonicTimeNanos,
+      sleep: (duration: Duration.Duration) => test.sleep(duration),
+      adjust: (duration: Duration.Input) => test.adjust(duration),
+      setTime: (timestamp: number) => test.setTime(timestamp),
+      withLive: (effect) => test.withLive(effect)
+    }
+    const step = (millis: number) => {
+      stepped += millis
+      venue.skewMillis -= millis
+    }
+    // A suspended machine: its wall clock and the venue's move on, its monotonic clock does not.
+    const suspend = (millis: number) => {
+      stepped += millis
+    }
+    return { clock, step, suspend }
+  })
+
+/** Runs `f` with a client over `venue` on a clock whose wall time `step` moves. */
+const withSteppedClient = <A, E>(
+  venue: FakeVenue,
+  f: (
+    client: Parameters<Parameters<typeof withClient>[1]>[0],
+    step: (millis: number) => void,
+    suspend: (millis: number) => void
+  ) => Effect.Effect<A, E>,
+  retry: { readonly times?: number; readonly baseDelay?: number } = {}
+) =>
+  Effect.flatMap(steppable(venue), ({ clock, step, suspend }) =>
+    Effect.provideService(
+      withClient(venue, (client) => f(client, step, suspend), { retry: { baseDelay: 0, ...retry } }),
+      Clock.Clock,
+      clock
+    ))
+
+/** Steps the wall clock by `millis` once the venue has handled the first request to `path`. */
+const stepAfter = (venue: FakeVenue, path: string, step: (millis: number) => void, millis: number) => {
+  let done = false
+  venue.onHandled = (request) => {
+    if (!done && request.pathname === path) {
+      done = true
+      step(millis)
+    }
+  }
+}
+
+const limit = (clientOrderId: string): Order.PlaceOrderInput => ({
+  symbol: SYMBOL,
+  side: "buy",
+  orderType: "limit",
+  price: "100",
+  quantity: "1",
+  clientOrderId
+})
+
+const item = (clientOrderId: string) =>
+  ({ side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId }) as const
+
+/** An identical order under `clientOrderId`, created five minutes before the call: a clientOrderId reused. */
+const addOlder = (venue: FakeVenue, clientOrderId: string) =>
+  venue.orders.push({
+    orderId: OLD_ORDER_ID,
+    symbol: SYMBOL,
+    clientOrderId,
+    side: "buy",
+    orderType: "limit",
+    price: "100",
+    quantity: "1",
+    cTime: NOW - 300_000,
+    status: "full_fill"
+  })
+
+describe("placeOrder across a step of the wall clock", () => {
+  it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
+    "an order applied, its answer lost, the clock stepped $name: recovered with its id",
+    ({ millis }) => {
+      const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+      return withSteppedClient(venue, (client, step) => {
+        stepAfter(venue, ORDERS, step, millis)
+        return Effect.map(client.placeOrder(limit("step-p")), (result) => {
+          assert.strictEqual(result.orderId, venueOrderId(venue, "step-p"))
+          assert.strictEqual(venue.orders.length, 1, "placed once")
+        })
+      })
+    }
+  )
+
+  it.effect("the clock stepped forward: an older order of a reused clientOrderId is not taken for this call's", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
+    addOlder(venue, "step-old")
+    return withSteppedClient(venue, (client, step) => {
+      stepAfter(venue, ORDERS, step, MINUTES_10)
+      return Effect.map(Effect.flip(client.placeOrder(limit("step-old"))), (error) => {
+        const reason = reasonOf(error, "DuplicateOrderError")
+        assert.isTrue(reason.mayExist)
+        assert.strictEqual(venue.orders.length, 1, "only the older order")
+      })
+    })
+  })
+})
+
+describe("placeOrders and resolve across a step of the wall clock", () => {
+  it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
+    "a batch applied, its answer lost, the clock stepped $name: its item recovered, and resolve agrees",
+    ({ millis }) => {
+      const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+      const items = [item("step-b")]
+      return withSteppedClient(venue, (client, step) =>
+        Effect.gen(function*() {
+          stepAfter(venue, BATCH, step, millis)
+          const result = yield* client.placeOrders(SYMBOL, items)
+          const outcome = result.outcomes[0]!
+          assert.strictEqual(outcome._tag, "Placed", JSON.stringify(outcome))
+          // A result that still says mayExist must never be settled as "not placed" by resolve.
+          const settled = yield* client.resolve(SYMBOL, items, result)
+          assert.strictEqual(settled.outcomes[0]!._tag, "Placed", JSON.stringify(settled.outcomes[0]))
+          assert.strictEqual(venue.orders.length, 1, "placed once")
+        }))
+    }
+  )
+
+  it.effect("no answer during the batch (sentAt), the clock stepped backward before resolve: it finds the order", () => {
+    // The venue's time not asked: no answer confirms the clock during the call, and the outcome carries `sentAt`.
+    const venue = new FakeVenue({ skewMillis: 20_000 })
+    venue.fail({ kind: "http", status: 429, body: "{\"code\":\"429\",\"msg\":\"Too Many Requests\"}" }, SERVER_TIME)
+    venue.fail({ kind: "dropAfter" }, BATCH)
+    for (let i = 0; i < 2; i++) venue.fail({ kind: "dropBefore" }, BATCH)
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDER_INFO)
+    const items = [item("step-s")]
+    return withSteppedClient(venue, (client, step) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const outcome = result.outcomes[0]!
+        assert.isTrue(outcome._tag === "Failed" && outcome.sentAt !== undefined, JSON.stringify(outcome))
+        step(-MINUTES_10)
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        const after = settled.outcomes[0]!
+        assert.strictEqual(after._tag, "Placed", JSON.stringify(after))
+        if (after._tag === "Placed") assert.strictEqual(after.orderId, venueOrderId(venue, "step-s"))
+      }), { times: 2 })
+  })
+
+  it.effect("the clock stepped forward: an older order of a reused clientOrderId is not taken for a batch item", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    addOlder(venue, "step-bo")
+    const items = [item("step-bo")]
+    return withSteppedClient(venue, (client, step) =>
+      Effect.gen(function*() {
+        stepAfter(venue, BATCH, step, MINUTES_10)
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const outcome = result.outcomes[0]!
+        assert.strictEqual(outcome._tag, "Failed", JSON.stringify(outcome))
+        assert.strictEqual(venue.orders.length, 1, "only the older order")
+      }))
+  })
+})
+
+describe("a machine suspended during a call", () => {
+  // The monotonic clock may not count the time a machine was suspended: an estimate by it alone would put the call's
+  // start ten minutes late, and an order of the call before it, "not placed".
+  it.effect("a batch applied, its answer lost, the machine suspended: never settled as not placed", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    const items = [item("susp-b")]
+    return withSteppedClient(venue, (client, _step, suspend) =>
+      Effect.gen(function*() {
+        stepAfter(venue, BATCH, suspend, MINUTES_10)
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        for (const outcome of [result.outcomes[0]!, settled.outcomes[0]!]) {
+          assert.isTrue(outcome._tag === "Placed" || outcome.mayExist, JSON.stringify(outcome))
+        }
+        assert.strictEqual(venue.orders.length, 1, "placed once")
+      }))
+  })
+})
+
+describe("internalTransfer across a step of the wall clock", () => {
+  it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
+    "a transfer applied, its answer lost, the clock stepped $name: found in the list, not sent again",
+    ({ millis }) => {
+      const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+      return withSteppedClient(venue, (client, step) => {
+        stepAfter(venue, TRANSFER, step, millis)
+        return Effect.map(client.internalTransfer(sampleTransfer), (result) => {
+          assert.strictEqual(venue.transfers.length, 1, "sent once")
+          assert.strictEqual(result.id, venue.transfers[0]!.withdrawId)
+        })
+      })
+    }
+  )
+})
