@@ -18,6 +18,7 @@ const BTC = "BTCUSDT_SPBL"
 const PLACE = "/api/v2/trade/orders"
 const BATCH = "/api/v2/trade/batch-orders"
 const CANCEL = "/api/v2/trade/cancel-order"
+const CANCEL_ALL = "/api/v2/trade/cancel-symbol-order"
 const TRANSFER = "/api/v2/rebate/affiliate/internalWithdrawal"
 
 const dir = mkdtempSync(join(tmpdir(), "spotkit-interrupted-"))
@@ -143,9 +144,35 @@ describe("a trading command interrupted while it waits for the venue", () => {
         assert.strictEqual(run.exitCode, 130, run.stderr)
         assert.strictEqual(
           run.stderr,
-          "spotkit: interrupted while cancelling: the orders named may have been cancelled; check with " +
-            "`spotkit orders open --symbol BTCUSDT_SPBL` (cancelling again does no harm)\n"
+          `spotkit: interrupted while cancelling the order (orderId ${orderId}): it may have been cancelled; check ` +
+            `with \`spotkit orders get --order-id ${orderId}\` (cancelling again does no harm)\n`
         )
+        const check = yield* runBuilt(commandIn(run.stderr).concat(["--format", "json"]), run.env)
+        assert.strictEqual(check.exitCode, 0, check.stderr)
+        assert.strictEqual(JSON.parse(check.stdout).orderId, orderId)
+      }))
+
+    // The line said "the orders named" for --all too, which names none.
+    it.effect("orders cancel --all: every open order of the symbol may have been cancelled, some or all", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const placed = yield* runBuilt(
+          ["orders", "place", "--symbol", BTC, "--side", "buy", "--type", "limit", "--price", "104", "--quantity", "1"],
+          env
+        )
+        assert.strictEqual(placed.exitCode, 0, placed.stderr)
+        const run = yield* interrupted(["orders", "cancel", "--symbol", BTC, "--all"], CANCEL_ALL)
+        assert.strictEqual(run.exitCode, 130, run.stderr)
+        assert.strictEqual(
+          run.stderr,
+          "spotkit: interrupted while cancelling every open order of BTCUSDT_SPBL: some or all may have been " +
+            "cancelled; check with `spotkit orders open --symbol BTCUSDT_SPBL`, or cancel what is left with " +
+            "`spotkit orders cancel --symbol BTCUSDT_SPBL --all` (cancelling again does no harm)\n"
+        )
+        const again = yield* runBuilt(["orders", "cancel", "--symbol", BTC, "--all"], run.env)
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        const open = yield* runBuilt(["orders", "open", "--symbol", BTC, "--format", "json"], run.env)
+        assert.deepStrictEqual(JSON.parse(open.stdout), [])
       }))
 
     it.effect("transfer: it may have been made; the line says how to see it", () =>
