@@ -13,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { aliceEnv, decodeAll, linesOf, runBuilt, sandboxLayer, spawn } from "../support/cli.ts"
+import { cliEnv, hostileVenue } from "../support/hostile.ts"
 
 const BTC = "BTCUSDT_SPBL"
 const PLACE = "/api/v2/trade/orders"
@@ -20,6 +21,7 @@ const BATCH = "/api/v2/trade/batch-orders"
 const CANCEL = "/api/v2/trade/cancel-order"
 const CANCEL_ALL = "/api/v2/trade/cancel-symbol-order"
 const TRANSFER = "/api/v2/rebate/affiliate/internalWithdrawal"
+const EXCHANGE_INFO = "/api/v2/public/exchangeInfo"
 
 const dir = mkdtempSync(join(tmpdir(), "spotkit-interrupted-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -207,4 +209,49 @@ describe("a trading command interrupted while it waits for the venue", () => {
         assert.deepStrictEqual(JSON.parse(check.stdout).map((t: { amount: string }) => t.amount), ["1.5"])
       }))
   })
+})
+
+// Interrupted before the write was handed to the transport, the line said "may have been placed" all the same. A
+// venue that never answers a GET holds the command while it loads the symbol rules (exchangeInfo, which the order
+// check waits for): no write can have left the process when the signal comes, and the line now says so.
+describe("a trading command interrupted before it sent anything", () => {
+  const silent = hostileVenue(() => undefined)
+
+  const interruptedAt = (args: ReadonlyArray<string>, path: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const venue = yield* silent
+      const handle = yield* spawn(args, cliEnv(venue.baseUrl))
+      const stdout = yield* Effect.forkScoped(decodeAll(handle.stdout))
+      const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+      while (!venue.paths.some((seen) => seen.split("?")[0] === path)) yield* Effect.sleep("25 millis")
+      yield* handle.kill({ killSignal: "SIGINT" })
+      const exitCode = Number(yield* handle.exitCode)
+      return { exitCode, stdout: yield* Fiber.join(stdout), stderr: yield* Fiber.join(stderr), paths: venue.paths }
+    })).pipe(Effect.timeout("40 seconds"), Effect.provide(NodeServices.layer))
+
+  it.live("orders place, while the symbol rules load: nothing was placed", () =>
+    Effect.gen(function*() {
+      const run = yield* interruptedAt(
+        ["orders", "place", "--symbol", BTC, "--side", "buy", "--type", "limit", "--price", "105", "--quantity", "1"]
+          .concat(["--client-order-id", "ctrl-c-unsent"]),
+        EXCHANGE_INFO
+      )
+      assert.strictEqual(run.exitCode, 130, run.stderr)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(
+        run.stderr,
+        "spotkit: interrupted before the order was sent (clientOrderId ctrl-c-unsent): nothing was placed\n"
+      )
+      assert.isFalse(run.paths.some((path) => path.startsWith(PLACE)), run.paths.join(" "))
+    }), { timeout: 60_000 })
+
+  it.live("orders batch, while the symbol rules load: nothing was placed", () =>
+    Effect.gen(function*() {
+      const file = join(dir, "unsent.ndjson")
+      writeFileSync(file, `{"side":"buy","orderType":"limit","price":"106","quantity":"1","clientOrderId":"u-b1"}\n`)
+      const run = yield* interruptedAt(["orders", "batch", "--symbol", BTC, "--file", file], EXCHANGE_INFO)
+      assert.strictEqual(run.exitCode, 130, run.stderr)
+      assert.strictEqual(run.stderr, "spotkit: interrupted before the batch was sent: nothing was placed\n")
+      assert.isFalse(run.paths.some((path) => path.startsWith(BATCH)), run.paths.join(" "))
+    }), { timeout: 60_000 })
 })

@@ -6,7 +6,19 @@ import { Command, Flag } from "effect/cli"
 import * as Records from "../records.ts"
 import * as Items from "./items.ts"
 import { refFlags, refOf } from "./orderState.ts"
-import { client, formatRecords, handled, json, listFlags, NAME, redacted, sending, symbol, usage } from "./shared.ts"
+import {
+  client,
+  formatRecords,
+  handled,
+  json,
+  listFlags,
+  NAME,
+  redacted,
+  sending,
+  sendWatch,
+  symbol,
+  usage
+} from "./shared.ts"
 
 // Orders that may still be open after the command: those the venue did not know and those that failed.
 const summary = (result: Cancel.CancelOrdersResult) => {
@@ -54,7 +66,8 @@ const ordersCancel = Command.make(
     const refs = Option.isSome(flags.file)
       ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
       : undefined
-    const spot = yield* client()
+    const watch = sendWatch()
+    const spot = yield* client("private", { transformClient: watch.transformClient })
     const check = `check with \`${NAME} orders open --symbol ${flags.symbol}\``
     // What an interruption before the answer leaves, said of the orders as this command named them: one order, the
     // orders of a file, or every open order of the symbol (whose orders may be cancelled in part).
@@ -83,6 +96,7 @@ const ordersCancel = Command.make(
         : spot.cancelAll(flags.symbol),
       {
         pending,
+        unsent: { watch, line: "the cancel was sent: nothing was cancelled" },
         answered: (result) => `writing the outcomes: the venue answered (${summary(result).text}); ${check}`
       },
       (result) =>
