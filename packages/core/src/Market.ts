@@ -6,6 +6,7 @@
  */
 import { Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
+import { wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
 import { Decimal, DecimalFromWire, IdFromWire, isPositive, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
 import { printable } from "./SafeText.ts"
@@ -392,7 +393,8 @@ export type Candle = typeof Candle.Type
 
 /**
  * A candle as the venue writes it, `[openTime, open, high, low, close, baseVolume, quoteVolume]` (any further
- * elements ignored), as a `Candle`.
+ * elements ignored), as a `Candle`. A price at or below zero, a negative volume, or a high below the low fails the
+ * decoding (volumes of zero are a period without trades).
  *
  * @since 0.1.0
  * @category market data
@@ -409,7 +411,7 @@ export const CandleFromWire = Schema.TupleWithRest(
   ]),
   [Schema.Unknown]
 ).pipe(
-  Schema.decodeTo(Schema.toType(Candle), {
+  Schema.decodeTo(Schema.toType(Candle).check(wellFormedCandle), {
     decode: SchemaGetter.transform(([openTime, open, high, low, close, baseVolume, quoteVolume]): Candle => ({
       openTime,
       open,
@@ -426,7 +428,9 @@ export const CandleFromWire = Schema.TupleWithRest(
 )
 
 /**
- * Candles in ascending open time, whatever order the venue sends them in; a candle the venue repeats is kept once.
+ * Candles in ascending open time, whatever order the venue sends them in. Of two candles with one open time, the one
+ * with the greater base volume is kept (the later state of a period still forming: its volume only grows), the later
+ * in the venue's order when the volumes are equal; so a candle the venue repeats is kept once.
  *
  * @since 0.1.0
  * @category market data
@@ -435,7 +439,12 @@ export const Candles = Schema.NullOr(Schema.Array(CandleFromWire)).pipe(
   Schema.decodeTo(Schema.toType(Schema.Array(Candle)), {
     decode: SchemaGetter.transform((list: ReadonlyArray<Candle> | null) => {
       const byTime = new Map<number, Candle>()
-      for (const candle of list ?? []) byTime.set(candle.openTime, candle)
+      for (const candle of list ?? []) {
+        const kept = byTime.get(candle.openTime)
+        if (kept === undefined || Decimals.compare(candle.baseVolume, kept.baseVolume) >= 0) {
+          byTime.set(candle.openTime, candle)
+        }
+      }
       return [...byTime.values()].sort((a, b) => a.openTime - b.openTime)
     }),
     encode: SchemaGetter.transform((list: ReadonlyArray<Candle>) => list)
@@ -482,7 +491,8 @@ export const BooleanFromWire = Schema.Union([
 ])
 
 /**
- * A recent trade as the venue writes it (docs/venue/market-data.md#recent-trades), as a `Trade`.
+ * A recent trade as the venue writes it (docs/venue/market-data.md#recent-trades), as a `Trade`. A price or a size
+ * at or below zero, or a negative value, fails the decoding.
  *
  * @since 0.1.0
  * @category market data
@@ -496,7 +506,7 @@ export const TradeFromWire = Schema.Struct({
   tradeValue: DecimalFromWire,
   buyerMaker: BooleanFromWire
 }).pipe(
-  Schema.decodeTo(Schema.toType(Trade), {
+  Schema.decodeTo(Schema.toType(Trade).check(wellFormedTrade), {
     decode: SchemaGetter.transform((wire): Trade => ({
       symbol: wire.symbol,
       tradeId: wire.tradeId,
