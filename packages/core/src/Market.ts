@@ -4,10 +4,12 @@
  *
  * @since 0.1.0
  */
-import { Schema, SchemaGetter } from "effect"
+import { Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
+import { wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
 import { Decimal, DecimalFromWire, IdFromWire, isPositive, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
+import { printable } from "./SafeText.ts"
 import type * as SpotError from "./SpotError.ts"
 
 /**
@@ -48,12 +50,93 @@ export const SymbolRules = Schema.Struct({
 export type SymbolRules = typeof SymbolRules.Type
 
 /**
- * The `data` of `exchangeInfo`: always an array.
+ * An entry of `exchangeInfo` that could not be read as a symbol's rules (a missing field, a value out of range such
+ * as a tick of `1e-40`, a flag of the wrong type): its place in the list, its `symbol` when it names one, and why.
+ * The client leaves such a symbol out, as one the venue does not list, and reports it (`Telemetry.Event`
+ * `UnreadableSymbols`, a warning in the log).
  *
  * @since 0.1.0
  * @category responses
  */
-export const ExchangeInfo = Schema.NullOr(Schema.Array(SymbolRules))
+export interface UnreadableSymbol {
+  /** The entry's place in the venue's list, from 0. */
+  readonly index: number
+  /** The symbol the entry names, when it names one (as text, at most 40 printable characters). */
+  readonly symbol: string | undefined
+  /** Why it could not be read: the field and what was expected of it. */
+  readonly issue: string
+}
+
+/**
+ * The symbol rules of an `exchangeInfo` answer: the entries read, and those that could not be (each with why).
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export interface SymbolList {
+  readonly symbols: ReadonlyArray<SymbolRules>
+  readonly unreadable: ReadonlyArray<UnreadableSymbol>
+}
+
+const decodeSymbolRules = Schema.decodeUnknownResult(SymbolRules)
+const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+// Why an entry is not a symbol's rules, as one short line: the first issue, with its path.
+const issueOf = (error: Schema.SchemaError): string => {
+  const first = issueFormatter(error.issue).issues[0]
+  if (first === undefined) return printable(error.message)
+  const path = (first.path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join(".")
+  return printable(path === "" ? first.message : `${path}: ${first.message}`)
+}
+
+const symbolOf = (entry: unknown): string | undefined => {
+  const symbol = typeof entry === "object" && entry !== null
+    ? (entry as { readonly symbol?: unknown }).symbol
+    : undefined
+  return typeof symbol === "string" ? printable(symbol, 40) : undefined
+}
+
+/**
+ * Reads a list of `exchangeInfo` entries one by one: an entry that is not a symbol's rules is set aside with its
+ * reason, and never costs the others (a program placing orders on a good symbol keeps its check).
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const readSymbolList = (entries: ReadonlyArray<unknown> | null): SymbolList => {
+  const symbols: Array<SymbolRules> = []
+  const unreadable: Array<UnreadableSymbol> = []
+  ;(entries ?? []).forEach((entry, index) => {
+    const decoded = decodeSymbolRules(entry)
+    if (Result.isSuccess(decoded)) symbols.push(decoded.success)
+    else unreadable.push({ index, symbol: symbolOf(entry), issue: issueOf(decoded.failure) })
+  })
+  return { symbols, unreadable }
+}
+
+/**
+ * The `data` of `exchangeInfo`: an array (null read as empty), each entry read on its own (`readSymbolList`): the
+ * symbols' rules, and the entries that could not be read. Only an answer that is not an array fails as a whole.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const ExchangeInfo = Schema.NullOr(Schema.Array(Schema.Unknown)).pipe(
+  Schema.decodeTo(
+    Schema.toType(Schema.Struct({
+      symbols: Schema.Array(Schema.toType(SymbolRules)),
+      unreadable: Schema.Array(Schema.Struct({
+        index: Schema.Number,
+        symbol: Schema.UndefinedOr(Schema.String),
+        issue: Schema.String
+      }))
+    })),
+    {
+      decode: SchemaGetter.transform(readSymbolList),
+      encode: SchemaGetter.transform((list: SymbolList) => list.symbols)
+    }
+  )
+)
 
 /**
  * The `data` of `/api/v2/public/products`: the symbols tradable by API.
@@ -310,7 +393,8 @@ export type Candle = typeof Candle.Type
 
 /**
  * A candle as the venue writes it, `[openTime, open, high, low, close, baseVolume, quoteVolume]` (any further
- * elements ignored), as a `Candle`.
+ * elements ignored), as a `Candle`. A price at or below zero, a negative volume, or a high below the low fails the
+ * decoding (volumes of zero are a period without trades).
  *
  * @since 0.1.0
  * @category market data
@@ -327,7 +411,7 @@ export const CandleFromWire = Schema.TupleWithRest(
   ]),
   [Schema.Unknown]
 ).pipe(
-  Schema.decodeTo(Schema.toType(Candle), {
+  Schema.decodeTo(Schema.toType(Candle).check(wellFormedCandle), {
     decode: SchemaGetter.transform(([openTime, open, high, low, close, baseVolume, quoteVolume]): Candle => ({
       openTime,
       open,
@@ -344,7 +428,9 @@ export const CandleFromWire = Schema.TupleWithRest(
 )
 
 /**
- * Candles in ascending open time, whatever order the venue sends them in; a candle the venue repeats is kept once.
+ * Candles in ascending open time, whatever order the venue sends them in. Of two candles with one open time, the one
+ * with the greater base volume is kept (the later state of a period still forming: its volume only grows), the later
+ * in the venue's order when the volumes are equal; so a candle the venue repeats is kept once.
  *
  * @since 0.1.0
  * @category market data
@@ -353,7 +439,12 @@ export const Candles = Schema.NullOr(Schema.Array(CandleFromWire)).pipe(
   Schema.decodeTo(Schema.toType(Schema.Array(Candle)), {
     decode: SchemaGetter.transform((list: ReadonlyArray<Candle> | null) => {
       const byTime = new Map<number, Candle>()
-      for (const candle of list ?? []) byTime.set(candle.openTime, candle)
+      for (const candle of list ?? []) {
+        const kept = byTime.get(candle.openTime)
+        if (kept === undefined || Decimals.compare(candle.baseVolume, kept.baseVolume) >= 0) {
+          byTime.set(candle.openTime, candle)
+        }
+      }
       return [...byTime.values()].sort((a, b) => a.openTime - b.openTime)
     }),
     encode: SchemaGetter.transform((list: ReadonlyArray<Candle>) => list)
@@ -400,7 +491,8 @@ export const BooleanFromWire = Schema.Union([
 ])
 
 /**
- * A recent trade as the venue writes it (docs/venue/market-data.md#recent-trades), as a `Trade`.
+ * A recent trade as the venue writes it (docs/venue/market-data.md#recent-trades), as a `Trade`. A price or a size
+ * at or below zero, or a negative value, fails the decoding.
  *
  * @since 0.1.0
  * @category market data
@@ -414,7 +506,7 @@ export const TradeFromWire = Schema.Struct({
   tradeValue: DecimalFromWire,
   buyerMaker: BooleanFromWire
 }).pipe(
-  Schema.decodeTo(Schema.toType(Trade), {
+  Schema.decodeTo(Schema.toType(Trade).check(wellFormedTrade), {
     decode: SchemaGetter.transform((wire): Trade => ({
       symbol: wire.symbol,
       tradeId: wire.tradeId,

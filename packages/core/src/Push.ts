@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaGetter } from "effect"
+import { candleProblem, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as Json from "./Json.ts"
 import type * as Market from "./Market.ts"
 import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
@@ -461,7 +462,8 @@ export const Depth = Schema.Struct({
 export type Depth = typeof Depth.Type
 
 /**
- * One public trade (`trades.{symbol}`): the taker sold when `buyerMaker` is true. No trade id on this interface.
+ * One public trade (`trades.{symbol}`): the taker sold when `buyerMaker` is true. No trade id on this interface. A
+ * price or a size at or below zero, or a negative value, fails the decoding (as REST's recent trades).
  *
  * @since 0.1.0
  * @category codecs
@@ -475,7 +477,7 @@ export const Trade = Schema.StructWithRest(
     buyerMaker: LenientBoolean
   }),
   rest
-)
+).check(wellFormedTrade)
 
 /**
  * @since 0.1.0
@@ -514,7 +516,9 @@ export const Ticker = Schema.StructWithRest(
 export type Ticker = typeof Ticker.Type
 
 /**
- * One candle push (`kline.LAST_PRICE.{symbol}.{interval}`): a push replaces the bar with the same `klineTime`.
+ * One candle push (`kline.LAST_PRICE.{symbol}.{interval}`): a push replaces the bar with the same `klineTime`. A
+ * price at or below zero, a negative `size` or `value`, or a high below the low fails the decoding (as REST's
+ * candles).
  *
  * @since 0.1.0
  * @category codecs
@@ -531,7 +535,16 @@ export const Kline = Schema.StructWithRest(
     value: Schema.optional(DecimalFromWire)
   }),
   rest
-)
+).check(Schema.makeFilter((k) => {
+  const problem = candleProblem({ ...k, baseVolume: k.size, quoteVolume: k.value })
+  if (problem === undefined) return undefined
+  const field = problem.path[0] === "baseVolume"
+    ? "size"
+    : problem.path[0] === "quoteVolume"
+    ? "value"
+    : problem.path[0]
+  return { path: field === undefined ? [] : [field], issue: problem.issue }
+}))
 
 /**
  * @since 0.1.0

@@ -184,7 +184,7 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   /**
    * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
-   * pause it starts, a retry about to wait. For a progress line or a log; its failures and defects are ignored, and
+   * pause it starts, a retry about to wait; and entries of the symbol rules that could not be read. For a progress line or a log; its failures and defects are ignored, and
    * it should return at once (it runs on the request's way). The same events are metrics and span events whether or
    * not a listener is given (`Telemetry`).
    */
@@ -450,10 +450,14 @@ export interface Service {
   readonly fundingBillsPage: (query?: Bill.BillPageQuery) => Effect.Effect<Bill.BillPage, SpotError.SpotError>
   /**
    * Every symbol's trading rules (exchangeInfo): tick, step, minimum and maximum quantity, fees, tradable. Cached by
-   * the client: loaded on first use and again when older than `Options.symbolRulesMaxAge`.
+   * the client: loaded on first use and again when older than `Options.symbolRulesMaxAge`. An entry that cannot be
+   * read is left out and reported (`Telemetry.Event` `UnreadableSymbols`, a warning in the log); the others are kept.
    */
   readonly symbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
-  /** One symbol's trading rules, from the same cache: `None` when the venue does not list it. */
+  /**
+   * One symbol's trading rules, from the same cache: `None` when the venue does not list it or its entry could not be
+   * read (then reported, as by `symbols`).
+   */
   readonly symbol: (name: string) => Effect.Effect<Option.Option<Market.SymbolRules>, SpotError.SpotError>
   /** Loads every symbol's rules again now (the cache the order check uses too). */
   readonly refreshSymbols: () => Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotError>
@@ -614,7 +618,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   })
   const retrying = Retry.make(options.retry ?? {}, reporter)
   const rules = yield* Rules.make(
-    Call.send({ pipeline, retrying }, Venue.endpoints.exchangeInfo, {}).pipe(Effect.map((list) => list ?? [])),
+    Call.send({ pipeline, retrying }, Venue.endpoints.exchangeInfo, {}).pipe(
+      Effect.tap((list) => reporter.unreadableSymbols(list.unreadable))
+    ),
     {
       maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
       retryMillis: RULES_RETRY_MILLIS

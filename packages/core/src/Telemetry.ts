@@ -2,7 +2,7 @@
  * What the client reports about itself: Effect `Metric`s (requests by endpoint and outcome, their latency, retries,
  * 429s, rate-limit waits, the budgets' use, exported rows), span events on the operation's span for each retry, wait
  * and 429, and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that says what it
- * waits for).
+ * waits for; the symbol rules the venue answered that could not be read).
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names), never a key,
@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import { Metric } from "effect"
+import type * as Market from "./Market.ts"
 import type * as SpotError from "./SpotError.ts"
 
 /**
@@ -109,7 +110,9 @@ export const exportRows = Metric.counter("spotkit_export_rows_total", {
 
 /**
  * Something the client does that a program may want to show: waiting for a rate-limit budget (`budget: "paused"`:
- * a 429's pause in force), a 429 answer and the pause it starts, a retry about to wait.
+ * a 429's pause in force), a 429 answer and the pause it starts, a retry about to wait, and entries of the symbol
+ * rules (`exchangeInfo`) that could not be read — left out, so an order on such a symbol is sent unchecked, as one
+ * on a symbol the venue does not list (reported at each load that has any, with a warning in the log).
  *
  * @since 0.1.0
  * @category events
@@ -134,4 +137,9 @@ export type Event =
     readonly attempt: number
     readonly delayMillis: number
     readonly reason: SpotError.SpotErrorReason
+  }
+  | {
+    readonly _tag: "UnreadableSymbols"
+    /** The entries left out, in the venue's order; the others were read. */
+    readonly entries: ReadonlyArray<Market.UnreadableSymbol>
   }

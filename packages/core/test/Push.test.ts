@@ -171,6 +171,29 @@ describe("Push", () => {
     assert.strictEqual(decode(Push.Trade)({ ...trade, buyerMaker: false }).buyerMaker, false)
     assert.strictEqual(decode(Push.Trade)(trade).time, 1747131727502)
     assert.throws(() => decode(Push.Trade)({ ...trade, buyerMaker: "yes" }))
+    // As REST's recent trades: a price or size at or below zero, or a negative value, is no trade; a value of 0 is.
+    assert.strictEqual(decode(Push.Trade)({ ...trade, value: "0" }).value, "0")
+    for (const bad of [{ price: "0" }, { price: "-1" }, { size: "0.000" }, { size: "-0.5" }, { value: "-1" }]) {
+      assert.throws(() => decode(Push.Trade)({ ...trade, ...bad }), undefined, undefined, JSON.stringify(bad))
+    }
+    // As REST's candles: zero volumes are a bar without trades; prices at or below zero, negative volumes, high < low
+    // are no bar.
+    const kline = {
+      symbol: "BTCUSDT_SPBL",
+      klineTime: "1747125660000",
+      open: "100",
+      high: "110",
+      low: "90",
+      close: "105",
+      size: "0",
+      value: "0"
+    }
+    assert.strictEqual(decode(Push.Kline)(kline).size, "0")
+    for (
+      const bad of [{ open: "0" }, { low: "-90" }, { close: "0.00" }, { size: "-1" }, { value: "-1" }, { high: "80" }]
+    ) {
+      assert.throws(() => decode(Push.Kline)({ ...kline, ...bad }), undefined, undefined, JSON.stringify(bad))
+    }
     const asset = { coinId: 1, coinName: "BTC", equity: "3.04", available: "3.04", frozen: "0", extra: { a: 1 } }
     assert.deepStrictEqual(decode(Push.AccountAsset)(asset) as unknown, { ...asset, coinId: "1" })
     assert.strictEqual(decode(Push.AccountAsset)({ ...asset, coinId: "2" }).coinId, "2")

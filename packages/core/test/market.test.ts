@@ -213,6 +213,75 @@ describe("market data: the venue's samples", () => {
       })
     )
   })
+
+  // Before, trades and candles were taken whatever their sign, where the order book refused such garbage.
+  it.effect("recent trades: a price or size at or below zero, a negative value, a DecodeError; a value of 0 kept", () =>
+    Effect.gen(function*() {
+      const tradesOf = (fields: Record<string, unknown>) =>
+        clientOf(() => [{
+          symbol: "BTCUSDT_SPBL",
+          tradeId: "1",
+          fillTime: 1743668713364,
+          fillPrice: "83609.7",
+          fillQuantity: "0.000001",
+          tradeValue: "0.08",
+          buyerMaker: true,
+          ...fields
+        }]).run((client) => client.recentTrades("BTCUSDT_SPBL"))
+      // A tiny trade's value may round to zero at the quote coin's precision.
+      assert.strictEqual((yield* tradesOf({ tradeValue: "0.00" }))[0]!.value, "0.00")
+      for (
+        const [fields, why] of [
+          [{ fillPrice: "0" }, "a zero price"],
+          [{ fillPrice: "-83609.7" }, "a negative price"],
+          [{ fillQuantity: "0.0000" }, "a zero size"],
+          [{ fillQuantity: "-1" }, "a negative size"],
+          [{ tradeValue: "-0.08" }, "a negative value"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(tradesOf(fields))
+        assert.strictEqual(error.reason._tag, "DecodeError", why)
+      }
+    }))
+
+  it.effect("candles: zero volumes kept (no trades); a price at or below zero, a negative volume, high < low refused", () =>
+    Effect.gen(function*() {
+      const candlesOf = (candle: ReadonlyArray<unknown>) =>
+        clientOf(() => [candle]).run((client) => client.candles("BTCUSDT_SPBL", "1m"))
+      const quiet = yield* candlesOf([1743669000000, "83654.0", "83654.0", "83654.0", "83654.0", "0", "0.000"])
+      assert.strictEqual(quiet[0]!.baseVolume, "0")
+      for (
+        const [candle, why] of [
+          [[1743669000000, "0", "83778.0", "83531.5", "83688.7", "1", "2"], "a zero open"],
+          [[1743669000000, "83654.0", "83778.0", "-1", "83688.7", "1", "2"], "a negative low"],
+          [[1743669000000, "83654.0", "83778.0", "83531.5", "0.0", "1", "2"], "a zero close"],
+          [[1743669000000, "83654.0", "83778.0", "83531.5", "83688.7", "-1", "2"], "a negative base volume"],
+          [[1743669000000, "83654.0", "83778.0", "83531.5", "83688.7", "1", "-2"], "a negative quote volume"],
+          [[1743669000000, "83654.0", "83531.5", "83778.0", "83688.7", "1", "2"], "a high below the low"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(candlesOf(candle))
+        assert.strictEqual(error.reason._tag, "DecodeError", why)
+      }
+    }))
+
+  // Before, the last in the venue's order was kept: a stale copy of the forming bar sent after the fresh one won.
+  it.effect("candles: of two with one open time, the greater base volume is kept, whatever their order", () =>
+    Effect.gen(function*() {
+      const fresh = [1743669000000, "100", "110", "90", "105", "12.5", "1300"]
+      const stale = [1743669000000, "100", "104", "95", "101", "3", "300"]
+      const same = [1743669000000, "100", "110", "90", "106", "12.50", "1301"]
+      const candlesOf = (list: ReadonlyArray<unknown>) =>
+        clientOf(() => list).run((client) => client.candles("BTCUSDT_SPBL", "1m"))
+      for (const list of [[fresh, stale], [stale, fresh]]) {
+        const candles = yield* candlesOf(list)
+        assert.strictEqual(candles.length, 1)
+        assert.strictEqual(candles[0]!.baseVolume, "12.5")
+      }
+      // Equal volumes: the later in the venue's order.
+      assert.strictEqual((yield* candlesOf([fresh, same]))[0]!.close, "106")
+      assert.strictEqual((yield* candlesOf([same, fresh]))[0]!.close, "105")
+    }))
 })
 
 describe("candleHistory", () => {

@@ -5,9 +5,9 @@
  * option that turns the check off. Checked orders that break a rule never reach the network.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Logger, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Market, type Order, type SpotError } from "../src/index.ts"
+import { Market, type Order, type SpotError, type Telemetry } from "../src/index.ts"
 import * as Rules from "../src/internal/client/rules.ts"
 import type * as RuleCheck from "../src/internal/model/symbolRules.ts"
 import * as Surface from "./support/fakeSurface.ts"
@@ -325,5 +325,103 @@ describe("symbols, symbol, refreshSymbols", () => {
         reasonOf(error, "HttpStatusError")
         assert.strictEqual(error.operation, "SpotClient.symbols")
       }))
+  })
+})
+
+// One entry the client cannot read used to fail the whole list: `symbols()` failed for everyone and every order went
+// unchecked (or kept the older rules) until the next load. Now only that entry is left out, and reported.
+describe("an unreadable entry in the symbol list", () => {
+  const ETH = "ETHUSDT_SPBL"
+  const XRP = "XRPUSDT_SPBL"
+  const bad: ReadonlyArray<Record<string, unknown>> = [
+    Surface.rulesOf(ETH, { tickSize: "1e-40" }),
+    Object.fromEntries(Object.entries(Surface.rulesOf(XRP)).filter(([key]) => key !== "stepSize")),
+    Surface.rulesOf("SOLUSDT_SPBL", { enableTrade: "maybe" })
+  ]
+
+  /** Runs `f` with the events the client reported and its log at warning. */
+  const observed = <A, E>(
+    venue: FakeVenue,
+    f: (
+      client: Parameters<Parameters<typeof withClient>[1]>[0],
+      seen: { readonly events: Array<Telemetry.Event>; readonly warnings: Array<string> }
+    ) => Effect.Effect<A, E>
+  ) => {
+    const seen = { events: [] as Array<Telemetry.Event>, warnings: [] as Array<string> }
+    const logger = Logger.layer([
+      Logger.make((options) => {
+        if (options.logLevel === "Warn") seen.warnings.push(String(options.message))
+      })
+    ])
+    return withClient(venue, (client) => f(client, seen), {
+      onEvent: (event) => Effect.sync(() => void seen.events.push(event))
+    }).pipe(Effect.provide(logger))
+  }
+
+  it.effect("the good entries are kept; the bad ones are reported (an event, a warning), each with why", () => {
+    const venue = new FakeVenue()
+    venue.rules.push(...bad, 42 as unknown as Record<string, unknown>)
+    return observed(venue, (client, seen) =>
+      Effect.gen(function*() {
+        const all = yield* client.symbols()
+        assert.deepStrictEqual(all.map((rules) => rules.symbol), [SYMBOL])
+        assert.isTrue(Option.isNone(yield* client.symbol(ETH)))
+        const reported = seen.events.filter((event) => event._tag === "UnreadableSymbols")
+        assert.strictEqual(reported.length, 1)
+        const entries = reported[0]!.entries
+        assert.deepStrictEqual(entries.map(({ index, symbol }) => ({ index, symbol })), [
+          { index: 1, symbol: ETH },
+          { index: 2, symbol: XRP },
+          { index: 3, symbol: "SOLUSDT_SPBL" },
+          { index: 4, symbol: undefined }
+        ])
+        assert.include(entries[0]!.issue, "tickSize")
+        assert.include(entries[1]!.issue, "stepSize")
+        assert.include(entries[2]!.issue, "enableTrade")
+        assert.strictEqual(seen.warnings.length, 1)
+        assert.include(seen.warnings[0]!, "4 entries of the venue's symbol rules could not be read")
+        assert.include(seen.warnings[0]!, `${ETH} (tickSize`)
+        assert.include(seen.warnings[0]!, "entry 4 (")
+      }))
+  })
+
+  it.effect("an order on the good symbol is still checked; one on a bad entry's symbol is sent unchecked", () => {
+    const venue = new FakeVenue()
+    venue.rules.push(...bad)
+    return observed(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("good-1", "100.005", "1")))
+        reasonOf(error, "SymbolRuleError")
+        assert.strictEqual(venue.count(ORDERS), 0)
+        // As an order on a symbol the venue does not list: sent, for the venue to judge.
+        yield* client.placeOrder({ ...limitOrderAt("eth-1", "100.005", "1"), symbol: ETH })
+        yield* client.placeOrder({ ...limitOrderAt("xrp-1", "100.005", "1"), symbol: XRP })
+        assert.strictEqual(venue.count(ORDERS), 2)
+        assert.strictEqual(venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length, 1)
+      }))
+  })
+
+  it.effect("a symbol whose entry turns unreadable loses its older rules, as a symbol no longer listed", () => {
+    const venue = new FakeVenue()
+    venue.rules.push(Surface.rulesOf(ETH))
+    return observed(venue, (client, seen) =>
+      Effect.gen(function*() {
+        const before = yield* Effect.flip(client.placeOrder({ ...limitOrderAt("e-1", "100.005", "1"), symbol: ETH }))
+        reasonOf(before, "SymbolRuleError")
+        venue.rules[1] = bad[0]!
+        assert.deepStrictEqual((yield* client.refreshSymbols()).map((rules) => rules.symbol), [SYMBOL])
+        yield* client.placeOrder({ ...limitOrderAt("e-2", "100.005", "1"), symbol: ETH })
+        assert.strictEqual(venue.count(ORDERS), 1)
+        assert.strictEqual(seen.events.filter((event) => event._tag === "UnreadableSymbols").length, 1)
+      }))
+  })
+
+  it("Market.ExchangeInfo reads each entry on its own; only an answer that is no array fails", () => {
+    const decode = Schema.decodeUnknownSync(Market.ExchangeInfo)
+    const list = decode([Surface.rulesOf(SYMBOL), ...bad])
+    assert.deepStrictEqual(list.symbols.map((rules) => rules.symbol), [SYMBOL])
+    assert.strictEqual(list.unreadable.length, 3)
+    assert.deepStrictEqual(decode(null), { symbols: [], unreadable: [] })
+    assert.throws(() => decode({ symbol: SYMBOL }))
   })
 })

@@ -13,12 +13,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { aliceEnv, decodeAll, linesOf, runBuilt, sandboxLayer, spawn } from "../support/cli.ts"
+import { cliEnv, hostileVenue } from "../support/hostile.ts"
 
 const BTC = "BTCUSDT_SPBL"
 const PLACE = "/api/v2/trade/orders"
 const BATCH = "/api/v2/trade/batch-orders"
 const CANCEL = "/api/v2/trade/cancel-order"
+const CANCEL_ALL = "/api/v2/trade/cancel-symbol-order"
 const TRANSFER = "/api/v2/rebate/affiliate/internalWithdrawal"
+const EXCHANGE_INFO = "/api/v2/public/exchangeInfo"
 
 const dir = mkdtempSync(join(tmpdir(), "spotkit-interrupted-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -143,9 +146,35 @@ describe("a trading command interrupted while it waits for the venue", () => {
         assert.strictEqual(run.exitCode, 130, run.stderr)
         assert.strictEqual(
           run.stderr,
-          "spotkit: interrupted while cancelling: the orders named may have been cancelled; check with " +
-            "`spotkit orders open --symbol BTCUSDT_SPBL` (cancelling again does no harm)\n"
+          `spotkit: interrupted while cancelling the order (orderId ${orderId}): it may have been cancelled; check ` +
+            `with \`spotkit orders get --order-id ${orderId}\` (cancelling again does no harm)\n`
         )
+        const check = yield* runBuilt(commandIn(run.stderr).concat(["--format", "json"]), run.env)
+        assert.strictEqual(check.exitCode, 0, check.stderr)
+        assert.strictEqual(JSON.parse(check.stdout).orderId, orderId)
+      }))
+
+    // The line said "the orders named" for --all too, which names none.
+    it.effect("orders cancel --all: every open order of the symbol may have been cancelled, some or all", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const placed = yield* runBuilt(
+          ["orders", "place", "--symbol", BTC, "--side", "buy", "--type", "limit", "--price", "104", "--quantity", "1"],
+          env
+        )
+        assert.strictEqual(placed.exitCode, 0, placed.stderr)
+        const run = yield* interrupted(["orders", "cancel", "--symbol", BTC, "--all"], CANCEL_ALL)
+        assert.strictEqual(run.exitCode, 130, run.stderr)
+        assert.strictEqual(
+          run.stderr,
+          "spotkit: interrupted while cancelling every open order of BTCUSDT_SPBL: some or all may have been " +
+            "cancelled; check with `spotkit orders open --symbol BTCUSDT_SPBL`, or cancel what is left with " +
+            "`spotkit orders cancel --symbol BTCUSDT_SPBL --all` (cancelling again does no harm)\n"
+        )
+        const again = yield* runBuilt(["orders", "cancel", "--symbol", BTC, "--all"], run.env)
+        assert.strictEqual(again.exitCode, 0, again.stderr)
+        const open = yield* runBuilt(["orders", "open", "--symbol", BTC, "--format", "json"], run.env)
+        assert.deepStrictEqual(JSON.parse(open.stdout), [])
       }))
 
     it.effect("transfer: it may have been made; the line says how to see it", () =>
@@ -180,4 +209,49 @@ describe("a trading command interrupted while it waits for the venue", () => {
         assert.deepStrictEqual(JSON.parse(check.stdout).map((t: { amount: string }) => t.amount), ["1.5"])
       }))
   })
+})
+
+// Interrupted before the write was handed to the transport, the line said "may have been placed" all the same. A
+// venue that never answers a GET holds the command while it loads the symbol rules (exchangeInfo, which the order
+// check waits for): no write can have left the process when the signal comes, and the line now says so.
+describe("a trading command interrupted before it sent anything", () => {
+  const silent = hostileVenue(() => undefined)
+
+  const interruptedAt = (args: ReadonlyArray<string>, path: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const venue = yield* silent
+      const handle = yield* spawn(args, cliEnv(venue.baseUrl))
+      const stdout = yield* Effect.forkScoped(decodeAll(handle.stdout))
+      const stderr = yield* Effect.forkScoped(decodeAll(handle.stderr))
+      while (!venue.paths.some((seen) => seen.split("?")[0] === path)) yield* Effect.sleep("25 millis")
+      yield* handle.kill({ killSignal: "SIGINT" })
+      const exitCode = Number(yield* handle.exitCode)
+      return { exitCode, stdout: yield* Fiber.join(stdout), stderr: yield* Fiber.join(stderr), paths: venue.paths }
+    })).pipe(Effect.timeout("40 seconds"), Effect.provide(NodeServices.layer))
+
+  it.live("orders place, while the symbol rules load: nothing was placed", () =>
+    Effect.gen(function*() {
+      const run = yield* interruptedAt(
+        ["orders", "place", "--symbol", BTC, "--side", "buy", "--type", "limit", "--price", "105", "--quantity", "1"]
+          .concat(["--client-order-id", "ctrl-c-unsent"]),
+        EXCHANGE_INFO
+      )
+      assert.strictEqual(run.exitCode, 130, run.stderr)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(
+        run.stderr,
+        "spotkit: interrupted before the order was sent (clientOrderId ctrl-c-unsent): nothing was placed\n"
+      )
+      assert.isFalse(run.paths.some((path) => path.startsWith(PLACE)), run.paths.join(" "))
+    }), { timeout: 60_000 })
+
+  it.live("orders batch, while the symbol rules load: nothing was placed", () =>
+    Effect.gen(function*() {
+      const file = join(dir, "unsent.ndjson")
+      writeFileSync(file, `{"side":"buy","orderType":"limit","price":"106","quantity":"1","clientOrderId":"u-b1"}\n`)
+      const run = yield* interruptedAt(["orders", "batch", "--symbol", BTC, "--file", file], EXCHANGE_INFO)
+      assert.strictEqual(run.exitCode, 130, run.stderr)
+      assert.strictEqual(run.stderr, "spotkit: interrupted before the batch was sent: nothing was placed\n")
+      assert.isFalse(run.paths.some((path) => path.startsWith(BATCH)), run.paths.join(" "))
+    }), { timeout: 60_000 })
 })

@@ -20,7 +20,7 @@ import * as Output from "../../src/internal/output.ts"
 import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
-const SUMMARY = /^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs? in \d+\.\d s$/
+const SUMMARY = /^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs?, \d+ gaps? in \d+\.\d s$/
 
 // The demo exchange, its push venue with `faults`, and the sandbox serving both on one loopback port.
 const sandbox = (faults: string) =>
@@ -247,11 +247,11 @@ describe("spotkit watch", () => {
             linesOf(counted.stderr)[0],
             "spotkit: listening: the private streams are in sync with REST"
           )
-          assert.match(linesOf(counted.stderr)[1]!, /^spotkit: 2 events, 0 reconnects, 0 resyncs in \d+\.\d s$/)
+          assert.match(linesOf(counted.stderr)[1]!, /^spotkit: 2 events, 0 reconnects, 0 resyncs, 0 gaps in \d+\.\d s$/)
           const timed = yield* runInProcess(["watch", "fills", "--for", "300ms"], env)
           assert.strictEqual(timed.exitCode, 0, timed.stderr)
           assert.strictEqual(linesOf(timed.stdout)[0]!.split(/\s+/).slice(0, 3).join(" "), "time fillId orderId")
-          assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs in 0\.\d s$/)
+          assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs, 0 gaps in 0\.\d s$/)
           // On a terminal each book is drawn from the top left over the last one.
           const terminal = capture(true)
           const drawing = yield* Effect.forkChild(
@@ -414,8 +414,8 @@ describe("spotkit watch", () => {
       ].join("\n")
     )
     assert.strictEqual(
-      Watch.summaryLine({ events: 1, reconnects: 2, resyncs: 0, resynced: 3 }, 61_234),
-      "1 event, 2 reconnects, 0 resyncs in 61.2 s"
+      Watch.summaryLine({ events: 1, reconnects: 2, resyncs: 0, resynced: 3, gaps: 1 }, 61_234),
+      "1 event, 2 reconnects, 0 resyncs, 1 gap in 61.2 s"
     )
     assert.strictEqual(
       Watch.gapLine({ _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1_767_225_600_000, to: 1_767_225_601_500 }),
@@ -426,5 +426,27 @@ describe("spotkit watch", () => {
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),
       [30_000, 300_000, 5_400_000, 500, undefined, undefined, undefined, 2_000]
     )
+  })
+
+  // The summary did not count gaps: a user who watched trades for an hour could not tell from it whether trades may
+  // be missing. And a book consumer's lag (a Resync only its stream hears) was neither said nor counted.
+  it("the summary's tally: reconnects, resyncs (a book's, a catch-up after the first), gaps, a book's lag", () => {
+    const tally = Watch.emptyTally()
+    const events: ReadonlyArray<Parameters<typeof Watch.count>[0]> = [
+      { _tag: "Connected", endpoint: "public", connection: 1 },
+      { _tag: "Resynced", endpoint: "private", orders: 0, fills: 0 },
+      { _tag: "Disconnected", endpoint: "public", connection: 1, reason: "closed", retryInMillis: 100 },
+      { _tag: "Resync", channel: "books15.BTCUSDT_SPBL", reason: "reconnect" },
+      { _tag: "Resynced", endpoint: "private", orders: 1, fills: 2 },
+      { _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1, to: 2 },
+      { _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 3, to: 4 }
+    ]
+    for (const event of events) Watch.count(event, tally)
+    assert.deepStrictEqual(tally, { events: 0, reconnects: 1, resyncs: 2, resynced: 2, gaps: 2 })
+    assert.strictEqual(Watch.summaryLine(tally, 3_600_000), "0 events, 1 reconnect, 2 resyncs, 2 gaps in 3600.0 s")
+    const book = Watch.bookRenderer("table", false)
+    assert.include(book.resync!({ _tag: "Resync", symbol: SYMBOL, reason: "lag" }), "fell behind")
+    // The other resyncs are on `events` too (counted there once).
+    assert.isUndefined(book.resync!({ _tag: "Resync", symbol: SYMBOL, reason: "gap" }))
   })
 })

@@ -2,7 +2,9 @@
 // sent. The cache loads every symbol's rules in one request, on first use, shared by concurrent callers; it loads
 // again when they are older than `maxAge`, when asked to (`refresh`), and when the venue refuses an order for a rule
 // the cached copy did not catch (40808, 45110: the rules changed). Placing never fails because the rules could not
-// be loaded: the order is then sent unchecked, and the load is not tried again for a while.
+// be loaded: the order is then sent unchecked, and the load is not tried again for a while. An entry of the list that
+// cannot be read (Market.readSymbolList) costs only its own symbol: it is left out, as a symbol the venue does not
+// list, so an order on it is sent unchecked too (and the venue judges it).
 import { Effect } from "effect"
 import type * as Market from "../../Market.ts"
 import type * as SpotError from "../../SpotError.ts"
@@ -19,8 +21,8 @@ export interface Checker {
 /** Prepares a symbol's rules for checking orders. */
 export const checker = (rules: Market.SymbolRules): Checker => ({ rules, check: SymbolRules.check(rules) })
 
-/** What the cache needs: one request for every symbol's rules, already retried. */
-export type Load = Effect.Effect<ReadonlyArray<Market.SymbolRules>, SpotError.SpotErrorReason>
+/** What the cache needs: one request for every symbol's rules, already retried (and its unreadable entries reported). */
+export type Load = Effect.Effect<Market.SymbolList, SpotError.SpotErrorReason>
 
 /** A client's cache of symbol rules. */
 export interface Cache {
@@ -66,7 +68,7 @@ export const make = (load: Load, options: { readonly maxAge: number; readonly re
     const fetch = Effect.flatMap(load, (list) =>
       Effect.map(monotonicMillis, (at) => {
         const bySymbol = new Map<string, Checker>()
-        for (const rules of list) bySymbol.set(rules.symbol, checker(rules))
+        for (const rules of list.symbols) bySymbol.set(rules.symbol, checker(rules))
         loaded = { bySymbol, at, generation: (loaded?.generation ?? 0) + 1 }
         return bySymbol as ReadonlyMap<string, Checker>
       })).pipe(

@@ -1,7 +1,9 @@
 // What one client reports (Telemetry.ts): the metrics of every request, and for each wait, 429 and retry a metric, a
-// span event on the operation's span and the program's `onEvent`. The metrics' attributes are fixed per endpoint (and
+// span event on the operation's span and the program's `onEvent`; for symbol rules it could not read, a warning in the
+// log, a span event and `onEvent`. The metrics' attributes are fixed per endpoint (and
 // outcome), so each is built once per client and looked up, never rebuilt per call.
 import { Clock, Context, Effect, Metric, Option } from "effect"
+import type * as Market from "../../Market.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Telemetry from "../../Telemetry.ts"
 import type * as Venue from "../../Venue.ts"
@@ -34,6 +36,21 @@ export interface Reporter {
     budget: "uid" | "ip" | "endpoint" | "paused",
     millis: number
   ) => Effect.Effect<void>
+  /** Entries of the symbol rules could not be read, and are left out (none: nothing reported). */
+  readonly unreadableSymbols: (entries: ReadonlyArray<Market.UnreadableSymbol>) => Effect.Effect<void>
+}
+
+// How many unreadable entries the warning names; the event carries them all.
+const NAMED = 5
+
+/** The warning for entries of the symbol rules that could not be read. */
+export const unreadableLine = (entries: ReadonlyArray<Market.UnreadableSymbol>): string => {
+  const named = entries.slice(0, NAMED).map((entry) => `${entry.symbol ?? `entry ${entry.index}`} (${entry.issue})`)
+  const more = entries.length > NAMED ? `, and ${entries.length - NAMED} more` : ""
+  return `spotkit: ${entries.length} ${entries.length === 1 ? "entry" : "entries"} of the venue's symbol rules ` +
+    `could not be read and ${entries.length === 1 ? "is" : "are"} left out (orders on ${
+      entries.length === 1 ? "it are" : "them are"
+    } sent unchecked, as on a symbol the venue does not list): ${named.join("; ")}${more}`
 }
 
 /** An event on the current span, when there is one (an operation's span). */
@@ -166,6 +183,12 @@ export const make = (
         Metric.update(waits(budget, { budget }), millis),
         spanEvent("spotkit.rate_limit_wait", { endpoint, budget, "wait.ms": millis }),
         listen({ _tag: "Waiting", endpoint, budget, millis })
+      ], { discard: true }),
+    unreadableSymbols: (entries) =>
+      entries.length === 0 ? Effect.void : Effect.all([
+        Effect.logWarning(unreadableLine(entries)),
+        spanEvent("spotkit.unreadable_symbols", { count: entries.length }),
+        listen({ _tag: "UnreadableSymbols", entries })
       ], { discard: true })
   }
 }
@@ -175,7 +198,8 @@ export const none: Reporter = {
   answered: () => undefined,
   rateLimited: () => Effect.void,
   retrying: () => Effect.void,
-  waiting: () => Effect.void
+  waiting: () => Effect.void,
+  unreadableSymbols: () => Effect.void
 }
 
 /** Whether a reason is the venue's HTTP 429, and the wait it asked for. */

@@ -6,7 +6,19 @@ import { Command, Flag } from "effect/cli"
 import * as Records from "../records.ts"
 import * as Items from "./items.ts"
 import { refFlags, refOf } from "./orderState.ts"
-import { client, formatRecords, handled, json, listFlags, NAME, redacted, sending, symbol, usage } from "./shared.ts"
+import {
+  client,
+  formatRecords,
+  handled,
+  json,
+  listFlags,
+  NAME,
+  redacted,
+  sending,
+  sendWatch,
+  symbol,
+  usage
+} from "./shared.ts"
 
 // Orders that may still be open after the command: those the venue did not know and those that failed.
 const summary = (result: Cancel.CancelOrdersResult) => {
@@ -54,8 +66,24 @@ const ordersCancel = Command.make(
     const refs = Option.isSome(flags.file)
       ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
       : undefined
-    const spot = yield* client()
+    const watch = sendWatch()
+    const spot = yield* client("private", { transformClient: watch.transformClient })
     const check = `check with \`${NAME} orders open --symbol ${flags.symbol}\``
+    // What an interruption before the answer leaves, said of the orders as this command named them: one order, the
+    // orders of a file, or every open order of the symbol (whose orders may be cancelled in part).
+    const one = ref === undefined
+      ? undefined
+      : ref.orderId !== undefined
+      ? { label: `orderId ${ref.orderId}`, flag: `--order-id ${ref.orderId}` }
+      : { label: `clientOrderId ${ref.clientOrderId}`, flag: `--client-order-id ${ref.clientOrderId}` }
+    const pending = one !== undefined
+      ? `cancelling the order (${one.label}): it may have been cancelled; check with \`${NAME} orders get ` +
+        `${one.flag}\` (cancelling again does no harm)`
+      : refs !== undefined
+      ? `cancelling the orders the file names: some or all may have been cancelled; ${check} (cancelling again does ` +
+        `no harm)`
+      : `cancelling every open order of ${flags.symbol}: some or all may have been cancelled; ${check}, or cancel ` +
+        `what is left with \`${NAME} orders cancel --symbol ${flags.symbol} --all\` (cancelling again does no harm)`
     yield* sending(
       ref !== undefined
         ? Effect.map(
@@ -67,7 +95,8 @@ const ordersCancel = Command.make(
         ? spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
         : spot.cancelAll(flags.symbol),
       {
-        pending: `cancelling: the orders named may have been cancelled; ${check} (cancelling again does no harm)`,
+        pending,
+        unsent: { watch, line: "the cancel was sent: nothing was cancelled" },
         answered: (result) => `writing the outcomes: the venue answered (${summary(result).text}); ${check}`
       },
       (result) =>

@@ -152,7 +152,11 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       dataOnTerminal: toStdout && output.stdout.isTTY
     })
     const spot = yield* client("private", {
-      onEvent: (event) => Effect.flatMap(Clock.currentTimeMillis, (now) => progress.waiting(waitOf(event, now))),
+      onEvent: (event) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const wait = waitOf(event, now)
+          return wait === undefined ? Effect.void : progress.waiting(wait)
+        }),
       say: progress.note
     })
     const description: OutFile.Description = {
@@ -248,8 +252,8 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
     yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${finishedName(target)}`}${earlier}`)
   })
 
-// What the progress line says the export waits for.
-const waitOf = (event: Telemetry.Event, now: number): Progress.Wait => {
+// What the progress line says the export waits for (nothing for an event that is no wait: the log says those).
+const waitOf = (event: Telemetry.Event, now: number): Progress.Wait | undefined => {
   switch (event._tag) {
     case "Waiting":
       return { what: event.budget === "paused" ? "venue asked to wait" : "rate limit", until: now + event.millis }
@@ -262,6 +266,8 @@ const waitOf = (event: Telemetry.Event, now: number): Progress.Wait => {
           `retry ${event.attempt} after a ${event.reason._tag}`,
         until: now + event.delayMillis
       }
+    case "UnreadableSymbols":
+      return undefined
   }
 }
 

@@ -18,6 +18,7 @@ import {
   redacted,
   resultFormat,
   sending,
+  sendWatch,
   sinceNow,
   symbol,
   writeResult
@@ -53,7 +54,8 @@ const ordersPlace = Command.make(
     format: resultFormat
   },
   Effect.fnUntraced(function*(flags) {
-    const spot = yield* client()
+    const watch = sendWatch()
+    const spot = yield* client("private", { transformClient: watch.transformClient })
     const clientOrderId = optional(flags.clientOrderId) ?? (yield* Order.newClientOrderId)
     yield* sending(
       spot.placeOrder({
@@ -68,6 +70,7 @@ const ordersPlace = Command.make(
       {
         pending: `placing the order (clientOrderId ${clientOrderId}): it may have been placed; check with ` +
           `\`${NAME} orders get --client-order-id ${clientOrderId}\` before placing it again`,
+        unsent: { watch, line: `the order was sent (clientOrderId ${clientOrderId}): nothing was placed` },
         answered: (p) =>
           `writing the result: the order was placed (orderId ${p.orderId}, clientOrderId ${p.clientOrderId})`
       },
@@ -103,7 +106,8 @@ const ordersBatch = Command.make(
   },
   Effect.fnUntraced(function*(flags) {
     const items = yield* Items.read(flags.file)
-    const spot = yield* client()
+    const watch = sendWatch()
+    const spot = yield* client("private", { transformClient: watch.transformClient })
     const since = yield* sinceNow
     const check = `check with \`${NAME} orders history --symbol ${flags.symbol} --since ${since}\``
     const placed = (result: Order.BatchResult) => `placed ${result.placed} of ${result.outcomes.length}`
@@ -112,6 +116,7 @@ const ordersBatch = Command.make(
       spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>),
       {
         pending: `placing the batch: some of its orders may have been placed; ${check} before placing them again`,
+        unsent: { watch, line: "the batch was sent: nothing was placed" },
         answered: (result) => `writing the outcomes: the venue answered the batch (${placed(result)}); ${check}`
       },
       (result) =>

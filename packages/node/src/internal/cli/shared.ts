@@ -8,6 +8,7 @@ import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/c
 import type { Config } from "effect"
 import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
+import { HttpClient } from "effect/http"
 import * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
@@ -57,24 +58,60 @@ export const note = (message: string) =>
   )
 
 /**
+ * Whether a command's write may have left the process. Every request that changes state at the venue is a POST
+ * (`Venue.endpoints`), and every request passes the client's `transformClient` just before the platform's client
+ * sends it: a request other than a GET handed on there may be the write (or a read the venue serves by POST, which
+ * errs on the safe side). Until one is, nothing that could change state was sent — the command was interrupted while
+ * it loaded the symbol rules, asked the venue's time or waited for a rate-limit permit.
+ */
+export interface SendWatch {
+  /** For the client's options (`Listener.transformClient`): notes each request other than a GET it hands on. */
+  readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
+  /** Whether a request other than a GET was handed to the transport. */
+  readonly sent: () => boolean
+}
+
+/** A new `SendWatch`, for one command's client. */
+export const sendWatch = (): SendWatch => {
+  let sent = false
+  return {
+    transformClient: (client) =>
+      HttpClient.tapRequest(client, (request) => Effect.sync(() => void (sent ||= request.method !== "GET"))),
+    sent: () => sent
+  }
+}
+
+/**
  * `call`, a request that changes state at the venue, then `then` with its answer (the result printed), with a line on
- * stderr when Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted while <what>`. While the call runs, `what` is
- * `pending`: what may have happened, and the command that tells. Once the venue answered, it is `answered(answer)`:
- * what the venue did, since the interruption then cuts off only the printing (a stdout nobody reads holds it up).
+ * stderr when Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted <what>`. While the call runs, `what` is
+ * `while <pending>`: what may have happened, and the command that tells — or, when `unsent` is given and its watch
+ * saw nothing that could be the write handed to the transport, `before <unsent.line>`: nothing was sent. Once the
+ * venue answered, it is `while <answered(answer)>`: what the venue did, since the interruption then cuts off only the
+ * printing (a stdout nobody reads holds it up).
  */
 export const sending = <A, E, R, B, E2, R2>(
   call: Effect.Effect<A, E, R>,
-  say: { readonly pending: string; readonly answered: (answer: A) => string },
+  say: {
+    readonly pending: string
+    readonly answered: (answer: A) => string
+    readonly unsent?: { readonly watch: SendWatch; readonly line: string } | undefined
+  },
   then: (answer: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2 | Output.Output> =>
   Effect.suspend(() => {
     let answer: { readonly value: A } | undefined
+    const what = () =>
+      answer !== undefined
+        ? `while ${say.answered(answer.value)}`
+        : say.unsent !== undefined && !say.unsent.watch.sent()
+        ? `before ${say.unsent.line}`
+        : `while ${say.pending}`
     return Effect.onInterrupt(
       Effect.flatMap(call, (value) => {
         answer = { value }
         return then(value)
       }),
-      () => Effect.ignore(note(`interrupted while ${answer === undefined ? say.pending : say.answered(answer.value)}`))
+      () => Effect.ignore(note(`interrupted ${what()}`))
     )
   })
 
@@ -150,6 +187,8 @@ export interface Listener {
   readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
   /** Writes a line (with its newline) on stderr, e.g. in place of a progress line. @default stderr as it is */
   readonly say?: ((line: string) => Effect.Effect<void, Output.OutputError>) | undefined
+  /** The client's `transformClient` (a `SendWatch`'s). @default none */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /** The line that announces a 429 and the pause it starts. */
@@ -203,7 +242,9 @@ export const clientOf = (
         listen.onEvent === undefined ? Effect.void : listen.onEvent(event)
       )
     // The default undici transport, the fastest for an export at less memory (BENCHMARKS.md).
-    const context = yield* Layer.build(NodeSpotClient.layer({ ...options, onEvent }))
+    const context = yield* Layer.build(
+      NodeSpotClient.layer({ ...options, onEvent, transformClient: listen.transformClient })
+    )
     return Context.get(context, SpotClient.SpotClient)
   })
 

@@ -15,6 +15,7 @@ import {
   redacted,
   resultFormat,
   sending,
+  sendWatch,
   sinceNow,
   write,
   writeRecords,
@@ -128,7 +129,8 @@ export const transfer = Command.make(
     format: resultFormat
   },
   Effect.fnUntraced(function*(flags) {
-    const spot = yield* client()
+    const watch = sendWatch()
+    const spot = yield* client("private", { transformClient: watch.transformClient })
     const since = yield* sinceNow
     yield* sending(
       spot.internalTransfer({
@@ -141,6 +143,7 @@ export const transfer = Command.make(
       {
         pending: `transferring: the transfer may have been made; check with ` +
           `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` before transferring again`,
+        unsent: { watch, line: "the transfer was sent: nothing was transferred" },
         answered: (r) => `writing the result: the transfer was made (id ${r.id})`
       },
       (result) => writeResult(flags.format, result, (r) => `transferred ${r.id}`)

@@ -73,6 +73,11 @@ interface Renderer<A> {
   /** What goes first (a table's header), if anything. */
   readonly start: string
   readonly render: (value: A) => string | undefined
+  /**
+   * The line on stderr for an element that is not printed but tells of a resync only the stream's consumer hears (a
+   * book consumer that fell behind); it is counted as a resync. Undefined: none.
+   */
+  readonly resync?: ((value: A) => string | undefined) | undefined
 }
 
 /** A column of a row-per-event table: its title, the width it is padded to, and its cell. */
@@ -192,11 +197,19 @@ const bookView = (book: SpotPush.OrderBook) => ({
   asks: book.asks
 })
 
-// Only books reach stdout; a resync is a line on stderr (`notice`).
-const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<SpotPush.BookEvent> => {
+/**
+ * How `watch book` prints. Only books reach stdout; a resync is a line on stderr: from `SpotPush.events` (`notice`),
+ * except a lag's, which only the book's consumer hears (the printing fell a whole buffer behind: the books between
+ * were skipped, the latest one comes next).
+ */
+export const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<SpotPush.BookEvent> => {
   let first = true
   return {
     start: "",
+    resync: (event) =>
+      event._tag === "Resync" && event.reason === "lag"
+        ? `${event.symbol}: the printing fell behind the book; books were skipped, the latest one follows`
+        : undefined,
     render: (event) => {
       if (event._tag !== "Book") return undefined
       if (format === "ndjson") return Formats.ndjson([bookView(event.book)])
@@ -212,26 +225,55 @@ const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<Spo
 // running
 
 /** What a watch counts for its summary. */
-interface Tally {
+export interface Tally {
   events: number
   reconnects: number
   resyncs: number
+  /** The private session's catch-ups by REST: the first is its start, each later one a resync. */
   resynced: number
+  /** Spans of trades that may be missing (`Gap`). */
+  gaps: number
 }
 
-// One line on stderr per reconnect and per resync. The private session's first catch-up by REST is its start, not a
-// resync: it is said once, as the moment the watch is live.
+/** A tally of nothing yet. */
+export const emptyTally = (): Tally => ({ events: 0, reconnects: 0, resyncs: 0, resynced: 0, gaps: 0 })
+
+/**
+ * Counts an event of `SpotPush.events` in the summary's tally: a reconnect, a resync (a book's, or the private
+ * session's catch-up after a reconnect — not its first, which is its start), a gap of trades.
+ */
+export const count = (event: SpotPush.Event, tally: Tally): void => {
+  switch (event._tag) {
+    case "Connected":
+      return
+    case "Disconnected":
+      tally.reconnects++
+      return
+    case "Resync":
+      tally.resyncs++
+      return
+    case "Resynced":
+      if (tally.resynced++ > 0) tally.resyncs++
+      return
+    case "Gap":
+      tally.gaps++
+      return
+  }
+}
+
+// One line on stderr per reconnect, resync and gap, each counted (`count`). The private session's first catch-up by
+// REST is its start, not a resync: it is said once, as the moment the watch is live.
 const notice = (event: SpotPush.Event, tally: Tally) => {
+  const first = event._tag === "Resynced" && tally.resynced === 0
+  count(event, tally)
   switch (event._tag) {
     case "Connected":
       return Effect.void
     case "Disconnected":
-      tally.reconnects++
       return Shared.note(
         `the ${event.endpoint} connection was lost (${event.reason}); reconnecting in ${event.retryInMillis} ms`
       )
     case "Resync":
-      tally.resyncs++
       return Shared.note(
         event.reason === "snapshot"
           ? `${event.channel}: no snapshot after the acknowledgement; subscribing again`
@@ -239,8 +281,7 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
       )
     case "Resynced":
       // The first catch-up: from now on nothing is missed (a script may wait for this line before it trades).
-      if (tally.resynced++ === 0) return Shared.note("listening: the private streams are in sync with REST")
-      tally.resyncs++
+      if (first) return Shared.note("listening: the private streams are in sync with REST")
       return Shared.note(
         `private streams caught up by REST after the reconnect (${event.orders} orders, ${event.fills} fills read)`
       )
@@ -258,11 +299,14 @@ const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
 
-/** The summary line: events printed, reconnects, resyncs, and the time the watch ran. */
+/**
+ * The summary line: events printed, reconnects, resyncs, gaps (spans of trades that may be missing), and the time
+ * the watch ran. No resync and no gap: nothing was missed.
+ */
 export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
-  `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${plural(tally.resyncs, "resync")} in ${
-    seconds(elapsedMillis)
-  }`
+  `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${plural(tally.resyncs, "resync")}, ${
+    plural(tally.gaps, "gap")
+  } in ${seconds(elapsedMillis)}`
 
 // The push service for the command's scope, over the client (clock offset, REST backfill); credentials only for the
 // private channels.
@@ -297,7 +341,7 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     const push = yield* pushOf(options, client, plan.access)
     const output = yield* Output.Output
     const renderer = plan.renderer(flags.format, output.stdout.isTTY)
-    const tally: Tally = { events: 0, reconnects: 0, resyncs: 0, resynced: 0 }
+    const tally = emptyTally()
     const started = yield* Clock.currentTimeMillis
     const summary = Effect.flatMap(
       Clock.currentTimeMillis,
@@ -311,7 +355,12 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
       Stream.mapEffect((value) =>
         Effect.flatMap(Shared.redacted(value), (clean) => {
           const line = renderer.render(clean)
-          if (line === undefined) return Effect.succeed(false)
+          if (line === undefined) {
+            const resync = renderer.resync?.(clean)
+            if (resync === undefined) return Effect.succeed(false)
+            tally.resyncs++
+            return Effect.as(Shared.note(resync), false)
+          }
           tally.events++
           return Effect.as(Shared.write(line), true)
         })
