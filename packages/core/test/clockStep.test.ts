@@ -230,3 +230,23 @@ describe("internalTransfer across a step of the wall clock", () => {
     }
   )
 })
+
+describe("resolve on outcomes it did not make (rebuilt from JSON, another client)", () => {
+  it.effect("the clock stepped forward during the batch: an older order of a reused clientOrderId is not taken", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    addOlder(venue, "step-json")
+    const items = [item("step-json")]
+    return withSteppedClient(venue, (client, step) =>
+      Effect.gen(function*() {
+        stepAfter(venue, BATCH, step, MINUTES_10)
+        const result = yield* client.placeOrders(SYMBOL, items)
+        assert.strictEqual(result.outcomes[0]!._tag, "Failed", JSON.stringify(result.outcomes[0]))
+        // Kept across a restart: the outcomes as JSON, read back.
+        const rebuilt = JSON.parse(JSON.stringify(result)) as Order.BatchResult
+        const settled = yield* client.resolve(SYMBOL, items, rebuilt)
+        const outcome = settled.outcomes[0]!
+        assert.isTrue(outcome._tag === "Failed" && outcome.mayExist, JSON.stringify(outcome))
+        assert.strictEqual(venue.orders.length, 1, "only the older order")
+      }))
+  })
+})
