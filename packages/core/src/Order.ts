@@ -216,6 +216,12 @@ export type BatchOutcome =
      */
     readonly notBefore?: number | undefined
     /**
+     * With `notBefore`, when the machine's clock stepped (or the machine was suspended) during the call: an identical
+     * order created from `notBefore` up to (not including) this time (the venue's clock, ms) may be this call's or an
+     * older one under a reused clientOrderId, and `resolve` leaves such an order unknown. Absent, it is `notBefore`.
+     */
+    readonly unsureUntil?: number | undefined
+    /**
      * When `mayExist` and no answer during the call confirmed the client's estimate of the venue's clock (its time
      * not asked or not answered, every answer lost, the lookup failed too): when the call started, on the client's
      * own clock (ms). `resolve` puts it on the venue's clock by the estimate its own lookup's answer confirms, and

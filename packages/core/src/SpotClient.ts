@@ -382,7 +382,7 @@ export interface Service {
   /**
    * Settles the outcomes of `placeOrders` that say `mayExist`: each is looked up by its clientOrderId and becomes
    * `Placed` (the venue has the same order, created during that call: no earlier than the outcome's `notBefore`, or
-   * its `sentAt` on the venue's clock as the lookup's answer teaches it) or `Failed` with `mayExist: false` (it has
+   * its `sentAt` on the venue's clock as the lookup's answer teaches it; one created before `unsureUntil` stays unknown) or `Failed` with `mayExist: false` (it has
    * none, or another order holds the id, an older one under a reused id too). `items` are the items given to
    * `placeOrders`, in the same order. Outcomes whose lookup fails stay as they are.
    */

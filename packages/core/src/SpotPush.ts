@@ -27,7 +27,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { nowFunction } from "./internal/push/connection.ts"
@@ -374,7 +374,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const scope = yield* Effect.scope
   const client = yield* SpotClient
   const construct = yield* Socket.WebSocketConstructor
-  const now = yield* nowFunction
+  // Durations (the connections' limits) on the monotonic clock; the start of a stream on the venue's clock by the wall
+  // clock and the offset, as the venue's time is learned.
+  const elapsed = yield* nowFunction
+  const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
   const events = yield* PubSub.sliding<Event>(1024)
   const emit = (event: Event): void => {
     PubSub.publishUnsafe(events, event)
@@ -400,7 +403,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
         })
       ),
       scope,
-      now,
+      now: elapsed,
       maxConnections: resolved.maxConnections,
       channelsPerConnection: resolved.channelsPerConnection,
       nextId: () => ++ids

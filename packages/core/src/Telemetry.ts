@@ -1,8 +1,9 @@
 /**
  * What the client reports about itself: Effect `Metric`s (requests by endpoint and outcome, their latency, retries,
  * 429s, rate-limit waits, the budgets' use, exported rows), span events on the operation's span for each retry, wait
- * and 429, and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that says what it
- * waits for; the symbol rules the venue answered that could not be read).
+ * and 429 and for the lookup of an ambiguous outcome (`spotkit.recovered`, its `outcome`: `found`, `not_found`,
+ * `other` or `unsure`), and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that
+ * says what it waits for; the symbol rules the venue answered that could not be read).
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names), never a key,

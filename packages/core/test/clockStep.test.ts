@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, type Duration, Effect } from "effect"
 import { TestClock } from "effect/testing"
 import type { Order } from "../src/index.ts"
+import { ServerClock } from "../src/internal/client/serverClock.ts"
 import {
   BATCH,
   FakeVenue,
@@ -229,4 +230,47 @@ describe("internalTransfer across a step of the wall clock", () => {
       })
     }
   )
+})
+
+describe("resolve on outcomes it did not make (rebuilt from JSON, another client)", () => {
+  it.effect("the clock stepped forward during the batch: an older order of a reused clientOrderId is not taken", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    addOlder(venue, "step-json")
+    const items = [item("step-json")]
+    return withSteppedClient(venue, (client, step) =>
+      Effect.gen(function*() {
+        stepAfter(venue, BATCH, step, MINUTES_10)
+        const result = yield* client.placeOrders(SYMBOL, items)
+        assert.strictEqual(result.outcomes[0]!._tag, "Failed", JSON.stringify(result.outcomes[0]))
+        // Kept across a restart: the outcomes as JSON, read back.
+        const rebuilt = JSON.parse(JSON.stringify(result)) as Order.BatchResult
+        const settled = yield* client.resolve(SYMBOL, items, rebuilt)
+        const outcome = settled.outcomes[0]!
+        assert.isTrue(outcome._tag === "Failed" && outcome.mayExist, JSON.stringify(outcome))
+        assert.strictEqual(venue.orders.length, 1, "only the older order")
+      }))
+  })
+})
+
+describe("ServerClock.venueSpan with no answer since the moment", () => {
+  // The venue's time learned at NOW; the machine then suspended ten minutes (its monotonic clock stood still) and a
+  // call started; no answer with the venue's time came since (a venue may leave `requestTime` out). The monotonic
+  // estimate puts the start ten minutes early, where an older order of a reused clientOrderId would pass for the
+  // call's: the span must reach the wall clock's estimate.
+  it("a suspend before the moment, not learned since: the span reaches the wall clock's estimate", () => {
+    const clock = new ServerClock()
+    clock.learn(NOW, NOW, 1_000, 1_000)
+    const span = clock.venueSpan({ wall: NOW + MINUTES_10 + 5_000, mono: 6_000 })
+    assert.strictEqual(span.early, NOW + 5_000)
+    assert.strictEqual(span.late, NOW + MINUTES_10 + 5_000)
+  })
+
+  it("a step back of the wall clock after the moment, learned since: the monotonic estimate alone", () => {
+    const clock = new ServerClock()
+    clock.learn(NOW, NOW, 1_000, 1_000)
+    const at = { wall: NOW + 5_000, mono: 6_000 }
+    // The wall clock set back ten minutes, then an answer: the offset learned again.
+    clock.learn(NOW + 10_000, NOW + 10_000 - MINUTES_10, 11_000, 11_000)
+    assert.deepStrictEqual(clock.venueSpan(at), { early: NOW + 5_000, late: NOW + 5_000 })
+  })
 })

@@ -3,7 +3,7 @@
  * that runs late) does nothing, and leaves the channel as the next connection has it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Queue } from "effect"
+import { Clock, type Duration, Effect, Queue } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { Connection, nowFunction } from "../src/internal/push/connection.ts"
@@ -94,4 +94,56 @@ describe("push connection", () => {
       assert.strictEqual(frames.length, 1)
       yield* connection.stop()
     }).pipe(Effect.scoped))
+
+  it.effect("the operations' window is measured on the monotonic clock: a step of the wall clock back holds nothing", () => {
+    let stepped = 0
+    return Effect.gen(function*() {
+      const test = yield* TestClock.testClockWith(Effect.succeed)
+      const wall = () => test.currentTimeMillisUnsafe() + stepped
+      const clock: TestClock.TestClock = {
+        currentTimeMillisUnsafe: wall,
+        currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n,
+        monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
+        currentTimeMillis: Effect.sync(wall),
+        currentTimeNanos: Effect.sync(() => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n),
+        monotonicTimeNanos: test.monotonicTimeNanos,
+        sleep: (duration: Duration.Duration) => test.sleep(duration),
+        adjust: (duration: Duration.Input) => test.adjust(duration),
+        setTime: (timestamp: number) => test.setTime(timestamp),
+        withLive: (effect) => test.withLive(effect)
+      }
+      const peers: Array<Peer> = []
+      const feed: Feed = {
+        onActive: () => Effect.void,
+        onInactive: () => Effect.void,
+        onFrame: () => undefined,
+        onFail: () => Effect.void
+      }
+      const connection = new Connection(
+        1,
+        {
+          endpoint: "public",
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 1, windowMillis: 60_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: () => undefined,
+          text: new VenueText({ secrets: [], url: "wss://venue.test" })
+        },
+        scripted(peers),
+        yield* Effect.provideService(nowFunction, Clock.Clock, clock)
+      )
+      yield* connection.add(CHANNEL, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      assert.strictEqual(peers[0]!.written.length, 1, "subscribed")
+      assert.isFalse(connection.fits(100), "the one operation of the window spent")
+      // The wall clock set back ten minutes; a minute passes: the operation left the window.
+      stepped -= 600_000
+      yield* TestClock.adjust(61_000)
+      assert.isTrue(connection.fits(100), "an operation free again after the window")
+      yield* connection.stop()
+    }).pipe(Effect.scoped)
+  })
 })

@@ -9,7 +9,7 @@ import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
-import { clientOptions, FakeVenue, NOW, ORDERS, SYMBOL } from "./support/FakeVenue.ts"
+import { BATCH, clientOptions, FakeVenue, NOW, ORDERS, sampleTransfer, SYMBOL, TRANSFER } from "./support/FakeVenue.ts"
 
 const order = {
   symbol: SYMBOL,
@@ -113,6 +113,36 @@ describe("telemetry", () => {
         "spotkit.retry"
       ])
       assert.strictEqual(span!.events[1]![2]["reason"], "RateLimitError")
+    }))
+
+  it.effect("an ambiguous placement, batch item or transfer looked up: a span event saying how it ended", () =>
+    Effect.gen(function*() {
+      const venue = new FakeVenue()
+      // Applied, the answer lost; then not applied, the connection lost (it may have been).
+      venue.fail({ kind: "dropAfter" }, ORDERS)
+      venue.fail({ kind: "dropBefore" }, ORDERS)
+      venue.fail({ kind: "dropAfter" }, BATCH)
+      venue.fail({ kind: "dropAfter" }, TRANSFER)
+      const { spans, tracer } = recordingTracer()
+      yield* TestClock.setTime(NOW)
+      yield* Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        yield* client.placeOrder(order)
+        yield* Effect.flip(client.placeOrder({ ...order, clientOrderId: "telemetry-2" }))
+        yield* client.placeOrders(SYMBOL, [{ ...order, clientOrderId: "telemetry-3" }])
+        yield* client.internalTransfer(sampleTransfer)
+        // Nothing ambiguous: no event.
+        yield* client.placeOrder({ ...order, clientOrderId: "telemetry-4" })
+      }).pipe(Effect.provide(plainClient(venue)), Effect.withTracer(tracer))
+      const recovered = (name: string) =>
+        spans.filter((span) => span.name === name).map((span) =>
+          span.events.filter(([event]) => event === "spotkit.recovered").map(([, , attributes]) =>
+            attributes["outcome"]
+          )
+        )
+      assert.deepStrictEqual(recovered("SpotClient.placeOrder"), [["found"], ["not_found"], []])
+      assert.deepStrictEqual(recovered("SpotClient.placeOrders"), [["found"]])
+      assert.deepStrictEqual(recovered("SpotClient.internalTransfer"), [["found"]])
     }))
 
   it.effect("a wait for a budget: an event naming the budget, the wait's metric and span event; the budgets' use", () =>

@@ -54,13 +54,17 @@ const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.o
  * The start, on the client's clocks, of the call of each outcome of a client that may exist (the outcome object
  * itself the key): `resolve` puts it on the venue's clock through the monotonic clock, which a step of the wall clock
  * between the call and `resolve` does not move. An outcome not found here (rebuilt, or from another process) is
- * bounded by its `notBefore` or `sentAt` alone.
+ * bounded by its `notBefore` (and `unsureUntil`) or `sentAt` alone.
  */
 export type Starts = WeakMap<Order.BatchOutcome, Moment>
 
-// What an outcome that may exist carries to `resolve`: the bound of the call's orders on the venue's clock, or, while
-// no answer confirmed the client's estimate of that clock, the call's start on the client's own.
-type Bound = { readonly notBefore: number } | { readonly sentAt: number }
+// What an outcome that may exist carries to `resolve`: the bounds of the call's orders on the venue's clock (the later
+// one only when a step of the machine's clock made them differ), or, while no answer confirmed the client's estimate
+// of that clock, the call's start on the client's own.
+type Bound = { readonly notBefore: number; readonly unsureUntil?: number } | { readonly sentAt: number }
+
+const boundOf = ({ early, late }: Recovery.Since): Bound =>
+  late > early ? { notBefore: early, unsureUntil: late } : { notBefore: early }
 
 const failed = (
   index: number,
@@ -119,7 +123,7 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     // offset its own lookup's answer confirms. A lookup that answered confirmed it (the venue accepted its timestamp).
     const after = yield* client.clockEstimate
     const confirmed = recovered !== undefined || after.learned > before.learned
-    const bound: Bound = confirmed ? { notBefore: (yield* since).early } : { sentAt: started.wall }
+    const bound: Bound = confirmed ? boundOf(yield* since) : { sentAt: started.wall }
 
     const outcomes = chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
       const orderId = accepted.get(clientOrderId) ?? recovered?.get(clientOrderId)
@@ -209,9 +213,10 @@ const tally = (outcomes: ReadonlyArray<Order.BatchOutcome>): Order.BatchResult =
   return { outcomes, placed, failed: outcomes.length - placed }
 }
 
-// A failed outcome known not to exist: `notBefore` and `sentAt` say nothing any more.
-const settledOf = ({ notBefore: _, sentAt: __, ...outcome }: Extract<Order.BatchOutcome, { _tag: "Failed" }>) =>
-  ({ ...outcome, mayExist: false }) satisfies Order.BatchOutcome
+// A failed outcome known not to exist: `notBefore`, `unsureUntil` and `sentAt` say nothing any more.
+const settledOf = (
+  { notBefore: _, sentAt: __, unsureUntil: ___, ...outcome }: Extract<Order.BatchOutcome, { _tag: "Failed" }>
+) => ({ ...outcome, mayExist: false }) satisfies Order.BatchOutcome
 
 /**
  * Settles the outcomes of a batch that say `mayExist`, by looking each order up by its clientOrderId: `Placed` when
@@ -238,7 +243,7 @@ export const resolve = (
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
       // The call's start on the venue's clock by the estimates the lookup's own answer teaches (read once it
       // answered): through the monotonic clock when this client made the outcome, else `sentAt` by the offset.
-      const { notBefore, sentAt } = outcome
+      const { notBefore, sentAt, unsureUntil } = outcome
       const start = starts.get(outcome)
       const since: Effect.Effect<Recovery.Since | undefined> = start !== undefined
         ? Effect.map(venueSpan(start), Recovery.sinceOf)
@@ -247,7 +252,7 @@ export const resolve = (
           const early = Recovery.earliest(sentAt, offset)
           return { early, late: early }
         })
-        : Effect.succeed(notBefore === undefined ? undefined : { early: notBefore, late: notBefore })
+        : Effect.succeed(notBefore === undefined ? undefined : { early: notBefore, late: unsureUntil ?? notBefore })
       return validateItem(items[outcome.index]).pipe(
         Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, since)),
         Effect.map((found): Order.BatchOutcome =>

@@ -12,6 +12,7 @@ import * as Venue from "../../Venue.ts"
 import * as Decimal from "../model/decimal.ts"
 import type * as Retry from "./retry.ts"
 import type { Span } from "./serverClock.ts"
+import * as Telemetry from "./telemetry.ts"
 
 /**
  * The orders of a symbol with these clientOrderIds, as the client looks them up (retried): each id found maps to its
@@ -89,6 +90,11 @@ const judge = (
   return { _tag: record.cTime >= since.early ? "Unsure" : "Other", orderId }
 }
 
+const outcomes = { Same: "found", None: "not_found", Other: "other", Unsure: "unsure" } as const
+
+/** Reports (a span event) how the lookup of an ambiguous order ended. */
+const reported = (found: Found): Effect.Effect<Found> => Effect.as(Telemetry.recovered(outcomes[found._tag]), found)
+
 /**
  * Looks up the order `item` would have placed on `symbol` under `clientOrderId`, created at `since` (read once the
  * lookup answered: `placement`; undefined: whenever) or later.
@@ -102,7 +108,7 @@ export const find = (
 ): Effect.Effect<Found, SpotError.SpotErrorReason> =>
   Effect.flatMap(
     lookup(symbol, [clientOrderId]),
-    (found) => Effect.map(since, (since) => judge(found.get(clientOrderId), symbol, item, since))
+    (found) => Effect.flatMap(since, (since) => reported(judge(found.get(clientOrderId), symbol, item, since)))
   )
 
 /**
@@ -118,13 +124,15 @@ export const findMany = (
 ): Effect.Effect<Map<string, OrderId> | undefined> =>
   lookup(symbol, [...wanted.keys()]).pipe(
     Effect.flatMap((found) => Effect.map(since, (since) => ({ found, since }))),
-    Effect.map(({ found, since }) => {
+    Effect.flatMap(({ found, since }) => {
       const out = new Map<string, OrderId>()
+      const judgedAll: Array<Found> = []
       for (const [clientOrderId, item] of wanted) {
         const judged = judge(found.get(clientOrderId), symbol, item, since)
+        judgedAll.push(judged)
         if (judged._tag === "Same") out.set(clientOrderId, judged.orderId)
       }
-      return out
+      return Effect.as(Effect.forEach(judgedAll, reported, { discard: true }), out)
     }),
     Effect.orElseSucceed(() => undefined)
   )
@@ -151,7 +159,7 @@ export const placement = (
   const { symbol } = order
   return lookup(symbol, [clientOrderId]).pipe(
     Effect.flatMap((found) =>
-      Effect.map(since, (since): Found => judge(found.get(clientOrderId), symbol, order, since))
+      Effect.flatMap(since, (since) => reported(judge(found.get(clientOrderId), symbol, order, since)))
     ),
     Effect.matchEffect({
       onFailure: (lookupReason) =>

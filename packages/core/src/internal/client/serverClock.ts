@@ -72,6 +72,8 @@ export class ServerClock {
   learned = 0
   /** Server time minus monotonic time (ms), learned with `offset`; undefined before any answer. */
   venueMinusMono: number | undefined = undefined
+  /** The monotonic time (ms) the request of the last answer that taught the estimates was sent at. */
+  private learnedMono: number | undefined = undefined
   private lastWrite = 0
   // The writes of the latest stamped millisecond, side by side (a path is one of a few constant texts, a body is
   // compared as it is: no text is joined per write); past `SCANNED` of them, in sets by path instead.
@@ -137,6 +139,7 @@ export class ServerClock {
       const halfTrip = (receivedMono - sentMono) / 2
       this.offset = Math.round(serverTime - (sentAt + halfTrip))
       this.venueMinusMono = serverTime - (sentMono + halfTrip)
+      this.learnedMono = sentMono
       this.learned++
     }
   }
@@ -147,12 +150,16 @@ export class ServerClock {
    * reads). A wall clock that went back since puts the second later than the first: the monotonic one is right. One
    * that shows more time passed than the monotonic clock either stepped forward (the monotonic one is right) or kept
    * the time of a suspended machine, which the monotonic clock may not count (the wall one is right): the moment is
-   * somewhere between (`early`).
+   * somewhere between (`early`). That reading holds once an answer sent after the moment taught the estimates: a
+   * suspend before the moment is then counted in `venueMinusMono`. Until one did, a wall clock ahead of the monotonic
+   * one may be a step forward before the moment (the monotonic one is right) or a suspend (the wall one is right): the
+   * span holds both.
    */
   venueSpan(at: Moment): Span {
     const byWall = at.wall + this.offset
     if (this.venueMinusMono === undefined) return { early: byWall, late: byWall }
     const byMono = at.mono + this.venueMinusMono
-    return { early: Math.min(byWall, byMono), late: byMono }
+    const learnedSince = this.learnedMono !== undefined && this.learnedMono >= at.mono
+    return { early: Math.min(byWall, byMono), late: learnedSince ? byMono : Math.max(byWall, byMono) }
   }
 }

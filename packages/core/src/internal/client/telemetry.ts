@@ -193,6 +193,17 @@ export const make = (
   }
 }
 
+/**
+ * How the lookup of an ambiguous placement or transfer ended: the call's order or transfer found (`found`), none
+ * (`not_found`), another order under the clientOrderId (`other`), or one that may be the call's or not (`unsure`: an
+ * identical order created where a step of the clock leaves it open, several transfers that match, or one another call
+ * of the client may own).
+ */
+export type Recovered = "found" | "not_found" | "other" | "unsure"
+
+/** The span event `spotkit.recovered` on the current (the operation's) span: an ambiguous outcome looked up. */
+export const recovered = (outcome: Recovered): Effect.Effect<void> => spanEvent("spotkit.recovered", { outcome })
+
 /** A reporter that reports nothing (tests of the parts below the client). */
 export const none: Reporter = {
   answered: () => undefined,

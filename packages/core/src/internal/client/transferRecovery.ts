@@ -19,6 +19,7 @@ import * as Decimal from "../model/decimal.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type { Moment, Span } from "./serverClock.ts"
+import * as Telemetry from "./telemetry.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */
 export class Known {
@@ -230,27 +231,30 @@ export const recover = (
       if (sure && !contested) {
         const record = found[0]!
         known.add(record.withdrawId)
-        return Effect.succeed<TransferResult>({
+        return Effect.as(Telemetry.recovered("found"), {
           id: record.withdrawId,
           timestamp: record.createTime,
           status: record.status
         })
       }
-      return Effect.fail(
-        new SpotError.OutcomeUnknownError({
-          description: `${reason.message}; the transfer (${what}) may have been applied: ` +
-            (found.length === 0
-              ? "no transfer of the venue's list matches it (yet)"
-              : found.length === 1 && !sure
-              ? "one transfer of the venue's list matches it, created about when the call started, but the machine's" +
-                " clock stepped (or it was suspended) during the call: whether it is this transfer cannot be told"
-              : found.length === 1
-              ? "one transfer of the venue's list matches it, but it may be another transfer of this client of the" +
-                " same coin, receiver and amount whose outcome is not known"
-              : `${found.length} transfers of the venue's list match it`) +
-            "; it was not sent again",
-          candidates: found
-        })
+      return Effect.andThen(
+        Telemetry.recovered(found.length === 0 ? "not_found" : "unsure"),
+        Effect.fail(
+          new SpotError.OutcomeUnknownError({
+            description: `${reason.message}; the transfer (${what}) may have been applied: ` +
+              (found.length === 0
+                ? "no transfer of the venue's list matches it (yet)"
+                : found.length === 1 && !sure
+                ? "one transfer of the venue's list matches it, created about when the call started, but the machine's" +
+                  " clock stepped (or it was suspended) during the call: whether it is this transfer cannot be told"
+                : found.length === 1
+                ? "one transfer of the venue's list matches it, but it may be another transfer of this client of the" +
+                  " same coin, receiver and amount whose outcome is not known"
+                : `${found.length} transfers of the venue's list match it`) +
+              "; it was not sent again",
+            candidates: found
+          })
+        )
       )
     }
   })

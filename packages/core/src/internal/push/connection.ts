@@ -12,6 +12,7 @@ import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
+import { millisOf } from "../client/rateLimiter.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
@@ -445,7 +446,11 @@ export class Connection {
   }
 }
 
-/** The clock as a plain function, for the synchronous bookkeeping of limits. */
+/**
+ * The monotonic clock as a plain function (ms), for the synchronous bookkeeping of limits: the operations' window, the
+ * interval of error-frame warnings, how long a connection stayed up. They are durations, which a step of the wall clock
+ * (NTP, a user setting the time) must not stretch or cut.
+ */
 export const nowFunction: Effect.Effect<() => number> = Clock.clockWith((clock) =>
-  Effect.succeed(() => clock.currentTimeMillisUnsafe())
+  Effect.succeed(() => millisOf(clock.monotonicTimeNanosUnsafe()))
 )
