@@ -192,9 +192,10 @@ const variants = (): ReadonlyArray<Contestant> => {
   process.on("exit", () => rmSync(nodeHttp, { recursive: true, force: true }))
   const shared = join(nodeHttp, "internal/cli/shared.js")
   const text = readFileSync(shared, "utf8")
+  // The transport set right after the environment's options, whatever else the CLI passes after them.
   const patched = text.replace(
-    "NodeSpotClient.layer({ ...options, onEvent })",
-    "NodeSpotClient.layer({ ...options, onEvent, transport: \"node:http\" })"
+    "NodeSpotClient.layer({ ...options, ",
+    "NodeSpotClient.layer({ ...options, transport: \"node:http\", "
   )
   if (patched === text) throw new Error("cannot make the node:http variant: shared.js changed")
   writeFileSync(shared, patched)

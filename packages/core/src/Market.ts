@@ -51,7 +51,8 @@ export type SymbolRules = typeof SymbolRules.Type
 
 /**
  * An entry of `exchangeInfo` that could not be read as a symbol's rules (a missing field, a value out of range such
- * as a tick of `1e-40`, a flag of the wrong type): its place in the list, its `symbol` when it names one, and why.
+ * as a tick of `1e-40`, a flag of the wrong type, a symbol listed again with different rules): its place in the list,
+ * its `symbol` when it names one, and why.
  * The client leaves such a symbol out, as one the venue does not list, and reports it (`Telemetry.Event`
  * `UnreadableSymbols`, a warning in the log).
  *
@@ -96,21 +97,53 @@ const symbolOf = (entry: unknown): string | undefined => {
   return typeof symbol === "string" ? printable(symbol, 40) : undefined
 }
 
+// Whether two readings of a symbol's rules are the same (their values are texts, flags and nulls).
+const sameRules = (a: SymbolRules, b: SymbolRules): boolean => {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const key of keys) {
+    if (a[key as keyof SymbolRules] !== b[key as keyof SymbolRules]) return false
+  }
+  return true
+}
+
 /**
  * Reads a list of `exchangeInfo` entries one by one: an entry that is not a symbol's rules is set aside with its
- * reason, and never costs the others (a program placing orders on a good symbol keeps its check).
+ * reason, and never costs the others (a program placing orders on a good symbol keeps its check). A symbol listed
+ * more than once is kept once when its copies agree; when they differ, which is the venue's rule is unknown (checking
+ * against the wrong copy would refuse valid orders), so every copy is set aside, as unreadable.
  *
  * @since 0.1.0
  * @category responses
  */
 export const readSymbolList = (entries: ReadonlyArray<unknown> | null): SymbolList => {
-  const symbols: Array<SymbolRules> = []
+  const read: Array<{ readonly index: number; readonly rules: SymbolRules }> = []
   const unreadable: Array<UnreadableSymbol> = []
+  const bySymbol = new Map<string, Array<SymbolRules>>()
   ;(entries ?? []).forEach((entry, index) => {
     const decoded = decodeSymbolRules(entry)
-    if (Result.isSuccess(decoded)) symbols.push(decoded.success)
-    else unreadable.push({ index, symbol: symbolOf(entry), issue: issueOf(decoded.failure) })
+    if (Result.isFailure(decoded)) {
+      unreadable.push({ index, symbol: symbolOf(entry), issue: issueOf(decoded.failure) })
+      return
+    }
+    read.push({ index, rules: decoded.success })
+    const copies = bySymbol.get(decoded.success.symbol)
+    if (copies === undefined) bySymbol.set(decoded.success.symbol, [decoded.success])
+    else copies.push(decoded.success)
   })
+  const symbols: Array<SymbolRules> = []
+  for (const { index, rules } of read) {
+    const copies = bySymbol.get(rules.symbol)!
+    if (copies.every((copy) => sameRules(copy, copies[0]!))) {
+      if (copies[0] === rules) symbols.push(rules)
+    } else {
+      unreadable.push({
+        index,
+        symbol: printable(rules.symbol, 40),
+        issue: `listed ${copies.length} times with different rules`
+      })
+    }
+  }
+  unreadable.sort((a, b) => a.index - b.index)
   return { symbols, unreadable }
 }
 

@@ -257,7 +257,8 @@ export interface Service {
   /**
    * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
    * from REST, then every change; after a reconnection the bars since the latest delivered from REST. A bar is
-   * delivered when it changed; a bar is final once a later one has come.
+   * delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume than
+   * the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains volume.
    */
   readonly watchCandles: (
     symbol: string,

@@ -416,6 +416,29 @@ describe("an unreadable entry in the symbol list", () => {
       }))
   })
 
+  // A symbol listed twice with different rules: the last copy in the venue's order was the one orders were checked
+  // against, with nothing said, and `symbols()` listed both. Which copy is the venue's rule is unknown: checking
+  // against the wrong one refuses valid orders (or suggests wrong nearest values), so neither is taken.
+  it.effect("a symbol listed twice with different rules is left out and reported; identical copies kept once", () => {
+    const venue = new FakeVenue()
+    venue.rules.push(Surface.rulesOf(SYMBOL, { tickSize: "1" }), Surface.rulesOf(ETH), Surface.rulesOf(ETH))
+    return observed(venue, (client, seen) =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual((yield* client.symbols()).map((rules) => rules.symbol), [ETH])
+        assert.isTrue(Option.isNone(yield* client.symbol(SYMBOL)))
+        const reported = seen.events.filter((event) => event._tag === "UnreadableSymbols")
+        assert.strictEqual(reported.length, 1)
+        assert.deepStrictEqual(reported[0]!.entries.map(({ index, symbol }) => ({ index, symbol })), [
+          { index: 0, symbol: SYMBOL },
+          { index: 1, symbol: SYMBOL }
+        ])
+        assert.include(reported[0]!.entries[0]!.issue, "listed 2 times with different rules")
+        // Valid at the first copy's tick, not at the second's: sent unchecked, for the venue to judge.
+        yield* client.placeOrder(limitOrderAt("dup-1", "100.5", "1"))
+        assert.strictEqual(venue.count(ORDERS), 1)
+      }))
+  })
+
   it("Market.ExchangeInfo reads each entry on its own; only an answer that is no array fails", () => {
     const decode = Schema.decodeUnknownSync(Market.ExchangeInfo)
     const list = decode([Surface.rulesOf(SYMBOL), ...bad])

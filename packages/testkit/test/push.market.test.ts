@@ -529,3 +529,44 @@ const restTrade = (time: number, price: string): Market.Trade =>
     buyerMaker: false,
     side: "buy"
   }) as Market.Trade
+
+// A bar still forming only gains volume (the rule REST's candles keep, Market.Candles): REST may answer a copy older
+// than the pushes already delivered (a cache), and the backfill after a reconnection delivered it as the bar's state,
+// the volume going back, and kept it over the pushes buffered meanwhile.
+describe("SpotPush.watchCandles: a backfill older than the pushes delivered", () => {
+  const state = published()
+  const pushOnly = (openTime: number, close: string, size: string) =>
+    Effect.flatMap(PushVenue.PushVenue, (venue) =>
+      venue.publish({
+        _tag: "Kline",
+        symbol: SYMBOL,
+        interval: "MINUTE_1",
+        bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
+      }))
+  it.effect("a REST bar of less volume than the one delivered does not replace it", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      state.bars.set(0, {
+        openTime: 0,
+        open: "100",
+        high: "100",
+        low: "100",
+        close: "100",
+        baseVolume: "1",
+        quoteVolume: "100"
+      } as Market.Candle)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      // Pushed, while REST keeps answering the first copy.
+      yield* pushOnly(0, "102", "5")
+      yield* settle
+      yield* outage(Effect.void)
+      yield* pushOnly(0, "103", "6")
+      yield* settle
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime, c.close, c.baseVolume, c.source]), [
+        [0, "100", "1", "rest"],
+        [0, "102", "5", "push"],
+        [0, "103", "6", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})

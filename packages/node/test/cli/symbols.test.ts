@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import { aliceEnv, linesOf, runInProcess, sandboxLayer } from "../support/cli.ts"
+import { cliEnv, hostileVenue } from "../support/hostile.ts"
 
 describe("symbols", () => {
   const { layer } = sandboxLayer({ seed: 37, bills: 0 })
@@ -71,4 +72,47 @@ describe("symbols", () => {
         assert.strictEqual(usage.stdout, "")
       }))
   })
+})
+
+// An entry of the venue's list the client could not read is left out (Market.readSymbolList): `--symbol` on it said
+// "the venue lists no symbol", which is false, and hid why its orders go unchecked.
+describe("symbols, an entry the client cannot read", () => {
+  const rules = (symbol: string, tickSize: string) => ({
+    symbol,
+    baseCoin: symbol.replace(/USDT_SPBL$/, ""),
+    quoteCoin: "USDT",
+    tickSize,
+    stepSize: "0.0001",
+    minTradeAmount: "0.0001",
+    maxTradeAmount: "100000",
+    takerFeeRate: "0.001",
+    makerFeeRate: "0.001",
+    enableTrade: true
+  })
+  const venue = hostileVenue((_request, _body, response) => {
+    response.writeHead(200, { "content-type": "application/json" })
+    response.end(JSON.stringify({
+      code: "00000",
+      msg: "success",
+      requestTime: 1743669821003,
+      data: [rules("BTCUSDT_SPBL", "0.01"), rules("ETHUSDT_SPBL", "1e-40")]
+    }))
+  })
+
+  it.live("--symbol on it: exit code 1, the line says the venue lists it and why it could not be read", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { baseUrl } = yield* venue
+      const bad = yield* runInProcess(["symbols", "--symbol", "ETHUSDT_SPBL"], cliEnv(baseUrl))
+      assert.strictEqual(bad.exitCode, 1, bad.stderr)
+      assert.strictEqual(bad.stdout, "")
+      assert.match(
+        bad.stderr,
+        /^spotkit: the venue lists ETHUSDT_SPBL, but its rules could not be read \(tickSize: .+\); orders on it are sent unchecked\n$/
+      )
+      const good = yield* runInProcess(["symbols", "--symbol", "BTCUSDT_SPBL", "--format", "json"], cliEnv(baseUrl))
+      assert.strictEqual(good.exitCode, 0, good.stderr)
+      assert.strictEqual(JSON.parse(good.stdout).tickSize, "0.01")
+      const missing = yield* runInProcess(["symbols", "--symbol", "DOGEUSDT_SPBL"], cliEnv(baseUrl))
+      assert.strictEqual(missing.stderr, "spotkit: the venue lists no symbol DOGEUSDT_SPBL\n")
+    })))
 })

@@ -4,13 +4,16 @@
 // identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
 // miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
-// delivered when it changed.
+// delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
+// less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
+// answered) and replaces nothing; of equal volume, the later one wins.
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
+import * as Decimals from "../model/decimal.ts"
 import type { Control, DataFrame } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 
@@ -355,6 +358,7 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
 
   private bar(candle: Market.Candle, source: "push" | "rest"): void {
     const old = this.bars.get(candle.openTime)
+    if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
     if (
       old !== undefined && old.open === candle.open && old.high === candle.high && old.low === candle.low &&
       old.close === candle.close && old.baseVolume === candle.baseVolume && old.quoteVolume === candle.quoteVolume

@@ -1,5 +1,6 @@
 // `spotkit symbols`: the venue's symbols with their trading rules (exchangeInfo), all or one. Public data: only
 // SPOTKIT_BASE_URL is needed.
+import type { Market } from "@spotkit/core"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Records from "../records.ts"
@@ -16,10 +17,25 @@ export const symbols = Command.make(
     ...listFlags(["json"], "table, csv (with a header row), or json (an array; one object with --symbol)")
   },
   Effect.fnUntraced(function*(flags) {
-    const spot = yield* client("public")
+    // The entries of the venue's list the client could not read (left out of what it answers; the log warns of them).
+    let unreadable: ReadonlyArray<Market.UnreadableSymbol> = []
+    const spot = yield* client("public", {
+      onEvent: (event) =>
+        Effect.sync(() => {
+          if (event._tag === "UnreadableSymbols") unreadable = event.entries
+        })
+    })
     if (Option.isNone(flags.symbol)) return yield* writeRecords(Records.symbol, yield* spot.symbols(), flags)
-    const one = yield* spot.symbol(flags.symbol.value)
-    if (Option.isNone(one)) return yield* failure(`the venue lists no symbol ${flags.symbol.value}`)
+    const name = flags.symbol.value
+    const one = yield* spot.symbol(name)
+    if (Option.isNone(one)) {
+      const entry = unreadable.find((entry) => entry.symbol === name)
+      return yield* failure(
+        entry === undefined
+          ? `the venue lists no symbol ${name}`
+          : `the venue lists ${name}, but its rules could not be read (${entry.issue}); orders on it are sent unchecked`
+      )
+    }
     if (flags.format === "json") return yield* write(json(yield* redacted(one.value)))
     yield* writeRecords(Records.symbol, [one.value], flags)
   }, handled)
