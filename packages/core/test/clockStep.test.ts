@@ -216,6 +216,32 @@ describe("a machine suspended during a call", () => {
   })
 })
 
+describe("a machine suspended between a call and resolve", () => {
+  // The call's bound was taken during the call, on an estimate an answer of the call confirmed: a suspend after it
+  // must not move it. Recomputed from the call's start on the monotonic clock, whose time the suspend did not count,
+  // the start would land ten minutes late, and the call's own order would stay unsure for ever.
+  it.effect("an outcome with notBefore, the machine suspended before resolve: resolve finds the order", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, BATCH)
+    for (let i = 0; i < 3; i++) venue.fail({ kind: "dropBefore" }, ORDER_INFO)
+    const items = [item("susp-r")]
+    return withSteppedClient(venue, (client, _step, suspend) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, items)
+        const outcome = result.outcomes[0]!
+        assert.isTrue(
+          outcome._tag === "Failed" && outcome.mayExist && outcome.notBefore !== undefined,
+          JSON.stringify(outcome)
+        )
+        suspend(MINUTES_10)
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        const after = settled.outcomes[0]!
+        assert.strictEqual(after._tag, "Placed", JSON.stringify(after))
+        if (after._tag === "Placed") assert.strictEqual(after.orderId, venueOrderId(venue, "susp-r"))
+        assert.strictEqual(venue.orders.length, 1, "placed once")
+      }), { times: 2 })
+  })
+})
+
 describe("internalTransfer across a step of the wall clock", () => {
   it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
     "a transfer applied, its answer lost, the clock stepped $name: found in the list, not sent again",
@@ -259,7 +285,7 @@ describe("ServerClock.venueSpan with no answer since the moment", () => {
   // call's: the span must reach the wall clock's estimate.
   it("a suspend before the moment, not learned since: the span reaches the wall clock's estimate", () => {
     const clock = new ServerClock()
-    clock.learn(NOW, NOW, 1_000, 1_000)
+    clock.learn(NOW, 1_000, NOW, 1_000)
     const span = clock.venueSpan({ wall: NOW + MINUTES_10 + 5_000, mono: 6_000 })
     assert.strictEqual(span.early, NOW + 5_000)
     assert.strictEqual(span.late, NOW + MINUTES_10 + 5_000)
@@ -267,10 +293,19 @@ describe("ServerClock.venueSpan with no answer since the moment", () => {
 
   it("a step back of the wall clock after the moment, learned since: the monotonic estimate alone", () => {
     const clock = new ServerClock()
-    clock.learn(NOW, NOW, 1_000, 1_000)
+    clock.learn(NOW, 1_000, NOW, 1_000)
     const at = { wall: NOW + 5_000, mono: 6_000 }
     // The wall clock set back ten minutes, then an answer: the offset learned again.
-    clock.learn(NOW + 10_000, NOW + 10_000 - MINUTES_10, 11_000, 11_000)
+    clock.learn(NOW + 10_000, 11_000, NOW + 10_000 - MINUTES_10, 11_000)
     assert.deepStrictEqual(clock.venueSpan(at), { early: NOW + 5_000, late: NOW + 5_000 })
+  })
+
+  it("a step of the wall clock while a request was in flight: the offset is learned against the wall clock at the answer", () => {
+    // Sent at NOW (monotonic 1,000), the wall clock set back ten minutes in flight, answered 200 ms later with the
+    // venue's time of the middle of the trip. The next request is signed with the wall clock plus the offset: the
+    // offset must be the venue's time less the wall clock as it reads now (the step whole), not as it read at the send.
+    const clock = new ServerClock()
+    clock.learn(NOW + 100, 1_000, NOW + 200 - MINUTES_10, 1_200)
+    assert.strictEqual(clock.offset, MINUTES_10)
   })
 })

@@ -241,18 +241,23 @@ export const resolve = (
   Effect.map(
     Effect.forEach(result.outcomes, (outcome) => {
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
-      // The call's start on the venue's clock by the estimates the lookup's own answer teaches (read once it
-      // answered): through the monotonic clock when this client made the outcome, else `sentAt` by the offset.
+      // The call's start on the venue's clock. `notBefore` (and `unsureUntil`) when the outcome has them: taken
+      // during the call on an estimate an answer of the call confirmed, a fact on the venue's clock that nothing since
+      // (a step of the wall clock, a suspend the monotonic clock did not count) moves. Otherwise (`sentAt`) by the
+      // estimates the lookup's own answer teaches (read once it answered): through the monotonic clock when this
+      // client made the outcome, else `sentAt` by the offset.
       const { notBefore, sentAt, unsureUntil } = outcome
       const start = starts.get(outcome)
-      const since: Effect.Effect<Recovery.Since | undefined> = start !== undefined
+      const since: Effect.Effect<Recovery.Since | undefined> = notBefore !== undefined
+        ? Effect.succeed({ early: notBefore, late: unsureUntil ?? notBefore })
+        : start !== undefined
         ? Effect.map(venueSpan(start), Recovery.sinceOf)
-        : notBefore === undefined && sentAt !== undefined
+        : sentAt !== undefined
         ? Effect.map(clockOffset, (offset) => {
           const early = Recovery.earliest(sentAt, offset)
           return { early, late: early }
         })
-        : Effect.succeed(notBefore === undefined ? undefined : { early: notBefore, late: unsureUntil ?? notBefore })
+        : Effect.succeed(undefined)
       return validateItem(items[outcome.index]).pipe(
         Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, since)),
         Effect.map((found): Order.BatchOutcome =>

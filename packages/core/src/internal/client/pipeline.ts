@@ -85,7 +85,7 @@ export interface Stamped extends Outgoing {
   readonly timestamp: string
   /** `ACCESS-SIGN`; empty for a public endpoint. */
   readonly signature: string
-  /** Local time when stamped (the wall clock's, as signed), to learn the server's clock from the answer. */
+  /** Local time when stamped (the wall clock's): the timestamp signed is this plus the learned offset. */
   readonly sentAt: number
   /** The monotonic clock's time when stamped (ms): the round trip, and the venue's clock estimated on this clock. */
   readonly sentMono: number
@@ -100,8 +100,6 @@ export class VenueResponse {
   readonly serverTime: number | undefined
   readonly status: number
   readonly bodyText: string
-  /** Local time when the request was stamped: sent, after any wait for a permit. */
-  readonly sentAt: number
   /** The monotonic clock's time (ms) when it was stamped. */
   readonly sentMono: number
   private readonly context: Context
@@ -120,7 +118,6 @@ export class VenueResponse {
     this.status = status
     this.bodyText = bodyText
     this.context = context
-    this.sentAt = stamped.sentAt
     this.sentMono = stamped.sentMono
     this.signature = stamped.signature
   }
@@ -428,6 +425,9 @@ export const answer = (
 // ---------------------------------------------------------------------------------------------------------------
 // the stages together
 
+// The wall clock's time on `fiber`, in ms.
+const wallOf = (fiber: Fiber.Fiber<unknown, unknown>): number => fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+
 // After a failure: the clock learned from a refusal's time, the request counted by its reason, a 429 reported.
 const failed = (
   context: Context,
@@ -437,7 +437,7 @@ const failed = (
   Effect.withFiber((fiber) => {
     const now = RateLimiter.nowOf(fiber)
     if (stamped.signature !== "" && "requestTime" in reason) {
-      context.clock.learn(reason.requestTime, stamped.sentAt, stamped.sentMono, now)
+      context.clock.learn(reason.requestTime, stamped.sentMono, wallOf(fiber), now)
     }
     const { reporter } = context.options
     reporter.answered(fiber.context, stamped.endpoint, reason._tag, now - stamped.sentMono)
@@ -478,7 +478,7 @@ const sentOn = (
   Effect.matchEffect(Effect.onExitPrimitive(exchanged(context, fiber, stamped), interrupted(context, fiber, stamped)), {
     onSuccess: (response) => {
       const now = RateLimiter.nowOf(fiber)
-      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentAt, stamped.sentMono, now)
+      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentMono, wallOf(fiber), now)
       context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentMono)
       return Effect.succeed(response)
     },
@@ -585,8 +585,9 @@ const serverTimeOf = (context: Context): Effect.Effect<number, SpotError.SpotErr
     decodeServerTime(response.payload).pipe(
       Effect.mapError((error) => response.schemaError(error)),
       Effect.tap((time) =>
-        Effect.map(RateLimiter.monotonicMillis, (now) =>
-          context.clock.learn(time, response.sentAt, response.sentMono, now))
+        Effect.withFiber((fiber) =>
+          Effect.succeed(context.clock.learn(time, response.sentMono, wallOf(fiber), RateLimiter.nowOf(fiber)))
+        )
       )
     ))
 }

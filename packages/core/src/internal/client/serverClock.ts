@@ -128,16 +128,23 @@ export class ServerClock {
   }
 
   /**
-   * Learns the offset from a server time seen in an answer to a request sent at `sentAt` (wall clock) and `sentMono`,
-   * answered at `receivedMono` (monotonic clock): the round trip is measured monotonically, so that a step of the wall
-   * clock during it does not shift the estimate by half the step. Only a plausible millisecond epoch (years
-   * 2001..2286) moves it: one answer with seconds, or garbage, must not make every later request fail its timestamp
-   * check.
+   * Learns the offset from a server time seen in an answer to a request sent at `sentMono` (monotonic clock), answered
+   * at `receivedAt` (wall clock) and `receivedMono` (monotonic clock). The round trip is measured monotonically, and
+   * the offset is taken against the wall clock as it reads at the answer (`receivedAt` less half the trip): a step of
+   * the wall clock while the request was in flight is then in the offset whole, so the next request is signed right
+   * (taken against the wall clock at the send, the step would be missing from it). Only a plausible millisecond epoch
+   * (years 2001..2286) moves it: one answer with seconds, or garbage, must not make every later request fail its
+   * timestamp check.
    */
-  learn(serverTime: number | undefined, sentAt: number, sentMono: number, receivedMono: number): void {
+  learn(
+    serverTime: number | undefined,
+    sentMono: number,
+    receivedAt: number,
+    receivedMono: number
+  ): void {
     if (serverTime !== undefined && serverTime >= 1e12 && serverTime < 1e13) {
       const halfTrip = (receivedMono - sentMono) / 2
-      this.offset = Math.round(serverTime - (sentAt + halfTrip))
+      this.offset = Math.round(serverTime - (receivedAt - halfTrip))
       this.venueMinusMono = serverTime - (sentMono + halfTrip)
       this.learnedMono = sentMono
       this.learned++
