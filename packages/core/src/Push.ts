@@ -517,8 +517,8 @@ export type Ticker = typeof Ticker.Type
 
 /**
  * One candle push (`kline.LAST_PRICE.{symbol}.{interval}`): a push replaces the bar with the same `klineTime`. A
- * price at or below zero, a negative `size` or `value`, or a high below the low fails the decoding (as REST's
- * candles).
+ * missing `value` (the quote volume), a price at or below zero, a negative `size` or `value`, or a high below the low
+ * fails the decoding (as REST's candles).
  *
  * @since 0.1.0
  * @category codecs
@@ -532,7 +532,9 @@ export const Kline = Schema.StructWithRest(
     low: DecimalFromWire,
     close: DecimalFromWire,
     size: DecimalFromWire,
-    value: Schema.optional(DecimalFromWire)
+    // Required: the bar's quote volume, which nothing else gives (an item without it is left out, never given the
+    // base volume in its place).
+    value: DecimalFromWire
   }),
   rest
 ).check(Schema.makeFilter((k) => {

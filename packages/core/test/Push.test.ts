@@ -194,6 +194,9 @@ describe("Push", () => {
     ) {
       assert.throws(() => decode(Push.Kline)({ ...kline, ...bad }), undefined, undefined, JSON.stringify(bad))
     }
+    // No quote volume: no bar (its base volume is no stand-in for it).
+    const { value: _value, ...withoutValue } = kline
+    assert.throws(() => decode(Push.Kline)(withoutValue), undefined, undefined, "a kline without value")
     const asset = { coinId: 1, coinName: "BTC", equity: "3.04", available: "3.04", frozen: "0", extra: { a: 1 } }
     assert.deepStrictEqual(decode(Push.AccountAsset)(asset) as unknown, { ...asset, coinId: "1" })
     assert.strictEqual(decode(Push.AccountAsset)({ ...asset, coinId: "2" }).coinId, "2")

@@ -351,8 +351,8 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
         low: k.low,
         close: k.close,
         baseVolume: k.size,
-        quoteVolume: k.value ?? k.size
-      } as Market.Candle, "push")
+        quoteVolume: k.value
+      }, "push")
     }
   }
 
