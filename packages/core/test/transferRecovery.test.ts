@@ -256,6 +256,29 @@ describe("a lost transfer is not taken for another of the client's own that is n
         if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
       }))
   })
+
+  // The margin holds on both sides: a record lies within the margin of its own call's window, and the lost call's
+  // window is searched widened by it. A call that ended unknown 1.5 margins before this one started may own a record
+  // half a margin into this one's search: its entry contests it.
+  it.effect("one that ended unknown more than a margin (and less than two) before the call still contests it", () => {
+    const { MARGIN_MILLIS } = TransferRecovery
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+      .fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, TRANSFER_STATUS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const first = yield* Effect.flip(client.internalTransfer(sampleTransfer))
+        reasonOf(first, "OutcomeUnknownError")
+        // The venue dated its record of the first within the margin after that call.
+        const applied = venue.transfers[0]!
+        venue.transfers[0] = { ...applied, createTime: applied.createTime + Math.round(MARGIN_MILLIS * 0.9) }
+        yield* TestClock.adjust(Math.round(MARGIN_MILLIS * 1.5))
+        venue.fail({ kind: "dropBefore" }, TRANSFER)
+        const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
+        assert.strictEqual(venue.transfers.length, 1, "only the first was applied")
+        assert.strictEqual(second._tag, "Failure", "the first's transfer answered as the second's")
+        if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
+      }))
+  })
 })
 
 describe("the unsettled transfers of a client", () => {
