@@ -5,8 +5,7 @@
  * The wall clock here jumps while the monotonic clock does not, and the venue's clock runs on undisturbed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, type Duration, Effect } from "effect"
-import { TestClock } from "effect/testing"
+import { Clock, Effect } from "effect"
 import type { Order } from "../src/index.ts"
 import { ServerClock } from "../src/internal/client/serverClock.ts"
 import {
@@ -24,37 +23,22 @@ import {
   venueOrderId,
   withClient
 } from "./support/FakeVenue.ts"
+import { steppedClock } from "./support/steppedClock.ts"
 
 const MINUTES_10 = 600_000
 
 /**
- * The TestClock with a wall clock that can be stepped: `step` moves the wall time (and the venue's skew the other
- * way, so that the venue's clock does not move) and leaves the monotonic time where it is.
+ * The TestClock with a wall clock that can be stepped (`steppedClock`): `step` moves the wall time (and the venue's
+ * skew the other way, so that the venue's clock does not move) and leaves the monotonic time where it is.
  */
 const steppable = (venue: FakeVenue) =>
-  Effect.map(TestClock.testClockWith(Effect.succeed), (test) => {
-    let stepped = 0
-    const wall = () => test.currentTimeMillisUnsafe() + stepped
-    const clock: TestClock.TestClock = {
-      currentTimeMillisUnsafe: wall,
-      currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n,
-      monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
-      currentTimeMillis: Effect.sync(wall),
-      currentTimeNanos: Effect.sync(() => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n),
-      monotonicTimeNanos: test.monotonicTimeNanos,
-      sleep: (duration: Duration.Duration) => test.sleep(duration),
-      adjust: (duration: Duration.Input) => test.adjust(duration),
-      setTime: (timestamp: number) => test.setTime(timestamp),
-      withLive: (effect) => test.withLive(effect)
-    }
+  Effect.map(steppedClock, ({ clock, step: moveWall }) => {
     const step = (millis: number) => {
-      stepped += millis
+      moveWall(millis)
       venue.skewMillis -= millis
     }
     // A suspended machine: its wall clock and the venue's move on, its monotonic clock does not.
-    const suspend = (millis: number) => {
-      stepped += millis
-    }
+    const suspend = (millis: number) => moveWall(millis)
     return { clock, step, suspend }
   })
 
