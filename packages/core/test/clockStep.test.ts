@@ -11,6 +11,7 @@ import { ServerClock } from "../src/internal/client/serverClock.ts"
 import {
   BATCH,
   FakeVenue,
+  limitOrderAt,
   NOW,
   OLD_ORDER_ID,
   ORDER_INFO,
@@ -70,15 +71,6 @@ const stepAfter = (venue: FakeVenue, path: string, step: (millis: number) => voi
   }
 }
 
-const limit = (clientOrderId: string): Order.PlaceOrderInput => ({
-  symbol: SYMBOL,
-  side: "buy",
-  orderType: "limit",
-  price: "100",
-  quantity: "1",
-  clientOrderId
-})
-
 const item = (clientOrderId: string) =>
   ({ side: "buy", orderType: "limit", price: "100", quantity: "1", clientOrderId }) as const
 
@@ -103,7 +95,7 @@ describe("placeOrder across a step of the wall clock", () => {
       const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS)
       return withSteppedClient(venue, (client, step) => {
         stepAfter(venue, ORDERS, step, millis)
-        return Effect.map(client.placeOrder(limit("step-p")), (result) => {
+        return Effect.map(client.placeOrder(limitOrderAt("step-p")), (result) => {
           assert.strictEqual(result.orderId, venueOrderId(venue, "step-p"))
           assert.strictEqual(venue.orders.length, 1, "placed once")
         })
@@ -116,7 +108,7 @@ describe("placeOrder across a step of the wall clock", () => {
     addOlder(venue, "step-old")
     return withSteppedClient(venue, (client, step) => {
       stepAfter(venue, ORDERS, step, MINUTES_10)
-      return Effect.map(Effect.flip(client.placeOrder(limit("step-old"))), (error) => {
+      return Effect.map(Effect.flip(client.placeOrder(limitOrderAt("step-old"))), (error) => {
         const reason = reasonOf(error, "DuplicateOrderError")
         assert.isTrue(reason.mayExist)
         assert.strictEqual(venue.orders.length, 1, "only the older order")
