@@ -338,8 +338,8 @@ const side = (levels: ReadonlyArray<Level> | null, direction: 1 | -1): Array<Lev
  * An order book (docs/venue/market-data.md#depth): bids best (highest) first, asks best (lowest) first, whatever
  * order the venue sends them in; `timestamp` the venue's time of the snapshot. A level of size zero is left out, and
  * a price listed twice on a side is the later listing (as the pushed book reads a snapshot); a price at or below zero
- * or a negative size fails the decoding. A crossed book is kept as the venue sent it. REST depth carries no update id: it cannot be stitched to pushed changes (the push
- * stream keeps its own book).
+ * or a negative size fails the decoding. A crossed book is kept as the venue sent it. REST depth carries no update id:
+ * it cannot be stitched to pushed changes (the push stream keeps its own book).
  *
  * @since 0.1.0
  * @category market data
