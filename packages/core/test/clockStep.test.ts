@@ -267,6 +267,16 @@ describe("ServerClock.venueSpan with no answer since the moment", () => {
     assert.strictEqual(span.late, NOW + MINUTES_10 + 5_000)
   })
 
+  // No suspend sets a wall clock behind the monotonic one: only a step back does, and then the monotonic estimate is
+  // right. The span reached the wall clock's estimate, ten minutes early, where an older identical order of a reused
+  // clientOrderId was left unknown (a batch item kept `mayExist`) rather than known to be another order.
+  it("a step back of the wall clock before the moment, not learned since: the monotonic estimate alone", () => {
+    const clock = new ServerClock()
+    clock.learn(NOW, 1_000, NOW, 1_000)
+    const span = clock.venueSpan({ wall: NOW + 5_000 - MINUTES_10, mono: 6_000 })
+    assert.deepStrictEqual(span, { early: NOW + 5_000, late: NOW + 5_000 })
+  })
+
   it("a step back of the wall clock after the moment, learned since: the monotonic estimate alone", () => {
     const clock = new ServerClock()
     clock.learn(NOW, 1_000, NOW, 1_000)
