@@ -90,11 +90,12 @@ const issueOf = (error: Schema.SchemaError): string => {
   return printable(path === "" ? first.message : `${path}: ${first.message}`)
 }
 
+// The symbol an entry names, as the venue wrote it, when it names one.
 const symbolOf = (entry: unknown): string | undefined => {
   const symbol = typeof entry === "object" && entry !== null
     ? (entry as { readonly symbol?: unknown }).symbol
     : undefined
-  return typeof symbol === "string" ? printable(symbol, 40) : undefined
+  return typeof symbol === "string" ? symbol : undefined
 }
 
 // Whether two readings of a symbol's rules are the same (their values are texts, flags and nulls).
@@ -109,8 +110,9 @@ const sameRules = (a: SymbolRules, b: SymbolRules): boolean => {
 /**
  * Reads a list of `exchangeInfo` entries one by one: an entry that is not a symbol's rules is set aside with its
  * reason, and never costs the others (a program placing orders on a good symbol keeps its check). A symbol listed
- * more than once is kept once when its copies agree; when they differ, which is the venue's rule is unknown (checking
- * against the wrong copy would refuse valid orders), so every copy is set aside, as unreadable.
+ * more than once is kept once when its copies agree; when they differ (one of them unreadable too), which is the
+ * venue's rule is unknown (checking against the wrong copy would refuse valid orders), so every copy is set aside, as
+ * unreadable.
  *
  * @since 0.1.0
  * @category responses
@@ -119,10 +121,18 @@ export const readSymbolList = (entries: ReadonlyArray<unknown> | null): SymbolLi
   const read: Array<{ readonly index: number; readonly rules: SymbolRules }> = []
   const unreadable: Array<UnreadableSymbol> = []
   const bySymbol = new Map<string, Array<SymbolRules>>()
+  // How many unreadable entries name each symbol: copies whose rules differ from any readable copy's.
+  const unreadableCopies = new Map<string, number>()
   ;(entries ?? []).forEach((entry, index) => {
     const decoded = decodeSymbolRules(entry)
     if (Result.isFailure(decoded)) {
-      unreadable.push({ index, symbol: symbolOf(entry), issue: issueOf(decoded.failure) })
+      const symbol = symbolOf(entry)
+      if (symbol !== undefined) unreadableCopies.set(symbol, (unreadableCopies.get(symbol) ?? 0) + 1)
+      unreadable.push({
+        index,
+        symbol: symbol === undefined ? undefined : printable(symbol, 40),
+        issue: issueOf(decoded.failure)
+      })
       return
     }
     read.push({ index, rules: decoded.success })
@@ -133,13 +143,14 @@ export const readSymbolList = (entries: ReadonlyArray<unknown> | null): SymbolLi
   const symbols: Array<SymbolRules> = []
   for (const { index, rules } of read) {
     const copies = bySymbol.get(rules.symbol)!
-    if (copies.every((copy) => sameRules(copy, copies[0]!))) {
+    const others = unreadableCopies.get(rules.symbol) ?? 0
+    if (others === 0 && copies.every((copy) => sameRules(copy, copies[0]!))) {
       if (copies[0] === rules) symbols.push(rules)
     } else {
       unreadable.push({
         index,
         symbol: printable(rules.symbol, 40),
-        issue: `listed ${copies.length} times with different rules`
+        issue: `listed ${copies.length + others} times with different rules`
       })
     }
   }
@@ -327,8 +338,8 @@ const side = (levels: ReadonlyArray<Level> | null, direction: 1 | -1): Array<Lev
  * An order book (docs/venue/market-data.md#depth): bids best (highest) first, asks best (lowest) first, whatever
  * order the venue sends them in; `timestamp` the venue's time of the snapshot. A level of size zero is left out, and
  * a price listed twice on a side is the later listing (as the pushed book reads a snapshot); a price at or below zero
- * or a negative size fails the decoding. A crossed book is kept as the venue sent it. REST depth carries no update id: it cannot be stitched to pushed changes (the push
- * stream keeps its own book).
+ * or a negative size fails the decoding. A crossed book is kept as the venue sent it. REST depth carries no update id:
+ * it cannot be stitched to pushed changes (the push stream keeps its own book).
  *
  * @since 0.1.0
  * @category market data

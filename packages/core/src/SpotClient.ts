@@ -184,9 +184,9 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   /**
    * Told of what the client waits for and retries (`Telemetry.Event`): a wait for a rate-limit budget, a 429 and the
-   * pause it starts, a retry about to wait; and entries of the symbol rules that could not be read. For a progress line or a log; its failures and defects are ignored, and
-   * it should return at once (it runs on the request's way). The same events are metrics and span events whether or
-   * not a listener is given (`Telemetry`).
+   * pause it starts, a retry about to wait; and entries of the symbol rules that could not be read. For a progress
+   * line or a log; its failures and defects are ignored, and it should return at once (it runs on the request's way).
+   * The same events are metrics and span events whether or not a listener is given (`Telemetry`).
    */
   readonly onEvent?: ((event: Telemetry.Event) => Effect.Effect<void>) | undefined
   /**
@@ -382,9 +382,11 @@ export interface Service {
   /**
    * Settles the outcomes of `placeOrders` that say `mayExist`: each is looked up by its clientOrderId and becomes
    * `Placed` (the venue has the same order, created during that call: no earlier than the outcome's `notBefore`, or
-   * its `sentAt` on the venue's clock as the lookup's answer teaches it; one created before `unsureUntil` stays unknown) or `Failed` with `mayExist: false` (it has
-   * none, or another order holds the id, an older one under a reused id too). `items` are the items given to
-   * `placeOrders`, in the same order. Outcomes whose lookup fails stay as they are.
+   * its `sentAt` put on the venue's clock by the estimates the lookup's answer teaches, through the monotonic clock
+   * when this client returned the outcome) or `Failed` with `mayExist: false` (it has none, or another order holds the
+   * id, an older one under a reused id too). `items` are the items given to `placeOrders`, in the same order. Outcomes
+   * whose lookup fails stay as they are, and so do those whose identical order was created before `unsureUntil` (a
+   * step of the machine's clock during the call leaves it unknown whether it is the call's).
    */
   readonly resolve: (
     symbol: string,

@@ -3,12 +3,13 @@
  * that runs late) does nothing, and leaves the channel as the next connection has it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, type Duration, Effect, Queue } from "effect"
+import { Clock, Effect, Queue } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { Connection, nowFunction } from "../src/internal/push/connection.ts"
 import type { Control, DataFrame, Feed } from "../src/internal/push/connection.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
+import { steppedClock } from "./support/steppedClock.ts"
 
 const CHANNEL = "ticker.BTCUSDT_SPBL"
 
@@ -96,22 +97,8 @@ describe("push connection", () => {
     }).pipe(Effect.scoped))
 
   it.effect("the operations' window is measured on the monotonic clock: a step of the wall clock back holds nothing", () => {
-    let stepped = 0
     return Effect.gen(function*() {
-      const test = yield* TestClock.testClockWith(Effect.succeed)
-      const wall = () => test.currentTimeMillisUnsafe() + stepped
-      const clock: TestClock.TestClock = {
-        currentTimeMillisUnsafe: wall,
-        currentTimeNanosUnsafe: () => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n,
-        monotonicTimeNanosUnsafe: () => test.monotonicTimeNanosUnsafe(),
-        currentTimeMillis: Effect.sync(wall),
-        currentTimeNanos: Effect.sync(() => test.currentTimeNanosUnsafe() + BigInt(stepped) * 1_000_000n),
-        monotonicTimeNanos: test.monotonicTimeNanos,
-        sleep: (duration: Duration.Duration) => test.sleep(duration),
-        adjust: (duration: Duration.Input) => test.adjust(duration),
-        setTime: (timestamp: number) => test.setTime(timestamp),
-        withLive: (effect) => test.withLive(effect)
-      }
+      const { clock, step } = yield* steppedClock
       const peers: Array<Peer> = []
       const feed: Feed = {
         onActive: () => Effect.void,
@@ -140,7 +127,7 @@ describe("push connection", () => {
       assert.strictEqual(peers[0]!.written.length, 1, "subscribed")
       assert.isFalse(connection.fits(100), "the one operation of the window spent")
       // The wall clock set back ten minutes; a minute passes: the operation left the window.
-      stepped -= 600_000
+      step(-600_000)
       yield* TestClock.adjust(61_000)
       assert.isTrue(connection.fits(100), "an operation free again after the window")
       yield* connection.stop()

@@ -439,6 +439,23 @@ describe("an unreadable entry in the symbol list", () => {
       }))
   })
 
+  // A symbol listed twice, one copy unreadable: the copies differ (the unreadable one's rules are not the other's), so
+  // which is the venue's rule is as unknown as with two readable copies: the readable one was kept and checked.
+  it("a symbol listed twice, one copy unreadable: every copy left out and reported", () => {
+    const list = Schema.decodeUnknownSync(Market.ExchangeInfo)([
+      Surface.rulesOf(SYMBOL),
+      Surface.rulesOf(ETH),
+      Surface.rulesOf(SYMBOL, { tickSize: "1e-40" })
+    ])
+    assert.deepStrictEqual(list.symbols.map((rules) => rules.symbol), [ETH])
+    assert.deepStrictEqual(list.unreadable.map(({ index, symbol }) => ({ index, symbol })), [
+      { index: 0, symbol: SYMBOL },
+      { index: 2, symbol: SYMBOL }
+    ])
+    assert.include(list.unreadable[0]!.issue, "listed 2 times with different rules")
+    assert.include(list.unreadable[1]!.issue, "tickSize")
+  })
+
   it("Market.ExchangeInfo reads each entry on its own; only an answer that is no array fails", () => {
     const decode = Schema.decodeUnknownSync(Market.ExchangeInfo)
     const list = decode([Surface.rulesOf(SYMBOL), ...bad])

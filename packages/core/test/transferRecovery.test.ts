@@ -241,20 +241,40 @@ describe("a lost transfer is not taken for another of the client's own that is n
     })
   })
 
-  it.effect("an identical transfer whose outcome stayed unknown: its transfer is not taken for a later one", () => {
+  /**
+   * A transfer applied whose answer is lost and whose lookup fails (its outcome stays unknown); `meanwhile` passes;
+   * then an identical one lost before the venue sees it: the one match is the first's, not the second's.
+   */
+  const unknownThenLost = (meanwhile: (venue: FakeVenue) => Effect.Effect<void>) => {
     const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
       .fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, TRANSFER_STATUS)
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         const first = yield* Effect.flip(client.internalTransfer(sampleTransfer))
         reasonOf(first, "OutcomeUnknownError")
-        yield* TestClock.adjust("2 seconds")
+        yield* meanwhile(venue)
         venue.fail({ kind: "dropBefore" }, TRANSFER)
         const second = yield* Effect.result(client.internalTransfer(sampleTransfer))
         assert.strictEqual(venue.transfers.length, 1, "only the first was applied")
-        assert.strictEqual(second._tag, "Failure", "the second was never applied")
+        assert.strictEqual(second._tag, "Failure", "the first's transfer answered as the second's")
         if (second._tag === "Failure") reasonOf(second.failure, "OutcomeUnknownError")
       }))
+  }
+
+  it.effect("an identical transfer whose outcome stayed unknown: its transfer is not taken for a later one", () =>
+    unknownThenLost(() => TestClock.adjust("2 seconds")))
+
+  // The margin holds on both sides: a record lies within the margin of its own call's window, and the lost call's
+  // window is searched widened by it. A call that ended unknown 1.5 margins before this one started may own a record
+  // half a margin into this one's search: its entry contests it.
+  it.effect("one that ended unknown more than a margin (and less than two) before the call still contests it", () => {
+    const { MARGIN_MILLIS } = TransferRecovery
+    return unknownThenLost((venue) => {
+      // The venue dated its record of the first within the margin after that call.
+      const applied = venue.transfers[0]!
+      venue.transfers[0] = { ...applied, createTime: applied.createTime + Math.round(MARGIN_MILLIS * 0.9) }
+      return TestClock.adjust(Math.round(MARGIN_MILLIS * 1.5))
+    })
   })
 })
 

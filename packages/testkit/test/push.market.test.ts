@@ -77,6 +77,17 @@ const trade = (state: Published, time: number, price: string, size = "0.1", buye
     yield* venue.publish({ _tag: "Trade", symbol: SYMBOL, time, price, size, value, buyerMaker })
   })
 
+/** The bar at open time 0 as REST first answers it: flat at 100, one unit traded. */
+const FIRST_BAR: Market.Candle = {
+  openTime: 0,
+  open: "100",
+  high: "100",
+  low: "100",
+  close: "100",
+  baseVolume: "1",
+  quoteVolume: "100"
+} as Market.Candle
+
 const bar = (state: Published, openTime: number, close: string) =>
   Effect.gen(function*() {
     const venue = yield* PushVenue.PushVenue
@@ -286,15 +297,7 @@ describe("SpotPush.watchCandles", () => {
   it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>
     Effect.gen(function*() {
       const push = yield* SpotPush.SpotPush
-      state.bars.set(0, {
-        openTime: 0,
-        open: "100",
-        high: "100",
-        low: "100",
-        close: "100",
-        baseVolume: "1",
-        quoteVolume: "100"
-      } as Market.Candle)
+      state.bars.set(0, FIRST_BAR)
       const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
       yield* settle
       yield* bar(state, 0, "101")
@@ -546,15 +549,7 @@ describe("SpotPush.watchCandles: a backfill older than the pushes delivered", ()
   it.effect("a REST bar of less volume than the one delivered does not replace it", () =>
     Effect.gen(function*() {
       const push = yield* SpotPush.SpotPush
-      state.bars.set(0, {
-        openTime: 0,
-        open: "100",
-        high: "100",
-        low: "100",
-        close: "100",
-        baseVolume: "1",
-        quoteVolume: "100"
-      } as Market.Candle)
+      state.bars.set(0, FIRST_BAR)
       const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
       yield* settle
       // Pushed, while REST keeps answering the first copy.

@@ -30,7 +30,7 @@ export interface Client {
   readonly clockEstimate: Effect.Effect<Estimate>
   /** Where a local moment lies on the venue's clock, by the current estimates (`ServerClock.venueSpan`). */
   readonly venueSpan: (at: Moment) => Effect.Effect<Span>
-  /** Where the starts of the calls of outcomes that may exist are kept, for `resolve`. */
+  /** Where the starts of the calls of outcomes that may exist with `sentAt` are kept, for `resolve`. */
   readonly starts: Starts
   /** The symbol's rules when the client checks orders and knows them. */
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
@@ -51,10 +51,11 @@ const givenId = (input: unknown): string => {
 const validateItem = Validate.input(Venue.endpoints.placeOrders.request.fields.orderList.value)
 
 /**
- * The start, on the client's clocks, of the call of each outcome of a client that may exist (the outcome object
- * itself the key): `resolve` puts it on the venue's clock through the monotonic clock, which a step of the wall clock
- * between the call and `resolve` does not move. An outcome not found here (rebuilt, or from another process) is
- * bounded by its `notBefore` (and `unsureUntil`) or `sentAt` alone.
+ * The start, on the client's clocks, of the call of each outcome of a client that may exist and carries `sentAt` (the
+ * outcome object itself the key): `resolve` puts it on the venue's clock through the monotonic clock, which a step of
+ * the wall clock between the call and `resolve` does not move. An outcome with `notBefore` needs none (its bounds were
+ * taken during the call), and one not found here (rebuilt, or from another process) is bounded by its `sentAt` and
+ * the offset alone.
  */
 export type Starts = WeakMap<Order.BatchOutcome, Moment>
 
@@ -152,8 +153,10 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
         ...bound
       }
     })
-    for (const outcome of outcomes) {
-      if (outcome._tag === "Failed" && outcome.mayExist) client.starts.set(outcome, started)
+    if (!confirmed) {
+      for (const outcome of outcomes) {
+        if (outcome._tag === "Failed" && outcome.mayExist) client.starts.set(outcome, started)
+      }
     }
     return outcomes
   })

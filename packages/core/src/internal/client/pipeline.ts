@@ -234,8 +234,8 @@ const requestPathOf = (outgoing: Outgoing): string =>
 
 /**
  * The request stamped at local time `sentAt` (monotonic: `sentMono`): a public one as it is, a signed one with the
- * server's time and its one signature. The stamped request itself when the signer answers at once (an exit, as node:crypto's does), otherwise
- * an effect of it (WebCrypto's).
+ * server's time and its one signature. The stamped request itself when the signer answers at once (an exit, as
+ * node:crypto's does), otherwise an effect of it (WebCrypto's).
  */
 export const stampAt = (
   context: Context,

@@ -160,13 +160,16 @@ export class ServerClock {
    * somewhere between (`early`). That reading holds once an answer sent after the moment taught the estimates: a
    * suspend before the moment is then counted in `venueMinusMono`. Until one did, a wall clock ahead of the monotonic
    * one may be a step forward before the moment (the monotonic one is right) or a suspend (the wall one is right): the
-   * span holds both.
+   * span holds both, from the monotonic estimate; one behind it stepped back before the moment (no suspend does
+   * that): the monotonic one is right.
    */
   venueSpan(at: Moment): Span {
     const byWall = at.wall + this.offset
     if (this.venueMinusMono === undefined) return { early: byWall, late: byWall }
     const byMono = at.mono + this.venueMinusMono
     const learnedSince = this.learnedMono !== undefined && this.learnedMono >= at.mono
-    return { early: Math.min(byWall, byMono), late: learnedSince ? byMono : Math.max(byWall, byMono) }
+    return learnedSince
+      ? { early: Math.min(byWall, byMono), late: byMono }
+      : { early: byMono, late: Math.max(byWall, byMono) }
   }
 }

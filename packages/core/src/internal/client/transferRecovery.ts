@@ -225,7 +225,11 @@ export const recover = (
     onSuccess: ({ narrow, records }) => {
       // Transfers settled while the list was read are known now.
       const found = records.filter((record) => !known.has(record.withdrawId))
-      const contested = unsettled.contests(entry, { start: window.start.mono, end: window.end.mono })
+      // The client's own calls, compared on the monotonic clock: the call's window widened as the search's is.
+      const contested = unsettled.contests(entry, {
+        start: window.start.mono - MARGIN_MILLIS,
+        end: window.end.mono + MARGIN_MILLIS
+      })
       // The one match is taken only when it lies in the call's window however a step of the clock put it.
       const sure = found.length === 1 && within(found[0]!, narrow)
       if (sure && !contested) {
