@@ -294,4 +294,18 @@ describe("ServerClock.venueSpan with no answer since the moment", () => {
     clock.learn(NOW + 100, 1_000, NOW + 200 - MINUTES_10, 1_200)
     assert.strictEqual(clock.offset, MINUTES_10)
   })
+
+  it("no step: estimates a fraction of a millisecond or a slewed second apart are one moment, in whole milliseconds", () => {
+    // Answered 0.3 ms after the send (the offset rounded, the monotonic estimate not): the two estimates of a later
+    // moment differ by a fraction of a millisecond; so, by a few hundred, do those of a moment minutes later on a wall
+    // clock NTP slews. Neither is a step: no span (a span would put `unsureUntil` on an outcome and leave an order in
+    // it unknown), and no fraction.
+    const clock = new ServerClock()
+    clock.learn(NOW + 7, 1_000.1, NOW + 0.3, 1_000.4)
+    for (const at of [{ wall: NOW + 5_000, mono: 6_000.37 }, { wall: NOW + 600_000, mono: 600_700.2 }]) {
+      const span = clock.venueSpan(at)
+      assert.strictEqual(span.early, span.late, JSON.stringify(span))
+      assert.isTrue(Number.isInteger(span.early), JSON.stringify(span))
+    }
+  })
 })

@@ -59,6 +59,23 @@ export interface Span {
   readonly late: number
 }
 
+/**
+ * How far apart the two estimates of one moment may be and still be one moment, in ms. They differ without any step:
+ * the offset is rounded to the millisecond, the two clocks are read a few microseconds apart, and the wall clock is
+ * slewed (NTP runs it up to 0.05 % fast or slow) while the monotonic clock is not. Such a difference is far inside the
+ * margin a recovery's bound already allows (`Recovery.MARGIN_MILLIS`); only a step or a suspend makes a span.
+ */
+const SAME_MOMENT_MILLIS = 1_000
+
+const pointOf = (at: number): Span => {
+  const point = Math.floor(at)
+  return { early: point, late: point }
+}
+
+// A span in whole milliseconds, as wide as the two estimates are apart, or their earlier one when they are one moment.
+const spanOf = (early: number, late: number): Span =>
+  late - early <= SAME_MOMENT_MILLIS ? pointOf(early) : { early: Math.floor(early), late: Math.ceil(late) }
+
 /** The client's estimate of the venue's clock at one moment: the offset, and how many answers had taught it. */
 export interface Estimate {
   readonly offset: number
@@ -165,11 +182,11 @@ export class ServerClock {
    */
   venueSpan(at: Moment): Span {
     const byWall = at.wall + this.offset
-    if (this.venueMinusMono === undefined) return { early: byWall, late: byWall }
+    if (this.venueMinusMono === undefined) return pointOf(byWall)
     const byMono = at.mono + this.venueMinusMono
     const learnedSince = this.learnedMono !== undefined && this.learnedMono >= at.mono
     return learnedSince
-      ? { early: Math.min(byWall, byMono), late: byMono }
-      : { early: byMono, late: Math.max(byWall, byMono) }
+      ? spanOf(Math.min(byWall, byMono), byMono)
+      : spanOf(byMono, Math.max(byWall, byMono))
   }
 }
