@@ -41,6 +41,7 @@ import type * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
 import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
+import * as PushTelemetry from "./internal/push/telemetry.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
 import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
@@ -304,7 +305,8 @@ const resolve = (
   options: Options,
   attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>,
   emit: (event: Event) => void,
-  text: VenueText
+  text: VenueText,
+  telemetry: PushTelemetry.Reporter
 ): Resolved => {
   const idleTimeoutMillis = millis(options.idleTimeout, Duration.seconds(60))
   const ackTimeoutMillis = millis(options.ackTimeout, Duration.seconds(5))
@@ -332,7 +334,8 @@ const resolve = (
       operations,
       attempt,
       emit,
-      text
+      text,
+      telemetry
     })
   }
 }
@@ -380,7 +383,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const elapsed = yield* nowFunction
   const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
   const events = yield* PubSub.sliding<Event>(1024)
+  // The metrics of the context the service is made in (its layer's): the events come from synchronous code.
+  const telemetry = yield* PushTelemetry.current
   const emit = (event: Event): void => {
+    telemetry.event(event)
     PubSub.publishUnsafe(events, event)
   }
   const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
@@ -392,7 +398,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
     leaseMillis: openTimeoutMillis + 5_000
   })
-  const resolved = resolve(options, attempt, emit, text)
+  const resolved = resolve(options, attempt, emit, text, telemetry)
   let ids = 0
   const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
     new Hub({
