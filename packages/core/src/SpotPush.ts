@@ -21,6 +21,9 @@
  * answered, and a connection that delivers nothing for `idleTimeout` is replaced. A stream's subscription lives as long
  * as the stream is pulled: nothing stays behind when its consumer stops.
  *
+ * What the connections do is measured: `Telemetry`'s push metrics (attempts by outcome, connections open, reconnects,
+ * resyncs, gaps, messages per channel kind) and a `SpotPush.connect` span per connection attempt.
+ *
  * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
  * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need.

@@ -5,9 +5,17 @@
  * `other` or `unsure`), and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that
  * says what it waits for; the symbol rules the venue answered that could not be read).
  *
+ * The push service (`SpotPush`) reports its connection attempts by outcome (`spotkit_push_connection_attempts_total`,
+ * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
+ * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
+ * reconnects, the books rebuilt by reason, the trades channels' gaps and the data messages received per channel kind,
+ * in the metrics of the context it was made in (its layer's). Messages are counted as plain integers while a batch of
+ * frames is read and added to the metric once per batch: no effect, nor a metric update, per message.
+ *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
- * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names), never a key,
- * a symbol or an order.
+ * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or
+ * `private` for push), an outcome or reason, or a push channel's kind, never a key, a symbol or an order, nor what the
+ * venue said.
  *
  * @since 0.1.0
  */
