@@ -21,6 +21,9 @@
  * answered, and a connection that delivers nothing for `idleTimeout` is replaced. A stream's subscription lives as long
  * as the stream is pulled: nothing stays behind when its consumer stops.
  *
+ * What the connections do is measured: `Telemetry`'s push metrics (attempts by outcome, connections open, reconnects,
+ * resyncs, gaps, messages per channel kind) and a `SpotPush.connect` span per connection attempt.
+ *
  * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
  * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need.
@@ -41,6 +44,7 @@ import type * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
 import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
+import * as PushTelemetry from "./internal/push/telemetry.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
 import type * as MarketRest from "./Market.ts"
 import * as Push from "./Push.ts"
@@ -304,7 +308,8 @@ const resolve = (
   options: Options,
   attempt: Effect.Effect<AttemptPermit, SpotError.RateLimitStoreError>,
   emit: (event: Event) => void,
-  text: VenueText
+  text: VenueText,
+  telemetry: PushTelemetry.Reporter
 ): Resolved => {
   const idleTimeoutMillis = millis(options.idleTimeout, Duration.seconds(60))
   const ackTimeoutMillis = millis(options.ackTimeout, Duration.seconds(5))
@@ -332,7 +337,8 @@ const resolve = (
       operations,
       attempt,
       emit,
-      text
+      text,
+      telemetry
     })
   }
 }
@@ -380,7 +386,10 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const elapsed = yield* nowFunction
   const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
   const events = yield* PubSub.sliding<Event>(1024)
+  // The metrics of the context the service is made in (its layer's): the events come from synchronous code.
+  const telemetry = yield* PushTelemetry.current
   const emit = (event: Event): void => {
+    telemetry.event(event)
     PubSub.publishUnsafe(events, event)
   }
   const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
@@ -392,7 +401,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
     leaseMillis: openTimeoutMillis + 5_000
   })
-  const resolved = resolve(options, attempt, emit, text)
+  const resolved = resolve(options, attempt, emit, text, telemetry)
   let ids = 0
   const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
     new Hub({

@@ -5,9 +5,17 @@
  * `other` or `unsure`), and the events a program may listen to (`SpotClient.Options.onEvent`: a progress line that
  * says what it waits for; the symbol rules the venue answered that could not be read).
  *
+ * The push service (`SpotPush`) reports its connection attempts by outcome (`spotkit_push_connection_attempts_total`,
+ * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
+ * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
+ * reconnects, the books rebuilt by reason, the trades channels' gaps and the data messages received per channel kind,
+ * in the metrics of the context it was made in (its layer's). Messages are counted as plain integers while a batch of
+ * frames is read and added to the metric once per batch: no effect, nor a metric update, per message.
+ *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
- * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names), never a key,
- * a symbol or an order.
+ * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or
+ * `private` for push), an outcome or reason, or a push channel's kind, never a key, a symbol or an order, nor what the
+ * venue said.
  *
  * @since 0.1.0
  */
@@ -106,6 +114,94 @@ export const budgetWeight = Metric.counter("spotkit_budget_weight_total", {
  */
 export const exportRows = Metric.counter("spotkit_export_rows_total", {
   description: "Rows written by exports, by export",
+  incremental: true
+})
+
+/**
+ * How a push connection attempt ended: `connected` (the WebSocket open: the handshake taken, a private one's
+ * signature included), `refused` (the venue answered the handshake with an HTTP status: a bad signature, a timestamp
+ * out of its window, too many attempts), `timeout` (not open within `openTimeout`), `failed` (the socket could not be
+ * opened otherwise: no route, a connection refused or reset), `unsupported` (a private connection on a platform whose
+ * WebSocket cannot send the handshake headers) or `store_failed` (the `RateLimitStore` holding the attempt budget could
+ * not be reached: no attempt was made).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export type PushConnectOutcome = "connected" | "refused" | "timeout" | "failed" | "unsupported" | "store_failed"
+
+/**
+ * Push connection attempts (`SpotPush`), by `endpoint` (`public` or `private`) and `outcome`
+ * (`PushConnectOutcome`). Every dial counts once, the first and each reconnect; an attempt given up because its
+ * streams stopped meanwhile is not counted. Each is a span too, `SpotPush.connect`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushConnectionAttempts = Metric.counter("spotkit_push_connection_attempts_total", {
+  description: "Push connection attempts, by endpoint (public or private) and outcome (connected or why not)",
+  incremental: true
+})
+
+/**
+ * Push connections open now, by `endpoint` (`public` or `private`): one more when a connection opens, one less when
+ * it ends (to be dialled again, or closed as its last stream stopped).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushConnections = Metric.gauge("spotkit_push_connections", {
+  description: "Push connections open now, by endpoint (public or private)"
+})
+
+/**
+ * Push reconnects, by `endpoint` (`public` or `private`): a connection that ended, or an attempt that failed, and is
+ * dialled again after its backoff (each `Disconnected` of `SpotPush.events`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushReconnects = Metric.counter("spotkit_push_reconnects_total", {
+  description: "Push connections or attempts that ended and are dialled again, by endpoint (public or private)",
+  incremental: true
+})
+
+/**
+ * Order books rebuilt from a new snapshot (`watchBook`), by `reason` (`SpotPush.ResyncReason`: `gap`, `reconnect`,
+ * `decode`, `snapshot`; each `Resync` of `SpotPush.events`, once per channel whatever its consumers). A consumer's own
+ * `lag` is not counted.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushResyncs = Metric.counter("spotkit_push_resyncs_total", {
+  description: "Order books rebuilt from a new snapshot, by reason (gap, reconnect, decode, snapshot)",
+  incremental: true
+})
+
+/**
+ * Spans of a trades channel that may miss trades after a reconnect (each `Gap` of `SpotPush.events`), by `channel`:
+ * the channel's kind (`trades`), never its symbol.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushGaps = Metric.counter("spotkit_push_gaps_total", {
+  description: "Spans of a push channel that may miss items after a reconnect, by channel kind (trades)",
+  incremental: true
+})
+
+/**
+ * Data messages received from the venue, by `channel`: the channel's kind (`depth`, `trades`, `ticker`, `kline`,
+ * `orders`, `fill`, `account`), never its symbol. One per data frame of a channel carried (a frame may hold several
+ * changes), counted as the connection reads and added to the metric once per batch of frames read; pings,
+ * acknowledgements and errors are not counted.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushMessages = Metric.counter("spotkit_push_messages_total", {
+  description: "Push data messages received, by channel kind (depth, trades, ticker, kline, orders, fill, account)",
   incremental: true
 })
 

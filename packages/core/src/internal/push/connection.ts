@@ -7,6 +7,10 @@
 // one), and no frame at all for `idleTimeout` ends the connection (the venue may stall with the socket open). Then the
 // loop waits a jittered exponential backoff and dials again. Subscriptions are sent from the registry inside each
 // connection, never queued on the socket's writer across connections.
+//
+// Each attempt (the wait for the budget, the dial and the handshake) is a `SpotPush.connect` span, a root span of its
+// own (a reconnect hours later belongs to no caller's trace), and is counted by its outcome; the data frames read are
+// counted per channel kind as plain integers and added to the metric once per batch (`telemetry.ts`).
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Option, Random, Result, Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
@@ -16,6 +20,8 @@ import { millisOf } from "../client/rateLimiter.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
+import { kindOf, KINDS, none, outcomeOf } from "./telemetry.ts"
+import type { Reporter } from "./telemetry.ts"
 import type { VenueText } from "./venueText.ts"
 
 /** A data frame of a channel. */
@@ -72,6 +78,8 @@ export interface Settings {
   readonly emit: (event: Event) => void
   /** Makes what the venue says safe to quote: credentials and handshake signatures scrubbed, printable. */
   readonly text: VenueText
+  /** The service's metrics. @default none */
+  readonly telemetry?: Reporter | undefined
 }
 
 /**
@@ -97,6 +105,8 @@ interface Entry {
   acknowledged: boolean
   /** The scope of the acknowledged subscription, given to the feed's `onActive`. */
   subscription: Scope.Closeable | undefined
+  /** The channel's kind, as an index of the counts of messages received (`telemetry.ts` `KINDS`; -1: not counted). */
+  readonly kind: number
 }
 
 interface Live {
@@ -106,6 +116,8 @@ interface Live {
   readonly resyncs: Set<string>
   readonly end: Deferred.Deferred<never, string>
   readonly control: Control
+  /** Whether it counts among the connections open (until it is down). */
+  open: boolean
 }
 
 // What an error says of itself: an `Error`'s or an `ErrorEvent`'s message (a WebSocket's error events carry one).
@@ -151,6 +163,9 @@ export class Connection {
   // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
   private errorLoggedAt: number | undefined = undefined
   private errorsUnlogged = 0
+  private readonly telemetry: Reporter
+  // Data frames read per channel kind since the metric was last updated (at the end of each batch).
+  private readonly received: Array<number> = KINDS.map(() => 0)
   stopping = false
 
   constructor(id: number, settings: Settings, socket: Socket.Socket, now: () => number) {
@@ -158,6 +173,7 @@ export class Connection {
     this.settings = settings
     this.socket = socket
     this.now = now
+    this.telemetry = settings.telemetry ?? none
   }
 
   /** Whether another channel fits: under the channel cap, and with an operation left on a live connection. */
@@ -186,7 +202,14 @@ export class Connection {
 
   /** Carries a channel from now on: subscribed at once when connected, else on the next connection. */
   add(channel: string, feed: Feed): Effect.Effect<void> {
-    this.channels.set(channel, { feed, state: "idle", generation: 0, acknowledged: false, subscription: undefined })
+    this.channels.set(channel, {
+      feed,
+      state: "idle",
+      generation: 0,
+      acknowledged: false,
+      subscription: undefined,
+      kind: kindOf(channel)
+    })
     const live = this.live
     return live === undefined ? Effect.void : this.subscribe(live, channel)
   }
@@ -283,6 +306,7 @@ export class Connection {
       case "TradeEvent": {
         const entry = this.channels.get(frame.channel)
         if (entry === undefined) return undefined
+        if (entry.kind >= 0) this.received[entry.kind]!++
         if (entry.state === "active") entry.feed.onFrame(frame, live.control)
         else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
         return undefined
@@ -345,8 +369,12 @@ export class Connection {
 
   private connectOnce(onConnected: () => void): Effect.Effect<never, unknown> {
     return Effect.scoped(Effect.gen({ self: this }, function*() {
-      const permit = yield* this.settings.attempt
-      const pull = yield* Effect.ensuring(Socket.readerString(this.socket), permit.settle)
+      const pull = yield* this.attempt(
+        Effect.flatMap(
+          this.settings.attempt,
+          (permit) => Effect.ensuring(Socket.readerString(this.socket), permit.settle)
+        )
+      )
       const writer = yield* this.socket.writer
       const scope = yield* Effect.scope
       const end = yield* Deferred.make<never, string>()
@@ -356,6 +384,7 @@ export class Connection {
         ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
         resyncs: new Set(),
         end,
+        open: false,
         control: {
           resync: (channel) => live.resyncs.add(channel),
           // A deadline fiber may call it after this connection ended: then it does nothing (its channels are
@@ -371,6 +400,8 @@ export class Connection {
       }
       this.live = live
       yield* Scope.addFinalizer(scope, this.down(live))
+      live.open = true
+      this.telemetry.open(this.settings.endpoint, 1)
       onConnected()
       this.settings.emit({ _tag: "Connected", endpoint: this.settings.endpoint, connection: this.id })
       for (const channel of Array.from(this.channels.keys())) yield* this.subscribe(live, channel)
@@ -392,6 +423,7 @@ export class Connection {
           const effect = this.dispatch(live, text)
           if (effect !== undefined) yield* effect
         }
+        this.telemetry.received(this.received)
         if (live.resyncs.size > 0) yield* this.resyncs(live)
       }),
       { disableYield: true }
@@ -402,6 +434,10 @@ export class Connection {
   private down(live: Live): Effect.Effect<void> {
     return Effect.suspend(() => {
       if (this.live === live) this.live = undefined
+      if (live.open) {
+        live.open = false
+        this.telemetry.open(this.settings.endpoint, -1)
+      }
       const effects: Array<Effect.Effect<void>> = []
       for (const [channel, entry] of this.channels) {
         if (entry.state === "idle") continue
@@ -410,6 +446,28 @@ export class Connection {
       }
       return Effect.all(effects, { discard: true })
     })
+  }
+
+  // One attempt: the wait for the budget's permit, the dial and the handshake, as the span `SpotPush.connect` with its
+  // `outcome`, counted. The span ends failed with the reason as the `Disconnected` event quotes it (scrubbed), never
+  // with the error itself, which may quote the venue; the caller gets the attempt's own exit.
+  private attempt<A, R>(dial: Effect.Effect<A, unknown, R>): Effect.Effect<A, unknown, R> {
+    const { endpoint, text } = this.settings
+    let result: Exit.Exit<A, unknown> | undefined
+    const spanned = Effect.withSpan(
+      Effect.flatMap(Effect.exit(dial), (exit) => {
+        result = exit
+        const outcome = outcomeOf(exit)
+        this.telemetry.attempted(endpoint, outcome)
+        return Effect.andThen(
+          Effect.annotateCurrentSpan("outcome", outcome),
+          Exit.isSuccess(exit) ? Effect.void : Effect.fail(text.line(describe(exit.cause), 400))
+        )
+      }),
+      "SpotPush.connect",
+      { root: true, attributes: { endpoint, connection: this.id } }
+    )
+    return Effect.flatMap(Effect.exit(spanned), () => result ?? Effect.interrupt)
   }
 
   private run(): Effect.Effect<void> {
