@@ -2,7 +2,8 @@
  * Push over real WebSockets: the sandbox's port serves the venue's push endpoints (`PushVenue.layerSandbox`), fed by
  * the engine, and `NodeSpotPush` (the `ws` package, node:crypto signing) reads them, on the live clock. The book
  * equals the engine's; every fill is delivered once while connections are dropped every few frames; a bad signature
- * is refused with HTTP 401 before any upgrade (and counted `refused`: `ws` names the status); pings are answered and a stalled connection is replaced.
+ * is refused with HTTP 401 before any upgrade (and counted `refused`: `ws` names the status); pings are answered and
+ * a stalled connection is replaced.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Push, SpotClient, SpotPush, Telemetry } from "@spotkit/core"
