@@ -105,12 +105,13 @@ const quiet: Feed = {
   onFail: () => Effect.void
 }
 
-// A connection over the scripted socket, reporting to a reporter that keeps what it is told.
-const connectionOf = (attempt: Settings["attempt"], dials: Array<Dial>) =>
+// A connection over the scripted socket, reporting to a reporter that keeps the attempts and the open connections
+// (the rest goes to `reporter`).
+const connectionOf = (attempt: Settings["attempt"], dials: Array<Dial>, reporter = PushTelemetry.none) =>
   Effect.gen(function*() {
     const seen = { outcomes: [] as Array<string>, open: 0, lowest: 0, events: [] as Array<Event> }
-    const reporter: PushTelemetry.Reporter = {
-      ...PushTelemetry.none,
+    const keeping: PushTelemetry.Reporter = {
+      ...reporter,
       attempted: (_endpoint, outcome) => void seen.outcomes.push(outcome),
       open: (_endpoint, delta) => {
         seen.open += delta
@@ -129,7 +130,7 @@ const connectionOf = (attempt: Settings["attempt"], dials: Array<Dial>) =>
         attempt,
         emit: (event) => void seen.events.push(event),
         text: new VenueText({ secrets: [SECRET], url: "wss://venue.test" }),
-        telemetry: reporter
+        telemetry: keeping
       },
       scripted(dials, inboxes),
       yield* nowFunction
@@ -211,6 +212,26 @@ describe("push telemetry: the connection loop", () => {
       assert.strictEqual(seen.open, 0)
       assert.strictEqual(seen.lowest, 0)
       assert.deepStrictEqual(counts, { granted: 3, settled: 3 })
+    }).pipe(Effect.scoped))
+
+  it.effect("messages of a batch cut short (the connection stopped while a feed's effect runs) are counted all the same", () =>
+    Effect.gen(function*() {
+      const registry: Metric.MetricRegistry = new Map()
+      const reporter = PushTelemetry.make(Context.make(Metric.MetricRegistry, registry))
+      const { attempt } = permits()
+      const { connection, inboxes } = yield* connectionOf(attempt, ["open"], reporter)
+      yield* connection.add(CHANNEL, { ...quiet, onActive: () => Effect.never })
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      // Two frames, then the acknowledgement whose feed effect does not return before the connection stops.
+      const payload = JSON.stringify({ event: "payload", channel: CHANNEL, data: [{}] })
+      yield* Queue.offerAll(inboxes[0]!, [payload, payload, JSON.stringify({ event: "subscribed", channel: CHANNEL })])
+      yield* yieldAll
+      yield* connection.stop()
+      const state = yield* Metric.value(Metric.withAttributes(Telemetry.pushMessages, { channel: "ticker" })).pipe(
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+      assert.strictEqual(state.count, 2)
     }).pipe(Effect.scoped))
 
   it.effect("the loop keeps the caller's context; the attempt is a root span whose failure quotes no credential", () => {
