@@ -252,7 +252,7 @@ describe("push telemetry: the connection loop", () => {
       const parents: Array<string> = []
       const feed: Feed = {
         ...quiet,
-        onActive: () => Effect.map(Effect.currentParentSpan, (span) => void parents.push(span.spanId))
+        onActive: () => Effect.orDie(Effect.map(Effect.currentParentSpan, (span) => void parents.push(span.spanId)))
       }
       const caller = yield* Effect.gen(function*() {
         yield* connection.add(CHANNEL, feed)
