@@ -118,12 +118,13 @@ export const exportRows = Metric.counter("spotkit_export_rows_total", {
 })
 
 /**
- * How a push connection attempt ended: `connected` (the WebSocket open: the handshake taken, a private one's
- * signature included), `refused` (the venue answered the handshake with an HTTP status: a bad signature, a timestamp
- * out of its window, too many attempts), `timeout` (not open within `openTimeout`), `failed` (the socket could not be
- * opened otherwise: no route, a connection refused or reset), `unsupported` (a private connection on a platform whose
- * WebSocket cannot send the handshake headers) or `store_failed` (the `RateLimitStore` holding the attempt budget could
- * not be reached: no attempt was made).
+ * How a push connection attempt ended: `connected` (the WebSocket open: the handshake taken, a private one's signature
+ * included), `refused` (the venue answered the handshake with an HTTP status: a bad signature, a timestamp out of its
+ * window, too many attempts; as the WebSocket says it: `ws`, which `NodeSpotPush` uses, names the status, while a
+ * browser's or Node's global WebSocket does not, and such a refusal counts as `failed`), `timeout` (not open within
+ * `openTimeout`), `failed` (the socket could not be opened otherwise: no route, a connection refused or reset),
+ * `unsupported` (a private connection on a platform whose WebSocket cannot send the handshake headers) or
+ * `store_failed` (the `RateLimitStore` holding the attempt budget could not be reached: no attempt was made).
  *
  * @since 0.1.0
  * @category metrics

@@ -1,14 +1,21 @@
 /**
  * The push service's reporting, below the service: how a connection attempt's exit becomes its outcome (each word of
  * `Telemetry.PushConnectOutcome` but `connected` from the failure that means it), and the counts of messages added
- * to the metric once and then reset, in the registry of the context the reporter was made in.
+ * to the metric once and then reset, in the registry of the context the reporter was made in. Over a scripted socket,
+ * the attempt's wrapper leaves the loop as it was: an attempt given up is not counted and settles its permit once, a
+ * store's failure and a timeout end as before, the open connections return to none on every ending, and the loop's
+ * fibers keep the caller's context while the attempt is a root span whose failure quotes no credential.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Metric } from "effect"
+import { Cause, Context, Effect, Exit, Metric, Option, Queue, Tracer } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { TestClock } from "effect/testing"
 import { SpotError, Telemetry } from "../src/index.ts"
-import { HeadersUnsupported } from "../src/internal/push/connection.ts"
+import { Connection, HeadersUnsupported, nowFunction } from "../src/internal/push/connection.ts"
+import type { Feed, Settings } from "../src/internal/push/connection.ts"
+import type { Event } from "../src/internal/push/model.ts"
 import * as PushTelemetry from "../src/internal/push/telemetry.ts"
+import { VenueText } from "../src/internal/push/venueText.ts"
 
 const openFailure = (kind: "Unknown" | "Timeout", cause: unknown) =>
   Exit.fail(new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind, cause }) }))
@@ -62,4 +69,215 @@ describe("push telemetry", () => {
       assert.strictEqual(yield* value("trades"), 0)
       assert.strictEqual(PushTelemetry.kindOf("nonsense.channel"), -1)
     }))
+})
+
+const CHANNEL = "ticker.BTCUSDT_SPBL"
+const SECRET = "the-api-key-0123456789"
+
+// How each dial of the scripted socket goes: open (frames then come from its inbox), never open, or fail.
+type Dial = "open" | "never" | Socket.SocketError
+
+const scripted = (dials: Array<Dial>, inboxes: Array<Queue.Queue<string, Socket.SocketError>>): Socket.Socket =>
+  Socket.make({
+    reader: Effect.suspend(() => {
+      const dial = dials.shift() ?? "open"
+      if (dial === "never") return Effect.never
+      if (dial !== "open") return Effect.fail(dial)
+      return Effect.map(Queue.unbounded<string, Socket.SocketError>(), (inbox) => {
+        inboxes.push(inbox)
+        return {
+          pull: Effect.map(Queue.takeAll(inbox), (texts) => texts as unknown as readonly [string, ...Array<string>]),
+          upgrade: () => Effect.void
+        }
+      })
+    }),
+    writer: Effect.succeed({ write: () => Effect.void, writeAll: () => Effect.void })
+  })
+
+const yieldAll = Effect.gen(function*() {
+  for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+})
+
+const quiet: Feed = {
+  onActive: () => Effect.void,
+  onInactive: () => Effect.void,
+  onFrame: () => undefined,
+  onFail: () => Effect.void
+}
+
+// A connection over the scripted socket, reporting to a reporter that keeps the attempts and the open connections
+// (the rest goes to `reporter`).
+const connectionOf = (attempt: Settings["attempt"], dials: Array<Dial>, reporter = PushTelemetry.none) =>
+  Effect.gen(function*() {
+    const seen = { outcomes: [] as Array<string>, open: 0, lowest: 0, events: [] as Array<Event> }
+    const keeping: PushTelemetry.Reporter = {
+      ...reporter,
+      attempted: (_endpoint, outcome) => void seen.outcomes.push(outcome),
+      open: (_endpoint, delta) => {
+        seen.open += delta
+        seen.lowest = Math.min(seen.lowest, seen.open)
+      }
+    }
+    const inboxes: Array<Queue.Queue<string, Socket.SocketError>> = []
+    const connection = new Connection(
+      1,
+      {
+        endpoint: "public",
+        idleTimeout: "1 hour",
+        ackTimeoutMillis: 5_000,
+        backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+        operations: { limit: 240, windowMillis: 3_600_000 },
+        attempt,
+        emit: (event) => void seen.events.push(event),
+        text: new VenueText({ secrets: [SECRET], url: "wss://venue.test" }),
+        telemetry: keeping
+      },
+      scripted(dials, inboxes),
+      yield* nowFunction
+    )
+    return { connection, seen, inboxes }
+  })
+
+const permits = () => {
+  const counts = { granted: 0, settled: 0 }
+  const attempt = Effect.sync(() => {
+    counts.granted++
+    return { settle: Effect.sync(() => void counts.settled++) }
+  })
+  return { counts, attempt }
+}
+
+const openFailed = (kind: "Unknown" | "Timeout", message: string) =>
+  new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind, cause: new Error(message) }) })
+
+describe("push telemetry: the connection loop", () => {
+  it.effect("an attempt given up while it waits for its permit, or while the socket opens: not counted, settled once", () =>
+    Effect.gen(function*() {
+      const waiting = yield* connectionOf(Effect.never, [])
+      yield* waiting.connection.add(CHANNEL, quiet)
+      yield* waiting.connection.start(yield* Effect.scope)
+      yield* yieldAll
+      yield* waiting.connection.stop()
+      assert.deepStrictEqual(waiting.seen.outcomes, [])
+      assert.deepStrictEqual(waiting.seen.events, [])
+
+      const { attempt, counts } = permits()
+      const dialling = yield* connectionOf(attempt, ["never"])
+      yield* dialling.connection.add(CHANNEL, quiet)
+      yield* dialling.connection.start(yield* Effect.scope)
+      yield* yieldAll
+      assert.deepStrictEqual(counts, { granted: 1, settled: 0 })
+      yield* dialling.connection.stop()
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
+      assert.deepStrictEqual(dialling.seen.outcomes, [])
+      assert.deepStrictEqual(dialling.seen.events, [])
+      assert.strictEqual(dialling.seen.open, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a store that fails, a timeout, a drop: each ends as before, the open connections back to none each time", () =>
+    Effect.gen(function*() {
+      const { attempt: granted, counts } = permits()
+      let calls = 0
+      const attempt = Effect.suspend(() =>
+        calls++ === 0
+          ? Effect.fail(new SpotError.RateLimitStoreError({ store: "redis", description: "unreachable" }))
+          : granted
+      )
+      const { connection, inboxes, seen } = yield* connectionOf(attempt, [openFailed("Timeout", "no open"), "open"])
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      yield* TestClock.adjust(1_000)
+      yield* yieldAll
+      yield* TestClock.adjust(1_000)
+      yield* yieldAll
+      assert.deepStrictEqual(seen.outcomes, ["store_failed", "timeout", "connected"])
+      assert.deepStrictEqual(counts, { granted: 2, settled: 2 })
+      assert.strictEqual(seen.open, 1)
+      const reasons = seen.events.flatMap((e) => e._tag === "Disconnected" ? [e.reason] : [])
+      assert.strictEqual(reasons.length, 2)
+      assert.include(reasons[0], "rate-limit store redis: unreachable")
+      assert.include(reasons[1], "SocketOpenError")
+      // The venue drops the connection: down, and dialled again after the backoff.
+      yield* Queue.fail(inboxes[0]!, new Socket.SocketError({ reason: new Socket.SocketCloseError({ code: 1006 }) }))
+      yield* yieldAll
+      assert.strictEqual(seen.open, 0)
+      assert.strictEqual(seen.events.filter((e) => e._tag === "Disconnected").length, 3)
+      yield* TestClock.adjust(1_000)
+      yield* yieldAll
+      assert.deepStrictEqual(seen.outcomes, ["store_failed", "timeout", "connected", "connected"])
+      assert.strictEqual(seen.open, 1)
+      // Its last stream stops: closed, no more open, never below none.
+      yield* connection.stop()
+      assert.strictEqual(seen.open, 0)
+      assert.strictEqual(seen.lowest, 0)
+      assert.deepStrictEqual(counts, { granted: 3, settled: 3 })
+    }).pipe(Effect.scoped))
+
+  it.effect("messages of a batch cut short (the connection stopped while a feed's effect runs) are counted all the same", () =>
+    Effect.gen(function*() {
+      const registry: Metric.MetricRegistry = new Map()
+      const reporter = PushTelemetry.make(Context.make(Metric.MetricRegistry, registry))
+      const { attempt } = permits()
+      const { connection, inboxes } = yield* connectionOf(attempt, ["open"], reporter)
+      yield* connection.add(CHANNEL, { ...quiet, onActive: () => Effect.never })
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      // Two frames, then the acknowledgement whose feed effect does not return before the connection stops.
+      const payload = JSON.stringify({ event: "payload", channel: CHANNEL, data: [{}] })
+      yield* Queue.offerAll(inboxes[0]!, [payload, payload, JSON.stringify({ event: "subscribed", channel: CHANNEL })])
+      yield* yieldAll
+      yield* connection.stop()
+      const state = yield* Metric.value(Metric.withAttributes(Telemetry.pushMessages, { channel: "ticker" })).pipe(
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+      assert.strictEqual(state.count, 2)
+    }).pipe(Effect.scoped))
+
+  it.effect("the loop keeps the caller's context; the attempt is a root span whose failure quotes no credential", () => {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span: (options) => {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return Effect.gen(function*() {
+      const { attempt } = permits()
+      const { connection, inboxes } = yield* connectionOf(attempt, [
+        openFailed("Unknown", `refused for key ${SECRET}`),
+        "open"
+      ])
+      const parents: Array<string> = []
+      const feed: Feed = {
+        ...quiet,
+        onActive: () => Effect.orDie(Effect.map(Effect.currentParentSpan, (span) => void parents.push(span.spanId)))
+      }
+      const caller = yield* Effect.gen(function*() {
+        yield* connection.add(CHANNEL, feed)
+        yield* connection.start(yield* Effect.scope)
+        return yield* Effect.currentSpan
+      }).pipe(Effect.withSpan("caller"))
+      yield* yieldAll
+      yield* TestClock.adjust(1_000)
+      yield* yieldAll
+      yield* Queue.offer(inboxes[0]!, JSON.stringify({ event: "subscribed", channel: CHANNEL }))
+      yield* yieldAll
+      // What the connection runs once connected is the caller's, as before the attempt was a span.
+      assert.deepStrictEqual(parents, [caller.spanId])
+      const attempts = spans.filter((span) => span.name === "SpotPush.connect")
+      assert.strictEqual(attempts.length, 2)
+      for (const span of attempts) assert.isTrue(Option.isNone(span.parent))
+      const [failed, connected] = attempts
+      assert.strictEqual(failed!.attributes.get("outcome"), "failed")
+      assert.strictEqual(connected!.attributes.get("outcome"), "connected")
+      const exit = failed!.status._tag === "Ended" ? failed!.status.exit : undefined
+      const failure = exit === undefined ? undefined : Option.getOrUndefined(Exit.findErrorOption(exit))
+      assert.strictEqual(typeof failure, "string")
+      assert.notInclude(String(failure), SECRET)
+      assert.include(String(failure), "refused for key")
+      yield* connection.stop()
+    }).pipe(Effect.withTracer(tracer), Effect.scoped)
+  })
 })

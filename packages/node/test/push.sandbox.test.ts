@@ -2,13 +2,14 @@
  * Push over real WebSockets: the sandbox's port serves the venue's push endpoints (`PushVenue.layerSandbox`), fed by
  * the engine, and `NodeSpotPush` (the `ws` package, node:crypto signing) reads them, on the live clock. The book
  * equals the engine's; every fill is delivered once while connections are dropped every few frames; a bad signature
- * is refused with HTTP 401 before any upgrade; pings are answered and a stalled connection is replaced.
+ * is refused with HTTP 401 before any upgrade (and counted `refused`: `ws` names the status); pings are answered and
+ * a stalled connection is replaced.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Push, SpotClient, SpotPush } from "@spotkit/core"
+import { Push, SpotClient, SpotPush, Telemetry } from "@spotkit/core"
 import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
 import type { Engine } from "@spotkit/testkit"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Metric, Redacted } from "effect"
 import type { Scope } from "effect"
 import { Fiber, Stream } from "effect"
 import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
@@ -136,7 +137,21 @@ describe("push over WebSocket (sandbox)", () => {
         )
         assert.isTrue(reasons.some((r) => r.includes("SocketOpenError")))
         assert.strictEqual(book.items[0]?._tag, "Book")
-      }).pipe(Effect.provide(layer({ secret: "not-the-secret" }))),
+        // `ws` says a refused upgrade its own way ("Unexpected server response: 401"): each refusal counted so, the
+        // public connection counted connected.
+        const attempts = (endpoint: string, outcome: string) =>
+          Effect.map(
+            Metric.value(Metric.withAttributes(Telemetry.pushConnectionAttempts, { endpoint, outcome })),
+            (state) => Number(state.count)
+          )
+        const refused = yield* attempts("private", "refused")
+        assert.isAtLeast(refused, 2)
+        assert.isAtMost(refused, (yield* venue.stats).refused)
+        assert.strictEqual(yield* attempts("public", "connected"), 1)
+      }).pipe(
+        Effect.provide(layer({ secret: "not-the-secret" })),
+        Effect.provideService(Metric.MetricRegistry, new Map())
+      ),
     { timeout: 30_000 }
   )
 

@@ -438,6 +438,9 @@ export class Connection {
         live.open = false
         this.telemetry.open(this.settings.endpoint, -1)
       }
+      // The frames of a batch cut short (the connection ended while a frame's effect ran) are counted now: the loop
+      // may never read another batch (its last stream stopped).
+      this.telemetry.received(this.received)
       const effects: Array<Effect.Effect<void>> = []
       for (const [channel, entry] of this.channels) {
         if (entry.state === "idle") continue

@@ -29,8 +29,10 @@ export const kindOf = (channel: string): number => {
   return parsed === undefined ? -1 : KINDS.indexOf(parsed.kind)
 }
 
-// A refused upgrade, as the WebSocket implementations say it (`ws`: "Unexpected server response: 401"): the venue
-// answered the handshake with an HTTP status (a bad signature, a timestamp out of its window, too many attempts).
+// A refused upgrade, as the WebSocket implementations say it (`ws`: "Unexpected server response: 401"; the test
+// exchange's in-process one says the same in its error event's `data`): the venue answered the handshake with an HTTP
+// status (a bad signature, a timestamp out of its window, too many attempts). Node's global WebSocket (undici) and the
+// browsers' do not say it (an error event with no status), so a refusal through them is `failed`.
 const REFUSED = /Unexpected server response: \d{3}/
 
 const messageOf = (u: unknown): string | undefined => {
