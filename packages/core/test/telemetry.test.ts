@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Metric, Redacted, Stream, Tracer } from "effect"
-import { HttpClient } from "effect/http"
+import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
@@ -286,6 +286,47 @@ describe("telemetry: interrupted requests", () => {
       assert.strictEqual((yield* count(Telemetry.requests, attributes)) - before, 1)
       const timed = yield* Metric.value(Metric.withAttributes(Telemetry.requestDuration, { endpoint: "placeOrder" }))
       assert.strictEqual(timed.count - timedBefore, 1)
+    }))
+
+  // Without a rate limiter the exchange has an exit hook of its own (with one, the limiter's counts it).
+  it.effect("without a rate limiter too: a request interrupted in flight is counted once, an answered one not", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      let sent = 0
+      // The first request hangs; the others are answered.
+      const hanging = HttpClient.make((request) =>
+        Effect.suspend(() =>
+          ++sent === 1 ? Effect.never : Effect.succeed(HttpClientResponse.fromWeb(request, new Response("{}")))
+        )
+      )
+      const client = yield* SpotClient.SpotClient.pipe(
+        Effect.provide(
+          SpotClient.layer({
+            ...clientOptions,
+            rateLimit: false,
+            syncServerTime: false,
+            checkSymbolRules: false,
+            retry: false
+          }).pipe(Layer.provide([Layer.succeed(HttpClient.HttpClient, hanging), syncSigner]))
+        )
+      )
+      const attributes = { endpoint: "placeOrder", outcome: "interrupted" }
+      const before = yield* count(Telemetry.requests, attributes)
+      const first = yield* Effect.forkChild(client.placeOrder({ ...order, clientOrderId: "interrupted-3" }))
+      for (let step = 0; step < 100 && sent === 0; step++) yield* Effect.yieldNow
+      yield* TestClock.adjust("250 millis")
+      yield* Fiber.interrupt(first)
+      assert.strictEqual(sent, 1)
+      assert.strictEqual((yield* count(Telemetry.requests, attributes)) - before, 1)
+      // An exchange answered (here by a body the client cannot read) is not counted as interrupted.
+      const timeBefore = yield* count(Telemetry.requests, { endpoint: "serverTime", outcome: "interrupted" })
+      yield* Effect.exit(client.serverTime())
+      assert.strictEqual(sent, 2)
+      assert.strictEqual((yield* count(Telemetry.requests, attributes)) - before, 1)
+      assert.strictEqual(
+        (yield* count(Telemetry.requests, { endpoint: "serverTime", outcome: "interrupted" })) - timeBefore,
+        0
+      )
     }))
 })
 

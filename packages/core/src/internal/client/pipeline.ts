@@ -467,26 +467,52 @@ const interrupted = (context: Context, fiber: Fiber.Fiber<unknown, unknown>, sta
   return undefined
 }
 
+/**
+ * The exchange of a request under the rate limiter, while it is in flight: set when the exchange starts and cleared
+ * when it is answered, so that the limiter's exit hook, which every such request passes anyway, counts it when it is
+ * interrupted (`limited`). A request without a limiter has an exit hook of its own for that (two runtime steps).
+ */
+interface InFlight {
+  readonly context: Context
+  stamped: Stamped | undefined
+}
+
 // The stamped request sent and answered, on `fiber` (the fiber running the call, whose context is the call's again
 // once the exchange is over): after an answer, the server's clock learned from its time (signed requests) and the
-// request counted, in the step that answers; an exchange interrupted is counted when it ends (`interrupted`).
+// request counted, in the step that answers; an exchange interrupted is counted when it ends (`interrupted`: by the
+// limiter's exit hook through `flight`, or by a hook of its own).
 const sentOn = (
   context: Context,
   fiber: Fiber.Fiber<unknown, unknown>,
-  stamped: Stamped
-): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
-  Effect.matchEffect(Effect.onExitPrimitive(exchanged(context, fiber, stamped), interrupted(context, fiber, stamped)), {
-    onSuccess: (response) => {
-      const now = RateLimiter.nowOf(fiber)
-      if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentMono, wallOf(fiber), now)
-      context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentMono)
-      return Effect.succeed(response)
-    },
-    onFailure: (error) => failed(context, stamped, reasonOf(context, stamped, error))
-  })
+  stamped: Stamped,
+  flight: InFlight | undefined
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
+  const exchange = exchanged(context, fiber, stamped)
+  if (flight !== undefined) flight.stamped = stamped
+  return Effect.matchEffect(
+    flight === undefined ? Effect.onExitPrimitive(exchange, interrupted(context, fiber, stamped)) : exchange,
+    {
+      onSuccess: (response) => {
+        if (flight !== undefined) flight.stamped = undefined
+        const now = RateLimiter.nowOf(fiber)
+        if (stamped.signature !== "") context.clock.learn(response.serverTime, stamped.sentMono, wallOf(fiber), now)
+        context.options.reporter.answered(fiber.context, stamped.endpoint, "ok", now - stamped.sentMono)
+        return Effect.succeed(response)
+      },
+      onFailure: (error) => {
+        if (flight !== undefined) flight.stamped = undefined
+        return failed(context, stamped, reasonOf(context, stamped, error))
+      }
+    }
+  )
+}
 
 /** The request stamped, sent and answered; the server's clock learned back, the request reported. */
-const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
+const sent = (
+  context: Context,
+  outgoing: Outgoing,
+  flight: InFlight | undefined
+): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> =>
   Effect.withFiber((fiber) => {
     const clock = fiber.getRef(Clock.Clock)
     const stamped = stampAt(
@@ -496,8 +522,8 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
       RateLimiter.millisOf(clock.monotonicTimeNanosUnsafe())
     )
     return Effect.isEffect(stamped)
-      ? Effect.flatMap(stamped, (signed) => sentOn(context, fiber, signed))
-      : sentOn(context, fiber, stamped)
+      ? Effect.flatMap(stamped, (signed) => sentOn(context, fiber, signed, flight))
+      : sentOn(context, fiber, stamped, flight)
   })
 
 /**
@@ -516,7 +542,8 @@ const sent = (context: Context, outgoing: Outgoing): Effect.Effect<VenueResponse
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
   endpoint: Venue.Endpoint,
-  run: Effect.Effect<A, SpotError.SpotErrorReason>
+  run: Effect.Effect<A, SpotError.SpotErrorReason>,
+  flight?: InFlight
 ): Effect.Effect<A, SpotError.SpotErrorReason> => {
   if (limiter === undefined) return run
   const grantNow = limiter.grantNow
@@ -537,7 +564,9 @@ export const limited = <A>(
           return run
         })
       }),
-      () => {
+      (exit) => {
+        // An exchange cut off in flight is counted (`InFlight`).
+        if (flight?.stamped !== undefined) interrupted(flight.context, fiber, flight.stamped)(exit)
         if (granted !== undefined) {
           granted.settleAt(RateLimiter.nowOf(fiber))
           return undefined
@@ -562,14 +591,17 @@ export const execute = (
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
   const refusal = outgoing.endpoint.permission === undefined ? context.refusals.public : context.refusals.signed
   if (refusal !== undefined) return Effect.fail(refusal)
-  const run = sent(context, outgoing)
+  const limiter = context.options.limiter
+  const flight: InFlight | undefined = limiter === undefined ? undefined : { context, stamped: undefined }
+  const run = sent(context, outgoing, flight)
   // Once the server's time was asked (or never is), a signed request has nothing to wait for. An attempt built before
   // that still waits for the ask through `context.sync`, then a no-op.
   const waits = outgoing.endpoint.permission !== undefined && context.sync !== Effect.void
   return limited(
-    context.options.limiter,
+    limiter,
     outgoing.endpoint,
-    waits ? Effect.andThen(Effect.suspend(() => context.sync), run) : run
+    waits ? Effect.andThen(Effect.suspend(() => context.sync), run) : run,
+    flight
   )
 }
 
