@@ -243,7 +243,10 @@ const watchFills = (env: Record<string, string>): FillsWatch => {
     child.kill("SIGINT")
     const code = await exited
     expect(code === 130, `watch fills: expected exit code 130 after Ctrl-C, got ${code}`)
-    expect(/^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs? in /.test(stderr.at(-1) ?? ""), "the watch's summary")
+    expect(
+      /^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs?, \d+ gaps? in /.test(stderr.at(-1) ?? ""),
+      "the watch's summary"
+    )
     const missing = fillIds.filter((id) => !pushed.includes(id))
     const twice = pushed.filter((id, i) => pushed.indexOf(id) !== i)
     const foreign = pushed.filter((id) => !expected.has(id))
