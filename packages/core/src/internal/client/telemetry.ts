@@ -62,8 +62,8 @@ const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Ef
 
 // A series of a metric with fixed attributes, built on first use and kept. It is the metric made again with its
 // attributes (same name, description and kind: the same series in the registry as `Metric.withAttributes` addresses),
-// because a `withAttributes` view rebuilds the context and the series' key on every update.
-const tagged = <In, Out>(make: (attributes: Record<string, string>) => Metric.Metric<In, Out>) => {
+// because a `withAttributes` view rebuilds the context and the series' key on every update. (The push service's too.)
+export const tagged = <In, Out>(make: (attributes: Record<string, string>) => Metric.Metric<In, Out>) => {
   const made = new Map<string, Metric.Metric<In, Out>>()
   return (key: string, attributes: Record<string, string>): Metric.Metric<In, Out> => {
     let found = made.get(key)
@@ -75,8 +75,8 @@ const tagged = <In, Out>(make: (attributes: Record<string, string>) => Metric.Me
   }
 }
 
-// The client's counters, all incremental, by their public definition (Telemetry.ts).
-const counter = (metric: Metric.Metric<number, unknown>) => (attributes: Record<string, string>) =>
+// The client's counters (and the push service's), all incremental, by their public definition (Telemetry.ts).
+export const counter = (metric: Metric.Metric<number, unknown>) => (attributes: Record<string, string>) =>
   Metric.counter(metric.id, { description: metric.description, incremental: true, attributes })
 
 /**

@@ -10,6 +10,7 @@ import { Cause, Context, Effect, Exit, Metric, Option } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as Telemetry from "../../Telemetry.ts"
+import { counter, tagged } from "../client/telemetry.ts"
 import type { Event } from "./model.ts"
 
 /** The channel kinds counted, in the order of a connection's counts (`kindOf`). */
@@ -80,24 +81,13 @@ export const none: Reporter = {
   received: () => undefined
 }
 
-// The series of a metric with fixed attributes, built on first use and kept: the metric made again with its
-// attributes (the same series as `Metric.withAttributes` addresses), which a `withAttributes` view would rebuild on
-// every update.
+// The series of a metric with fixed attributes, built on first use and kept (`tagged`), keyed by the attributes'
+// values (each a word of a fixed list).
 const series = <In, Out>(make: (attributes: Record<string, string>) => Metric.Metric<In, Out>) => {
-  const made = new Map<string, Metric.Metric<In, Out>>()
-  return (attributes: Record<string, string>): Metric.Metric<In, Out> => {
-    const key = Object.values(attributes).join(" ")
-    let found = made.get(key)
-    if (found === undefined) {
-      found = make(attributes)
-      made.set(key, found)
-    }
-    return found
-  }
+  const made = tagged(make)
+  return (attributes: Record<string, string>): Metric.Metric<In, Out> =>
+    made(Object.values(attributes).join(" "), attributes)
 }
-
-const counter = (metric: Metric.Metric<number, unknown>) => (attributes: Record<string, string>) =>
-  Metric.counter(metric.id, { description: metric.description, incremental: true, attributes })
 
 /** The reporting of a push service, in the metrics (registry and metric attributes) of `context`. */
 export const make = (context: Context.Context<never>): Reporter => {
