@@ -210,7 +210,7 @@ export const pushMessages = Metric.counter("spotkit_push_messages_total", {
  * Something the client does that a program may want to show: waiting for a rate-limit budget (`budget: "paused"`:
  * a 429's pause in force), a 429 answer and the pause it starts, a retry about to wait, and entries of the symbol
  * rules (`exchangeInfo`) that could not be read — left out, so an order on such a symbol is sent unchecked, as one
- * on a symbol the venue does not list (reported at each load that has any, with a warning in the log).
+ * on a symbol the venue does not list (reported at each load that finds such entries, with a warning in the log).
  *
  * @since 0.1.0
  * @category events
