@@ -11,6 +11,7 @@ import { Cause, Context, Effect, Exit, Metric, Option, Queue, Tracer } from "eff
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { SpotError, Telemetry } from "../src/index.ts"
+import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { Connection, HeadersUnsupported, nowFunction } from "../src/internal/push/connection.ts"
 import type { Feed, Settings } from "../src/internal/push/connection.ts"
 import type { Event } from "../src/internal/push/model.ts"
@@ -172,6 +173,33 @@ describe("push telemetry: the connection loop", () => {
       assert.deepStrictEqual(dialling.seen.outcomes, [])
       assert.deepStrictEqual(dialling.seen.events, [])
       assert.strictEqual(dialling.seen.open, 0)
+    }).pipe(Effect.scoped))
+
+  // An interruption between the store's grant and the step that hands the permit over (the run loop may yield there,
+  // and an interruption then skips that step) left the permit to its lease: its settling was put in place only once it
+  // was handed over. Played by a store that records its grant on the fiber, as the memory store does, and the fiber
+  // interrupted in the step that grants.
+  it.effect("an attempt interrupted between its permit's grant and the hand-over: the permit is settled at once", () =>
+    Effect.gen(function*() {
+      const counts = { granted: 0, settled: 0 }
+      const attempt = Effect.withFiber((fiber) => {
+        counts.granted++
+        const permit = RateLimiter.granted(fiber, {
+          settle: Effect.sync(() => void counts.settled++),
+          settleAt: () => void counts.settled++
+        })
+        fiber.interruptUnsafe()
+        return Effect.succeed(permit)
+      })
+      const { connection, seen } = yield* connectionOf(attempt, ["open"])
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
+      yield* connection.stop()
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
+      assert.deepStrictEqual(seen.events, [])
+      assert.strictEqual(seen.open, 0)
     }).pipe(Effect.scoped))
 
   it.effect("a store that fails, a timeout, a drop: each ends as before, the open connections back to none each time", () =>
