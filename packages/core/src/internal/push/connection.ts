@@ -477,20 +477,28 @@ export class Connection {
 
   // One attempt: the wait for the budget's permit, the dial and the handshake, as the span `SpotPush.connect` with its
   // `outcome`, counted. The span ends failed with the reason as the `Disconnected` event quotes it (scrubbed), never
-  // with the error itself, which may quote the venue; the caller gets the attempt's own exit.
+  // with the error itself, which may quote the venue; the caller gets the attempt's own exit. An attempt interrupted
+  // before it ended otherwise (its streams stopped) is counted `interrupted`, its span too.
   private attempt<A, R>(dial: Effect.Effect<A, unknown, R>): Effect.Effect<A, unknown, R> {
     const { endpoint, text } = this.settings
     let result: Exit.Exit<A, unknown> | undefined
+    const counted = Effect.flatMap(Effect.exit(dial), (exit) => {
+      result = exit
+      const outcome = outcomeOf(exit)
+      this.telemetry.attempted(endpoint, outcome)
+      return Effect.andThen(
+        Effect.annotateCurrentSpan("outcome", outcome),
+        Exit.isSuccess(exit) ? Effect.void : Effect.fail(text.line(describe(exit.cause), 400))
+      )
+    })
     const spanned = Effect.withSpan(
-      Effect.flatMap(Effect.exit(dial), (exit) => {
-        result = exit
-        const outcome = outcomeOf(exit)
-        this.telemetry.attempted(endpoint, outcome)
-        return Effect.andThen(
-          Effect.annotateCurrentSpan("outcome", outcome),
-          Exit.isSuccess(exit) ? Effect.void : Effect.fail(text.line(describe(exit.cause), 400))
-        )
-      }),
+      Effect.onInterrupt(counted, () =>
+        Effect.suspend(() => {
+          // Counted already when the interruption came after the attempt's end.
+          if (result !== undefined) return Effect.void
+          this.telemetry.attempted(endpoint, "interrupted")
+          return Effect.annotateCurrentSpan("outcome", "interrupted")
+        })),
       "SpotPush.connect",
       { root: true, attributes: { endpoint, connection: this.id } }
     )
