@@ -10,8 +10,8 @@
  * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
  * reconnects, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills by outcome,
  * the trades channels' gaps and the data messages received per channel kind, in the metrics of the context it was made
- * in (its layer's). Messages are counted as plain integers while a batch of
- * frames is read and added to the metric once per batch: no effect, nor a metric update, per message.
+ * in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to the metric
+ * once per batch: no effect, nor a metric update, per message.
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or
@@ -127,7 +127,7 @@ export const exportRows = Metric.counter("spotkit_export_rows_total", {
  * `unsupported` (a private connection on a platform whose WebSocket cannot send the handshake headers),
  * `store_failed` (the `RateLimitStore` holding the attempt budget could not be reached: no attempt was made) or
  * `interrupted` (given up before it ended otherwise, as the streams it was for stopped or the service's scope closed:
- * while it waited for the attempt budget, dialled or shook hands; its permit is given back at once).
+ * while it waited for the attempt budget, dialled or shook hands; a permit it was granted is settled at once).
  *
  * @since 0.1.0
  * @category metrics

@@ -312,6 +312,8 @@ export type OwnFile =
   | { readonly _tag: "Unread" }
 
 const UNREAD: OwnFile = { _tag: "Unread" }
+const refusedAs = (problem: string): OwnFile => ({ _tag: "Refused", problem })
+const readAs = (text: string): OwnFile => ({ _tag: "Read", text })
 
 /**
  * A file of the user's read whole (UTF-8) through one descriptor: opened without following a symbolic link
@@ -327,7 +329,7 @@ export const readOwnFile = (path: string): Effect.Effect<OwnFile> =>
         if (cause === null) return resume(Effect.succeed(fd))
         // ELOOP: a symbolic link (EMLINK where the platform says so, as FreeBSD does).
         const link = cause.code === "ELOOP" || cause.code === "EMLINK"
-        resume(Effect.succeed(link ? { _tag: "Refused", problem: notOwnFile("SymbolicLink", 1, undefined)! } : UNREAD))
+        resume(Effect.succeed(link ? refusedAs(notOwnFile("SymbolicLink", 1, undefined)!) : UNREAD))
       })
     }),
     (opened) =>
@@ -335,9 +337,8 @@ export const readOwnFile = (path: string): Effect.Effect<OwnFile> =>
         fstat(opened, (cause, info) => {
           if (cause !== null) return resume(Effect.succeed(UNREAD))
           const problem = notOwnFile(info.isFile() ? "File" : "Other", info.nlink, info.uid)
-          if (problem !== undefined) return resume(Effect.succeed({ _tag: "Refused", problem }))
-          readFile(opened, "utf8", (cause, text) =>
-            resume(Effect.succeed(cause === null ? { _tag: "Read", text } : UNREAD)))
+          if (problem !== undefined) return resume(Effect.succeed(refusedAs(problem)))
+          readFile(opened, "utf8", (cause, text) => resume(Effect.succeed(cause === null ? readAs(text) : UNREAD)))
         })
       }),
     (opened) =>
