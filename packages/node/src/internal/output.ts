@@ -9,7 +9,16 @@ import { SafeText } from "@spotkit/core"
 import type { Signer } from "@spotkit/core"
 import { Cause, Context, Data, Effect, Formatter, Layer, Logger, References } from "effect"
 import type { Scope } from "effect"
-import { close as fsClose, constants, createWriteStream, fchmod, fstat, ftruncate, open as fsOpen, readFile } from "node:fs"
+import {
+  close as fsClose,
+  constants,
+  createWriteStream,
+  fchmod,
+  fstat,
+  ftruncate,
+  open as fsOpen,
+  readFile
+} from "node:fs"
 import type { Stats, WriteStream } from "node:fs"
 import type { Writable } from "node:stream"
 
