@@ -22,7 +22,7 @@
  * as the stream is pulled: nothing stays behind when its consumer stops.
  *
  * What the connections do is measured: `Telemetry`'s push metrics (attempts by outcome, connections open, reconnects,
- * resyncs, gaps, messages per channel kind) and a `SpotPush.connect` span per connection attempt.
+ * resyncs, backfills by outcome, gaps, messages per channel kind) and a `SpotPush.connect` span per connection attempt.
  *
  * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
@@ -430,7 +430,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const synced = serverTimeOnce(client)
   const registry = new Registry(resolved.capacity)
-  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry }
+  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry, telemetry }
   return SpotPush.of({
     ...publicStreams(context),
     ...marketStreams(context),
@@ -463,6 +463,8 @@ interface Streams {
   readonly now: () => number
   readonly emit: (event: Event) => void
   readonly registry: Registry
+  /** The service's metrics: what no event says (a book consumer's lag, the backfills' outcomes). */
+  readonly telemetry: PushTelemetry.Reporter
 }
 
 const stream = <A>(
@@ -473,7 +475,9 @@ const stream = <A>(
     Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
   )
 
-const publicStreams = ({ emit, hubs, registry, resolved }: Streams): Pick<Service, "watchBook" | "watchTicker"> => ({
+const publicStreams = (
+  { emit, hubs, registry, resolved, telemetry }: Streams
+): Pick<Service, "watchBook" | "watchTicker"> => ({
   watchBook: (symbol, options) => {
     const depth = options?.depth ?? 15
     const channel = Push.channels.depth(symbol, depth)
@@ -485,7 +489,8 @@ const publicStreams = ({ emit, hubs, registry, resolved }: Streams): Pick<Servic
           key: channel,
           hub: hubs.public,
           channels: [channel],
-          create: (release) => new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis),
+          create: (release) =>
+            new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
         })
@@ -513,7 +518,7 @@ const publicStreams = ({ emit, hubs, registry, resolved }: Streams): Pick<Servic
 })
 
 const privateStreams = (
-  { client, emit, hubs, now, options, registry, resolved, synced }: Streams
+  { client, emit, hubs, now, options, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
   const rest = Private.restOf(client)
   const session = <A>(
@@ -548,7 +553,8 @@ const privateStreams = (
               overlapMillis: 5_000,
               retentionMillis: 600_000,
               emit,
-              onFailed: release()
+              onFailed: release(),
+              onBackfilled: (outcome) => telemetry.backfilled("private", outcome)
             }),
           join: (session, sink) => {
             join(session, sink)
@@ -571,7 +577,7 @@ const privateStreams = (
 }
 
 const marketStreams = (
-  { client, emit, hubs, now, registry, resolved, synced }: Streams
+  { client, emit, hubs, now, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -604,7 +610,8 @@ const marketStreams = (
               onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
               backfill: () => client.recentTrades(symbol, { limit }),
               onFailed: release,
-              bufferLimit: resolved.backfillBuffer
+              bufferLimit: resolved.backfillBuffer,
+              onBackfilled: (outcome) => telemetry.backfilled("trades", outcome)
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)
@@ -631,7 +638,8 @@ const marketStreams = (
               backfill: (latest) =>
                 client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
               onFailed: release,
-              bufferLimit: resolved.backfillBuffer
+              bufferLimit: resolved.backfillBuffer,
+              onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)
             }),
           join: (feed, sink) => feed.attach(sink),
           leave: (feed, sink) => feed.detach(sink)

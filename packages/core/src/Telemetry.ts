@@ -8,9 +8,10 @@
  * The push service (`SpotPush`) reports its connection attempts by outcome (`spotkit_push_connection_attempts_total`,
  * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
  * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
- * reconnects, the books rebuilt by reason, the trades channels' gaps and the data messages received per channel kind,
- * in the metrics of the context it was made in (its layer's). Messages are counted as plain integers while a batch of
- * frames is read and added to the metric once per batch: no effect, nor a metric update, per message.
+ * reconnects, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills by outcome,
+ * the trades channels' gaps and the data messages received per channel kind, in the metrics of the context it was made
+ * in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to the metric
+ * once per batch: no effect, nor a metric update, per message.
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or
@@ -123,18 +124,27 @@ export const exportRows = Metric.counter("spotkit_export_rows_total", {
  * window, too many attempts; as the WebSocket says it: `ws`, which `NodeSpotPush` uses, names the status, while a
  * browser's or Node's global WebSocket does not, and such a refusal counts as `failed`), `timeout` (not open within
  * `openTimeout`), `failed` (the socket could not be opened otherwise: no route, a connection refused or reset),
- * `unsupported` (a private connection on a platform whose WebSocket cannot send the handshake headers) or
- * `store_failed` (the `RateLimitStore` holding the attempt budget could not be reached: no attempt was made).
+ * `unsupported` (a private connection on a platform whose WebSocket cannot send the handshake headers),
+ * `store_failed` (the `RateLimitStore` holding the attempt budget could not be reached: no attempt was made) or
+ * `interrupted` (given up before it ended otherwise, as the streams it was for stopped or the service's scope closed:
+ * while it waited for the attempt budget, dialled or shook hands; a permit it was granted is settled at once).
  *
  * @since 0.1.0
  * @category metrics
  */
-export type PushConnectOutcome = "connected" | "refused" | "timeout" | "failed" | "unsupported" | "store_failed"
+export type PushConnectOutcome =
+  | "connected"
+  | "refused"
+  | "timeout"
+  | "failed"
+  | "unsupported"
+  | "store_failed"
+  | "interrupted"
 
 /**
  * Push connection attempts (`SpotPush`), by `endpoint` (`public` or `private`) and `outcome`
- * (`PushConnectOutcome`). Every dial counts once, the first and each reconnect; an attempt given up because its
- * streams stopped meanwhile is not counted. Each is a span too, `SpotPush.connect`.
+ * (`PushConnectOutcome`). Every attempt counts once, the first and each reconnect, one given up because its streams
+ * stopped meanwhile too (`interrupted`). Each is a span too, `SpotPush.connect`.
  *
  * @since 0.1.0
  * @category metrics
@@ -168,15 +178,36 @@ export const pushReconnects = Metric.counter("spotkit_push_reconnects_total", {
 })
 
 /**
- * Order books rebuilt from a new snapshot (`watchBook`), by `reason` (`SpotPush.ResyncReason`: `gap`, `reconnect`,
- * `decode`, `snapshot`; each `Resync` of `SpotPush.events`, once per channel whatever its consumers). A consumer's own
- * `lag` is not counted.
+ * Order books resynchronised (`watchBook`), by `reason` (`SpotPush.ResyncReason`): rebuilt from a new snapshot after a
+ * `gap`, a `reconnect`, a message that did not `decode` or a `snapshot` missed (each `Resync` of `SpotPush.events`,
+ * once per channel whatever its consumers), or a consumer a whole buffer behind, given a `Resync` and the latest book
+ * (`lag`: once per consumer each time; no `events` element: the venue's side was fine, the program's reading was slow).
  *
  * @since 0.1.0
  * @category metrics
  */
 export const pushResyncs = Metric.counter("spotkit_push_resyncs_total", {
-  description: "Order books rebuilt from a new snapshot, by reason (gap, reconnect, decode, snapshot)",
+  description:
+    "Order books rebuilt from a new snapshot by reason (gap, reconnect, decode, snapshot), and book consumers that " +
+    "fell a buffer behind (lag)",
+  incremental: true
+})
+
+/**
+ * The REST backfills of the push streams (the gap of a (re)connection closed by REST), by `stream` and `outcome`.
+ * `stream`: `private` (the private session's, after every connection, the first included: `Resynced` on
+ * `SpotPush.events` when it succeeds), `trades` (a trades channel's, after every resubscription) or `candles` (a
+ * candles channel's, after every subscription, the first included: its history). `outcome`: `ok` (merged) or
+ * `failed` (REST failed: a retryable failure replaces the connection, whose next backfill asks again; another ends the
+ * streams with a `BackfillError`). A backfill given up (its connection ended, or the pushes buffered meanwhile
+ * overflowed `backfillBuffer`) is not counted.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const pushBackfills = Metric.counter("spotkit_push_backfills_total", {
+  description: "REST backfills of the push streams after a (re)connection, by stream (private, trades, candles) and " +
+    "outcome (ok, failed)",
   incremental: true
 })
 

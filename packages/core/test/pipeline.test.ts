@@ -574,21 +574,28 @@ describe("options that no header can carry", () => {
   // Found in review (telemetry and key material): an empty secret key (`SPOTKIT_SECRET_KEY=` read by `layerConfig`)
   // made WebCrypto's importKey throw when the client was built, a defect ("Zero-length key is not supported") in
   // place of the one error type.
-  it.effect("an empty secret key: signed calls fail with a ValidationError on it, nothing sent; public calls go", () => {
-    const venue = new FakeVenue()
-    return withClient(venue, (client) =>
-      Effect.gen(function*() {
-        const refused: ReadonlyArray<Call> = [calls.placeOrder, calls.fundingBillsPage, calls.internalTransfer]
-        for (const call of refused) {
-          const error = yield* Effect.flip(call(client))
-          const reason = reasonOf(error, "ValidationError")
-          assert.strictEqual(reason.field, "credentials.secretKey")
-          assert.strictEqual(reason.description, "is empty")
-        }
-        assert.strictEqual(venue.requests.length, 0, "no signed request reached the venue")
-        assert.isNumber(yield* client.serverTime())
-      }), { credentials: { ...clientOptions.credentials, secretKey: Redacted.make("") } })
-  })
+  // A key of whitespace only (a variable set to " ") was accepted: every request signed with it, for the venue to
+  // refuse as an authentication error.
+  it.effect("a secret key empty or of spaces: signed calls fail with a ValidationError, nothing sent; public calls go", () =>
+    Effect.forEach(
+      [["", "is empty"], [" ", "is only whitespace"], ["  \t\n", "is only whitespace"]] as const,
+      ([secretKey, description]) => {
+        const venue = new FakeVenue()
+        return withClient(venue, (client) =>
+          Effect.gen(function*() {
+            const refused: ReadonlyArray<Call> = [calls.placeOrder, calls.fundingBillsPage, calls.internalTransfer]
+            for (const call of refused) {
+              const error = yield* Effect.flip(call(client))
+              const reason = reasonOf(error, "ValidationError")
+              assert.strictEqual(reason.field, "credentials.secretKey")
+              assert.strictEqual(reason.description, description)
+            }
+            assert.strictEqual(venue.requests.length, 0, "no signed request reached the venue")
+            assert.isNumber(yield* client.serverTime())
+          }), { credentials: { ...clientOptions.credentials, secretKey: Redacted.make(secretKey) } })
+      },
+      { discard: true }
+    ))
 
   it("Venue.headerValueProblem: printable ASCII without a space at either end, the problem said without the value", () => {
     assert.isUndefined(Venue.headerValueProblem("en-US"))

@@ -2,8 +2,9 @@
  * The push service's reporting, below the service: how a connection attempt's exit becomes its outcome (each word of
  * `Telemetry.PushConnectOutcome` but `connected` from the failure that means it), and the counts of messages added
  * to the metric once and then reset, in the registry of the context the reporter was made in. Over a scripted socket,
- * the attempt's wrapper leaves the loop as it was: an attempt given up is not counted and settles its permit once, a
- * store's failure and a timeout end as before, the open connections return to none on every ending, and the loop's
+ * the attempt's wrapper leaves the loop as it was: an attempt given up is counted `interrupted` and settles its permit
+ * once (at once, even when interrupted between the grant and the hand-over), a store's failure and a timeout end as
+ * before, the open connections return to none on every ending, and the loop's
  * fibers keep the caller's context while the attempt is a root span whose failure quotes no credential.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -11,6 +12,7 @@ import { Cause, Context, Effect, Exit, Metric, Option, Queue, Tracer } from "eff
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { SpotError, Telemetry } from "../src/index.ts"
+import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { Connection, HeadersUnsupported, nowFunction } from "../src/internal/push/connection.ts"
 import type { Feed, Settings } from "../src/internal/push/connection.ts"
 import type { Event } from "../src/internal/push/model.ts"
@@ -68,6 +70,29 @@ describe("push telemetry", () => {
       assert.strictEqual(yield* value("fill"), 1)
       assert.strictEqual(yield* value("trades"), 0)
       assert.strictEqual(PushTelemetry.kindOf("nonsense.channel"), -1)
+    }))
+
+  it.effect("a consumer's lag: a resync of reason lag; a backfill: by stream and outcome; in the reporter's registry", () =>
+    Effect.gen(function*() {
+      const registry: Metric.MetricRegistry = new Map()
+      const reporter = PushTelemetry.make(Context.make(Metric.MetricRegistry, registry))
+      reporter.lagged()
+      reporter.lagged()
+      reporter.backfilled("private", "ok")
+      reporter.backfilled("trades", "failed")
+      reporter.backfilled("trades", "failed")
+      const value = (metric: Metric.Counter<number>, attributes: Record<string, string>) =>
+        Effect.map(
+          Metric.value(Metric.withAttributes(metric, attributes)).pipe(
+            Effect.provideService(Metric.MetricRegistry, registry)
+          ),
+          (state) => state.count
+        )
+      assert.strictEqual(yield* value(Telemetry.pushResyncs, { reason: "lag" }), 2)
+      assert.strictEqual(yield* value(Telemetry.pushResyncs, { reason: "gap" }), 0)
+      assert.strictEqual(yield* value(Telemetry.pushBackfills, { stream: "private", outcome: "ok" }), 1)
+      assert.strictEqual(yield* value(Telemetry.pushBackfills, { stream: "trades", outcome: "failed" }), 2)
+      assert.strictEqual(yield* value(Telemetry.pushBackfills, { stream: "candles", outcome: "ok" }), 0)
     }))
 })
 
@@ -151,14 +176,15 @@ const openFailed = (kind: "Unknown" | "Timeout", message: string) =>
   new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind, cause: new Error(message) }) })
 
 describe("push telemetry: the connection loop", () => {
-  it.effect("an attempt given up while it waits for its permit, or while the socket opens: not counted, settled once", () =>
+  // Such an attempt was counted nowhere: the streams that stopped it hid a slow or stuck dial.
+  it.effect("an attempt given up while it waits for its permit, or while the socket opens: interrupted, settled once", () =>
     Effect.gen(function*() {
       const waiting = yield* connectionOf(Effect.never, [])
       yield* waiting.connection.add(CHANNEL, quiet)
       yield* waiting.connection.start(yield* Effect.scope)
       yield* yieldAll
       yield* waiting.connection.stop()
-      assert.deepStrictEqual(waiting.seen.outcomes, [])
+      assert.deepStrictEqual(waiting.seen.outcomes, ["interrupted"])
       assert.deepStrictEqual(waiting.seen.events, [])
 
       const { attempt, counts } = permits()
@@ -169,9 +195,37 @@ describe("push telemetry: the connection loop", () => {
       assert.deepStrictEqual(counts, { granted: 1, settled: 0 })
       yield* dialling.connection.stop()
       assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
-      assert.deepStrictEqual(dialling.seen.outcomes, [])
+      assert.deepStrictEqual(dialling.seen.outcomes, ["interrupted"])
       assert.deepStrictEqual(dialling.seen.events, [])
       assert.strictEqual(dialling.seen.open, 0)
+    }).pipe(Effect.scoped))
+
+  // An interruption between the store's grant and the step that hands the permit over (the run loop may yield there,
+  // and an interruption then skips that step) left the permit to its lease: its settling was put in place only once it
+  // was handed over. Played by a store that records its grant on the fiber, as the memory store does, and the fiber
+  // interrupted in the step that grants.
+  it.effect("an attempt interrupted between its permit's grant and the hand-over: the permit is settled at once", () =>
+    Effect.gen(function*() {
+      const counts = { granted: 0, settled: 0 }
+      const attempt = Effect.withFiber((fiber) => {
+        counts.granted++
+        const permit = RateLimiter.granted(fiber, {
+          settle: Effect.sync(() => void counts.settled++),
+          settleAt: () => void counts.settled++
+        })
+        fiber.interruptUnsafe()
+        return Effect.succeed(permit)
+      })
+      const { connection, seen } = yield* connectionOf(attempt, ["open"])
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
+      yield* connection.stop()
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1 })
+      assert.deepStrictEqual(seen.outcomes, ["interrupted"])
+      assert.deepStrictEqual(seen.events, [])
+      assert.strictEqual(seen.open, 0)
     }).pipe(Effect.scoped))
 
   it.effect("a store that fails, a timeout, a drop: each ends as before, the open connections back to none each time", () =>

@@ -318,23 +318,28 @@ describe("SpotPush against a hostile venue", () => {
 
   // Found in review (telemetry and key material): with the default WebCrypto signer, an empty secret key made the
   // service's construction die ("Zero-length key is not supported") instead of refusing the private streams.
-  it.effect("an empty secret key: the service is made, a private stream fails with a ValidationError, nothing dialled", () =>
+  // And a key of whitespace only (a variable set to " ") was accepted: every handshake signed with it, for the venue to
+  // refuse.
+  it.effect("a secret key empty or of spaces: the service is made, a private stream fails with a ValidationError, nothing dialled", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.TestExchange
-      const credentials = { ...exchange.accounts[0]!.credentials, secretKey: Redacted.make("") }
-      const dialled: Array<string> = []
-      const push = yield* SpotPush.make({ url: "ws://venue.test", credentials, idleTimeout: "1 hour" }).pipe(
-        Effect.provideService(Socket.WebSocketConstructor, (url) => {
-          dialled.push(url)
-          throw new Error("never dialled")
-        })
-      )
-      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBalances())))
-      yield* advance(1_000)
-      const error: PushError.PushError = yield* Fiber.join(fiber)
-      assert.strictEqual(error.reason._tag, "ValidationError")
-      assert.include(error.message, "credentials.secretKey")
-      assert.deepStrictEqual(dialled, [])
+      for (const [secretKey, description] of [["", "is empty"], ["   ", "is only whitespace"]] as const) {
+        const credentials = { ...exchange.accounts[0]!.credentials, secretKey: Redacted.make(secretKey) }
+        const dialled: Array<string> = []
+        const push = yield* SpotPush.make({ url: "ws://venue.test", credentials, idleTimeout: "1 hour" }).pipe(
+          Effect.provideService(Socket.WebSocketConstructor, (url) => {
+            dialled.push(url)
+            throw new Error("never dialled")
+          })
+        )
+        const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBalances())))
+        yield* advance(1_000)
+        const error: PushError.PushError = yield* Fiber.join(fiber)
+        assert.strictEqual(error.reason._tag, "ValidationError")
+        assert.include(error.message, "credentials.secretKey")
+        assert.strictEqual(error.reason._tag === "ValidationError" ? error.reason.description : "", description)
+        assert.deepStrictEqual(dialled, [])
+      }
     }).pipe(Effect.provide(base)))
 
   it.effect("a backfillBuffer that is not a positive integer: a defect when the service is made", () =>

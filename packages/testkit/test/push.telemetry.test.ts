@@ -1,16 +1,17 @@
 /**
  * What the push service reports about itself (`Telemetry`'s push metrics and the `SpotPush.connect` span), against
  * the push venue in process under the `TestClock`: each connection attempt counted by its outcome and spanned, the
- * connections open, the reconnects, the books' resyncs by reason, the trades' gaps, the data messages per channel kind
- * — each moving when it should and not otherwise — and no symbol or venue text in any metric attribute. Each test
- * has a registry of its own, given to the service as it is made.
+ * connections open, the reconnects, the books' resyncs by reason (a consumer's lag included), the streams' REST
+ * backfills by outcome, the trades' gaps, the data messages per channel kind — each moving when it should and not
+ * otherwise — and no symbol or venue text in any metric attribute. Each test has a registry of its own, given to the
+ * service as it is made.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient, Telemetry } from "@spotkit/core"
+import { SpotClient, Telemetry, Venue } from "@spotkit/core"
 import type { Market } from "@spotkit/core"
-import { Effect, Exit, Layer, Metric, Option, Tracer } from "effect"
+import { Deferred, Effect, Exit, Layer, Metric, Option, Stream, Tracer } from "effect"
 import type { Scope } from "effect"
-import { PushVenue, TestExchange } from "../src/index.ts"
+import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -48,8 +49,10 @@ const pushSeries = Effect.map(
 // The words an attribute of a push metric may be: a few fixed ones, never a symbol, a channel's name or venue text.
 const ALLOWED: Record<string, ReadonlyArray<string>> = {
   endpoint: ["public", "private"],
-  outcome: ["connected", "refused", "timeout", "failed", "unsupported", "store_failed"],
+  // A connection attempt's (`PushConnectOutcome`), and a backfill's (`ok`, `failed`).
+  outcome: ["connected", "refused", "timeout", "failed", "unsupported", "store_failed", "interrupted", "ok"],
   reason: ["gap", "reconnect", "decode", "snapshot", "lag"],
+  stream: ["private", "trades", "candles"],
   channel: ["depth", "trades", "ticker", "kline", "orders", "fill", "account"]
 }
 
@@ -230,6 +233,11 @@ describe("SpotPush telemetry", () => {
           1
         )
         assert.strictEqual(yield* open("private"), 1)
+        // The connection's backfill (the session's gap closed by REST): counted as its `Resynced` says it.
+        const resynced = events.items.filter((e) => e._tag === "Resynced").length
+        assert.strictEqual(resynced, 1)
+        assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "ok" }), resynced)
+        assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "failed" }), 0)
         // An order of the account: pushed on its private channels, counted by their kind.
         const placed = yield* exchange.placeOrder(exchange.accounts[0]!.userId, {
           symbol: SYMBOL,
@@ -248,6 +256,89 @@ describe("SpotPush telemetry", () => {
         yield* assertBounded
       })
     ))
+})
+
+describe("SpotPush telemetry: what no event says", () => {
+  // A consumer's lag was counted nowhere: the venue's side is fine, but the program reads a book too slowly to keep up.
+  it.effect("a book consumer a whole buffer behind: a resync of reason lag, per notice; no event, the venue's side clean", () =>
+    within(() =>
+      Effect.gen(function*() {
+        const { push, venue } = yield* services
+        const events = yield* collect(push.events)
+        const gate = yield* Deferred.make<void>()
+        const seen: Array<SpotPush.BookEvent> = []
+        yield* Effect.forkScoped(Stream.runForEach(push.watchBook(SYMBOL), (event) =>
+          Effect.andThen(
+            Effect.sync(() => seen.push(event)),
+            seen.length === 1 ? Deferred.await(gate) : Effect.void
+          )))
+        yield* settle
+        assert.strictEqual(yield* count(Telemetry.pushResyncs, { reason: "lag" }), 0)
+        for (let i = 0; i < 12; i++) {
+          yield* venue.publish(book(i))
+          yield* settle
+        }
+        yield* Deferred.succeed(gate, undefined)
+        yield* settle
+        // A notice may be drained by a later one, before the consumer reads it: at least those it read were counted.
+        const notices = seen.filter((e) => e._tag === "Resync" && e.reason === "lag").length
+        assert.isAtLeast(notices, 1)
+        assert.isAtLeast(yield* count(Telemetry.pushResyncs, { reason: "lag" }), notices)
+        assert.strictEqual(events.items.filter((e) => e._tag === "Resync").length, 0)
+        for (const reason of ["gap", "reconnect", "decode", "snapshot"]) {
+          assert.strictEqual(yield* count(Telemetry.pushResyncs, { reason }), 0, reason)
+        }
+        yield* assertBounded
+      }), setup({ push: { bufferSize: 4 } })))
+
+  // Private backfills were counted nowhere (`Resynced` only said the ones that succeeded, on `events`).
+  it.effect("a private backfill that fails for a while: each counted failed, then ok once; its reconnects counted", () =>
+    within(() =>
+      Effect.gen(function*() {
+        const { exchange, push } = yield* services
+        const events = yield* collect(push.events)
+        yield* exchange.injectFault({ fault: Fault.httpError(503), path: Venue.endpoints.balances.path, times: 2 })
+        yield* collect(push.watchBalances())
+        yield* advance(10_000)
+        const failures = events.items.filter((e) => e._tag === "Disconnected" && e.reason.includes("backfill")).length
+        assert.strictEqual(failures, 2)
+        assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "failed" }), failures)
+        assert.strictEqual(events.items.filter((e) => e._tag === "Resynced").length, 1)
+        assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "ok" }), 1)
+        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "private" }), failures)
+        yield* assertBounded
+      }), setup({ client: { retry: false } })))
+
+  // An attempt given up as its stream stopped (here while it waits for the connection-attempt budget, spent by the
+  // first connection, after a drop) was counted nowhere.
+  it.effect("a stream stopped while its reconnect waits for the attempt budget: counted interrupted, its span so", () =>
+    within((spans) =>
+      Effect.gen(function*() {
+        const { push, venue } = yield* services
+        const events = yield* collect(push.events)
+        const ticker = yield* collect(push.watchTicker(SYMBOL))
+        yield* settle
+        yield* venue.dropAll
+        yield* advance(5_000)
+        assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 1)
+        yield* ticker.stop
+        yield* settle
+        assert.strictEqual(
+          yield* count(Telemetry.pushConnectionAttempts, { endpoint: "public", outcome: "connected" }),
+          1
+        )
+        assert.strictEqual(
+          yield* count(Telemetry.pushConnectionAttempts, { endpoint: "public", outcome: "interrupted" }),
+          1
+        )
+        assert.deepStrictEqual(connectSpans(spans).map((span) => span.attributes.get("outcome")), [
+          "connected",
+          "interrupted"
+        ])
+        assert.strictEqual((yield* venue.stats).opened, 1)
+        assert.strictEqual(yield* open("public"), 0)
+        yield* assertBounded
+      }), setup({ push: { limits: { connectionAttempts: { limit: 1, windowMillis: 600_000 } } } })))
 })
 
 // The venue's REST side of trades, played by the client's `recentTrades` answering what the test published (the test
@@ -311,6 +402,8 @@ describe("SpotPush telemetry: trades", () => {
         assert.strictEqual(events.items.filter((e) => e._tag === "Gap").length, 1)
         assert.strictEqual(yield* count(Telemetry.pushGaps, { channel: "trades" }), 1)
         assert.isAbove(yield* count(Telemetry.pushMessages, { channel: "trades" }), 0)
+        // A REST backfill after each resubscription (none on the first subscription: nothing is owed before it).
+        assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "trades", outcome: "ok" }), 2)
         yield* assertBounded
       }), withTrades()))
 })

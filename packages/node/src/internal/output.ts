@@ -9,7 +9,16 @@ import { SafeText } from "@spotkit/core"
 import type { Signer } from "@spotkit/core"
 import { Cause, Context, Data, Effect, Formatter, Layer, Logger, References } from "effect"
 import type { Scope } from "effect"
-import { constants, createWriteStream, fchmod, fstat, ftruncate, open as fsOpen } from "node:fs"
+import {
+  close as fsClose,
+  constants,
+  createWriteStream,
+  fchmod,
+  fstat,
+  ftruncate,
+  open as fsOpen,
+  readFile
+} from "node:fs"
 import type { Stats, WriteStream } from "node:fs"
 import type { Writable } from "node:stream"
 
@@ -301,6 +310,51 @@ const prepare = (fd: number, path: string, opening: Opening): Effect.Effect<void
     yield* call<void>(path, (done) => ftruncate(fd, opening.length, done))
     yield* call<void>(path, (done) => fchmod(fd, PRIVATE, done))
   })
+
+/**
+ * What `readOwnFile` found: the text of a regular file of the user's, a file that is not one (`problem`: `notOwnFile`'s
+ * words), or nothing read (no file of that name, or one that could not be opened or read).
+ */
+export type OwnFile =
+  | { readonly _tag: "Read"; readonly text: string }
+  | { readonly _tag: "Refused"; readonly problem: string }
+  | { readonly _tag: "Unread" }
+
+const UNREAD: OwnFile = { _tag: "Unread" }
+const refusedAs = (problem: string): OwnFile => ({ _tag: "Refused", problem })
+const readAs = (text: string): OwnFile => ({ _tag: "Read", text })
+
+/**
+ * A file of the user's read whole (UTF-8) through one descriptor: opened without following a symbolic link
+ * (`O_NOFOLLOW`: a link at the name fails the open) nor blocking on a FIFO, and checked through that descriptor
+ * (`fstat`: a regular file of the user's with no other name) before anything is read, so that what is read is what was
+ * checked, whatever the name holds by then. Nothing of a file refused is read.
+ */
+export const readOwnFile = (path: string): Effect.Effect<OwnFile> =>
+  Effect.acquireUseRelease(
+    Effect.callback<number | OwnFile>((resume) => {
+      const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = constants
+      fsOpen(path, O_RDONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0), (cause, fd) => {
+        if (cause === null) return resume(Effect.succeed(fd))
+        // ELOOP: a symbolic link (EMLINK where the platform says so, as FreeBSD does).
+        const link = cause.code === "ELOOP" || cause.code === "EMLINK"
+        resume(Effect.succeed(link ? refusedAs(notOwnFile("SymbolicLink", 1, undefined)!) : UNREAD))
+      })
+    }),
+    (opened) =>
+      typeof opened !== "number" ? Effect.succeed(opened) : Effect.callback<OwnFile>((resume) => {
+        fstat(opened, (cause, info) => {
+          if (cause !== null) return resume(Effect.succeed(UNREAD))
+          const problem = notOwnFile(info.isFile() ? "File" : "Other", info.nlink, info.uid)
+          if (problem !== undefined) return resume(Effect.succeed(refusedAs(problem)))
+          readFile(opened, "utf8", (cause, text) => resume(Effect.succeed(cause === null ? readAs(text) : UNREAD)))
+        })
+      }),
+    (opened) =>
+      typeof opened !== "number"
+        ? Effect.void
+        : Effect.callback<void>((resume) => fsClose(opened, () => resume(Effect.void)))
+  )
 
 const open = (path: string, opening: Opening): Effect.Effect<FileChannel, OutputError, Scope.Scope> =>
   Effect.acquireRelease(

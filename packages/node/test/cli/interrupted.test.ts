@@ -22,6 +22,7 @@ const CANCEL = "/api/v2/trade/cancel-order"
 const CANCEL_ALL = "/api/v2/trade/cancel-symbol-order"
 const TRANSFER = "/api/v2/rebate/affiliate/internalWithdrawal"
 const EXCHANGE_INFO = "/api/v2/public/exchangeInfo"
+const SERVER_TIME = "/api/v2/public/time"
 
 const dir = mkdtempSync(join(tmpdir(), "spotkit-interrupted-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -213,7 +214,8 @@ describe("a trading command interrupted while it waits for the venue", () => {
 
 // Interrupted before the write was handed to the transport, the line said "may have been placed" all the same. A
 // venue that never answers a GET holds the command while it loads the symbol rules (exchangeInfo, which the order
-// check waits for): no write can have left the process when the signal comes, and the line now says so.
+// check waits for), or a transfer while it asks the venue's time: no write can have left the process when the signal
+// comes, and the line now says so.
 describe("a trading command interrupted before it sent anything", () => {
   const silent = hostileVenue(() => undefined)
 
@@ -253,5 +255,20 @@ describe("a trading command interrupted before it sent anything", () => {
       assert.strictEqual(run.exitCode, 130, run.stderr)
       assert.strictEqual(run.stderr, "spotkit: interrupted before the batch was sent: nothing was placed\n")
       assert.isFalse(run.paths.some((path) => path.startsWith(BATCH)), run.paths.join(" "))
+    }), { timeout: 60_000 })
+
+  // The transfer's only request before its POST is the ask for the venue's time (before the client's first signed
+  // request, bounded by the request timeout): interrupted while it waits, the line says nothing was sent.
+  it.live("transfer, while the venue's time is asked: nothing was transferred", () =>
+    Effect.gen(function*() {
+      const run = yield* interruptedAt(
+        ["transfer", "--to-user", "4001000000000002", "--coin", "USDT", "--amount", "1.5"]
+          .concat(["--from-account", "SPOT", "--to-account", "FUND"]),
+        SERVER_TIME
+      )
+      assert.strictEqual(run.exitCode, 130, run.stderr)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(run.stderr, "spotkit: interrupted before the transfer was sent: nothing was transferred\n")
+      assert.isFalse(run.paths.some((path) => path.startsWith(TRANSFER)), run.paths.join(" "))
     }), { timeout: 60_000 })
 })

@@ -6,13 +6,15 @@
  * alone (a link to a device is still written in place); the partial file is 0600 while it is written, whatever the
  * umask and FILE's permissions, and the finished FILE keeps FILE's permissions, or is 0600 when new. Below the CLI, the
  * output layer's exclusive creation fails on a link put there between the removal and the creation, and its append
- * refuses a link put there after `--resume` checked.
+ * refuses a link put there after `--resume` checked; a link put at the description after its check by name is refused
+ * as a link, nothing of the file it points to quoted.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
 import { Effect, Fiber, FileSystem, Layer } from "effect"
 import { chmodSync, existsSync, linkSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import * as OutFile from "../../src/internal/cli/outFile.ts"
 import * as Output from "../../src/internal/output.ts"
 import { aliceEnv, capture, runInProcess, sandboxLayer } from "../support/cli.ts"
 
@@ -250,4 +252,47 @@ describe("Output.openFile: New and Append", () => {
       )
       assert.strictEqual(readFileSync(precious, "utf8"), PRECIOUS)
     }).pipe(Effect.scoped, Effect.provide([NodeServices.layer, OutputLayer])))
+})
+
+// Found in review: `--resume` checked FILE.partial.json by name (`lstat`), then read it by name: a symbolic link put
+// there in between was followed, and up to 300 characters of the file it pointed to were quoted in the usage error
+// ("holds another export (…)"). The swap is played by a file system whose `lstat` of the description answers what the
+// name held when it was checked (a regular file of the user's), while a link to another file is there when it is read.
+describe("--resume: a link put at the description after its check by name", () => {
+  const SECRET = "SECRET-7f3a: the text of another file, never to be quoted"
+
+  it.live("refused as the link it is (exit code 2); nothing of the file it points to is read out", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-swap-" })
+      const out = `${dir}/report.csv`
+      const partial = `${out}.partial`
+      const meta = `${partial}.json`
+      writeFileSync(`${dir}/secret.txt`, SECRET)
+      writeFileSync(partial, "id,time\n1,1000\n")
+      symlinkSync(`${dir}/secret.txt`, meta)
+      const swapped = Layer.succeed(
+        FileSystem.FileSystem,
+        FileSystem.FileSystem.of({ ...fs, lstat: (path) => fs.lstat(path === meta ? partial : path) })
+      )
+      const stderr = capture(false)
+      const output = Layer.succeed(
+        Output.Output,
+        Output.make({ stdout: capture(false).channel, stderr: stderr.channel })
+      )
+      const failure = yield* Effect.flip(
+        OutFile.plan(out, {
+          resume: true,
+          description: { command: "bills export", format: "csv", csvRaw: false, filters: {} },
+          keys: { header: "id,time\n", id: { column: 0, field: "id" }, time: { column: 1, field: "time" } }
+        })
+      ).pipe(Effect.provide([swapped, output]))
+      assert.strictEqual(failure._tag, "CliFailure")
+      assert.strictEqual(failure._tag === "CliFailure" ? failure.exitCode : undefined, 2)
+      assert.include(failure.message, `--resume: ${meta} is not one to continue (it is a symbolic link)`)
+      assert.notInclude(failure.message, "SECRET")
+      assert.notInclude(stderr.chunks.join(""), "SECRET")
+      assert.isTrue(lstatSync(meta).isSymbolicLink(), "left alone")
+      assert.strictEqual(readFileSync(`${dir}/secret.txt`, "utf8"), SECRET)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })

@@ -214,12 +214,17 @@ const refusalsOf = (options: Options): Refusals => {
 
 /**
  * An empty secret key (an empty `SPOTKIT_SECRET_KEY`), which signs nothing the venue accepts and which WebCrypto
- * refuses to import (a defect, when the client is built): every signed request fails with a ValidationError instead.
+ * refuses to import (a defect, when the client is built), or one of whitespace only (a variable set to " "): a
+ * configuration mistake, which would sign every request for the venue to refuse it. Every signed request fails with a
+ * ValidationError instead, before anything is sent.
  */
-export const emptySecretRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined =>
-  Redacted.value(credentials.secretKey) === ""
-    ? new SpotError.ValidationError({ field: "credentials.secretKey", description: "is empty" })
+export const emptySecretRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
+  const secret = Redacted.value(credentials.secretKey)
+  if (secret === "") return new SpotError.ValidationError({ field: "credentials.secretKey", description: "is empty" })
+  return /^\s+$/.test(secret)
+    ? new SpotError.ValidationError({ field: "credentials.secretKey", description: "is only whitespace" })
     : undefined
+}
 
 // The signing of a client whose secret key is refused: never called (its signed requests fail before the stamp).
 const unsigned: Signer.Sign = () => Effect.succeed("")

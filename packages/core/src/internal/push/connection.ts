@@ -16,7 +16,7 @@ import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
-import { millisOf } from "../client/rateLimiter.ts"
+import { collectGrants, millisOf, nowOf, stopCollecting } from "../client/rateLimiter.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
@@ -369,12 +369,7 @@ export class Connection {
 
   private connectOnce(onConnected: () => void): Effect.Effect<never, unknown> {
     return Effect.scoped(Effect.gen({ self: this }, function*() {
-      const pull = yield* this.attempt(
-        Effect.flatMap(
-          this.settings.attempt,
-          (permit) => Effect.ensuring(Socket.readerString(this.socket), permit.settle)
-        )
-      )
+      const pull = yield* this.attempt(this.dial())
       const writer = yield* this.socket.writer
       const scope = yield* Effect.scope
       const end = yield* Deferred.make<never, string>()
@@ -451,22 +446,59 @@ export class Connection {
     })
   }
 
+  // The wait for the budget's permit, then the dial and the handshake, with the permit settled however they end. The
+  // settling is in place before the permit is asked for (as the client's limit stage does it, `pipeline.ts` `limited`):
+  // once the store granted it, an interruption (the streams stopped) settles it at once rather than leaving it to its
+  // lease, even between the grant and the step that would have handed it over (the run loop may yield there, and an
+  // interruption then skips that step): the memory store records its grants on the fiber (`RateLimiter.granted`), and
+  // what it granted so is settled. (A shared store's own entry is then left to its lease.) The wait stays
+  // interruptible.
+  private dial(): Effect.Effect<Effect.Effect<ReadonlyArray<string>, Socket.SocketError>, unknown, Scope.Scope> {
+    return Effect.withFiber((fiber) => {
+      const grants = collectGrants(fiber)
+      let permit: AttemptPermit | undefined
+      return Effect.onExit(
+        Effect.flatMap(this.settings.attempt, (granted) => {
+          stopCollecting(fiber, grants)
+          permit = granted
+          return Socket.readerString(this.socket)
+        }),
+        () =>
+          Effect.suspend(() => {
+            stopCollecting(fiber, grants)
+            if (permit !== undefined) return permit.settle
+            const now = nowOf(fiber)
+            for (const grant of grants) grant.settleAt(now)
+            return Effect.void
+          })
+      )
+    })
+  }
+
   // One attempt: the wait for the budget's permit, the dial and the handshake, as the span `SpotPush.connect` with its
   // `outcome`, counted. The span ends failed with the reason as the `Disconnected` event quotes it (scrubbed), never
-  // with the error itself, which may quote the venue; the caller gets the attempt's own exit.
+  // with the error itself, which may quote the venue; the caller gets the attempt's own exit. An attempt interrupted
+  // before it ended otherwise (its streams stopped) is counted `interrupted`, its span too.
   private attempt<A, R>(dial: Effect.Effect<A, unknown, R>): Effect.Effect<A, unknown, R> {
     const { endpoint, text } = this.settings
     let result: Exit.Exit<A, unknown> | undefined
+    const counted = Effect.flatMap(Effect.exit(dial), (exit) => {
+      result = exit
+      const outcome = outcomeOf(exit)
+      this.telemetry.attempted(endpoint, outcome)
+      return Effect.andThen(
+        Effect.annotateCurrentSpan("outcome", outcome),
+        Exit.isSuccess(exit) ? Effect.void : Effect.fail(text.line(describe(exit.cause), 400))
+      )
+    })
     const spanned = Effect.withSpan(
-      Effect.flatMap(Effect.exit(dial), (exit) => {
-        result = exit
-        const outcome = outcomeOf(exit)
-        this.telemetry.attempted(endpoint, outcome)
-        return Effect.andThen(
-          Effect.annotateCurrentSpan("outcome", outcome),
-          Exit.isSuccess(exit) ? Effect.void : Effect.fail(text.line(describe(exit.cause), 400))
-        )
-      }),
+      Effect.onInterrupt(counted, () =>
+        Effect.suspend(() => {
+          // Counted already when the interruption came after the attempt's end.
+          if (result !== undefined) return Effect.void
+          this.telemetry.attempted(endpoint, "interrupted")
+          return Effect.annotateCurrentSpan("outcome", "interrupted")
+        })),
       "SpotPush.connect",
       { root: true, attributes: { endpoint, connection: this.id } }
     )

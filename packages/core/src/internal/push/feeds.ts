@@ -60,19 +60,23 @@ export class BookFeed implements Delivering<BookEvent> {
   private readonly onFailed: (channel: string) => Effect.Effect<void>
   private readonly emit: (event: Event) => void
   private readonly snapshotTimeoutMillis: number
+  private readonly onLag: () => void
 
   constructor(
     symbol: string,
     depth: Push.DepthLevel,
     onFailed: (channel: string) => Effect.Effect<void>,
     emit: (event: Event) => void,
-    snapshotTimeoutMillis: number
+    snapshotTimeoutMillis: number,
+    /** Told of each lag notice given to a consumer (the metrics count it). */
+    onLag: () => void = () => undefined
   ) {
     this.book = new Book(symbol, depth)
     this.channel = Push.channels.depth(symbol, depth)
     this.onFailed = onFailed
     this.emit = emit
     this.snapshotTimeoutMillis = snapshotTimeoutMillis
+    this.onLag = onLag
   }
 
   get size(): number {
@@ -221,6 +225,7 @@ export class BookFeed implements Delivering<BookEvent> {
         // drained
       }
       Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
+      this.onLag()
       if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
     }
   }

@@ -13,7 +13,7 @@ import { HeadersUnsupported } from "./connection.ts"
 import type { VenueText } from "./venueText.ts"
 
 // Why a credential cannot be sent as a handshake header (`Venue.headerValueProblem`), as the REST client refuses it.
-// An empty secret key is refused as the REST client refuses it (`emptySecretRefusal`).
+// An empty secret key, or one of whitespace only, is refused as the REST client refuses it (`emptySecretRefusal`).
 export const credentialsRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
   for (const [field, secret] of [["apiKey", credentials.apiKey], ["passphrase", credentials.passphrase]] as const) {
     const problem = Venue.headerValueProblem(Redacted.value(secret))
@@ -99,7 +99,8 @@ export const serverTimeOnce = (client: SpotClient["Service"]): Effect.Effect<boo
 export const privateHeaders = (credentials: Signer.Credentials, userAgent: string, text: VenueText) =>
   Effect.gen(function*() {
     const client = yield* SpotClient
-    // An empty secret key is not prepared (WebCrypto refuses it): the private streams refuse it before any handshake.
+    // A refused secret key (empty: WebCrypto refuses it; or whitespace only) is not prepared: the private streams
+    // refuse it before any handshake.
     const sign = emptySecretRefusal(credentials) === undefined
       ? yield* (yield* Signer.Signer).prepare(credentials.secretKey)
       : () => Effect.succeed("")

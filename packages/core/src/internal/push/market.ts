@@ -16,6 +16,7 @@ import type * as SpotError from "../../SpotError.ts"
 import * as Decimals from "../model/decimal.ts"
 import type { Control, DataFrame } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
+import type { BackfillOutcome } from "./telemetry.ts"
 
 /** A trade of the market, from a push (no id) or from REST (with its id). */
 export interface PublicTrade {
@@ -62,6 +63,8 @@ export interface Options<R> {
   readonly onFailed: () => Effect.Effect<void>
   /** Pushes kept while REST answers; beyond, the channel is subscribed again (and REST asked again). */
   readonly bufferLimit: number
+  /** Told how each backfill that asked REST ended (not one given up: its connection ended, or the buffer overflowed). */
+  readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
 
 // What both feeds share: consumers, the connection's generations, and the pushes kept while REST answers.
@@ -97,10 +100,12 @@ abstract class GapClosing<A, R> {
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
-      const fetch = this.owed() ? this.fetch(this.latestDelivered()) : Effect.succeed([])
+      const owed = this.owed()
+      const fetch = owed ? this.fetch(this.latestDelivered()) : Effect.succeed([])
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
+          if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
             if (result.failure.isRetryable) {
               control.reconnect(`backfill: ${result.failure.message}`)

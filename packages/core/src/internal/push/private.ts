@@ -16,6 +16,7 @@ import * as Decimal from "../model/decimal.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
+import type { BackfillOutcome } from "./telemetry.ts"
 
 /** The REST side of the backfill (the client's operations, in the models of the streams). */
 export interface Rest {
@@ -60,6 +61,8 @@ export interface Options {
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
   readonly onFailed: Effect.Effect<void>
+  /** Told how each backfill ended (not one given up: its connection ended). */
+  readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
 
 /** The channels of the session. */
@@ -293,6 +296,7 @@ export class PrivateSession implements Feed {
     return Effect.flatMap(Effect.result(this.fetch()), (result) =>
       Effect.suspend(() => {
         if (generation !== this.generation) return Effect.void
+        this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
         const { balances, before, fills, orders, symbols } = result.success
         for (const symbol of symbols) {

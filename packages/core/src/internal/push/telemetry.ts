@@ -1,7 +1,8 @@
 // What the push service reports about itself (Telemetry.ts): its connection attempts and their outcome (a
-// `SpotPush.connect` span each), the connections open, the reconnects, the books' resyncs, the trades' gaps and the data
-// messages received per channel kind. Every attribute is one of a fixed few words (the endpoint, an outcome, a reason,
-// a channel's kind), never a symbol or what the venue said, so each series is built once and looked up.
+// `SpotPush.connect` span each), the connections open, the reconnects, the books' resyncs (a book consumer's lag
+// included), the streams' REST backfills, the trades' gaps and the data messages received per channel kind. Every
+// attribute is one of a fixed few words (the endpoint, an outcome, a reason, a stream's or a channel's kind), never a
+// symbol or what the venue said, so each series is built once and looked up.
 //
 // The metrics are updated without an effect, in the registry and metric attributes of the context the service was made
 // in: the events come from synchronous code (a feed's frame handler, a connection's bookkeeping). Messages are counted
@@ -61,6 +62,12 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): Telemetry.PushConn
   return message !== undefined && REFUSED.test(message) ? "refused" : "failed"
 }
 
+/** The streams whose gaps are closed by REST (`Telemetry.pushBackfills`' `stream`). */
+export type BackfillStream = "private" | "trades" | "candles"
+
+/** How a REST backfill ended (`Telemetry.pushBackfills`' `outcome`). */
+export type BackfillOutcome = "ok" | "failed"
+
 /** The reporting of one push service. */
 export interface Reporter {
   /** A connection attempt ended: counted by endpoint and outcome. */
@@ -69,6 +76,10 @@ export interface Reporter {
   readonly open: (endpoint: Push.Endpoint, delta: 1 | -1) => void
   /** An event of `SpotPush.events`: a reconnect, a resync or a gap counted. */
   readonly event: (event: Event) => void
+  /** A book consumer fell a whole buffer behind: a resync of reason `lag` (no event: it is the consumer's own). */
+  readonly lagged: () => void
+  /** A stream's REST backfill ended: counted by stream and outcome. */
+  readonly backfilled: (stream: BackfillStream, outcome: BackfillOutcome) => void
   /** Data messages received per channel kind (indexed as `KINDS`), added and reset to zero. */
   readonly received: (counts: Array<number>) => void
 }
@@ -78,6 +89,8 @@ export const none: Reporter = {
   attempted: () => undefined,
   open: () => undefined,
   event: () => undefined,
+  lagged: () => undefined,
+  backfilled: () => undefined,
   received: () => undefined
 }
 
@@ -100,6 +113,7 @@ export const make = (context: Context.Context<never>): Reporter => {
   )
   const reconnects = series(counter(Telemetry.pushReconnects))
   const resyncs = series(counter(Telemetry.pushResyncs))
+  const backfills = series(counter(Telemetry.pushBackfills))
   const gaps = series(counter(Telemetry.pushGaps))
   const messages = KINDS.map((channel) => counter(Telemetry.pushMessages)({ channel }))
   return {
@@ -121,6 +135,8 @@ export const make = (context: Context.Context<never>): Reporter => {
           return
       }
     },
+    lagged: () => resyncs({ reason: "lag" }).updateUnsafe(1, within),
+    backfilled: (stream, outcome) => backfills({ stream, outcome }).updateUnsafe(1, within),
     received: (counts) => {
       for (let i = 0; i < counts.length; i++) {
         const n = counts[i]!

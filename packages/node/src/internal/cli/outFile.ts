@@ -96,32 +96,33 @@ export const plan = (
     if (!options.resume) return target
     // Only a partial file and description of the user's are read back and written to: in a directory others can
     // write, someone could have put a link to another file there, or a file of theirs.
-    for (const name of [partial, meta]) {
-      const found = yield* Effect.option(fs.lstat(name))
-      const problem = Option.isNone(found) ? undefined : Output.notOwnFile(
-        found.value.type === "File" || found.value.type === "SymbolicLink" ? found.value.type : "Other",
-        Option.getOrUndefined(Option.map(found.value.nlink, Number)),
-        Option.getOrUndefined(found.value.uid)
+    const refused = (name: string, problem: string) =>
+      usage(
+        `--resume: ${name} is not one to continue (${problem}); it was left alone: remove it, or leave out ` +
+          "--resume to start afresh"
       )
-      if (problem !== undefined) {
-        return yield* usage(
-          `--resume: ${name} is not one to continue (${problem}); it was left alone: remove it, or leave out ` +
-            "--resume to start afresh"
-        )
-      }
-    }
-    const said = yield* Effect.option(fs.readFileString(meta))
+    const found = yield* Effect.option(fs.lstat(partial))
+    const problem = Option.isNone(found) ? undefined : Output.notOwnFile(
+      found.value.type === "File" || found.value.type === "SymbolicLink" ? found.value.type : "Other",
+      Option.getOrUndefined(Option.map(found.value.nlink, Number)),
+      Option.getOrUndefined(found.value.uid)
+    )
+    if (problem !== undefined) return yield* refused(partial, problem)
+    // The description is quoted when it describes another export: it is read through the descriptor it is checked on
+    // (a link put there after a check by name could have had another file quoted).
+    const said = yield* Output.readOwnFile(meta)
+    if (said._tag === "Refused") return yield* refused(meta, said.problem)
     const hasRows = yield* Effect.orElseSucceed(fs.exists(partial), () => false)
-    if (Option.isNone(said)) {
+    if (said._tag === "Unread") {
       return hasRows
         ? yield* usage(`--resume: nothing says which export ${partial} holds (no ${meta}); run without --resume`)
         : target
     }
     // A description without rows (a kill between removing an earlier export's rows and describing this one) holds
     // nothing to continue, nor to protect: the export starts afresh.
-    if (hasRows && said.value !== describe(options.description)) {
+    if (hasRows && said.text !== describe(options.description)) {
       return yield* usage(
-        `--resume: ${partial} holds another export (${said.value.trim().slice(0, 300)}); give the same command, ` +
+        `--resume: ${partial} holds another export (${said.text.trim().slice(0, 300)}); give the same command, ` +
           "format and filters, or leave out --resume to start afresh"
       )
     }
