@@ -8,31 +8,8 @@
 // weighed alike, however fast the machine ran that day).
 //
 //   node bench/results/ab-26/eleventh-pass-pool.mjs      (Node >= 23.6: it imports the TypeScript module as it is)
-import console from "node:console"
-import { readFileSync } from "node:fs"
-import { URL } from "node:url"
-import { bootstrap95, mulberry32, perRequest } from "../../src/paired/stats.ts"
+import { pool, read } from "./pool.mjs"
 
-const random = mulberry32(26)
-const f = (x) => x.toFixed(3)
-
-// Per set: each side's CPU per request over its windows (every run here times as many windows of each side in a set,
-// so the ratio of these sums is the ratio of the CPU totals).
-const sides = (sets, top, bottom) =>
-  sets.map((set) => [perRequest([set], "placeOrder@1", top, 20_000), perRequest([set], "placeOrder@1", bottom, 20_000)])
-const line = (label, perSet, target) => {
-  const tops = perSet.map((t) => t[0])
-  const bottoms = perSet.map((t) => t[1])
-  const ratio = tops.reduce((a, b) => a + b) / bottoms.reduce((a, b) => a + b)
-  const [low, high] = bootstrap95(tops, bottoms, random)
-  const atOrAbove = target === undefined
-    ? ""
-    : `, ${perSet.filter(([t, b]) => t / b >= target).length} at or above ${target}`
-  console.log(`${label.padEnd(34)} ${f(ratio)}  95 % ${f(low)}–${f(high)}  (${perSet.length} sets${atOrAbove})`)
-  return ratio
-}
-
-const read = (file) => JSON.parse(readFileSync(new URL(file, import.meta.url), "utf8")).sets
 const runs = {
   "tenth b": read("paired-tenth-pass-b.json"),
   "tenth c": read("paired-tenth-pass-c.json"),
@@ -40,15 +17,5 @@ const runs = {
   "eleventh a": read("paired-eleventh-pass-a.json"),
   "eleventh c": read("paired-eleventh-pass-c.json")
 }
-const perRun = []
-for (const [label, sets] of [...Object.entries(runs), ["all five", Object.values(runs).flat()]]) {
-  const ratio = line(`${label}: ccxt ÷ spotkit`, sides(sets, ["ccxt", "ccxt#2"], ["spotkit", "spotkit#2"]), 1.4)
-  if (label !== "all five") perRun.push(ratio)
-  line(`${label}: spotkit#2 ÷ spotkit`, sides(sets, ["spotkit#2"], ["spotkit"]))
-  line(`${label}: ccxt#2 ÷ ccxt`, sides(sets, ["ccxt#2"], ["ccxt"]))
-}
-console.log(
-  `geometric mean of the five runs' ratios: ${
-    f(Math.exp(perRun.map(Math.log).reduce((a, b) => a + b) / perRun.length))
-  }`
-)
+
+pool(runs, "all five")
