@@ -1,8 +1,9 @@
 /**
- * The client's HTTP pipeline (src/internal/pipeline.ts) as a caller sees it: HTTP, decode and transport failures
- * have their own reasons with short excerpts; unknown extra fields in answers are tolerated; an exchange without an
- * answer ends at the timeout; every request is stamped with the clock corrected by the server's (clock skew: one
- * re-sign after 40008, the offset learned from answers, never from an implausible server time).
+ * The client's HTTP pipeline (src/internal/client/pipeline.ts, its answer stage in answer.ts) as a caller sees it:
+ * HTTP, decode and transport failures have their own reasons with short excerpts; unknown extra fields in answers are
+ * tolerated; an exchange without an answer ends at the timeout; every request is stamped with the clock corrected by
+ * the server's (clock skew: one re-sign after 40008, the offset learned from answers, never from an implausible server
+ * time).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Fiber, Layer, Redacted } from "effect"

@@ -7,6 +7,7 @@ import { constUndefined } from "effect/Function"
 import * as Json from "../../Json.ts"
 import * as SpotError from "../../SpotError.ts"
 import type * as Venue from "../../Venue.ts"
+import type { VenueResponse } from "./answer.ts"
 import type * as Pipeline from "./pipeline.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"
@@ -82,7 +83,7 @@ export const encode = <E extends Venue.Endpoint>(endpoint: E, request: Venue.Req
 /** An answer's payload decoded by the endpoint's response schema; a payload of another shape quotes the body. */
 export const decode = <E extends Venue.Endpoint>(
   endpoint: E,
-  response: Pipeline.VenueResponse
+  response: VenueResponse
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.DecodeError> => {
   const decoded = endpoint.decodeResponse(response.payload)
   // A payload the endpoint's fast path read is answered as it is (an exit), without a step to map its errors.

@@ -1,6 +1,6 @@
 // How a failed exchange becomes a SpotError reason, and how texts from the network are made safe to show: the one
 // place that reads HTTP failures, statuses and envelopes into reasons, and that scrubs credentials from what it
-// quotes. Used by the answer stage of the pipeline (pipeline.ts) and by decoding (a schema failure on a payload).
+// quotes. Used by the answer stage of the pipeline (answer.ts) and by decoding (a schema failure on a payload).
 import { Cause, Duration, type Schema } from "effect"
 import type { HttpClientError } from "effect/http"
 import * as SpotError from "../../SpotError.ts"

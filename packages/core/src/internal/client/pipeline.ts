@@ -8,7 +8,7 @@
 //   exchange  the HTTP request built from the endpoint's prepared base, sent through the platform's HttpClient (under
 //             the caller's `transformClient`; a redirect refused, redirects.ts), its body read (at most
 //             `maxResponseBytes`), within `timeout`; transport failures become reasons
-//   answer    status and envelope checked, every failure mapped to a reason, texts scrubbed
+//   answer    status and envelope checked, every failure mapped to a reason, texts scrubbed (answer.ts)
 //   learn     the server's clock learned back from the answer
 //
 // What comes out is a `VenueResponse` (the envelope's payload, the server time) or a `SpotErrorReason`. Retries are
@@ -23,7 +23,6 @@ import {
   type Fiber,
   Option,
   Redacted,
-  Result,
   Schema
 } from "effect"
 import {
@@ -37,14 +36,13 @@ import {
   UrlParams
 } from "effect/http"
 import { BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
-import * as Envelope from "../../Envelope.ts"
-import * as Json from "../../Json.ts"
 import * as Market from "../../Market.ts"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as Signer from "../../Signer.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import * as Budget from "./budget.ts"
+import { answer, type VenueResponse } from "./answer.ts"
+import type * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
 import * as RateLimiter from "./rateLimiter.ts"
 import * as Redirects from "./redirects.ts"
@@ -89,56 +87,6 @@ export interface Stamped extends Outgoing {
   readonly sentAt: number
   /** The monotonic clock's time when stamped (ms): the round trip, and the venue's clock estimated on this clock. */
   readonly sentMono: number
-}
-
-/**
- * A venue's answer that passed the envelope check: the payload (the standard envelope's `data`, or the whole
- * transfer envelope), the server time it carried, and what a decoder needs to quote it safely.
- */
-export class VenueResponse {
-  readonly payload: unknown
-  readonly serverTime: number | undefined
-  readonly status: number
-  readonly bodyText: string
-  /** The monotonic clock's time (ms) when it was stamped. */
-  readonly sentMono: number
-  private readonly context: Context
-  private readonly signature: string
-
-  constructor(
-    payload: unknown,
-    serverTime: number | undefined,
-    status: number,
-    bodyText: string,
-    context: Context,
-    stamped: Stamped
-  ) {
-    this.payload = payload
-    this.serverTime = serverTime
-    this.status = status
-    this.bodyText = bodyText
-    this.context = context
-    this.sentMono = stamped.sentMono
-    this.signature = stamped.signature
-  }
-
-  /** A text of the answer made safe for a message. */
-  scrub(text: string): string {
-    return this.context.scrubber.scrub(text, this.signature)
-  }
-
-  /**
-   * A payload of the wrong shape, as a reason quoting the body's start; or, given a text, one of the right shape that
-   * answers another request (the text says how).
-   */
-  schemaError(error: Schema.SchemaError | string): SpotError.DecodeError {
-    return Errors.schemaError(
-      error,
-      (text, length) => this.context.scrubber.excerpt(text, length, this.signature),
-      this.bodyText,
-      this.status
-    )
-  }
 }
 
 /** What the stages of one client share: its options, the platform's client, the signer, its clock. */
@@ -356,76 +304,6 @@ const reasonOf = (
   error._tag === "HttpClientError"
     ? Errors.transportError(error, context.options.timeout, (text) => context.scrubber.scrub(text, stamped.signature))
     : error
-
-// ---------------------------------------------------------------------------------------------------------------
-// answer
-
-const transferSuccess = (
-  context: Context,
-  stamped: Stamped,
-  response: BufferedResponse,
-  parsed: { readonly code: unknown }
-): VenueResponse | undefined => {
-  if (stamped.endpoint.envelope !== "transfer" || String(parsed.code) !== Venue.TRANSFER_SUCCESS) return undefined
-  const field = (parsed as { readonly timestamp?: unknown }).timestamp
-  const serverTime = typeof field === "number" ? field : Number(field)
-  return new VenueResponse(parsed, serverTime, response.status, response.bodyText, context, stamped)
-}
-
-/** The answer read: the payload of a success, or the reason of a failure, with every quoted text scrubbed. */
-export const answer = (
-  context: Context,
-  stamped: Stamped,
-  response: BufferedResponse
-): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
-  const { status, bodyText: text } = response
-  const scrub = (text: string) => context.scrubber.scrub(text, stamped.signature)
-  const excerptOf = (text: string, length: number) => context.scrubber.excerpt(text, length, stamped.signature)
-  const excerpt = (text: string) => excerptOf(text, Errors.EXCERPT)
-  // An answer read by its status, as one without the venue's envelope (a proxy's or a load balancer's page): a 429
-  // still says how long to wait.
-  const byStatus = (kind: "json" | "schema", description: string) =>
-    Budget.withRetryAfter(Errors.withoutEnvelope(status, kind, description, excerpt(text)), response.headers)
-  const result = Result.try(() => Json.parse(text))
-  // The parser's own message quotes the body; say only what and where.
-  if (Result.isFailure(result)) return byStatus("json", `the body (${text.length} characters) is not valid JSON`)
-  const parsed = result.success
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
-    return byStatus("schema", "expected an envelope object with a code")
-  }
-  const transfer = transferSuccess(context, stamped, response, parsed)
-  if (transfer !== undefined) return Effect.succeed(transfer)
-  const success = (envelope: Envelope.Standard) =>
-    new VenueResponse(envelope.data, envelope.requestTime ?? undefined, status, text, context, stamped)
-  // A plain success, as `decodeStandard`'s fast path reads it, is answered at once.
-  const plain = Envelope.fastStandard(parsed)
-  if (plain !== undefined && plain.code === Venue.SUCCESS) return Effect.succeed(success(plain))
-  const ok = status >= 200 && status < 300
-  return (plain === undefined ? Envelope.decodeStandard(parsed) : Effect.succeed(plain)).pipe(
-    // An envelope of the wrong shape under an error status is a page of whatever answered (a gateway's, a proxy's),
-    // read by its status as one without an envelope is: a 429 still says how long to wait, a 502 is retried.
-    Effect.catch((error) =>
-      ok
-        ? Effect.fail(Errors.schemaError(error, excerptOf, text, status))
-        : byStatus("schema", "an envelope of the wrong shape")
-    ),
-    Effect.flatMap((envelope) =>
-      // A venue that writes its codes as JSON numbers (which `Standard` accepts) can write its success only as 0; under
-      // an error status a 0 is no success (a gateway's page), but the status's failure.
-      envelope.code === Venue.SUCCESS || (parsed.code === 0 && ok)
-        ? Effect.succeed(success(envelope))
-        : Budget.withRetryAfter(
-          Venue.reasonOf({
-            code: scrub(envelope.code),
-            msg: scrub(envelope.msg ?? ""),
-            requestTime: envelope.requestTime ?? undefined,
-            httpStatus: status
-          }),
-          response.headers
-        )
-    )
-  )
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // the stages together
