@@ -39,13 +39,14 @@ import { BufferedResponse, read as readBody } from "../../BufferedResponse.ts"
 import * as Market from "../../Market.ts"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as Signer from "../../Signer.ts"
-import * as SpotError from "../../SpotError.ts"
+import type * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import { answer, type VenueResponse } from "./answer.ts"
 import type * as Budget from "./budget.ts"
 import * as Errors from "./errors.ts"
 import * as RateLimiter from "./rateLimiter.ts"
 import * as Redirects from "./redirects.ts"
+import { emptySecretRefusal, type Refusals, refusalsOf } from "./refusals.ts"
 import { type Estimate, type Moment, ServerClock, type Span } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
 
@@ -135,43 +136,6 @@ const basesOf = (options: Options): ReadonlyMap<string, Base> => {
     bases.set(endpoint.name, { url: options.baseUrl + endpoint.path, headers })
   }
   return bases
-}
-
-// The options that go into headers, checked once: a value no header can carry (a line break, a character other than
-// printable ASCII) fails every request that would carry it with a ValidationError, before anything is sent, rather
-// than as the transport's refusal (a defect on node:http, a TransportError on undici) or half a header.
-interface Refusals {
-  readonly public: SpotError.ValidationError | undefined
-  readonly signed: SpotError.ValidationError | undefined
-}
-
-const refusalsOf = (options: Options): Refusals => {
-  const refusal = (field: string, value: string) => {
-    const problem = Venue.headerValueProblem(value)
-    return problem === undefined ? undefined : new SpotError.ValidationError({ field, description: problem })
-  }
-  const locale = refusal("locale", options.locale)
-  return {
-    public: locale,
-    signed: locale ??
-      refusal("credentials.apiKey", Redacted.value(options.credentials.apiKey)) ??
-      refusal("credentials.passphrase", Redacted.value(options.credentials.passphrase)) ??
-      emptySecretRefusal(options.credentials)
-  }
-}
-
-/**
- * An empty secret key (an empty `SPOTKIT_SECRET_KEY`), which signs nothing the venue accepts and which WebCrypto
- * refuses to import (a defect, when the client is built), or one of whitespace only (a variable set to " "): a
- * configuration mistake, which would sign every request for the venue to refuse it. Every signed request fails with a
- * ValidationError instead, before anything is sent.
- */
-export const emptySecretRefusal = (credentials: Signer.Credentials): SpotError.ValidationError | undefined => {
-  const secret = Redacted.value(credentials.secretKey)
-  if (secret === "") return new SpotError.ValidationError({ field: "credentials.secretKey", description: "is empty" })
-  return /^\s+$/.test(secret)
-    ? new SpotError.ValidationError({ field: "credentials.secretKey", description: "is only whitespace" })
-    : undefined
 }
 
 // The signing of a client whose secret key is refused: never called (its signed requests fail before the stamp).

@@ -8,7 +8,7 @@ import { SpotClient } from "../../SpotClient.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import { HEADER_REFUSAL_CODES } from "../client/errors.ts"
-import { emptySecretRefusal } from "../client/pipeline.ts"
+import { emptySecretRefusal } from "../client/refusals.ts"
 import { HeadersUnsupported } from "./connection.ts"
 import type { VenueText } from "./venueText.ts"
 
