@@ -228,6 +228,30 @@ describe("push telemetry: the connection loop", () => {
       assert.strictEqual(seen.open, 0)
     }).pipe(Effect.scoped))
 
+  // The same with a shared store's grant (the Redis store's), whose entry only its `settle` reaches (an Effect: a call
+  // to Redis), not `settleAt`: the dial settled the grants it collected with `settleAt`, and left the entry to its lease.
+  it.effect("an attempt interrupted between a shared store's grant and the hand-over: its settle is run", () =>
+    Effect.gen(function*() {
+      const counts = { granted: 0, settled: 0, settledAt: 0 }
+      const attempt = Effect.withFiber((fiber) => {
+        counts.granted++
+        const permit = RateLimiter.granted(fiber, {
+          settle: Effect.sync(() => void counts.settled++),
+          settleAt: () => void counts.settledAt++
+        })
+        fiber.interruptUnsafe()
+        return Effect.succeed(permit)
+      })
+      const { connection, seen } = yield* connectionOf(attempt, ["open"])
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1, settledAt: 0 })
+      yield* connection.stop()
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1, settledAt: 0 })
+      assert.deepStrictEqual(seen.outcomes, ["interrupted"])
+    }).pipe(Effect.scoped))
+
   it.effect("a store that fails, a timeout, a drop: each ends as before, the open connections back to none each time", () =>
     Effect.gen(function*() {
       const { attempt: granted, counts } = permits()

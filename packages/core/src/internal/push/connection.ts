@@ -16,7 +16,7 @@ import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
-import { collectGrants, millisOf, nowOf, stopCollecting } from "../client/rateLimiter.ts"
+import { collectGrants, millisOf, stopCollecting } from "../client/rateLimiter.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
@@ -450,9 +450,9 @@ export class Connection {
   // settling is in place before the permit is asked for (as the client's limit stage does it, `pipeline.ts` `limited`):
   // once the store granted it, an interruption (the streams stopped) settles it at once rather than leaving it to its
   // lease, even between the grant and the step that would have handed it over (the run loop may yield there, and an
-  // interruption then skips that step): the memory store records its grants on the fiber (`RateLimiter.granted`), and
-  // what it granted so is settled. (A shared store's own entry is then left to its lease.) The wait stays
-  // interruptible.
+  // interruption then skips that step): the stores record their grants on the fiber (`RateLimiter.granted`), and what
+  // they granted so is settled through its `settle`, which for the Redis store settles its entry in Redis too. The
+  // wait stays interruptible.
   private dial(): Effect.Effect<Effect.Effect<ReadonlyArray<string>, Socket.SocketError>, unknown, Scope.Scope> {
     return Effect.withFiber((fiber) => {
       const grants = collectGrants(fiber)
@@ -467,9 +467,7 @@ export class Connection {
           Effect.suspend(() => {
             stopCollecting(fiber, grants)
             if (permit !== undefined) return permit.settle
-            const now = nowOf(fiber)
-            for (const grant of grants) grant.settleAt(now)
-            return Effect.void
+            return Effect.forEach(grants, (grant) => grant.settle, { discard: true })
           })
       )
     })
