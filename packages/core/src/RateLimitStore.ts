@@ -531,21 +531,38 @@ export const makeRedis = (
       const endpoint = acquisition.endpoint !== undefined
       // Its place in the budgets' queues once refused: kept from one try to the next.
       let ticket = ""
-      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.suspend(() =>
-        Effect.flatMap(bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges)), (answer) => {
+      // Whether a script was sent whose answer has not been read: it may have granted the acquisition.
+      let asking = false
+      // The entry's settling: from now on it counts for one window, not for its lease (a member that is not there, the
+      // acquisition not granted, is left alone).
+      const settled = Effect.ignore(bounded(settleShared(id, prefix, charges)))
+      const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.withFiber((fiber) => {
+        asking = true
+        return Effect.flatMap(bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges)), (answer) => {
+          asking = false
           if (answer[0] === 1) {
-            return Effect.succeed<Permit>({
-              settle: Effect.andThen(mirror.settle, Effect.ignore(bounded(settleShared(id, prefix, charges))))
-            })
+            // Recorded on the fiber in the step that reads the grant, as the memory store records its own, so that a
+            // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`). Without an
+            // Effect (`settleAt`, the client's limit stage) only the process's own grant can be settled, and it is
+            // recorded apart: the entry in Redis is then left to its lease.
+            return Effect.succeed<Permit>(RateLimiter.granted(fiber, {
+              settle: Effect.andThen(mirror.settle, settled),
+              settleAt: () => {}
+            }))
           }
           ticket = String(answer[3] ?? "")
           return Effect.andThen(waiting(acquisition, answer), attempt)
         })
-      )
+      })
       // Given up while waiting: its place is given back at once, rather than when it lapses. Found by the acquisition's
       // id, not its ticket: an attempt interrupted after the script queued it never learnt the ticket (the release,
-      // sent after it on the connection, runs after it; harmless when nothing was queued).
-      return Effect.onInterrupt(attempt, () => Effect.ignore(bounded(releaseShared(id, prefix, charges))))
+      // sent after it on the connection, runs after it; harmless when nothing was queued). Given up while the script
+      // was under way, it may have been granted too: its entry is settled as well (sent after the script likewise),
+      // rather than left to count until its lease ends.
+      return Effect.onInterrupt(attempt, () => {
+        const release = Effect.ignore(bounded(releaseShared(id, prefix, charges)))
+        return asking ? Effect.all([release, settled], { concurrency: 2, discard: true }) : release
+      })
     }
 
     // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the

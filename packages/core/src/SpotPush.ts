@@ -21,8 +21,9 @@
  * answered, and a connection that delivers nothing for `idleTimeout` is replaced. A stream's subscription lives as long
  * as the stream is pulled: nothing stays behind when its consumer stops.
  *
- * What the connections do is measured: `Telemetry`'s push metrics (attempts by outcome, connections open, reconnects,
- * resyncs, backfills by outcome, gaps, messages per channel kind) and a `SpotPush.connect` span per connection attempt.
+ * What the connections do is measured: `Telemetry`'s push metrics (attempts by outcome, connections open, reconnects by
+ * reason, resyncs, backfills by outcome, gaps, messages per channel kind) and a `SpotPush.connect` span per connection
+ * attempt.
  *
  * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a

@@ -8,7 +8,7 @@
  * The push service (`SpotPush`) reports its connection attempts by outcome (`spotkit_push_connection_attempts_total`,
  * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
  * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
- * reconnects, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills by outcome,
+ * reconnects by reason, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills by outcome,
  * the trades channels' gaps and the data messages received per channel kind, in the metrics of the context it was made
  * in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to the metric
  * once per batch: no effect, nor a metric update, per message.
@@ -166,14 +166,45 @@ export const pushConnections = Metric.gauge("spotkit_push_connections", {
 })
 
 /**
- * Push reconnects, by `endpoint` (`public` or `private`): a connection that ended, or an attempt that failed, and is
- * dialled again after its backoff (each `Disconnected` of `SpotPush.events`).
+ * Why a push connection ended, or its attempt failed, to be dialled again. The venue's side: `closed` (the venue
+ * closed it with a close frame), `dropped` (it ended without one, close code 1006: the network, a proxy, the venue's
+ * process), `error` (the socket reported an error), `idle` (no frame for `idleTimeout`: the venue stalled with the
+ * socket open). The attempt's (as `PushConnectOutcome`): `refused`, `timeout`, `failed`, `store_failed`. The client's
+ * own decision to replace it: `unacknowledged` (a resubscription unanswered within `ackTimeout`), `operations` (its
+ * budget of subscribe and unsubscribe operations spent), `backfill` (a stream's REST backfill failed and may succeed
+ * later, or the pushes buffered meanwhile overflowed `backfillBuffer`), `decode` (a private push that could not be
+ * read: the state is read again by REST after the reconnect).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export type PushReconnectReason =
+  | "closed"
+  | "dropped"
+  | "error"
+  | "idle"
+  | "refused"
+  | "timeout"
+  | "failed"
+  | "store_failed"
+  | "unacknowledged"
+  | "operations"
+  | "backfill"
+  | "decode"
+
+/**
+ * Push reconnects, by `endpoint` (`public` or `private`) and `reason` (`PushReconnectReason`): a connection that
+ * ended, or an attempt that failed, to be dialled again after its backoff (each `Disconnected` of `SpotPush.events`).
+ * Counted when it ends, before the backoff: it counts the connections lost, one whose streams all stop during the
+ * backoff (and is not dialled again) included; the dials themselves are `pushConnectionAttempts`.
  *
  * @since 0.1.0
  * @category metrics
  */
 export const pushReconnects = Metric.counter("spotkit_push_reconnects_total", {
-  description: "Push connections or attempts that ended and are dialled again, by endpoint (public or private)",
+  description: "Push connections or attempts that ended, to be dialled again after a backoff, by endpoint (public or " +
+    "private) and reason (closed, dropped, error, idle, refused, timeout, failed, store_failed, unacknowledged, " +
+    "operations, backfill, decode)",
   incremental: true
 })
 

@@ -75,7 +75,7 @@ describe("push connection", () => {
       yield* settle
       assert.strictEqual(controls.length, 1)
       // The first connection ends; after its backoff the next one subscribes the channel again.
-      controls[0]!.reconnect("test")
+      controls[0]!.reconnect("test", "backfill")
       yield* settle
       yield* TestClock.adjust(1_000)
       yield* settle

@@ -14,7 +14,7 @@ import { TestClock } from "effect/testing"
 import { SpotError, Telemetry } from "../src/index.ts"
 import * as RateLimiter from "../src/internal/client/rateLimiter.ts"
 import { Connection, HeadersUnsupported, nowFunction } from "../src/internal/push/connection.ts"
-import type { Feed, Settings } from "../src/internal/push/connection.ts"
+import type { Control, Feed, Settings } from "../src/internal/push/connection.ts"
 import type { Event } from "../src/internal/push/model.ts"
 import * as PushTelemetry from "../src/internal/push/telemetry.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
@@ -46,6 +46,43 @@ describe("push telemetry", () => {
       "store_failed",
       "failed",
       "failed"
+    ])
+  })
+
+  // A reconnect was counted by endpoint only: on-call could not tell a venue that closes connections from one that
+  // stalls, a network that drops them, or the client replacing them itself.
+  it("a reconnect's reason, from its exit: the attempt's, the venue's side, or the client's own", () => {
+    const closed = (code: number) =>
+      Exit.fail(new Socket.SocketError({ reason: new Socket.SocketCloseError({ code }) }))
+    const failedAttempts = [
+      openFailure("Unknown", new Error("Unexpected server response: 401")),
+      openFailure("Timeout", new Error("timeout waiting for \"open\"")),
+      openFailure("Unknown", new Error("connect ECONNREFUSED 127.0.0.1:1")),
+      Exit.fail(new SpotError.RateLimitStoreError({ store: "redis", description: "unreachable" })),
+      Exit.failCause(Cause.die(new Error("a defect")))
+    ].map((exit) => PushTelemetry.reconnectReasonOf(exit, false))
+    assert.deepStrictEqual(failedAttempts, ["refused", "timeout", "failed", "store_failed", "failed"])
+    const ended = [
+      closed(1000),
+      closed(4001),
+      closed(1006),
+      Exit.fail(new Socket.SocketError({ reason: new Socket.SocketReadError({ cause: new Error("ECONNRESET") }) })),
+      Exit.failCause(Cause.die(new Error("a defect"))),
+      ...(["idle", "unacknowledged", "operations", "backfill", "decode"] as const).map((why) =>
+        Exit.fail(new PushTelemetry.Replaced(why, "words"))
+      )
+    ].map((exit) => PushTelemetry.reconnectReasonOf(exit, true))
+    assert.deepStrictEqual(ended, [
+      "closed",
+      "closed",
+      "dropped",
+      "error",
+      "error",
+      "idle",
+      "unacknowledged",
+      "operations",
+      "backfill",
+      "decode"
     ])
   })
 
@@ -134,10 +171,20 @@ const quiet: Feed = {
 // (the rest goes to `reporter`).
 const connectionOf = (attempt: Settings["attempt"], dials: Array<Dial>, reporter = PushTelemetry.none) =>
   Effect.gen(function*() {
-    const seen = { outcomes: [] as Array<string>, open: 0, lowest: 0, events: [] as Array<Event> }
+    const seen = {
+      outcomes: [] as Array<string>,
+      open: 0,
+      lowest: 0,
+      events: [] as Array<Event>,
+      reconnects: [] as Array<string>
+    }
     const keeping: PushTelemetry.Reporter = {
       ...reporter,
       attempted: (_endpoint, outcome) => void seen.outcomes.push(outcome),
+      reconnecting: (endpoint, reason) => {
+        seen.reconnects.push(reason)
+        reporter.reconnecting(endpoint, reason)
+      },
       open: (_endpoint, delta) => {
         seen.open += delta
         seen.lowest = Math.min(seen.lowest, seen.open)
@@ -228,6 +275,30 @@ describe("push telemetry: the connection loop", () => {
       assert.strictEqual(seen.open, 0)
     }).pipe(Effect.scoped))
 
+  // The same with a shared store's grant (the Redis store's), whose entry only its `settle` reaches (an Effect: a call
+  // to Redis), not `settleAt`: the dial settled the grants it collected with `settleAt`, and left the entry to its lease.
+  it.effect("an attempt interrupted between a shared store's grant and the hand-over: its settle is run", () =>
+    Effect.gen(function*() {
+      const counts = { granted: 0, settled: 0, settledAt: 0 }
+      const attempt = Effect.withFiber((fiber) => {
+        counts.granted++
+        const permit = RateLimiter.granted(fiber, {
+          settle: Effect.sync(() => void counts.settled++),
+          settleAt: () => void counts.settledAt++
+        })
+        fiber.interruptUnsafe()
+        return Effect.succeed(permit)
+      })
+      const { connection, seen } = yield* connectionOf(attempt, ["open"])
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1, settledAt: 0 })
+      yield* connection.stop()
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1, settledAt: 0 })
+      assert.deepStrictEqual(seen.outcomes, ["interrupted"])
+    }).pipe(Effect.scoped))
+
   it.effect("a store that fails, a timeout, a drop: each ends as before, the open connections back to none each time", () =>
     Effect.gen(function*() {
       const { attempt: granted, counts } = permits()
@@ -266,6 +337,72 @@ describe("push telemetry: the connection loop", () => {
       assert.strictEqual(seen.open, 0)
       assert.strictEqual(seen.lowest, 0)
       assert.deepStrictEqual(counts, { granted: 3, settled: 3 })
+    }).pipe(Effect.scoped))
+
+  it.effect("each reconnect counted once with its reason, as it ends: one whose streams stop in its backoff too", () =>
+    Effect.gen(function*() {
+      const registry: Metric.MetricRegistry = new Map()
+      const reporter = PushTelemetry.make(Context.make(Metric.MetricRegistry, registry))
+      const { attempt } = permits()
+      const controls: Array<Control> = []
+      const feed: Feed = {
+        ...quiet,
+        onActive: (_channel, _scope, control) => Effect.sync(() => void controls.push(control))
+      }
+      const { connection, inboxes, seen } = yield* connectionOf(
+        attempt,
+        [openFailed("Timeout", "no open"), "open", "open", "open", "open", "open", "open"],
+        reporter
+      )
+      const ended = (reason: Socket.SocketError["reason"]) =>
+        Effect.andThen(Queue.fail(inboxes.at(-1)!, new Socket.SocketError({ reason })), yieldAll)
+      const backoff = Effect.andThen(TestClock.adjust(500), yieldAll)
+      // Dialled again after the backoff, and the channel acknowledged.
+      const acknowledged = Effect.andThen(
+        backoff,
+        Effect.andThen(
+          Effect.suspend(() => Queue.offer(inboxes.at(-1)!, JSON.stringify({ event: "subscribed", channel: CHANNEL }))),
+          yieldAll
+        )
+      )
+      yield* connection.add(CHANNEL, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* yieldAll
+      yield* acknowledged
+      yield* ended(new Socket.SocketCloseError({ code: 1000, closeReason: "bye" }))
+      yield* acknowledged
+      yield* ended(new Socket.SocketCloseError({ code: 1006 }))
+      yield* acknowledged
+      yield* ended(new Socket.SocketReadError({ cause: new Error("ECONNRESET") }))
+      yield* acknowledged
+      // Silent for the idle timeout (an hour here).
+      yield* TestClock.adjust(3_600_000)
+      yield* yieldAll
+      // The resubscription goes unanswered for the acknowledgement's timeout.
+      yield* backoff
+      yield* TestClock.adjust(5_000)
+      yield* yieldAll
+      yield* acknowledged
+      controls.at(-1)!.reconnect("backfill: the venue answered 503", "backfill")
+      yield* yieldAll
+      const reasons = ["timeout", "closed", "dropped", "error", "idle", "unacknowledged", "backfill"]
+      // Counted as the connection ended, each with its Disconnected, before the backoff.
+      assert.deepStrictEqual(seen.reconnects, reasons)
+      assert.strictEqual(seen.events.filter((e) => e._tag === "Disconnected").length, reasons.length)
+      // Its stream stops during the backoff: the lost connection stays counted, and is not dialled again.
+      yield* connection.stop()
+      yield* backoff
+      assert.deepStrictEqual(seen.reconnects, reasons)
+      assert.deepStrictEqual(seen.outcomes, ["timeout", ...Array.from({ length: 6 }, () => "connected")])
+      const count = (reason: string) =>
+        Effect.map(
+          Metric.value(Metric.withAttributes(Telemetry.pushReconnects, { endpoint: "public", reason })).pipe(
+            Effect.provideService(Metric.MetricRegistry, registry)
+          ),
+          (state) => state.count
+        )
+      for (const reason of reasons) assert.strictEqual(yield* count(reason), 1, reason)
+      assert.strictEqual(yield* count("refused"), 0)
     }).pipe(Effect.scoped))
 
   it.effect("messages of a batch cut short (the connection stopped while a feed's effect runs) are counted all the same", () =>

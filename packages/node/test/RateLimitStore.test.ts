@@ -10,9 +10,10 @@ import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/cor
 import { TestExchange } from "@spotkit/testkit"
 import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, References } from "effect"
 import { inspect } from "node:util"
+import * as RateLimiter from "../../core/src/internal/client/rateLimiter.ts"
 import * as NodeSigner from "../src/NodeSigner.ts"
 import * as NodeSpotClient from "../src/NodeSpotClient.ts"
-import { redisServer } from "./support/redisServer.ts"
+import { type RedisServer, redisServer } from "./support/redisServer.ts"
 
 const BUDGET = { limit: 50, windowMillis: 1_000 }
 const rateLimits = { uid: BUDGET, ip: BUDGET }
@@ -579,6 +580,63 @@ describe("the Redis store's accounting", () => {
         )
         // 4 fit beside the 6, with nobody ahead.
         assert.isTrue(yield* grantedWithin(store, one(key, 10, 300, 4, 10_000), 200))
+      })),
+    30_000
+  )
+
+  // A granted entry that is never settled counts until its lease ends, plus a window (for a push connection attempt,
+  // openTimeout + 5 s + 300 s), against every process on the budget. How long it still counts, by Redis's clock.
+  const countsFor = (redis: RedisServer, key: string): ReadonlyArray<number> => {
+    const [seconds, micros] = redis.cli("TIME").trim().split("\n").map(Number) as [number, number]
+    const now = seconds * 1_000 + Math.floor(micros / 1_000)
+    const scores = redis.cli("ZRANGE", `spotkit:{budget}:${key}`, "0", "-1", "WITHSCORES").trim().split("\n")
+    return scores.filter((_, i) => i % 2 === 1).map((score) => Number(score) - now)
+  }
+
+  // The script granted the acquisition in Redis, but its caller had given up meanwhile (the streams of a push
+  // connection attempt stopped): the entry was left to its lease (a minute here). Now it is settled: one window.
+  it.live(
+    "an acquisition given up while its script is under way: its entry, granted, counts one window, not its lease",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const store = yield* redisStore(redis.url)
+        const key = "push:venue.test"
+        // (The script is loaded: the next attempt is one command.)
+        yield* Effect.flatMap(store.acquire(one("ip:venue.test:elsewhere", 10, 300, 1, 10_000)), (p) => p.settle)
+        // Redis holds every command for 300 ms: the acquisition is given up before the script answers, which grants it.
+        redis.cli("CLIENT", "PAUSE", "300", "ALL")
+        assert.isFalse(yield* grantedWithin(store, one(key, 10, 1_000, 1, 60_000), 100))
+        yield* Effect.sleep(500)
+        const left = countsFor(redis, key)
+        assert.strictEqual(left.length, 1, "granted by the script")
+        assert.isAtMost(left[0]!, 1_000, "counts one window from its settling, not its lease")
+      })),
+    30_000
+  )
+
+  // A caller interrupted between Redis's grant and the step that hands the permit over (the push connection's dial)
+  // settles what was granted on its fiber: the store records its grant there, with a settle that reaches Redis.
+  // Before, only the process's own grant was recorded, and the entry in Redis was left to its lease.
+  it.live(
+    "a grant read from Redis is recorded on the fiber; its settle settles the entry in Redis",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const store = yield* redisStore(redis.url)
+        const key = "push:venue.test"
+        const grants = yield* Effect.withFiber((fiber) => {
+          const collected = RateLimiter.collectGrants(fiber)
+          return Effect.map(store.acquire(one(key, 10, 1_000, 1, 60_000)), () => {
+            RateLimiter.stopCollecting(fiber, collected)
+            return collected
+          })
+        })
+        assert.isAbove(countsFor(redis, key)[0]!, 59_000, "in flight: counts until its lease ends")
+        yield* Effect.forEach(grants, (grant) => grant.settle, { discard: true })
+        const left = countsFor(redis, key)
+        assert.strictEqual(left.length, 1)
+        assert.isAtMost(left[0]!, 1_000, "settled: counts one window")
       })),
     30_000
   )

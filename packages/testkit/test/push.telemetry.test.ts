@@ -51,7 +51,25 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   endpoint: ["public", "private"],
   // A connection attempt's (`PushConnectOutcome`), and a backfill's (`ok`, `failed`).
   outcome: ["connected", "refused", "timeout", "failed", "unsupported", "store_failed", "interrupted", "ok"],
-  reason: ["gap", "reconnect", "decode", "snapshot", "lag"],
+  // A book's resync's (`ResyncReason`), and a reconnect's (`PushReconnectReason`).
+  reason: [
+    "gap",
+    "reconnect",
+    "decode",
+    "snapshot",
+    "lag",
+    "closed",
+    "dropped",
+    "error",
+    "idle",
+    "refused",
+    "timeout",
+    "failed",
+    "store_failed",
+    "unacknowledged",
+    "operations",
+    "backfill"
+  ],
   stream: ["private", "trades", "candles"],
   channel: ["depth", "trades", "ticker", "kline", "orders", "fill", "account"]
 }
@@ -165,7 +183,7 @@ describe("SpotPush telemetry", () => {
         yield* advance(5_000)
         const disconnects = events.items.filter((e) => e._tag === "Disconnected").length
         assert.strictEqual(disconnects, 2)
-        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "public" }), 2)
+        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "public", reason: "dropped" }), 2)
         assert.strictEqual(
           yield* count(Telemetry.pushConnectionAttempts, { endpoint: "public", outcome: "connected" }),
           3
@@ -187,10 +205,52 @@ describe("SpotPush telemetry", () => {
         assert.isAtLeast(gaps, 1)
         assert.strictEqual(yield* count(Telemetry.pushResyncs, { reason: "gap" }), gaps)
         assert.strictEqual(yield* count(Telemetry.pushResyncs, { reason: "reconnect" }), 2)
-        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "public" }), 2)
+        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "public", reason: "dropped" }), 2)
         yield* assertBounded
       })
     ))
+
+  // A reconnect was counted by endpoint only: nothing told a venue that closes connections from one that goes silent,
+  // or a network that drops them.
+  it.effect("each reconnect counted by why: closed by the venue, silent, dropped; one stopped in its backoff too", () =>
+    within(() =>
+      Effect.gen(function*() {
+        const { push, venue } = yield* services
+        const events = yield* collect(push.events)
+        const books = yield* collect(push.watchBook(SYMBOL))
+        yield* settle
+        const reconnects = (reason: string) => count(Telemetry.pushReconnects, { endpoint: "public", reason })
+        // A close frame after the next data frame.
+        yield* venue.setFaults({ close: 1 })
+        yield* venue.publish(book(1))
+        yield* settle
+        yield* venue.setFaults({})
+        assert.strictEqual(yield* reconnects("closed"), 1)
+        yield* advance(5_000)
+        // Silent with the socket open, for the idle timeout.
+        yield* venue.setFaults({ stall: 1 })
+        yield* venue.publish(book(2))
+        yield* settle
+        yield* venue.setFaults({})
+        yield* advance(10_000)
+        assert.strictEqual(yield* reconnects("idle"), 1)
+        yield* advance(5_000)
+        const opened = (yield* venue.stats).opened
+        assert.strictEqual(opened, 3)
+        // Dropped without a close frame, and its stream stopped during the backoff: counted, as the connection was
+        // lost, and not dialled again.
+        yield* venue.dropAll
+        yield* settle
+        yield* books.stop
+        yield* advance(10_000)
+        assert.strictEqual(yield* reconnects("dropped"), 1)
+        assert.strictEqual((yield* venue.stats).opened, opened)
+        assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 3)
+        for (const reason of ["error", "refused", "timeout", "failed", "unacknowledged", "operations", "backfill"]) {
+          assert.strictEqual(yield* reconnects(reason), 0, reason)
+        }
+        yield* assertBounded
+      }), setup({ push: { idleTimeout: "8 seconds", backoff: { initial: "2 seconds", max: "2 seconds" } } })))
 
   it.effect("refused handshakes: private attempts counted refused, each a failed span quoting no signature", () =>
     within((spans) =>
@@ -210,7 +270,10 @@ describe("SpotPush telemetry", () => {
           yield* count(Telemetry.pushConnectionAttempts, { endpoint: "private", outcome: "connected" }),
           0
         )
-        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "private" }), stats.refused)
+        assert.strictEqual(
+          yield* count(Telemetry.pushReconnects, { endpoint: "private", reason: "refused" }),
+          stats.refused
+        )
         assert.strictEqual(yield* open("private"), 0)
         const refused = connectSpans(spans)
         assert.strictEqual(refused.length, stats.refused)
@@ -305,7 +368,10 @@ describe("SpotPush telemetry: what no event says", () => {
         assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "failed" }), failures)
         assert.strictEqual(events.items.filter((e) => e._tag === "Resynced").length, 1)
         assert.strictEqual(yield* count(Telemetry.pushBackfills, { stream: "private", outcome: "ok" }), 1)
-        assert.strictEqual(yield* count(Telemetry.pushReconnects, { endpoint: "private" }), failures)
+        assert.strictEqual(
+          yield* count(Telemetry.pushReconnects, { endpoint: "private", reason: "backfill" }),
+          failures
+        )
         yield* assertBounded
       }), setup({ client: { retry: false } })))
 

@@ -87,6 +87,28 @@ describe("Environment", () => {
     assert.strictEqual(Environment.problems({}, "public"), "SPOTKIT_BASE_URL is not set")
   })
 
+  // A secret key of whitespace only passed the check, and a command that signs failed at its first signed call (the
+  // client's ValidationError on credentials.secretKey), after the public requests before it, without naming the
+  // variable. It is a problem for a command that signs, in the client's words; a public command never signs.
+  it("problems: a secret key of whitespace only, for the commands that sign, in the client's words", () => {
+    for (const blank of [" ", "   "]) {
+      const line = Environment.problems({ ...good, SPOTKIT_SECRET_KEY: blank }, "private")
+      assert.strictEqual(line, "SPOTKIT_SECRET_KEY is only whitespace", JSON.stringify(blank))
+      assert.strictEqual(
+        Environment.problems({ ...good, SPOTKIT_SECRET_KEY: blank, SPOTKIT_PASSPHRASE: "" }, "private", true),
+        "SPOTKIT_PUSH_URL is not set; SPOTKIT_PASSPHRASE is empty; SPOTKIT_SECRET_KEY is only whitespace"
+      )
+      assert.isUndefined(Environment.problems({ ...good, SPOTKIT_SECRET_KEY: blank }, "public"), JSON.stringify(blank))
+    }
+    // A line break is said as such, once, whatever the access.
+    assert.strictEqual(
+      Environment.problems({ ...good, SPOTKIT_SECRET_KEY: " \n" }, "private"),
+      "SPOTKIT_SECRET_KEY has a line break (CR or LF)"
+    )
+    // Spaces around a secret are the secret's own: only a key of nothing else is refused.
+    assert.isUndefined(Environment.problems({ ...good, SPOTKIT_SECRET_KEY: " s " }, "private"))
+  })
+
   it("problems: SPOTKIT_PUSH_URL required by the push commands, a ws:// or wss:// URL whenever it is set", () => {
     assert.strictEqual(
       Environment.problems({ SPOTKIT_BASE_URL: good.SPOTKIT_BASE_URL }, "public", true),

@@ -71,6 +71,23 @@ describe("symbols", () => {
         assert.strictEqual(usage.exitCode, 2)
         assert.strictEqual(usage.stdout, "")
       }))
+
+    // A secret key of whitespace only (SPOTKIT_SECRET_KEY=" "): a public command runs with it, one that signs is
+    // refused by the environment check, naming the variable in the client's words, before anything is sent.
+    it.effect("a secret key of whitespace only: symbols runs, balances is refused before anything is sent", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const env = { ...(yield* aliceEnv), SPOTKIT_SECRET_KEY: " " }
+        const symbols = yield* runInProcess(["symbols", "--symbol", "ETHUSDT_SPBL", "--format", "json"], env)
+        assert.strictEqual(symbols.exitCode, 0, symbols.stderr)
+        assert.strictEqual(JSON.parse(symbols.stdout).symbol, "ETHUSDT_SPBL")
+        const before = (yield* exchange.requests).length
+        const balances = yield* runInProcess(["balances"], env)
+        assert.strictEqual(balances.exitCode, 2)
+        assert.strictEqual(balances.stdout, "")
+        assert.strictEqual(balances.stderr, "spotkit: SPOTKIT_SECRET_KEY is only whitespace; see spotkit --help\n")
+        assert.strictEqual((yield* exchange.requests).length, before)
+      }))
   })
 })
 

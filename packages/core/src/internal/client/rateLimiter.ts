@@ -56,10 +56,12 @@ export interface Revocable extends Settleable {
 }
 
 /**
- * The grants made on a fiber while a caller that settles them (the pipeline's limit stage) waits for its permit, by
- * fiber. A store records a grant here in the same step that makes it, so that the caller settles it however its fiber
- * ends afterwards: even when it is interrupted after the grant and before the permit reaches it (the run loop may
- * yield between the two steps, and an interruption then skips the step that would have handed the permit over).
+ * The grants made on a fiber while a caller that settles them (the pipeline's limit stage, the push connection's dial)
+ * waits for its permit, by fiber. A store records a grant here in the same step that makes it (the Redis store: that
+ * reads Redis's grant), so that the caller settles it however its fiber ends afterwards: even when it is interrupted
+ * after the grant and before the permit reaches it (the run loop may yield between the two steps, and an interruption
+ * then skips the step that would have handed the permit over). A grant's `settle` settles all of it; `settleAt`, for a
+ * caller that cannot run an Effect there, what the process holds (the Redis store's entry is then left to its lease).
  */
 const collected = new WeakMap<Fiber.Fiber<unknown, unknown>, Array<Settleable>>()
 

@@ -16,12 +16,12 @@ import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
-import { collectGrants, millisOf, nowOf, stopCollecting } from "../client/rateLimiter.ts"
+import { collectGrants, millisOf, stopCollecting } from "../client/rateLimiter.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
-import { kindOf, KINDS, none, outcomeOf } from "./telemetry.ts"
-import type { Reporter } from "./telemetry.ts"
+import { kindOf, KINDS, none, outcomeOf, reconnectReasonOf, Replaced } from "./telemetry.ts"
+import type { ReplacedReason, Reporter } from "./telemetry.ts"
 import type { VenueText } from "./venueText.ts"
 
 /** A data frame of a channel. */
@@ -36,8 +36,11 @@ export interface Control {
   readonly resync: (channel: string) => void
   /** From a fiber of the feed's own (a deadline): the same, at once. */
   readonly resyncNow: (channel: string) => Effect.Effect<void>
-  /** End this connection; the loop reconnects after its backoff. */
-  readonly reconnect: (reason: string) => void
+  /**
+   * End this connection; the loop reconnects after its backoff. `reason`: the text the `Disconnected` event quotes;
+   * `why`: the word the reconnects' metric counts it under.
+   */
+  readonly reconnect: (reason: string, why: ReplacedReason) => void
 }
 
 /** What receives a channel's life: it goes live (acknowledged), stops counting, carries data, or fails for good. */
@@ -114,7 +117,7 @@ interface Live {
   readonly send: (text: string) => Effect.Effect<void>
   readonly ops: OperationLog
   readonly resyncs: Set<string>
-  readonly end: Deferred.Deferred<never, string>
+  readonly end: Deferred.Deferred<never, Replaced>
   readonly control: Control
   /** Whether it counts among the connections open (until it is down). */
   open: boolean
@@ -241,7 +244,7 @@ export class Connection {
       // The connection may have ended since this was asked for (a resync's unsubscription yields).
       if (entry === undefined || this.live !== live) return Effect.void
       if (!live.ops.spend(1, this.now())) {
-        live.control.reconnect("operation budget spent")
+        live.control.reconnect("operation budget spent", "operations")
         return Effect.void
       }
       entry.state = "pending"
@@ -258,7 +261,7 @@ export class Connection {
           if (!entry.acknowledged) {
             return this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis }))
           }
-          live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`)
+          live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`, "unacknowledged")
           return Effect.void
         })
       )
@@ -350,7 +353,7 @@ export class Connection {
         const entry = this.channels.get(channel)
         if (entry === undefined) continue
         if (live.ops.remaining(this.now()) < 2) {
-          live.control.reconnect("operation budget spent")
+          live.control.reconnect("operation budget spent", "operations")
           break
         }
         live.ops.spend(1, this.now())
@@ -372,7 +375,7 @@ export class Connection {
       const pull = yield* this.attempt(this.dial())
       const writer = yield* this.socket.writer
       const scope = yield* Effect.scope
-      const end = yield* Deferred.make<never, string>()
+      const end = yield* Deferred.make<never, Replaced>()
       const live: Live = {
         scope,
         send: (text) => Effect.ignore(writer.write(text)),
@@ -390,7 +393,7 @@ export class Connection {
               live.resyncs.add(channel)
               return this.resyncs(live)
             }),
-          reconnect: (reason) => Deferred.doneUnsafe(end, Exit.fail(reason))
+          reconnect: (reason, why) => Deferred.doneUnsafe(end, Exit.fail(new Replaced(why, reason)))
         }
       }
       this.live = live
@@ -410,7 +413,9 @@ export class Connection {
     pull: Effect.Effect<ReadonlyArray<string>, Socket.SocketError>
   ): Effect.Effect<never, unknown> {
     const idle = () =>
-      Effect.fail(`no frame for ${Duration.format(Duration.fromInputUnsafe(this.settings.idleTimeout))}`)
+      Effect.fail(
+        new Replaced("idle", `no frame for ${Duration.format(Duration.fromInputUnsafe(this.settings.idleTimeout))}`)
+      )
     return Effect.forever(
       Effect.gen({ self: this }, function*() {
         const batch = yield* Effect.timeoutOrElse(pull, { duration: this.settings.idleTimeout, orElse: idle })
@@ -450,9 +455,9 @@ export class Connection {
   // settling is in place before the permit is asked for (as the client's limit stage does it, `pipeline.ts` `limited`):
   // once the store granted it, an interruption (the streams stopped) settles it at once rather than leaving it to its
   // lease, even between the grant and the step that would have handed it over (the run loop may yield there, and an
-  // interruption then skips that step): the memory store records its grants on the fiber (`RateLimiter.granted`), and
-  // what it granted so is settled. (A shared store's own entry is then left to its lease.) The wait stays
-  // interruptible.
+  // interruption then skips that step): the stores record their grants on the fiber (`RateLimiter.granted`), and what
+  // they granted so is settled through its `settle`, which for the Redis store settles its entry in Redis too. The
+  // wait stays interruptible.
   private dial(): Effect.Effect<Effect.Effect<ReadonlyArray<string>, Socket.SocketError>, unknown, Scope.Scope> {
     return Effect.withFiber((fiber) => {
       const grants = collectGrants(fiber)
@@ -467,9 +472,7 @@ export class Connection {
           Effect.suspend(() => {
             stopCollecting(fiber, grants)
             if (permit !== undefined) return permit.settle
-            const now = nowOf(fiber)
-            for (const grant of grants) grant.settleAt(now)
-            return Effect.void
+            return Effect.forEach(grants, (grant) => grant.settle, { discard: true })
           })
       )
     })
@@ -525,6 +528,9 @@ export class Connection {
           attempt = 0
         }
         const delay = backoffDelay(this.settings.backoff, attempt++, yield* Random.next)
+        // Counted now, before the backoff: the connection is lost whether or not it is dialled again (its streams may
+        // all stop meanwhile); the dial itself is counted as an attempt.
+        this.telemetry.reconnecting(this.settings.endpoint, reconnectReasonOf(exit, connectedAt !== undefined))
         this.settings.emit({
           _tag: "Disconnected",
           endpoint: this.settings.endpoint,

@@ -108,7 +108,7 @@ abstract class GapClosing<A, R> {
           if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
             if (result.failure.isRetryable) {
-              control.reconnect(`backfill: ${result.failure.message}`)
+              control.reconnect(`backfill: ${result.failure.message}`, "backfill")
               return Effect.void
             }
             return this.onFail("", new PushError.BackfillError({ error: result.failure }))

@@ -247,7 +247,7 @@ export class PrivateSession implements Feed {
     this.buffer.push(frame)
     if (this.buffer.length > this.options.bufferLimit) {
       this.buffer = []
-      control.reconnect(`more than ${this.options.bufferLimit} pushes during the backfill`)
+      control.reconnect(`more than ${this.options.bufferLimit} pushes during the backfill`, "backfill")
     }
   }
 
@@ -326,7 +326,7 @@ export class PrivateSession implements Feed {
   // session.
   private failed(error: SpotError.SpotError, control: Control): Effect.Effect<void> {
     if (!error.isRetryable) return this.failAll(new PushError.BackfillError({ error }))
-    control.reconnect(`backfill: ${error.message}`)
+    control.reconnect(`backfill: ${error.message}`, "backfill")
     return Effect.void
   }
 
@@ -344,18 +344,18 @@ export class PrivateSession implements Feed {
         case "fill": {
           const fill = decodeFill(item)
           if (Result.isSuccess(fill)) this.mergeFill(Model.fillFromPush(fill.success))
-          else control.reconnect("an undecodable fill push")
+          else control.reconnect("an undecodable fill push", "decode")
           break
         }
         case "orders": {
           const order = decodeOrder(item)
           if (Result.isSuccess(order)) this.mergeOrder(Model.orderFromPush(order.success, frame.time))
-          else control.reconnect("an undecodable order push")
+          else control.reconnect("an undecodable order push", "decode")
           break
         }
         case "account": {
           const asset = decodeAsset(item)
-          if (Result.isFailure(asset)) control.reconnect("an undecodable account push")
+          if (Result.isFailure(asset)) control.reconnect("an undecodable account push", "decode")
           else if (superseded?.has(asset.success.coinId) !== true) {
             this.mergeBalance(Model.balanceFromPush(asset.success))
           }

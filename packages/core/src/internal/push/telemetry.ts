@@ -1,5 +1,5 @@
 // What the push service reports about itself (Telemetry.ts): its connection attempts and their outcome (a
-// `SpotPush.connect` span each), the connections open, the reconnects, the books' resyncs (a book consumer's lag
+// `SpotPush.connect` span each), the connections open, the reconnects and why, the books' resyncs (a book consumer's lag
 // included), the streams' REST backfills, the trades' gaps and the data messages received per channel kind. Every
 // attribute is one of a fixed few words (the endpoint, an outcome, a reason, a stream's or a channel's kind), never a
 // symbol or what the venue said, so each series is built once and looked up.
@@ -62,6 +62,46 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): Telemetry.PushConn
   return message !== undefined && REFUSED.test(message) ? "refused" : "failed"
 }
 
+/**
+ * The client's own ending of a connection (`Control.reconnect`, and no frame for `idleTimeout`), as what the connection
+ * fails with: why in words for the reconnect's metric, and the text the `Disconnected` event quotes (`message`).
+ */
+export class Replaced {
+  readonly _tag = "Replaced"
+  readonly reason: ReplacedReason
+  readonly message: string
+  constructor(reason: ReplacedReason, message: string) {
+    this.reason = reason
+    this.message = message
+  }
+}
+
+/** Why the client itself ends a connection (`Telemetry.PushReconnectReason`). */
+export type ReplacedReason = Extract<
+  Telemetry.PushReconnectReason,
+  "idle" | "unacknowledged" | "operations" | "backfill" | "decode"
+>
+
+/**
+ * Why a connection ended, or its attempt failed (`connected`: whether it had opened), to be dialled again
+ * (`Telemetry.PushReconnectReason`), from its exit.
+ */
+export const reconnectReasonOf = (
+  exit: Exit.Exit<unknown, unknown>,
+  connected: boolean
+): Telemetry.PushReconnectReason => {
+  if (!connected) {
+    const outcome = outcomeOf(exit)
+    return outcome === "refused" || outcome === "timeout" || outcome === "store_failed" ? outcome : "failed"
+  }
+  const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
+  if (error instanceof Replaced) return error.reason
+  if (Socket.isSocketError(error) && error.reason._tag === "SocketCloseError") {
+    return error.reason.code === 1006 ? "dropped" : "closed"
+  }
+  return "error"
+}
+
 /** The streams whose gaps are closed by REST (`Telemetry.pushBackfills`' `stream`). */
 export type BackfillStream = "private" | "trades" | "candles"
 
@@ -74,7 +114,9 @@ export interface Reporter {
   readonly attempted: (endpoint: Push.Endpoint, outcome: Telemetry.PushConnectOutcome) => void
   /** A connection opened (+1) or ended (-1). */
   readonly open: (endpoint: Push.Endpoint, delta: 1 | -1) => void
-  /** An event of `SpotPush.events`: a reconnect, a resync or a gap counted. */
+  /** A connection ended, or its attempt failed, to be dialled again after its backoff: counted by endpoint and reason. */
+  readonly reconnecting: (endpoint: Push.Endpoint, reason: Telemetry.PushReconnectReason) => void
+  /** An event of `SpotPush.events`: a resync or a gap counted (a `Disconnected` is counted by `reconnecting`). */
   readonly event: (event: Event) => void
   /** A book consumer fell a whole buffer behind: a resync of reason `lag` (no event: it is the consumer's own). */
   readonly lagged: () => void
@@ -88,6 +130,7 @@ export interface Reporter {
 export const none: Reporter = {
   attempted: () => undefined,
   open: () => undefined,
+  reconnecting: () => undefined,
   event: () => undefined,
   lagged: () => undefined,
   backfilled: () => undefined,
@@ -119,10 +162,9 @@ export const make = (context: Context.Context<never>): Reporter => {
   return {
     attempted: (endpoint, outcome) => attempts({ endpoint, outcome }).updateUnsafe(1, within),
     open: (endpoint, delta) => connections({ endpoint }).modifyUnsafe(delta, within),
+    reconnecting: (endpoint, reason) => reconnects({ endpoint, reason }).updateUnsafe(1, within),
     event: (event) => {
       switch (event._tag) {
-        case "Disconnected":
-          return reconnects({ endpoint: event.endpoint }).updateUnsafe(1, within)
         case "Resync":
           return resyncs({ reason: event.reason }).updateUnsafe(1, within)
         case "Gap": {
@@ -131,6 +173,7 @@ export const make = (context: Context.Context<never>): Reporter => {
           return
         }
         case "Connected":
+        case "Disconnected":
         case "Resynced":
           return
       }

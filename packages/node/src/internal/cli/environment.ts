@@ -2,7 +2,8 @@
 // `NodeSpotClient.layerConfig` reads them), every one checked before anything is built or sent: each problem found is
 // said at once, in one line naming the variable and what is wrong (never its value: three of them are secrets), so
 // that a key with a line break or a malformed URL is a usage error (exit code 2), not a failure deep in an HTTP header
-// or a Redis client.
+// or a Redis client; and, for a command that signs, a secret key of whitespace only, which the client would refuse
+// only at its first signed call.
 import { type SpotClient, Venue } from "@spotkit/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
@@ -114,6 +115,13 @@ export const problemOf = (variable: Variable, value: string): string | undefined
   }
 }
 
+// What is wrong with a value only for a command that signs. A secret key of whitespace only (a variable set to " ")
+// signs nothing the venue accepts: the client refuses it at its first signed call, in these words (a ValidationError
+// on `credentials.secretKey`), so a command that signs says it here, by the variable's name, before anything is sent.
+// A public command never signs, and runs with it.
+const signedProblemOf = (variable: Variable, value: string): string | undefined =>
+  variable === "SPOTKIT_SECRET_KEY" && /^\s+$/.test(value) ? "is only whitespace" : undefined
+
 const and = (names: ReadonlyArray<string>): string =>
   names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`
 
@@ -137,7 +145,7 @@ export const problems = (
   for (const name of [...VARIABLES, ...PROXY_VARIABLES.flat()]) {
     const value = values[name]
     if (value === undefined || value === "") continue
-    const problem = problemOf(name, value)
+    const problem = problemOf(name, value) ?? (access === "private" ? signedProblemOf(name, value) : undefined)
     if (problem !== undefined) invalid.push(`${name} ${problem}`)
   }
   const parts = [
