@@ -1250,6 +1250,33 @@ describe("granted at once without an Effect (grantNow)", () => {
       }
     }))
 
+  // The same with a shared store's grant (the Redis store's), whose entry only its `settle` reaches (an Effect: a call
+  // to Redis), not `settleAt`: the limit stage settled the grants it collected with `settleAt`, and left the entry to
+  // its lease.
+  it.effect("a call interrupted between a shared store's grant and its hand-over runs the grant's settle", () =>
+    Effect.gen(function*() {
+      const counts = { granted: 0, settled: 0, settledAt: 0 }
+      const acquire = Effect.withFiber((fiber) => {
+        counts.granted++
+        const permit = RateLimiter.granted(fiber, {
+          settle: Effect.sync(() => void counts.settled++),
+          settleAt: () => void counts.settledAt++
+        })
+        fiber.interruptUnsafe()
+        return Effect.succeed<RateLimitStore.Permit>(permit)
+      })
+      const limiter: Budget.Limiter = { acquire: () => acquire, grantNow: undefined, failed: () => Effect.void }
+      let ran = false
+      const fiber = yield* Effect.forkChild(
+        Pipeline.limited(limiter, Venue.endpoints.placeOrder, Effect.sync(() => void (ran = true))),
+        { startImmediately: true }
+      )
+      const exit = yield* Fiber.await(fiber)
+      assert.isTrue(Exit.hasInterrupts(exit))
+      assert.isFalse(ran, "nothing sent")
+      assert.deepStrictEqual(counts, { granted: 1, settled: 1, settledAt: 0 })
+    }))
+
   it.effect("a store of its own (not the memory store) is always asked through acquire", () =>
     Effect.gen(function*() {
       const memory = yield* RateLimitStore.makeMemory

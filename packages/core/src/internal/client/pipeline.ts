@@ -383,8 +383,8 @@ const sent = (
  * A store that can grant at once (the memory store, `grantNow`) does so in the step that follows the settling's, and
  * the permit is settled without an Effect: an acquisition that does not wait costs no step of its own. One that waits
  * goes through the store's `acquire`; the memory store records each grant on the fiber in the step that makes it
- * (`RateLimiter.granted`), so that a call interrupted between that step and the one that hands the permit over still
- * settles what was granted. (A shared store's own entry is then left to its lease.)
+ * (`RateLimiter.granted`), as the Redis store does its own, so that a call interrupted between that step and the one
+ * that hands the permit over still settles what was granted, in Redis too.
  */
 export const limited = <A>(
   limiter: Budget.Limiter | undefined,
@@ -420,10 +420,10 @@ export const limited = <A>(
         }
         if (permit !== undefined) return permit.settle
         if (grants !== undefined) {
-          // Ended while acquiring: whatever was granted on the way (after the wait, before the hand-over) is settled.
+          // Ended while acquiring: whatever was granted on the way (after the wait, before the hand-over) is settled,
+          // through `settle`, which for the Redis store settles its entry in Redis too.
           RateLimiter.stopCollecting(fiber, grants)
-          const now = RateLimiter.nowOf(fiber)
-          for (const grant of grants) grant.settleAt(now)
+          if (grants.length > 0) return Effect.forEach(grants, (grant) => grant.settle, { discard: true })
         }
         return undefined
       }
