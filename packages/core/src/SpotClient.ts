@@ -138,8 +138,9 @@ export interface Options {
   /**
    * Who ends an exchange that takes longer than `timeout`. `"client"` races it against the `Clock`: it works over any
    * `HttpClient` and under `TestClock`. `"transport"` leaves it to the `HttpClient`, which must then fail such an
-   * exchange itself with a `TransportError` caused by a `TimeoutError` (`NodeSpotClient`'s does, with one timer per
-   * client for all its exchanges instead of a race of fibers).
+   * exchange itself with a `TransportError` caused by a `TimeoutError` (`NodeSpotClient`'s default transport does, with
+   * one timer per client for all its exchanges instead of a race of fibers; its layer refuses `"transport"` over the
+   * others).
    * @default "client"
    */
   readonly timeoutBy?: "client" | "transport" | undefined

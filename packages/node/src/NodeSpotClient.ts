@@ -362,11 +362,24 @@ export const layerRedisStore = (
   )
 }
 
+// Why `timeoutBy: "transport"` cannot be honoured: which transport would not bound the exchange.
+const unboundedBy = (options: Options): string =>
+  `is "transport", but ${
+    undiciMissing
+      ? "under Bun the transport is Bun's fetch, which"
+      : (options.transport ?? "undici") !== "undici"
+      ? `the "${options.transport}" transport`
+      : "the undici transport, with a timeout longer than one timer holds (about 24.8 days),"
+  } does not end an exchange at the timeout; leave it unset (the client then races the timeout)`
+
 /**
  * A ready `SpotClient`: undici HTTP, `node:crypto` signing, the live clock. Over the default transport the HTTP client
  * bounds each exchange by `timeout` itself (`timeoutBy: "transport"`); over the others the client races it. Under Bun
- * the HTTP client is Bun's `fetch` (see `layerHttpClient`), and the client races the timeout. With `redis`, the
- * rate-limit budget is shared through Redis (`layerRedisStore`), and the layer fails when Redis cannot be reached.
+ * the HTTP client is Bun's `fetch` (see `layerHttpClient`), and the client races the timeout. `timeoutBy: "transport"`
+ * asked of a transport that does not bound an exchange (`"effect-undici"`, `"node:http"`, Bun's `fetch`, or a timeout
+ * longer than one timer holds) would leave exchanges unbounded: the layer fails with a `ValidationError` on
+ * `timeoutBy`. With `redis`, the rate-limit budget is shared through Redis (`layerRedisStore`), and the layer fails
+ * when Redis cannot be reached.
  *
  * @since 0.1.0
  * @category layers
@@ -375,6 +388,11 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
   // The undici client bounds the exchange itself, unless one timer cannot hold the timeout.
   const bounding = !undiciMissing && (options.transport ?? "undici") === "undici" &&
     millis(options.timeout, "10 seconds") <= UndiciClient.MAX_TIMER
+  // Asked of a transport that does not bound an exchange, "transport" would leave every exchange without a bound: a
+  // venue that trickles its answer a byte at a time would hold the call for ever.
+  if (options.timeoutBy === "transport" && !bounding) {
+    return Layer.effect(SpotClient.SpotClient, Effect.fail(refused("timeoutBy", unboundedBy(options))))
+  }
   const proxies = proxiesOf(options)
   const proxy = undiciMissing && proxies !== undefined && !(proxies instanceof SpotError.SpotError)
     ? Proxies.forUrl(proxies, options.baseUrl)

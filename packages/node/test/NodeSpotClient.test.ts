@@ -73,6 +73,47 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
       }))
   }
 
+  // `timeoutBy: "transport"` leaves the timeout to the HTTP client; only the default undici transport ends an exchange
+  // at it. Asked of another, every exchange would be unbounded (an answer trickled a byte at a time holds the call for
+  // ever): the layer refuses it, naming why; the default transport takes it, and places an order.
+  it.effect("timeoutBy transport: refused where the transport does not bound an exchange, taken by undici", () =>
+    Effect.gen(function*() {
+      const options = yield* aliceOptions
+      const refusals = [
+        [{ transport: "node:http" }, "the \"node:http\" transport does not end an exchange at the timeout"],
+        [{ transport: "effect-undici" }, "the \"effect-undici\" transport does not end an exchange at the timeout"],
+        [{ timeout: "30 days" }, "with a timeout longer than one timer holds"]
+      ] as const
+      for (const [variant, why] of refusals) {
+        const exit = yield* Effect.exit(
+          Layer.build(NodeSpotClient.layer({ ...options, ...variant, timeoutBy: "transport" }))
+        )
+        assert.isTrue(Exit.isFailure(exit), JSON.stringify(variant))
+        const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) as SpotError.SpotError : undefined
+        assert.strictEqual(error?.reason._tag, "ValidationError")
+        assert.strictEqual(error?.reason._tag === "ValidationError" ? error.reason.field : undefined, "timeoutBy")
+        assert.include(error?.message, why)
+      }
+      // The same transports with the timeout left to the client: built, and they work (the loop above places orders).
+      for (const transport of ["node:http", "effect-undici"] as const) {
+        assert.isTrue(Exit.isSuccess(yield* Effect.exit(Layer.build(NodeSpotClient.layer({ ...options, transport })))))
+      }
+      const placed = yield* Effect.flatMap(
+        Effect.service(SpotClient.SpotClient),
+        (client) =>
+          client.placeOrder({
+            symbol: "BTCUSDT_SPBL",
+            side: "buy",
+            orderType: "limit",
+            force: "normal",
+            price: "29000",
+            quantity: "0.01",
+            clientOrderId: "node-client-timeout-by-transport"
+          })
+      ).pipe(Effect.provide(NodeSpotClient.layer({ ...options, timeoutBy: "transport" })))
+      assert.isString(placed.orderId)
+    }).pipe(Effect.scoped))
+
   it.effect("layerConfig: reads SPOTKIT_* from the ConfigProvider", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.TestExchange
