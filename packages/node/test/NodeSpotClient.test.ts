@@ -15,6 +15,17 @@ import { hostileVenue } from "./support/hostile.ts"
 
 const { layer: SandboxLayer, signatures } = sandboxLayer({ seed: 5, bills: 230 })
 
+// A resting buy of alice's, under `clientOrderId`.
+const limitBuy = (clientOrderId: string) => ({
+  symbol: "BTCUSDT_SPBL",
+  side: "buy",
+  orderType: "limit",
+  force: "normal",
+  price: "29000",
+  quantity: "0.01",
+  clientOrderId
+} as const)
+
 const clientFromConfig = (env: Record<string, string>) =>
   NodeSpotClient.layerConfig().pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))
 
@@ -41,16 +52,8 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
         const before = signatures.length
         yield* Effect.gen(function*() {
           const client = yield* SpotClient.SpotClient
-          const placed = yield* client.placeOrder({
-            symbol: "BTCUSDT_SPBL",
-            side: "buy",
-            orderType: "limit",
-            force: "normal",
-            price: "29000",
-            quantity: "0.01",
-            // The venue's form: letters, digits, "_" and "-" only ("node:http" has a colon).
-            clientOrderId: `node-client-${transport.replace(":", "-")}`
-          })
+          // The venue's form: letters, digits, "_" and "-" only ("node:http" has a colon).
+          const placed = yield* client.placeOrder(limitBuy(`node-client-${transport.replace(":", "-")}`))
           assert.strictEqual(
             exchange.engine.order(placed.orderId)?.clientOrderId,
             `node-client-${transport.replace(":", "-")}`
@@ -100,16 +103,7 @@ it.layer(SandboxLayer, { excludeTestServices: true })("NodeSpotClient over loopb
       }
       const placed = yield* Effect.flatMap(
         Effect.service(SpotClient.SpotClient),
-        (client) =>
-          client.placeOrder({
-            symbol: "BTCUSDT_SPBL",
-            side: "buy",
-            orderType: "limit",
-            force: "normal",
-            price: "29000",
-            quantity: "0.01",
-            clientOrderId: "node-client-timeout-by-transport"
-          })
+        (client) => client.placeOrder(limitBuy("node-client-timeout-by-transport"))
       ).pipe(Effect.provide(NodeSpotClient.layer({ ...options, timeoutBy: "transport" })))
       assert.isString(placed.orderId)
     }).pipe(Effect.scoped))
