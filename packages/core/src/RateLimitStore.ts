@@ -542,13 +542,10 @@ export const makeRedis = (
           asking = false
           if (answer[0] === 1) {
             // Recorded on the fiber in the step that reads the grant, as the memory store records its own, so that a
-            // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`); the callers
-            // that collect grants (the client's limit stage, the push dial) settle them through `settle`. Without an
-            // Effect (`settleAt`) only the process's own grant, recorded apart, could be settled.
-            return Effect.succeed<Permit>(RateLimiter.granted(fiber, {
-              settle: Effect.andThen(mirror.settle, settled),
-              settleAt: () => {}
-            }))
+            // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`).
+            return Effect.succeed<Permit>(
+              RateLimiter.granted(fiber, { settle: Effect.andThen(mirror.settle, settled) })
+            )
           }
           ticket = String(answer[3] ?? "")
           return Effect.andThen(waiting(acquisition, answer), attempt)

@@ -8,10 +8,10 @@
  * The push service (`SpotPush`) reports its connection attempts by outcome (`spotkit_push_connection_attempts_total`,
  * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
  * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
- * reconnects by reason, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills by outcome,
- * the trades channels' gaps and the data messages received per channel kind, in the metrics of the context it was made
- * in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to the metric
- * once per batch: no effect, nor a metric update, per message.
+ * reconnects by reason, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills
+ * by outcome, the trades channels' gaps and the data messages received per channel kind, in the metrics of the context
+ * it was made in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to
+ * the metric once per batch: no effect, nor a metric update, per message.
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or

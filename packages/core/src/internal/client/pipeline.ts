@@ -397,7 +397,7 @@ export const limited = <A>(
   return Effect.withFiber((fiber) => {
     let permit: RateLimitStore.Permit | undefined
     let granted: RateLimiter.Settleable | undefined
-    let grants: Array<RateLimiter.Settleable> | undefined
+    let grants: Array<RateLimitStore.Permit> | undefined
     return Effect.onExitPrimitive(
       Effect.suspend(() => {
         granted = grantNow?.(endpoint, RateLimiter.nowOf(fiber))

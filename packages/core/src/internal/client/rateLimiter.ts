@@ -58,27 +58,26 @@ export interface Revocable extends Settleable {
 /**
  * The grants made on a fiber while a caller that settles them (the pipeline's limit stage, the push connection's dial)
  * waits for its permit, by fiber. A store records a grant here in the same step that makes it (the Redis store: that
- * reads Redis's grant), so that the caller settles it however its fiber ends afterwards: even when it is interrupted
- * after the grant and before the permit reaches it (the run loop may yield between the two steps, and an interruption
- * then skips the step that would have handed the permit over). A grant's `settle` settles all of it; `settleAt`, for a
- * caller that cannot run an Effect there, what the process holds (the Redis store's entry is then left to its lease).
+ * reads Redis's grant), so that the caller settles it, through its `settle`, however its fiber ends afterwards: even
+ * when it is interrupted after the grant and before the permit reaches it (the run loop may yield between the two
+ * steps, and an interruption then skips the step that would have handed the permit over).
  */
-const collected = new WeakMap<Fiber.Fiber<unknown, unknown>, Array<Settleable>>()
+const collected = new WeakMap<Fiber.Fiber<unknown, unknown>, Array<Permit>>()
 
 /** Collects the grants made on `fiber` from now on into the returned list, until `stopCollecting`. */
-export const collectGrants = (fiber: Fiber.Fiber<unknown, unknown>): Array<Settleable> => {
-  const grants: Array<Settleable> = []
+export const collectGrants = (fiber: Fiber.Fiber<unknown, unknown>): Array<Permit> => {
+  const grants: Array<Permit> = []
   collected.set(fiber, grants)
   return grants
 }
 
 /** Stops collecting into `grants` (a nested collection that ended its own way leaves none behind). */
-export const stopCollecting = (fiber: Fiber.Fiber<unknown, unknown>, grants: Array<Settleable>): void => {
+export const stopCollecting = (fiber: Fiber.Fiber<unknown, unknown>, grants: Array<Permit>): void => {
   if (collected.get(fiber) === grants) collected.delete(fiber)
 }
 
 /** A grant made on `fiber`, recorded for its collector if it has one. */
-export const granted = <A extends Settleable>(fiber: Fiber.Fiber<unknown, unknown>, grant: A): A => {
+export const granted = <A extends Permit>(fiber: Fiber.Fiber<unknown, unknown>, grant: A): A => {
   collected.get(fiber)?.push(grant)
   return grant
 }
