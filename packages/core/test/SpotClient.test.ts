@@ -22,6 +22,7 @@ import {
   TRANSFER,
   withClient
 } from "./support/FakeVenue.ts"
+import { recordingTracer } from "./support/spans.ts"
 
 describe("placeOrder", () => {
   it.effect("sends exactly the spec §2.1 fields of a limit order", () => {
@@ -231,18 +232,8 @@ describe("ids over the client", () => {
 
 // Records every span the client opens.
 const recording = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const layer = Layer.succeed(
-    Tracer.Tracer,
-    Tracer.make({
-      span: (options) => {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
-  )
-  return { spans, layer }
+  const { spans, tracer } = recordingTracer()
+  return { spans, layer: Layer.succeed(Tracer.Tracer, tracer) }
 }
 
 describe("tracing", () => {

@@ -25,6 +25,7 @@ import {
   TRANSFER,
   withClient
 } from "./support/FakeVenue.ts"
+import { recordingTracer } from "./support/spans.ts"
 
 const { apiKey, passphrase, secretKey } = credentials
 
@@ -66,8 +67,9 @@ const leaky = (signature: string) => `key=${apiKey} secret=${secretKey} passphra
 /** Everything observable: log lines, spans, and the renderings of every result and error. */
 class Capture {
   readonly logs: Array<string> = []
-  readonly spans: Array<Tracer.NativeSpan> = []
   readonly outputs: Array<string> = []
+  private readonly recorder = recordingTracer()
+  readonly spans: Array<Tracer.NativeSpan> = this.recorder.spans
 
   readonly layer = Layer.mergeAll(
     Logger.layer([
@@ -76,16 +78,7 @@ class Capture {
       })
     ]),
     Layer.succeed(References.MinimumLogLevel, "All"),
-    Layer.succeed(
-      Tracer.Tracer,
-      Tracer.make({
-        span: (options) => {
-          const span = new Tracer.NativeSpan(options)
-          this.spans.push(span)
-          return span
-        }
-      })
-    ),
+    Layer.succeed(Tracer.Tracer, this.recorder.tracer),
     Layer.succeed(HttpClient.TracerHeaderFilter, () => true)
   )
 

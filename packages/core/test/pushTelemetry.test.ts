@@ -8,7 +8,7 @@
  * fibers keep the caller's context while the attempt is a root span whose failure quotes no credential.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Context, Effect, Exit, Metric, Option, Queue, Tracer } from "effect"
+import { Cause, Context, Effect, Exit, Metric, Option, Queue } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { SpotError, Telemetry } from "../src/index.ts"
@@ -18,6 +18,7 @@ import type { Control, Feed, Settings } from "../src/internal/push/connection.ts
 import type { Event } from "../src/internal/push/model.ts"
 import * as PushTelemetry from "../src/internal/push/telemetry.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
+import { recordingTracer } from "./support/spans.ts"
 
 const openFailure = (kind: "Unknown" | "Timeout", cause: unknown) =>
   Exit.fail(new Socket.SocketError({ reason: new Socket.SocketOpenError({ kind, cause }) }))
@@ -403,14 +404,7 @@ describe("push telemetry: the connection loop", () => {
     }).pipe(Effect.scoped))
 
   it.effect("the loop keeps the caller's context; the attempt is a root span whose failure quotes no credential", () => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span: (options) => {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordingTracer()
     return Effect.gen(function*() {
       const { attempt } = permits()
       const { connection, inboxes } = yield* connectionOf(attempt, [

@@ -4,12 +4,13 @@
  * the program's `onEvent`. Time is the TestClock's: a retry's delay is advanced, never slept.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Metric, Redacted, Stream, Tracer } from "effect"
+import { Effect, Fiber, Layer, Metric, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Signer, SpotClient, Telemetry } from "../src/index.ts"
 import { BATCH, clientOptions, FakeVenue, NOW, ORDERS, sampleTransfer, SYMBOL, TRANSFER } from "./support/FakeVenue.ts"
+import { recordingTracer } from "./support/spans.ts"
 
 const order = {
   symbol: SYMBOL,
@@ -43,19 +44,6 @@ const plainClient = (venue: FakeVenue) =>
 /** A counter's value for these attributes (0 when the series does not exist). */
 const count = (metric: Metric.Counter<number>, attributes: Record<string, string>) =>
   Effect.map(Metric.value(Metric.withAttributes(metric, attributes)), (state) => Number(state.count))
-
-/** A tracer that keeps every span, to read their events. */
-const recordingTracer = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
-  return { spans, tracer }
-}
 
 describe("telemetry", () => {
   it.effect("requests by endpoint and outcome, their latency, a retry and a 429: metrics, span events, events", () =>
