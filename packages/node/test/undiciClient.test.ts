@@ -17,6 +17,7 @@ import { execFile } from "node:child_process"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import { recordingTracer } from "../../core/test/support/spans.ts"
 import { NodeSpotClient } from "../src/index.ts"
 import * as UndiciClient from "../src/internal/undiciClient.ts"
 
@@ -318,24 +319,11 @@ describe("NodeSpotClient's undici HttpClient", () => {
     }).pipe(Effect.provide(client)))
 })
 
-// A tracer that keeps every span it makes (effect's own spans, recorded).
-const recording = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
-  return { spans, tracer }
-}
-
 describe("NodeSpotClient's undici HttpClient: spans", () => {
   it.effect("each exchange is a client span inside the caller's, with method, URL, server and status", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* server
-      const { spans, tracer } = recording()
+      const { spans, tracer } = recordingTracer()
       const http = yield* HttpClient.HttpClient
       yield* Effect.gen(function*() {
         yield* http.execute(
@@ -373,7 +361,7 @@ describe("NodeSpotClient's undici HttpClient: spans", () => {
   it.effect("headers only as TracerHeaderFilter selects them, credential headers redacted; none when off", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* server
-      const { spans, tracer } = recording()
+      const { spans, tracer } = recordingTracer()
       const http = yield* HttpClient.HttpClient
       const request = HttpClientRequest.post(`${baseUrl}/api/v2/trade/orders`).pipe(
         HttpClientRequest.setHeaders({ "ACCESS-KEY": "key-value", "ACCESS-SIGN": "sign-value", locale: "en-US" })

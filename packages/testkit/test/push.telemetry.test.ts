@@ -9,8 +9,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, Telemetry, Venue } from "@spotkit/core"
 import type { Market } from "@spotkit/core"
-import { Deferred, Effect, Exit, Layer, Metric, Option, Stream, Tracer } from "effect"
-import type { Scope } from "effect"
+import { Deferred, Effect, Exit, Layer, Metric, Option, Stream } from "effect"
+import type { Scope, Tracer } from "effect"
+import { recordingTracer } from "../../core/test/support/spans.ts"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
 
@@ -83,19 +84,6 @@ const assertBounded = Effect.gen(function*() {
     }
   }
 })
-
-/** A tracer that keeps every span. */
-const recordingTracer = () => {
-  const spans: Array<Tracer.NativeSpan> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      spans.push(span)
-      return span
-    }
-  })
-  return { spans, tracer }
-}
 
 const connectSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name === "SpotPush.connect")
 
