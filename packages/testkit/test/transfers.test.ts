@@ -56,6 +56,18 @@ describe("Engine.transferList", () => {
     // A user's: sent or received.
     assert.deepStrictEqual(engine.transferList(b).map((t) => t.id), [t1, t2, t4])
   })
+
+  it("an amount beyond what the engine's integer units hold exactly (BTC, 2^53 units of 1e-8) is refused as more than the balance", () => {
+    const { a, b, engine } = setup()
+    const before = engine.transferList().length
+    const done = engine.transfer(
+      a,
+      { toUserId: b, coin: "BTC", amount: "9000000000.000001", fromAccountType: "FUND", toAccountType: "SPOT" },
+      T0 + 5
+    )
+    assert.deepStrictEqual(done.ok ? done.id : done.code, "43012")
+    assert.strictEqual(engine.transferList().length, before)
+  })
 })
 
 describe("Engine.transferStatus", () => {

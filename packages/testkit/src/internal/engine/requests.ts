@@ -163,6 +163,8 @@ export class Requests {
     if (units === "scale") return refusal("40808", "amount")
     if (typeof units !== "number" || units === 0) return refusal("40020", "amount")
     const amount = units * pow10(coin.scale - Math.min(6, coin.scale))
+    // Beyond 2^53 units no account holds it (coin supply is capped below): refused before it is compared as money.
+    if (!Number.isSafeInteger(amount)) return refusal("43012")
     const id = this.state.accounts.transfer(sender, from, receiver, to, coin, amount, now)
     return id === undefined ? refusal("43012") : { ok: true, id }
   }
