@@ -85,7 +85,8 @@ const ordersGet = Command.make(
   Command.withShortDescription("One order by orderId or clientOrderId, whatever its status"),
   Command.withDescription(
     "Shows one order by orderId or clientOrderId, whatever its status: open or partial_fill (it can still change), " +
-      "full_fill or cancelled (final). Exit code 1 when the venue knows no such order (one line on stderr)"
+      "full_fill or cancelled (final). A market buy's quantity is the quote coin it was to spend, its filled quantity " +
+      "the base coin it bought. Exit code 1 when the venue knows no such order (one line on stderr)"
   ),
   Command.withExamples([
     { command: `${NAME} orders get --order-id 602882076026339770`, description: "One order by the venue's id" },
