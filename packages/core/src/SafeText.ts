@@ -3,8 +3,9 @@
  * bodies and ids contain; before such a text reaches a message, a log line, a span or a terminal:
  *
  * - `Scrubber` removes every credential from it, raw or encoded as a server might echo it: JSON-escaped (also with
- *   `\/`), `\u`-escaped, URL-encoded (either case of hex, any mix of encoded and plain characters), base64 (standard
- *   or URL-safe, at any alignment within a longer base64 text);
+ *   `\/`), `\u`-escaped, URL-encoded (either case of hex, any mix of encoded and plain characters, also encoded twice:
+ *   `%252B`), HTML-escaped (`&amp;`, `&#43;`, `&#x2B;`, as an HTML error page of a proxy or gateway quotes a header),
+ *   base64 (standard or URL-safe, at any alignment within a longer base64 text);
  * - `printable` makes it one harmless line: control characters (C0, DEL, C1: newlines, terminal escapes), bidi
  *   controls (U+202E and its kin), line and paragraph separators and lone surrogates are written as escapes, and
  *   the line is cut at a length, saying how long the whole text is.
@@ -48,8 +49,32 @@ const anyCase = (hex: string): string => hex.replace(/[a-f]/g, (digit) => `[${di
 
 const hex = (value: number, width: number): string => value.toString(16).padStart(width, "0")
 
+// The named HTML entities of characters a credential may hold (HTML 4's five, and those of HTML5 an escaper might
+// pick for the characters of base64 and of URLs).
+const NAMED_ENTITIES: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "&": ["amp"],
+  "<": ["lt"],
+  ">": ["gt"],
+  "\"": ["quot"],
+  "'": ["apos"],
+  "+": ["plus"],
+  "=": ["equals"],
+  "/": ["sol"],
+  "#": ["num"],
+  "%": ["percnt"]
+}
+
+// A character as an HTML character reference, decimal or hexadecimal (`&#43;`, `&#x2B;`, `&#X2b;`), with up to four
+// leading zeros (`&#0043;`), or named.
+const entityPattern = (character: string): string => {
+  const code = character.codePointAt(0)!
+  const named = (NAMED_ENTITIES[character] ?? []).map((name) => `&${name};`)
+  return [`&#0{0,4}${code};`, `&#[xX]0{0,4}${anyCase(code.toString(16))};`, ...named].join("|")
+}
+
 // Every way one character (a code point) of a secret may be written in a text: as is, JSON-escaped, `\/`,
-// `\u`-escaped (per UTF-16 unit), URL-encoded (its UTF-8 bytes), `+` for a space (form encoding).
+// `\u`-escaped (per UTF-16 unit), URL-encoded (its UTF-8 bytes, once or twice: `%2B` or `%252B`), `+` for a space
+// (form encoding), an HTML character reference.
 const characterPattern = (character: string): string => {
   const forms = new Set<string>([escapeRegExp(character)])
   const json = JSON.stringify(character).slice(1, -1)
@@ -59,9 +84,10 @@ const characterPattern = (character: string): string => {
   for (let i = 0; i < character.length; i++) unicode += `\\\\u${anyCase(hex(character.charCodeAt(i), 4))}`
   forms.add(unicode)
   let url = ""
-  for (const byte of encoder.encode(character)) url += `%${anyCase(hex(byte, 2))}`
+  for (const byte of encoder.encode(character)) url += `%(?:25)?${anyCase(hex(byte, 2))}`
   forms.add(url)
   if (character === " ") forms.add("\\+")
+  forms.add(entityPattern(character))
   return forms.size === 1 ? forms.values().next().value! : `(?:${[...forms].join("|")})`
 }
 
@@ -78,8 +104,9 @@ export interface Labelled {
 }
 
 // What may stand between a label and its value: a few characters that are no letter or digit (quotes, `:`, `=`,
-// spaces, brackets, `\`), also escaped or URL-encoded.
-const LABEL_SEPARATOR = String.raw`(?:[^A-Za-z0-9%\\]|\\[^A-Za-z0-9u]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})`
+// spaces, brackets, `\`), also escaped, URL-encoded or HTML character references (`&quot;`, `&#61;`).
+const LABEL_SEPARATOR = String
+  .raw`(?:[^A-Za-z0-9%\\]|\\[^A-Za-z0-9u]|\\u[0-9A-Fa-f]{4}|%(?:25)?[0-9A-Fa-f]{2}|&#?[0-9A-Za-z]{1,8};)`
 
 // Any case of a label's letters: `ACCESS_PASSPHRASE` and `passphrase` name the same thing.
 const caseless = (label: string): string =>
@@ -113,6 +140,10 @@ const base64Forms = (secret: string): Array<string> => {
 
 const byLength = (a: string, b: string) => b.length - a.length
 
+// The longest form of one character: its four UTF-8 bytes URL-encoded twice (`%25F0%259F%2598%2580`); an HTML
+// reference is at most 14 (`&#x00001F600;`), `\u`-escapes 12.
+const FORM_LENGTH = 20
+
 /**
  * Removes credentials from texts, in every form listed in the module's header. Data stays exact where it is not a
  * credential; a secret is replaced by `<redacted>`.
@@ -128,7 +159,7 @@ export class Scrubber {
   private readonly plus: boolean
   // The short secrets, where labelled.
   private readonly labelled: RegExp | undefined
-  // The longest form of any secret: 12 characters per character at most (`\uXXXX\uXXXX`, `%XX%XX%XX%XX`).
+  // The longest form of any secret: `FORM_LENGTH` characters per character at most.
   private readonly longest: number
   private lastSignature = ""
   private lastSignaturePattern: RegExp | undefined
@@ -150,7 +181,7 @@ export class Scrubber {
     this.full = full.length === 0 ? undefined : new RegExp(full.join("|"), "g")
     this.plus = kept.some((secret) => secret.includes(" "))
     this.labelled = short.length === 0 ? undefined : new RegExp(short.map(labelledPattern).join("|"), "g")
-    this.longest = 12 * Math.max(kept[0]?.length ?? 0, ...short.map(({ secret }) => secret.length))
+    this.longest = FORM_LENGTH * Math.max(kept[0]?.length ?? 0, ...short.map(({ secret }) => secret.length))
   }
 
   /**
@@ -173,7 +204,7 @@ export class Scrubber {
   scrub(text: string, signature = ""): string {
     let out = text
     if (this.full !== undefined) {
-      const encoded = out.includes("\\") || out.includes("%") || (this.plus && out.includes("+"))
+      const encoded = out.includes("\\") || out.includes("%") || out.includes("&") || (this.plus && out.includes("+"))
       out = out.replace(encoded ? this.full : this.plain!, REDACTED)
     }
     if (this.labelled !== undefined) out = out.replace(this.labelled, REDACTED)
@@ -189,7 +220,7 @@ export class Scrubber {
    */
   excerpt(text: string, length: number, signature = ""): string {
     // A secret that starts within the excerpt ends within this many more characters, in its longest form.
-    const reach = length + Math.max(this.longest, 12 * signature.length)
+    const reach = length + Math.max(this.longest, FORM_LENGTH * signature.length)
     return this.scrub(text.length > reach ? text.slice(0, reach) : text, signature).slice(0, length)
   }
 

@@ -1,6 +1,7 @@
 /**
  * SafeText (issue #17): the `Scrubber` removes every credential in every form a venue could echo it in — raw,
- * JSON-escaped (with `\/`), `\u`-escaped in either case, URL-encoded (either case, any mix, `+` for a space), base64
+ * JSON-escaped (with `\/`), `\u`-escaped in either case, URL-encoded (either case, any mix, `+` for a space, twice),
+ * HTML-escaped (named, decimal and hexadecimal references, as a gateway's error page quotes a header), base64
  * and base64url at any alignment inside a longer base64 text — a passphrase too short for that where it is labelled,
  * and leaves other text exact; `printable` makes any
  * text one harmless line of bounded length. The encoded forms are built here with the platform's own encoders, not
@@ -24,6 +25,12 @@ const scrubber = SafeText.Scrubber.of({
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, "0")
 
+/** HTML escaping as template engines write it: Python's `html.escape` (named, `&#x27;`), Go's html/template (`&#43;`). */
+const htmlEscaped = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#x27;" })[c]!)
+const goEscaped = (text: string): string =>
+  text.replace(/[&<>"'+=]/g, (c) => c === "&" ? "&amp;" : `&#${c.charCodeAt(0)};`)
+
 /** Every form of a secret, by name. */
 const formsOf = (secret: string): ReadonlyArray<readonly [string, string]> => {
   const json = JSON.stringify(secret).slice(1, -1)
@@ -42,6 +49,14 @@ const formsOf = (secret: string): ReadonlyArray<readonly [string, string]> => {
       Array.from(secret, (c, i) => i % 2 === 0 ? encodeURIComponent(c) : c).join("")
     ],
     ["form-encoded", encodeURIComponent(secret).replaceAll("%20", "+")],
+    ["URL-encoded twice", encodeURIComponent(encodeURIComponent(secret))],
+    ["HTML-escaped, named", htmlEscaped(secret)],
+    ["HTML-escaped as Go's html/template", goEscaped(secret)],
+    ["HTML references, every character, decimal", Array.from(secret, (c) => `&#${c.codePointAt(0)};`).join("")],
+    [
+      "HTML references, every character, hexadecimal with a leading zero",
+      Array.from(secret, (c) => `&#X0${c.codePointAt(0)!.toString(16).toUpperCase()};`).join("")
+    ],
     ["base64", Buffer.from(secret).toString("base64")],
     ["base64url", Buffer.from(secret).toString("base64url")],
     ["base64 inside a longer text, 1 byte before", Buffer.from(`x${secret}yz`).toString("base64")],
@@ -67,6 +82,8 @@ describe("Scrubber", () => {
       const text of [
         signature,
         encodeURIComponent(signature),
+        encodeURIComponent(encodeURIComponent(signature)),
+        goEscaped(signature).replaceAll("/", "&#x2F;"),
         JSON.stringify(signature).slice(1, -1).replaceAll("/", "\\/")
       ]
     ) {
@@ -97,6 +114,10 @@ describe("Scrubber", () => {
         ["passphrase%3Da%2f1", "passphrase%3D<redacted>"],
         ["wrong Passphrase 'a/1' for key", "wrong Passphrase '<redacted>' for key"],
         ["headers: [ACCESS-PASSPHRASE: \\u0061/1]", "headers: [ACCESS-PASSPHRASE: <redacted>]"],
+        // Quoted by an HTML error page, or encoded twice.
+        ["<p>passphrase&#61;a&#x2F;1</p>", "<p>passphrase&#61;<redacted></p>"],
+        ["&quot;passphrase&quot;: &quot;a&#47;1&quot;", "&quot;passphrase&quot;: &quot;<redacted>&quot;"],
+        ["passphrase%253Da%252F1", "passphrase%253D<redacted>"],
         // The venue's own messages call it the password.
         ["apikey/password is incorrect (password: a/1)", "apikey/password is incorrect (password: <redacted>)"]
       ] as const
@@ -121,10 +142,13 @@ describe("Scrubber", () => {
   })
 
   it("an excerpt is scrubbed before it is cut: no fragment of a secret at the cut", () => {
-    // The passphrase \u-escaped: 108 characters, cut anywhere along it.
-    const text = `${"a".repeat(20)}${formsOf(secrets.passphrase)[3]![1]}${"b".repeat(100)}`
-    for (let length = 1; length < 140; length++) {
-      assert.strictEqual(scrubber.excerpt(text, length), scrubber.scrub(text).slice(0, length), `length ${length}`)
+    // The passphrase \u-escaped (108 characters) and URL-encoded twice, cut anywhere along it.
+    const forms = new Map(formsOf(secrets.passphrase))
+    for (const form of ["\\u-escaped", "URL-encoded twice"]) {
+      const text = `${"a".repeat(20)}${forms.get(form)!}${"b".repeat(100)}`
+      for (let length = 1; length < text.length; length++) {
+        assert.strictEqual(scrubber.excerpt(text, length), scrubber.scrub(text).slice(0, length), `${form}, ${length}`)
+      }
     }
   })
 })
