@@ -318,6 +318,7 @@ export type Frame =
     readonly msgEvent: string | undefined
     /** The venue's ordering hint, as digits; a jump is not a gap. */
     readonly version: string | undefined
+    /** The venue's time of the event (ms); none when it sent none, or digits beyond 15 (no exact millisecond). */
     readonly time: number | undefined
     readonly data: unknown
   }
@@ -368,7 +369,9 @@ export const classify = (json: unknown): Frame => {
       channel,
       msgEvent: text(msg.msgEvent),
       version: digits(msg.version),
-      time: time === undefined ? undefined : Number(time),
+      // At most 15 digits (a millisecond clock until the year 33658), so exact: a longer one, rounded or 1e40, would
+      // outrank every later update of an order that carries no time of its own.
+      time: time === undefined || time.length > 15 ? undefined : Number(time),
       data: msg.data
     }
   }

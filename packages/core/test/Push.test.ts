@@ -133,6 +133,15 @@ describe("Push", () => {
     assert.strictEqual(event.version, "9007199254740993")
     assert.strictEqual(event.time, 1749044695720)
     assert.deepStrictEqual(Push.privateItems("fill", event.data), [{ id: "625138763437179034" }])
+    // A time no millisecond clock reaches (beyond 15 digits, or beyond 2^53 as a number) is no time at all: rounded
+    // or 1e40, it would outrank every later update of the order.
+    for (const time of ["9007199254740993", `"${"9".repeat(40)}"`, `"1000000000000000"`]) {
+      const far = Push.decodeFrame(
+        `{"type":"trade-event","channel":"orders","msg":{"msgEvent":"OrderUpdate","time":${time},"data":{}}}`
+      )
+      assert.strictEqual(far?._tag, "TradeEvent", time)
+      assert.isUndefined(far?._tag === "TradeEvent" ? far.time : 0, time)
+    }
     assert.isUndefined(Push.decodeFrame("not json"))
     assert.strictEqual(Push.decodeFrame(`[1,2]`)?._tag, "Other")
   })
