@@ -163,7 +163,8 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       command: kind.command,
       format: flags.format,
       csvRaw: flags.csvRaw,
-      filters: { ...kind.filters, since: range.since, until: range.until }
+      // The bounds the export asks for: --since 0 is every record, as no --since (a resume may give either).
+      filters: { ...kind.filters, since: range.after === undefined ? undefined : range.since, until: range.until }
     }
     const csv = flags.format === "csv"
     const header = csv ? Records.csvHeader(kind.shape) : undefined

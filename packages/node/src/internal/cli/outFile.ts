@@ -4,7 +4,10 @@
 // rows so far in FILE.partial, whole rows only, which `--resume` continues: it reads the rows back, asks the venue for
 // the records from the last row's millisecond down (the keyset the client's streams page by: newest first by time)
 // and leaves out those of that millisecond already written, so that the finished file equals an uninterrupted export.
+// One export at a time writes FILE.partial: `FILE.partial.lock` names the process that does (`lock`).
 import { Effect, FileSystem, Option, Result, Stream } from "effect"
+import type { Scope } from "effect"
+import { hostname } from "node:os"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
 import { type CliFailure, usage } from "./shared.ts"
@@ -73,7 +76,7 @@ const NOTHING: Scan = { bytes: 0, rows: 0, header: false, last: undefined }
 export const plan = (
   out: string | undefined,
   options: { readonly resume: boolean; readonly description: Description; readonly keys: Keys }
-): Effect.Effect<Target, Output.OutputError | CliFailure, FileSystem.FileSystem | Output.Output> =>
+): Effect.Effect<Target, Output.OutputError | CliFailure, FileSystem.FileSystem | Output.Output | Scope.Scope> =>
   Effect.gen(function*() {
     // `-` is stdout, as for other Unix tools (`./-` names a file called -).
     if (out === undefined || out === STDOUT) {
@@ -93,6 +96,7 @@ export const plan = (
     const mode = Option.isSome(link) && link.value.type === "File" ? link.value.mode & 0o7777 : undefined
     const replacesLink = Option.isSome(link) && link.value.type === "SymbolicLink"
     const target = { _tag: "File", out, path: out, partial, meta, mode, replacesLink, resumed: undefined } as const
+    yield* lock(partial)
     if (!options.resume) return target
     // Only a partial file and description of the user's are read back and written to: in a directory others can
     // write, someone could have put a link to another file there, or a file of theirs.
@@ -128,6 +132,53 @@ export const plan = (
     }
     return { ...target, resumed: hasRows ? yield* scan(partial, options.description.format, options.keys) : NOTHING }
   })
+
+/**
+ * Holds `PARTIAL.lock` for the export's scope: created exclusively, it names this process (host and pid), and goes
+ * when the export ends however it ends. Another export to the same FILE running meanwhile would remove this one's
+ * rows, or add its own to them, and this one would then rename a file it did not write onto FILE and report success:
+ * so a lock held by a live process stops the command with a usage error (exit code 2), FILE.partial left alone. A lock
+ * left by a process that is gone (SIGKILL, a crash) on this host is taken over; one from another host, or that cannot
+ * be read, is named so that the user can remove it.
+ */
+const lock = (
+  partial: string
+): Effect.Effect<void, Output.OutputError | CliFailure, FileSystem.FileSystem | Output.Output | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = `${partial}.lock`
+    const host = hostname()
+    const mine = JSON.stringify({ pid: process.pid, host }) + "\n"
+    const create = fs.writeFileString(path, mine, { flag: "wx", mode: PRIVATE })
+    const taken = yield* Effect.result(create)
+    if (Result.isFailure(taken)) {
+      const holder = yield* Effect.orElseSucceed(fs.readFileString(path), () => "")
+      const parsed = Result.try(() => JSON.parse(holder) as unknown)
+      const value = Result.isSuccess(parsed) ? parsed.success : undefined
+      const pid = typeof value === "object" && value !== null ? Reflect.get(value, "pid") : undefined
+      const on = typeof value === "object" && value !== null ? Reflect.get(value, "host") : undefined
+      const alive = Number.isSafeInteger(pid) && pid > 0 && on === host ? running(pid as number) : undefined
+      const who = alive === undefined ? `${path} names no process of this machine` : `process ${pid} holds ${path}`
+      if (alive !== false) {
+        return yield* usage(
+          `--out: another export is writing ${partial} (${who}); wait for it to end, or stop it` +
+            (alive === undefined ? `; if none runs, remove ${path}` : "")
+        )
+      }
+      // Its process is gone: the lock is taken over (created exclusively again, so two takers cannot both win).
+      yield* remove(path)
+      yield* create.pipe(
+        Effect.catch(() => usage(`--out: another export took ${partial} just now; wait for it to end, or stop it`))
+      )
+    }
+    yield* Effect.addFinalizer(() => Effect.ignore(fs.remove(path, { force: true })))
+  })
+
+// Whether a process of this machine runs: signal 0 checks without sending anything (EPERM: it runs, as another user).
+const running = (pid: number): boolean => {
+  const checked = Result.try(() => process.kill(pid, 0))
+  return Result.isSuccess(checked) || Reflect.get(checked.failure as object, "code") === "EPERM"
+}
 
 /** Reads a partial file back, chunk by chunk: its whole records, and the keyset of its last rows (`Scan`). */
 export const scan = (path: string, format: "csv" | "ndjson", keys: Keys) =>
