@@ -73,6 +73,11 @@ describe("bills export --out FILE: one export at a time", () => {
         assert.strictEqual(readFileSync(out, "utf8"), "an earlier export\n")
         assert.strictEqual(readFileSync(`${out}.partial.lock`, "utf8"), lock, "left alone")
         assert.isFalse(existsSync(`${out}.partial`))
+        // A lock that cannot be created for another reason is a failure to write, not another export.
+        const nowhere = yield* cli(["--out", `${dir}/missing/report.csv`])
+        assert.notStrictEqual(nowhere.exitCode, 0)
+        assert.include(nowhere.stderr, `cannot write ${dir}/missing/report.csv.partial.lock`)
+        assert.notInclude(nowhere.stderr, "another export")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("--since 0 is every record: an export without --since resumed with --since 0", () =>

@@ -151,6 +151,10 @@ const lock = (
     const mine = JSON.stringify({ pid: process.pid, host }) + "\n"
     const create = fs.writeFileString(path, mine, { flag: "wx", mode: PRIVATE })
     const taken = yield* Effect.result(create)
+    // Not there to be created for another reason than a lock (a directory not writable): a failure to write.
+    if (Result.isFailure(taken) && taken.failure.reason._tag !== "AlreadyExists") {
+      return yield* Effect.fail(Output.outputError(path, taken.failure))
+    }
     if (Result.isFailure(taken)) {
       const holder = yield* Effect.orElseSucceed(fs.readFileString(path), () => "")
       const parsed = Result.try(() => JSON.parse(holder) as unknown)
@@ -165,7 +169,8 @@ const lock = (
             (alive === undefined ? `; if none runs, remove ${path}` : "")
         )
       }
-      // Its process is gone: the lock is taken over (created exclusively again, so two takers cannot both win).
+      // Its process is gone: the lock is taken over, created exclusively again (an export that created it in between
+      // wins; two that found the same gone process in the same instant could both take it, which is left).
       yield* remove(path)
       yield* create.pipe(
         Effect.catch(() => usage(`--out: another export took ${partial} just now; wait for it to end, or stop it`))
