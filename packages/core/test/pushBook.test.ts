@@ -53,6 +53,27 @@ describe("push book", () => {
     assert.strictEqual(book.apply(message("CHANGED", 13, 13, [["9", "1"]])), "ignored")
   })
 
+  it("a live book takes no snapshot that would take it back: the same version is stale, an older one a gap", () => {
+    const book = new Book("BTCUSDT_SPBL", 200)
+    book.apply(message("SNAPSHOT", 10, 10, [["100", "1"]]))
+    book.apply(message("CHANGED", 11, 11, [["100", "5"]]))
+    // The snapshot of v10 again (replayed, or late): the book stays at v11, nothing to show or a reason to rebuild.
+    assert.strictEqual(book.apply(message("SNAPSHOT", 10, 10, [["100", "1"]])), "gap")
+    assert.strictEqual(book.apply(message("SNAPSHOT", 11, 11, [["100", "5"]])), "stale")
+    assert.deepStrictEqual(book.snapshot(), {
+      symbol: "BTCUSDT_SPBL",
+      depth: 200,
+      version: "11",
+      bids: [level("100", "5")],
+      asks: []
+    })
+    // A newer snapshot is taken; after a reset (a new subscription), any snapshot is.
+    assert.strictEqual(book.apply(message("SNAPSHOT", 12, 12, [["101", "2"]])), "applied")
+    book.reset()
+    assert.strictEqual(book.apply(message("SNAPSHOT", 3, 3, [["99", "1"]])), "applied")
+    assert.strictEqual(book.snapshot().version, "3")
+  })
+
   it("removes a price at size zero in any form, and a removal of an unknown price is no change", () => {
     const book = new Book("BTCUSDT_SPBL", 200)
     book.apply(message("SNAPSHOT", 1, 1, [["100.0", "1"]], [["101", "1"], ["102", "2"]]))

@@ -87,6 +87,13 @@ export class Book {
 
   apply(message: Push.Depth): Outcome {
     if (message.depthType === "SNAPSHOT") {
+      // A live book takes no snapshot that would take it back: the same version again is stale, an older one (late,
+      // replayed) a reason to rebuild from a fresh one, never a book to show (a new subscription resets first).
+      if (this.version !== undefined) {
+        const end = BigInt(message.endVersion)
+        if (end === this.version) return "stale"
+        if (end < this.version) return "gap"
+      }
       this.bids = sorted(message.bids, true)
       this.asks = sorted(message.asks, false)
       this.trim()
