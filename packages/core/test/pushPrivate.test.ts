@@ -310,3 +310,126 @@ describe("push private session", () => {
       assert.include(reconnects[0]!, "more than 2 pushes")
     }))
 })
+
+describe("push private session: watermarks per symbol", () => {
+  const pushedFillOf = (id: string, symbolName: string, time: number) =>
+    frame("fill", 1, {
+      orderFillTransaction: [{
+        id,
+        symbolName,
+        orderId: id,
+        orderSide: "BUY",
+        fillSize: "1",
+        fillValue: "10",
+        fillFee: "0",
+        direction: "TAKER",
+        createdTime: String(time)
+      }]
+    })
+  const pushedOrderOf = (id: string, symbolName: string, time: number) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName,
+        orderSide: "BUY",
+        type: "LIMIT",
+        status: "NEW",
+        price: "1",
+        size: "1",
+        cumFillSize: "0",
+        createdTime: String(time),
+        updatedTime: String(time)
+      }]
+    })
+  const at = (id: string, symbol: string, time: number, orderId = id): Model.Fill => ({
+    ...fill(id, time),
+    orderId,
+    symbol
+  })
+  // A venue's REST side that answers honestly: a symbol's fills and orders after the bound asked for.
+  const venue = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>, asked: Array<string>): Rest => ({
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed([]),
+    ordersAfter: (symbol, after) =>
+      Effect.sync(() => {
+        asked.push(`orders ${symbol}>${after}`)
+        return orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)
+      }),
+    fillsAfter: (symbol, after) =>
+      Effect.sync(() => {
+        asked.push(`fills ${symbol}>${after}`)
+        return fills.filter((f) => f.symbol === symbol && f.time > after)
+      }),
+    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+  })
+  const order = (orderId: string, symbol: string, createdTime: number, status: string): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol,
+    side: "buy",
+    orderType: "limit",
+    status,
+    final: status === "full_fill" || status === "cancelled",
+    price: "1",
+    quantity: "1",
+    filledQuantity: "0",
+    filledValue: undefined,
+    createdTime,
+    updatedTime: createdTime,
+    source: "rest"
+  })
+
+  it.effect("a fill or order of one symbol made before a later one of another, missed in a drop, is backfilled", () =>
+    Effect.gen(function*() {
+      const fills: Array<Model.Fill> = []
+      const orders: Array<Model.OrderUpdate> = []
+      const asked: Array<string> = []
+      const { control, scope, session } = yield* setup([], { rest: venue(fills, orders, asked) })
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const fillSink = [...session.fillSinks][0]!
+      const up = Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      yield* Effect.yieldNow
+      // BTC's fill at 1,000 is pushed; ETH's fill at 900 and an ETH order created at 900 and cancelled are not (their
+      // pushes late, across symbols), and the connection drops.
+      fills.push(at("b1", "BTCUSDT_SPBL", 1_000), at("e1", "ETHUSDT_SPBL", 900, "e-order"))
+      orders.push(order("b-order", "BTCUSDT_SPBL", 1_000, "open"), order("e-gone", "ETHUSDT_SPBL", 900, "cancelled"))
+      session.onFrame(pushedFillOf("b1", "BTCUSDT_SPBL", 1_000), control)
+      session.onFrame(pushedOrderOf("b-order", "BTCUSDT_SPBL", 1_000), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["b1"])
+      drain(orderSink)
+      yield* down
+      asked.length = 0
+      yield* up
+      yield* Effect.yieldNow
+      // Each symbol is read from its own watermark less the overlap: ETH's from the session's start, not BTC's 995.
+      assert.includeMembers(asked, ["fills BTCUSDT_SPBL>995", "fills ETHUSDT_SPBL>45", "orders ETHUSDT_SPBL>45"])
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["e1"])
+      assert.deepStrictEqual(drain(orderSink).map((o) => o.orderId), ["e-gone"])
+    }))
+
+  it.effect("a fill is remembered by its own symbol's watermark: another symbol trading on does not let it come twice", () =>
+    Effect.gen(function*() {
+      const fills: Array<Model.Fill> = [at("e1", "ETHUSDT_SPBL", 100)]
+      const { control, scope, session } = yield* setup([], { rest: venue(fills, [], []) })
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      const fillSink = [...session.fillSinks][0]!
+      const up = Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["e1"])
+      // BTC trades on, far beyond the retention (1,000 ms) of ETH's last fill; each backfill after a drop prunes.
+      for (let i = 0; i < 3; i++) session.onFrame(pushedFillOf(`b${i}`, "BTCUSDT_SPBL", 5_000 + i), control)
+      for (let drop = 0; drop < 2; drop++) {
+        yield* down
+        yield* up
+        yield* Effect.yieldNow
+      }
+      // REST answers ETH's fill again each time (within its overlap): known, never delivered twice.
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["b0", "b1", "b2"])
+    }))
+})

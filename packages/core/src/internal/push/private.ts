@@ -1,7 +1,7 @@
 // The private channels (`orders`, `fill`, `account`) as one gap-free session. After every (re)connection, from the
 // first acknowledgement on, pushes are buffered; once all three channels are live the gap is closed by REST (the
-// balances; per symbol in play the open orders, the orders created and the fills made since the watermarks, less an
-// overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and pushes are
+// balances; per symbol in play the open orders, the orders created and the fills made since that symbol's watermarks,
+// less an overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and pushes are
 // merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
@@ -131,11 +131,15 @@ export class PrivateSession implements Feed {
   private readonly read = new Set<string>()
   private readonly asked = new Set<string>()
   private reading = false
-  private readonly fills = new Map<string, number>()
+  // Fill ids with the fill's symbol and time, to deliver each once.
+  private readonly fills = new Map<string, { readonly symbol: string; readonly time: number }>()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
-  private fillWatermark: number
-  private orderWatermark: number
+  // The watermarks, one per symbol: the time of its latest fill, and the creation time of its latest order, merged.
+  // Per symbol, since a venue need not push two symbols' events in the order they happened: an event of one symbol
+  // pushed late behind a later one of another, and lost with a connection, is still after its own symbol's watermark.
+  private readonly fillMarks = new Map<string, number>()
+  private readonly orderMarks = new Map<string, number>()
   private merged = 0
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
@@ -144,8 +148,15 @@ export class PrivateSession implements Feed {
   constructor(options: Options) {
     this.options = options
     this.symbols = new Set(options.symbols)
-    this.fillWatermark = options.since
-    this.orderWatermark = options.since
+  }
+
+  // A symbol's watermark: `since` until an event of it was merged.
+  private mark(marks: Map<string, number>, symbol: string): number {
+    return marks.get(symbol) ?? this.options.since
+  }
+
+  private raise(marks: Map<string, number>, symbol: string, time: number): void {
+    if (time > this.mark(marks, symbol)) marks.set(symbol, time)
   }
 
   get size(): number {
@@ -271,8 +282,8 @@ export class PrivateSession implements Feed {
       const fills: Array<Model.Fill> = []
       for (const symbol of symbols) {
         orders.push(...yield* rest.openOrders(symbol))
-        orders.push(...yield* rest.ordersAfter(symbol, this.orderWatermark - overlapMillis))
-        fills.push(...yield* rest.fillsAfter(symbol, this.fillWatermark - overlapMillis))
+        orders.push(...yield* rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis))
+        fills.push(...yield* rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis))
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
       // and the orders of fills never seen.
@@ -367,9 +378,9 @@ export class PrivateSession implements Feed {
 
   private mergeFill(fill: Model.Fill): void {
     if (this.fills.has(fill.fillId)) return
-    this.fills.set(fill.fillId, fill.time)
+    this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time })
     if (fill.symbol !== "") this.symbols.add(fill.symbol)
-    if (fill.time > this.fillWatermark) this.fillWatermark = fill.time
+    this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
     if (fill.source === "rest" && fill.time < this.options.since) return
     for (const sink of this.fillSinks) this.offer(this.fillSinks, sink, fill)
@@ -381,8 +392,7 @@ export class PrivateSession implements Feed {
     if (order === undefined) return
     this.orders.set(order.orderId, order)
     if (order.symbol !== "") this.symbols.add(order.symbol)
-    const time = order.createdTime ?? order.updatedTime
-    if (time > this.orderWatermark) this.orderWatermark = time
+    this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
   }
@@ -409,15 +419,17 @@ export class PrivateSession implements Feed {
     if (++this.merged % 1024 === 0) this.prune()
   }
 
-  // Fill ids and final orders far behind the watermarks cannot come back from REST (it looks back only the overlap):
-  // forgotten, so that memory stays flat however long the session runs.
+  // Fill ids and final orders far behind their symbol's watermarks cannot come back from REST (it looks back only the
+  // overlap): forgotten, so that memory stays flat however long the session runs.
   private prune(): void {
     const { retentionMillis } = this.options
-    const fillsBefore = this.fillWatermark - retentionMillis
-    for (const [id, time] of this.fills) if (time < fillsBefore) this.fills.delete(id)
-    const ordersBefore = this.orderWatermark - retentionMillis
+    for (const [id, fill] of this.fills) {
+      if (fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) this.fills.delete(id)
+    }
     for (const [id, order] of this.orders) {
-      if (order.final && order.updatedTime < ordersBefore) this.orders.delete(id)
+      if (order.final && order.updatedTime < this.mark(this.orderMarks, order.symbol) - retentionMillis) {
+        this.orders.delete(id)
+      }
     }
   }
 }
