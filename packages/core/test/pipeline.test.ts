@@ -90,6 +90,18 @@ describe("HTTP, decode and transport failures", () => {
       assert.isUndefined(error.code)
     }))
 
+  it.effect("HTTP 200 with valid JSON nested deeper than the parser follows is described as such, not as invalid", () =>
+    Effect.gen(function*() {
+      // A decimal number sends the parse through its reviver, whose recursion overflows long before JSON.parse's.
+      const depth = 20_000
+      const body = `{"code":"00000","data":${"[".repeat(depth)}1.5${"]".repeat(depth)}}`
+      const { error } = yield* failure([httpAnswer(body)], calls.openOrdersPage)
+      const reason = reasonOf(error, "DecodeError")
+      assert.strictEqual(reason.kind, "json")
+      assert.include(reason.description, "is nested too deeply to read")
+      assert.isAtMost(String(error).length, 1_000)
+    }))
+
   it.effect("a connection failure is a retryable TransportError", () =>
     Effect.gen(function*() {
       const { error, venue } = yield* failure([{ kind: "dropBefore" }], calls.openOrdersPage)

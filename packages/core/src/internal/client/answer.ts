@@ -105,7 +105,11 @@ export const answer = (
     Budget.withRetryAfter(Errors.withoutEnvelope(status, kind, description, excerpt(text)), response.headers)
   const result = Result.try(() => Json.parse(text))
   // The parser's own message quotes the body; say only what and where.
-  if (Result.isFailure(result)) return byStatus("json", `the body (${text.length} characters) is not valid JSON`)
+  if (Result.isFailure(result)) {
+    // A stack overflow (the only RangeError of a parse): arrays or objects nested deeper than the parser can follow.
+    const what = result.failure instanceof RangeError ? "is nested too deeply to read" : "is not valid JSON"
+    return byStatus("json", `the body (${text.length} characters) ${what}`)
+  }
   const parsed = result.success
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("code" in parsed)) {
     return byStatus("schema", "expected an envelope object with a code")
