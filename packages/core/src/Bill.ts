@@ -149,7 +149,7 @@ const fastBill = (u: unknown): Bill | undefined => {
   if (!Fast.isPlainObject(u)) return undefined
   const { afterAmount, billId, bizType, coinId, coinName, cTime, deltaAmount, fees } = u
   if (
-    typeof billId !== "string" || typeof coinName !== "string" || typeof bizType !== "string" ||
+    typeof billId !== "string" || billId === "" || typeof coinName !== "string" || typeof bizType !== "string" ||
     typeof coinId !== "number" || !Number.isSafeInteger(coinId) || !Fast.decimal(deltaAmount) ||
     !Fast.decimal(afterAmount) || !Fast.decimal(fees)
   ) {

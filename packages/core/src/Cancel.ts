@@ -8,7 +8,7 @@
 import { Schema } from "effect"
 import * as Checks from "./internal/model/checks.ts"
 import type * as Order from "./Order.ts"
-import { ClientOrderId, IdFromWire, OrderId, TradingPair } from "./Primitives.ts"
+import { ClientOrderId, OrderId, TextFromWire, TradingPair } from "./Primitives.ts"
 
 /**
  * One order of a symbol to cancel, by orderId or clientOrderId (exactly one).
@@ -63,11 +63,11 @@ export const CancelAllRequest = Schema.Struct({ symbol: TradingPair })
  * @category responses
  */
 export const CancelOrderResponse = Schema.Struct({
-  order_id: Schema.optional(Schema.NullOr(IdFromWire)),
+  order_id: Schema.optional(Schema.NullOr(TextFromWire)),
   client_oid: Schema.optional(Schema.NullOr(Schema.String)),
   symbol: Schema.optional(Schema.NullOr(Schema.String)),
   result: Schema.Boolean,
-  err_code: Schema.optional(Schema.NullOr(IdFromWire)),
+  err_code: Schema.optional(Schema.NullOr(TextFromWire)),
   err_msg: Schema.optional(Schema.NullOr(Schema.String))
 })
 
@@ -84,11 +84,11 @@ export type CancelOrderResponse = typeof CancelOrderResponse.Type
  * @category responses
  */
 export const CancelBatchResponse = Schema.Struct({
-  successList: Schema.optional(Schema.NullOr(Schema.Array(IdFromWire))),
+  successList: Schema.optional(Schema.NullOr(Schema.Array(TextFromWire))),
   failureList: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
-    orderId: Schema.optional(Schema.NullOr(IdFromWire)),
+    orderId: Schema.optional(Schema.NullOr(TextFromWire)),
     clientOid: Schema.optional(Schema.NullOr(Schema.String)),
-    errCode: Schema.optional(Schema.NullOr(IdFromWire)),
+    errCode: Schema.optional(Schema.NullOr(TextFromWire)),
     errMsg: Schema.optional(Schema.NullOr(Schema.String))
   }))))
 })

@@ -6,7 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { millis } from "./internal/model/fast.ts"
-import { IdFromWire, MillisFromWire } from "./Primitives.ts"
+import { MillisFromWire, TextFromWire } from "./Primitives.ts"
 
 /**
  * `{ code, msg, requestTime, data }`, used by every operation except the transfer's success answer. `code` may
@@ -17,7 +17,7 @@ import { IdFromWire, MillisFromWire } from "./Primitives.ts"
  * @category schemas
  */
 export const Standard = Schema.Struct({
-  code: IdFromWire,
+  code: TextFromWire,
   msg: Schema.optional(Schema.NullOr(Schema.String)),
   requestTime: Schema.optional(Schema.NullOr(MillisFromWire)),
   data: Schema.optional(Schema.Unknown)

@@ -18,6 +18,7 @@ import {
   OrderIdFromWire,
   PageSize,
   PositiveDecimal,
+  TextFromWire,
   TradingPair
 } from "./Primitives.ts"
 
@@ -173,7 +174,7 @@ export const BatchResponse = Schema.Struct({
   resultList: Schema.optional(Schema.NullOr(Schema.Array(PlaceOrderResult))),
   failure: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
     clientOrderId: Schema.String,
-    errorCode: Schema.optional(Schema.NullOr(IdFromWire)),
+    errorCode: Schema.optional(Schema.NullOr(TextFromWire)),
     errorMsg: Schema.optional(Schema.NullOr(Schema.String))
   }))))
 })

@@ -61,7 +61,8 @@ export const PositiveDecimal = Decimal.check(
   })
 )
 
-const EXPONENT = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d{1,4})$/
+// The digits before the point as in a plain decimal: no leading zeros ("01.5e0" is refused as "01.5" is).
+const EXPONENT = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?[eE]([+-]?\d{1,4})$/
 
 /**
  * The largest exponent (either sign) a decimal in exponent form may carry. Prices and amounts of a spot venue need at
@@ -202,19 +203,32 @@ export type UserId = typeof UserId.Type
  */
 export const UserIdFromWire = idFromWire(UserId)
 
+const intAsText = Schema.Int.pipe(Schema.decodeTo(Schema.String, {
+  decode: SchemaGetter.transform((n: number) => String(n)),
+  encode: SchemaGetter.transform((s: string) => Number(s))
+}))
+
 /**
- * An opaque identifier the venue gives as a string or a number (bill ids, transfer ids, account ids).
+ * An opaque identifier the venue gives as a string or a number (bill ids, fill ids, transfer ids, account ids). Never
+ * empty: ids are what records are told apart by (a fill delivered once by its id), so two records with an empty id
+ * must not pass for one.
  *
  * @since 0.1.0
  * @category ids
  */
 export const IdFromWire = Schema.Union([
-  Schema.String,
-  Schema.Int.pipe(Schema.decodeTo(Schema.String, {
-    decode: SchemaGetter.transform((n: number) => String(n)),
-    encode: SchemaGetter.transform((s: string) => Number(s))
-  }))
+  Schema.String.check(Schema.isNonEmpty({ expected: "a non-empty id" })),
+  intAsText
 ])
+
+/**
+ * A code or an echoed reference the venue gives as a string or a number (a response's `code`, a batch item's
+ * `errorCode`, a cancel answer's `orderId`), as text; it may be empty.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const TextFromWire = Schema.Union([Schema.String, intAsText])
 
 /**
  * A millisecond epoch timestamp.

@@ -11,6 +11,7 @@ import {
   MillisFromWire,
   PositiveDecimal,
   scale,
+  TextFromWire,
   UserId,
   UserIdFromWire
 } from "./Primitives.ts"
@@ -91,7 +92,7 @@ export type InternalTransferInput = typeof InternalTransfer.Encoded
  * @category responses
  */
 export const TransferSuccess = Schema.Struct({
-  code: Schema.optional(IdFromWire),
+  code: Schema.optional(TextFromWire),
   id: IdFromWire,
   timestamp: Schema.optional(Schema.NullOr(MillisFromWire))
 })
@@ -158,7 +159,7 @@ export type TransferRecord = typeof TransferRecord.Type
  * @category responses
  */
 export const TransferStatusResponse = Schema.Struct({
-  code: Schema.optional(IdFromWire),
+  code: Schema.optional(TextFromWire),
   total: Schema.optional(Schema.Unknown),
   list: Schema.NullOr(Schema.Array(TransferRecord)),
   timestamp: Schema.optional(Schema.NullOr(MillisFromWire))

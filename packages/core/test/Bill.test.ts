@@ -80,7 +80,7 @@ const asParsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
 // Valid pages only: the usual forms, and sometimes a numeric billId, an exponent-form or integer amount, or a page
 // field present with the value `undefined`, which the schema accepts and the fast path leaves to it.
 const validBill = fc.record({
-  billId: usually(fc.oneof(fc.constantFrom("2001000000001000005"), fc.string()), safeNat, 30),
+  billId: usually(fc.oneof(fc.constantFrom("2001000000001000005"), fc.string({ minLength: 1 })), safeNat, 30),
   coinId: fc.oneof(fc.nat(100), fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
   coinName: fc.constantFrom("USDT", "BTC"),
   bizType: fc.oneof(fc.constantFrom(...Bill.BizType.literals), fc.string()),
@@ -175,6 +175,23 @@ describe("bills page decoding", () => {
     })
   })
 
+  it("a bill with an empty id is refused, by the fast path as by the schema", () => {
+    const input = {
+      items: [{
+        billId: "",
+        coinId: 2,
+        coinName: "USDT",
+        bizType: "deposit",
+        deltaAmount: "1",
+        afterAmount: "1",
+        fees: "0",
+        cTime: 5
+      }]
+    }
+    assert.isUndefined(fastBillPage(input))
+    assert.isTrue(Exit.isFailure(Effect.runSyncExit(decodeBillPage(input))))
+  })
+
   it("an exponent-form decimal or a numeric id goes to the schema, which converts it exactly", () => {
     const input = {
       items: [{
@@ -225,7 +242,7 @@ describe("tolerance of newer bizTypes and exponent decimals", () => {
 describe("exponent decimals stay bounded (issue #25)", () => {
   const exponentText = fc.tuple(
     fc.boolean(),
-    fc.stringMatching(/^\d{1,12}$/),
+    fc.stringMatching(/^(?:0|[1-9]\d{0,11})$/),
     fc.option(fc.stringMatching(/^\d{1,12}$/), { nil: undefined }),
     fc.constantFrom("e", "E"),
     fc.integer({ min: -9999, max: 9999 })

@@ -44,6 +44,24 @@ describe("OrderIdFromWire", () => {
   })
 })
 
+describe("IdFromWire and TextFromWire", () => {
+  const decodeId = Schema.decodeUnknownOption(Primitives.IdFromWire)
+  const decodeText = Schema.decodeUnknownOption(Primitives.TextFromWire)
+
+  it("an id is text or an integer, as text, never empty: records are told apart by it", () => {
+    assert.deepStrictEqual(decodeId("2001000000001000005"), Option.some("2001000000001000005"))
+    assert.deepStrictEqual(decodeId("a-1"), Option.some("a-1"))
+    assert.deepStrictEqual(decodeId(7), Option.some("7"))
+    for (const bad of ["", 1.5, null, true]) assert.isTrue(Option.isNone(decodeId(bad)), String(bad))
+  })
+
+  it("a code may be empty (a batch item's errorCode of a placed order)", () => {
+    assert.deepStrictEqual(decodeText(""), Option.some(""))
+    assert.deepStrictEqual(decodeText(40014), Option.some("40014"))
+    assert.deepStrictEqual(decodeText("00000"), Option.some("00000"))
+  })
+})
+
 describe("tolerance of exponent decimals", () => {
   const exponents = [
     { wire: "0E-8", plain: "0.00000000" },
@@ -66,7 +84,8 @@ describe("tolerance of exponent decimals", () => {
   it("leaves plain decimals alone and rejects a huge or malformed exponent", () => {
     assert.deepStrictEqual(decodeDecimal("0.25"), Option.some("0.25" as Primitives.Decimal))
     assert.isUndefined(Primitives.fromExponent("0.25"))
-    for (const bad of ["1e99999", "1.5e", "e5", "1e2.5", "+1e2"]) {
+    // Leading zeros are refused as in the plain form ("01.5" is no decimal).
+    for (const bad of ["1e99999", "1.5e", "e5", "1e2.5", "+1e2", "01.5e0", "-00e1", "007E-2"]) {
       assert.isUndefined(Primitives.fromExponent(bad), bad)
       assert.isTrue(Option.isNone(decodeDecimal(bad)), bad)
     }
