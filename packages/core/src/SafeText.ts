@@ -5,7 +5,8 @@
  * - `Scrubber` removes every credential from it, raw or encoded as a server might echo it: JSON-escaped (also with
  *   `\/`), `\u`-escaped, URL-encoded (either case of hex, any mix of encoded and plain characters, also encoded twice:
  *   `%252B`), HTML-escaped (`&amp;`, `&#43;`, `&#x2B;`, as an HTML error page of a proxy or gateway quotes a header),
- *   base64 (standard or URL-safe, at any alignment within a longer base64 text);
+ *   base64 (standard or URL-safe, at any alignment within a longer base64 text); and the start of one (four characters
+ *   or more) where a text ends, as a text cut short ends (a WebSocket close reason is at most 123 bytes);
  * - `printable` makes it one harmless line: control characters (C0, DEL, C1: newlines, terminal escapes), bidi
  *   controls (U+202E and its kin), line and paragraph separators and lone surrogates are written as escapes, and
  *   the line is cut at a length, saying how long the whole text is.
@@ -140,6 +141,24 @@ const base64Forms = (secret: string): Array<string> => {
 
 const byLength = (a: string, b: string) => b.length - a.length
 
+// A text cut short (a WebSocket close reason is at most 123 bytes; a venue may cut its messages, and mark the cut)
+// may end inside a secret it quoted: the start of a secret, of this many characters or more, at the very end of a
+// text (before an ellipsis, if any) is taken for a cut secret. Shorter, it would match ordinary words by chance.
+const MIN_CUT = 4
+// (The cut may fall inside an escape: `%2`, `\u00`, `&#4`.)
+const AT_CUT = String
+  .raw`(?=(?:%(?:25?)?[0-9A-Fa-f]?|\\(?:u[0-9A-Fa-f]{0,3})?|&#?[0-9A-Za-z]{0,8})?(?:\.{2,3}|\u2026)?\s*$)`
+
+// A secret's starts of `MIN_CUT` to all but one of its characters (the whole secret is found by the other patterns),
+// in every form of each character: `c0c1c2c3(?:c4(?:c5)?)?`.
+const startsPattern = (secret: string): string | undefined => {
+  const characters = Array.from(secret, characterPattern)
+  if (characters.length <= MIN_CUT) return undefined
+  let rest = ""
+  for (let i = characters.length - 2; i >= MIN_CUT; i--) rest = `(?:${characters[i]}${rest})?`
+  return characters.slice(0, MIN_CUT).join("") + rest
+}
+
 // The longest form of one character: its four UTF-8 bytes URL-encoded twice (`%25F0%259F%2598%2580`); an HTML
 // reference is at most 14 (`&#x00001F600;`), `\u`-escapes 12.
 const FORM_LENGTH = 20
@@ -159,6 +178,8 @@ export class Scrubber {
   private readonly plus: boolean
   // The short secrets, where labelled.
   private readonly labelled: RegExp | undefined
+  // The start of any secret at the end of a text cut short.
+  private readonly cut: RegExp | undefined
   // The longest form of any secret: `FORM_LENGTH` characters per character at most.
   private readonly longest: number
   private lastSignature = ""
@@ -181,6 +202,8 @@ export class Scrubber {
     this.full = full.length === 0 ? undefined : new RegExp(full.join("|"), "g")
     this.plus = kept.some((secret) => secret.includes(" "))
     this.labelled = short.length === 0 ? undefined : new RegExp(short.map(labelledPattern).join("|"), "g")
+    const starts = [...new Set(all)].flatMap((secret) => startsPattern(secret) ?? [])
+    this.cut = starts.length === 0 ? undefined : new RegExp(`(?:${starts.join("|")})${AT_CUT}`)
     this.longest = FORM_LENGTH * Math.max(kept[0]?.length ?? 0, ...short.map(({ secret }) => secret.length))
   }
 
@@ -197,11 +220,16 @@ export class Scrubber {
   }
 
   /**
-   * The text without any credential, nor `signature` (a request's own), in any form.
+   * The text without any credential, nor `signature` (a request's own), in any form; nor the start of a credential
+   * (four characters or more) where the text ends, as a text cut short would end.
    *
    * @since 0.1.0
    */
   scrub(text: string, signature = ""): string {
+    return this.scrubText(text, signature, true)
+  }
+
+  private scrubText(text: string, signature: string, whole: boolean): string {
     let out = text
     if (this.full !== undefined) {
       const encoded = out.includes("\\") || out.includes("%") || out.includes("&") || (this.plus && out.includes("+"))
@@ -209,6 +237,7 @@ export class Scrubber {
     }
     if (this.labelled !== undefined) out = out.replace(this.labelled, REDACTED)
     if (signature.length >= MIN_SECRET_LENGTH) out = out.replace(this.signaturePattern(signature), REDACTED)
+    if (whole && this.cut !== undefined) out = out.replace(this.cut, REDACTED)
     return out
   }
 
@@ -221,14 +250,21 @@ export class Scrubber {
   excerpt(text: string, length: number, signature = ""): string {
     // A secret that starts within the excerpt ends within this many more characters, in its longest form.
     const reach = length + Math.max(this.longest, FORM_LENGTH * signature.length)
-    return this.scrub(text.length > reach ? text.slice(0, reach) : text, signature).slice(0, length)
+    // Only the whole text's end is where a venue cut it: the end of the part scrubbed here is ours.
+    const whole = text.length <= reach
+    return this.scrubText(whole ? text : text.slice(0, reach), signature, whole).slice(0, length)
   }
 
   private signaturePattern(signature: string): RegExp {
     if (signature !== this.lastSignature || this.lastSignaturePattern === undefined) {
       this.lastSignature = signature
+      const starts = startsPattern(signature)
       this.lastSignaturePattern = new RegExp(
-        [Array.from(signature, characterPattern).join(""), ...base64Forms(signature).map(escapeRegExp)].join("|"),
+        [
+          Array.from(signature, characterPattern).join(""),
+          ...base64Forms(signature).map(escapeRegExp),
+          ...(starts === undefined ? [] : [`(?:${starts})${AT_CUT}`])
+        ].join("|"),
         "g"
       )
     }

@@ -141,6 +141,43 @@ describe("Scrubber", () => {
     assert.strictEqual(can.scrub("passphrase: can"), "passphrase: <redacted>")
   })
 
+  it("a text cut short inside a secret (a close reason of 123 bytes) keeps no start of it", () => {
+    const passphrase = "Correct-Horse-Battery-Staple-42"
+    const cut = SafeText.Scrubber.of({
+      apiKey: Redacted.make(secrets.apiKey),
+      secretKey: Redacted.make(secrets.secretKey),
+      passphrase: Redacted.make(passphrase)
+    })
+    const said = "rejected handshake with ACCESS-PASSPHRASE "
+    const all = { apiKey: secrets.apiKey, secretKey: secrets.secretKey, passphrase }
+    for (const [name, secret] of Object.entries(all)) {
+      for (const [form, text] of formsOf(secret).filter(([form]) => !form.startsWith("base64"))) {
+        // Every cut from four characters of the secret on, as the text's end or before an ellipsis.
+        for (let end = 4; end < Array.from(secret).length; end++) {
+          const start = form === "raw" ? Array.from(secret).slice(0, end).join("") : formsOf(
+            Array.from(secret).slice(0, end).join("")
+          ).find(([f]) => f === form)![1]
+          if (!text.startsWith(start)) continue
+          for (const tail of ["", "...", "\u2026", " "]) {
+            const scrubbed = cut.scrub(`${said}${start}${tail}`)
+            assert.strictEqual(scrubbed, `${said}${SafeText.REDACTED}${tail}`, `${name}, ${form}, ${end}${tail}`)
+          }
+        }
+      }
+    }
+    // Cut inside an escape: the secret's start goes, the escape's fragment may stay.
+    for (const fragment of ["%2", "%25", "%252", "\\u00", "&#4", "&#x2"]) {
+      assert.strictEqual(cut.scrub(`${said}secret${fragment}`), `${said}${SafeText.REDACTED}${fragment}`, fragment)
+    }
+    // A request's signature cut short, too.
+    const signature = "k3Jd+9/aQ2xZ0pLmNvB7cT4eR1uY8wSgHfIoKjA5=="
+    assert.strictEqual(cut.scrub(`sign ${signature.slice(0, 20)}`, signature), `sign ${SafeText.REDACTED}`)
+    // Not at the end, or fewer than four characters: ordinary text.
+    for (const text of [`${said}Corr`.slice(0, -1), `${said}Correct-Horse and more`, `${said}Corr.`]) {
+      assert.strictEqual(cut.scrub(text), text)
+    }
+  })
+
   it("an excerpt is scrubbed before it is cut: no fragment of a secret at the cut", () => {
     // The passphrase \u-escaped (108 characters) and URL-encoded twice, cut anywhere along it.
     const forms = new Map(formsOf(secrets.passphrase))

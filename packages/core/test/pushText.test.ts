@@ -1,7 +1,8 @@
 /**
  * What the push path quotes from the venue (`internal/push/venueText.ts`): scrubbed of the credentials, of the
  * handshake signatures sent lately (the last eight) and of the push URL's user information and query, and made one
- * printable line; a URL named without them; why a connection ended described, a defect included.
+ * printable line (a text cut short keeps no start of one either); a URL named without them; why a connection ended
+ * described, a defect included.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause } from "effect"
@@ -30,6 +31,22 @@ describe("push: venue texts", () => {
     assert.notInclude(line, "\u001b")
     assert.include(line, "\\u001b[2J")
     assert.strictEqual(text.line("x".repeat(300), 10), "xxxxxxxxxx… (300 characters)")
+  })
+
+  it("a close reason the venue cut at 123 bytes inside a credential or a signature keeps no start of it", () => {
+    const text = new VenueText({
+      secrets: ["the-api-key", "Correct-Horse-Battery-Staple-42", "the-secret"],
+      url: "wss://venue.test/ws"
+    })
+    const signature = "c2lnbmF0dXJlLW51bWJlci0xAAAAAAA="
+    text.signed(signature)
+    const reason = "rejected handshake from 127.0.0.1 with ACCESS-KEY the-api-key and ACCESS-PASSPHRASE " +
+      `Correct-Horse-Battery-Staple-42 (ACCESS-SIGN ${signature})`
+    for (let bytes = 95; bytes <= reason.length; bytes++) {
+      const scrubbed = text.scrub(reason.slice(0, bytes))
+      assert.notInclude(scrubbed, "Corr", `${bytes}: ${scrubbed}`)
+      assert.notInclude(scrubbed, signature.slice(0, 4), `${bytes}: ${scrubbed}`)
+    }
   })
 
   it("urlName: no user information, query or fragment", () => {
