@@ -5,7 +5,7 @@
  * - `Scrubber` removes every credential from it, raw or encoded as a server might echo it: JSON-escaped (also with
  *   `\/`), `\u`-escaped, URL-encoded (either case of hex, any mix of encoded and plain characters, also encoded twice:
  *   `%252B`), HTML-escaped (`&amp;`, `&#43;`, `&#x2B;`, as an HTML error page of a proxy or gateway quotes a header),
- *   base64 (standard or URL-safe, at any alignment within a longer base64 text); and the start of one (four characters
+ *   base64 (standard or URL-safe, at any alignment within a longer base64 text); and the start of one (six characters
  *   or more) where a text ends, as a text cut short ends (a WebSocket close reason is at most 123 bytes);
  * - `printable` makes it one harmless line: control characters (C0, DEL, C1: newlines, terminal escapes), bidi
  *   controls (U+202E and its kin), line and paragraph separators and lone surrogates are written as escapes, and
@@ -143,14 +143,15 @@ const byLength = (a: string, b: string) => b.length - a.length
 
 // A text cut short (a WebSocket close reason is at most 123 bytes; a venue may cut its messages, and mark the cut)
 // may end inside a secret it quoted: the start of a secret, of this many characters or more, at the very end of a
-// text (before an ellipsis, if any) is taken for a cut secret. Shorter, it would match ordinary words by chance.
-const MIN_CUT = 4
+// text (before an ellipsis, if any) is taken for a cut secret. Shorter, it would match ordinary endings by chance (a
+// host `venue.test` against a key `test-...`); five characters of a secret say little of it.
+const MIN_CUT = 6
 // (The cut may fall inside an escape: `%2`, `\u00`, `&#4`.)
 const AT_CUT = String
   .raw`(?=(?:%(?:25?)?[0-9A-Fa-f]?|\\(?:u[0-9A-Fa-f]{0,3})?|&#?[0-9A-Za-z]{0,8})?(?:\.{2,3}|\u2026)?\s*$)`
 
 // A secret's starts of `MIN_CUT` to all but one of its characters (the whole secret is found by the other patterns),
-// in every form of each character: `c0c1c2c3(?:c4(?:c5)?)?`.
+// in every form of each character: `c0...c5(?:c6(?:c7)?)?`.
 const startsPattern = (secret: string): string | undefined => {
   const characters = Array.from(secret, characterPattern)
   if (characters.length <= MIN_CUT) return undefined
@@ -221,7 +222,7 @@ export class Scrubber {
 
   /**
    * The text without any credential, nor `signature` (a request's own), in any form; nor the start of a credential
-   * (four characters or more) where the text ends, as a text cut short would end.
+   * (six characters or more) where the text ends, as a text cut short would end.
    *
    * @since 0.1.0
    */

@@ -152,8 +152,8 @@ describe("Scrubber", () => {
     const all = { apiKey: secrets.apiKey, secretKey: secrets.secretKey, passphrase }
     for (const [name, secret] of Object.entries(all)) {
       for (const [form, text] of formsOf(secret).filter(([form]) => !form.startsWith("base64"))) {
-        // Every cut from four characters of the secret on, as the text's end or before an ellipsis.
-        for (let end = 4; end < Array.from(secret).length; end++) {
+        // Every cut from six characters of the secret on, as the text's end or before an ellipsis.
+        for (let end = 6; end < Array.from(secret).length; end++) {
           const start = form === "raw" ? Array.from(secret).slice(0, end).join("") : formsOf(
             Array.from(secret).slice(0, end).join("")
           ).find(([f]) => f === form)![1]
@@ -172,8 +172,8 @@ describe("Scrubber", () => {
     // A request's signature cut short, too.
     const signature = "k3Jd+9/aQ2xZ0pLmNvB7cT4eR1uY8wSgHfIoKjA5=="
     assert.strictEqual(cut.scrub(`sign ${signature.slice(0, 20)}`, signature), `sign ${SafeText.REDACTED}`)
-    // Not at the end, or fewer than four characters: ordinary text.
-    for (const text of [`${said}Corr`.slice(0, -1), `${said}Correct-Horse and more`, `${said}Corr.`]) {
+    // Not at the end, or fewer than six characters: ordinary text (a host of the key's first word, say).
+    for (const text of [`${said}Corre`, `${said}Correct-Horse and more`, `${said}Correct.`, "https://venue.key-5"]) {
       assert.strictEqual(cut.scrub(text), text)
     }
   })
