@@ -295,7 +295,10 @@ describe("spotkit watch", () => {
             [["watch", "book", "--symbol", SYMBOL], { ...env, SPOTKIT_PUSH_URL: "http://x" }, "SPOTKIT_PUSH_URL must"],
             [["watch", "fills"], { SPOTKIT_BASE_URL: env.SPOTKIT_BASE_URL! }, "SPOTKIT_PUSH_URL, SPOTKIT_API_KEY"],
             // The public channels need no credentials.
-            [["watch", "book"], env, "--symbol"]
+            [["watch", "book"], env, "--symbol"],
+            // A symbol of no trading pair's form: refused by the stream, before it subscribes; no header printed.
+            [["watch", "ticker", "--symbol", "BTCUSDT"], env, "invalid symbol"],
+            [["watch", "fills", "--symbol", "BTCUSDT"], env, "invalid symbol"]
           ]
           for (const [args, vars, expected] of cases) {
             const run = yield* runInProcess(args, vars)

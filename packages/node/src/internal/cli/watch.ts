@@ -350,7 +350,14 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     // Subscribed before the stream connects, so that no connection's event is missed.
     const events = yield* Stream.toPull(push.events)
     yield* Effect.forkScoped(Stream.runForEach(Stream.fromPull(Effect.succeed(events)), (e) => notice(e, tally)))
-    if (renderer.start !== "" && flags.format === "table") yield* Shared.write(renderer.start)
+    // The table's header with the first row, or once the watch ended well with none: a watch refused (a symbol of no
+    // trading pair's form) leaves stdout empty, as every command refused does.
+    let headed = renderer.start === "" || flags.format !== "table"
+    const head = Effect.suspend(() => {
+      if (headed) return Effect.void
+      headed = true
+      return Shared.write(renderer.start)
+    })
     const printed = plan.stream(push).pipe(
       Stream.mapEffect((value) =>
         Effect.flatMap(Shared.redacted(value), (clean) => {
@@ -362,17 +369,22 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
             return Effect.as(Shared.note(resync), false)
           }
           tally.events++
-          return Effect.as(Shared.write(line), true)
+          return Effect.as(Effect.andThen(head, Shared.write(line)), true)
         })
       ),
       Stream.takeUntil((counted) => counted && count !== undefined && tally.events >= count)
     )
     const ran = Stream.runDrain(printed).pipe(
-      Effect.catchTag("PushError", (error) => Shared.failure(error.message))
+      // A stream asked for with bad input (the symbol's form, a limit) is bad usage, as for every command: code 2.
+      Effect.catchTag(
+        "PushError",
+        (error) => error.reason._tag === "ValidationError" ? Shared.usage(error.message) : Shared.failure(error.message)
+      )
     )
     yield* (millis === undefined ? ran : Effect.asVoid(Effect.timeoutOption(ran, millis))).pipe(
       Effect.onInterrupt(() => summary)
     )
+    yield* head
     yield* summary
   })
 
