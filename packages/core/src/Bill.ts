@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import * as Fast from "./internal/model/fast.ts"
 import { DIGITS } from "./internal/model/patterns.ts"
-import { DecimalFromWire, IdFromWire, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
+import { DecimalFromWire, IdFromWire, MAX_MILLIS, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**
  * Business type of a bill (docs/venue/account.md#bill-business-types).
@@ -156,7 +156,7 @@ const fastBill = (u: unknown): Bill | undefined => {
     return undefined
   }
   const time = typeof cTime === "string" ? (DIGITS.test(cTime) ? Number(cTime) : NaN) : cTime
-  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) return undefined
+  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0 || time > MAX_MILLIS) return undefined
   return { billId, coinId, coinName, bizType, deltaAmount, afterAmount, fees, cTime: time } as Bill
 }
 

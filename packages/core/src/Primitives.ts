@@ -231,12 +231,23 @@ export const IdFromWire = Schema.Union([
 export const TextFromWire = Schema.Union([Schema.String, intAsText])
 
 /**
- * A millisecond epoch timestamp.
+ * The latest time a timestamp may name: the last instant a date can hold (8.64e15 ms, in the year 275760). A later
+ * one is no time a venue means, and no date could show it.
  *
  * @since 0.1.0
  * @category time
  */
-export const Millis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+export const MAX_MILLIS = 8_640_000_000_000_000
+
+/**
+ * A millisecond epoch timestamp, from 0 to `MAX_MILLIS`.
+ *
+ * @since 0.1.0
+ * @category time
+ */
+export const Millis = Schema.Int.check(
+  Schema.isBetween({ minimum: 0, maximum: MAX_MILLIS }, { expected: "a millisecond epoch time from 0 to 8.64e15" })
+)
 
 /**
  * A millisecond epoch timestamp on the wire: a JSON integer or a numeric string (`cTime: "1622697148000"`).

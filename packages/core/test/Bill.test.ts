@@ -77,6 +77,8 @@ const page = fc.record({
 // What JSON.parse of the page would give: `undefined` fields are absent.
 const asParsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
 
+const millis = fc.integer({ min: 0, max: Primitives.MAX_MILLIS })
+
 // Valid pages only: the usual forms, and sometimes a numeric billId, an exponent-form or integer amount, or a page
 // field present with the value `undefined`, which the schema accepts and the fast path leaves to it.
 const validBill = fc.record({
@@ -87,7 +89,7 @@ const validBill = fc.record({
   deltaAmount: usually(plainDecimal, unusualDecimal, 30),
   afterAmount: usually(plainDecimal, unusualDecimal, 30),
   fees: usually(plainDecimal, unusualDecimal, 30),
-  cTime: fc.oneof(safeNat, safeNat.map(String)),
+  cTime: fc.oneof(millis, millis.map(String)),
   chain: fc.constantFrom("TRC20", "ERC20")
 }, {
   requiredKeys: ["billId", "coinId", "coinName", "bizType", "deltaAmount", "afterAmount", "fees", "cTime"],

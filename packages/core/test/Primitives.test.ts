@@ -62,6 +62,18 @@ describe("IdFromWire and TextFromWire", () => {
   })
 })
 
+describe("Millis", () => {
+  it("a time is from 0 to the last instant a date holds (8.64e15 ms): a later one could not be shown", () => {
+    const decode = Schema.decodeUnknownOption(Primitives.MillisFromWire)
+    assert.deepStrictEqual(decode("8640000000000000"), Option.some(Primitives.MAX_MILLIS))
+    assert.deepStrictEqual(decode(0), Option.some(0))
+    assert.strictEqual(new Date(Primitives.MAX_MILLIS).toISOString(), "+275760-09-13T00:00:00.000Z")
+    for (const bad of ["8640000000000001", 8_640_000_000_000_001, "9007199254740991", -1]) {
+      assert.isTrue(Option.isNone(decode(bad)), String(bad))
+    }
+  })
+})
+
 describe("tolerance of exponent decimals", () => {
   const exponents = [
     { wire: "0E-8", plain: "0.00000000" },

@@ -148,6 +148,19 @@ describe("Output.redactStrings", () => {
     assert.strictEqual(value.id, "a s3cret id", "the value itself untouched")
   })
 
+  it("a value nested deeper than 64 levels is shown as such: no stack overflow, in redacting nor in writing JSON", () => {
+    const deep = JSON.parse(`${"[".repeat(20_000)}"s3cret"${"]".repeat(20_000)}`) as unknown
+    const clean = Output.redactStrings({ symbol: "BTCUSDT_SPBL", extra: deep }, redact)
+    const text = JSON.stringify(clean)
+    assert.include(text, "<nested deeper than 64 levels>")
+    assert.notInclude(text, "s3cret")
+    // The object is the first level, `extra` the second: 63 arrays, then the mark.
+    assert.isTrue(text.startsWith(`{"symbol":"BTCUSDT_SPBL","extra":${"[".repeat(63)}"<nested`), text.slice(0, 100))
+    // Up to 64 levels, as it was.
+    const fine = JSON.parse(`${"[".repeat(64)}"x"${"]".repeat(64)}`) as unknown
+    assert.strictEqual(Output.redactStrings(fine, redact), fine)
+  })
+
   it("answers the same value when no string changes", () => {
     const value = { id: "1", list: ["a", { b: "c" }] }
     assert.strictEqual(Output.redactStrings(value, redact), value)

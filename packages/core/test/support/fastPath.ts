@@ -29,7 +29,9 @@ export const decimals = fc.oneof(
 export const millis = fc.oneof(
   fc.integer({ min: 0, max: 2 ** 45 }),
   fc.integer({ min: 0, max: 2 ** 45 }).map(String),
-  fc.constantFrom("0", "-1", "1e3", "12345678901234567", "0012", "", -1, 1.5, null, 2 ** 60)
+  fc.constantFrom("0", "-1", "1e3", "12345678901234567", "0012", "", -1, 1.5, null, 2 ** 60),
+  // About the last instant a date holds (8.64e15 ms): the last valid, the first not.
+  fc.constantFrom(8_640_000_000_000_000, 8_640_000_000_000_001, "8640000000000000", "8640000000000001")
 )
 export const strings = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(5, null, undefined))
 export const literal = (...values: ReadonlyArray<string>) => fc.oneof(fc.constantFrom(...values), strings)
@@ -85,8 +87,8 @@ export const plainMillis = fc.oneof(
   fc.integer({ min: 0, max: 2 ** 45 }).map(String)
 )
 
-/** A time as 16 digits, still a safe integer (valid, but past the digits the fast paths read as a number). */
-export const longMillisText = fc.integer({ min: 10 ** 15, max: Number.MAX_SAFE_INTEGER }).map(String)
+/** A time as 16 digits, up to the last a date holds (valid, but past the digits the fast paths read as a number). */
+export const longMillisText = fc.integer({ min: 10 ** 15, max: 8_640_000_000_000_000 }).map(String)
 
 // ---------------------------------------------------------------------------------------------------------------
 // the checks

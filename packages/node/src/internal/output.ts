@@ -79,31 +79,45 @@ const channelOf = (stream: Writable, what: string, isTTY: boolean): Channel => {
  */
 export const redactStrings = <A>(value: A, redact: (text: string) => string): A => {
   const texts: Array<string> = []
-  collectStrings(value, texts)
+  const deep = collectStrings(value, texts, 0)
   const probe = texts.join("\u0000")
-  return redact(probe) === probe ? value : mapStrings(value, redact) as A
+  return !deep && redact(probe) === probe ? value : mapStrings(value, redact, 0) as A
 }
+
+// Values nested deeper than this (a venue's unknown field, 20,000 arrays deep in 40 KB) are shown as `TOO_DEEP`:
+// walking them, or writing them as JSON, would overflow the stack. Nothing the venue documents comes near.
+const MAX_DEPTH = 64
+const TOO_DEEP = `<nested deeper than ${MAX_DEPTH} levels>`
 
 const isPlain = (value: object): boolean => {
   const prototype: unknown = Object.getPrototypeOf(value)
   return prototype === Object.prototype || prototype === null
 }
 
-const collectStrings = (value: unknown, into: Array<string>): void => {
-  if (typeof value === "string") into.push(value)
-  else if (Array.isArray(value)) { for (const item of value) collectStrings(item, into) }
-  else if (typeof value === "object" && value !== null && isPlain(value)) {
-    for (const item of Object.values(value)) collectStrings(item, into)
+const isNested = (value: unknown): value is object =>
+  Array.isArray(value) || (typeof value === "object" && value !== null && isPlain(value))
+
+// The strings of a value, into `into`; whether it holds a value nested deeper than `MAX_DEPTH`.
+const collectStrings = (value: unknown, into: Array<string>, depth: number): boolean => {
+  if (typeof value === "string") {
+    into.push(value)
+    return false
   }
+  if (!isNested(value)) return false
+  if (depth >= MAX_DEPTH) return true
+  let deep = false
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    if (collectStrings(item, into, depth + 1)) deep = true
+  }
+  return deep
 }
 
-const mapStrings = (value: unknown, redact: (text: string) => string): unknown => {
+const mapStrings = (value: unknown, redact: (text: string) => string, depth: number): unknown => {
   if (typeof value === "string") return redact(value)
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, redact))
-  if (typeof value === "object" && value !== null && isPlain(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, redact)]))
-  }
-  return value
+  if (!isNested(value)) return value
+  if (depth >= MAX_DEPTH) return TOO_DEEP
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, redact, depth + 1))
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, redact, depth + 1)]))
 }
 
 /**

@@ -36,10 +36,13 @@ export const u64 = (value: unknown): value is string =>
   typeof value === "string" && DIGITS.test(value) &&
   (value.length < 20 || (value.length === 20 && BigInt(value) <= U64_MAX))
 
-/** A safe non-negative integer, or digits that make one. */
+// Primitives.MAX_MILLIS: the last instant a date holds.
+const MAX_MILLIS = 8_640_000_000_000_000
+
+/** A time from 0 to `MAX_MILLIS`, as a number or as digits (15 at most: always below it). */
 export const millis = (value: unknown): number | undefined =>
   typeof value === "number"
-    ? Number.isSafeInteger(value) && value >= 0 ? value : undefined
+    ? Number.isSafeInteger(value) && value >= 0 && value <= MAX_MILLIS ? value : undefined
     : typeof value === "string" && value.length <= 15 && DIGITS.test(value)
     ? Number(value)
     : undefined
