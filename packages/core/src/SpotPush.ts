@@ -272,7 +272,11 @@ export interface Service {
   ) => Stream.Stream<CandleUpdate, PushError.PushError>
   /** Every change of the account's orders from now on, once each; the open orders first. */
   readonly watchOrders: (options?: PrivateOptions) => Stream.Stream<OrderUpdate, PushError.PushError>
-  /** Every fill of the account's orders from now on (since the private session started), once each. */
+  /**
+   * Every fill of the account's orders from the private session's start on, once each: from when the first private
+   * stream of the session was first run (not when it was built: fork it with `{ startImmediately: true }`, or start
+   * it, before placing the orders whose fills it must hear).
+   */
   readonly watchFills: (options?: PrivateOptions) => Stream.Stream<Fill, PushError.PushError>
   /** Every change of the spot account's balances, the current ones first. */
   readonly watchBalances: (options?: PrivateOptions) => Stream.Stream<Balance, PushError.PushError>
@@ -531,6 +535,9 @@ const privateStreams = (
     stream(
       name,
       Effect.gen(function*() {
+        // The stream's start, as it is first pulled: the session's fills count from it (on the venue's clock). Taken
+        // before the checks below ask REST anything, so that an order placed while they run is not before it.
+        const startedAt = now()
         if (options.credentials === undefined) {
           return yield* invalid("credentials", "the private channels need the API key's credentials")
         }
@@ -547,7 +554,7 @@ const privateStreams = (
           create: (release) =>
             new Private.PrivateSession({
               rest,
-              since: Math.round(now() + offset),
+              since: Math.round(startedAt + offset),
               symbols,
               capacity: resolved.capacity,
               bufferLimit: resolved.backfillBuffer,

@@ -15,7 +15,10 @@ it.effect("hears the fill of its market order", () =>
   Effect.gen(function*() {
     const client = yield* SpotClient.SpotClient
     const push = yield* SpotPush.SpotPush
-    const first = yield* Effect.forkChild(Stream.runHead(push.watchFills({ symbols: ["BTCUSDT_SPBL"] })))
+    const first = yield* Effect.forkChild(
+      Stream.runHead(push.watchFills({ symbols: ["BTCUSDT_SPBL"] })),
+      { startImmediately: true } // run now: the fills count from the stream's start
+    )
     const { orderId } = yield* client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "buy", orderType: "market", quantity: "100" })
     const fill = Option.getOrThrow(yield* Fiber.join(first))
     assert.strictEqual(fill.orderId, orderId)
