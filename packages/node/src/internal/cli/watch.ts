@@ -422,7 +422,8 @@ const fillsCommand = Command.make(
   Command.withDescription(
     "Prints every fill of your orders from now on, once each, with its fillId (the REST fills' fillId) and orderId: " +
       "after every reconnect the gap is closed by REST before pushes resume, so a fill made while the connection was " +
-      "down is printed too (source rest)"
+      "down is printed too (source rest) — of the symbols in play: give --symbol for each pair you trade (one seen " +
+      "in a push counts too)"
   ),
   Command.withExamples([
     {
