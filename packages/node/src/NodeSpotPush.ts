@@ -83,10 +83,16 @@ const REFUSED_CLOSE_TIMEOUT_MILLIS = 1000
 // and garbage for 30 s a connection. Here that wait is `REFUSED_CLOSE_TIMEOUT_MILLIS`. Not a destroy as soon as the
 // close frame is written: the venue's data left unread makes that a TCP reset, which reaches the venue right behind
 // the close frame, and a venue that writes before it reads then never sees the 1009; a second lets it read the frame,
-// and an honest venue answers and ends its side well within it, the connection then closing cleanly as before. Every
-// other close keeps `ws`'s timeout, waiting for the venue's close frame as the protocol says.
+// and an honest venue answers and ends its side well within it, the connection then closing cleanly as before.
+//
+// Every other close waits at most `CLOSE_TIMEOUT_MILLIS` for the closing handshake to end, not `ws`'s 30 s: a venue
+// that sends its close frame (going away) and leaves the TCP connection open held the connection's end, and so the
+// `Disconnected` event and the reconnection, for 30 s, blind. The protocol's wait is for the other side's close
+// frame and the end of the TCP connection, which an honest venue sends within a round trip.
+const CLOSE_TIMEOUT_MILLIS = 2000
+
 const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructor["Service"] => (url, options) => {
-  const init = { maxPayload: maxFrameBytes, perMessageDeflate: false }
+  const init = { maxPayload: maxFrameBytes, perMessageDeflate: false, closeTimeout: CLOSE_TIMEOUT_MILLIS }
   const ws = options === undefined || typeof options === "string" || Array.isArray(options)
     ? new NodeWS.WebSocket(url, options, init)
     : new NodeWS.WebSocket(url, options.protocols, { ...init, headers: options.headers })
