@@ -311,6 +311,21 @@ describe("spotkit watch", () => {
             SPOTKIT_PUSH_URL: env.SPOTKIT_PUSH_URL!
           })
           assert.strictEqual(publicOnly.exitCode, 0, publicOnly.stderr)
+          // A proxy for REST: push does not go through it, and says so once; not when NO_PROXY exempts the venue.
+          const proxied = { SPOTKIT_BASE_URL: env.SPOTKIT_BASE_URL!, SPOTKIT_PUSH_URL: env.SPOTKIT_PUSH_URL! }
+          const told = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--for", "200ms"], {
+            ...proxied,
+            HTTP_PROXY: "http://user:proxy-secret@127.0.0.1:9"
+          })
+          const pushHost = new URL(env.SPOTKIT_PUSH_URL!).port
+          assert.include(told.stderr, `the push connection goes to ws://127.0.0.1:${pushHost} directly`)
+          assert.notInclude(told.stderr, "proxy-secret")
+          const exempt = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--for", "200ms"], {
+            ...proxied,
+            HTTP_PROXY: "http://127.0.0.1:9",
+            NO_PROXY: "127.0.0.1"
+          })
+          assert.notInclude(exempt.stderr, "push connection goes")
         }),
       { timeout: 60_000 }
     )
