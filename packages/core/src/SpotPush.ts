@@ -161,7 +161,10 @@ export type Event = Model.Event
  * @category options
  */
 export interface Options {
-  /** The push base URL, e.g. `"wss://ws-spot.weex.com"`; the endpoints' paths (`Push.paths`) are appended. */
+  /**
+   * The push base URL, e.g. `"wss://ws-spot.weex.com"`; the endpoints' paths (`Push.paths`) are appended. A URL that
+   * already ends in one of them (`wss://ws-spot.weex.com/v2/ws/public`) is taken for its base.
+   */
   readonly url: string
   /** The API key's credentials, for the private channels. */
   readonly credentials?: Signer.Credentials | undefined
@@ -325,7 +328,9 @@ const resolve = (
   }
   const operations = options.limits?.operations ?? Push.limits.operations
   return {
-    base: options.url.replace(/\/+$/, ""),
+    // A URL given with an endpoint's path (as the venue's documents list the endpoints) is the base it ends in: the
+    // path appended again was a 404 for ever.
+    base: options.url.replace(/\/+$/, "").replace(/\/v2\/ws\/(?:public|private)$/, ""),
     userAgent: options.userAgent ?? "spotkit",
     idleTimeoutMillis,
     ackTimeoutMillis,

@@ -269,6 +269,22 @@ describe("SpotPush against a hostile venue", () => {
       assert.strictEqual(message, "url must be a ws:// or wss:// URL, not \"https://venue.test/x\"")
     }).pipe(Effect.provide(base)))
 
+  it.effect("a URL given with an endpoint's path is taken for its base: the path is not appended twice", () =>
+    Effect.gen(function*() {
+      for (const url of ["ws://venue.test/v2/ws/public", "ws://venue.test/v2/ws/private/", "ws://venue.test"]) {
+        const dialled: Array<string> = []
+        const push = yield* SpotPush.make({ url }).pipe(
+          Effect.provideService(Socket.WebSocketConstructor, (given) => {
+            dialled.push(given)
+            throw new Error("not dialled further")
+          })
+        )
+        yield* collect(push.watchTicker(SYMBOL))
+        yield* advance(1_000)
+        assert.deepStrictEqual([...new Set(dialled)], ["ws://venue.test/v2/ws/public"], url)
+      }
+    }).pipe(Effect.provide(base)))
+
   it.effect("header values no header can carry: refused before any connection, never read as a browser's WebSocket", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.TestExchange
