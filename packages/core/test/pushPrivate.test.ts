@@ -433,3 +433,96 @@ describe("push private session: watermarks per symbol", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["b0", "b1", "b2"])
     }))
 })
+
+describe("push private session: what is remembered", () => {
+  const filledFill = (id: string, orderId: string, time: number): Model.Fill => ({ ...fill(id, time), orderId })
+  const filledOrder = (orderId: string, time: number): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "1",
+    filledQuantity: "1",
+    filledValue: undefined,
+    createdTime: time,
+    updatedTime: time,
+    source: "rest"
+  })
+  const placed = (id: string, time: number) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: "BUY",
+        type: "LIMIT",
+        status: "NEW",
+        price: "1",
+        size: "1",
+        cumFillSize: "0",
+        createdTime: String(time),
+        updatedTime: String(time)
+      }]
+    })
+  const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed([]),
+    ordersAfter: (symbol, after) =>
+      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
+    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
+    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+  })
+  const run = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>) =>
+    Effect.gen(function*() {
+      const { control, scope, session } = yield* setup([], { rest: honest(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      return { control, orderSink, session, up, down }
+    })
+
+  it.effect("a filled order is delivered once, however long orders are placed after its last fill", () =>
+    Effect.gen(function*() {
+      // A market buy filled at 100 (its fill the symbol's latest), then orders placed far beyond the retention
+      // (1,000 ms) of it, none filled: the order watermark moves on, the fill watermark stays.
+      const fills = [filledFill("f1", "the-buy", 100)]
+      const orders = [filledOrder("the-buy", 100)]
+      const { control, down, orderSink, session, up } = yield* run(fills, orders)
+      yield* up
+      for (let i = 0; i < 3; i++) session.onFrame(placed(`p${i}`, 3_000 + i), control)
+      // Each reconnection's backfill reads the fill again (within its overlap): known, and so is its order's outcome.
+      for (let drop = 0; drop < 3; drop++) {
+        yield* down
+        yield* up
+      }
+      const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
+      assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+
+  it.effect("a filled order is kept while a fill of it can still come from REST", () =>
+    Effect.gen(function*() {
+      // The buy's final state is known (pushed), its fill not yet (REST lists it late); orders are placed on.
+      const fills: Array<Model.Fill> = []
+      const orders = [filledOrder("the-buy", 100)]
+      const { control, down, orderSink, session, up } = yield* run(fills, orders)
+      yield* up
+      for (let i = 0; i < 3; i++) session.onFrame(placed(`p${i}`, 3_000 + i), control)
+      yield* down
+      yield* up
+      // Now REST lists the fill: new, delivered; its order is no news.
+      fills.push(filledFill("f1", "the-buy", 100))
+      yield* down
+      yield* up
+      const fillSink = [...session.fillSinks][0]!
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
+      const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
+      assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+})

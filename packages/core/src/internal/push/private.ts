@@ -286,13 +286,16 @@ export class PrivateSession implements Feed {
         fills.push(...yield* rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis))
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
-      // and the orders of fills never seen.
+      // and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
+      // its order: that order may have been forgotten since (final, behind the watermarks), and asking for it would
+      // deliver its final state again.
       const answered = new Set(orders.map((order) => order.orderId))
       const unknown = new Set<string>()
       for (const order of this.orders.values()) {
         if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
       }
       for (const fill of fills) {
+        if (this.fills.has(fill.fillId)) continue
         if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
       }
       for (const orderId of unknown) {
@@ -420,16 +423,21 @@ export class PrivateSession implements Feed {
   }
 
   // Fill ids and final orders far behind their symbol's watermarks cannot come back from REST (it looks back only the
-  // overlap): forgotten, so that memory stays flat however long the session runs.
+  // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
+  // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
+  // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
   private prune(): void {
     const { retentionMillis } = this.options
     for (const [id, fill] of this.fills) {
       if (fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) this.fills.delete(id)
     }
     for (const [id, order] of this.orders) {
-      if (order.final && order.updatedTime < this.mark(this.orderMarks, order.symbol) - retentionMillis) {
-        this.orders.delete(id)
-      }
+      if (!order.final) continue
+      const orderMark = this.mark(this.orderMarks, order.symbol)
+      const mark = Decimal.compare(order.filledQuantity, "0") > 0
+        ? Math.min(orderMark, this.mark(this.fillMarks, order.symbol))
+        : orderMark
+      if (order.updatedTime < mark - retentionMillis) this.orders.delete(id)
     }
   }
 }
