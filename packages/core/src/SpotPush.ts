@@ -227,7 +227,8 @@ export interface Options {
 export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
-   * seen in pushes are added. A stream that joins a running private session with a symbol whose open orders were not
+   * seen in pushes are added (a trading pair's form only; one REST then refuses for good, such as a delisted pair, is
+   * no longer read, with a warning logged, and its pushes are still delivered). A stream that joins a running private session with a symbol whose open orders were not
    * read on its connection has them read then (the session's other pushes are not held meanwhile). A symbol the venue
    * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins: the session's
    * backfill would be refused for good, and end every private stream.

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
-import { Push } from "../src/index.ts"
+import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type { Control, DataFrame } from "../src/internal/push/connection.ts"
 import type * as Model from "../src/internal/push/model.ts"
@@ -524,5 +524,94 @@ describe("push private session: what is remembered", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
       const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
       assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+})
+
+describe("push private session: symbols learnt from pushes", () => {
+  const pushedFillOf = (id: string, symbolName: string, time: number) =>
+    frame("fill", 1, {
+      orderFillTransaction: [{
+        id,
+        symbolName,
+        orderId: id,
+        orderSide: "BUY",
+        fillSize: "1",
+        fillValue: "10",
+        fillFee: "0",
+        direction: "TAKER",
+        createdTime: String(time)
+      }]
+    })
+  // Whether the queue was failed, and what it held before.
+  const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {
+    const values: Array<A> = []
+    let failed = false
+    for (let next = Queue.takeUnsafe(queue); next !== undefined && !failed; next = Queue.takeUnsafe(queue)) {
+      if (next._tag === "Success") values.push(next.value)
+      else failed = true
+    }
+    return { values, failed }
+  }
+  const unknown = () =>
+    new SpotError.SpotError({
+      operation: "SpotClient.openOrders",
+      reason: new SpotError.UnknownSymbolError({ code: "40102", msg: "Symbol does not exist" })
+    })
+  // A venue that lists BTC and ETH only: any other symbol is refused, as the venue's REST does.
+  const listing = (fills: Array<Model.Fill>, asked: Array<string>): Rest => {
+    const known = (symbol: string) => symbol === "BTCUSDT_SPBL" || symbol === "ETHUSDT_SPBL"
+    return {
+      balances: Effect.succeed([]),
+      openOrders: (symbol) =>
+        Effect.suspend(() => {
+          asked.push(symbol)
+          return known(symbol) ? Effect.succeed([]) : Effect.fail(unknown())
+        }),
+      ordersAfter: (symbol) => known(symbol) ? Effect.succeed([]) : Effect.fail(unknown()),
+      fillsAfter: (symbol, after) =>
+        known(symbol)
+          ? Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after))
+          : Effect.fail(unknown()),
+      order: () => Effect.succeed(undefined)
+    }
+  }
+
+  it.effect("a pushed symbol REST refuses (delisted, malformed) is dropped from the backfill; the streams go on", () =>
+    Effect.gen(function*() {
+      const fills: Array<Model.Fill> = []
+      const asked: Array<string> = []
+      const { control, fillSink, scope, session } = yield* setup([], { rest: listing(fills, asked) })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      // Fills of a pair the venue no longer lists and of one written in lower case: pushed, delivered.
+      session.onFrame(pushedFillOf("d1", "DELISTED_SPBL", 100), control)
+      session.onFrame(pushedFillOf("m1", "btcusdt_spbl", 101), control)
+      session.onFrame(pushedFillOf("e1", "ETHUSDT_SPBL", 102), control)
+      const live = taken(fillSink)
+      assert.deepStrictEqual(live.values.map((f) => f.fillId), ["d1", "m1", "e1"])
+      // A reconnection: ETH (learnt from its push) is read, the others are refused or never asked; nothing fails.
+      fills.push({ ...fill("e2", 200), symbol: "ETHUSDT_SPBL" })
+      yield* down
+      asked.length = 0
+      yield* up
+      const after = taken(fillSink)
+      assert.isFalse(after.failed, "the fills stream failed")
+      assert.deepStrictEqual(after.values.map((f) => f.fillId), ["e2"])
+      assert.deepStrictEqual(asked.filter((symbol) => symbol !== "DELISTED_SPBL").sort(), [
+        "BTCUSDT_SPBL",
+        "ETHUSDT_SPBL"
+      ])
+      // The refused symbol is no longer read; a new push of it is still delivered, and does not bring it back.
+      session.onFrame(pushedFillOf("d2", "DELISTED_SPBL", 300), control)
+      assert.deepStrictEqual(taken(fillSink).values.map((f) => f.fillId), ["d2"])
+      yield* down
+      asked.length = 0
+      yield* up
+      assert.deepStrictEqual(asked.slice().sort(), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      assert.isFalse(taken(fillSink).failed, "the fills stream failed")
     }))
 })

@@ -13,6 +13,7 @@ import * as PushError from "../../PushError.ts"
 import type { SpotClient } from "../../SpotClient.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimal from "../model/decimal.ts"
+import { TRADING_PAIR } from "../model/patterns.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
@@ -112,10 +113,21 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
+  /** Symbols learnt from pushes that REST refused, with its answer. */
+  readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
 }
+
+// REST's answer that it will never take this symbol: the venue does not list it (delisted), or it is no trading pair.
+const refusesSymbol = (error: SpotError.SpotError): boolean =>
+  error.reason._tag === "UnknownSymbolError" ||
+  (error.reason._tag === "ValidationError" && error.reason.field === "symbol")
 
 export class PrivateSession implements Feed {
   readonly symbols: Set<string>
+  // The symbols consumers gave (checked against the venue's list before they joined): a REST refusal of one is the
+  // session's failure. The others are learnt from pushes; one REST refuses is no longer read, and not learnt again.
+  private readonly given: Set<string>
+  private readonly refused = new Set<string>()
   readonly orderSinks = new Set<Sink<Model.OrderUpdate>>()
   readonly fillSinks = new Set<Sink<Model.Fill>>()
   readonly balanceSinks = new Set<Sink<Model.Balance>>()
@@ -148,6 +160,13 @@ export class PrivateSession implements Feed {
   constructor(options: Options) {
     this.options = options
     this.symbols = new Set(options.symbols)
+    this.given = new Set(options.symbols)
+  }
+
+  // A symbol seen in a push joins the backfill's list when it is a trading pair REST has not refused: REST would refuse
+  // any other for good, and that refusal must not end the session.
+  private learn(symbol: string): void {
+    if (!this.refused.has(symbol) && TRADING_PAIR.test(symbol)) this.symbols.add(symbol)
   }
 
   // A symbol's watermark: `since` until an event of it was merged.
@@ -184,6 +203,8 @@ export class PrivateSession implements Feed {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
         this.symbols.add(symbol)
+        this.given.add(symbol)
+        this.refused.delete(symbol)
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
       return this.phase === "live" ? this.readAsked() : Effect.void
@@ -276,14 +297,26 @@ export class PrivateSession implements Feed {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
-      const symbols = Array.from(this.symbols)
+      const symbols: Array<string> = []
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
-      for (const symbol of symbols) {
-        orders.push(...yield* rest.openOrders(symbol))
-        orders.push(...yield* rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis))
-        fills.push(...yield* rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis))
+      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+      for (const symbol of Array.from(this.symbols)) {
+        const read = yield* Effect.result(Effect.all([
+          rest.openOrders(symbol),
+          rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis),
+          rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis)
+        ]))
+        if (Result.isSuccess(read)) {
+          symbols.push(symbol)
+          orders.push(...read.success[0], ...read.success[1])
+          fills.push(...read.success[2])
+        } else if (!this.given.has(symbol) && refusesSymbol(read.failure)) {
+          refused.push({ symbol, error: read.failure })
+        } else {
+          return yield* Effect.fail(read.failure)
+        }
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
       // and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
@@ -302,7 +335,7 @@ export class PrivateSession implements Feed {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { before, symbols, balances, orders, fills }
+      return { before, symbols, balances, orders, fills, refused }
     })
   }
 
@@ -312,7 +345,14 @@ export class PrivateSession implements Feed {
         if (generation !== this.generation) return Effect.void
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
-        const { balances, before, fills, orders, symbols } = result.success
+        const { balances, before, fills, orders, refused, symbols } = result.success
+        const dropped = refused.filter(({ symbol }) => !this.given.has(symbol))
+        for (const { symbol } of dropped) {
+          this.symbols.delete(symbol)
+          this.refused.add(symbol)
+          this.fillMarks.delete(symbol)
+          this.orderMarks.delete(symbol)
+        }
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
@@ -332,7 +372,14 @@ export class PrivateSession implements Feed {
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
-        return this.readAsked()
+        return Effect.andThen(
+          Effect.forEach(dropped, ({ error, symbol }) =>
+            Effect.logWarning(
+              `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
+                ` a push, which REST refused: ${error.message}); its pushes are still delivered`
+            ), { discard: true }),
+          this.readAsked()
+        )
       }))
   }
 
@@ -382,7 +429,7 @@ export class PrivateSession implements Feed {
   private mergeFill(fill: Model.Fill): void {
     if (this.fills.has(fill.fillId)) return
     this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time })
-    if (fill.symbol !== "") this.symbols.add(fill.symbol)
+    this.learn(fill.symbol)
     this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
     if (fill.source === "rest" && fill.time < this.options.since) return
@@ -394,7 +441,7 @@ export class PrivateSession implements Feed {
     const order = mergeOrder(this.orders.get(update.orderId), update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
-    if (order.symbol !== "") this.symbols.add(order.symbol)
+    this.learn(order.symbol)
     this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
