@@ -189,7 +189,9 @@ export interface Options {
     | undefined
   /**
    * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). @default 4096
+   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). A private
+   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room instead, and the
+   * pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it. @default 4096
    */
   readonly bufferSize?: number | undefined
   /**
@@ -564,6 +566,7 @@ const privateStreams = (
           },
           leave: (session, sink) => {
             sinks(session).delete(sink)
+            session.detach(sink)
           }
         })
       })

@@ -5,7 +5,7 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Queue, Scope } from "effect"
+import { Deferred, Effect, Fiber, Queue, Scope } from "effect"
 import type { Cause } from "effect"
 import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
@@ -613,5 +613,78 @@ describe("push private session: symbols learnt from pushes", () => {
       yield* up
       assert.deepStrictEqual(asked.slice().sort(), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
       assert.isFalse(taken(fillSink).failed, "the fills stream failed")
+    }))
+})
+
+describe("push private session: a backfill larger than a consumer's queue", () => {
+  const open = (i: number): Model.OrderUpdate => ({
+    orderId: String(1_000 + i),
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    status: "open",
+    final: false,
+    price: "1",
+    quantity: "1",
+    filledQuantity: "0",
+    filledValue: undefined,
+    createdTime: 60 + i,
+    updatedTime: 60 + i,
+    source: "rest"
+  })
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+  // 250 open orders and 250 fills to read, for queues of 100.
+  const big: Rest = {
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed(range(250).map(open)),
+    ordersAfter: () => Effect.succeed([]),
+    fillsAfter: () => Effect.succeed(range(250).map((i) => fill(`f${i}`, 60 + i))),
+    order: () => Effect.succeed(undefined)
+  }
+  const newSink = <A>() => Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(100)
+  // A consumer that keeps up: takes `n` elements as they come (failing as its stream would).
+  const consume = <A>(sink: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>, n: number) =>
+    Effect.forkChild(Effect.forEach(range(n), () => Queue.take(sink)))
+
+  it.effect("waits for room: consumers that keep up get every record, and a late joiner the whole replay", () =>
+    Effect.gen(function*() {
+      const { activate, fillSink, session } = yield* setup([], { rest: big })
+      const orderSink = yield* newSink<Model.OrderUpdate>()
+      session.attachOrders(orderSink)
+      const fills = yield* consume(fillSink, 250)
+      const orders = yield* consume(orderSink, 250)
+      yield* activate
+      assert.deepStrictEqual((yield* Fiber.join(fills)).map((f) => f.fillId), range(250).map((i) => `f${i}`))
+      assert.strictEqual((yield* Fiber.join(orders)).length, 250)
+      // A consumer joining now is given the 250 open orders, more than its queue holds.
+      const late = yield* newSink<Model.OrderUpdate>()
+      session.attachOrders(late)
+      yield* session.addSymbols([])
+      const replay = yield* Fiber.join(yield* consume(late, 250))
+      assert.deepStrictEqual(replay.map((o) => o.orderId), range(250).map((i) => String(1_000 + i)))
+    }))
+
+  it.effect("a consumer that does not take holds no other, and fails once the buffer's limit of pushes waits behind it", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, session } = yield* setup([], { rest: big, bufferLimit: 5 })
+      const slow = yield* newSink<Model.Fill>()
+      session.fillSinks.add(slow)
+      const fast = yield* consume(fillSink, 250)
+      yield* activate
+      assert.strictEqual((yield* Fiber.join(fast)).length, 250)
+      // Live pushes reach the consumer that keeps up at once, while the other still owes 150 of the backfill.
+      for (let i = 0; i < 5; i++) session.onFrame(pushedFill(`p${i}`), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["p0", "p1", "p2", "p3", "p4"])
+      assert.strictEqual(yield* Queue.size(slow), 100)
+      assert.isTrue(session.fillSinks.has(slow))
+      session.onFrame(pushedFill("p5"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["p5"])
+      // The sixth push behind it: a slow consumer, failed after what it was given.
+      assert.isFalse(session.fillSinks.has(slow))
+      const taken: Array<string> = []
+      const exit = yield* Effect.exit(Effect.forever(Effect.map(Queue.take(slow), (f) => taken.push(f.fillId))))
+      assert.strictEqual(taken.length, 100)
+      assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("SlowConsumerError"))
     }))
 })

@@ -7,7 +7,7 @@
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
 // has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile.
 import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
-import type { Scope } from "effect"
+import type { Fiber, Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type { SpotClient } from "../../SpotClient.ts"
@@ -122,6 +122,16 @@ const refusesSymbol = (error: SpotError.SpotError): boolean =>
   error.reason._tag === "UnknownSymbolError" ||
   (error.reason._tag === "ValidationError" && error.reason.field === "symbol")
 
+// What a consumer's queue had no room for during a backfill (or a joiner's replay), and every element for it after
+// them, in order; `live`: not of a backfill (counts against the consumer while it waits).
+interface Backlog {
+  readonly sinks: Set<Sink<unknown>>
+  readonly values: Array<{ readonly value: unknown; readonly live: boolean }>
+  head: number
+  live: number
+  fiber: Fiber.Fiber<void> | undefined
+}
+
 export class PrivateSession implements Feed {
   readonly symbols: Set<string>
   // The symbols consumers gave (checked against the venue's list before they joined): a REST refusal of one is the
@@ -156,6 +166,12 @@ export class PrivateSession implements Feed {
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
   private accountVersion: bigint | undefined = undefined
+  // A backfill's (or a replay's) records are many at once, and a consumer that keeps up cannot take any while they are
+  // merged: while `holding`, what a queue has no room for waits in its backlog, delivered by a fiber as room comes.
+  // Live elements of a consumer with a backlog queue behind it; more than the backfill buffer's limit of them is a
+  // consumer that does not keep up (the live rule, with the same room as the session's buffer of pushes).
+  private holding = false
+  private readonly backlogs = new Map<Sink<unknown>, Backlog>()
 
   constructor(options: Options) {
     this.options = options
@@ -185,12 +201,21 @@ export class PrivateSession implements Feed {
   /** Consumers that join late start from the state as merged: the balances, and the orders still open. */
   attachOrders(sink: Sink<Model.OrderUpdate>): void {
     this.orderSinks.add(sink)
-    for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+    this.hold(() => {
+      for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+    })
   }
 
   attachBalances(sink: Sink<Model.Balance>): void {
     this.balanceSinks.add(sink)
-    for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+    this.hold(() => {
+      for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+    })
+  }
+
+  /** A consumer left: what waited for it is dropped. */
+  detach<A>(sink: Sink<A>): void {
+    this.dropBacklog(sink as Sink<unknown>)
   }
 
   /**
@@ -207,7 +232,8 @@ export class PrivateSession implements Feed {
         this.refused.delete(symbol)
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
-      return this.phase === "live" ? this.readAsked() : Effect.void
+      // A joiner's replay that did not fit its queue is delivered from here.
+      return Effect.andThen(this.deliverBacklogs(), this.phase === "live" ? this.readAsked() : Effect.void)
     })
   }
 
@@ -257,9 +283,11 @@ export class PrivateSession implements Feed {
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
           for (const symbol of symbols) this.read.add(symbol)
           const orders = result.success.flat().sort((a, b) => a.updatedTime - b.updatedTime)
-          for (const order of orders) this.mergeOrder(order)
+          this.hold(() => {
+            for (const order of orders) this.mergeOrder(order)
+          })
           // Symbols brought while these were read.
-          return this.readAsked()
+          return Effect.andThen(this.deliverBacklogs(), this.readAsked())
         })),
       connection.scope
     ))
@@ -287,7 +315,10 @@ export class PrivateSession implements Feed {
     return Effect.andThen(
       Effect.sync(() => {
         const sinks = [...this.orderSinks, ...this.fillSinks, ...this.balanceSinks] as Array<Sink<unknown>>
-        for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
+        for (const sink of sinks) {
+          this.dropBacklog(sink)
+          Queue.failCauseUnsafe(sink, Cause.fail(reason))
+        }
       }),
       this.options.onFailed
     )
@@ -358,17 +389,20 @@ export class PrivateSession implements Feed {
           this.asked.delete(symbol)
         }
         this.accountVersion = undefined
-        for (const balance of balances) this.mergeBalance(balance)
-        for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
-        for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
         const buffered = this.buffer
         this.buffer = []
         this.phase = "live"
-        // An account push is a state: one that came before the balances were asked for is no newer than REST's
-        // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
-        // step back and a duplicate); a coin REST did not list keeps the push.
-        const listed = new Set(balances.map((balance) => balance.coinId))
-        buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+        // The records and the pushes buffered meanwhile are one burst: what a queue has no room for waits for it.
+        this.hold(() => {
+          for (const balance of balances) this.mergeBalance(balance)
+          for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
+          for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
+          // An account push is a state: one that came before the balances were asked for is no newer than REST's
+          // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
+          // step back and a duplicate); a coin REST did not list keeps the push.
+          const listed = new Set(balances.map((balance) => balance.coinId))
+          buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+        })
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
@@ -378,7 +412,7 @@ export class PrivateSession implements Feed {
               `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
                 ` a push, which REST refused: ${error.message}); its pushes are still delivered`
             ), { discard: true }),
-          this.readAsked()
+          Effect.andThen(this.deliverBacklogs(), this.readAsked())
         )
       }))
   }
@@ -458,11 +492,93 @@ export class PrivateSession implements Feed {
     for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)
   }
 
-  // A consumer that cannot take one more element fails rather than miss it.
+  // A consumer that cannot take one more live element fails rather than miss it; a burst's elements wait for room.
   private offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    const backlog = this.backlogs.get(sink as Sink<unknown>)
+    if (backlog !== undefined) {
+      backlog.values.push({ value, live: !this.holding })
+      if (!this.holding && ++backlog.live > this.options.bufferLimit) this.slow(sinks, sink)
+      return
+    }
     if (Queue.offerUnsafe(sink, value)) return
+    if (this.holding) {
+      this.backlogs.set(sink as Sink<unknown>, {
+        sinks: sinks as Set<Sink<unknown>>,
+        values: [{ value, live: false }],
+        head: 0,
+        live: 0,
+        fiber: undefined
+      })
+      return
+    }
+    this.slow(sinks, sink)
+  }
+
+  private slow<A>(sinks: Set<Sink<A>>, sink: Sink<A>): void {
     sinks.delete(sink)
+    this.dropBacklog(sink as Sink<unknown>)
     Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.options.capacity })))
+  }
+
+  private hold(merge: () => void): void {
+    this.holding = true
+    merge()
+    this.holding = false
+  }
+
+  private dropBacklog(sink: Sink<unknown>): void {
+    const backlog = this.backlogs.get(sink)
+    if (backlog === undefined) return
+    this.backlogs.delete(sink)
+    backlog.fiber?.interruptUnsafe()
+  }
+
+  // A fiber per backlog, until it is delivered. Detached from the connection: its elements are merged already, so no
+  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails.
+  private deliverBacklogs(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      Effect.forEach(
+        Array.from(this.backlogs).filter(([, backlog]) => backlog.fiber === undefined),
+        ([sink, backlog]) =>
+          Effect.map(Effect.forkDetach(this.deliver(sink, backlog)), (fiber) => {
+            backlog.fiber = fiber
+          }),
+        { discard: true }
+      )
+    )
+  }
+
+  private deliver(sink: Sink<unknown>, backlog: Backlog): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.backlogs.get(sink) !== backlog) return Effect.void
+      // What fits at once, then wait for room for the next.
+      while (backlog.head < backlog.values.length && Queue.offerUnsafe(sink, backlog.values[backlog.head]!.value)) {
+        this.delivered(backlog)
+      }
+      if (backlog.head === backlog.values.length) {
+        this.backlogs.delete(sink)
+        return Effect.void
+      }
+      if (backlog.head >= 1024) {
+        backlog.values.splice(0, backlog.head)
+        backlog.head = 0
+      }
+      return Effect.flatMap(Queue.offer(sink, backlog.values[backlog.head]!.value), (offered) => {
+        if (this.backlogs.get(sink) !== backlog) return Effect.void
+        // Not offered: the consumer's queue is done (it left, or failed).
+        if (!offered) {
+          this.backlogs.delete(sink)
+          return Effect.void
+        }
+        this.delivered(backlog)
+        return this.deliver(sink, backlog)
+      })
+    })
+  }
+
+  private delivered(backlog: Backlog): void {
+    if (backlog.values[backlog.head]!.live) backlog.live--
+    backlog.head++
   }
 
   private counted(): void {
