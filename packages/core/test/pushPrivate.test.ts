@@ -688,3 +688,55 @@ describe("push private session: a backfill larger than a consumer's queue", () =
       assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("SlowConsumerError"))
     }))
 })
+
+describe("push private session: open orders read while some leave the book", () => {
+  const order = (i: number, status: "open" | "cancelled"): Model.OrderUpdate => ({
+    orderId: String(5_000 + i),
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    status,
+    final: status === "cancelled",
+    price: "1",
+    quantity: "1",
+    filledQuantity: "0",
+    filledValue: undefined,
+    createdTime: 10,
+    updatedTime: status === "open" ? 10 + i : 1_000 + i,
+    source: "rest"
+  })
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
+
+  it.effect("every order open when the session starts is delivered, though orders left while REST paged", () =>
+    Effect.gen(function*() {
+      // 150 open orders, paged 100 at a time, newest first. The 30 newest are cancelled once the first page is read:
+      // the second page (offset 100) then starts at the 130th, and orders 100 to 129 are on no page of that read.
+      let reads = 0
+      const rest: Rest = {
+        balances: Effect.succeed([]),
+        openOrders: () =>
+          Effect.sync(() => {
+            reads++
+            return reads === 1
+              ? [...range(0, 100), ...range(130, 150)].map((i) => order(i, "open"))
+              : range(30, 150).map((i) => order(i, "open"))
+          }),
+        ordersAfter: () => Effect.succeed([]),
+        fillsAfter: () => Effect.succeed([]),
+        order: (orderId) => Effect.succeed(order(Number(orderId) - 5_000, reads === 0 ? "open" : "cancelled"))
+      }
+      const { activate, session } = yield* setup([], { rest })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(1_000)
+      session.attachOrders(orderSink)
+      yield* activate
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      const last = new Map<string, string>()
+      for (const o of drain(orderSink)) last.set(o.orderId, o.status)
+      const missed = range(0, 150).filter((i) => !last.has(String(5_000 + i)))
+      assert.deepStrictEqual(missed, [])
+      // Those that left are delivered as they ended, the others as open.
+      assert.deepStrictEqual(range(0, 30).map((i) => last.get(String(5_000 + i))), range(0, 30).map(() => "cancelled"))
+      assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
+    }))
+})

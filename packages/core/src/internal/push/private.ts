@@ -98,6 +98,43 @@ export const mergeOrder = (
   }
 }
 
+/** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
+const OPEN_ORDERS_PAGE = 100
+/** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
+const OPEN_ORDER_PASSES = 3
+
+interface OpenOrders {
+  /** Every order the reads found (an order may come more than once). */
+  readonly orders: ReadonlyArray<Model.OrderUpdate>
+  /** Orders an earlier read found and the last did not: they left the book meanwhile (or moved pages). */
+  readonly gone: ReadonlyArray<string>
+}
+
+// A symbol's open orders, read so that none is missed. REST pages them by offset, newest first: an order of a page
+// read that leaves the book (filled, cancelled) before the next page is asked for moves an older one onto the page
+// already read, and no page of that read has it. Orders placed meanwhile only move orders the other way (read twice,
+// not missed). A read of one page is one answer, whole; a longer one is read again from the first page until a read
+// finds the same orders as the read before (nothing left while it paged), at most `OPEN_ORDER_PASSES` reads. The
+// orders of all reads count: one hidden from a read was found by another unless the book changed during every read,
+// and the orders that left are told as `gone`, so that their outcome is asked for.
+const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, SpotError.SpotError> => {
+  const reads: Array<ReadonlyArray<Model.OrderUpdate>> = []
+  const ids = (orders: ReadonlyArray<Model.OrderUpdate>) => new Set(orders.map((order) => order.orderId))
+  const read: Effect.Effect<OpenOrders, SpotError.SpotError> = Effect.flatMap(rest.openOrders(symbol), (orders) => {
+    const previous = reads.at(-1)
+    reads.push(orders)
+    const now = ids(orders)
+    const settled = previous === undefined
+      ? orders.length < OPEN_ORDERS_PAGE
+      : previous.length === orders.length && previous.every((order) => now.has(order.orderId))
+    if (!settled && reads.length < OPEN_ORDER_PASSES) return read
+    const gone = new Set<string>()
+    for (const earlier of reads) for (const order of earlier) if (!now.has(order.orderId)) gone.add(order.orderId)
+    return Effect.succeed({ orders: reads.flat(), gone: Array.from(gone) })
+  })
+  return Effect.suspend(() => read)
+}
+
 const same = (a: string | undefined, b: string | undefined): boolean =>
   a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
 
@@ -273,7 +310,10 @@ export class PrivateSession implements Feed {
     this.asked.clear()
     this.reading = true
     const generation = this.generation
-    const read = Effect.forEach(symbols, (symbol) => this.options.rest.openOrders(symbol))
+    const read = Effect.forEach(
+      symbols,
+      (symbol) => Effect.map(readOpenOrders(this.options.rest, symbol), (open) => open.orders)
+    )
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
         Effect.suspend(() => {
@@ -333,15 +373,17 @@ export class PrivateSession implements Feed {
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
       const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+      const gone: Array<string> = []
       for (const symbol of Array.from(this.symbols)) {
         const read = yield* Effect.result(Effect.all([
-          rest.openOrders(symbol),
+          readOpenOrders(rest, symbol),
           rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis),
           rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis)
         ]))
         if (Result.isSuccess(read)) {
           symbols.push(symbol)
-          orders.push(...read.success[0], ...read.success[1])
+          orders.push(...read.success[0].orders, ...read.success[1])
+          gone.push(...read.success[0].gone)
           fills.push(...read.success[2])
         } else if (!this.given.has(symbol) && refusesSymbol(read.failure)) {
           refused.push({ symbol, error: read.failure })
@@ -350,11 +392,11 @@ export class PrivateSession implements Feed {
         }
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
-      // and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
+      // those that left the book while their symbol's open orders were read, and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
       // its order: that order may have been forgotten since (final, behind the watermarks), and asking for it would
       // deliver its final state again.
       const answered = new Set(orders.map((order) => order.orderId))
-      const unknown = new Set<string>()
+      const unknown = new Set<string>(gone)
       for (const order of this.orders.values()) {
         if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
       }
