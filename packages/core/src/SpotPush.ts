@@ -192,7 +192,9 @@ export interface Options {
     | undefined
   /**
    * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). @default 4096
+   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). A private
+   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room instead, and the
+   * pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it. @default 4096
    */
   readonly bufferSize?: number | undefined
   /**
@@ -230,7 +232,8 @@ export interface Options {
 export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
-   * seen in pushes are added. A stream that joins a running private session with a symbol whose open orders were not
+   * seen in pushes are added (a trading pair's form only; one REST then refuses for good, such as a delisted pair, is
+   * no longer read, with a warning logged, and its pushes are still delivered). A stream that joins a running private session with a symbol whose open orders were not
    * read on its connection has them read then (the session's other pushes are not held meanwhile). A symbol the venue
    * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins: the session's
    * backfill would be refused for good, and end every private stream.
@@ -575,6 +578,7 @@ const privateStreams = (
           },
           leave: (session, sink) => {
             sinks(session).delete(sink)
+            session.detach(sink)
           }
         })
       })

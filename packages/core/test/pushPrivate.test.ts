@@ -5,9 +5,9 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Queue, Scope } from "effect"
+import { Deferred, Effect, Fiber, Queue, Scope } from "effect"
 import type { Cause } from "effect"
-import { Push } from "../src/index.ts"
+import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type { Control, DataFrame } from "../src/internal/push/connection.ts"
 import type * as Model from "../src/internal/push/model.ts"
@@ -431,5 +431,312 @@ describe("push private session: watermarks per symbol", () => {
       }
       // REST answers ETH's fill again each time (within its overlap): known, never delivered twice.
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["b0", "b1", "b2"])
+    }))
+})
+
+describe("push private session: what is remembered", () => {
+  const filledFill = (id: string, orderId: string, time: number): Model.Fill => ({ ...fill(id, time), orderId })
+  const filledOrder = (orderId: string, time: number): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "1",
+    filledQuantity: "1",
+    filledValue: undefined,
+    createdTime: time,
+    updatedTime: time,
+    source: "rest"
+  })
+  const placed = (id: string, time: number) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: "BUY",
+        type: "LIMIT",
+        status: "NEW",
+        price: "1",
+        size: "1",
+        cumFillSize: "0",
+        createdTime: String(time),
+        updatedTime: String(time)
+      }]
+    })
+  const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed([]),
+    ordersAfter: (symbol, after) =>
+      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
+    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
+    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+  })
+  const run = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>) =>
+    Effect.gen(function*() {
+      const { control, scope, session } = yield* setup([], { rest: honest(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      return { control, orderSink, session, up, down }
+    })
+
+  it.effect("a filled order is delivered once, however long orders are placed after its last fill", () =>
+    Effect.gen(function*() {
+      // A market buy filled at 100 (its fill the symbol's latest), then orders placed far beyond the retention
+      // (1,000 ms) of it, none filled: the order watermark moves on, the fill watermark stays.
+      const fills = [filledFill("f1", "the-buy", 100)]
+      const orders = [filledOrder("the-buy", 100)]
+      const { control, down, orderSink, session, up } = yield* run(fills, orders)
+      yield* up
+      for (let i = 0; i < 3; i++) session.onFrame(placed(`p${i}`, 3_000 + i), control)
+      // Each reconnection's backfill reads the fill again (within its overlap): known, and so is its order's outcome.
+      for (let drop = 0; drop < 3; drop++) {
+        yield* down
+        yield* up
+      }
+      const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
+      assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+
+  it.effect("a filled order is kept while a fill of it can still come from REST", () =>
+    Effect.gen(function*() {
+      // The buy's final state is known (pushed), its fill not yet (REST lists it late); orders are placed on.
+      const fills: Array<Model.Fill> = []
+      const orders = [filledOrder("the-buy", 100)]
+      const { control, down, orderSink, session, up } = yield* run(fills, orders)
+      yield* up
+      for (let i = 0; i < 3; i++) session.onFrame(placed(`p${i}`, 3_000 + i), control)
+      yield* down
+      yield* up
+      // Now REST lists the fill: new, delivered; its order is no news.
+      fills.push(filledFill("f1", "the-buy", 100))
+      yield* down
+      yield* up
+      const fillSink = [...session.fillSinks][0]!
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
+      const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
+      assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+})
+
+describe("push private session: symbols learnt from pushes", () => {
+  const pushedFillOf = (id: string, symbolName: string, time: number) =>
+    frame("fill", 1, {
+      orderFillTransaction: [{
+        id,
+        symbolName,
+        orderId: id,
+        orderSide: "BUY",
+        fillSize: "1",
+        fillValue: "10",
+        fillFee: "0",
+        direction: "TAKER",
+        createdTime: String(time)
+      }]
+    })
+  // Whether the queue was failed, and what it held before.
+  const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {
+    const values: Array<A> = []
+    let failed = false
+    for (let next = Queue.takeUnsafe(queue); next !== undefined && !failed; next = Queue.takeUnsafe(queue)) {
+      if (next._tag === "Success") values.push(next.value)
+      else failed = true
+    }
+    return { values, failed }
+  }
+  const unknown = () =>
+    new SpotError.SpotError({
+      operation: "SpotClient.openOrders",
+      reason: new SpotError.UnknownSymbolError({ code: "40102", msg: "Symbol does not exist" })
+    })
+  // A venue that lists BTC and ETH only: any other symbol is refused, as the venue's REST does.
+  const listing = (fills: Array<Model.Fill>, asked: Array<string>): Rest => {
+    const known = (symbol: string) => symbol === "BTCUSDT_SPBL" || symbol === "ETHUSDT_SPBL"
+    return {
+      balances: Effect.succeed([]),
+      openOrders: (symbol) =>
+        Effect.suspend(() => {
+          asked.push(symbol)
+          return known(symbol) ? Effect.succeed([]) : Effect.fail(unknown())
+        }),
+      ordersAfter: (symbol) => known(symbol) ? Effect.succeed([]) : Effect.fail(unknown()),
+      fillsAfter: (symbol, after) =>
+        known(symbol)
+          ? Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after))
+          : Effect.fail(unknown()),
+      order: () => Effect.succeed(undefined)
+    }
+  }
+
+  it.effect("a pushed symbol REST refuses (delisted, malformed) is dropped from the backfill; the streams go on", () =>
+    Effect.gen(function*() {
+      const fills: Array<Model.Fill> = []
+      const asked: Array<string> = []
+      const { control, fillSink, scope, session } = yield* setup([], { rest: listing(fills, asked) })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      // Fills of a pair the venue no longer lists and of one written in lower case: pushed, delivered.
+      session.onFrame(pushedFillOf("d1", "DELISTED_SPBL", 100), control)
+      session.onFrame(pushedFillOf("m1", "btcusdt_spbl", 101), control)
+      session.onFrame(pushedFillOf("e1", "ETHUSDT_SPBL", 102), control)
+      const live = taken(fillSink)
+      assert.deepStrictEqual(live.values.map((f) => f.fillId), ["d1", "m1", "e1"])
+      // A reconnection: ETH (learnt from its push) is read, the others are refused or never asked; nothing fails.
+      fills.push({ ...fill("e2", 200), symbol: "ETHUSDT_SPBL" })
+      yield* down
+      asked.length = 0
+      yield* up
+      const after = taken(fillSink)
+      assert.isFalse(after.failed, "the fills stream failed")
+      assert.deepStrictEqual(after.values.map((f) => f.fillId), ["e2"])
+      assert.deepStrictEqual(asked.filter((symbol) => symbol !== "DELISTED_SPBL").sort(), [
+        "BTCUSDT_SPBL",
+        "ETHUSDT_SPBL"
+      ])
+      // The refused symbol is no longer read; a new push of it is still delivered, and does not bring it back.
+      session.onFrame(pushedFillOf("d2", "DELISTED_SPBL", 300), control)
+      assert.deepStrictEqual(taken(fillSink).values.map((f) => f.fillId), ["d2"])
+      yield* down
+      asked.length = 0
+      yield* up
+      assert.deepStrictEqual(asked.slice().sort(), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
+      assert.isFalse(taken(fillSink).failed, "the fills stream failed")
+    }))
+})
+
+describe("push private session: a backfill larger than a consumer's queue", () => {
+  const open = (i: number): Model.OrderUpdate => ({
+    orderId: String(1_000 + i),
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    status: "open",
+    final: false,
+    price: "1",
+    quantity: "1",
+    filledQuantity: "0",
+    filledValue: undefined,
+    createdTime: 60 + i,
+    updatedTime: 60 + i,
+    source: "rest"
+  })
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+  // 250 open orders and 250 fills to read, for queues of 100.
+  const big: Rest = {
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed(range(250).map(open)),
+    ordersAfter: () => Effect.succeed([]),
+    fillsAfter: () => Effect.succeed(range(250).map((i) => fill(`f${i}`, 60 + i))),
+    order: () => Effect.succeed(undefined)
+  }
+  const newSink = <A>() => Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(100)
+  // A consumer that keeps up: takes `n` elements as they come (failing as its stream would).
+  const consume = <A>(sink: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>, n: number) =>
+    Effect.forkChild(Effect.forEach(range(n), () => Queue.take(sink)))
+
+  it.effect("waits for room: consumers that keep up get every record, and a late joiner the whole replay", () =>
+    Effect.gen(function*() {
+      const { activate, fillSink, session } = yield* setup([], { rest: big })
+      const orderSink = yield* newSink<Model.OrderUpdate>()
+      session.attachOrders(orderSink)
+      const fills = yield* consume(fillSink, 250)
+      const orders = yield* consume(orderSink, 250)
+      yield* activate
+      assert.deepStrictEqual((yield* Fiber.join(fills)).map((f) => f.fillId), range(250).map((i) => `f${i}`))
+      assert.strictEqual((yield* Fiber.join(orders)).length, 250)
+      // A consumer joining now is given the 250 open orders, more than its queue holds.
+      const late = yield* newSink<Model.OrderUpdate>()
+      session.attachOrders(late)
+      yield* session.addSymbols([])
+      const replay = yield* Fiber.join(yield* consume(late, 250))
+      assert.deepStrictEqual(replay.map((o) => o.orderId), range(250).map((i) => String(1_000 + i)))
+    }))
+
+  it.effect("a consumer that does not take holds no other, and fails once the buffer's limit of pushes waits behind it", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, session } = yield* setup([], { rest: big, bufferLimit: 5 })
+      const slow = yield* newSink<Model.Fill>()
+      session.fillSinks.add(slow)
+      const fast = yield* consume(fillSink, 250)
+      yield* activate
+      assert.strictEqual((yield* Fiber.join(fast)).length, 250)
+      // Live pushes reach the consumer that keeps up at once, while the other still owes 150 of the backfill.
+      for (let i = 0; i < 5; i++) session.onFrame(pushedFill(`p${i}`), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["p0", "p1", "p2", "p3", "p4"])
+      assert.strictEqual(yield* Queue.size(slow), 100)
+      assert.isTrue(session.fillSinks.has(slow))
+      session.onFrame(pushedFill("p5"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["p5"])
+      // The sixth push behind it: a slow consumer, failed after what it was given.
+      assert.isFalse(session.fillSinks.has(slow))
+      const taken: Array<string> = []
+      const exit = yield* Effect.exit(Effect.forever(Effect.map(Queue.take(slow), (f) => taken.push(f.fillId))))
+      assert.strictEqual(taken.length, 100)
+      assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("SlowConsumerError"))
+    }))
+})
+
+describe("push private session: open orders read while some leave the book", () => {
+  const order = (i: number, status: "open" | "cancelled"): Model.OrderUpdate => ({
+    orderId: String(5_000 + i),
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    status,
+    final: status === "cancelled",
+    price: "1",
+    quantity: "1",
+    filledQuantity: "0",
+    filledValue: undefined,
+    createdTime: 10,
+    updatedTime: status === "open" ? 10 + i : 1_000 + i,
+    source: "rest"
+  })
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
+
+  it.effect("every order open when the session starts is delivered, though orders left while REST paged", () =>
+    Effect.gen(function*() {
+      // 150 open orders, paged 100 at a time, newest first. The 30 newest are cancelled once the first page is read:
+      // the second page (offset 100) then starts at the 130th, and orders 100 to 129 are on no page of that read.
+      let reads = 0
+      const rest: Rest = {
+        balances: Effect.succeed([]),
+        openOrders: () =>
+          Effect.sync(() => {
+            reads++
+            return reads === 1
+              ? [...range(0, 100), ...range(130, 150)].map((i) => order(i, "open"))
+              : range(30, 150).map((i) => order(i, "open"))
+          }),
+        ordersAfter: () => Effect.succeed([]),
+        fillsAfter: () => Effect.succeed([]),
+        order: (orderId) => Effect.succeed(order(Number(orderId) - 5_000, reads === 0 ? "open" : "cancelled"))
+      }
+      const { activate, session } = yield* setup([], { rest })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(1_000)
+      session.attachOrders(orderSink)
+      yield* activate
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      const last = new Map<string, string>()
+      for (const o of drain(orderSink)) last.set(o.orderId, o.status)
+      const missed = range(0, 150).filter((i) => !last.has(String(5_000 + i)))
+      assert.deepStrictEqual(missed, [])
+      // Those that left are delivered as they ended, the others as open.
+      assert.deepStrictEqual(range(0, 30).map((i) => last.get(String(5_000 + i))), range(0, 30).map(() => "cancelled"))
+      assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
     }))
 })

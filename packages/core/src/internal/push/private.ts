@@ -7,12 +7,13 @@
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
 // has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile.
 import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
-import type { Scope } from "effect"
+import type { Fiber, Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type { SpotClient } from "../../SpotClient.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimal from "../model/decimal.ts"
+import { TRADING_PAIR } from "../model/patterns.ts"
 import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
@@ -97,6 +98,43 @@ export const mergeOrder = (
   }
 }
 
+/** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
+const OPEN_ORDERS_PAGE = 100
+/** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
+const OPEN_ORDER_PASSES = 3
+
+interface OpenOrders {
+  /** Every order the reads found (an order may come more than once). */
+  readonly orders: ReadonlyArray<Model.OrderUpdate>
+  /** Orders an earlier read found and the last did not: they left the book meanwhile (or moved pages). */
+  readonly gone: ReadonlyArray<string>
+}
+
+// A symbol's open orders, read so that none is missed. REST pages them by offset, newest first: an order of a page
+// read that leaves the book (filled, cancelled) before the next page is asked for moves an older one onto the page
+// already read, and no page of that read has it. Orders placed meanwhile only move orders the other way (read twice,
+// not missed). A read of one page is one answer, whole; a longer one is read again from the first page until a read
+// finds the same orders as the read before (nothing left while it paged), at most `OPEN_ORDER_PASSES` reads. The
+// orders of all reads count: one hidden from a read was found by another unless the book changed during every read,
+// and the orders that left are told as `gone`, so that their outcome is asked for.
+const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, SpotError.SpotError> => {
+  const reads: Array<ReadonlyArray<Model.OrderUpdate>> = []
+  const ids = (orders: ReadonlyArray<Model.OrderUpdate>) => new Set(orders.map((order) => order.orderId))
+  const read: Effect.Effect<OpenOrders, SpotError.SpotError> = Effect.flatMap(rest.openOrders(symbol), (orders) => {
+    const previous = reads.at(-1)
+    reads.push(orders)
+    const now = ids(orders)
+    const settled = previous === undefined
+      ? orders.length < OPEN_ORDERS_PAGE
+      : previous.length === orders.length && previous.every((order) => now.has(order.orderId))
+    if (!settled && reads.length < OPEN_ORDER_PASSES) return read
+    const gone = new Set<string>()
+    for (const earlier of reads) for (const order of earlier) if (!now.has(order.orderId)) gone.add(order.orderId)
+    return Effect.succeed({ orders: reads.flat(), gone: Array.from(gone) })
+  })
+  return Effect.suspend(() => read)
+}
+
 const same = (a: string | undefined, b: string | undefined): boolean =>
   a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
 
@@ -112,10 +150,31 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
+  /** Symbols learnt from pushes that REST refused, with its answer. */
+  readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
+}
+
+// REST's answer that it will never take this symbol: the venue does not list it (delisted), or it is no trading pair.
+const refusesSymbol = (error: SpotError.SpotError): boolean =>
+  error.reason._tag === "UnknownSymbolError" ||
+  (error.reason._tag === "ValidationError" && error.reason.field === "symbol")
+
+// What a consumer's queue had no room for during a backfill (or a joiner's replay), and every element for it after
+// them, in order; `live`: not of a backfill (counts against the consumer while it waits).
+interface Backlog {
+  readonly sinks: Set<Sink<unknown>>
+  readonly values: Array<{ readonly value: unknown; readonly live: boolean }>
+  head: number
+  live: number
+  fiber: Fiber.Fiber<void> | undefined
 }
 
 export class PrivateSession implements Feed {
   readonly symbols: Set<string>
+  // The symbols consumers gave (checked against the venue's list before they joined): a REST refusal of one is the
+  // session's failure. The others are learnt from pushes; one REST refuses is no longer read, and not learnt again.
+  private readonly given: Set<string>
+  private readonly refused = new Set<string>()
   readonly orderSinks = new Set<Sink<Model.OrderUpdate>>()
   readonly fillSinks = new Set<Sink<Model.Fill>>()
   readonly balanceSinks = new Set<Sink<Model.Balance>>()
@@ -144,10 +203,23 @@ export class PrivateSession implements Feed {
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
   private accountVersion: bigint | undefined = undefined
+  // A backfill's (or a replay's) records are many at once, and a consumer that keeps up cannot take any while they are
+  // merged: while `holding`, what a queue has no room for waits in its backlog, delivered by a fiber as room comes.
+  // Live elements of a consumer with a backlog queue behind it; more than the backfill buffer's limit of them is a
+  // consumer that does not keep up (the live rule, with the same room as the session's buffer of pushes).
+  private holding = false
+  private readonly backlogs = new Map<Sink<unknown>, Backlog>()
 
   constructor(options: Options) {
     this.options = options
     this.symbols = new Set(options.symbols)
+    this.given = new Set(options.symbols)
+  }
+
+  // A symbol seen in a push joins the backfill's list when it is a trading pair REST has not refused: REST would refuse
+  // any other for good, and that refusal must not end the session.
+  private learn(symbol: string): void {
+    if (!this.refused.has(symbol) && TRADING_PAIR.test(symbol)) this.symbols.add(symbol)
   }
 
   // A symbol's watermark: `since` until an event of it was merged.
@@ -166,12 +238,21 @@ export class PrivateSession implements Feed {
   /** Consumers that join late start from the state as merged: the balances, and the orders still open. */
   attachOrders(sink: Sink<Model.OrderUpdate>): void {
     this.orderSinks.add(sink)
-    for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+    this.hold(() => {
+      for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+    })
   }
 
   attachBalances(sink: Sink<Model.Balance>): void {
     this.balanceSinks.add(sink)
-    for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+    this.hold(() => {
+      for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+    })
+  }
+
+  /** A consumer left: what waited for it is dropped. */
+  detach<A>(sink: Sink<A>): void {
+    this.dropBacklog(sink as Sink<unknown>)
   }
 
   /**
@@ -184,9 +265,12 @@ export class PrivateSession implements Feed {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
         this.symbols.add(symbol)
+        this.given.add(symbol)
+        this.refused.delete(symbol)
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
-      return this.phase === "live" ? this.readAsked() : Effect.void
+      // A joiner's replay that did not fit its queue is delivered from here.
+      return Effect.andThen(this.deliverBacklogs(), this.phase === "live" ? this.readAsked() : Effect.void)
     })
   }
 
@@ -226,7 +310,10 @@ export class PrivateSession implements Feed {
     this.asked.clear()
     this.reading = true
     const generation = this.generation
-    const read = Effect.forEach(symbols, (symbol) => this.options.rest.openOrders(symbol))
+    const read = Effect.forEach(
+      symbols,
+      (symbol) => Effect.map(readOpenOrders(this.options.rest, symbol), (open) => open.orders)
+    )
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
         Effect.suspend(() => {
@@ -236,9 +323,11 @@ export class PrivateSession implements Feed {
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
           for (const symbol of symbols) this.read.add(symbol)
           const orders = result.success.flat().sort((a, b) => a.updatedTime - b.updatedTime)
-          for (const order of orders) this.mergeOrder(order)
+          this.hold(() => {
+            for (const order of orders) this.mergeOrder(order)
+          })
           // Symbols brought while these were read.
-          return this.readAsked()
+          return Effect.andThen(this.deliverBacklogs(), this.readAsked())
         })),
       connection.scope
     ))
@@ -266,7 +355,10 @@ export class PrivateSession implements Feed {
     return Effect.andThen(
       Effect.sync(() => {
         const sinks = [...this.orderSinks, ...this.fillSinks, ...this.balanceSinks] as Array<Sink<unknown>>
-        for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
+        for (const sink of sinks) {
+          this.dropBacklog(sink)
+          Queue.failCauseUnsafe(sink, Cause.fail(reason))
+        }
       }),
       this.options.onFailed
     )
@@ -276,30 +368,47 @@ export class PrivateSession implements Feed {
     const { overlapMillis, rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
-      const symbols = Array.from(this.symbols)
+      const symbols: Array<string> = []
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
       const fills: Array<Model.Fill> = []
-      for (const symbol of symbols) {
-        orders.push(...yield* rest.openOrders(symbol))
-        orders.push(...yield* rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis))
-        fills.push(...yield* rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis))
+      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+      const gone: Array<string> = []
+      for (const symbol of Array.from(this.symbols)) {
+        const read = yield* Effect.result(Effect.all([
+          readOpenOrders(rest, symbol),
+          rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis),
+          rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis)
+        ]))
+        if (Result.isSuccess(read)) {
+          symbols.push(symbol)
+          orders.push(...read.success[0].orders, ...read.success[1])
+          gone.push(...read.success[0].gone)
+          fills.push(...read.success[2])
+        } else if (!this.given.has(symbol) && refusesSymbol(read.failure)) {
+          refused.push({ symbol, error: read.failure })
+        } else {
+          return yield* Effect.fail(read.failure)
+        }
       }
       // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
-      // and the orders of fills never seen.
+      // those that left the book while their symbol's open orders were read, and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
+      // its order: that order may have been forgotten since (final, behind the watermarks), and asking for it would
+      // deliver its final state again.
       const answered = new Set(orders.map((order) => order.orderId))
-      const unknown = new Set<string>()
+      const unknown = new Set<string>(gone)
       for (const order of this.orders.values()) {
         if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
       }
       for (const fill of fills) {
+        if (this.fills.has(fill.fillId)) continue
         if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
       }
       for (const orderId of unknown) {
         const order = yield* rest.order(orderId)
         if (order !== undefined) orders.push(order)
       }
-      return { before, symbols, balances, orders, fills }
+      return { before, symbols, balances, orders, fills, refused }
     })
   }
 
@@ -309,27 +418,44 @@ export class PrivateSession implements Feed {
         if (generation !== this.generation) return Effect.void
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
-        const { balances, before, fills, orders, symbols } = result.success
+        const { balances, before, fills, orders, refused, symbols } = result.success
+        const dropped = refused.filter(({ symbol }) => !this.given.has(symbol))
+        for (const { symbol } of dropped) {
+          this.symbols.delete(symbol)
+          this.refused.add(symbol)
+          this.fillMarks.delete(symbol)
+          this.orderMarks.delete(symbol)
+        }
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
         }
         this.accountVersion = undefined
-        for (const balance of balances) this.mergeBalance(balance)
-        for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
-        for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
         const buffered = this.buffer
         this.buffer = []
         this.phase = "live"
-        // An account push is a state: one that came before the balances were asked for is no newer than REST's
-        // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
-        // step back and a duplicate); a coin REST did not list keeps the push.
-        const listed = new Set(balances.map((balance) => balance.coinId))
-        buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+        // The records and the pushes buffered meanwhile are one burst: what a queue has no room for waits for it.
+        this.hold(() => {
+          for (const balance of balances) this.mergeBalance(balance)
+          for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
+          for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
+          // An account push is a state: one that came before the balances were asked for is no newer than REST's
+          // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
+          // step back and a duplicate); a coin REST did not list keeps the push.
+          const listed = new Set(balances.map((balance) => balance.coinId))
+          buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+        })
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
-        return this.readAsked()
+        return Effect.andThen(
+          Effect.forEach(dropped, ({ error, symbol }) =>
+            Effect.logWarning(
+              `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
+                ` a push, which REST refused: ${error.message}); its pushes are still delivered`
+            ), { discard: true }),
+          Effect.andThen(this.deliverBacklogs(), this.readAsked())
+        )
       }))
   }
 
@@ -379,7 +505,7 @@ export class PrivateSession implements Feed {
   private mergeFill(fill: Model.Fill): void {
     if (this.fills.has(fill.fillId)) return
     this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time })
-    if (fill.symbol !== "") this.symbols.add(fill.symbol)
+    this.learn(fill.symbol)
     this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
     if (fill.source === "rest" && fill.time < this.options.since) return
@@ -391,7 +517,7 @@ export class PrivateSession implements Feed {
     const order = mergeOrder(this.orders.get(update.orderId), update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
-    if (order.symbol !== "") this.symbols.add(order.symbol)
+    this.learn(order.symbol)
     this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
@@ -408,11 +534,93 @@ export class PrivateSession implements Feed {
     for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)
   }
 
-  // A consumer that cannot take one more element fails rather than miss it.
+  // A consumer that cannot take one more live element fails rather than miss it; a burst's elements wait for room.
   private offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    const backlog = this.backlogs.get(sink as Sink<unknown>)
+    if (backlog !== undefined) {
+      backlog.values.push({ value, live: !this.holding })
+      if (!this.holding && ++backlog.live > this.options.bufferLimit) this.slow(sinks, sink)
+      return
+    }
     if (Queue.offerUnsafe(sink, value)) return
+    if (this.holding) {
+      this.backlogs.set(sink as Sink<unknown>, {
+        sinks: sinks as Set<Sink<unknown>>,
+        values: [{ value, live: false }],
+        head: 0,
+        live: 0,
+        fiber: undefined
+      })
+      return
+    }
+    this.slow(sinks, sink)
+  }
+
+  private slow<A>(sinks: Set<Sink<A>>, sink: Sink<A>): void {
     sinks.delete(sink)
+    this.dropBacklog(sink as Sink<unknown>)
     Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.options.capacity })))
+  }
+
+  private hold(merge: () => void): void {
+    this.holding = true
+    merge()
+    this.holding = false
+  }
+
+  private dropBacklog(sink: Sink<unknown>): void {
+    const backlog = this.backlogs.get(sink)
+    if (backlog === undefined) return
+    this.backlogs.delete(sink)
+    backlog.fiber?.interruptUnsafe()
+  }
+
+  // A fiber per backlog, until it is delivered. Detached from the connection: its elements are merged already, so no
+  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails.
+  private deliverBacklogs(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      Effect.forEach(
+        Array.from(this.backlogs).filter(([, backlog]) => backlog.fiber === undefined),
+        ([sink, backlog]) =>
+          Effect.map(Effect.forkDetach(this.deliver(sink, backlog)), (fiber) => {
+            backlog.fiber = fiber
+          }),
+        { discard: true }
+      )
+    )
+  }
+
+  private deliver(sink: Sink<unknown>, backlog: Backlog): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.backlogs.get(sink) !== backlog) return Effect.void
+      // What fits at once, then wait for room for the next.
+      while (backlog.head < backlog.values.length && Queue.offerUnsafe(sink, backlog.values[backlog.head]!.value)) {
+        this.delivered(backlog)
+      }
+      if (backlog.head === backlog.values.length) {
+        this.backlogs.delete(sink)
+        return Effect.void
+      }
+      if (backlog.head >= 1024) {
+        backlog.values.splice(0, backlog.head)
+        backlog.head = 0
+      }
+      return Effect.flatMap(Queue.offer(sink, backlog.values[backlog.head]!.value), (offered) => {
+        if (this.backlogs.get(sink) !== backlog) return Effect.void
+        // Not offered: the consumer's queue is done (it left, or failed).
+        if (!offered) {
+          this.backlogs.delete(sink)
+          return Effect.void
+        }
+        this.delivered(backlog)
+        return this.deliver(sink, backlog)
+      })
+    })
+  }
+
+  private delivered(backlog: Backlog): void {
+    if (backlog.values[backlog.head]!.live) backlog.live--
+    backlog.head++
   }
 
   private counted(): void {
@@ -420,16 +628,21 @@ export class PrivateSession implements Feed {
   }
 
   // Fill ids and final orders far behind their symbol's watermarks cannot come back from REST (it looks back only the
-  // overlap): forgotten, so that memory stays flat however long the session runs.
+  // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
+  // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
+  // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
   private prune(): void {
     const { retentionMillis } = this.options
     for (const [id, fill] of this.fills) {
       if (fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) this.fills.delete(id)
     }
     for (const [id, order] of this.orders) {
-      if (order.final && order.updatedTime < this.mark(this.orderMarks, order.symbol) - retentionMillis) {
-        this.orders.delete(id)
-      }
+      if (!order.final) continue
+      const orderMark = this.mark(this.orderMarks, order.symbol)
+      const mark = Decimal.compare(order.filledQuantity, "0") > 0
+        ? Math.min(orderMark, this.mark(this.fillMarks, order.symbol))
+        : orderMark
+      if (order.updatedTime < mark - retentionMillis) this.orders.delete(id)
     }
   }
 }
