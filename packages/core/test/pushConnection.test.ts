@@ -3,11 +3,12 @@
  * that runs late) does nothing, and leaves the channel as the next connection has it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Queue } from "effect"
+import { Clock, Effect, Logger, Queue } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { Connection, nowFunction } from "../src/internal/push/connection.ts"
-import type { Control, DataFrame, Feed } from "../src/internal/push/connection.ts"
+import type { Control, DataFrame, Feed, Settings } from "../src/internal/push/connection.ts"
+import type { Event } from "../src/internal/push/model.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
 import { steppedClock } from "./support/steppedClock.ts"
 
@@ -15,13 +16,13 @@ const CHANNEL = "ticker.BTCUSDT_SPBL"
 
 // One connection as the venue sees it: what it sends the client, and what the client wrote.
 interface Peer {
-  readonly inbox: Queue.Queue<string>
+  readonly inbox: Queue.Queue<string | Uint8Array>
   readonly written: Array<string>
 }
 
 const scripted = (peers: Array<Peer>): Socket.Socket =>
   Socket.make({
-    reader: Effect.map(Queue.unbounded<string>(), (inbox) => {
+    reader: Effect.map(Queue.unbounded<string | Uint8Array>(), (inbox) => {
       peers.push({ inbox, written: [] })
       return { pull: Effect.map(Queue.take(inbox), (text) => [text] as const), upgrade: () => Effect.void }
     }),
@@ -132,5 +133,101 @@ describe("push connection", () => {
       assert.isTrue(connection.fits(100), "an operation free again after the window")
       yield* connection.stop()
     }).pipe(Effect.scoped)
+  })
+
+  describe("frames that cannot be read", () => {
+    const encoder = new TextEncoder()
+    const ticker = (lastPrice: string) =>
+      JSON.stringify({ event: "payload", channel: CHANNEL, data: [{ symbol: "BTCUSDT_SPBL", lastPrice }] })
+    // A frame cut inside a three-byte character: its last byte is the first of `€` (e2 82 ac).
+    const cut = (text: string) => new Uint8Array([...encoder.encode(text), 0xe2])
+
+    const open = (endpoint: "public" | "private", channel: string) =>
+      Effect.gen(function*() {
+        const peers: Array<Peer> = []
+        const frames: Array<DataFrame> = []
+        const events: Array<Event> = []
+        const warnings: Array<string> = []
+        const feed: Feed = {
+          onActive: () => Effect.void,
+          onInactive: () => Effect.void,
+          onFrame: (frame) => void frames.push(frame),
+          onFail: () => Effect.void
+        }
+        const settings: Settings = {
+          endpoint,
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: (event) => void events.push(event),
+          text: new VenueText({ secrets: [], url: "wss://venue.test" })
+        }
+        const connection = new Connection(1, settings, scripted(peers), yield* nowFunction)
+        yield* connection.add(channel, feed)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, JSON.stringify({ event: "subscribed", channel }))
+        yield* settle
+        return { connection, peers, frames, events, warnings }
+      })
+
+    const warningsInto = (warnings: Array<string>) =>
+      Logger.layer([
+        Logger.make((options) => {
+          if (options.logLevel === "Warn") warnings.push(String(options.message))
+        })
+      ])
+
+    it.effect("a binary frame cut inside a UTF-8 character spoils no other frame: each is decoded on its own", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, events, frames, peers } = yield* open("public", CHANNEL)
+        const inbox = peers[0]!.inbox
+        yield* Queue.offer(inbox, cut(ticker("1.5")))
+        yield* Queue.offer(inbox, encoder.encode(ticker("2.5")))
+        yield* Queue.offer(inbox, ticker("3.5"))
+        yield* Queue.offer(inbox, cut(ticker("4.5")))
+        yield* Queue.offer(inbox, ticker("5.5"))
+        yield* settle
+        const prices = frames.map((frame) =>
+          frame._tag === "Payload" ? (frame.data[0] as { readonly lastPrice: string }).lastPrice : "?"
+        )
+        // The cut frames are not UTF-8: dropped, not read as their text with the character left out.
+        assert.deepStrictEqual(prices, ["2.5", "3.5", "5.5"])
+        // A public connection goes on: its feeds resync on what they see (a book's versions), a ticker's next push
+        // stands for the lost one; said once, not per frame.
+        assert.deepStrictEqual(events.map((event) => event._tag), ["Connected"])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "connection 1")
+        assert.include(warnings[0], "could not be read")
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+
+    it.effect("on a private connection a frame that cannot be read replaces the connection, so REST closes the gap", () =>
+      Effect.gen(function*() {
+        const { connection, events, peers } = yield* open("private", "fill")
+        // Two bytes of a fill push cut short, binary; then a text frame that is not JSON, on the next connection.
+        yield* Queue.offer(peers[0]!.inbox, new Uint8Array([0x7b, 0xe2]))
+        yield* settle
+        const first = events.at(-1)
+        assert.strictEqual(first?._tag, "Disconnected")
+        assert.include(first?._tag === "Disconnected" ? first.reason : "", "a frame that could not be read")
+        yield* TestClock.adjust(1_000)
+        yield* settle
+        assert.strictEqual(peers.length, 2, "dialled again")
+        yield* Queue.offer(peers[1]!.inbox, JSON.stringify({ event: "subscribed", channel: "fill" }))
+        yield* Queue.offer(peers[1]!.inbox, "{\"type\":\"trade-event\",\"channel\":\"fill\",")
+        yield* settle
+        assert.deepStrictEqual(events.map((event) => event._tag), [
+          "Connected",
+          "Disconnected",
+          "Connected",
+          "Disconnected"
+        ])
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
   })
 })

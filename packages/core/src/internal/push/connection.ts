@@ -5,7 +5,12 @@
 // pings are answered with the key and time they came with, acknowledgements make subscriptions live, data frames go
 // to the feed of a live channel (those of a channel awaiting its acknowledgement to the feed's `onEarly`, if it has
 // one), and no frame at all for `idleTimeout` ends the connection (the venue may stall with the socket open). Then the
-// loop waits a jittered exponential backoff and dials again. Subscriptions are sent from the registry inside each
+// loop waits a jittered exponential backoff and dials again.
+//
+// Each message is read on its own: a binary frame is decoded as UTF-8 by itself (never with a decoder shared by the
+// connection, where a frame cut inside a character would spoil the next one). A frame that is not UTF-8 JSON is
+// dropped; on a private connection with a live channel it may have been an account event, so the connection is
+// replaced (its session then reads what it missed from REST), on a public one it is logged (`FRAME_LOG_INTERVAL_MILLIS`). Subscriptions are sent from the registry inside each
 // connection, never queued on the socket's writer across connections.
 //
 // Each attempt (the wait for the budget, the dial and the handshake) is a `SpotPush.connect` span, a root span of its
@@ -91,6 +96,23 @@ export interface Settings {
  */
 export const ERROR_LOG_INTERVAL_MILLIS = 60_000
 
+/**
+ * How often the warning about a frame that could not be read (not UTF-8, not JSON) is logged on a public connection:
+ * the first, then at most one such line a minute (saying how many were not logged).
+ */
+export const FRAME_LOG_INTERVAL_MILLIS = 60_000
+
+// A non-streaming decode: every call starts afresh, so nothing of one message is carried into the next; `fatal`,
+// so a frame that is not UTF-8 (cut inside a character) is refused rather than read with U+FFFD in its place.
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A message as text, each decoded on its own; `undefined` for bytes that are not UTF-8. */
+export const textOf = (message: string | Uint8Array): string | undefined => {
+  if (typeof message === "string") return message
+  const decoded = Result.try(() => utf8.decode(message))
+  return Result.isSuccess(decoded) ? decoded.success : undefined
+}
+
 /** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
 export class HeadersUnsupported {
   readonly _tag = "HeadersUnsupported"
@@ -166,6 +188,9 @@ export class Connection {
   // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
   private errorLoggedAt: number | undefined = undefined
   private errorsUnlogged = 0
+  // The same for frames that could not be read (public connections).
+  private unreadableLoggedAt: number | undefined = undefined
+  private unreadableUnlogged = 0
   private readonly telemetry: Reporter
   // Data frames read per channel kind since the metric was last updated (at the end of each batch).
   private readonly received: Array<number> = KINDS.map(() => 0)
@@ -277,9 +302,10 @@ export class Connection {
   }
 
   // One frame: what it asks to run, if anything (a pong, a feed going live or failing).
-  private dispatch(live: Live, text: string): Effect.Effect<void> | undefined {
-    const frame = Push.decodeFrame(text)
-    if (frame === undefined) return undefined
+  private dispatch(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
+    const text = textOf(message)
+    const frame = text === undefined ? undefined : Push.decodeFrame(text)
+    if (frame === undefined) return this.unreadable(live, message)
     switch (frame._tag) {
       case "Ping":
         return live.send(Push.pongMessage(frame))
@@ -317,6 +343,40 @@ export class Connection {
       case "Other":
         return undefined
     }
+  }
+
+  // A frame that is not UTF-8 JSON. On a private connection whose channels are live it may have been an order, fill
+  // or balance push: the connection is replaced, so that the session reads what it missed from REST, as for a push
+  // that does not decode. Before any channel is live nothing is lost (the backfill that follows the acknowledgement
+  // reads it from REST), and a venue that greets each connection with such a frame is not dialled for ever. On a
+  // public connection it is dropped and logged (never quoted: only its kind and size): its feeds see what is missing
+  // (a book's versions), and a ticker's next push stands for the lost one.
+  private unreadable(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
+    const what = typeof message === "string"
+      ? `a text frame of ${message.length} characters that is not JSON`
+      : `a binary frame of ${message.byteLength} bytes that is not UTF-8 JSON`
+    if (this.settings.endpoint === "private") {
+      for (const entry of this.channels.values()) {
+        if (entry.state === "active") {
+          live.control.reconnect(`a frame that could not be read (${what})`, "decode")
+          return undefined
+        }
+      }
+      return undefined
+    }
+    const now = this.now()
+    if (this.unreadableLoggedAt !== undefined && now - this.unreadableLoggedAt < FRAME_LOG_INTERVAL_MILLIS) {
+      this.unreadableUnlogged++
+      return undefined
+    }
+    const unlogged = this.unreadableUnlogged
+    this.unreadableLoggedAt = now
+    this.unreadableUnlogged = 0
+    return Effect.logWarning(
+      `spotkit push: connection ${this.id}: dropped a frame that could not be read (${what})${
+        unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`
+      }`
+    )
   }
 
   // An error frame that names no channel of ours: a warning with its code and message (scrubbed, printable; never the
@@ -410,7 +470,7 @@ export class Connection {
   // Reads until the connection fails, or stays silent for `idleTimeout`.
   private read(
     live: Live,
-    pull: Effect.Effect<ReadonlyArray<string>, Socket.SocketError>
+    pull: Effect.Effect<ReadonlyArray<string | Uint8Array>, Socket.SocketError>
   ): Effect.Effect<never, unknown> {
     const idle = () =>
       Effect.fail(
@@ -419,8 +479,8 @@ export class Connection {
     return Effect.forever(
       Effect.gen({ self: this }, function*() {
         const batch = yield* Effect.timeoutOrElse(pull, { duration: this.settings.idleTimeout, orElse: idle })
-        for (const text of batch) {
-          const effect = this.dispatch(live, text)
+        for (const message of batch) {
+          const effect = this.dispatch(live, message)
           if (effect !== undefined) yield* effect
         }
         this.telemetry.received(this.received)
@@ -458,7 +518,12 @@ export class Connection {
   // interruption then skips that step): the stores record their grants on the fiber (`RateLimiter.granted`), and what
   // they granted so is settled through its `settle`, which for the Redis store settles its entry in Redis too. The
   // wait stays interruptible.
-  private dial(): Effect.Effect<Effect.Effect<ReadonlyArray<string>, Socket.SocketError>, unknown, Scope.Scope> {
+  // The messages are read as they came (text or bytes), to be decoded one by one (`textOf`).
+  private dial(): Effect.Effect<
+    Effect.Effect<ReadonlyArray<string | Uint8Array>, Socket.SocketError>,
+    unknown,
+    Scope.Scope
+  > {
     return Effect.withFiber((fiber) => {
       const grants = collectGrants(fiber)
       let permit: AttemptPermit | undefined
@@ -466,7 +531,7 @@ export class Connection {
         Effect.flatMap(this.settings.attempt, (granted) => {
           stopCollecting(fiber, grants)
           permit = granted
-          return Socket.readerString(this.socket)
+          return Effect.map(this.socket.reader, (reader) => reader.pull)
         }),
         () =>
           Effect.suspend(() => {
