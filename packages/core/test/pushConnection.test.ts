@@ -3,7 +3,7 @@
  * that runs late) does nothing, and leaves the channel as the next connection has it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Logger, Queue } from "effect"
+import { Clock, Effect, Logger, Queue, References } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { Connection, nowFunction } from "../src/internal/push/connection.ts"
@@ -229,5 +229,81 @@ describe("push connection", () => {
         ])
         yield* connection.stop()
       }).pipe(Effect.scoped))
+
+    it.effect("a gzip-compressed frame is not inflated: it is dropped, and the warning says it was compressed", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, frames, peers } = yield* open("public", CHANNEL)
+        // The gzip header (1f 8b, deflate) and a few bytes: the venue shows no compression for V2.
+        yield* Queue.offer(
+          peers[0]!.inbox,
+          new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03])
+        )
+        yield* Queue.offer(peers[0]!.inbox, ticker("2.5"))
+        yield* settle
+        assert.strictEqual(frames.length, 1)
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "gzip")
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+  })
+
+  it.effect("the first orders push a private connection carries is logged at debug level, scrubbed, once", () => {
+    const debug: Array<string> = []
+    const logger = Logger.layer([
+      Logger.make((options) => {
+        if (options.logLevel === "Debug") debug.push(String(options.message))
+      })
+    ])
+    return Effect.gen(function*() {
+      const peers: Array<Peer> = []
+      const frames: Array<DataFrame> = []
+      const feed: Feed = {
+        onActive: () => Effect.void,
+        onInactive: () => Effect.void,
+        onFrame: (frame) => void frames.push(frame),
+        onFail: () => Effect.void
+      }
+      const connection = new Connection(
+        1,
+        {
+          endpoint: "private",
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: () => undefined,
+          text: new VenueText({ secrets: ["the-api-key-0123456789"], url: "wss://venue.test" })
+        },
+        scripted(peers),
+        yield* nowFunction
+      )
+      for (const channel of ["orders", "fill"]) yield* connection.add(channel, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      for (const channel of ["orders", "fill"]) {
+        yield* Queue.offer(peers[0]!.inbox, JSON.stringify({ event: "subscribed", channel }))
+      }
+      const push = (channel: string, id: string) =>
+        JSON.stringify({
+          type: "trade-event",
+          channel,
+          event: "payload",
+          msg: { msgEvent: "OrderUpdate", data: { orders: [{ id, orderSide: "BUY", note: "the-api-key-0123456789" }] } }
+        })
+      yield* Queue.offer(peers[0]!.inbox, push("fill", "1"))
+      yield* Queue.offer(peers[0]!.inbox, push("orders", "2"))
+      yield* Queue.offer(peers[0]!.inbox, push("orders", "3"))
+      yield* settle
+      assert.strictEqual(frames.length, 3)
+      const logged = debug.filter((line) => line.includes("orders push"))
+      assert.strictEqual(logged.length, 1)
+      assert.include(logged[0], "\"id\":\"2\"")
+      assert.include(logged[0], "\"orders\":")
+      assert.notInclude(logged[0], "the-api-key-0123456789")
+      yield* connection.stop()
+    }).pipe(Effect.scoped, Effect.provide(logger), Effect.provideService(References.MinimumLogLevel, "Debug"))
   })
 })

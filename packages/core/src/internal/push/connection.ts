@@ -10,7 +10,12 @@
 // Each message is read on its own: a binary frame is decoded as UTF-8 by itself (never with a decoder shared by the
 // connection, where a frame cut inside a character would spoil the next one). A frame that is not UTF-8 JSON is
 // dropped; on a private connection with a live channel it may have been an account event, so the connection is
-// replaced (its session then reads what it missed from REST), on a public one it is logged (`FRAME_LOG_INTERVAL_MILLIS`). Subscriptions are sent from the registry inside each
+// replaced (its session then reads what it missed from REST), on a public one it is logged (`FRAME_LOG_INTERVAL_MILLIS`).
+// Nothing is inflated: the V2 interface shows no compression (only the legacy v1 stream, another protocol, gzips), and
+// an inflation would let a small frame become a large message (`maxFrameBytes` bounds what the socket takes); a
+// gzip-compressed frame is dropped as unreadable, and the warning says it was compressed. The first `orders` push a
+// private connection carries is logged at debug level (scrubbed, cut): where the venue puts the orders in it is not
+// documented, and a live check pins it from that line. Subscriptions are sent from the registry inside each
 // connection, never queued on the socket's writer across connections.
 //
 // Each attempt (the wait for the budget, the dial and the handshake) is a `SpotPush.connect` span, a root span of its
@@ -191,6 +196,8 @@ export class Connection {
   // The same for frames that could not be read (public connections).
   private unreadableLoggedAt: number | undefined = undefined
   private unreadableUnlogged = 0
+  // Whether the first `orders` push was logged (once for the connection's life, across its reconnections).
+  private ordersLogged = false
   private readonly telemetry: Reporter
   // Data frames read per channel kind since the metric was last updated (at the end of each batch).
   private readonly received: Array<number> = KINDS.map(() => 0)
@@ -303,9 +310,9 @@ export class Connection {
 
   // One frame: what it asks to run, if anything (a pong, a feed going live or failing).
   private dispatch(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
-    const text = textOf(message)
-    const frame = text === undefined ? undefined : Push.decodeFrame(text)
-    if (frame === undefined) return this.unreadable(live, message)
+    const raw = textOf(message)
+    const frame = raw === undefined ? undefined : Push.decodeFrame(raw)
+    if (raw === undefined || frame === undefined) return this.unreadable(live, message)
     switch (frame._tag) {
       case "Ping":
         return live.send(Push.pongMessage(frame))
@@ -338,7 +345,11 @@ export class Connection {
         if (entry.kind >= 0) this.received[entry.kind]!++
         if (entry.state === "active") entry.feed.onFrame(frame, live.control)
         else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
-        return undefined
+        if (this.ordersLogged || frame.channel !== "orders" || this.settings.endpoint !== "private") return undefined
+        this.ordersLogged = true
+        return Effect.logDebug(
+          `spotkit push: connection ${this.id}: the first orders push: ${this.settings.text.line(raw, 4_000)}`
+        )
       }
       case "Other":
         return undefined
@@ -354,6 +365,8 @@ export class Connection {
   private unreadable(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
     const what = typeof message === "string"
       ? `a text frame of ${message.length} characters that is not JSON`
+      : message[0] === 0x1f && message[1] === 0x8b
+      ? `a gzip-compressed binary frame of ${message.byteLength} bytes, not inflated`
       : `a binary frame of ${message.byteLength} bytes that is not UTF-8 JSON`
     if (this.settings.endpoint === "private") {
       for (const entry of this.channels.values()) {
