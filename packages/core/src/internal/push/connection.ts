@@ -93,6 +93,12 @@ export interface Settings {
   readonly text: VenueText
   /** The service's metrics. @default none */
   readonly telemetry?: Reporter | undefined
+  /**
+   * Private connections: whether the venue refuses the credentials (a signed REST call), asked after a handshake that
+   * did not open, at most once every `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
+   * @default none (never asked)
+   */
+  readonly credentialsRefused?: Effect.Effect<PushError.PushErrorReason | undefined> | undefined
 }
 
 /**
@@ -117,6 +123,12 @@ export const textOf = (message: string | Uint8Array): string | undefined => {
   const decoded = Result.try(() => utf8.decode(message))
   return Result.isSuccess(decoded) ? decoded.success : undefined
 }
+
+/**
+ * How often REST is asked whether the venue refuses the credentials while private handshakes keep failing: after the
+ * first that fails, then at most once a minute (one signed call; the backoff dials up to twice a minute).
+ */
+export const CREDENTIALS_CHECK_INTERVAL_MILLIS = 60_000
 
 /** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
 export class HeadersUnsupported {
@@ -196,6 +208,8 @@ export class Connection {
   // The same for frames that could not be read (public connections).
   private unreadableLoggedAt: number | undefined = undefined
   private unreadableUnlogged = 0
+  // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
+  private credentialsCheckedAt: number | undefined = undefined
   // Whether the first `orders` push was logged (once for the connection's life, across its reconnections).
   private ordersLogged = false
   private readonly telemetry: Reporter
@@ -586,6 +600,25 @@ export class Connection {
     return Effect.flatMap(Effect.exit(spanned), () => result ?? Effect.interrupt)
   }
 
+  // After a private handshake that did not open: whether the venue refuses the credentials, asked of REST at most once
+  // every `CREDENTIALS_CHECK_INTERVAL_MILLIS`. A refusal with a status ("refused") may be the key's; so may a failure
+  // with none ("failed"): Node's global WebSocket and the browsers' do not say the status. A timeout or a budget store
+  // that cannot be reached is no answer of the venue's.
+  private credentialsRefused(exit: Exit.Exit<unknown, unknown>): Effect.Effect<PushError.PushErrorReason | undefined> {
+    const check = this.settings.credentialsRefused
+    if (check === undefined) return Effect.succeed(undefined)
+    const outcome = outcomeOf(exit)
+    if (outcome !== "refused" && outcome !== "failed") return Effect.succeed(undefined)
+    const now = this.now()
+    if (
+      this.credentialsCheckedAt !== undefined && now - this.credentialsCheckedAt < CREDENTIALS_CHECK_INTERVAL_MILLIS
+    ) {
+      return Effect.succeed(undefined)
+    }
+    this.credentialsCheckedAt = now
+    return check
+  }
+
   private run(): Effect.Effect<void> {
     return Effect.gen({ self: this }, function*() {
       let attempt = 0
@@ -600,6 +633,11 @@ export class Connection {
           for (const channel of Array.from(this.channels.keys())) {
             yield* this.fail(channel, new PushError.HeadersUnsupportedError({}))
           }
+          return
+        }
+        const refused = connectedAt === undefined ? yield* this.credentialsRefused(exit) : undefined
+        if (refused !== undefined) {
+          for (const channel of Array.from(this.channels.keys())) yield* this.fail(channel, refused)
           return
         }
         if (connectedAt !== undefined && this.now() - connectedAt >= this.settings.backoff.resetAfterMillis) {

@@ -3,6 +3,7 @@
 import { Clock, Deferred, Duration, Effect, Exit, Option, Redacted } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
+import * as PushError from "../../PushError.ts"
 import * as Signer from "../../Signer.ts"
 import { SpotClient } from "../../SpotClient.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -120,4 +121,19 @@ export const privateHeaders = (credentials: Signer.Credentials, userAgent: strin
         [Push.headers.userAgent]: userAgent
       }
     })
+  })
+
+// Whether the venue refuses the credentials, asked after a private handshake that did not open: one signed REST call
+// (the balances, which the private session reads anyway). A refusal of the credentials (`AuthenticationError`,
+// `PermissionError`) is the reason to fail the private streams with; anything else (an answer, a transient failure, a
+// refusal for another reason) says nothing of the key, and the connection is dialled again.
+export const credentialsRefused = (
+  client: SpotClient["Service"]
+): Effect.Effect<PushError.CredentialsRefusedError | undefined> =>
+  Effect.match(client.balances(), {
+    onFailure: (error) =>
+      error.reason._tag === "AuthenticationError" || error.reason._tag === "PermissionError"
+        ? new PushError.CredentialsRefusedError({ error })
+        : undefined,
+    onSuccess: () => undefined
   })
