@@ -120,6 +120,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 /** A message as text, each decoded on its own; `undefined` for bytes that are not UTF-8. */
 export const textOf = (message: string | Uint8Array): string | undefined => {
   if (typeof message === "string") return message
+  // Only bytes that are not UTF-8 are refused so: what is neither text nor bytes (a socket's defect) throws, and the
+  // read loop ends the connection with it described.
+  if (!(message instanceof Uint8Array)) return utf8.decode(message)
   const decoded = Result.try(() => utf8.decode(message))
   return Result.isSuccess(decoded) ? decoded.success : undefined
 }
