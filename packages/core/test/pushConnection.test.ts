@@ -306,4 +306,79 @@ describe("push connection", () => {
       yield* connection.stop()
     }).pipe(Effect.scoped, Effect.provide(logger), Effect.provideService(References.MinimumLogLevel, "Debug"))
   })
+
+  describe("channels the venue may still count", () => {
+    const quiet: Feed = {
+      onActive: () => Effect.void,
+      onInactive: () => Effect.void,
+      onFrame: () => undefined,
+      onFail: () => Effect.void
+    }
+    const make = (operations: number) =>
+      Effect.gen(function*() {
+        const peers: Array<Peer> = []
+        const connection = new Connection(
+          1,
+          {
+            endpoint: "public",
+            idleTimeout: "1 hour",
+            ackTimeoutMillis: 5_000,
+            backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+            operations: { limit: operations, windowMillis: 60_000 },
+            attempt: Effect.succeed({ settle: Effect.void }),
+            emit: () => undefined,
+            text: new VenueText({ secrets: [], url: "wss://venue.test" })
+          },
+          scripted(peers),
+          yield* nowFunction
+        )
+        return { connection, peers }
+      })
+    const BOOK = "depth.BTCUSDT_SPBL.15"
+    const ack = (event: "subscribed" | "unsubscribed", channel: string) => JSON.stringify({ event, channel })
+
+    it.effect("a first subscription that timed out is unsubscribed, and occupies its place until the venue confirms", () =>
+      Effect.gen(function*() {
+        const { connection, peers } = yield* make(240)
+        const failures: Array<string> = []
+        yield* connection.add(CHANNEL, quiet)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+        yield* connection.add(BOOK, {
+          ...quiet,
+          onFail: (_, reason) => Effect.sync(() => void failures.push(reason._tag))
+        })
+        yield* settle
+        yield* TestClock.adjust(5_000)
+        yield* settle
+        assert.deepStrictEqual(failures, ["SubscribeTimeoutError"])
+        assert.strictEqual(peers[0]!.written.at(-1), JSON.stringify({ event: "unsubscribe", channel: BOOK }))
+        // The venue may have subscribed it (its acknowledgement late or lost): it counts it until it says otherwise.
+        assert.isFalse(connection.fits(2))
+        yield* Queue.offer(peers[0]!.inbox, ack("unsubscribed", BOOK))
+        yield* settle
+        assert.isTrue(connection.fits(2))
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("a channel removed with no operation left to unsubscribe it occupies its place for the connection's life", () =>
+      Effect.gen(function*() {
+        const { connection, peers } = yield* make(2)
+        yield* connection.add(CHANNEL, quiet)
+        yield* connection.add(BOOK, quiet)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
+        yield* settle
+        yield* connection.remove(BOOK)
+        assert.strictEqual(peers[0]!.written.length, 2, "no unsubscription sent: no operation left")
+        // The operations' window passes: an operation is free, but the venue still carries the book.
+        yield* TestClock.adjust(61_000)
+        assert.isFalse(connection.fits(2))
+        assert.isTrue(connection.fits(3))
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+  })
 })

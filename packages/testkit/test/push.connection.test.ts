@@ -160,6 +160,30 @@ describe("SpotPush connections", () => {
       assert.isUndefined(book.fiber.pollUnsafe())
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a subscription that timed out is unsubscribed, and counted until the venue confirms: no channel limit broken", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      yield* collect(push.watchTicker(SYMBOL))
+      yield* settle
+      // The venue is slow to acknowledge: the book's subscription times out on the client, the venue counts it.
+      yield* venue.setFaults({ noAck: true })
+      const failed = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBook(SYMBOL))))
+      yield* advance(6_000)
+      assert.strictEqual((yield* Fiber.join(failed)).reason._tag, "SubscribeTimeoutError")
+      yield* venue.setFaults({})
+      // Another channel: it goes where the venue's count allows, and the shared connection is never closed 1008.
+      const eth = yield* collect(push.watchTicker("ETHUSDT_SPBL"))
+      yield* advance(3_000)
+      yield* venue.publish({ _tag: "Ticker", symbol: "ETHUSDT_SPBL", fields: { lastPrice: "2000.5" } })
+      yield* settle
+      assert.deepStrictEqual(disconnects(events.items), [])
+      assert.deepStrictEqual(eth.items.map((ticker) => ticker.lastPrice), ["2000.5"])
+    }).pipe(Effect.provide(setup({
+      push: { limits: { channelsPerConnection: 2 } },
+      venue: { limits: { channelsPerConnection: 2 } }
+    }))))
+
   it.effect("channel cap: channels beyond the cap go on another connection", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* services

@@ -159,6 +159,13 @@ interface Live {
   readonly send: (text: string) => Effect.Effect<void>
   readonly ops: OperationLog
   readonly resyncs: Set<string>
+  /**
+   * Channels dropped by the client that the venue may still count against the channel cap: a first subscription that
+   * timed out (the venue may have subscribed it, its acknowledgement late or lost), a channel removed with no
+   * operation left to unsubscribe it. Each takes a place (`fits`) until the venue confirms its unsubscription or the
+   * connection ends.
+   */
+  readonly lingering: Set<string>
   readonly end: Deferred.Deferred<never, Replaced>
   readonly control: Control
   /** Whether it counts among the connections open (until it is down). */
@@ -228,10 +235,14 @@ export class Connection {
     this.telemetry = settings.telemetry ?? none
   }
 
-  /** Whether another channel fits: under the channel cap, and with an operation left on a live connection. */
+  /**
+   * Whether another channel fits: under the channel cap (counting the channels the venue may still carry), and with an
+   * operation left on a live connection.
+   */
   fits(cap: number): boolean {
-    if (this.stopping || this.channels.size >= cap) return false
-    return this.live === undefined || this.live.ops.remaining(this.now()) >= 1
+    const live = this.live
+    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return false
+    return live === undefined || live.ops.remaining(this.now()) >= 1
   }
 
   /** Starts the reconnecting loop in `scope` unless it runs (it ends when no channel is left). */
@@ -277,7 +288,20 @@ export class Connection {
     const ended = this.endSubscription(entry)
     const live = this.live
     if (live === undefined || entry.state === "idle") return ended
-    return live.ops.spend(1, this.now()) ? Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended) : ended
+    if (live.ops.spend(1, this.now())) return Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended)
+    // Not unsubscribed: the venue carries it on, and counts it, for this connection's life.
+    live.lingering.add(channel)
+    return ended
+  }
+
+  // A first subscription that timed out is dropped by the client, but the venue may have subscribed it: it is
+  // unsubscribed (best effort: one operation, if one is left), and counted as the venue's until it confirms.
+  private forget(live: Live, channel: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.live !== live) return Effect.void
+      live.lingering.add(channel)
+      return live.ops.spend(1, this.now()) ? live.send(Push.unsubscribeMessage(channel)) : Effect.void
+    })
   }
 
   // The subscription stopped counting: what the feed forked in its scope is interrupted (not the fiber closing it).
@@ -308,7 +332,10 @@ export class Connection {
           // A first subscription the venue does not answer fails; a resubscription (after a reconnect or for a
           // resync) that goes unanswered means the connection is broken: replace it.
           if (!entry.acknowledged) {
-            return this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis }))
+            return Effect.andThen(
+              this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis })),
+              this.forget(live, channel)
+            )
           }
           live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`, "unacknowledged")
           return Effect.void
@@ -334,8 +361,12 @@ export class Connection {
       case "Ping":
         return live.send(Push.pongMessage(frame))
       case "Ack": {
+        if (frame.event === "unsubscribed") {
+          live.lingering.delete(frame.channel)
+          return undefined
+        }
         const entry = this.channels.get(frame.channel)
-        if (frame.event !== "subscribed" || entry === undefined || entry.state !== "pending") return undefined
+        if (entry === undefined || entry.state !== "pending") return undefined
         entry.state = "active"
         entry.acknowledged = true
         const subscription = Scope.forkUnsafe(live.scope)
@@ -471,6 +502,7 @@ export class Connection {
         send: (text) => Effect.ignore(writer.write(text)),
         ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
         resyncs: new Set(),
+        lingering: new Set(),
         end,
         open: false,
         control: {
