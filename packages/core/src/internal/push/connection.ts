@@ -393,7 +393,9 @@ export class Connection {
         if (entry.kind >= 0) this.received[entry.kind]!++
         if (entry.state === "active") entry.feed.onFrame(frame, live.control)
         else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
-        if (this.ordersLogged || frame.channel !== "orders" || this.settings.endpoint !== "private") return undefined
+        if (this.ordersLogged || frame.channel !== Push.channels.orders || this.settings.endpoint !== "private") {
+          return undefined
+        }
         this.ordersLogged = true
         return Effect.logDebug(
           `spotkit push: connection ${this.id}: the first orders push: ${this.settings.text.line(raw, 4_000)}`
