@@ -108,8 +108,8 @@ export interface Settings {
 export const ERROR_LOG_INTERVAL_MILLIS = 60_000
 
 /**
- * How often the warning about a frame that could not be read (not UTF-8, not JSON) is logged on a public connection:
- * the first, then at most one such line a minute (saying how many were not logged).
+ * How often the warning about a frame that could not be read (not UTF-8, not JSON) and was dropped is logged, per
+ * connection: the first, then at most one such line a minute (saying how many were not logged).
  */
 export const FRAME_LOG_INTERVAL_MILLIS = 60_000
 
@@ -215,7 +215,7 @@ export class Connection {
   // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
   private errorLoggedAt: number | undefined = undefined
   private errorsUnlogged = 0
-  // The same for frames that could not be read (public connections).
+  // The same for frames that could not be read and were dropped.
   private unreadableLoggedAt: number | undefined = undefined
   private unreadableUnlogged = 0
   // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
@@ -409,9 +409,9 @@ export class Connection {
   // A frame that is not UTF-8 JSON. On a private connection whose channels are live it may have been an order, fill
   // or balance push: the connection is replaced, so that the session reads what it missed from REST, as for a push
   // that does not decode. Before any channel is live nothing is lost (the backfill that follows the acknowledgement
-  // reads it from REST), and a venue that greets each connection with such a frame is not dialled for ever. On a
-  // public connection it is dropped and logged (never quoted: only its kind and size): its feeds see what is missing
-  // (a book's versions), and a ticker's next push stands for the lost one.
+  // reads it from REST), and a venue that greets each connection with such a frame is not dialled for ever. Otherwise
+  // it is dropped and logged (never quoted: only its kind and size): a public feed sees what is missing (a book's
+  // versions), and a ticker's next push stands for the lost one.
   private unreadable(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
     const what = typeof message === "string"
       ? `a text frame of ${message.length} characters that is not JSON`
@@ -425,7 +425,6 @@ export class Connection {
           return undefined
         }
       }
-      return undefined
     }
     const now = this.now()
     if (this.unreadableLoggedAt !== undefined && now - this.unreadableLoggedAt < FRAME_LOG_INTERVAL_MILLIS) {
