@@ -253,14 +253,20 @@ export const subscribeMessage = (channel: string): string => JSON.stringify({ ev
 export const unsubscribeMessage = (channel: string): string => JSON.stringify({ event: "unsubscribe", channel })
 
 /**
- * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received. A
- * `Ping` frame's `time` is always one that can be sent back (`MAX_PING_TIME_LENGTH`).
+ * The answer to a server ping: the key the server used (`event` or `type`) and the same `time`, as received: a string
+ * as a string, a number as the same JSON number (one a double cannot hold, `numeric`, written with its digits as they
+ * came). A `Ping` frame's `time` is always one that can be sent back (`MAX_PING_TIME_LENGTH`).
  *
  * @since 0.1.0
  * @category messages
  */
-export const pongMessage = (ping: { readonly key: "event" | "type"; readonly time: unknown }): string =>
-  Json.stringify({ [ping.key]: "pong", time: ping.time })
+export const pongMessage = (
+  ping: { readonly key: "event" | "type"; readonly time: unknown; readonly numeric?: boolean | undefined }
+): string =>
+  Json.stringify({
+    [ping.key]: "pong",
+    time: ping.numeric === true && typeof ping.time === "string" ? Json.rawNumber(ping.time) : ping.time
+  })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames the venue sends
@@ -297,7 +303,16 @@ const answerable = (time: unknown): time is string | number | undefined =>
  * @category frames
  */
 export type Frame =
-  | { readonly _tag: "Ping"; readonly key: "event" | "type"; readonly time: string | number | undefined }
+  | {
+    readonly _tag: "Ping"
+    readonly key: "event" | "type"
+    readonly time: string | number | undefined
+    /**
+     * Set by `decodeFrame` when `time` is a JSON number that a double would not give back as it came (beyond 2^53, a
+     * fraction, an exponent form): `time` then holds its source text, which `pongMessage` writes as a number.
+     */
+    readonly numeric?: true | undefined
+  }
   | { readonly _tag: "Ack"; readonly event: "subscribed" | "unsubscribed"; readonly channel: string }
   | {
     readonly _tag: "Error"
@@ -382,14 +397,25 @@ export const classify = (json: unknown): Frame => {
 }
 
 /**
- * Parses and classifies a text frame losslessly (`Json.parse`); `undefined` when it is not JSON.
+ * Parses and classifies a text frame losslessly (`Json.parse`); `undefined` when it is not JSON. A ping's numeric
+ * `time` that a double would not give back as it came is kept as its source text, marked `numeric`.
  *
  * @since 0.1.0
  * @category frames
  */
 export const decodeFrame = (frame: string): Frame | undefined => {
   const parsed = Result.try(() => Json.parse(frame))
-  return Result.isSuccess(parsed) ? classify(parsed.success) : undefined
+  if (Result.isFailure(parsed)) return undefined
+  const classified = classify(parsed.success)
+  if (classified._tag !== "Ping" || classified.time === undefined) return classified
+  // The lossless parse turns such a number into its source text, a string like a quoted time: the ping (a rare frame)
+  // is read again with every number tagged to tell them apart.
+  const tagged = Result.try(() => Json.parse(frame, "tagged"))
+  const time = Result.isSuccess(tagged) && isRecord(tagged.success) ? tagged.success.time : undefined
+  if (!(time instanceof Json.JsonNumber)) return classified
+  return typeof classified.time === "string" || JSON.stringify(classified.time) !== time.source
+    ? { ...classified, time: time.source, numeric: true }
+    : classified
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
  * `reason` saying what went wrong. A dropped, stalled or refused connection is no error: the streams reconnect (with
  * backoff, within the venue's connection budget) and close the gap themselves. A stream fails only when it cannot go
  * on as promised: a subscription the venue never acknowledged or refused, a book whose snapshot never comes, a
- * consumer too slow for a stream that must not drop anything, a platform that cannot authenticate, a REST backfill the
- * venue refuses for good.
+ * consumer too slow for a stream that must not drop anything, a platform that cannot authenticate, credentials the venue
+ * refuses (at the handshake, and at REST asked then), a REST backfill the venue refuses for good.
  *
  * @since 0.1.0
  */
@@ -143,6 +143,29 @@ export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/Pu
 }
 
 /**
+ * The venue refused the private connection's handshake, and a signed REST call made then (the balances) was refused
+ * for the credentials too: `error` is an `AuthenticationError` (a wrong key, secret or passphrase; a revoked or expired
+ * key) or a `PermissionError`. Reconnecting cannot mend it, so the private streams fail rather than wait for good. The
+ * REST call is signed with the `SpotClient`'s credentials: when the push is given other credentials than its client,
+ * a refusal of those alone is not detected (the streams go on reconnecting). A handshake refused while REST accepts
+ * the key (a clock out of the venue's window, a venue restarting) is transient: the streams go on reconnecting, and
+ * REST is asked again at most once a minute.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class CredentialsRefusedError
+  extends Schema.Error<CredentialsRefusedError>("@spotkit/core/PushError/CredentialsRefusedError")({
+    _tag: Schema.tag("CredentialsRefusedError"),
+    error: SpotError
+  })
+{
+  override get message(): string {
+    return `the venue refused the private handshake, and REST refused the credentials: ${this.error.message}`
+  }
+}
+
+/**
  * Every reason a `PushError` can carry: those above, and `SpotError.ValidationError` for a stream asked for with bad
  * input (a symbol that is no trading pair, private channels without credentials).
  *
@@ -158,6 +181,7 @@ export type PushErrorReason =
   | HeadersUnsupportedError
   | ConnectionLimitError
   | BackfillError
+  | CredentialsRefusedError
 
 /**
  * Schema of every reason.
@@ -173,7 +197,8 @@ export const PushErrorReason = Schema.Union([
   SlowConsumerError,
   HeadersUnsupportedError,
   ConnectionLimitError,
-  BackfillError
+  BackfillError,
+  CredentialsRefusedError
 ])
 
 /**

@@ -27,7 +27,10 @@
  *
  * Needs a `SpotClient` (the clock offset, the REST backfill) and a `Socket.WebSocketConstructor` (`@spotkit/node`'s
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
- * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need.
+ * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need. Credentials the venue refuses
+ * (a wrong secret, a revoked key) fail the private streams with `CredentialsRefusedError`: after a private handshake
+ * that does not open, a signed REST call (the balances, with the `SpotClient`'s credentials) says whether the venue
+ * refuses them; otherwise the refusal is taken as transient and the connection dialled again.
  *
  * @since 0.1.0
  */
@@ -38,7 +41,13 @@ import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
 import type { Sink } from "./internal/push/feeds.ts"
-import { credentialsRefusal, makeSocket, privateHeaders, serverTimeOnce } from "./internal/push/handshake.ts"
+import {
+  credentialsRefusal,
+  credentialsRefused,
+  makeSocket,
+  privateHeaders,
+  serverTimeOnce
+} from "./internal/push/handshake.ts"
 import { Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
@@ -416,9 +425,11 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   })
   const resolved = resolve(options, attempt, emit, text, telemetry)
   let ids = 0
+  // A private handshake that does not open may be the venue refusing the key: REST, signed, says whether it is.
+  const refused = options.credentials === undefined ? undefined : credentialsRefused(client)
   const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
     new Hub({
-      settings: resolved.settings(endpoint),
+      settings: { ...resolved.settings(endpoint), credentialsRefused: endpoint === "private" ? refused : undefined },
       socket: Effect.suspend(() =>
         makeSocket(construct, resolved.base + Push.paths[endpoint], endpoint, headers, {
           openTimeoutMillis,

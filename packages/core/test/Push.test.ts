@@ -76,6 +76,25 @@ describe("Push", () => {
     assert.strictEqual(Push.pongMessage(type as { key: "type"; time: unknown }), `{"type":"pong","time":1693208170000}`)
   })
 
+  it("a ping whose time is a number a double cannot hold is answered with the same JSON number, not a string", () => {
+    for (const time of ["1693208170000123456", "1693208170.5", "1.6932081700001e12", "1693208170000.000", "-0"]) {
+      for (const key of ["event", "type"] as const) {
+        const ping = Push.decodeFrame(`{"${key}":"ping","time":${time}}`)
+        assert.strictEqual(ping?._tag, "Ping", time)
+        assert.strictEqual(
+          Push.pongMessage(ping as Extract<Push.Frame, { _tag: "Ping" }>),
+          `{"${key}":"pong","time":${time}}`
+        )
+      }
+    }
+    // A string stays a string, whatever it holds.
+    const quoted = Push.decodeFrame(`{"event":"ping","time":"1693208170000123456"}`)
+    assert.strictEqual(
+      Push.pongMessage(quoted as Extract<Push.Frame, { _tag: "Ping" }>),
+      `{"event":"pong","time":"1693208170000123456"}`
+    )
+  })
+
   it("pings: a Ping only with a time that can be sent back (a bounded string, a number, none); any other is Other", () => {
     const atLimit = "9".repeat(Push.MAX_PING_TIME_LENGTH)
     assert.deepStrictEqual(Push.decodeFrame(`{"event":"ping","time":"${atLimit}"}`), {
@@ -83,11 +102,12 @@ describe("Push", () => {
       key: "event",
       time: atLimit
     })
-    // A number a double cannot hold stays its digits (lossless parse), and is answered with them.
+    // A number a double cannot hold stays its digits (lossless parse), marked a number, and is answered with them.
     assert.deepStrictEqual(Push.decodeFrame(`{"type":"ping","time":123456789012345678901}`), {
       _tag: "Ping",
       key: "type",
-      time: "123456789012345678901"
+      time: "123456789012345678901",
+      numeric: true
     })
     assert.deepStrictEqual(Push.decodeFrame(`{"event":"ping"}`), { _tag: "Ping", key: "event", time: undefined })
     for (

@@ -3,11 +3,12 @@
  * that runs late) does nothing, and leaves the channel as the next connection has it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Queue } from "effect"
+import { Clock, Effect, Logger, Queue, References } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestClock } from "effect/testing"
 import { Connection, nowFunction } from "../src/internal/push/connection.ts"
-import type { Control, DataFrame, Feed } from "../src/internal/push/connection.ts"
+import type { Control, DataFrame, Feed, Settings } from "../src/internal/push/connection.ts"
+import type { Event } from "../src/internal/push/model.ts"
 import { VenueText } from "../src/internal/push/venueText.ts"
 import { steppedClock } from "./support/steppedClock.ts"
 
@@ -15,13 +16,13 @@ const CHANNEL = "ticker.BTCUSDT_SPBL"
 
 // One connection as the venue sees it: what it sends the client, and what the client wrote.
 interface Peer {
-  readonly inbox: Queue.Queue<string>
+  readonly inbox: Queue.Queue<string | Uint8Array>
   readonly written: Array<string>
 }
 
 const scripted = (peers: Array<Peer>): Socket.Socket =>
   Socket.make({
-    reader: Effect.map(Queue.unbounded<string>(), (inbox) => {
+    reader: Effect.map(Queue.unbounded<string | Uint8Array>(), (inbox) => {
       peers.push({ inbox, written: [] })
       return { pull: Effect.map(Queue.take(inbox), (text) => [text] as const), upgrade: () => Effect.void }
     }),
@@ -132,5 +133,252 @@ describe("push connection", () => {
       assert.isTrue(connection.fits(100), "an operation free again after the window")
       yield* connection.stop()
     }).pipe(Effect.scoped)
+  })
+
+  describe("frames that cannot be read", () => {
+    const encoder = new TextEncoder()
+    const ticker = (lastPrice: string) =>
+      JSON.stringify({ event: "payload", channel: CHANNEL, data: [{ symbol: "BTCUSDT_SPBL", lastPrice }] })
+    // A frame cut inside a three-byte character: its last byte is the first of `€` (e2 82 ac).
+    const cut = (text: string) => new Uint8Array([...encoder.encode(text), 0xe2])
+
+    const open = (endpoint: "public" | "private", channel: string) =>
+      Effect.gen(function*() {
+        const peers: Array<Peer> = []
+        const frames: Array<DataFrame> = []
+        const events: Array<Event> = []
+        const warnings: Array<string> = []
+        const feed: Feed = {
+          onActive: () => Effect.void,
+          onInactive: () => Effect.void,
+          onFrame: (frame) => void frames.push(frame),
+          onFail: () => Effect.void
+        }
+        const settings: Settings = {
+          endpoint,
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: (event) => void events.push(event),
+          text: new VenueText({ secrets: [], url: "wss://venue.test" })
+        }
+        const connection = new Connection(1, settings, scripted(peers), yield* nowFunction)
+        yield* connection.add(channel, feed)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, JSON.stringify({ event: "subscribed", channel }))
+        yield* settle
+        return { connection, peers, frames, events, warnings }
+      })
+
+    const warningsInto = (warnings: Array<string>) =>
+      Logger.layer([
+        Logger.make((options) => {
+          if (options.logLevel === "Warn") warnings.push(String(options.message))
+        })
+      ])
+
+    it.effect("a binary frame cut inside a UTF-8 character spoils no other frame: each is decoded on its own", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, events, frames, peers } = yield* open("public", CHANNEL)
+        const inbox = peers[0]!.inbox
+        yield* Queue.offer(inbox, cut(ticker("1.5")))
+        yield* Queue.offer(inbox, encoder.encode(ticker("2.5")))
+        yield* Queue.offer(inbox, ticker("3.5"))
+        yield* Queue.offer(inbox, cut(ticker("4.5")))
+        yield* Queue.offer(inbox, ticker("5.5"))
+        yield* settle
+        const prices = frames.map((frame) =>
+          frame._tag === "Payload" ? (frame.data[0] as { readonly lastPrice: string }).lastPrice : "?"
+        )
+        // The cut frames are not UTF-8: dropped, not read as their text with the character left out.
+        assert.deepStrictEqual(prices, ["2.5", "3.5", "5.5"])
+        // A public connection goes on: its feeds resync on what they see (a book's versions), a ticker's next push
+        // stands for the lost one; said once, not per frame.
+        assert.deepStrictEqual(events.map((event) => event._tag), ["Connected"])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "connection 1")
+        assert.include(warnings[0], "could not be read")
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+
+    it.effect("on a private connection a frame that cannot be read replaces the connection, so REST closes the gap", () =>
+      Effect.gen(function*() {
+        const { connection, events, peers } = yield* open("private", "fill")
+        // Two bytes of a fill push cut short, binary; then a text frame that is not JSON, on the next connection.
+        yield* Queue.offer(peers[0]!.inbox, new Uint8Array([0x7b, 0xe2]))
+        yield* settle
+        const first = events.at(-1)
+        assert.strictEqual(first?._tag, "Disconnected")
+        assert.include(first?._tag === "Disconnected" ? first.reason : "", "a frame that could not be read")
+        yield* TestClock.adjust(1_000)
+        yield* settle
+        assert.strictEqual(peers.length, 2, "dialled again")
+        yield* Queue.offer(peers[1]!.inbox, JSON.stringify({ event: "subscribed", channel: "fill" }))
+        yield* Queue.offer(peers[1]!.inbox, "{\"type\":\"trade-event\",\"channel\":\"fill\",")
+        yield* settle
+        assert.deepStrictEqual(events.map((event) => event._tag), [
+          "Connected",
+          "Disconnected",
+          "Connected",
+          "Disconnected"
+        ])
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("a gzip-compressed frame is not inflated: it is dropped, and the warning says it was compressed", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, frames, peers } = yield* open("public", CHANNEL)
+        // The gzip header (1f 8b, deflate) and a few bytes: the venue shows no compression for V2.
+        yield* Queue.offer(
+          peers[0]!.inbox,
+          new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03])
+        )
+        yield* Queue.offer(peers[0]!.inbox, ticker("2.5"))
+        yield* settle
+        assert.strictEqual(frames.length, 1)
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "gzip")
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+  })
+
+  it.effect("the first orders push a private connection carries is logged at debug level, scrubbed, once", () => {
+    const debug: Array<string> = []
+    const logger = Logger.layer([
+      Logger.make((options) => {
+        if (options.logLevel === "Debug") debug.push(String(options.message))
+      })
+    ])
+    return Effect.gen(function*() {
+      const peers: Array<Peer> = []
+      const frames: Array<DataFrame> = []
+      const feed: Feed = {
+        onActive: () => Effect.void,
+        onInactive: () => Effect.void,
+        onFrame: (frame) => void frames.push(frame),
+        onFail: () => Effect.void
+      }
+      const connection = new Connection(
+        1,
+        {
+          endpoint: "private",
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: () => undefined,
+          text: new VenueText({ secrets: ["the-api-key-0123456789"], url: "wss://venue.test" })
+        },
+        scripted(peers),
+        yield* nowFunction
+      )
+      for (const channel of ["orders", "fill"]) yield* connection.add(channel, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      for (const channel of ["orders", "fill"]) {
+        yield* Queue.offer(peers[0]!.inbox, JSON.stringify({ event: "subscribed", channel }))
+      }
+      const push = (channel: string, id: string) =>
+        JSON.stringify({
+          type: "trade-event",
+          channel,
+          event: "payload",
+          msg: { msgEvent: "OrderUpdate", data: { orders: [{ id, orderSide: "BUY", note: "the-api-key-0123456789" }] } }
+        })
+      yield* Queue.offer(peers[0]!.inbox, push("fill", "1"))
+      yield* Queue.offer(peers[0]!.inbox, push("orders", "2"))
+      yield* Queue.offer(peers[0]!.inbox, push("orders", "3"))
+      yield* settle
+      assert.strictEqual(frames.length, 3)
+      const logged = debug.filter((line) => line.includes("orders push"))
+      assert.strictEqual(logged.length, 1)
+      assert.include(logged[0], "\"id\":\"2\"")
+      assert.include(logged[0], "\"orders\":")
+      assert.notInclude(logged[0], "the-api-key-0123456789")
+      yield* connection.stop()
+    }).pipe(Effect.scoped, Effect.provide(logger), Effect.provideService(References.MinimumLogLevel, "Debug"))
+  })
+
+  describe("channels the venue may still count", () => {
+    const quiet: Feed = {
+      onActive: () => Effect.void,
+      onInactive: () => Effect.void,
+      onFrame: () => undefined,
+      onFail: () => Effect.void
+    }
+    const make = (operations: number) =>
+      Effect.gen(function*() {
+        const peers: Array<Peer> = []
+        const connection = new Connection(
+          1,
+          {
+            endpoint: "public",
+            idleTimeout: "1 hour",
+            ackTimeoutMillis: 5_000,
+            backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+            operations: { limit: operations, windowMillis: 60_000 },
+            attempt: Effect.succeed({ settle: Effect.void }),
+            emit: () => undefined,
+            text: new VenueText({ secrets: [], url: "wss://venue.test" })
+          },
+          scripted(peers),
+          yield* nowFunction
+        )
+        return { connection, peers }
+      })
+    const BOOK = "depth.BTCUSDT_SPBL.15"
+    const ack = (event: "subscribed" | "unsubscribed", channel: string) => JSON.stringify({ event, channel })
+
+    it.effect("a first subscription that timed out is unsubscribed, and occupies its place until the venue confirms", () =>
+      Effect.gen(function*() {
+        const { connection, peers } = yield* make(240)
+        const failures: Array<string> = []
+        yield* connection.add(CHANNEL, quiet)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+        yield* connection.add(BOOK, {
+          ...quiet,
+          onFail: (_, reason) => Effect.sync(() => void failures.push(reason._tag))
+        })
+        yield* settle
+        yield* TestClock.adjust(5_000)
+        yield* settle
+        assert.deepStrictEqual(failures, ["SubscribeTimeoutError"])
+        assert.strictEqual(peers[0]!.written.at(-1), JSON.stringify({ event: "unsubscribe", channel: BOOK }))
+        // The venue may have subscribed it (its acknowledgement late or lost): it counts it until it says otherwise.
+        assert.isFalse(connection.fits(2))
+        yield* Queue.offer(peers[0]!.inbox, ack("unsubscribed", BOOK))
+        yield* settle
+        assert.isTrue(connection.fits(2))
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("a channel removed with no operation left to unsubscribe it occupies its place for the connection's life", () =>
+      Effect.gen(function*() {
+        const { connection, peers } = yield* make(2)
+        yield* connection.add(CHANNEL, quiet)
+        yield* connection.add(BOOK, quiet)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
+        yield* settle
+        yield* connection.remove(BOOK)
+        assert.strictEqual(peers[0]!.written.length, 2, "no unsubscription sent: no operation left")
+        // The operations' window passes: an operation is free, but the venue still carries the book.
+        yield* TestClock.adjust(61_000)
+        assert.isFalse(connection.fits(2))
+        assert.isTrue(connection.fits(3))
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
   })
 })

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient } from "@spotkit/core"
-import { Effect, Fiber, Layer, Stream } from "effect"
+import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { PushVenue, TestExchange } from "../src/index.ts"
 import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
@@ -23,6 +23,13 @@ const services = Effect.gen(function*() {
     exchange: yield* TestExchange.TestExchange
   }
 })
+
+const alice = TestExchange.demoKeys.alice
+const wrongSecret = {
+  apiKey: Redacted.make(alice.apiKey),
+  passphrase: Redacted.make(alice.passphrase),
+  secretKey: Redacted.make("not-the-secret")
+}
 
 const disconnects = (events: ReadonlyArray<SpotPush.Event>) =>
   events.filter((e): e is Extract<SpotPush.Event, { _tag: "Disconnected" }> => e._tag === "Disconnected")
@@ -153,6 +160,30 @@ describe("SpotPush connections", () => {
       assert.isUndefined(book.fiber.pollUnsafe())
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a subscription that timed out is unsubscribed, and counted until the venue confirms: no channel limit broken", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      yield* collect(push.watchTicker(SYMBOL))
+      yield* settle
+      // The venue is slow to acknowledge: the book's subscription times out on the client, the venue counts it.
+      yield* venue.setFaults({ noAck: true })
+      const failed = yield* Effect.forkChild(Effect.flip(Stream.runDrain(push.watchBook(SYMBOL))))
+      yield* advance(6_000)
+      assert.strictEqual((yield* Fiber.join(failed)).reason._tag, "SubscribeTimeoutError")
+      yield* venue.setFaults({})
+      // Another channel: it goes where the venue's count allows, and the shared connection is never closed 1008.
+      const eth = yield* collect(push.watchTicker("ETHUSDT_SPBL"))
+      yield* advance(3_000)
+      yield* venue.publish({ _tag: "Ticker", symbol: "ETHUSDT_SPBL", fields: { lastPrice: "2000.5" } })
+      yield* settle
+      assert.deepStrictEqual(disconnects(events.items), [])
+      assert.deepStrictEqual(eth.items.map((ticker) => ticker.lastPrice), ["2000.5"])
+    }).pipe(Effect.provide(setup({
+      push: { limits: { channelsPerConnection: 2 } },
+      venue: { limits: { channelsPerConnection: 2 } }
+    }))))
+
   it.effect("channel cap: channels beyond the cap go on another connection", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* services
@@ -206,6 +237,43 @@ describe("SpotPush connections", () => {
       assert.isAtLeast(stats.refused, 3)
       assert.strictEqual(stats.refused, stats.attempts)
     }).pipe(Effect.provide(PushVenue.layerWebSocketConstructor.pipe(Layer.provideMerge(setup())))))
+
+  it.effect("a key the venue refuses at the handshake, and REST too, fails the private streams with a typed error", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      const balances = yield* collect(push.watchBalances())
+      yield* advance(5_000)
+      const stats = yield* venue.stats
+      assert.isAtLeast(stats.refused, 1)
+      for (const stream of [fills, balances]) {
+        const exit = stream.fiber.pollUnsafe()
+        assert.isDefined(exit, "the stream still waits")
+        assert.isTrue(exit !== undefined && exit._tag === "Failure")
+        const error = yield* Effect.flip(Fiber.join(stream.fiber))
+        assert.strictEqual(error.reason._tag, "CredentialsRefusedError")
+        assert.include(error.message, "refused")
+      }
+      // One refused handshake, one REST call that confirms it: not a reconnect loop.
+      assert.isAtMost(disconnects(events.items).length, 1)
+    }).pipe(Effect.provide(setup({
+      client: { credentials: wrongSecret },
+      push: { credentials: wrongSecret }
+    }))))
+
+  it.effect("a handshake refused while REST accepts the key is transient: the stream waits, REST asked once a minute", () =>
+    Effect.gen(function*() {
+      const { exchange, push, venue } = yield* services
+      const before = (yield* exchange.requests).length
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* advance(150_000)
+      assert.isUndefined(fills.fiber.pollUnsafe())
+      assert.isAtLeast((yield* venue.stats).refused, 5)
+      const balanceReads = (yield* exchange.requests).slice(before).filter((r) => r.path.endsWith("/account/assets"))
+      assert.isAtLeast(balanceReads.length, 2)
+      assert.isAtMost(balanceReads.length, 3)
+    }).pipe(Effect.provide(setup({ push: { credentials: wrongSecret } }))))
 
   it.effect("a platform whose WebSocket takes no headers: public channels work, private ones fail with a typed error", () =>
     Effect.gen(function*() {

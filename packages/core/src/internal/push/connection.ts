@@ -5,7 +5,17 @@
 // pings are answered with the key and time they came with, acknowledgements make subscriptions live, data frames go
 // to the feed of a live channel (those of a channel awaiting its acknowledgement to the feed's `onEarly`, if it has
 // one), and no frame at all for `idleTimeout` ends the connection (the venue may stall with the socket open). Then the
-// loop waits a jittered exponential backoff and dials again. Subscriptions are sent from the registry inside each
+// loop waits a jittered exponential backoff and dials again.
+//
+// Each message is read on its own: a binary frame is decoded as UTF-8 by itself (never with a decoder shared by the
+// connection, where a frame cut inside a character would spoil the next one). A frame that is not UTF-8 JSON is
+// dropped; on a private connection with a live channel it may have been an account event, so the connection is
+// replaced (its session then reads what it missed from REST), on a public one it is logged (`FRAME_LOG_INTERVAL_MILLIS`).
+// Nothing is inflated: the V2 interface shows no compression (only the legacy v1 stream, another protocol, gzips), and
+// an inflation would let a small frame become a large message (`maxFrameBytes` bounds what the socket takes); a
+// gzip-compressed frame is dropped as unreadable, and the warning says it was compressed. The first `orders` push a
+// private connection carries is logged at debug level (scrubbed, cut): where the venue puts the orders in it is not
+// documented, and a live check pins it from that line. Subscriptions are sent from the registry inside each
 // connection, never queued on the socket's writer across connections.
 //
 // Each attempt (the wait for the budget, the dial and the handshake) is a `SpotPush.connect` span, a root span of its
@@ -83,6 +93,12 @@ export interface Settings {
   readonly text: VenueText
   /** The service's metrics. @default none */
   readonly telemetry?: Reporter | undefined
+  /**
+   * Private connections: whether the venue refuses the credentials (a signed REST call), asked after a handshake that
+   * did not open, at most once every `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
+   * @default none (never asked)
+   */
+  readonly credentialsRefused?: Effect.Effect<PushError.PushErrorReason | undefined> | undefined
 }
 
 /**
@@ -90,6 +106,32 @@ export interface Settings {
  * then at most one such line a minute (saying how many were not logged), however many the venue sends.
  */
 export const ERROR_LOG_INTERVAL_MILLIS = 60_000
+
+/**
+ * How often the warning about a frame that could not be read (not UTF-8, not JSON) and was dropped is logged, per
+ * connection: the first, then at most one such line a minute (saying how many were not logged).
+ */
+export const FRAME_LOG_INTERVAL_MILLIS = 60_000
+
+// A non-streaming decode: every call starts afresh, so nothing of one message is carried into the next; `fatal`,
+// so a frame that is not UTF-8 (cut inside a character) is refused rather than read with U+FFFD in its place.
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A message as text, each decoded on its own; `undefined` for bytes that are not UTF-8. */
+export const textOf = (message: string | Uint8Array): string | undefined => {
+  if (typeof message === "string") return message
+  // Only bytes that are not UTF-8 are refused so: what is neither text nor bytes (a socket's defect) throws, and the
+  // read loop ends the connection with it described.
+  if (!(message instanceof Uint8Array)) return utf8.decode(message)
+  const decoded = Result.try(() => utf8.decode(message))
+  return Result.isSuccess(decoded) ? decoded.success : undefined
+}
+
+/**
+ * How often REST is asked whether the venue refuses the credentials while private handshakes keep failing: after the
+ * first that fails, then at most once a minute (one signed call; the backoff dials up to twice a minute).
+ */
+export const CREDENTIALS_CHECK_INTERVAL_MILLIS = 60_000
 
 /** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
 export class HeadersUnsupported {
@@ -117,6 +159,13 @@ interface Live {
   readonly send: (text: string) => Effect.Effect<void>
   readonly ops: OperationLog
   readonly resyncs: Set<string>
+  /**
+   * Channels dropped by the client that the venue may still count against the channel cap: a first subscription that
+   * timed out (the venue may have subscribed it, its acknowledgement late or lost), a channel removed with no
+   * operation left to unsubscribe it. Each takes a place (`fits`) until the venue confirms its unsubscription or the
+   * connection ends.
+   */
+  readonly lingering: Set<string>
   readonly end: Deferred.Deferred<never, Replaced>
   readonly control: Control
   /** Whether it counts among the connections open (until it is down). */
@@ -166,6 +215,13 @@ export class Connection {
   // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
   private errorLoggedAt: number | undefined = undefined
   private errorsUnlogged = 0
+  // The same for frames that could not be read and were dropped.
+  private unreadableLoggedAt: number | undefined = undefined
+  private unreadableUnlogged = 0
+  // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
+  private credentialsCheckedAt: number | undefined = undefined
+  // Whether the first `orders` push was logged (once for the connection's life, across its reconnections).
+  private ordersLogged = false
   private readonly telemetry: Reporter
   // Data frames read per channel kind since the metric was last updated (at the end of each batch).
   private readonly received: Array<number> = KINDS.map(() => 0)
@@ -179,10 +235,14 @@ export class Connection {
     this.telemetry = settings.telemetry ?? none
   }
 
-  /** Whether another channel fits: under the channel cap, and with an operation left on a live connection. */
+  /**
+   * Whether another channel fits: under the channel cap (counting the channels the venue may still carry), and with an
+   * operation left on a live connection.
+   */
   fits(cap: number): boolean {
-    if (this.stopping || this.channels.size >= cap) return false
-    return this.live === undefined || this.live.ops.remaining(this.now()) >= 1
+    const live = this.live
+    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return false
+    return live === undefined || live.ops.remaining(this.now()) >= 1
   }
 
   /** Starts the reconnecting loop in `scope` unless it runs (it ends when no channel is left). */
@@ -228,7 +288,20 @@ export class Connection {
     const ended = this.endSubscription(entry)
     const live = this.live
     if (live === undefined || entry.state === "idle") return ended
-    return live.ops.spend(1, this.now()) ? Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended) : ended
+    if (live.ops.spend(1, this.now())) return Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended)
+    // Not unsubscribed: the venue carries it on, and counts it, for this connection's life.
+    live.lingering.add(channel)
+    return ended
+  }
+
+  // A first subscription that timed out is dropped by the client, but the venue may have subscribed it: it is
+  // unsubscribed (best effort: one operation, if one is left), and counted as the venue's until it confirms.
+  private forget(live: Live, channel: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.live !== live) return Effect.void
+      live.lingering.add(channel)
+      return live.ops.spend(1, this.now()) ? live.send(Push.unsubscribeMessage(channel)) : Effect.void
+    })
   }
 
   // The subscription stopped counting: what the feed forked in its scope is interrupted (not the fiber closing it).
@@ -259,7 +332,10 @@ export class Connection {
           // A first subscription the venue does not answer fails; a resubscription (after a reconnect or for a
           // resync) that goes unanswered means the connection is broken: replace it.
           if (!entry.acknowledged) {
-            return this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis }))
+            return Effect.andThen(
+              this.fail(channel, new PushError.SubscribeTimeoutError({ channel, timeoutMillis })),
+              this.forget(live, channel)
+            )
           }
           live.control.reconnect(`no acknowledgement of ${channel} within ${timeoutMillis} ms`, "unacknowledged")
           return Effect.void
@@ -277,15 +353,20 @@ export class Connection {
   }
 
   // One frame: what it asks to run, if anything (a pong, a feed going live or failing).
-  private dispatch(live: Live, text: string): Effect.Effect<void> | undefined {
-    const frame = Push.decodeFrame(text)
-    if (frame === undefined) return undefined
+  private dispatch(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
+    const raw = textOf(message)
+    const frame = raw === undefined ? undefined : Push.decodeFrame(raw)
+    if (raw === undefined || frame === undefined) return this.unreadable(live, message)
     switch (frame._tag) {
       case "Ping":
         return live.send(Push.pongMessage(frame))
       case "Ack": {
+        if (frame.event === "unsubscribed") {
+          live.lingering.delete(frame.channel)
+          return undefined
+        }
         const entry = this.channels.get(frame.channel)
-        if (frame.event !== "subscribed" || entry === undefined || entry.state !== "pending") return undefined
+        if (entry === undefined || entry.state !== "pending") return undefined
         entry.state = "active"
         entry.acknowledged = true
         const subscription = Scope.forkUnsafe(live.scope)
@@ -312,11 +393,52 @@ export class Connection {
         if (entry.kind >= 0) this.received[entry.kind]!++
         if (entry.state === "active") entry.feed.onFrame(frame, live.control)
         else if (entry.state === "pending") entry.feed.onEarly?.(frame.channel, frame)
-        return undefined
+        if (this.ordersLogged || frame.channel !== Push.channels.orders || this.settings.endpoint !== "private") {
+          return undefined
+        }
+        this.ordersLogged = true
+        return Effect.logDebug(
+          `spotkit push: connection ${this.id}: the first orders push: ${this.settings.text.line(raw, 4_000)}`
+        )
       }
       case "Other":
         return undefined
     }
+  }
+
+  // A frame that is not UTF-8 JSON. On a private connection whose channels are live it may have been an order, fill
+  // or balance push: the connection is replaced, so that the session reads what it missed from REST, as for a push
+  // that does not decode. Before any channel is live nothing is lost (the backfill that follows the acknowledgement
+  // reads it from REST), and a venue that greets each connection with such a frame is not dialled for ever. Otherwise
+  // it is dropped and logged (never quoted: only its kind and size): a public feed sees what is missing (a book's
+  // versions), and a ticker's next push stands for the lost one.
+  private unreadable(live: Live, message: string | Uint8Array): Effect.Effect<void> | undefined {
+    const what = typeof message === "string"
+      ? `a text frame of ${message.length} characters that is not JSON`
+      : message[0] === 0x1f && message[1] === 0x8b
+      ? `a gzip-compressed binary frame of ${message.byteLength} bytes, not inflated`
+      : `a binary frame of ${message.byteLength} bytes that is not UTF-8 JSON`
+    if (this.settings.endpoint === "private") {
+      for (const entry of this.channels.values()) {
+        if (entry.state === "active") {
+          live.control.reconnect(`a frame that could not be read (${what})`, "decode")
+          return undefined
+        }
+      }
+    }
+    const now = this.now()
+    if (this.unreadableLoggedAt !== undefined && now - this.unreadableLoggedAt < FRAME_LOG_INTERVAL_MILLIS) {
+      this.unreadableUnlogged++
+      return undefined
+    }
+    const unlogged = this.unreadableUnlogged
+    this.unreadableLoggedAt = now
+    this.unreadableUnlogged = 0
+    return Effect.logWarning(
+      `spotkit push: connection ${this.id}: dropped a frame that could not be read (${what})${
+        unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`
+      }`
+    )
   }
 
   // An error frame that names no channel of ours: a warning with its code and message (scrubbed, printable; never the
@@ -381,6 +503,7 @@ export class Connection {
         send: (text) => Effect.ignore(writer.write(text)),
         ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
         resyncs: new Set(),
+        lingering: new Set(),
         end,
         open: false,
         control: {
@@ -410,7 +533,7 @@ export class Connection {
   // Reads until the connection fails, or stays silent for `idleTimeout`.
   private read(
     live: Live,
-    pull: Effect.Effect<ReadonlyArray<string>, Socket.SocketError>
+    pull: Effect.Effect<ReadonlyArray<string | Uint8Array>, Socket.SocketError>
   ): Effect.Effect<never, unknown> {
     const idle = () =>
       Effect.fail(
@@ -419,8 +542,8 @@ export class Connection {
     return Effect.forever(
       Effect.gen({ self: this }, function*() {
         const batch = yield* Effect.timeoutOrElse(pull, { duration: this.settings.idleTimeout, orElse: idle })
-        for (const text of batch) {
-          const effect = this.dispatch(live, text)
+        for (const message of batch) {
+          const effect = this.dispatch(live, message)
           if (effect !== undefined) yield* effect
         }
         this.telemetry.received(this.received)
@@ -458,7 +581,12 @@ export class Connection {
   // interruption then skips that step): the stores record their grants on the fiber (`RateLimiter.granted`), and what
   // they granted so is settled through its `settle`, which for the Redis store settles its entry in Redis too. The
   // wait stays interruptible.
-  private dial(): Effect.Effect<Effect.Effect<ReadonlyArray<string>, Socket.SocketError>, unknown, Scope.Scope> {
+  // The messages are read as they came (text or bytes), to be decoded one by one (`textOf`).
+  private dial(): Effect.Effect<
+    Effect.Effect<ReadonlyArray<string | Uint8Array>, Socket.SocketError>,
+    unknown,
+    Scope.Scope
+  > {
     return Effect.withFiber((fiber) => {
       const grants = collectGrants(fiber)
       let permit: AttemptPermit | undefined
@@ -466,7 +594,7 @@ export class Connection {
         Effect.flatMap(this.settings.attempt, (granted) => {
           stopCollecting(fiber, grants)
           permit = granted
-          return Socket.readerString(this.socket)
+          return Effect.map(this.socket.reader, (reader) => reader.pull)
         }),
         () =>
           Effect.suspend(() => {
@@ -508,6 +636,25 @@ export class Connection {
     return Effect.flatMap(Effect.exit(spanned), () => result ?? Effect.interrupt)
   }
 
+  // After a private handshake that did not open: whether the venue refuses the credentials, asked of REST at most once
+  // every `CREDENTIALS_CHECK_INTERVAL_MILLIS`. A refusal with a status ("refused") may be the key's; so may a failure
+  // with none ("failed"): Node's global WebSocket and the browsers' do not say the status. A timeout or a budget store
+  // that cannot be reached is no answer of the venue's.
+  private credentialsRefused(exit: Exit.Exit<unknown, unknown>): Effect.Effect<PushError.PushErrorReason | undefined> {
+    const check = this.settings.credentialsRefused
+    if (check === undefined) return Effect.succeed(undefined)
+    const outcome = outcomeOf(exit)
+    if (outcome !== "refused" && outcome !== "failed") return Effect.succeed(undefined)
+    const now = this.now()
+    if (
+      this.credentialsCheckedAt !== undefined && now - this.credentialsCheckedAt < CREDENTIALS_CHECK_INTERVAL_MILLIS
+    ) {
+      return Effect.succeed(undefined)
+    }
+    this.credentialsCheckedAt = now
+    return check
+  }
+
   private run(): Effect.Effect<void> {
     return Effect.gen({ self: this }, function*() {
       let attempt = 0
@@ -522,6 +669,11 @@ export class Connection {
           for (const channel of Array.from(this.channels.keys())) {
             yield* this.fail(channel, new PushError.HeadersUnsupportedError({}))
           }
+          return
+        }
+        const refused = connectedAt === undefined ? yield* this.credentialsRefused(exit) : undefined
+        if (refused !== undefined) {
+          for (const channel of Array.from(this.channels.keys())) yield* this.fail(channel, refused)
           return
         }
         if (connectedAt !== undefined && this.now() - connectedAt >= this.settings.backoff.resetAfterMillis) {

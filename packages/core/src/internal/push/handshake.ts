@@ -3,6 +3,7 @@
 import { Clock, Deferred, Duration, Effect, Exit, Option, Redacted } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Push from "../../Push.ts"
+import * as PushError from "../../PushError.ts"
 import * as Signer from "../../Signer.ts"
 import { SpotClient } from "../../SpotClient.ts"
 import * as SpotError from "../../SpotError.ts"
@@ -121,3 +122,27 @@ export const privateHeaders = (credentials: Signer.Credentials, userAgent: strin
       }
     })
   })
+
+// Whether the venue refuses the credentials, asked after a private handshake that did not open: one signed REST call
+// (the balances, which the private session reads anyway). A refusal of the credentials (`AuthenticationError`,
+// `PermissionError`) is the reason to fail the private streams with; anything else (an answer, a transient failure, a
+// refusal for another reason) says nothing of the key, and the connection is dialled again. At most
+// `CREDENTIALS_CHECK_WAIT` is spent on it (a REST side that hangs, retried, would hold the reconnection up for a minute).
+const CREDENTIALS_CHECK_WAIT = "15 seconds"
+
+export const credentialsRefused = (
+  client: SpotClient["Service"]
+): Effect.Effect<PushError.CredentialsRefusedError | undefined> =>
+  Effect.map(
+    Effect.timeoutOption(
+      Effect.match(client.balances(), {
+        onFailure: (error) =>
+          error.reason._tag === "AuthenticationError" || error.reason._tag === "PermissionError"
+            ? new PushError.CredentialsRefusedError({ error })
+            : undefined,
+        onSuccess: () => undefined
+      }),
+      CREDENTIALS_CHECK_WAIT
+    ),
+    Option.getOrUndefined
+  )
