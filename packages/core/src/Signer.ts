@@ -24,6 +24,20 @@ export interface Credentials {
 }
 
 /**
+ * No credentials: for a client (and a push session) that reads public data only — the market, the symbols, the
+ * venue's time, the public push channels. A signed call then fails before anything is sent, with a `ValidationError`
+ * naming the credentials.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noCredentials: Credentials = {
+  apiKey: Redacted.make(""),
+  secretKey: Redacted.make(""),
+  passphrase: Redacted.make("")
+}
+
+/**
  * Signs one prehash string, answering the base64 signature. A synchronous signer may sign when called and answer
  * `Effect.succeed(signature)`: the client then stamps the request without a step of its own (node:crypto's does).
  *

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, Exit, Layer, Redacted, Schema, Stream, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
-import { Json, SpotClient, Venue } from "../src/index.ts"
+import { Json, Signer, SpotClient, Venue } from "../src/index.ts"
 import {
   clientLayer,
   credentials,
@@ -18,6 +18,7 @@ import {
   reasonOf,
   requestsTo,
   sampleTransfer,
+  SERVER_TIME,
   SYMBOL,
   TRANSFER,
   withClient
@@ -345,6 +346,20 @@ const placeOne = Effect.gen(function*() {
   yield* TestClock.setTime(NOW)
   const client = yield* SpotClient.SpotClient
   return yield* client.placeOrder({ symbol: "BTCUSDT_SPBL", side: "sell", orderType: "market", quantity: "0.5" })
+})
+
+describe("Signer.noCredentials", () => {
+  it.effect("a public-only client: public calls answer, a signed one fails before anything is sent", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const time = yield* client.serverTime()
+        assert.isAbove(time, 0)
+        const error = yield* Effect.flip(client.balances())
+        assert.match(reasonOf(error, "ValidationError").field, /^credentials\./)
+        assert.deepStrictEqual(venue.requests.map((request) => request.path), [SERVER_TIME])
+      }), { credentials: Signer.noCredentials })
+  })
 })
 
 describe("SpotClient.layerConfig", () => {
