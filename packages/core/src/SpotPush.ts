@@ -34,6 +34,7 @@
 import { Clock, Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { history as candlePages, shortestPeriod } from "./internal/client/market.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
@@ -146,7 +147,9 @@ export type CandleUpdate = Market.CandleUpdate
  * latest delivered, or the stream's start) to `to` (the oldest REST answered), both milliseconds included, the
  * venue's ms, may be missing, as more trades may have been made while the channel was down (or while REST answered)
  * than one REST answer holds (`backfillLimit`). One answer cannot tell exactly `backfillLimit` trades from more, so a
- * gap that held exactly that many is told too. The stream goes on from `to`.
+ * gap that held exactly that many is told too. The stream goes on from `to`. Of a candles `channel`: the bars opened
+ * from `from` (the latest delivered, whose final state was not read either) to `to`, both included, were not read
+ * back after a reconnection, the outage being longer than one backfill reads (half of `bufferSize` bars).
  *
  * @since 0.1.0
  * @category models
@@ -261,7 +264,9 @@ export interface Service {
   ) => Stream.Stream<PublicTrade, PushError.PushError>
   /**
    * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
-   * from REST, then every change; after a reconnection the bars since the latest delivered from REST. A bar is
+   * from REST, then every change; after a reconnection the bars since the latest delivered up to now from REST, read
+   * page by page, at most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap`
+   * on `events`). A bar is
    * delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume than
    * the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains volume.
    */
@@ -577,6 +582,10 @@ const privateStreams = (
   }
 }
 
+// The bars one candles backfill reads back at most: half a consumer's buffer (the bars go to it at once, with the
+// pushes kept meanwhile after them), and at most ten pages.
+const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
+
 const marketStreams = (
   { client, emit, hubs, now, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
@@ -623,6 +632,27 @@ const marketStreams = (
   watchCandles: (symbol, period, options) => {
     const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
     const history = Math.max(1, options?.history ?? 1)
+    // After a reconnection: every bar from the latest delivered (its final state) up to now on the venue's clock, paged
+    // (one answer holds 100 by default, whether from the start or the end is the venue's). Bounded: every bar read back
+    // goes to each consumer at once, so at most half a consumer's buffer of them (the rest for the pushes kept
+    // meanwhile); older bars are not read back, and a `Gap` says which.
+    const length = shortestPeriod[period]
+    const readBack = (latest: number) =>
+      Effect.gen(function*() {
+        const offset = yield* client.clockOffset
+        // A period past now: a bar opening as REST is asked is read too (the offset is an estimate).
+        const until = Math.round(now() + offset) + length
+        const from = Math.max(latest, until - maxBackfillBars(resolved.capacity) * length)
+        // Windows that hold every bar whatever the venue's bounds and limits do (`candleHistory`'s), each one request.
+        const pages = candlePages(
+          (query) => client.candles(symbol, period, query),
+          { symbol, period },
+          { since: from, until, pageSize: 1000 }
+        )
+        const bars = yield* Stream.runCollect(pages)
+        if (from > latest) emit({ _tag: "Gap", channel, from: latest, to: from - 1 })
+        return bars
+      })
     return stream(
       "SpotPush.watchCandles",
       Effect.andThen(
@@ -637,7 +667,7 @@ const marketStreams = (
               period,
               capacity: resolved.capacity,
               backfill: (latest) =>
-                client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
+                latest === undefined ? client.candles(symbol, period, { limit: history }) : readBack(latest),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer,
               onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)

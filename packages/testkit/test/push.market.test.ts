@@ -296,6 +296,8 @@ describe("SpotPush.watchCandles", () => {
   const state = published()
   it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>
     Effect.gen(function*() {
+      // The bars' open times in the past: REST is read back up to now.
+      yield* TestClock.setTime(10 * 60_000)
       const push = yield* SpotPush.SpotPush
       state.bars.set(0, FIRST_BAR)
       const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
@@ -564,4 +566,90 @@ describe("SpotPush.watchCandles: a backfill older than the pushes delivered", ()
         [0, "103", "6", "push"]
       ])
     }).pipe(Effect.provide(layerWith(state))))
+})
+
+// REST's candles as the test exchange answers them (docs/venue/market-data.md#candles): `startTime` inclusive,
+// `endTime` exclusive, the oldest `limit` first with `startTime`, the newest without; `limit` 100 by default.
+const pagedMarket = (state: Published, calls: Array<Market.CandlesOptions | undefined>) =>
+  Layer.effect(
+    SpotClient.SpotClient,
+    Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+      ...client,
+      candles: (_symbol, _period, options) =>
+        Effect.sync(() => {
+          calls.push(options)
+          const limit = options?.limit ?? 100
+          const bars = [...state.bars.values()]
+            .filter((b) => b.openTime < (options?.endTime ?? Infinity))
+            .sort((a, b) => a.openTime - b.openTime)
+          const from = options?.startTime
+          return from === undefined ? bars.slice(-limit) : bars.filter((b) => b.openTime >= from).slice(0, limit)
+        })
+    }))
+  )
+
+const pagedLayer = (
+  state: Published,
+  calls: Array<Market.CandlesOptions | undefined>,
+  push?: Partial<SpotPush.Options>
+) => {
+  const base = setup()
+  return PushVenue.layerSpotPush(push).pipe(
+    Layer.provide(pagedMarket(state, calls).pipe(Layer.provide(base))),
+    Layer.provideMerge(base)
+  )
+}
+
+const flat = (openTime: number): Market.Candle => ({ ...FIRST_BAR, openTime }) as Market.Candle
+
+describe("SpotPush.watchCandles: an outage longer than one REST answer", () => {
+  const state = published()
+  const calls: Array<Market.CandlesOptions | undefined> = []
+  it.effect("every bar since the latest delivered is read back, page by page, up to now", () =>
+    Effect.gen(function*() {
+      // The clock 200 minutes past bar 0, so that the bars of the outage are in the past.
+      yield* TestClock.setTime(200 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      state.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      // 150 bars while the connection is down: more than REST answers at once (100 by default).
+      yield* outage(Effect.sync(() => {
+        for (let i = 1; i <= 150; i++) state.bars.set(i * 60_000, flat(i * 60_000))
+      }))
+      yield* bar(state, 151 * 60_000, "105")
+      yield* settle
+      const minutes = candles.items.map((c) => c.openTime / 60_000)
+      assert.deepStrictEqual(minutes, Array.from({ length: 152 }, (_, i) => i))
+      assert.isFalse(events.items.some((e) => e._tag === "Gap"))
+      assert.isAbove(calls.length, 1)
+    }).pipe(Effect.provide(pagedLayer(state, calls))))
+
+  const bounded = published()
+  it.effect("bounded by half a consumer's buffer: the newest bars read back, the older ones named by a Gap", () =>
+    Effect.gen(function*() {
+      // Bar 150 opens as the outage ends (the clock past it).
+      yield* TestClock.setTime(150 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      bounded.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* outage(Effect.sync(() => {
+        for (let i = 1; i <= 150; i++) bounded.bars.set(i * 60_000, flat(i * 60_000))
+      }))
+      // A buffer of 40: at most 20 periods read back (up to a period past now), the newest bars; the older ones told.
+      const minutes = candles.items.map((c) => c.openTime / 60_000)
+      const first = minutes[1]!
+      assert.deepStrictEqual(minutes, [0, ...Array.from({ length: 151 - first }, (_, i) => first + i)])
+      assert.isAtMost(minutes.length - 1, 20)
+      assert.isAtLeast(minutes.length - 1, 18)
+      const gaps = events.items.filter((e) => e._tag === "Gap")
+      assert.strictEqual(gaps.length, 1)
+      const gap = gaps[0]!
+      assert.deepStrictEqual([gap.channel, gap.from], [`kline.LAST_PRICE.${SYMBOL}.MINUTE_1`, 0])
+      // Every bar opened after `to` was read back; the bar before the first read back opened within the gap.
+      assert.isTrue(gap.to < first * 60_000 && gap.to >= (first - 1) * 60_000)
+    }).pipe(Effect.provide(pagedLayer(bounded, [], { bufferSize: 40 }))))
 })
