@@ -653,3 +653,40 @@ describe("SpotPush.watchCandles: an outage longer than one REST answer", () => {
       assert.isTrue(gap.to < first * 60_000 && gap.to >= (first - 1) * 60_000)
     }).pipe(Effect.provide(pagedLayer(bounded, [], { bufferSize: 40 }))))
 })
+
+describe("SpotPush.watchCandles: a late push of a bar no longer kept", () => {
+  const state = published()
+  const pushOnly = (openTime: number, close: string, size: string) =>
+    Effect.flatMap(PushVenue.PushVenue, (venue) =>
+      venue.publish({
+        _tag: "Kline",
+        symbol: SYMBOL,
+        interval: "MINUTE_1",
+        bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
+      }))
+  it.effect("an older state of a closed bar, pushed after the bars kept moved on, is not delivered", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      state.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* pushOnly(0, "101", "10")
+      for (let i = 1; i <= 4; i++) yield* pushOnly(i * 60_000, "101", "1")
+      yield* settle
+      // Bar 0 with less volume than delivered: an older state, late. Bar 3 likewise (still kept).
+      yield* pushOnly(0, "100.5", "7")
+      yield* pushOnly(3 * 60_000, "100.5", "0.5")
+      // The previous bar's final state after the next one began is a change, delivered.
+      yield* pushOnly(3 * 60_000, "102", "2")
+      yield* settle
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime / 60_000, c.baseVolume, c.source]), [
+        [0, "1", "rest"],
+        [0, "10", "push"],
+        [1, "1", "push"],
+        [2, "1", "push"],
+        [3, "1", "push"],
+        [4, "1", "push"],
+        [3, "2", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})

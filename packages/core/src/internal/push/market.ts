@@ -6,7 +6,8 @@
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
-// answered) and replaces nothing; of equal volume, the later one wins.
+// answered) and replaces nothing; of equal volume, the later one wins. The newest three bars are kept; a push of a bar
+// older than those let go is late and replaces nothing.
 import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
@@ -317,6 +318,9 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
 export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   private readonly bars = new Map<number, Market.Candle>()
   private latest: number | undefined = undefined
+  // The newest open time no longer kept: a push of it or of an older bar (late, an older state) has nothing to be
+  // compared with, and the bar was final when it was let go.
+  private forgotten: number | undefined = undefined
   private readonly period: Market.CandlePeriod
 
   constructor(options: Options<Market.Candle> & { readonly period: Market.CandlePeriod }) {
@@ -362,6 +366,7 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   }
 
   private bar(candle: Market.Candle, source: "push" | "rest"): void {
+    if (this.forgotten !== undefined && candle.openTime <= this.forgotten) return
     const old = this.bars.get(candle.openTime)
     if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
     if (
@@ -373,7 +378,10 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
       this.latest = candle.openTime
       // Only the bars that can still change, or come again from REST, are kept.
       for (const openTime of this.bars.keys()) {
-        if (openTime < candle.openTime && this.bars.size > 3) this.bars.delete(openTime)
+        if (openTime < candle.openTime && this.bars.size > 3) {
+          this.bars.delete(openTime)
+          if (this.forgotten === undefined || openTime > this.forgotten) this.forgotten = openTime
+        }
       }
     }
     this.emit(this.update(candle, source))
