@@ -14,6 +14,10 @@
  *   play; each order whose outcome is unknown) before pushes resume, and everything is merged: a fill once by its id,
  *   an order only forward (its filled quantity never goes back, a final state sticks), a balance when it changed.
  *
+ * A stream's symbol must be one the venue lists (the client's cached symbol rules, when they can be read): another
+ * fails the stream with a `ValidationError` before anything is subscribed, as a venue may acknowledge a channel of a
+ * symbol it does not list and never push on it.
+ *
  * Connections are shared and managed: a channel goes on a connection with room (at most 100 channels, 240
  * subscribe or unsubscribe operations an hour each), connections are dialled again with jittered exponential backoff
  * within the venue's connection-attempt budget (kept in the `RateLimitStore`, so Redis shares it between
@@ -481,47 +485,55 @@ const stream = <A>(
     Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
   )
 
+// A public stream's symbol: a trading pair the venue lists (the client's cached symbol rules). A venue may acknowledge
+// a channel of a symbol it does not list and never push on it: the stream would wait forever, silently.
+const listedSymbol = (client: SpotClient["Service"]) => (symbol: string) =>
+  Effect.flatMap(checkSymbols([symbol]), (symbols) => listedSymbols(client, symbols))
+
 const publicStreams = (
-  { emit, hubs, registry, resolved, telemetry }: Streams
-): Pick<Service, "watchBook" | "watchTicker"> => ({
-  watchBook: (symbol, options) => {
-    const depth = options?.depth ?? 15
-    const channel = Push.channels.depth(symbol, depth)
-    return stream(
-      "SpotPush.watchBook",
-      Effect.andThen(
-        checkSymbols([symbol]),
-        registry.use<BookFeed, BookEvent>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) =>
-            new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
-          join: (feed, sink) => feed.attach(sink),
-          leave: (feed, sink) => feed.detach(sink)
-        })
+  { client, emit, hubs, registry, resolved, telemetry }: Streams
+): Pick<Service, "watchBook" | "watchTicker"> => {
+  const listed = listedSymbol(client)
+  return {
+    watchBook: (symbol, options) => {
+      const depth = options?.depth ?? 15
+      const channel = Push.channels.depth(symbol, depth)
+      return stream(
+        "SpotPush.watchBook",
+        Effect.andThen(
+          listed(symbol),
+          registry.use<BookFeed, BookEvent>({
+            key: channel,
+            hub: hubs.public,
+            channels: [channel],
+            create: (release) =>
+              new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
+            join: (feed, sink) => feed.attach(sink),
+            leave: (feed, sink) => feed.detach(sink)
+          })
+        )
       )
-    )
-  },
-  watchTicker: (symbol) => {
-    const channel = Push.channels.ticker(symbol)
-    return stream(
-      "SpotPush.watchTicker",
-      Effect.andThen(
-        checkSymbols([symbol]),
-        registry.use<TickerFeed, Push.Ticker>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) => new TickerFeed(release),
-          join: (feed, sink) => feed.attach(sink),
-          leave: (feed, sink) => feed.detach(sink),
-          latest: true
-        })
+    },
+    watchTicker: (symbol) => {
+      const channel = Push.channels.ticker(symbol)
+      return stream(
+        "SpotPush.watchTicker",
+        Effect.andThen(
+          listed(symbol),
+          registry.use<TickerFeed, Push.Ticker>({
+            key: channel,
+            hub: hubs.public,
+            channels: [channel],
+            create: (release) => new TickerFeed(release),
+            join: (feed, sink) => feed.attach(sink),
+            leave: (feed, sink) => feed.detach(sink),
+            latest: true
+          })
+        )
       )
-    )
+    }
   }
-})
+}
 
 const privateStreams = (
   { client, emit, hubs, now, options, registry, resolved, synced, telemetry }: Streams
@@ -595,7 +607,7 @@ const marketStreams = (
     return stream(
       "SpotPush.watchTrades",
       Effect.gen(function*() {
-        yield* checkSymbols([symbol])
+        yield* listedSymbol(client)(symbol)
         const answered = yield* synced
         const startedAt = now()
         const offset = yield* client.clockOffset
@@ -656,7 +668,7 @@ const marketStreams = (
     return stream(
       "SpotPush.watchCandles",
       Effect.andThen(
-        checkSymbols([symbol]),
+        listedSymbol(client)(symbol),
         registry.use<Market.CandleFeed, CandleUpdate>({
           key: channel,
           hub: hubs.public,

@@ -9,8 +9,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, SpotError } from "@spotkit/core"
-import type { Market } from "@spotkit/core"
-import { Deferred, Effect, Layer } from "effect"
+import type { Market, PushError } from "@spotkit/core"
+import { Deferred, Effect, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { PushVenue, TestExchange } from "../src/index.ts"
@@ -689,4 +689,26 @@ describe("SpotPush.watchCandles: a late push of a bar no longer kept", () => {
         [3, "2", "push"]
       ])
     }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush public streams of a symbol the venue does not list", () => {
+  it.effect("fail at once with a ValidationError naming it (the venue may acknowledge and never push)", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const streams: ReadonlyArray<readonly [string, Stream.Stream<unknown, PushError.PushError>]> = [
+        ["SpotPush.watchTicker", push.watchTicker("NOPEUSDT_SPBL")],
+        ["SpotPush.watchTrades", push.watchTrades("NOPEUSDT_SPBL")],
+        ["SpotPush.watchBook", push.watchBook("NOPEUSDT_SPBL")],
+        ["SpotPush.watchCandles", push.watchCandles("NOPEUSDT_SPBL", "1m")]
+      ]
+      for (const [name, stream] of streams) {
+        const error = yield* Effect.flip(Stream.runDrain(stream))
+        assert.strictEqual(error.stream, name)
+        assert.strictEqual(error.reason._tag, "ValidationError")
+        assert.include(error.message, "\"NOPEUSDT_SPBL\" is not a symbol the venue lists")
+      }
+      // Refused before subscribing: no connection was needed.
+      assert.strictEqual((yield* venue.stats).opened, 0)
+    }).pipe(Effect.provide(setup())))
 })
