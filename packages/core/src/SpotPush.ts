@@ -256,7 +256,8 @@ export interface Service {
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
   /**
    * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
-   * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
+   * an integer from 1 to 1000, default 100; another fails the stream with a `ValidationError` when it starts) close
+   * the gap, merged with what was delivered: pushes carry no trade id, so trades
    * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
    * reach back before the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
@@ -267,8 +268,8 @@ export interface Service {
     options?: { readonly backfillLimit?: number | undefined }
   ) => Stream.Stream<PublicTrade, PushError.PushError>
   /**
-   * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
-   * from REST, then every change; after a reconnection the bars since the latest delivered up to now from REST, read
+   * The candles of a symbol and period as they change: first the latest `history` bars (an integer from 1 to 1000,
+   * default 1, the current one; another fails the stream with a `ValidationError` when it starts) from REST, then every change; after a reconnection the bars since the latest delivered up to now from REST, read
    * page by page, at most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap`
    * on `events`). A bar is
    * delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume than
@@ -594,6 +595,12 @@ const privateStreams = (
   }
 }
 
+// A count one REST answer gives (`limit`: an integer from 1 to 1000), checked when the stream starts.
+const restLimit = (field: string, value: number): Effect.Effect<void, SpotError.ValidationError> =>
+  Number.isInteger(value) && value >= 1 && value <= 1000
+    ? Effect.void
+    : invalid(field, `must be an integer from 1 to 1000, not ${String(value)}`)
+
 // The bars one candles backfill reads back at most: half a consumer's buffer (the bars go to it at once, with the
 // pushes kept meanwhile after them), and at most ten pages.
 const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
@@ -607,6 +614,8 @@ const marketStreams = (
     return stream(
       "SpotPush.watchTrades",
       Effect.gen(function*() {
+        // Checked now: the first subscription owes no backfill, so REST would refuse it only at the first reconnection.
+        yield* restLimit("backfillLimit", limit)
         yield* listedSymbol(client)(symbol)
         const answered = yield* synced
         const startedAt = now()
@@ -643,7 +652,7 @@ const marketStreams = (
   },
   watchCandles: (symbol, period, options) => {
     const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
-    const history = Math.max(1, options?.history ?? 1)
+    const history = options?.history ?? 1
     // After a reconnection: every bar from the latest delivered (its final state) up to now on the venue's clock, paged
     // (one answer holds 100 by default, whether from the start or the end is the venue's). Bounded: every bar read back
     // goes to each consumer at once, so at most half a consumer's buffer of them (the rest for the pushes kept
@@ -668,7 +677,7 @@ const marketStreams = (
     return stream(
       "SpotPush.watchCandles",
       Effect.andThen(
-        listedSymbol(client)(symbol),
+        Effect.andThen(restLimit("history", history), listedSymbol(client)(symbol)),
         registry.use<Market.CandleFeed, CandleUpdate>({
           key: channel,
           hub: hubs.public,

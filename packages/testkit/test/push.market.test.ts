@@ -712,3 +712,21 @@ describe("SpotPush public streams of a symbol the venue does not list", () => {
       assert.strictEqual((yield* venue.stats).opened, 0)
     }).pipe(Effect.provide(setup())))
 })
+
+describe("SpotPush.watchTrades and watchCandles: options REST would refuse later", () => {
+  it.effect("a backfillLimit or history that is not an integer from 1 to 1000 fails the stream when it starts", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      for (const value of [5000, 0, 2.5, -1, Number.NaN]) {
+        const trades = yield* Effect.flip(Stream.runDrain(push.watchTrades(SYMBOL, { backfillLimit: value })))
+        assert.strictEqual(trades.reason._tag, "ValidationError", `backfillLimit ${value}`)
+        assert.include(trades.message, "backfillLimit")
+        const candles = yield* Effect.flip(Stream.runDrain(push.watchCandles(SYMBOL, "1m", { history: value })))
+        assert.strictEqual(candles.reason._tag, "ValidationError", `history ${value}`)
+        assert.include(candles.message, "history")
+      }
+      // The first subscription owes no backfill: without the check, the mistake waited for the first reconnection.
+      assert.strictEqual((yield* venue.stats).attempts, 0)
+    }).pipe(Effect.provide(setup())))
+})
