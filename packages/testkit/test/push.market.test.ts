@@ -730,3 +730,54 @@ describe("SpotPush.watchTrades and watchCandles: options REST would refuse later
       assert.strictEqual((yield* venue.stats).attempts, 0)
     }).pipe(Effect.provide(setup())))
 })
+
+describe("SpotPush.watchTrades: REST failing for a while after a reconnection", () => {
+  // REST's recent trades fail (a reset: retryable) `failures` more times, then answer.
+  const rest = { failures: 0, calls: 0 }
+  const failing = new SpotError.SpotError({
+    operation: "SpotClient.recentTrades",
+    reason: new SpotError.TransportError({ description: "connection reset" })
+  })
+  const base = setup()
+  const layer = PushVenue.layerSpotPush().pipe(
+    Layer.provide(
+      Layer.effect(
+        SpotClient.SpotClient,
+        Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+          ...client,
+          recentTrades: () =>
+            Effect.suspend(() => {
+              rest.calls++
+              if (rest.failures === 0) return Effect.succeed([])
+              rest.failures--
+              return Effect.fail(failing)
+            })
+        }))
+      ).pipe(Layer.provide(base))
+    ),
+    Layer.provideMerge(base)
+  )
+
+  it.effect("the backfill is asked again after a backoff; the connection and the other channels on it go on", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      rest.failures = 5
+      yield* venue.dropAll
+      yield* advance(120_000)
+      // The venue's drop alone cut the connection: one reconnection, one resync of the book.
+      assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 1)
+      assert.strictEqual(book.items.filter((e) => e._tag === "Resync").length, 1)
+      assert.strictEqual(rest.failures, 0)
+      assert.strictEqual(rest.calls, 6)
+      // Trades pushed after REST answered are delivered.
+      yield* trade(published(), 200_000, "30000.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.source]), [[200_000, "push"]])
+      assert.isUndefined(trades.fiber.pollUnsafe())
+    }).pipe(Effect.provide(layer)))
+})

@@ -8,7 +8,7 @@
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
 // answered) and replaces nothing; of equal volume, the later one wins. The newest three bars are kept; a push of a bar
 // older than those let go is late and replaces nothing.
-import { Cause, Effect, Queue, Result, Schema } from "effect"
+import { Cause, Effect, Queue, Result, Schedule, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import * as Push from "../../Push.ts"
@@ -68,6 +68,9 @@ export interface Options<R> {
   readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
 
+// How a backfill REST failed with a retryable error is asked again: from 1 s, doubling up to 30 s, jittered.
+const RETRY = Schedule.jittered(Schedule.min([Schedule.exponential(1_000), Schedule.spaced(30_000)]))
+
 // What both feeds share: consumers, the connection's generations, and the pushes kept while REST answers.
 abstract class GapClosing<A, R> {
   readonly sinks = new Set<Sink<A>>()
@@ -94,7 +97,7 @@ abstract class GapClosing<A, R> {
     this.sinks.delete(sink)
   }
 
-  onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+  onActive(channel: string, scope: Scope.Scope, _control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
       const overflowed = this.overflowed
       this.overflowed = false
@@ -102,16 +105,25 @@ abstract class GapClosing<A, R> {
       this.buffer = []
       const generation = this.generation
       const owed = this.owed()
-      const fetch = owed ? this.fetch(this.latestDelivered()) : Effect.succeed([])
+      // A failure a retry may mend (REST down a while) is this channel's alone: REST is asked again after a backoff,
+      // the pushes kept meanwhile (an overflow resubscribes the channel), and the connection goes on for the others.
+      const attempt = Effect.suspend(() => this.fetch(this.latestDelivered())).pipe(
+        Effect.tapError((error) =>
+          Effect.suspend(() => {
+            if (generation !== this.generation || !error.isRetryable) return Effect.void
+            this.options.onBackfilled?.("failed")
+            return Effect.logDebug(`spotkit push: ${channel}: backfill failed (${error.message}); asking REST again`)
+          })
+        )
+      )
+      const fetch = owed
+        ? Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
+        : Effect.succeed([])
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
           if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
-            if (result.failure.isRetryable) {
-              control.reconnect(`backfill: ${result.failure.message}`, "backfill")
-              return Effect.void
-            }
             return this.onFail("", new PushError.BackfillError({ error: result.failure }))
           }
           this.merge(result.success)
