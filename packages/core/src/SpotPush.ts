@@ -255,10 +255,10 @@ export interface Service {
   /** The latest ticker of a symbol. */
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
   /**
-   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
-   * an integer from 1 to 1000, default 100; another fails the stream with a `ValidationError` when it starts) close
-   * the gap, merged with what was delivered: pushes carry no trade id, so trades
-   * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
+   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`, an
+   * integer from 1 to 1000, default 100; another fails the stream with a `ValidationError` when it starts; the largest
+   * of the stream's consumers is asked) close the gap, merged with what was delivered: pushes carry no trade id, so
+   * trades identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
    * reach back before the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
    * fails with `SlowConsumerError`.
@@ -269,11 +269,13 @@ export interface Service {
   ) => Stream.Stream<PublicTrade, PushError.PushError>
   /**
    * The candles of a symbol and period as they change: first the latest `history` bars (an integer from 1 to 1000,
-   * default 1, the current one; another fails the stream with a `ValidationError` when it starts) from REST, then every change; after a reconnection the bars since the latest delivered up to now from REST, read
-   * page by page, at most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap`
-   * on `events`). A bar is
-   * delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume than
-   * the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains volume.
+   * default 1, the current one; another fails the stream with a `ValidationError` when it starts) from REST (a
+   * consumer joining a stream already running gets its own: the bars before those the stream keeps read for it), then
+   * every change; after a reconnection the bars since the latest delivered up to now from REST, read page by page, at
+   * most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap` on `events`). A
+   * bar is delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume
+   * than the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains
+   * volume.
    */
   readonly watchCandles: (
     symbol: string,
@@ -631,20 +633,26 @@ const marketStreams = (
           key: channel,
           hub: hubs.public,
           channels: [channel],
-          create: (release) =>
-            new Market.TradeFeed({
+          create: (release) => {
+            const feed: Market.TradeFeed = new Market.TradeFeed({
               symbol,
               capacity: resolved.capacity,
               start,
               overlapMillis: 5_000,
               limit,
               onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
-              backfill: () => client.recentTrades(symbol, { limit }),
+              // The largest `backfillLimit` of the consumers, whoever created the stream.
+              backfill: () => client.recentTrades(symbol, { limit: feed.limit }),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer,
               onBackfilled: (outcome) => telemetry.backfilled("trades", outcome)
-            }),
-          join: (feed, sink) => feed.attach(sink),
+            })
+            return feed
+          },
+          join: (feed, sink) => {
+            feed.raiseLimit(limit)
+            feed.attach(sink)
+          },
           leave: (feed, sink) => feed.detach(sink)
         })
       })
@@ -693,7 +701,16 @@ const marketStreams = (
               bufferLimit: resolved.backfillBuffer,
               onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)
             }),
-          join: (feed, sink) => feed.attach(sink),
+          // A consumer joining a running stream and asking more than its current bar: its bars read for it, then it
+          // joins (the stream's creator has its own from the first backfill).
+          join: (feed, sink) =>
+            history <= 1 || !feed.started ? feed.attach(sink) : Effect.map(
+              Effect.mapError(
+                client.candles(symbol, period, { limit: history }),
+                (error) => new PushError.BackfillError({ error })
+              ),
+              (answered) => feed.attachWith(sink, history, answered)
+            ),
           leave: (feed, sink) => feed.detach(sink)
         })
       )

@@ -781,3 +781,60 @@ describe("SpotPush.watchTrades: REST failing for a while after a reconnection", 
       assert.isUndefined(trades.fiber.pollUnsafe())
     }).pipe(Effect.provide(layer)))
 })
+
+describe("SpotPush.watchCandles: a consumer joining a running stream", () => {
+  const state = published()
+  it.effect("gets the latest `history` bars it asked for, then every change", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(10 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      for (let i = 0; i < 10; i++) state.bars.set(i * 60_000, { ...FIRST_BAR, openTime: i * 60_000 } as Market.Candle)
+      const first = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(state, 9 * 60_000, "101")
+      yield* settle
+      const second = yield* collect(push.watchCandles(SYMBOL, "1m", { history: 5 }))
+      const third = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(state, 9 * 60_000, "102")
+      yield* settle
+      const seen = (items: ReadonlyArray<SpotPush.CandleUpdate>) => items.map((c) => [c.openTime / 60_000, c.close])
+      assert.deepStrictEqual(seen(first.items), [[9, "100"], [9, "101"], [9, "102"]])
+      // The bars before the current one from REST, the current one as the stream has it.
+      assert.deepStrictEqual(seen(second.items), [[5, "100"], [6, "100"], [7, "100"], [8, "100"], [9, "101"], [
+        9,
+        "102"
+      ]])
+      assert.deepStrictEqual(seen(third.items), [[9, "101"], [9, "102"]])
+    }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush.watchTrades: a consumer joining with a larger backfillLimit", () => {
+  const limits: Array<number | undefined> = []
+  const base = setup()
+  const layer = PushVenue.layerSpotPush().pipe(
+    Layer.provide(
+      Layer.effect(
+        SpotClient.SpotClient,
+        Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+          ...client,
+          recentTrades: (_symbol, options) => Effect.sync(() => (limits.push(options?.limit), []))
+        }))
+      ).pipe(Layer.provide(base))
+    ),
+    Layer.provideMerge(base)
+  )
+  it.effect("the backfills ask REST for the largest limit of the consumers, not the first one's", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 500 }))
+      yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 200 }))
+      yield* settle
+      yield* venue.dropAll
+      yield* advance(5_000)
+      assert.deepStrictEqual(limits, [500])
+    }).pipe(Effect.provide(layer)))
+})

@@ -208,7 +208,9 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
 
-  private readonly limit: number
+  // The most trades one REST answer holds: the largest `backfillLimit` of the consumers; `asked` the latest backfill's.
+  private most: number
+  private asked: number
   private readonly onGap: (from: number, to: number) => void
 
   constructor(
@@ -216,7 +218,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
       readonly start: Effect.Effect<number>
       readonly overlapMillis: number
-      /** The most trades one REST answer holds (the `limit` the backfill asks for). */
+      /** The most trades one REST answer holds (the `limit` the backfill asks for), until a consumer asks more. */
       readonly limit: number
       /** Told of trades that may be missing: from `from` to `to`, both milliseconds included (the venue's ms). */
       readonly onGap: (from: number, to: number) => void
@@ -225,7 +227,8 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     super(options)
     this.start = options.start
     this.overlapMillis = options.overlapMillis
-    this.limit = options.limit
+    this.most = options.limit
+    this.asked = options.limit
     this.onGap = options.onGap
   }
 
@@ -233,9 +236,20 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     return this.latest
   }
 
+  /** The `limit` a backfill asks REST for: the largest any consumer asked. */
+  get limit(): number {
+    return this.most
+  }
+
+  /** A consumer joining with its `backfillLimit`: the backfills ask for the largest. */
+  raiseLimit(limit: number): void {
+    if (limit > this.most) this.most = limit
+  }
+
   protected override fetch(
     latest: number | undefined
   ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
+    this.asked = this.most
     const answer = super.fetch(latest)
     return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
       Effect.map(this.start, (since) => {
@@ -277,7 +291,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     // millisecond, only if a trade of it there had not been delivered (the ones pushed before it were).
     const oldest = sorted[0]
     if (
-      oldest !== undefined && sorted.length >= this.limit && floor > -Infinity &&
+      oldest !== undefined && sorted.length >= this.asked && floor > -Infinity &&
       (oldest.time > floor || (oldest.time === floor && newAtFloor))
     ) this.onGap(floor, oldest.time)
   }
@@ -344,11 +358,29 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
     return this.latest
   }
 
+  /** Whether a bar has come yet (a consumer joining before gets the first backfill's bars with the others). */
+  get started(): boolean {
+    return this.latest !== undefined
+  }
+
   /** A consumer that joins late starts from the current bar. */
   override attach(sink: Sink<CandleUpdate>): void {
+    this.attachWith(sink, 1, [])
+  }
+
+  /**
+   * A consumer that joins late asking the latest `history` bars, with the latest bars REST answered for it: those older
+   * than the bars kept, then the kept ones as the stream has them (the current one last), the newest `history` of all.
+   * Joined at once after, it misses no change.
+   */
+  attachWith(sink: Sink<CandleUpdate>, history: number, answered: ReadonlyArray<Market.Candle>): void {
     super.attach(sink)
-    const latest = this.latest === undefined ? undefined : this.bars.get(this.latest)
-    if (latest !== undefined) Queue.offerUnsafe(sink, this.update(latest, "rest"))
+    const kept = [...this.bars.values()].sort((a, b) => a.openTime - b.openTime)
+    const oldest = kept[0]?.openTime
+    const older = oldest === undefined
+      ? []
+      : answered.filter((candle) => candle.openTime < oldest).sort((a, b) => a.openTime - b.openTime)
+    for (const candle of [...older, ...kept].slice(-history)) Queue.offerUnsafe(sink, this.update(candle, "rest"))
   }
 
   protected merge(records: ReadonlyArray<Market.Candle>): void {
