@@ -2,9 +2,10 @@
  * Push streams: what the venue pushes over WebSocket, as lazy `Stream`s that never miss and never duplicate an event
  * across reconnects.
  *
- * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap, a
- *   stale or undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt from a new
- *   snapshot: no book is ever delivered across a gap. A subscription with no snapshot within `ackTimeout` of its
+ * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap in
+ *   the versions, an undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt
+ *   from a new snapshot: no book is ever delivered across a gap (a stale change, one the book already holds, is
+ *   skipped). A subscription with no snapshot within `ackTimeout` of its
  *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
  * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
