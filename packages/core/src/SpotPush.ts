@@ -9,7 +9,8 @@
  *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
  * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
- *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id).
+ *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id, so a
+ *   trade frame the venue sends twice is delivered twice).
  * - `watchOrders`, `watchFills`, `watchBalances`: the private channels, gap-free. After every (re)connection the gap
  *   is closed by REST through the `SpotClient` (balances; the open orders, recent orders and fills of the symbols in
  *   play; each order whose outcome is unknown) before pushes resume, and everything is merged: a fill once by its id,
@@ -261,8 +262,10 @@ export interface Service {
    * of the stream's consumers is asked) close the gap, merged with what was delivered: pushes carry no trade id, so
    * trades identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
-   * reach back before the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
-   * fails with `SlowConsumerError`.
+   * reach back before the latest trade delivered, a `Gap` on `events` names the span. A frame the venue sends twice is
+   * delivered twice: nothing tells it from two trades alike in every field (a taker filled by two makers of one size at
+   * one price in one millisecond), and dropping it could lose a trade. A consumer a `bufferSize` behind fails with
+   * `SlowConsumerError`.
    */
   readonly watchTrades: (
     symbol: string,

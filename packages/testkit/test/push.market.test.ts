@@ -838,3 +838,30 @@ describe("SpotPush.watchTrades: a consumer joining with a larger backfillLimit",
       assert.deepStrictEqual(limits, [500])
     }).pipe(Effect.provide(layer)))
 })
+
+// Pushes carry no trade id: a frame the venue repeats cannot be told from two trades alike in every field, which a
+// taker order filled against two makers of one size at one price in one millisecond makes, and the venue may push in
+// frames of their own. Dropping either would lose a trade; the stream is at least once, and delivers both.
+describe("SpotPush.watchTrades: a trade frame the venue sends twice", () => {
+  const state = published()
+  it.effect("is delivered twice, as two identical trades are (at least once: nothing tells them apart)", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({ dup: 1 })
+      yield* trade(state, 1_000, "30000.5")
+      yield* settle
+      yield* venue.setFaults({})
+      yield* trade(state, 1_001, "30001.5")
+      yield* trade(state, 1_001, "30001.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price]), [
+        [1_000, "30000.5"],
+        [1_000, "30000.5"],
+        [1_001, "30001.5"],
+        [1_001, "30001.5"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})
