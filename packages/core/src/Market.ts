@@ -6,7 +6,7 @@
  */
 import { Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
-import { wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
+import { wellFormedBook, wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
 import { Decimal, DecimalFromWire, IdFromWire, isPositive, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
 import { printable } from "./SafeText.ts"
@@ -298,26 +298,6 @@ const LevelFromWire = Schema.Tuple([DecimalFromWire, DecimalFromWire]).pipe(
 
 const byPrice = (direction: 1 | -1) => (a: Level, b: Level) => direction * Decimals.compare(a.price, b.price)
 
-// Why a side of a book is not one: a price at or below zero or a negative size, an answer no venue sends, refused
-// rather than shown as resting orders.
-const sideProblem = (levels: ReadonlyArray<Level> | null): string | undefined => {
-  for (const { price, size } of levels ?? []) {
-    if (!isPositive(price)) return `a price of ${price}`
-    if (size.startsWith("-")) return `a negative size at ${price}`
-  }
-  return undefined
-}
-
-const wellFormed = Schema.makeFilter((book: {
-  readonly asks: ReadonlyArray<Level> | null
-  readonly bids: ReadonlyArray<Level> | null
-}) => {
-  const asks = sideProblem(book.asks)
-  if (asks !== undefined) return { path: ["asks"], issue: asks }
-  const bids = sideProblem(book.bids)
-  return bids === undefined ? undefined : { path: ["bids"], issue: bids }
-})
-
 // A side best first, read as the pushed book reads a snapshot (internal/push/book.ts): a price listed again (whatever
 // its trailing zeros) replaces the earlier listing, and a level nothing rests at (a size of zero) is left out. A
 // repeated price is a venue's quirk, not a reason to refuse the whole book (a program may want only its best level).
@@ -348,7 +328,7 @@ export const OrderBook = Schema.Struct({
   asks: Schema.NullOr(Schema.Array(LevelFromWire)),
   bids: Schema.NullOr(Schema.Array(LevelFromWire)),
   timestamp: optionalMillis
-}).check(wellFormed).pipe(
+}).check(wellFormedBook).pipe(
   Schema.decodeTo(
     Schema.toType(
       Schema.Struct({ bids: Schema.Array(Level), asks: Schema.Array(Level), timestamp: Schema.optional(Schema.Number) })

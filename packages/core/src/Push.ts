@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaGetter } from "effect"
-import { candleProblem, wellFormedTrade } from "./internal/model/marketChecks.ts"
+import { candleProblem, wellFormedBook, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as Json from "./Json.ts"
 import type * as Market from "./Market.ts"
 import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
@@ -469,7 +469,8 @@ export type PriceLevel = typeof PriceLevel.Type
 
 /**
  * One depth push (`depth.{symbol}.{level}`): a `SNAPSHOT` of the book, then `CHANGED` levels, each covering the book
- * versions `startVersion`..`endVersion`.
+ * versions `startVersion`..`endVersion`. A level at a price at or below zero, or of a negative size, fails the
+ * decoding (as REST's order book): such a message is undecodable, and the pushed book is rebuilt.
  *
  * @since 0.1.0
  * @category codecs
@@ -482,7 +483,7 @@ export const Depth = Schema.Struct({
   symbol: Schema.String,
   asks: Schema.Array(PriceLevel),
   bids: Schema.Array(PriceLevel)
-})
+}).check(wellFormedBook)
 
 /**
  * @since 0.1.0

@@ -128,7 +128,8 @@ export class ConnectionLimitError
 
 /**
  * The REST backfill that closes the gap after a (re)connection failed for a reason a retry cannot mend
- * (credentials, permissions); transient failures reconnect and backfill again instead.
+ * (credentials, permissions, a limit refused); transient failures do not end a stream: the private session reconnects
+ * and backfills again, a trade or candle channel asks REST again after a backoff (its connection goes on).
  *
  * @since 0.1.0
  * @category reasons

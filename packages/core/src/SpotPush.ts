@@ -2,17 +2,23 @@
  * Push streams: what the venue pushes over WebSocket, as lazy `Stream`s that never miss and never duplicate an event
  * across reconnects.
  *
- * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap, a
- *   stale or undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt from a new
- *   snapshot: no book is ever delivered across a gap. A subscription with no snapshot within `ackTimeout` of its
+ * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap in
+ *   the versions, an undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt
+ *   from a new snapshot: no book is ever delivered across a gap (a stale change, one the book already holds, is
+ *   skipped). A subscription with no snapshot within `ackTimeout` of its
  *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
  * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
- *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id).
+ *   gap is closed by the market-data REST calls (trades at least once: the venue's pushes carry no trade id, so a
+ *   trade frame the venue sends twice is delivered twice).
  * - `watchOrders`, `watchFills`, `watchBalances`: the private channels, gap-free. After every (re)connection the gap
  *   is closed by REST through the `SpotClient` (balances; the open orders, recent orders and fills of the symbols in
  *   play; each order whose outcome is unknown) before pushes resume, and everything is merged: a fill once by its id,
  *   an order only forward (its filled quantity never goes back, a final state sticks), a balance when it changed.
+ *
+ * A stream's symbol must be one the venue lists (the client's cached symbol rules, when they can be read): another
+ * fails the stream with a `ValidationError` before anything is subscribed, as a venue may acknowledge a channel of a
+ * symbol it does not list and never push on it.
  *
  * Connections are shared and managed: a channel goes on a connection with room (at most 100 channels, 240
  * subscribe or unsubscribe operations an hour each), connections are dialled again with jittered exponential backoff
@@ -37,6 +43,7 @@
 import { Clock, Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { history as candlePages, shortestPeriod } from "./internal/client/market.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
@@ -155,7 +162,9 @@ export type CandleUpdate = Market.CandleUpdate
  * latest delivered, or the stream's start) to `to` (the oldest REST answered), both milliseconds included, the
  * venue's ms, may be missing, as more trades may have been made while the channel was down (or while REST answered)
  * than one REST answer holds (`backfillLimit`). One answer cannot tell exactly `backfillLimit` trades from more, so a
- * gap that held exactly that many is told too. The stream goes on from `to`.
+ * gap that held exactly that many is told too. The stream goes on from `to`. Of a candles `channel`: the bars opened
+ * from `from` (the latest delivered, whose final state was not read either) to `to`, both included, were not read
+ * back after a reconnection, the outage being longer than one backfill reads (half of `bufferSize` bars).
  *
  * @since 0.1.0
  * @category models
@@ -263,22 +272,29 @@ export interface Service {
   /** The latest ticker of a symbol. */
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
   /**
-   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`,
-   * default 100, at most 1000) close the gap, merged with what was delivered: pushes carry no trade id, so trades
-   * identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
+   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`, an
+   * integer from 1 to 1000, default 100; another fails the stream with a `ValidationError` when it starts; the largest
+   * of the stream's consumers is asked) close the gap, merged with what was delivered: pushes carry no trade id, so
+   * trades identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
-   * reach back before the latest trade delivered, a `Gap` on `events` names the span. A consumer a `bufferSize` behind
-   * fails with `SlowConsumerError`.
+   * reach back before the latest trade delivered, a `Gap` on `events` names the span. A frame the venue sends twice is
+   * delivered twice: nothing tells it from two trades alike in every field (a taker filled by two makers of one size at
+   * one price in one millisecond), and dropping it could lose a trade. A consumer a `bufferSize` behind fails with
+   * `SlowConsumerError`.
    */
   readonly watchTrades: (
     symbol: string,
     options?: { readonly backfillLimit?: number | undefined }
   ) => Stream.Stream<PublicTrade, PushError.PushError>
   /**
-   * The candles of a symbol and period as they change: first the latest `history` bars (default 1, the current one)
-   * from REST, then every change; after a reconnection the bars since the latest delivered from REST. A bar is
-   * delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume than
-   * the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains volume.
+   * The candles of a symbol and period as they change: first the latest `history` bars (an integer from 1 to 1000,
+   * default 1, the current one; another fails the stream with a `ValidationError` when it starts) from REST (a
+   * consumer joining a stream already running gets its own: the bars before those the stream keeps read for it), then
+   * every change; after a reconnection the bars since the latest delivered up to now from REST, read page by page, at
+   * most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap` on `events`). A
+   * bar is delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume
+   * than the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains
+   * volume.
    */
   readonly watchCandles: (
     symbol: string,
@@ -499,47 +515,55 @@ const stream = <A>(
     Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
   )
 
+// A public stream's symbol: a trading pair the venue lists (the client's cached symbol rules). A venue may acknowledge
+// a channel of a symbol it does not list and never push on it: the stream would wait forever, silently.
+const listedSymbol = (client: SpotClient["Service"]) => (symbol: string) =>
+  Effect.flatMap(checkSymbols([symbol]), (symbols) => listedSymbols(client, symbols))
+
 const publicStreams = (
-  { emit, hubs, registry, resolved, telemetry }: Streams
-): Pick<Service, "watchBook" | "watchTicker"> => ({
-  watchBook: (symbol, options) => {
-    const depth = options?.depth ?? 15
-    const channel = Push.channels.depth(symbol, depth)
-    return stream(
-      "SpotPush.watchBook",
-      Effect.andThen(
-        checkSymbols([symbol]),
-        registry.use<BookFeed, BookEvent>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) =>
-            new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
-          join: (feed, sink) => feed.attach(sink),
-          leave: (feed, sink) => feed.detach(sink)
-        })
+  { client, emit, hubs, registry, resolved, telemetry }: Streams
+): Pick<Service, "watchBook" | "watchTicker"> => {
+  const listed = listedSymbol(client)
+  return {
+    watchBook: (symbol, options) => {
+      const depth = options?.depth ?? 15
+      const channel = Push.channels.depth(symbol, depth)
+      return stream(
+        "SpotPush.watchBook",
+        Effect.andThen(
+          listed(symbol),
+          registry.use<BookFeed, BookEvent>({
+            key: channel,
+            hub: hubs.public,
+            channels: [channel],
+            create: (release) =>
+              new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
+            join: (feed, sink) => feed.attach(sink),
+            leave: (feed, sink) => feed.detach(sink)
+          })
+        )
       )
-    )
-  },
-  watchTicker: (symbol) => {
-    const channel = Push.channels.ticker(symbol)
-    return stream(
-      "SpotPush.watchTicker",
-      Effect.andThen(
-        checkSymbols([symbol]),
-        registry.use<TickerFeed, Push.Ticker>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) => new TickerFeed(release),
-          join: (feed, sink) => feed.attach(sink),
-          leave: (feed, sink) => feed.detach(sink),
-          latest: true
-        })
+    },
+    watchTicker: (symbol) => {
+      const channel = Push.channels.ticker(symbol)
+      return stream(
+        "SpotPush.watchTicker",
+        Effect.andThen(
+          listed(symbol),
+          registry.use<TickerFeed, Push.Ticker>({
+            key: channel,
+            hub: hubs.public,
+            channels: [channel],
+            create: (release) => new TickerFeed(release),
+            join: (feed, sink) => feed.attach(sink),
+            leave: (feed, sink) => feed.detach(sink),
+            latest: true
+          })
+        )
       )
-    )
+    }
   }
-})
+}
 
 const privateStreams = (
   { client, emit, hubs, now, options, registry, resolved, synced, telemetry }: Streams
@@ -604,6 +628,16 @@ const privateStreams = (
   }
 }
 
+// A count one REST answer gives (`limit`: an integer from 1 to 1000), checked when the stream starts.
+const restLimit = (field: string, value: number): Effect.Effect<void, SpotError.ValidationError> =>
+  Number.isInteger(value) && value >= 1 && value <= 1000
+    ? Effect.void
+    : invalid(field, `must be an integer from 1 to 1000, not ${String(value)}`)
+
+// The bars one candles backfill reads back at most: half a consumer's buffer (the bars go to it at once, with the
+// pushes kept meanwhile after them), and at most ten pages.
+const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
+
 const marketStreams = (
   { client, emit, hubs, now, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
@@ -613,7 +647,9 @@ const marketStreams = (
     return stream(
       "SpotPush.watchTrades",
       Effect.gen(function*() {
-        yield* checkSymbols([symbol])
+        // Checked now: the first subscription owes no backfill, so REST would refuse it only at the first reconnection.
+        yield* restLimit("backfillLimit", limit)
+        yield* listedSymbol(client)(symbol)
         const answered = yield* synced
         const startedAt = now()
         const offset = yield* client.clockOffset
@@ -628,20 +664,26 @@ const marketStreams = (
           key: channel,
           hub: hubs.public,
           channels: [channel],
-          create: (release) =>
-            new Market.TradeFeed({
+          create: (release) => {
+            const feed: Market.TradeFeed = new Market.TradeFeed({
               symbol,
               capacity: resolved.capacity,
               start,
               overlapMillis: 5_000,
               limit,
               onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
-              backfill: () => client.recentTrades(symbol, { limit }),
+              // The largest `backfillLimit` of the consumers, whoever created the stream.
+              backfill: () => client.recentTrades(symbol, { limit: feed.limit }),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer,
               onBackfilled: (outcome) => telemetry.backfilled("trades", outcome)
-            }),
-          join: (feed, sink) => feed.attach(sink),
+            })
+            return feed
+          },
+          join: (feed, sink) => {
+            feed.raiseLimit(limit)
+            feed.attach(sink)
+          },
           leave: (feed, sink) => feed.detach(sink)
         })
       })
@@ -649,11 +691,32 @@ const marketStreams = (
   },
   watchCandles: (symbol, period, options) => {
     const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
-    const history = Math.max(1, options?.history ?? 1)
+    const history = options?.history ?? 1
+    // After a reconnection: every bar from the latest delivered (its final state) up to now on the venue's clock, paged
+    // (one answer holds 100 by default, whether from the start or the end is the venue's). Bounded: every bar read back
+    // goes to each consumer at once, so at most half a consumer's buffer of them (the rest for the pushes kept
+    // meanwhile); older bars are not read back, and a `Gap` says which.
+    const length = shortestPeriod[period]
+    const readBack = (latest: number) =>
+      Effect.gen(function*() {
+        const offset = yield* client.clockOffset
+        // A period past now: a bar opening as REST is asked is read too (the offset is an estimate).
+        const until = Math.round(now() + offset) + length
+        const from = Math.max(latest, until - maxBackfillBars(resolved.capacity) * length)
+        // Windows that hold every bar whatever the venue's bounds and limits do (`candleHistory`'s), each one request.
+        const pages = candlePages(
+          (query) => client.candles(symbol, period, query),
+          { symbol, period },
+          { since: from, until, pageSize: 1000 }
+        )
+        const bars = yield* Stream.runCollect(pages)
+        if (from > latest) emit({ _tag: "Gap", channel, from: latest, to: from - 1 })
+        return bars
+      })
     return stream(
       "SpotPush.watchCandles",
       Effect.andThen(
-        checkSymbols([symbol]),
+        Effect.andThen(restLimit("history", history), listedSymbol(client)(symbol)),
         registry.use<Market.CandleFeed, CandleUpdate>({
           key: channel,
           hub: hubs.public,
@@ -664,12 +727,21 @@ const marketStreams = (
               period,
               capacity: resolved.capacity,
               backfill: (latest) =>
-                client.candles(symbol, period, latest === undefined ? { limit: history } : { startTime: latest }),
+                latest === undefined ? client.candles(symbol, period, { limit: history }) : readBack(latest),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer,
               onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)
             }),
-          join: (feed, sink) => feed.attach(sink),
+          // A consumer joining a running stream and asking more than its current bar: its bars read for it, then it
+          // joins (the stream's creator has its own from the first backfill).
+          join: (feed, sink) =>
+            history <= 1 || !feed.started ? feed.attach(sink) : Effect.map(
+              Effect.mapError(
+                client.candles(symbol, period, { limit: history }),
+                (error) => new PushError.BackfillError({ error })
+              ),
+              (answered) => feed.attachWith(sink, history, answered)
+            ),
           leave: (feed, sink) => feed.detach(sink)
         })
       )

@@ -9,9 +9,9 @@
  * each also a span, `SpotPush.connect`: the wait for the attempt budget, the dial and the handshake, a root span of its
  * own with its `endpoint`, `connection` and `outcome`), the connections open (`spotkit_push_connections`), the
  * reconnects by reason, the books rebuilt by reason (and the book consumers that lagged), the streams' REST backfills
- * by outcome, the trades channels' gaps and the data messages received per channel kind, in the metrics of the context
- * it was made in (its layer's). Messages are counted as plain integers while a batch of frames is read and added to
- * the metric once per batch: no effect, nor a metric update, per message.
+ * by outcome, the trades and candles channels' gaps and the data messages received per channel kind, in the metrics of
+ * the context it was made in (its layer's). Messages are counted as plain integers while a batch of frames is read and
+ * added to the metric once per batch: no effect, nor a metric update, per message.
  *
  * The metrics are ordinary Effect metrics: `Metric.snapshot` reads them, and `effect/observability`'s `OtlpMetrics`
  * or `PrometheusMetrics` export them. Their attributes name the endpoint (`Venue.endpoints`' names; `public` or
@@ -243,14 +243,14 @@ export const pushBackfills = Metric.counter("spotkit_push_backfills_total", {
 })
 
 /**
- * Spans of a trades channel that may miss trades after a reconnect (each `Gap` of `SpotPush.events`), by `channel`:
- * the channel's kind (`trades`), never its symbol.
+ * Spans of a trades channel that may miss trades, or of a candles channel whose bars were not read back, after a
+ * reconnect (each `Gap` of `SpotPush.events`), by `channel`: the channel's kind (`trades`, `kline`), never its symbol.
  *
  * @since 0.1.0
  * @category metrics
  */
 export const pushGaps = Metric.counter("spotkit_push_gaps_total", {
-  description: "Spans of a push channel that may miss items after a reconnect, by channel kind (trades)",
+  description: "Spans of a push channel that may miss items after a reconnect, by channel kind (trades, kline)",
   incremental: true
 })
 

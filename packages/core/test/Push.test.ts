@@ -194,6 +194,33 @@ describe("Push", () => {
     assert.throws(() => decode(Push.Depth)({ ...depth, endVersion: "-1" }))
   })
 
+  it("codecs: a depth level at a price at or below zero, or of a negative size, fails the decoding (as REST's book)", () => {
+    const depth = {
+      startVersion: "1",
+      endVersion: "1",
+      depthType: "CHANGED",
+      symbol: "BTCUSDT_SPBL",
+      asks: [{ price: "101", size: "1" }],
+      bids: [{ price: "100", size: "0" }]
+    }
+    // A removal (size zero, in any form) is a level like any other.
+    assert.strictEqual(decode(Push.Depth)({ ...depth, bids: [{ price: "100", size: "0.000" }] }).bids.length, 1)
+    for (const [price, size] of [["0", "1"], ["-5", "1"], ["-0", "1"], ["0.000", "2"], ["10", "-1"], ["10", "-0"]]) {
+      assert.throws(
+        () => decode(Push.Depth)({ ...depth, bids: [{ price, size }] }),
+        undefined,
+        undefined,
+        `bid ${price}x${size}`
+      )
+      assert.throws(
+        () => decode(Push.Depth)({ ...depth, asks: [{ price, size }] }),
+        undefined,
+        undefined,
+        `ask ${price}x${size}`
+      )
+    }
+  })
+
   it("codecs: buyerMaker a boolean or a string; coinId a number or a string; unknown fields kept", () => {
     const trade = { time: "1747131727502", price: "103337.5", size: "0.01600", value: "1653.4", buyerMaker: "true" }
     assert.strictEqual(decode(Push.Trade)(trade).buyerMaker, true)

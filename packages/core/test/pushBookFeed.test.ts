@@ -96,3 +96,24 @@ describe("push book feed before the acknowledgement", () => {
       assert.deepStrictEqual(yield* events, [String(EARLY_LIMIT - 1)])
     }))
 })
+
+describe("push book feed: levels no book holds", () => {
+  it.effect("a change with a price at or below zero or a negative size is undecodable: no book, a resync", () =>
+    Effect.gen(function*() {
+      const { control, events, feed, resyncs, scope } = yield* harness
+      yield* feed.onActive(CHANNEL, scope, control)
+      feed.onFrame(frame(depth("SNAPSHOT", 10, 10, "100")), control)
+      assert.deepStrictEqual(yield* events, ["10"])
+      // REST's order book refuses these levels; a pushed one would show a bid at 0 (or a crossed book) as consistent.
+      for (const bids of [[["0", "5"]], [["-3", "4"]], [["100", "-1"]]]) {
+        feed.onFrame(
+          frame({ ...depth("CHANGED", 11, 11, "100"), bids: bids.map(([price, size]) => ({ price, size })) }),
+          control
+        )
+        assert.deepStrictEqual(yield* events, ["Resync"], `bids ${JSON.stringify(bids)}`)
+        feed.onFrame(frame(depth("SNAPSHOT", 10, 10, "100")), control)
+        assert.deepStrictEqual(yield* events, ["10"])
+      }
+      assert.deepStrictEqual(resyncs, [CHANNEL, CHANNEL, CHANNEL])
+    }))
+})

@@ -9,8 +9,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, SpotError } from "@spotkit/core"
-import type { Market } from "@spotkit/core"
-import { Deferred, Effect, Layer } from "effect"
+import type { Market, PushError } from "@spotkit/core"
+import { Deferred, Effect, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { PushVenue, TestExchange } from "../src/index.ts"
@@ -296,6 +296,8 @@ describe("SpotPush.watchCandles", () => {
   const state = published()
   it.effect("the current bar first, then changes; the bars of an outage from REST; an unchanged bar not again", () =>
     Effect.gen(function*() {
+      // The bars' open times in the past: REST is read back up to now.
+      yield* TestClock.setTime(10 * 60_000)
       const push = yield* SpotPush.SpotPush
       state.bars.set(0, FIRST_BAR)
       const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
@@ -562,6 +564,304 @@ describe("SpotPush.watchCandles: a backfill older than the pushes delivered", ()
         [0, "100", "1", "rest"],
         [0, "102", "5", "push"],
         [0, "103", "6", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})
+
+// REST's candles as the test exchange answers them (docs/venue/market-data.md#candles): `startTime` inclusive,
+// `endTime` exclusive, the oldest `limit` first with `startTime`, the newest without; `limit` 100 by default.
+const pagedMarket = (state: Published, calls: Array<Market.CandlesOptions | undefined>) =>
+  Layer.effect(
+    SpotClient.SpotClient,
+    Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+      ...client,
+      candles: (_symbol, _period, options) =>
+        Effect.sync(() => {
+          calls.push(options)
+          const limit = options?.limit ?? 100
+          const bars = [...state.bars.values()]
+            .filter((b) => b.openTime < (options?.endTime ?? Infinity))
+            .sort((a, b) => a.openTime - b.openTime)
+          const from = options?.startTime
+          return from === undefined ? bars.slice(-limit) : bars.filter((b) => b.openTime >= from).slice(0, limit)
+        })
+    }))
+  )
+
+const pagedLayer = (
+  state: Published,
+  calls: Array<Market.CandlesOptions | undefined>,
+  push?: Partial<SpotPush.Options>
+) => {
+  const base = setup()
+  return PushVenue.layerSpotPush(push).pipe(
+    Layer.provide(pagedMarket(state, calls).pipe(Layer.provide(base))),
+    Layer.provideMerge(base)
+  )
+}
+
+const flat = (openTime: number): Market.Candle => ({ ...FIRST_BAR, openTime }) as Market.Candle
+
+describe("SpotPush.watchCandles: an outage longer than one REST answer", () => {
+  const state = published()
+  const calls: Array<Market.CandlesOptions | undefined> = []
+  it.effect("every bar since the latest delivered is read back, page by page, up to now", () =>
+    Effect.gen(function*() {
+      // The clock 200 minutes past bar 0, so that the bars of the outage are in the past.
+      yield* TestClock.setTime(200 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      state.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      // 150 bars while the connection is down: more than REST answers at once (100 by default).
+      yield* outage(Effect.sync(() => {
+        for (let i = 1; i <= 150; i++) state.bars.set(i * 60_000, flat(i * 60_000))
+      }))
+      yield* bar(state, 151 * 60_000, "105")
+      yield* settle
+      const minutes = candles.items.map((c) => c.openTime / 60_000)
+      assert.deepStrictEqual(minutes, Array.from({ length: 152 }, (_, i) => i))
+      assert.isFalse(events.items.some((e) => e._tag === "Gap"))
+      assert.isAbove(calls.length, 1)
+    }).pipe(Effect.provide(pagedLayer(state, calls))))
+
+  const bounded = published()
+  it.effect("bounded by half a consumer's buffer: the newest bars read back, the older ones named by a Gap", () =>
+    Effect.gen(function*() {
+      // Bar 150 opens as the outage ends (the clock past it).
+      yield* TestClock.setTime(150 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      const events = yield* collect(push.events)
+      bounded.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* outage(Effect.sync(() => {
+        for (let i = 1; i <= 150; i++) bounded.bars.set(i * 60_000, flat(i * 60_000))
+      }))
+      // A buffer of 40: at most 20 periods read back (up to a period past now), the newest bars; the older ones told.
+      const minutes = candles.items.map((c) => c.openTime / 60_000)
+      const first = minutes[1]!
+      assert.deepStrictEqual(minutes, [0, ...Array.from({ length: 151 - first }, (_, i) => first + i)])
+      assert.isAtMost(minutes.length - 1, 20)
+      assert.isAtLeast(minutes.length - 1, 18)
+      const gaps = events.items.filter((e) => e._tag === "Gap")
+      assert.strictEqual(gaps.length, 1)
+      const gap = gaps[0]!
+      assert.deepStrictEqual([gap.channel, gap.from], [`kline.LAST_PRICE.${SYMBOL}.MINUTE_1`, 0])
+      // Every bar opened after `to` was read back; the bar before the first read back opened within the gap.
+      assert.isTrue(gap.to < first * 60_000 && gap.to >= (first - 1) * 60_000)
+    }).pipe(Effect.provide(pagedLayer(bounded, [], { bufferSize: 40 }))))
+})
+
+describe("SpotPush.watchCandles: a late push of a bar no longer kept", () => {
+  const state = published()
+  const pushOnly = (openTime: number, close: string, size: string) =>
+    Effect.flatMap(PushVenue.PushVenue, (venue) =>
+      venue.publish({
+        _tag: "Kline",
+        symbol: SYMBOL,
+        interval: "MINUTE_1",
+        bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
+      }))
+  it.effect("an older state of a closed bar, pushed after the bars kept moved on, is not delivered", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      state.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* pushOnly(0, "101", "10")
+      for (let i = 1; i <= 4; i++) yield* pushOnly(i * 60_000, "101", "1")
+      yield* settle
+      // Bar 0 with less volume than delivered: an older state, late. Bar 3 likewise (still kept).
+      yield* pushOnly(0, "100.5", "7")
+      yield* pushOnly(3 * 60_000, "100.5", "0.5")
+      // The previous bar's final state after the next one began is a change, delivered.
+      yield* pushOnly(3 * 60_000, "102", "2")
+      yield* settle
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime / 60_000, c.baseVolume, c.source]), [
+        [0, "1", "rest"],
+        [0, "10", "push"],
+        [1, "1", "push"],
+        [2, "1", "push"],
+        [3, "1", "push"],
+        [4, "1", "push"],
+        [3, "2", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush public streams of a symbol the venue does not list", () => {
+  it.effect("fail at once with a ValidationError naming it (the venue may acknowledge and never push)", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const streams: ReadonlyArray<readonly [string, Stream.Stream<unknown, PushError.PushError>]> = [
+        ["SpotPush.watchTicker", push.watchTicker("NOPEUSDT_SPBL")],
+        ["SpotPush.watchTrades", push.watchTrades("NOPEUSDT_SPBL")],
+        ["SpotPush.watchBook", push.watchBook("NOPEUSDT_SPBL")],
+        ["SpotPush.watchCandles", push.watchCandles("NOPEUSDT_SPBL", "1m")]
+      ]
+      for (const [name, stream] of streams) {
+        const error = yield* Effect.flip(Stream.runDrain(stream))
+        assert.strictEqual(error.stream, name)
+        assert.strictEqual(error.reason._tag, "ValidationError")
+        assert.include(error.message, "\"NOPEUSDT_SPBL\" is not a symbol the venue lists")
+      }
+      // Refused before subscribing: no connection was needed.
+      assert.strictEqual((yield* venue.stats).opened, 0)
+    }).pipe(Effect.provide(setup())))
+})
+
+describe("SpotPush.watchTrades and watchCandles: options REST would refuse later", () => {
+  it.effect("a backfillLimit or history that is not an integer from 1 to 1000 fails the stream when it starts", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      for (const value of [5000, 0, 2.5, -1, Number.NaN]) {
+        const trades = yield* Effect.flip(Stream.runDrain(push.watchTrades(SYMBOL, { backfillLimit: value })))
+        assert.strictEqual(trades.reason._tag, "ValidationError", `backfillLimit ${value}`)
+        assert.include(trades.message, "backfillLimit")
+        const candles = yield* Effect.flip(Stream.runDrain(push.watchCandles(SYMBOL, "1m", { history: value })))
+        assert.strictEqual(candles.reason._tag, "ValidationError", `history ${value}`)
+        assert.include(candles.message, "history")
+      }
+      // The first subscription owes no backfill: without the check, the mistake waited for the first reconnection.
+      assert.strictEqual((yield* venue.stats).attempts, 0)
+    }).pipe(Effect.provide(setup())))
+})
+
+describe("SpotPush.watchTrades: REST failing for a while after a reconnection", () => {
+  // REST's recent trades fail (a reset: retryable) `failures` more times, then answer.
+  const rest = { failures: 0, calls: 0 }
+  const failing = new SpotError.SpotError({
+    operation: "SpotClient.recentTrades",
+    reason: new SpotError.TransportError({ description: "connection reset" })
+  })
+  const base = setup()
+  const layer = PushVenue.layerSpotPush().pipe(
+    Layer.provide(
+      Layer.effect(
+        SpotClient.SpotClient,
+        Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+          ...client,
+          recentTrades: () =>
+            Effect.suspend(() => {
+              rest.calls++
+              if (rest.failures === 0) return Effect.succeed([])
+              rest.failures--
+              return Effect.fail(failing)
+            })
+        }))
+      ).pipe(Layer.provide(base))
+    ),
+    Layer.provideMerge(base)
+  )
+
+  it.effect("the backfill is asked again after a backoff; the connection and the other channels on it go on", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      rest.failures = 5
+      yield* venue.dropAll
+      yield* advance(120_000)
+      // The venue's drop alone cut the connection: one reconnection, one resync of the book.
+      assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 1)
+      assert.strictEqual(book.items.filter((e) => e._tag === "Resync").length, 1)
+      assert.strictEqual(rest.failures, 0)
+      assert.strictEqual(rest.calls, 6)
+      // Trades pushed after REST answered are delivered.
+      yield* trade(published(), 200_000, "30000.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.source]), [[200_000, "push"]])
+      assert.isUndefined(trades.fiber.pollUnsafe())
+    }).pipe(Effect.provide(layer)))
+})
+
+describe("SpotPush.watchCandles: a consumer joining a running stream", () => {
+  const state = published()
+  it.effect("gets the latest `history` bars it asked for, then every change", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(10 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      for (let i = 0; i < 10; i++) state.bars.set(i * 60_000, { ...FIRST_BAR, openTime: i * 60_000 } as Market.Candle)
+      const first = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(state, 9 * 60_000, "101")
+      yield* settle
+      const second = yield* collect(push.watchCandles(SYMBOL, "1m", { history: 5 }))
+      const third = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(state, 9 * 60_000, "102")
+      yield* settle
+      const seen = (items: ReadonlyArray<SpotPush.CandleUpdate>) => items.map((c) => [c.openTime / 60_000, c.close])
+      assert.deepStrictEqual(seen(first.items), [[9, "100"], [9, "101"], [9, "102"]])
+      // The bars before the current one from REST, the current one as the stream has it.
+      assert.deepStrictEqual(seen(second.items), [[5, "100"], [6, "100"], [7, "100"], [8, "100"], [9, "101"], [
+        9,
+        "102"
+      ]])
+      assert.deepStrictEqual(seen(third.items), [[9, "101"], [9, "102"]])
+    }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush.watchTrades: a consumer joining with a larger backfillLimit", () => {
+  const limits: Array<number | undefined> = []
+  const base = setup()
+  const layer = PushVenue.layerSpotPush().pipe(
+    Layer.provide(
+      Layer.effect(
+        SpotClient.SpotClient,
+        Effect.map(SpotClient.SpotClient, (client): SpotClient.Service => ({
+          ...client,
+          recentTrades: (_symbol, options) => Effect.sync(() => (limits.push(options?.limit), []))
+        }))
+      ).pipe(Layer.provide(base))
+    ),
+    Layer.provideMerge(base)
+  )
+  it.effect("the backfills ask REST for the largest limit of the consumers, not the first one's", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 500 }))
+      yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 200 }))
+      yield* settle
+      yield* venue.dropAll
+      yield* advance(5_000)
+      assert.deepStrictEqual(limits, [500])
+    }).pipe(Effect.provide(layer)))
+})
+
+// Pushes carry no trade id: a frame the venue repeats cannot be told from two trades alike in every field, which a
+// taker order filled against two makers of one size at one price in one millisecond makes, and the venue may push in
+// frames of their own. Dropping either would lose a trade; the stream is at least once, and delivers both.
+describe("SpotPush.watchTrades: a trade frame the venue sends twice", () => {
+  const state = published()
+  it.effect("is delivered twice, as two identical trades are (at least once: nothing tells them apart)", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* venue.setFaults({ dup: 1 })
+      yield* trade(state, 1_000, "30000.5")
+      yield* settle
+      yield* venue.setFaults({})
+      yield* trade(state, 1_001, "30001.5")
+      yield* trade(state, 1_001, "30001.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price]), [
+        [1_000, "30000.5"],
+        [1_000, "30000.5"],
+        [1_001, "30001.5"],
+        [1_001, "30001.5"]
       ])
     }).pipe(Effect.provide(layerWith(state))))
 })

@@ -162,6 +162,24 @@ describe("PushVenue", () => {
       assert.isUndefined(raw.state.closed)
     }))
 
+  it.effect("refuses every public channel of a symbol it does not list alike", () =>
+    Effect.gen(function*() {
+      const venue = yield* venueWith()
+      const raw = yield* connect(venue, Push.paths.public)
+      const channels = [
+        "depth.XYZUSDT_SPBL.15",
+        "ticker.XYZUSDT_SPBL",
+        "trades.XYZUSDT_SPBL",
+        "kline.LAST_PRICE.XYZUSDT_SPBL.MINUTE_1"
+      ]
+      for (const channel of channels) yield* subscribe(raw, channel)
+      yield* settle
+      assert.deepStrictEqual(
+        raw.frames.map((f) => [f.event, f.channel, f.msg]),
+        channels.map((channel) => ["error", channel, "symbol XYZUSDT_SPBL does not exist"])
+      )
+    }))
+
   for (const pingType of ["event", "type"] as const) {
     it.effect(`pings (${pingType}) every interval; a pong keeps the connection; five unanswered close it`, () =>
       Effect.gen(function*() {

@@ -440,6 +440,16 @@ describe("spotkit watch", () => {
       "trades.BTCUSDT_SPBL: trades from 2026-01-01T00:00:00.000Z to 2026-01-01T00:00:01.500Z (both included) may " +
         "be missing (more than one REST answer holds may have been made while the channel was down)"
     )
+    assert.strictEqual(
+      Watch.gapLine({
+        _tag: "Gap",
+        channel: "kline.LAST_PRICE.BTCUSDT_SPBL.MINUTE_1",
+        from: 1_767_225_600_000,
+        to: 1_767_225_659_999
+      }),
+      "kline.LAST_PRICE.BTCUSDT_SPBL.MINUTE_1: the bars opened from 2026-01-01T00:00:00.000Z to " +
+        "2026-01-01T00:00:59.999Z (both included) were not read back (the outage outlasted what one backfill reads)"
+    )
     assert.deepStrictEqual(
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),
       [30_000, 300_000, 5_400_000, 500, undefined, undefined, undefined, 2_000]

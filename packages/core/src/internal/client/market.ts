@@ -39,13 +39,19 @@ export const shortestPeriod: Readonly<Record<Market.CandlePeriod, number>> = {
  * whether the venue's bounds are inclusive or not, and none is skipped. The requests do not depend on how many
  * candles there are: a sparse range costs as many as a full one.
  */
-export const history = (
+export const history = <E, Symbol extends string = typeof Market.CandlesQuery.Type["symbol"]>(
   page: (
-    query: typeof Market.CandlesQuery.Type
-  ) => Effect.Effect<ReadonlyArray<Market.Candle>, SpotError.SpotErrorReason>,
-  query: { readonly symbol: typeof Market.CandlesQuery.Type["symbol"]; readonly period: Market.CandlePeriod },
+    query: {
+      readonly symbol: Symbol
+      readonly period: Market.CandlePeriod
+      readonly startTime: number
+      readonly endTime: number
+      readonly limit: number
+    }
+  ) => Effect.Effect<ReadonlyArray<Market.Candle>, E>,
+  query: { readonly symbol: Symbol; readonly period: Market.CandlePeriod },
   range: { readonly since: number; readonly until: number; readonly pageSize: number }
-): Stream.Stream<Market.Candle, SpotError.SpotErrorReason> => {
+): Stream.Stream<Market.Candle, E> => {
   const width = range.pageSize * shortestPeriod[query.period] - 2
   return Stream.paginate(range.since, (start: number) => {
     const end = Math.min(start + width, range.until)

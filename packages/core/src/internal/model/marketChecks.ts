@@ -1,5 +1,6 @@
-// What a trade or a candle must be to be one, on REST and on push alike (Market.ts, Push.ts), as the REST order book
-// refuses a price at or below zero or a negative size: a trade has a price and a size above zero and a value not
+// What a trade, a candle or a book's side must be to be one, on REST and on push alike (Market.ts, Push.ts): a book's
+// level has a price above zero and a size not below zero (zero: nothing rests there, or on push the level is gone); a
+// trade has a price and a size above zero and a value not
 // below zero (a tiny trade's value may round to zero at the quote coin's precision); a candle has prices above zero,
 // volumes not below zero (a period without trades has none), and a high not below its low. Anything else is garbage
 // no venue sends, refused as undecodable rather than shown as market data.
@@ -46,6 +47,28 @@ export const candleProblem = (
     ? { path: ["high"], issue: `a candle whose high ${candle.high} is below its low ${candle.low}` }
     : undefined
 }
+
+/** Why a side of a book (or of a depth push) is not one, or undefined. */
+export const sideProblem = (
+  levels: ReadonlyArray<{ readonly price: string; readonly size: string }> | null
+): string | undefined => {
+  for (const { price, size } of levels ?? []) {
+    if (!positive(price)) return `a price of ${price}`
+    if (negative(size)) return `a negative size at ${price}`
+  }
+  return undefined
+}
+
+/** The book check (both sides) as a schema filter. */
+export const wellFormedBook = Schema.makeFilter((book: {
+  readonly asks: ReadonlyArray<{ readonly price: string; readonly size: string }> | null
+  readonly bids: ReadonlyArray<{ readonly price: string; readonly size: string }> | null
+}) => {
+  const asks = sideProblem(book.asks)
+  if (asks !== undefined) return { path: ["asks"], issue: asks }
+  const bids = sideProblem(book.bids)
+  return bids === undefined ? undefined : { path: ["bids"], issue: bids }
+})
 
 /** The trade check as a schema filter. */
 export const wellFormedTrade = Schema.makeFilter(tradeProblem)

@@ -6,8 +6,9 @@
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
-// answered) and replaces nothing; of equal volume, the later one wins.
-import { Cause, Effect, Queue, Result, Schema } from "effect"
+// answered) and replaces nothing; of equal volume, the later one wins. The newest three bars are kept; a push of a bar
+// older than those let go is late and replaces nothing.
+import { Cause, Effect, Queue, Result, Schedule, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import * as Push from "../../Push.ts"
@@ -67,6 +68,9 @@ export interface Options<R> {
   readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
 
+// How a backfill REST failed with a retryable error is asked again: from 1 s, doubling up to 30 s, jittered.
+const RETRY = Schedule.jittered(Schedule.min([Schedule.exponential(1_000), Schedule.spaced(30_000)]))
+
 // What both feeds share: consumers, the connection's generations, and the pushes kept while REST answers.
 abstract class GapClosing<A, R> {
   readonly sinks = new Set<Sink<A>>()
@@ -93,7 +97,7 @@ abstract class GapClosing<A, R> {
     this.sinks.delete(sink)
   }
 
-  onActive(channel: string, scope: Scope.Scope, control: Control): Effect.Effect<void> {
+  onActive(channel: string, scope: Scope.Scope, _control: Control): Effect.Effect<void> {
     return Effect.suspend(() => {
       const overflowed = this.overflowed
       this.overflowed = false
@@ -101,16 +105,25 @@ abstract class GapClosing<A, R> {
       this.buffer = []
       const generation = this.generation
       const owed = this.owed()
-      const fetch = owed ? this.fetch(this.latestDelivered()) : Effect.succeed([])
+      // A failure a retry may mend (REST down a while) is this channel's alone: REST is asked again after a backoff,
+      // the pushes kept meanwhile (an overflow resubscribes the channel), and the connection goes on for the others.
+      const attempt = Effect.suspend(() => this.fetch(this.latestDelivered())).pipe(
+        Effect.tapError((error) =>
+          Effect.suspend(() => {
+            if (generation !== this.generation || !error.isRetryable) return Effect.void
+            this.options.onBackfilled?.("failed")
+            return Effect.logDebug(`spotkit push: ${channel}: backfill failed (${error.message}); asking REST again`)
+          })
+        )
+      )
+      const fetch = owed
+        ? Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
+        : Effect.succeed([])
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
           if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
-            if (result.failure.isRetryable) {
-              control.reconnect(`backfill: ${result.failure.message}`, "backfill")
-              return Effect.void
-            }
             return this.onFail("", new PushError.BackfillError({ error: result.failure }))
           }
           this.merge(result.success)
@@ -195,7 +208,9 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
 
-  private readonly limit: number
+  // The most trades one REST answer holds: the largest `backfillLimit` of the consumers; `asked` the latest backfill's.
+  private most: number
+  private asked: number
   private readonly onGap: (from: number, to: number) => void
 
   constructor(
@@ -203,7 +218,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
       readonly start: Effect.Effect<number>
       readonly overlapMillis: number
-      /** The most trades one REST answer holds (the `limit` the backfill asks for). */
+      /** The most trades one REST answer holds (the `limit` the backfill asks for), until a consumer asks more. */
       readonly limit: number
       /** Told of trades that may be missing: from `from` to `to`, both milliseconds included (the venue's ms). */
       readonly onGap: (from: number, to: number) => void
@@ -212,7 +227,8 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     super(options)
     this.start = options.start
     this.overlapMillis = options.overlapMillis
-    this.limit = options.limit
+    this.most = options.limit
+    this.asked = options.limit
     this.onGap = options.onGap
   }
 
@@ -220,9 +236,20 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     return this.latest
   }
 
+  /** The `limit` a backfill asks REST for: the largest any consumer asked. */
+  get limit(): number {
+    return this.most
+  }
+
+  /** A consumer joining with its `backfillLimit`: the backfills ask for the largest. */
+  raiseLimit(limit: number): void {
+    if (limit > this.most) this.most = limit
+  }
+
   protected override fetch(
     latest: number | undefined
   ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
+    this.asked = this.most
     const answer = super.fetch(latest)
     return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
       Effect.map(this.start, (since) => {
@@ -264,7 +291,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     // millisecond, only if a trade of it there had not been delivered (the ones pushed before it were).
     const oldest = sorted[0]
     if (
-      oldest !== undefined && sorted.length >= this.limit && floor > -Infinity &&
+      oldest !== undefined && sorted.length >= this.asked && floor > -Infinity &&
       (oldest.time > floor || (oldest.time === floor && newAtFloor))
     ) this.onGap(floor, oldest.time)
   }
@@ -317,6 +344,9 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
 export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   private readonly bars = new Map<number, Market.Candle>()
   private latest: number | undefined = undefined
+  // The newest open time no longer kept: a push of it or of an older bar (late, an older state) has nothing to be
+  // compared with, and the bar was final when it was let go.
+  private forgotten: number | undefined = undefined
   private readonly period: Market.CandlePeriod
 
   constructor(options: Options<Market.Candle> & { readonly period: Market.CandlePeriod }) {
@@ -328,11 +358,29 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
     return this.latest
   }
 
+  /** Whether a bar has come yet (a consumer joining before gets the first backfill's bars with the others). */
+  get started(): boolean {
+    return this.latest !== undefined
+  }
+
   /** A consumer that joins late starts from the current bar. */
   override attach(sink: Sink<CandleUpdate>): void {
+    this.attachWith(sink, 1, [])
+  }
+
+  /**
+   * A consumer that joins late asking the latest `history` bars, with the latest bars REST answered for it: those older
+   * than the bars kept, then the kept ones as the stream has them (the current one last), the newest `history` of all.
+   * Joined at once after, it misses no change.
+   */
+  attachWith(sink: Sink<CandleUpdate>, history: number, answered: ReadonlyArray<Market.Candle>): void {
     super.attach(sink)
-    const latest = this.latest === undefined ? undefined : this.bars.get(this.latest)
-    if (latest !== undefined) Queue.offerUnsafe(sink, this.update(latest, "rest"))
+    const kept = [...this.bars.values()].sort((a, b) => a.openTime - b.openTime)
+    const oldest = kept[0]?.openTime
+    const older = oldest === undefined
+      ? []
+      : answered.filter((candle) => candle.openTime < oldest).sort((a, b) => a.openTime - b.openTime)
+    for (const candle of [...older, ...kept].slice(-history)) Queue.offerUnsafe(sink, this.update(candle, "rest"))
   }
 
   protected merge(records: ReadonlyArray<Market.Candle>): void {
@@ -362,6 +410,7 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   }
 
   private bar(candle: Market.Candle, source: "push" | "rest"): void {
+    if (this.forgotten !== undefined && candle.openTime <= this.forgotten) return
     const old = this.bars.get(candle.openTime)
     if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
     if (
@@ -373,7 +422,10 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
       this.latest = candle.openTime
       // Only the bars that can still change, or come again from REST, are kept.
       for (const openTime of this.bars.keys()) {
-        if (openTime < candle.openTime && this.bars.size > 3) this.bars.delete(openTime)
+        if (openTime < candle.openTime && this.bars.size > 3) {
+          this.bars.delete(openTime)
+          if (this.forgotten === undefined || openTime > this.forgotten) this.forgotten = openTime
+        }
       }
     }
     this.emit(this.update(candle, source))

@@ -18,15 +18,19 @@ export interface Use<F extends Shared, A> {
   readonly channels: ReadonlyArray<string>
   /** Makes the feed; `release` forgets it (for its failure). */
   readonly create: (release: () => Effect.Effect<void>) => F
-  /** Adds the consumer; what it returns (if anything) runs then, a private session's backfill of new symbols. */
-  readonly join: (feed: F, sink: Sink<A>) => Effect.Effect<void> | void
+  /**
+   * Adds the consumer; what it returns (if anything) runs then, a private session's backfill of new symbols, or adds it
+   * (a candle consumer's history read first); its failure fails that consumer alone.
+   */
+  readonly join: (feed: F, sink: Sink<A>) => Effect.Effect<void, PushError.PushErrorReason> | void
   readonly leave: (feed: F, sink: Sink<A>) => void
   /** `latest`: the consumer's queue keeps only the latest element (a ticker). */
   readonly latest?: boolean | undefined
 }
 
-const joined = (result: Effect.Effect<void> | void): Effect.Effect<void> =>
-  Effect.isEffect(result) ? result : Effect.void
+const joined = (
+  result: Effect.Effect<void, PushError.PushErrorReason> | void
+): Effect.Effect<void, PushError.PushErrorReason> => Effect.isEffect(result) ? result : Effect.void
 
 export class Registry {
   private readonly feeds = new Map<string, Shared>()
@@ -61,7 +65,7 @@ export class Registry {
     this.feeds.set(use.key, feed)
     const first = joined(use.join(feed, sink))
     const subscribe = Effect.forEach(use.channels, (channel) => use.hub.add(channel, feed), { discard: true })
-    return Effect.as(Effect.andThen(first, Effect.onError(subscribe, () => this.release(use, feed))), feed)
+    return Effect.as(Effect.onError(Effect.andThen(first, subscribe), () => this.release(use, feed)), feed)
   }
 
   private release<F extends Shared, A>(use: Use<F, A>, feed: F): Effect.Effect<void> {

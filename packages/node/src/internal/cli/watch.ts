@@ -232,7 +232,7 @@ export interface Tally {
   resyncs: number
   /** The private session's catch-ups by REST: the first is its start, each later one a resync. */
   resynced: number
-  /** Spans of trades that may be missing (`Gap`). */
+  /** Spans of trades that may be missing, or of bars not read back (`Gap`). */
   gaps: number
 }
 
@@ -291,10 +291,13 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
   }
 }
 
-/** The note of a trades channel's gap: the span whose trades may be missing. */
+/** The note of a channel's gap: the span whose trades may be missing, or whose bars were not read back. */
 export const gapLine = (gap: Extract<SpotPush.Event, { readonly _tag: "Gap" }>): string =>
-  `${gap.channel}: trades from ${Formats.isoTime(gap.from)} to ${Formats.isoTime(gap.to)} (both included) may be ` +
-  `missing (more than one REST answer holds may have been made while the channel was down)`
+  gap.channel.startsWith("kline.")
+    ? `${gap.channel}: the bars opened from ${Formats.isoTime(gap.from)} to ${Formats.isoTime(gap.to)} (both ` +
+      `included) were not read back (the outage outlasted what one backfill reads)`
+    : `${gap.channel}: trades from ${Formats.isoTime(gap.from)} to ${Formats.isoTime(gap.to)} (both included) may ` +
+      `be missing (more than one REST answer holds may have been made while the channel was down)`
 
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 

@@ -50,6 +50,7 @@ export type VenueEvent =
   }
 
 export interface Source {
+  /** A listed symbol's book; undefined for a symbol not listed (every public channel of it is refused). */
   readonly depth: (symbol: string) =>
     | { readonly bids: ReadonlyArray<Level>; readonly asks: ReadonlyArray<Level> }
     | undefined

@@ -243,6 +243,10 @@ export class Venue implements Host {
     const parsed = Push.parseChannel(channel)
     if (parsed === undefined) return `channel ${channel} does not exist`
     if (Push.endpointOf(parsed) !== connection.endpoint) return `channel ${channel} is not on this endpoint`
+    // A public channel of a symbol not listed is refused, whatever its kind (the source's book says which are).
+    if (
+      parsed.kind !== "depth" && "symbol" in parsed && this.settings.source.depth(parsed.symbol) === undefined
+    ) return `symbol ${parsed.symbol} does not exist`
     if (parsed.kind === "depth") {
       const state = this.bookState(parsed.symbol)
       if (state.book === undefined) {
