@@ -1,6 +1,7 @@
 /**
- * Push streams: what the venue pushes over WebSocket, as lazy `Stream`s that never miss and never duplicate an event
- * across reconnects.
+ * Push streams: what the venue pushes over WebSocket, as lazy `Stream`s: the account's orders, fills and balances once
+ * each across reconnects (for the symbols in play), a book never across a gap, trades at least once with the gaps
+ * told on `events`.
  *
  * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap in
  *   the versions, an undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt
@@ -115,7 +116,8 @@ export type BookEvent = Model.BookEvent
 /**
  * One fill of the account's orders: `fillId` is the REST fills' `fillId`, `side` is `buy` or `sell`, `value` the
  * quote amount (`value / quantity` is the price), `fee` what was paid, `time` the venue's (ms), `source` where it was
- * learned.
+ * learned, `role` `maker` or `taker` when pushed (absent on a fill read back by REST: the venue's REST fills do not
+ * say).
  *
  * @since 0.1.0
  * @category models
@@ -184,7 +186,10 @@ export interface Options {
    * already ends in one of them (`wss://ws-spot.weex.com/v2/ws/public`) is taken for its base.
    */
   readonly url: string
-  /** The API key's credentials, for the private channels. */
+  /**
+   * The API key's credentials, for the private channels: the same account as the `SpotClient`'s, through which the
+   * session reads back what it missed (another account's fills would be taken for this one's).
+   */
   readonly credentials?: Signer.Credentials | undefined
   /** Sent as `User-Agent` on every connection. @default "spotkit" */
   readonly userAgent?: string | undefined
@@ -210,7 +215,7 @@ export interface Options {
     | undefined
   /**
    * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills or balances fails with `SlowConsumerError` (nothing is dropped silently). A private
+   * consumer of orders, fills, balances or trades fails with `SlowConsumerError` (nothing is dropped silently). A private
    * backfill's records (or a joining stream's open orders and balances) beyond it wait for room instead, and the
    * pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it. @default 4096
    */
@@ -269,7 +274,10 @@ export interface Service {
     symbol: string,
     options?: { readonly depth?: Push.DepthLevel | undefined }
   ) => Stream.Stream<BookEvent, PushError.PushError>
-  /** The latest ticker of a symbol. */
+  /**
+   * The ticker of a symbol each time the venue pushes one (on a change; nothing before the first: ask
+   * `SpotClient.ticker` for the current one). A slow consumer gets the latest.
+   */
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
   /**
    * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`, an
