@@ -495,5 +495,25 @@ describe("push connection", () => {
         yield* connection.stop()
       }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
     })
+
+    it.effect("an unsubscribed the client did not ask for, of a live channel: the feed is told, and it is subscribed again", () =>
+      Effect.gen(function*() {
+        const { connection, failures, peers, send, told } = yield* open
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        // The venue no longer carries it: subscribed again (no unsubscription), the feed told it stopped (a book resyncs).
+        assert.deepStrictEqual(told, ["active", "inactive"])
+        assert.deepStrictEqual(written(peers), [`subscribe ${BOOK}`, `subscribe ${BOOK}`])
+        assert.strictEqual(connection.channels.get(BOOK)?.state, "pending")
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(told, ["active", "inactive", "active"])
+        assert.deepStrictEqual(failures, [])
+        // The answer to the client's own unsubscription (a resync) is no loss.
+        yield* send(frame({ event: "payload", channel: BOOK, data: [{}] }))
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(told, ["active", "inactive", "active", "active"])
+        assert.strictEqual(peers[0]!.written.length, 4)
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
   })
 })

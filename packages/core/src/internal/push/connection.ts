@@ -326,7 +326,7 @@ export class Connection {
   }
 
   // The venue said something of a live subscription that the client cannot place (an error frame answering nothing it
-  // asked), or that it dropped it: the feed is told the subscription stopped counting (a book resyncs), and it is
+  // asked), or that it dropped it (an `unsubscribed` not asked for): the feed is told the subscription stopped counting (a book resyncs), and it is
   // subscribed again — unsubscribed first, unless the venue said it no longer carries it.
   private lost(live: Live, channel: string, entry: Entry, unsubscribe: boolean): Effect.Effect<void> {
     entry.state = "idle"
@@ -398,9 +398,18 @@ export class Connection {
         return live.send(Push.pongMessage(frame))
       case "Ack": {
         if (frame.event === "unsubscribed") {
-          this.answersUnsubscribe(live, frame.channel)
+          const answer = this.answersUnsubscribe(live, frame.channel)
           live.lingering.delete(frame.channel)
-          return undefined
+          const entry = this.channels.get(frame.channel)
+          // Not asked for, of a live channel: the venue dropped the subscription (its frames stop, a book would stay as
+          // it was while other channels keep the connection from going idle). It is lost: subscribed again.
+          if (answer || entry === undefined || entry.state !== "active") return undefined
+          return Effect.andThen(
+            Effect.logWarning(
+              `spotkit push: connection ${this.id}: the venue unsubscribed ${frame.channel}, subscribing it again`
+            ),
+            this.lost(live, frame.channel, entry, false)
+          )
         }
         const entry = this.channels.get(frame.channel)
         if (entry === undefined || entry.state !== "pending") return undefined
