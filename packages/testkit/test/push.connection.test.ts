@@ -7,6 +7,7 @@
  * signatures on every connection from the client's clock offset, and a platform that cannot send handshake headers.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { PushError } from "@spotkit/core"
 import { RateLimitStore, Signer, SpotClient } from "@spotkit/core"
 import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
@@ -195,6 +196,36 @@ describe("SpotPush connections", () => {
     }).pipe(Effect.provide(setup({
       push: { limits: { channelsPerConnection: 2 } },
       venue: { limits: { channelsPerConnection: 2 } }
+    }))))
+
+  it.effect("connection cap: a channel beyond it fails with ConnectionLimitError naming the channel cap configured", () =>
+    Effect.gen(function*() {
+      const { push } = yield* services
+      yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      const reason = error.reason as PushError.ConnectionLimitError
+      assert.strictEqual(reason.connections, 1)
+      assert.strictEqual(reason.channelsPerConnection, 1)
+      assert.strictEqual(reason.limit, "channels")
+      assert.include(error.message, "every one of the 1 connections allowed carries its 1 channels")
+      assert.notInclude(error.message, "100")
+    }).pipe(Effect.provide(setup({ push: { maxConnections: 1, limits: { channelsPerConnection: 1 } } }))))
+
+  it.effect("connection cap: with no operation left on the connections, ConnectionLimitError says so, not channels", () =>
+    Effect.gen(function*() {
+      const { push } = yield* services
+      yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      const reason = error.reason as PushError.ConnectionLimitError
+      assert.strictEqual(reason.limit, "operations")
+      assert.include(error.message, "none of the 1 connections allowed has both a place among its 100 channels")
+      assert.include(error.message, "a subscribe operation left")
+    }).pipe(Effect.provide(setup({
+      push: { maxConnections: 1, limits: { operations: { limit: 1, windowMillis: 3_600_000 } } }
     }))))
 
   it.effect("operation budget: a resync that has no two operations left takes a fresh connection", () =>

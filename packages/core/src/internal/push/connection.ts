@@ -246,9 +246,14 @@ export class Connection {
    * operation left on a live connection.
    */
   fits(cap: number): boolean {
+    return this.full(cap) === undefined
+  }
+
+  /** Why another channel does not fit: its channels (or it is stopping), or no operation left; `undefined` if it fits. */
+  full(cap: number): "channels" | "operations" | undefined {
     const live = this.live
-    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return false
-    return live === undefined || live.ops.remaining(this.now()) >= 1
+    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return "channels"
+    return live === undefined || live.ops.remaining(this.now()) >= 1 ? undefined : "operations"
   }
 
   /** Starts the reconnecting loop in `scope` unless it runs (it ends when no channel is left). */

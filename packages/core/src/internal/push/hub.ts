@@ -37,13 +37,19 @@ export class Hub {
   add(channel: string, feed: Feed): Effect.Effect<void, PushError.ConnectionLimitError> {
     return Effect.suspend(() => {
       const { channelsPerConnection, maxConnections } = this.options
-      const found = this.connections.find((connection) => connection.fits(channelsPerConnection))
-      if (found !== undefined) {
-        this.owners.set(channel, found)
-        return Effect.andThen(found.add(channel, feed), found.start(this.options.scope))
+      // What held when none fits: the channels, unless a connection with room for one had no operation left.
+      let limit: "channels" | "operations" = "channels"
+      for (const connection of this.connections) {
+        const full = connection.full(channelsPerConnection)
+        if (full === "operations") limit = full
+        if (full !== undefined) continue
+        this.owners.set(channel, connection)
+        return Effect.andThen(connection.add(channel, feed), connection.start(this.options.scope))
       }
       if (this.connections.length >= maxConnections) {
-        return Effect.fail(new PushError.ConnectionLimitError({ connections: maxConnections }))
+        return Effect.fail(
+          new PushError.ConnectionLimitError({ connections: maxConnections, channelsPerConnection, limit })
+        )
       }
       return Effect.gen({ self: this }, function*() {
         const socket = yield* this.options.socket
