@@ -228,6 +228,27 @@ describe("SpotPush connections", () => {
       push: { maxConnections: 1, limits: { operations: { limit: 1, windowMillis: 3_600_000 } } }
     }))))
 
+  it.effect("connection cap: public and private connections count against one maxConnections, the venue's per address", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchFills()))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      yield* advance(20_000)
+      // The venue never had more than it allows: no connection closed 1008, dialled again and again.
+      assert.deepStrictEqual(disconnects(events.items), [])
+      assert.strictEqual((yield* venue.stats).opened, 1)
+      // The public connection freed, a private one fits.
+      yield* book.stop
+      yield* settle
+      const fills = yield* collect(push.watchFills())
+      yield* advance(5_000)
+      assert.isUndefined(fills.fiber.pollUnsafe())
+      assert.deepStrictEqual(disconnects(events.items), [])
+    }).pipe(Effect.provide(setup({ push: { maxConnections: 1 }, venue: { limits: { connections: 1 } } }))))
+
   it.effect("operation budget: a resync that has no two operations left takes a fresh connection", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* services

@@ -1,11 +1,17 @@
 // The connections of one endpoint: a channel goes on a connection with room (under 100 channels, an operation left),
-// or on a new one while the cap on connections allows; a connection left with no channel is closed.
+// or on a new one while the cap on connections allows; a connection left with no channel is closed. The cap is the
+// venue's per address, so the hubs of one service count their connections together (`Count`).
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import type * as Socket from "effect/socket/Socket"
 import * as PushError from "../../PushError.ts"
 import { Connection } from "./connection.ts"
 import type { Feed, Settings } from "./connection.ts"
+
+/** The connections of every hub of a service (public and private), against one `maxConnections`. */
+export class Count {
+  open = 0
+}
 
 export interface HubOptions {
   readonly settings: Settings
@@ -15,6 +21,8 @@ export interface HubOptions {
   readonly scope: Scope.Scope
   readonly now: () => number
   readonly maxConnections: number
+  /** Shared by the hubs whose connections count against `maxConnections` together. */
+  readonly count: Count
   readonly channelsPerConnection: number
   readonly nextId: () => number
 }
@@ -46,7 +54,7 @@ export class Hub {
         this.owners.set(channel, connection)
         return Effect.andThen(connection.add(channel, feed), connection.start(this.options.scope))
       }
-      if (this.connections.length >= maxConnections) {
+      if (this.options.count.open >= maxConnections) {
         return Effect.fail(
           new PushError.ConnectionLimitError({ connections: maxConnections, channelsPerConnection, limit })
         )
@@ -55,6 +63,7 @@ export class Hub {
         const socket = yield* this.options.socket
         const connection = new Connection(this.options.nextId(), this.options.settings, socket, this.options.now)
         this.connections.push(connection)
+        this.options.count.open++
         this.owners.set(channel, connection)
         yield* connection.add(channel, feed)
         yield* connection.start(this.options.scope)
@@ -71,7 +80,10 @@ export class Hub {
       const removed = connection.remove(channel)
       if (connection.channels.size > 0) return removed
       const i = this.connections.indexOf(connection)
-      if (i >= 0) this.connections.splice(i, 1)
+      if (i >= 0) {
+        this.connections.splice(i, 1)
+        this.options.count.open--
+      }
       connection.stopping = true
       return Effect.andThen(removed, connection.stop())
     })
