@@ -110,7 +110,11 @@ export class HeadersUnsupportedError
 }
 
 /**
- * More channels than `maxConnections` connections of 100 channels each can carry.
+ * No room for another channel: each of the `connections` allowed (`maxConnections`) carries its
+ * `channelsPerConnection` channels (`limits.channelsPerConnection`, 100 by default), or has no subscribe operation left
+ * in its window (`limits.operations`, the venue's 240 an hour). `limit` says which held: `"channels"` when every
+ * connection is full, `"operations"` when one at least had room for a channel but no operation left (a connection
+ * frees operations as its window passes).
  *
  * @since 0.1.0
  * @category reasons
@@ -118,11 +122,16 @@ export class HeadersUnsupportedError
 export class ConnectionLimitError
   extends Schema.Error<ConnectionLimitError>("@spotkit/core/PushError/ConnectionLimitError")({
     _tag: Schema.tag("ConnectionLimitError"),
-    connections: Schema.Number
+    connections: Schema.Number,
+    channelsPerConnection: Schema.Number,
+    limit: Schema.Literals(["channels", "operations"])
   })
 {
   override get message(): string {
-    return `every one of the ${this.connections} connections allowed carries its 100 channels`
+    return this.limit === "channels"
+      ? `every one of the ${this.connections} connections allowed carries its ${this.channelsPerConnection} channels`
+      : `none of the ${this.connections} connections allowed has both a place among its ${this.channelsPerConnection} ` +
+        "channels and a subscribe operation left in its window"
   }
 }
 

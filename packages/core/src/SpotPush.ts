@@ -56,7 +56,7 @@ import {
   privateHeaders,
   serverTimeOnce
 } from "./internal/push/handshake.ts"
-import { Hub } from "./internal/push/hub.ts"
+import { Count, Hub } from "./internal/push/hub.ts"
 import * as Market from "./internal/push/market.ts"
 import type * as Model from "./internal/push/model.ts"
 import * as Private from "./internal/push/private.ts"
@@ -227,7 +227,11 @@ export interface Options {
    * @default 100000
    */
   readonly backfillBuffer?: number | undefined
-  /** Connections per endpoint at most. @default 100 (the venue's limit per address) */
+  /**
+   * Connections at most, public and private together (the venue's limit is per address; connections of other services
+   * or programs on the address are not seen, so leave them room). A channel beyond fails its stream with
+   * `ConnectionLimitError`. @default 100 (the venue's limit per address)
+   */
   readonly maxConnections?: number | undefined
   /** The venue's limits, if they differ from `Push.limits`. */
   readonly limits?:
@@ -451,6 +455,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   let ids = 0
   // A private handshake that does not open may be the venue refusing the key: REST, signed, says whether it is.
   const refused = options.credentials === undefined ? undefined : credentialsRefused(client)
+  // One count for both endpoints: the venue's limit is on the connections of an address, public and private alike.
+  const count = new Count()
   const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
     new Hub({
       settings: { ...resolved.settings(endpoint), credentialsRefused: endpoint === "private" ? refused : undefined },
@@ -463,6 +469,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       scope,
       now: elapsed,
       maxConnections: resolved.maxConnections,
+      count,
       channelsPerConnection: resolved.channelsPerConnection,
       nextId: () => ++ids
     })

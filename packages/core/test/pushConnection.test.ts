@@ -381,4 +381,139 @@ describe("push connection", () => {
         yield* connection.stop()
       }).pipe(Effect.scoped))
   })
+
+  describe("what the venue answers of a channel", () => {
+    const BOOK = "depth.BTCUSDT_SPBL.15"
+    const frame = (fields: Record<string, unknown>) => JSON.stringify(fields)
+    const refusal = frame({ event: "error", code: "30016", msg: "channel not subscribed", channel: BOOK })
+    const warningsInto = (warnings: Array<string>) =>
+      Logger.layer([
+        Logger.make((options) => {
+          if (options.logLevel === "Warn") warnings.push(String(options.message))
+        })
+      ])
+
+    // A book channel whose feed asks a resync on every data frame (a gap, say), recording what it is told.
+    const open = Effect.gen(function*() {
+      const peers: Array<Peer> = []
+      const failures: Array<string> = []
+      const told: Array<string> = []
+      const feed: Feed = {
+        onActive: () => Effect.sync(() => void told.push("active")),
+        onInactive: () => Effect.sync(() => void told.push("inactive")),
+        onFrame: (_frame, control) => control.resync(BOOK),
+        onFail: (_channel, reason) => Effect.sync(() => void failures.push(reason._tag))
+      }
+      const connection = new Connection(
+        1,
+        {
+          endpoint: "public",
+          idleTimeout: "1 hour",
+          ackTimeoutMillis: 5_000,
+          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+          operations: { limit: 240, windowMillis: 3_600_000 },
+          attempt: Effect.succeed({ settle: Effect.void }),
+          emit: () => undefined,
+          text: new VenueText({ secrets: [], url: "wss://venue.test" })
+        },
+        scripted(peers),
+        yield* nowFunction
+      )
+      yield* connection.add(BOOK, feed)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      const send = (text: string) => Effect.andThen(Queue.offer(peers[0]!.inbox, text), settle)
+      yield* send(frame({ event: "subscribed", channel: BOOK }))
+      return { connection, peers, failures, told, feed, send }
+    })
+    const written = (peers: Array<Peer>) =>
+      peers[0]!.written.map((text) => {
+        const message = JSON.parse(text) as { event: string; channel: string }
+        return `${message.event} ${message.channel}`
+      })
+
+    it.effect("an error answering a resync's unsubscribe fails nothing: the subscription that follows goes live", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, failures, peers, send, told } = yield* open
+        yield* send(frame({ event: "payload", channel: BOOK, data: [{}] }))
+        assert.deepStrictEqual(written(peers), [`subscribe ${BOOK}`, `unsubscribe ${BOOK}`, `subscribe ${BOOK}`])
+        // The venue had dropped the channel on its side already, and says so to the unsubscribe.
+        yield* send(refusal)
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(failures, [])
+        assert.deepStrictEqual(told, ["active", "active"])
+        assert.strictEqual(connection.channels.get(BOOK)?.state, "active")
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "channel not subscribed")
+        assert.include(warnings[0], BOOK)
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+
+    it.effect("an error answering the unsubscribe of a channel stopped and watched again fails nothing", () =>
+      Effect.gen(function*() {
+        const { connection, failures, feed, peers, send, told } = yield* open
+        yield* connection.remove(BOOK)
+        yield* connection.add(BOOK, feed)
+        yield* settle
+        assert.deepStrictEqual(written(peers), [`subscribe ${BOOK}`, `unsubscribe ${BOOK}`, `subscribe ${BOOK}`])
+        yield* send(refusal)
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(failures, [])
+        assert.deepStrictEqual(told, ["active", "active"])
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("an error answering a subscribe fails that channel for good, with the venue's code and message", () =>
+      Effect.gen(function*() {
+        const { connection, failures, feed, peers, send } = yield* open
+        yield* connection.remove(BOOK)
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        yield* connection.add(BOOK, feed)
+        yield* settle
+        yield* send(refusal)
+        assert.deepStrictEqual(failures, ["VenueRefusedError"])
+        assert.isFalse(connection.channels.has(BOOK))
+        assert.strictEqual(peers[0]!.written.length, 3)
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("an error naming a live channel the client asked nothing of: logged, and the channel subscribed again", () => {
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
+        const { connection, failures, peers, send, told } = yield* open
+        yield* send(refusal)
+        assert.deepStrictEqual(failures, [])
+        assert.deepStrictEqual(written(peers), [`subscribe ${BOOK}`, `unsubscribe ${BOOK}`, `subscribe ${BOOK}`])
+        assert.deepStrictEqual(told, ["active", "inactive"])
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(told, ["active", "inactive", "active"])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "30016")
+        yield* connection.stop()
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+    })
+
+    it.effect("an unsubscribed the client did not ask for, of a live channel: the feed is told, and it is subscribed again", () =>
+      Effect.gen(function*() {
+        const { connection, failures, peers, send, told } = yield* open
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        // The venue no longer carries it: subscribed again (no unsubscription), the feed told it stopped (a book resyncs).
+        assert.deepStrictEqual(told, ["active", "inactive"])
+        assert.deepStrictEqual(written(peers), [`subscribe ${BOOK}`, `subscribe ${BOOK}`])
+        assert.strictEqual(connection.channels.get(BOOK)?.state, "pending")
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(told, ["active", "inactive", "active"])
+        assert.deepStrictEqual(failures, [])
+        // The answer to the client's own unsubscription (a resync) is no loss.
+        yield* send(frame({ event: "payload", channel: BOOK, data: [{}] }))
+        yield* send(frame({ event: "unsubscribed", channel: BOOK }))
+        yield* send(frame({ event: "subscribed", channel: BOOK }))
+        assert.deepStrictEqual(told, ["active", "inactive", "active", "active"])
+        assert.strictEqual(peers[0]!.written.length, 4)
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+  })
 })

@@ -7,6 +7,7 @@
  * signatures on every connection from the client's clock offset, and a platform that cannot send handshake headers.
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { PushError } from "@spotkit/core"
 import { RateLimitStore, Signer, SpotClient } from "@spotkit/core"
 import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
@@ -196,6 +197,57 @@ describe("SpotPush connections", () => {
       push: { limits: { channelsPerConnection: 2 } },
       venue: { limits: { channelsPerConnection: 2 } }
     }))))
+
+  it.effect("connection cap: a channel beyond it fails with ConnectionLimitError naming the channel cap configured", () =>
+    Effect.gen(function*() {
+      const { push } = yield* services
+      yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      const reason = error.reason as PushError.ConnectionLimitError
+      assert.strictEqual(reason.connections, 1)
+      assert.strictEqual(reason.channelsPerConnection, 1)
+      assert.strictEqual(reason.limit, "channels")
+      assert.include(error.message, "every one of the 1 connections allowed carries its 1 channels")
+      assert.notInclude(error.message, "100")
+    }).pipe(Effect.provide(setup({ push: { maxConnections: 1, limits: { channelsPerConnection: 1 } } }))))
+
+  it.effect("connection cap: with no operation left on the connections, ConnectionLimitError says so, not channels", () =>
+    Effect.gen(function*() {
+      const { push } = yield* services
+      yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      const reason = error.reason as PushError.ConnectionLimitError
+      assert.strictEqual(reason.limit, "operations")
+      assert.include(error.message, "none of the 1 connections allowed has both a place among its 100 channels")
+      assert.include(error.message, "a subscribe operation left")
+    }).pipe(Effect.provide(setup({
+      push: { maxConnections: 1, limits: { operations: { limit: 1, windowMillis: 3_600_000 } } }
+    }))))
+
+  it.effect("connection cap: public and private connections count against one maxConnections, the venue's per address", () =>
+    Effect.gen(function*() {
+      const { push, venue } = yield* services
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      const error = yield* Effect.flip(Stream.runDrain(push.watchFills()))
+      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+      yield* advance(20_000)
+      // The venue never had more than it allows: no connection closed 1008, dialled again and again.
+      assert.deepStrictEqual(disconnects(events.items), [])
+      assert.strictEqual((yield* venue.stats).opened, 1)
+      // The public connection freed, a private one fits.
+      yield* book.stop
+      yield* settle
+      const fills = yield* collect(push.watchFills())
+      yield* advance(5_000)
+      assert.isUndefined(fills.fiber.pollUnsafe())
+      assert.deepStrictEqual(disconnects(events.items), [])
+    }).pipe(Effect.provide(setup({ push: { maxConnections: 1 }, venue: { limits: { connections: 1 } } }))))
 
   it.effect("operation budget: a resync that has no two operations left takes a fresh connection", () =>
     Effect.gen(function*() {

@@ -166,6 +166,12 @@ interface Live {
    * connection ends.
    */
   readonly lingering: Set<string>
+  /**
+   * Unsubscriptions sent whose answer has not come, per channel. The venue answers a connection's requests in order,
+   * so the first answer naming a channel with one outstanding is that unsubscription's (an `unsubscribed`, or an error
+   * where the venue no longer carried it), never a refusal of the subscription sent after it.
+   */
+  readonly unsubscribing: Map<string, number>
   readonly end: Deferred.Deferred<never, Replaced>
   readonly control: Control
   /** Whether it counts among the connections open (until it is down). */
@@ -240,9 +246,14 @@ export class Connection {
    * operation left on a live connection.
    */
   fits(cap: number): boolean {
+    return this.full(cap) === undefined
+  }
+
+  /** Why another channel does not fit: its channels (or it is stopping), or no operation left; `undefined` if it fits. */
+  full(cap: number): "channels" | "operations" | undefined {
     const live = this.live
-    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return false
-    return live === undefined || live.ops.remaining(this.now()) >= 1
+    if (this.stopping || this.channels.size + (live?.lingering.size ?? 0) >= cap) return "channels"
+    return live === undefined || live.ops.remaining(this.now()) >= 1 ? undefined : "operations"
   }
 
   /** Starts the reconnecting loop in `scope` unless it runs (it ends when no channel is left). */
@@ -288,7 +299,7 @@ export class Connection {
     const ended = this.endSubscription(entry)
     const live = this.live
     if (live === undefined || entry.state === "idle") return ended
-    if (live.ops.spend(1, this.now())) return Effect.andThen(live.send(Push.unsubscribeMessage(channel)), ended)
+    if (live.ops.spend(1, this.now())) return Effect.andThen(this.unsubscribe(live, channel), ended)
     // Not unsubscribed: the venue carries it on, and counts it, for this connection's life.
     live.lingering.add(channel)
     return ended
@@ -300,8 +311,38 @@ export class Connection {
     return Effect.suspend(() => {
       if (this.live !== live) return Effect.void
       live.lingering.add(channel)
-      return live.ops.spend(1, this.now()) ? live.send(Push.unsubscribeMessage(channel)) : Effect.void
+      return live.ops.spend(1, this.now()) ? this.unsubscribe(live, channel) : Effect.void
     })
+  }
+
+  // Sends an unsubscription (its operation spent by the caller), awaiting its answer (`Live.unsubscribing`).
+  private unsubscribe(live: Live, channel: string): Effect.Effect<void> {
+    live.unsubscribing.set(channel, (live.unsubscribing.get(channel) ?? 0) + 1)
+    return live.send(Push.unsubscribeMessage(channel))
+  }
+
+  // Whether a frame naming the channel answers an unsubscription sent on this connection (counted off if so).
+  private answersUnsubscribe(live: Live, channel: string): boolean {
+    const outstanding = live.unsubscribing.get(channel)
+    if (outstanding === undefined) return false
+    if (outstanding > 1) live.unsubscribing.set(channel, outstanding - 1)
+    else live.unsubscribing.delete(channel)
+    return true
+  }
+
+  // The venue said something of a live subscription that the client cannot place (an error frame answering nothing it
+  // asked), or that it dropped it (an `unsubscribed` not asked for): the feed is told the subscription stopped counting (a book resyncs), and it is
+  // subscribed again — unsubscribed first, unless the venue said it no longer carries it.
+  private lost(live: Live, channel: string, entry: Entry, unsubscribe: boolean): Effect.Effect<void> {
+    entry.state = "idle"
+    const told = Effect.andThen(this.endSubscription(entry), entry.feed.onInactive(channel))
+    if (!unsubscribe) return Effect.andThen(told, this.subscribe(live, channel))
+    if (live.ops.remaining(this.now()) < 2) {
+      live.control.reconnect("operation budget spent", "operations")
+      return told
+    }
+    live.ops.spend(1, this.now())
+    return Effect.andThen(told, Effect.andThen(this.unsubscribe(live, channel), this.subscribe(live, channel)))
   }
 
   // The subscription stopped counting: what the feed forked in its scope is interrupted (not the fiber closing it).
@@ -362,8 +403,18 @@ export class Connection {
         return live.send(Push.pongMessage(frame))
       case "Ack": {
         if (frame.event === "unsubscribed") {
+          const answer = this.answersUnsubscribe(live, frame.channel)
           live.lingering.delete(frame.channel)
-          return undefined
+          const entry = this.channels.get(frame.channel)
+          // Not asked for, of a live channel: the venue dropped the subscription (its frames stop, a book would stay as
+          // it was while other channels keep the connection from going idle). It is lost: subscribed again.
+          if (answer || entry === undefined || entry.state !== "active") return undefined
+          return Effect.andThen(
+            Effect.logWarning(
+              `spotkit push: connection ${this.id}: the venue unsubscribed ${frame.channel}, subscribing it again`
+            ),
+            this.lost(live, frame.channel, entry, false)
+          )
         }
         const entry = this.channels.get(frame.channel)
         if (entry === undefined || entry.state !== "pending") return undefined
@@ -374,17 +425,37 @@ export class Connection {
         return entry.feed.onActive(frame.channel, subscription, live.control)
       }
       case "Error": {
-        const { text } = this.settings
-        return frame.channel !== undefined && this.channels.has(frame.channel)
-          ? this.fail(
-            frame.channel,
+        const channel = frame.channel
+        if (channel === undefined) return this.errorFrame(frame.code, frame.msg)
+        // The answer to an unsubscription (the venue may no longer have carried the channel): nothing failed. (The
+        // channel is quoted as the client wrote it.)
+        if (this.answersUnsubscribe(live, channel)) {
+          return this.errorFrame(frame.code, frame.msg, `${channel}, answering its unsubscription`)
+        }
+        const entry = this.channels.get(channel)
+        if (entry === undefined) return this.errorFrame(frame.code, frame.msg)
+        // Only a subscription awaiting its answer is refused by it, for good.
+        if (entry.state === "pending") {
+          const { text } = this.settings
+          return this.fail(
+            channel,
             new PushError.VenueRefusedError({
-              channel: frame.channel,
+              channel,
               code: frame.code === undefined ? undefined : text.scrub(frame.code),
               msg: frame.msg === undefined ? undefined : text.scrub(frame.msg)
             })
           )
-          : this.errorFrame(frame.code, frame.msg)
+        }
+        // An error about a live channel that answers nothing the client asked: whether the venue still carries it is
+        // in doubt, so it is subscribed afresh (a refusal of that subscription then fails it).
+        const logged = this.errorFrame(
+          frame.code,
+          frame.msg,
+          entry.state === "active" ? `the live ${channel}, subscribed again` : channel
+        )
+        if (entry.state !== "active") return logged
+        const lost = this.lost(live, channel, entry, true)
+        return logged === undefined ? lost : Effect.andThen(logged, lost)
       }
       case "Payload":
       case "TradeEvent": {
@@ -441,9 +512,14 @@ export class Connection {
     )
   }
 
-  // An error frame that names no channel of ours: a warning with its code and message (scrubbed, printable; never the
-  // frame itself), the first one and then at most one every `ERROR_LOG_INTERVAL_MILLIS`.
-  private errorFrame(code: string | undefined, msg: string | undefined): Effect.Effect<void> | undefined {
+  // An error frame that fails no subscription (it names no channel of ours, or answers an unsubscription, or names a
+  // live channel; `about` says which of ours and what was done): a warning with its code and message (scrubbed,
+  // printable; never the frame itself), the first one and then at most one every `ERROR_LOG_INTERVAL_MILLIS`.
+  private errorFrame(
+    code: string | undefined,
+    msg: string | undefined,
+    about?: string
+  ): Effect.Effect<void> | undefined {
     const now = this.now()
     if (this.errorLoggedAt !== undefined && now - this.errorLoggedAt < ERROR_LOG_INTERVAL_MILLIS) {
       this.errorsUnlogged++
@@ -454,11 +530,11 @@ export class Connection {
     this.errorsUnlogged = 0
     const { text } = this.settings
     return Effect.logWarning(
-      `spotkit push: connection ${this.id}: the venue sent an error (code ${
-        code === undefined ? "none" : text.line(code, 40)
-      }): ${msg === undefined ? "no message" : text.line(msg)}${
-        unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`
-      }`
+      `spotkit push: connection ${this.id}: the venue sent an error${
+        about === undefined ? "" : ` about ${about}`
+      } (code ${code === undefined ? "none" : text.line(code, 40)}): ${
+        msg === undefined ? "no message" : text.line(msg)
+      }${unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`}`
     )
   }
 
@@ -484,7 +560,7 @@ export class Connection {
         effects.push(
           Effect.andThen(
             ended,
-            Effect.andThen(live.send(Push.unsubscribeMessage(channel)), this.subscribe(live, channel))
+            Effect.andThen(this.unsubscribe(live, channel), this.subscribe(live, channel))
           )
         )
       }
@@ -504,6 +580,7 @@ export class Connection {
         ops: new OperationLog(this.settings.operations.limit, this.settings.operations.windowMillis),
         resyncs: new Set(),
         lingering: new Set(),
+        unsubscribing: new Map(),
         end,
         open: false,
         control: {
