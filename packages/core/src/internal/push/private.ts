@@ -72,19 +72,23 @@ export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.chann
 /**
  * The order's state after an update, or `undefined` when the update does not move it forward: a final state sticks,
  * the filled quantity never goes back, and at the same filled quantity a non-final update counts only if it is not
- * older and changes the status.
+ * older and changes the status. A filled quantity the update does not tell is the one known (none for a new order).
+ * A final state always moves a live order on, with the larger of the two quantities: the end of an order is never
+ * dropped for a quantity written before its last fill was counted (or not written at all).
  */
 export const mergeOrder = (
   old: Model.OrderUpdate | undefined,
-  next: Model.OrderUpdate
+  next: Model.OrderChange
 ): Model.OrderUpdate | undefined => {
-  if (old === undefined) return next
+  if (old === undefined) return { ...next, filledQuantity: next.filledQuantity ?? "0" }
   if (old.final) return undefined
-  const filled = Decimal.compare(next.filledQuantity, old.filledQuantity)
-  if (filled < 0) return undefined
+  const filled = next.filledQuantity === undefined ? 0 : Decimal.compare(next.filledQuantity, old.filledQuantity)
+  if (filled < 0 && !next.final) return undefined
   if (filled === 0 && !next.final && (next.updatedTime < old.updatedTime || next.status === old.status)) {
     return undefined
   }
+  // Less than known (a final state only): the known quantity and its value.
+  const ahead = filled > 0 && next.filledQuantity !== undefined
   return {
     ...next,
     clientOrderId: next.clientOrderId ?? old.clientOrderId,
@@ -92,7 +96,8 @@ export const mergeOrder = (
     orderType: next.orderType ?? old.orderType,
     price: next.price ?? old.price,
     quantity: next.quantity ?? old.quantity,
-    filledValue: next.filledValue ?? old.filledValue,
+    filledQuantity: ahead ? next.filledQuantity : old.filledQuantity,
+    filledValue: filled < 0 ? old.filledValue : next.filledValue ?? old.filledValue,
     createdTime: next.createdTime ?? old.createdTime,
     updatedTime: Math.max(next.updatedTime, old.updatedTime)
   }
@@ -513,7 +518,7 @@ export class PrivateSession implements Feed {
     this.counted()
   }
 
-  private mergeOrder(update: Model.OrderUpdate): void {
+  private mergeOrder(update: Model.OrderChange): void {
     const order = mergeOrder(this.orders.get(update.orderId), update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
