@@ -579,6 +579,7 @@ const privateStreams = (
               bufferLimit: resolved.backfillBuffer,
               overlapMillis: 5_000,
               retentionMillis: 600_000,
+              now,
               emit,
               onFailed: release(),
               onBackfilled: (outcome) => telemetry.backfilled("private", outcome)

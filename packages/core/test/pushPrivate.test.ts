@@ -5,8 +5,9 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Queue, Scope } from "effect"
+import { Clock, Deferred, Effect, Fiber, Queue, Scope } from "effect"
 import type { Cause } from "effect"
+import { TestClock } from "effect/testing"
 import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type { Control, DataFrame } from "../src/internal/push/connection.ts"
@@ -94,8 +95,10 @@ const setup = (
       resyncNow: () => Effect.void,
       reconnect: (reason) => reconnects.push(reason)
     }
+    const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
     const session = new PrivateSession({
       rest: options.rest ?? rest(fills, calls, options.available),
+      now,
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
@@ -524,6 +527,51 @@ describe("push private session: what is remembered", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
       const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
       assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+})
+
+describe("push private session: fills pushed again", () => {
+  const pushedAt = (id: string, time: number) =>
+    frame("fill", 1, {
+      orderFillTransaction: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderId: "9",
+        orderSide: "BUY",
+        fillSize: "1",
+        fillValue: "10",
+        fillFee: "0",
+        direction: "TAKER",
+        createdTime: String(time)
+      }]
+    })
+
+  it.effect("a fill pushed again after a reconnection is delivered once, however far the venue's fill times moved on", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, session } = yield* setup([])
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // A fill, then one whose venue time is beyond the retention (1,000 ms) after it (minutes later, or a time in
+      // the future): by venue time alone the first is forgettable at the next prune.
+      session.onFrame(pushedAt("f1", 100), control)
+      session.onFrame(pushedAt("f2", 100 + 1_500), control)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue delivers both again on the new connection (at least once): known, not delivered twice.
+      session.onFrame(pushedAt("f1", 100), control)
+      session.onFrame(pushedAt("f2", 100 + 1_500), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1", "f2"])
+      // Seen longer ago than the retention (on this machine's clock) and behind the horizon: forgotten at last, so
+      // memory stays bounded by how many fills arrive within the retention.
+      yield* TestClock.adjust(1_001)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedAt("f3", 100 + 1_600), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f3"])
+      assert.strictEqual(session.remembered.fills, 2)
     }))
 })
 

@@ -57,8 +57,13 @@ export interface Options {
   readonly bufferLimit: number
   /** How far before the watermarks the backfill looks again. */
   readonly overlapMillis: number
-  /** How long fill ids and final orders are remembered behind the watermarks. */
+  /**
+   * How long fill ids and final orders are remembered behind the watermarks; a fill id also at least this long after
+   * it arrived (on `now`).
+   */
   readonly retentionMillis: number
+  /** This machine's clock (ms): when a fill arrived. */
+  readonly now: () => number
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
   readonly onFailed: Effect.Effect<void>
@@ -195,8 +200,11 @@ export class PrivateSession implements Feed {
   private readonly read = new Set<string>()
   private readonly asked = new Set<string>()
   private reading = false
-  // Fill ids with the fill's symbol and time, to deliver each once.
-  private readonly fills = new Map<string, { readonly symbol: string; readonly time: number }>()
+  // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
+  private readonly fills = new Map<
+    string,
+    { readonly symbol: string; readonly time: number; readonly arrived: number }
+  >()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
   // The watermarks, one per symbol: the time of its latest fill, and the creation time of its latest order, merged.
@@ -234,6 +242,11 @@ export class PrivateSession implements Feed {
 
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
     if (time > this.mark(marks, symbol)) marks.set(symbol, time)
+  }
+
+  /** How much the session remembers to deliver each event once (its memory, which pruning bounds). */
+  get remembered(): { readonly fills: number; readonly orders: number } {
+    return { fills: this.fills.size, orders: this.orders.size }
   }
 
   get size(): number {
@@ -509,7 +522,7 @@ export class PrivateSession implements Feed {
 
   private mergeFill(fill: Model.Fill): void {
     if (this.fills.has(fill.fillId)) return
-    this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time })
+    this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time, arrived: this.options.now() })
     this.learn(fill.symbol)
     this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
@@ -636,10 +649,18 @@ export class PrivateSession implements Feed {
   // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
   // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
+  // A fill id is also kept for the retention after it arrived: pushes are delivered whatever their time, and a venue
+  // that pushes a fill again (on a new connection, at least once) would otherwise have it delivered twice once a later
+  // fill (minutes later, or one stamped in the future) moved the watermark past it. Refusing pushed fills behind the
+  // watermark instead would drop genuine ones after a fill stamped in the future; kept by arrival, memory stays bounded
+  // by the fills that arrive within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
+    const arrivedBefore = this.options.now() - retentionMillis
     for (const [id, fill] of this.fills) {
-      if (fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) this.fills.delete(id)
+      if (fill.arrived < arrivedBefore && fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) {
+        this.fills.delete(id)
+      }
     }
     for (const [id, order] of this.orders) {
       if (!order.final) continue
