@@ -182,6 +182,41 @@ describe("push private session", () => {
       assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["4"])
     }))
 
+  it.effect("account pushes that arrive while the balances are asked for never take a balance back", () =>
+    Effect.gen(function*() {
+      // The balance goes 100 → 90 → 80 (versions 5, 6); both pushes arrive while REST's answer is on its way.
+      const answer = (available: string) =>
+        Effect.gen(function*() {
+          const gate = yield* Deferred.make<void>()
+          const { balanceSink, control, scope, session } = yield* setup([], {
+            rest: {
+              ...rest([], []),
+              balances: Effect.as(Deferred.await(gate), [{
+                coinId: "1",
+                coinName: "BTC",
+                available,
+                frozen: "0",
+                equity: available,
+                source: "rest" as const
+              }])
+            }
+          })
+          yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+          yield* Effect.yieldNow
+          session.onFrame(asset(5, "90"), control)
+          session.onFrame(asset(6, "80"), control)
+          // A coin REST does not list: its pushes are all there is.
+          session.onFrame(asset(7, "7", 2), control)
+          yield* Deferred.succeed(gate, undefined)
+          for (let i = 0; i < 3; i++) yield* Effect.yieldNow
+          return drain(balanceSink).map((b) => `${b.coinId} ${b.available} ${b.source}`)
+        })
+      // REST answered after both changes: its 80 once, never the older 90 after it (nor 80 again).
+      assert.deepStrictEqual(yield* answer("80"), ["1 80 rest", "2 7 push"])
+      // REST answered between them: its 90, then the newer 80; no intermediate state is shown.
+      assert.deepStrictEqual(yield* answer("90"), ["1 90 rest", "2 7 push", "1 80 push"])
+    }))
+
   it.effect("a symbol a consumer brings while a backfill runs is backfilled once that one is merged", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()

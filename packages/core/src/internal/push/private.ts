@@ -459,9 +459,15 @@ export class PrivateSession implements Feed {
           for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
           // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
-          // step back and a duplicate); a coin REST did not list keeps the push.
+          // step back and a duplicate); a coin REST did not list keeps the push. One that came while REST's answer was
+          // on its way may be older or newer than it (REST carries no version): of those, a listed coin takes only the
+          // last, and only where it differs from REST's — never a state between, which may be older than REST's.
           const listed = new Set(balances.map((balance) => balance.coinId))
-          buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+          const latest = new Map<string, Model.Balance>()
+          buffered.forEach((frame, i) =>
+            this.apply(frame, control, { listed, latest: i < before ? undefined : latest })
+          )
+          for (const balance of latest.values()) this.mergeBalance(balance)
         })
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
@@ -486,8 +492,13 @@ export class PrivateSession implements Feed {
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
-  // `superseded`: coins whose account items REST's answer replaces.
-  private apply(frame: DataFrame, control: Control, superseded?: ReadonlySet<string>): void {
+  // `superseded`: coins REST's answer listed, whose account items it replaces (`latest` undefined) or which wait in
+  // `latest` until the buffer is merged, the last one of a coin kept.
+  private apply(
+    frame: DataFrame,
+    control: Control,
+    superseded?: { readonly listed: ReadonlySet<string>; readonly latest: Map<string, Model.Balance> | undefined }
+  ): void {
     if (frame._tag !== "TradeEvent") return
     if (frame.channel === "account" && frame.version !== undefined) {
       const version = BigInt(frame.version)
@@ -511,8 +522,10 @@ export class PrivateSession implements Feed {
         case "account": {
           const asset = decodeAsset(item)
           if (Result.isFailure(asset)) control.reconnect("an undecodable account push", "decode")
-          else if (superseded?.has(asset.success.coinId) !== true) {
-            this.mergeBalance(Model.balanceFromPush(asset.success))
+          else {
+            const balance = Model.balanceFromPush(asset.success)
+            if (superseded?.listed.has(balance.coinId) !== true) this.mergeBalance(balance)
+            else superseded.latest?.set(balance.coinId, balance)
           }
           break
         }
