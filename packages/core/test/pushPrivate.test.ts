@@ -165,17 +165,14 @@ describe("push private session", () => {
       yield* session.onActive("fill", scope, control)
       session.onFrame(asset(5, "2"), control)
       session.onFrame(asset(6, "3"), control)
-      // A coin REST does not list: its push is all there is.
+      // A coin REST's answer (the whole account) leaves out is at zero then: its older push is not delivered either.
       session.onFrame(asset(7, "7", 2), control)
       session.onFrame(asset(6, "3"), control)
       yield* session.onActive("orders", scope, control)
       yield* session.onActive("account", scope, control)
       yield* Effect.yieldNow
       // The consumer gets the state once, never the older 2 after it nor the same 3 again.
-      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.coinId, b.available, b.source]), [
-        ["1", "3", "rest"],
-        ["2", "7", "push"]
-      ])
+      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.coinId, b.available, b.source]), [["1", "3", "rest"]])
       // Live: a repeat of the versions merged is ignored, a newer one counts.
       session.onFrame(asset(7, "3"), control)
       session.onFrame(asset(8, "4"), control)
@@ -214,7 +211,44 @@ describe("push private session", () => {
       // REST answered after both changes: its 80 once, never the older 90 after it (nor 80 again).
       assert.deepStrictEqual(yield* answer("80"), ["1 80 rest", "2 7 push"])
       // REST answered between them: its 90, then the newer 80; no intermediate state is shown.
-      assert.deepStrictEqual(yield* answer("90"), ["1 90 rest", "2 7 push", "1 80 push"])
+      assert.deepStrictEqual(yield* answer("90"), ["1 90 rest", "1 80 push", "2 7 push"])
+    }))
+
+  it.effect("a coin REST's answer no longer lists (a venue that omits zero balances) is delivered as zero, once", () =>
+    Effect.gen(function*() {
+      const coin = (coinId: string, available: string): Model.Balance => ({
+        coinId,
+        coinName: coinId === "1" ? "BTC" : "USDT",
+        available,
+        frozen: "0",
+        equity: available,
+        source: "rest"
+      })
+      // First answer: BTC 1, USDT 5. Then USDT is spent to zero while disconnected, and the venue leaves it out.
+      const answers = [[coin("1", "1"), coin("2", "5")], [coin("1", "2")], [coin("1", "2")]]
+      let asked = 0
+      const { balanceSink, control, scope, session } = yield* setup([], {
+        rest: { ...rest([], []), balances: Effect.sync(() => answers[Math.min(asked++, answers.length - 1)]!) }
+      })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      yield* down
+      // A push of USDT from before the balances were asked for (3, on its way down) is older than REST's answer.
+      yield* session.onActive("fill", scope, control)
+      session.onFrame(asset(9, "3", 2), control)
+      yield* up
+      yield* down
+      yield* up
+      assert.deepStrictEqual(drain(balanceSink).map((b) => `${b.coinId} ${b.available} ${b.source}`), [
+        "1 1 rest",
+        "2 5 rest",
+        "1 2 rest",
+        "2 0 rest"
+      ])
     }))
 
   it.effect("a symbol a consumer brings while a backfill runs is backfilled once that one is merged", () =>

@@ -454,19 +454,24 @@ export class PrivateSession implements Feed {
         this.phase = "live"
         // The records and the pushes buffered meanwhile are one burst: what a queue has no room for waits for it.
         this.hold(() => {
+          // REST's answer is the whole account (`balances` takes no filter): a coin held that it leaves out is at zero
+          // (a venue may omit zero balances), not at what it was before.
+          const listed = new Set(balances.map((balance) => balance.coinId))
           for (const balance of balances) this.mergeBalance(balance)
+          for (const held of Array.from(this.balances.values())) {
+            if (!listed.has(held.coinId)) {
+              this.mergeBalance({ ...held, available: "0", frozen: "0", equity: "0", source: "rest" })
+            }
+          }
           for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
           for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
-          // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
-          // step back and a duplicate); a coin REST did not list keeps the push. One that came while REST's answer was
-          // on its way may be older or newer than it (REST carries no version): of those, a listed coin takes only the
-          // last, and only where it differs from REST's — never a state between, which may be older than REST's.
-          const listed = new Set(balances.map((balance) => balance.coinId))
+          // answer (of every coin, listed or left out at zero), so it is dropped (an older state after a newer one,
+          // then the newer again, is a step back and a duplicate). One that came while REST's answer was on its way
+          // may be older or newer than it (REST carries no version): of those, a coin takes only the last, and only
+          // where it differs from REST's — never a state between, which may be older than REST's.
           const latest = new Map<string, Model.Balance>()
-          buffered.forEach((frame, i) =>
-            this.apply(frame, control, { listed, latest: i < before ? undefined : latest })
-          )
+          buffered.forEach((frame, i) => this.apply(frame, control, { latest: i < before ? undefined : latest }))
           for (const balance of latest.values()) this.mergeBalance(balance)
         })
         this.prune()
@@ -492,12 +497,12 @@ export class PrivateSession implements Feed {
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
-  // `superseded`: coins REST's answer listed, whose account items it replaces (`latest` undefined) or which wait in
+  // `superseded`: account items are REST's answer's to judge: replaced by it (`latest` undefined), or waiting in
   // `latest` until the buffer is merged, the last one of a coin kept.
   private apply(
     frame: DataFrame,
     control: Control,
-    superseded?: { readonly listed: ReadonlySet<string>; readonly latest: Map<string, Model.Balance> | undefined }
+    superseded?: { readonly latest: Map<string, Model.Balance> | undefined }
   ): void {
     if (frame._tag !== "TradeEvent") return
     if (frame.channel === "account" && frame.version !== undefined) {
@@ -524,7 +529,7 @@ export class PrivateSession implements Feed {
           if (Result.isFailure(asset)) control.reconnect("an undecodable account push", "decode")
           else {
             const balance = Model.balanceFromPush(asset.success)
-            if (superseded?.listed.has(balance.coinId) !== true) this.mergeBalance(balance)
+            if (superseded === undefined) this.mergeBalance(balance)
             else superseded.latest?.set(balance.coinId, balance)
           }
           break
