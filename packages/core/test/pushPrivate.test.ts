@@ -731,6 +731,43 @@ describe("push private session: symbols learnt from pushes", () => {
       assert.deepStrictEqual(asked.slice().sort(), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
       assert.isFalse(taken(fillSink).failed, "the fills stream failed")
     }))
+
+  it.effect("a symbol a consumer brought that REST refuses fails that consumer's stream only, live or after a drop", () =>
+    Effect.gen(function*() {
+      // The symbol rules could not be read when they joined: the symbols came unchecked.
+      const fills: Array<Model.Fill> = []
+      const { balanceSink, control, fillSink, scope, session } = yield* setup([], { rest: listing(fills, []) })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      // Joins a live session: its open orders are read at once, and refused.
+      const live = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(live)
+      yield* session.addSymbols(["NOPEUSDT_SPBL"], live)
+      for (let i = 0; i < 3; i++) yield* Effect.yieldNow
+      assert.isTrue(taken(live).failed, "the stream that named the symbol goes on")
+      // Joins while disconnected: the next backfill is refused it.
+      const later = yield* Queue.bounded<Model.Fill, PushError.PushErrorReason | Cause.Done>(100)
+      yield* down
+      session.fillSinks.add(later)
+      yield* session.addSymbols(["GONEUSDT_SPBL", "ETHUSDT_SPBL"], later)
+      fills.push({ ...fill("e1", 200), symbol: "ETHUSDT_SPBL" })
+      yield* up
+      assert.isTrue(taken(later).failed, "the stream that named the symbol goes on")
+      // Every other stream goes on: the backfill delivered the fill of the symbols REST reads, and pushes come.
+      session.onFrame(pushedFillOf("e2", "ETHUSDT_SPBL", 300), control)
+      const others = taken(fillSink)
+      assert.isFalse(others.failed, "another consumer's stream ended")
+      assert.deepStrictEqual(others.values.map((f) => f.fillId), ["e1", "e2"])
+      assert.isFalse(taken(balanceSink).failed, "another consumer's stream ended")
+      // Neither is read again.
+      yield* down
+      yield* up
+      assert.isFalse(taken(fillSink).failed, "another consumer's stream ended")
+    }))
 })
 
 describe("push private session: a backfill larger than a consumer's queue", () => {

@@ -160,7 +160,7 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
-  /** Symbols learnt from pushes that REST refused, with its answer. */
+  /** Symbols REST refused, with its answer. */
   readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
 }
 
@@ -181,9 +181,11 @@ interface Backlog {
 
 export class PrivateSession implements Feed {
   readonly symbols: Set<string>
-  // The symbols consumers gave (checked against the venue's list before they joined): a REST refusal of one is the
-  // session's failure. The others are learnt from pushes; one REST refuses is no longer read, and not learnt again.
-  private readonly given: Set<string>
+  // The symbols consumers gave, with the consumers that gave each (checked against the venue's list before they
+  // joined, unless that list could not be read): a REST refusal of one fails those consumers' streams, not the
+  // session the others share. The others are learnt from pushes. A symbol REST refuses is no longer read, and not
+  // learnt again.
+  private readonly given: Map<string, Set<Sink<unknown>>>
   private readonly refused = new Set<string>()
   readonly orderSinks = new Set<Sink<Model.OrderUpdate>>()
   readonly fillSinks = new Set<Sink<Model.Fill>>()
@@ -226,7 +228,7 @@ export class PrivateSession implements Feed {
   constructor(options: Options) {
     this.options = options
     this.symbols = new Set(options.symbols)
-    this.given = new Set(options.symbols)
+    this.given = new Map(Array.from(this.symbols, (symbol) => [symbol, new Set<Sink<unknown>>()]))
   }
 
   // A symbol seen in a push joins the backfill's list when it is a trading pair REST has not refused: REST would refuse
@@ -271,6 +273,7 @@ export class PrivateSession implements Feed {
   /** A consumer left: what waited for it is dropped. */
   detach<A>(sink: Sink<A>): void {
     this.dropBacklog(sink as Sink<unknown>)
+    for (const sinks of this.given.values()) sinks.delete(sink as Sink<unknown>)
   }
 
   /**
@@ -279,11 +282,13 @@ export class PrivateSession implements Feed {
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
    * the session is down. Only the open orders: on a live connection every other event of the symbol is pushed.
    */
-  addSymbols(symbols: Iterable<string>): Effect.Effect<void> {
+  addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
         this.symbols.add(symbol)
-        this.given.add(symbol)
+        const brought = this.given.get(symbol) ?? new Set()
+        if (sink !== undefined) brought.add(sink as Sink<unknown>)
+        this.given.set(symbol, brought)
         this.refused.delete(symbol)
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
@@ -328,10 +333,19 @@ export class PrivateSession implements Feed {
     this.asked.clear()
     this.reading = true
     const generation = this.generation
-    const read = Effect.forEach(
-      symbols,
-      (symbol) => Effect.map(readOpenOrders(this.options.rest, symbol), (open) => open.orders)
-    )
+    const rest = this.options.rest
+    // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
+    const read = Effect.gen(function*() {
+      const orders: Array<Model.OrderUpdate> = []
+      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+      for (const symbol of symbols) {
+        const open = yield* Effect.result(readOpenOrders(rest, symbol))
+        if (Result.isSuccess(open)) orders.push(...open.success.orders)
+        else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
+        else return yield* Effect.fail(open.failure)
+      }
+      return { orders, refused }
+    })
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
         Effect.suspend(() => {
@@ -339,13 +353,15 @@ export class PrivateSession implements Feed {
           this.reading = false
           // As a backfill's failure: a retryable one is left to the next connection's backfill, which reads them.
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
-          for (const symbol of symbols) this.read.add(symbol)
-          const orders = result.success.flat().sort((a, b) => a.updatedTime - b.updatedTime)
+          const { refused } = result.success
+          const dropped = this.drop(refused)
+          for (const symbol of symbols) if (this.symbols.has(symbol)) this.read.add(symbol)
+          const orders = result.success.orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)
           this.hold(() => {
             for (const order of orders) this.mergeOrder(order)
           })
           // Symbols brought while these were read.
-          return Effect.andThen(this.deliverBacklogs(), this.readAsked())
+          return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
         })),
       connection.scope
     ))
@@ -403,7 +419,7 @@ export class PrivateSession implements Feed {
           orders.push(...read.success[0].orders, ...read.success[1])
           gone.push(...read.success[0].gone)
           fills.push(...read.success[2])
-        } else if (!this.given.has(symbol) && refusesSymbol(read.failure)) {
+        } else if (refusesSymbol(read.failure)) {
           refused.push({ symbol, error: read.failure })
         } else {
           return yield* Effect.fail(read.failure)
@@ -437,13 +453,7 @@ export class PrivateSession implements Feed {
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
         const { balances, before, fills, orders, refused, symbols } = result.success
-        const dropped = refused.filter(({ symbol }) => !this.given.has(symbol))
-        for (const { symbol } of dropped) {
-          this.symbols.delete(symbol)
-          this.refused.add(symbol)
-          this.fillMarks.delete(symbol)
-          this.orderMarks.delete(symbol)
-        }
+        const dropped = this.drop(refused)
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
@@ -477,15 +487,41 @@ export class PrivateSession implements Feed {
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
-        return Effect.andThen(
-          Effect.forEach(dropped, ({ error, symbol }) =>
-            Effect.logWarning(
-              `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
-                ` a push, which REST refused: ${error.message}); its pushes are still delivered`
-            ), { discard: true }),
-          Effect.andThen(this.deliverBacklogs(), this.readAsked())
-        )
+        return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
       }))
+  }
+
+  // Symbols REST refused are no longer read. One consumers gave fails their streams (their symbol was not checked:
+  // the venue's list could not be read when they joined); one learnt from a push is told in the log.
+  private drop(
+    refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
+  ): Effect.Effect<void> {
+    const learnt: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+    for (const { error, symbol } of refused) {
+      this.symbols.delete(symbol)
+      this.asked.delete(symbol)
+      this.refused.add(symbol)
+      this.fillMarks.delete(symbol)
+      this.orderMarks.delete(symbol)
+      const brought = this.given.get(symbol)
+      this.given.delete(symbol)
+      if (brought === undefined) learnt.push({ error, symbol })
+      else for (const sink of brought) this.failSink(sink, new PushError.BackfillError({ error }))
+    }
+    return Effect.forEach(learnt, ({ error, symbol }) =>
+      Effect.logWarning(
+        `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
+          ` a push, which REST refused: ${error.message}); its pushes are still delivered`
+      ), { discard: true })
+  }
+
+  private failSink(sink: Sink<unknown>, reason: PushError.PushErrorReason): void {
+    this.orderSinks.delete(sink as Sink<Model.OrderUpdate>)
+    this.fillSinks.delete(sink as Sink<Model.Fill>)
+    this.balanceSinks.delete(sink as Sink<Model.Balance>)
+    for (const sinks of this.given.values()) sinks.delete(sink)
+    this.dropBacklog(sink)
+    Queue.failCauseUnsafe(sink, Cause.fail(reason))
   }
 
   // A REST read failed: a retryable failure ends the connection (the next one's backfill reads again), any other the
