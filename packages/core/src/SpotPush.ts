@@ -262,8 +262,9 @@ export interface PrivateOptions {
    * seen in pushes are added (a trading pair's form only; one REST then refuses for good, such as a delisted pair, is
    * no longer read, with a warning logged, and its pushes are still delivered). A stream that joins a running private session with a symbol whose open orders were not
    * read on its connection has them read then (the session's other pushes are not held meanwhile). A symbol the venue
-   * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins: the session's
-   * backfill would be refused for good, and end every private stream.
+   * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins; while the
+   * rules cannot be read, it joins unchecked, and REST's refusal of it fails that stream alone (with a
+   * `BackfillError`), not the session the other private streams share.
    */
   readonly symbols?: Iterable<string> | undefined
 }
@@ -618,13 +619,14 @@ const privateStreams = (
               bufferLimit: resolved.backfillBuffer,
               overlapMillis: 5_000,
               retentionMillis: 600_000,
+              now,
               emit,
               onFailed: release(),
               onBackfilled: (outcome) => telemetry.backfilled("private", outcome)
             }),
           join: (session, sink) => {
             join(session, sink)
-            return session.addSymbols(symbols)
+            return session.addSymbols(symbols, sink)
           },
           leave: (session, sink) => {
             sinks(session).delete(sink)

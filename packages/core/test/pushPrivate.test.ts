@@ -5,8 +5,9 @@
  * the buffer's limit reconnects.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Queue, Scope } from "effect"
+import { Clock, Deferred, Effect, Fiber, Queue, Scope } from "effect"
 import type { Cause } from "effect"
+import { TestClock } from "effect/testing"
 import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type { Control, DataFrame } from "../src/internal/push/connection.ts"
@@ -94,8 +95,10 @@ const setup = (
       resyncNow: () => Effect.void,
       reconnect: (reason) => reconnects.push(reason)
     }
+    const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
     const session = new PrivateSession({
       rest: options.rest ?? rest(fills, calls, options.available),
+      now,
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
@@ -162,21 +165,90 @@ describe("push private session", () => {
       yield* session.onActive("fill", scope, control)
       session.onFrame(asset(5, "2"), control)
       session.onFrame(asset(6, "3"), control)
-      // A coin REST does not list: its push is all there is.
+      // A coin REST's answer (the whole account) leaves out is at zero then: its older push is not delivered either.
       session.onFrame(asset(7, "7", 2), control)
       session.onFrame(asset(6, "3"), control)
       yield* session.onActive("orders", scope, control)
       yield* session.onActive("account", scope, control)
       yield* Effect.yieldNow
       // The consumer gets the state once, never the older 2 after it nor the same 3 again.
-      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.coinId, b.available, b.source]), [
-        ["1", "3", "rest"],
-        ["2", "7", "push"]
-      ])
+      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.coinId, b.available, b.source]), [["1", "3", "rest"]])
       // Live: a repeat of the versions merged is ignored, a newer one counts.
       session.onFrame(asset(7, "3"), control)
       session.onFrame(asset(8, "4"), control)
       assert.deepStrictEqual(drain(balanceSink).map((b) => b.available), ["4"])
+    }))
+
+  it.effect("account pushes that arrive while the balances are asked for never take a balance back", () =>
+    Effect.gen(function*() {
+      // The balance goes 100 → 90 → 80 (versions 5, 6); both pushes arrive while REST's answer is on its way.
+      const answer = (available: string) =>
+        Effect.gen(function*() {
+          const gate = yield* Deferred.make<void>()
+          const { balanceSink, control, scope, session } = yield* setup([], {
+            rest: {
+              ...rest([], []),
+              balances: Effect.as(Deferred.await(gate), [{
+                coinId: "1",
+                coinName: "BTC",
+                available,
+                frozen: "0",
+                equity: available,
+                source: "rest" as const
+              }])
+            }
+          })
+          yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+          yield* Effect.yieldNow
+          session.onFrame(asset(5, "90"), control)
+          session.onFrame(asset(6, "80"), control)
+          // A coin REST does not list: its pushes are all there is.
+          session.onFrame(asset(7, "7", 2), control)
+          yield* Deferred.succeed(gate, undefined)
+          for (let i = 0; i < 3; i++) yield* Effect.yieldNow
+          return drain(balanceSink).map((b) => `${b.coinId} ${b.available} ${b.source}`)
+        })
+      // REST answered after both changes: its 80 once, never the older 90 after it (nor 80 again).
+      assert.deepStrictEqual(yield* answer("80"), ["1 80 rest", "2 7 push"])
+      // REST answered between them: its 90, then the newer 80; no intermediate state is shown.
+      assert.deepStrictEqual(yield* answer("90"), ["1 90 rest", "1 80 push", "2 7 push"])
+    }))
+
+  it.effect("a coin REST's answer no longer lists (a venue that omits zero balances) is delivered as zero, once", () =>
+    Effect.gen(function*() {
+      const coin = (coinId: string, available: string): Model.Balance => ({
+        coinId,
+        coinName: coinId === "1" ? "BTC" : "USDT",
+        available,
+        frozen: "0",
+        equity: available,
+        source: "rest"
+      })
+      // First answer: BTC 1, USDT 5. Then USDT is spent to zero while disconnected, and the venue leaves it out.
+      const answers = [[coin("1", "1"), coin("2", "5")], [coin("1", "2")], [coin("1", "2")]]
+      let asked = 0
+      const { balanceSink, control, scope, session } = yield* setup([], {
+        rest: { ...rest([], []), balances: Effect.sync(() => answers[Math.min(asked++, answers.length - 1)]!) }
+      })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      yield* down
+      // A push of USDT from before the balances were asked for (3, on its way down) is older than REST's answer.
+      yield* session.onActive("fill", scope, control)
+      session.onFrame(asset(9, "3", 2), control)
+      yield* up
+      yield* down
+      yield* up
+      assert.deepStrictEqual(drain(balanceSink).map((b) => `${b.coinId} ${b.available} ${b.source}`), [
+        "1 1 rest",
+        "2 5 rest",
+        "1 2 rest",
+        "2 0 rest"
+      ])
     }))
 
   it.effect("a symbol a consumer brings while a backfill runs is backfilled once that one is merged", () =>
@@ -527,6 +599,51 @@ describe("push private session: what is remembered", () => {
     }))
 })
 
+describe("push private session: fills pushed again", () => {
+  const pushedAt = (id: string, time: number) =>
+    frame("fill", 1, {
+      orderFillTransaction: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderId: "9",
+        orderSide: "BUY",
+        fillSize: "1",
+        fillValue: "10",
+        fillFee: "0",
+        direction: "TAKER",
+        createdTime: String(time)
+      }]
+    })
+
+  it.effect("a fill pushed again after a reconnection is delivered once, however far the venue's fill times moved on", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, session } = yield* setup([])
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // A fill, then one whose venue time is beyond the retention (1,000 ms) after it (minutes later, or a time in
+      // the future): by venue time alone the first is forgettable at the next prune.
+      session.onFrame(pushedAt("f1", 100), control)
+      session.onFrame(pushedAt("f2", 100 + 1_500), control)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue delivers both again on the new connection (at least once): known, not delivered twice.
+      session.onFrame(pushedAt("f1", 100), control)
+      session.onFrame(pushedAt("f2", 100 + 1_500), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1", "f2"])
+      // Seen longer ago than the retention (on this machine's clock) and behind the horizon: forgotten at last, so
+      // memory stays bounded by how many fills arrive within the retention.
+      yield* TestClock.adjust(1_001)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedAt("f3", 100 + 1_600), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f3"])
+      assert.strictEqual(session.remembered.fills, 2)
+    }))
+})
+
 describe("push private session: symbols learnt from pushes", () => {
   const pushedFillOf = (id: string, symbolName: string, time: number) =>
     frame("fill", 1, {
@@ -613,6 +730,43 @@ describe("push private session: symbols learnt from pushes", () => {
       yield* up
       assert.deepStrictEqual(asked.slice().sort(), ["BTCUSDT_SPBL", "ETHUSDT_SPBL"])
       assert.isFalse(taken(fillSink).failed, "the fills stream failed")
+    }))
+
+  it.effect("a symbol a consumer brought that REST refuses fails that consumer's stream only, live or after a drop", () =>
+    Effect.gen(function*() {
+      // The symbol rules could not be read when they joined: the symbols came unchecked.
+      const fills: Array<Model.Fill> = []
+      const { balanceSink, control, fillSink, scope, session } = yield* setup([], { rest: listing(fills, []) })
+      const up = Effect.andThen(
+        Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control)),
+        Effect.yieldNow
+      )
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* up
+      // Joins a live session: its open orders are read at once, and refused.
+      const live = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(live)
+      yield* session.addSymbols(["NOPEUSDT_SPBL"], live)
+      for (let i = 0; i < 3; i++) yield* Effect.yieldNow
+      assert.isTrue(taken(live).failed, "the stream that named the symbol goes on")
+      // Joins while disconnected: the next backfill is refused it.
+      const later = yield* Queue.bounded<Model.Fill, PushError.PushErrorReason | Cause.Done>(100)
+      yield* down
+      session.fillSinks.add(later)
+      yield* session.addSymbols(["GONEUSDT_SPBL", "ETHUSDT_SPBL"], later)
+      fills.push({ ...fill("e1", 200), symbol: "ETHUSDT_SPBL" })
+      yield* up
+      assert.isTrue(taken(later).failed, "the stream that named the symbol goes on")
+      // Every other stream goes on: the backfill delivered the fill of the symbols REST reads, and pushes come.
+      session.onFrame(pushedFillOf("e2", "ETHUSDT_SPBL", 300), control)
+      const others = taken(fillSink)
+      assert.isFalse(others.failed, "another consumer's stream ended")
+      assert.deepStrictEqual(others.values.map((f) => f.fillId), ["e1", "e2"])
+      assert.isFalse(taken(balanceSink).failed, "another consumer's stream ended")
+      // Neither is read again.
+      yield* down
+      yield* up
+      assert.isFalse(taken(fillSink).failed, "another consumer's stream ended")
     }))
 })
 

@@ -4,6 +4,8 @@
  * source, the reconnect backoff's full jitter and cap, and the operations of a connection in a sliding hour.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Push } from "../src/index.ts"
 import { backoffDelay, OperationLog } from "../src/internal/push/limits.ts"
 import * as Model from "../src/internal/push/model.ts"
 import { mergeOrder } from "../src/internal/push/private.ts"
@@ -56,6 +58,42 @@ describe("push session rules", () => {
     assert.strictEqual(merged.clientOrderId, "c1")
     assert.strictEqual(merged.price, "100")
     assert.strictEqual(merged.symbol, "BTCUSDT_SPBL")
+  })
+
+  it("mergeOrder: a push without its filled quantity keeps the known one; a final state is never dropped", () => {
+    const partial = order({ status: "partial_fill", filledQuantity: "0.5", filledValue: "50", updatedTime: 10 })
+    // The push leaves out `cumFillSize` (and `cumFillValue`): unknown, not "0".
+    const pushed = (status: string, updatedTime: number) =>
+      Model.orderFromPush(
+        Schema.decodeUnknownSync(Push.Order)({
+          id: "1",
+          symbolName: "BTCUSDT_SPBL",
+          orderSide: "BUY",
+          status,
+          updatedTime
+        }),
+        updatedTime
+      )
+    const cancelled = mergeOrder(partial, pushed("CANCELED", 20))
+    assert.strictEqual(cancelled?.status, "cancelled")
+    assert.strictEqual(cancelled?.final, true)
+    assert.strictEqual(cancelled?.filledQuantity, "0.5")
+    assert.strictEqual(cancelled?.filledValue, "50")
+    // A status move without the quantity is still a move; the same status again is not.
+    const open = order({ status: "open", filledQuantity: "0.5", updatedTime: 5 })
+    assert.strictEqual(mergeOrder(open, pushed("PARTIAL_FILL", 10))?.filledQuantity, "0.5")
+    assert.isUndefined(mergeOrder(partial, pushed("PARTIAL_FILL", 30)))
+    // A final state that says less was filled than known (written before the last fill was counted) moves the order
+    // on, with the larger quantity.
+    const filled = mergeOrder(
+      partial,
+      order({ status: "full_fill", final: true, filledQuantity: "0.25", updatedTime: 30 })
+    )
+    assert.strictEqual(filled?.status, "full_fill")
+    assert.strictEqual(filled?.filledQuantity, "0.5")
+    assert.strictEqual(filled?.filledValue, "50")
+    // A first push without the quantity: nothing known, none filled yet as far as anyone can tell.
+    assert.strictEqual(mergeOrder(undefined, pushed("NEW", 1))?.filledQuantity, "0")
   })
 
   it("statuses: push and REST words become REST's; final ones say so", () => {

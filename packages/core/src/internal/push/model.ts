@@ -126,7 +126,15 @@ export const fillFromRest = (fill: Fill_.FillRecord): Fill => ({
   source: "rest"
 })
 
-export const orderFromPush = (order: Push.Order, time: number | undefined): OrderUpdate => {
+/**
+ * An order's state as a source tells it: the filled quantity may be unknown (a push may leave out `cumFillSize`; it is
+ * then the one known before, not "0", which would read as a step back).
+ */
+export interface OrderChange extends Omit<OrderUpdate, "filledQuantity"> {
+  readonly filledQuantity: string | undefined
+}
+
+export const orderFromPush = (order: Push.Order, time: number | undefined): OrderChange => {
   const status = normalStatus(order.status)
   return {
     orderId: order.id,
@@ -138,7 +146,7 @@ export const orderFromPush = (order: Push.Order, time: number | undefined): Orde
     quantity: order.size ?? undefined,
     status,
     final: isFinal(status),
-    filledQuantity: order.cumFillSize ?? "0",
+    filledQuantity: order.cumFillSize,
     filledValue: order.cumFillValue,
     createdTime: order.createdTime,
     updatedTime: order.updatedTime ?? time ?? 0,

@@ -57,8 +57,13 @@ export interface Options {
   readonly bufferLimit: number
   /** How far before the watermarks the backfill looks again. */
   readonly overlapMillis: number
-  /** How long fill ids and final orders are remembered behind the watermarks. */
+  /**
+   * How long fill ids and final orders are remembered behind the watermarks; a fill id also at least this long after
+   * it arrived (on `now`).
+   */
   readonly retentionMillis: number
+  /** This machine's clock (ms): when a fill arrived. */
+  readonly now: () => number
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
   readonly onFailed: Effect.Effect<void>
@@ -72,19 +77,23 @@ export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.chann
 /**
  * The order's state after an update, or `undefined` when the update does not move it forward: a final state sticks,
  * the filled quantity never goes back, and at the same filled quantity a non-final update counts only if it is not
- * older and changes the status.
+ * older and changes the status. A filled quantity the update does not tell is the one known (none for a new order).
+ * A final state always moves a live order on, with the larger of the two quantities: the end of an order is never
+ * dropped for a quantity written before its last fill was counted (or not written at all).
  */
 export const mergeOrder = (
   old: Model.OrderUpdate | undefined,
-  next: Model.OrderUpdate
+  next: Model.OrderChange
 ): Model.OrderUpdate | undefined => {
-  if (old === undefined) return next
+  if (old === undefined) return { ...next, filledQuantity: next.filledQuantity ?? "0" }
   if (old.final) return undefined
-  const filled = Decimal.compare(next.filledQuantity, old.filledQuantity)
-  if (filled < 0) return undefined
+  const filled = next.filledQuantity === undefined ? 0 : Decimal.compare(next.filledQuantity, old.filledQuantity)
+  if (filled < 0 && !next.final) return undefined
   if (filled === 0 && !next.final && (next.updatedTime < old.updatedTime || next.status === old.status)) {
     return undefined
   }
+  // Less than known (a final state only): the known quantity and its value.
+  const ahead = filled > 0 && next.filledQuantity !== undefined
   return {
     ...next,
     clientOrderId: next.clientOrderId ?? old.clientOrderId,
@@ -92,7 +101,8 @@ export const mergeOrder = (
     orderType: next.orderType ?? old.orderType,
     price: next.price ?? old.price,
     quantity: next.quantity ?? old.quantity,
-    filledValue: next.filledValue ?? old.filledValue,
+    filledQuantity: ahead ? next.filledQuantity : old.filledQuantity,
+    filledValue: filled < 0 ? old.filledValue : next.filledValue ?? old.filledValue,
     createdTime: next.createdTime ?? old.createdTime,
     updatedTime: Math.max(next.updatedTime, old.updatedTime)
   }
@@ -150,7 +160,7 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
-  /** Symbols learnt from pushes that REST refused, with its answer. */
+  /** Symbols REST refused, with its answer. */
   readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
 }
 
@@ -171,9 +181,11 @@ interface Backlog {
 
 export class PrivateSession implements Feed {
   readonly symbols: Set<string>
-  // The symbols consumers gave (checked against the venue's list before they joined): a REST refusal of one is the
-  // session's failure. The others are learnt from pushes; one REST refuses is no longer read, and not learnt again.
-  private readonly given: Set<string>
+  // The symbols consumers gave, with the consumers that gave each (checked against the venue's list before they
+  // joined, unless that list could not be read): a REST refusal of one fails those consumers' streams, not the
+  // session the others share. The others are learnt from pushes. A symbol REST refuses is no longer read, and not
+  // learnt again.
+  private readonly given: Map<string, Set<Sink<unknown>>>
   private readonly refused = new Set<string>()
   readonly orderSinks = new Set<Sink<Model.OrderUpdate>>()
   readonly fillSinks = new Set<Sink<Model.Fill>>()
@@ -190,8 +202,11 @@ export class PrivateSession implements Feed {
   private readonly read = new Set<string>()
   private readonly asked = new Set<string>()
   private reading = false
-  // Fill ids with the fill's symbol and time, to deliver each once.
-  private readonly fills = new Map<string, { readonly symbol: string; readonly time: number }>()
+  // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
+  private readonly fills = new Map<
+    string,
+    { readonly symbol: string; readonly time: number; readonly arrived: number }
+  >()
   private readonly orders = new Map<string, Model.OrderUpdate>()
   private readonly balances = new Map<string, Model.Balance>()
   // The watermarks, one per symbol: the time of its latest fill, and the creation time of its latest order, merged.
@@ -213,7 +228,7 @@ export class PrivateSession implements Feed {
   constructor(options: Options) {
     this.options = options
     this.symbols = new Set(options.symbols)
-    this.given = new Set(options.symbols)
+    this.given = new Map(Array.from(this.symbols, (symbol) => [symbol, new Set<Sink<unknown>>()]))
   }
 
   // A symbol seen in a push joins the backfill's list when it is a trading pair REST has not refused: REST would refuse
@@ -229,6 +244,11 @@ export class PrivateSession implements Feed {
 
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
     if (time > this.mark(marks, symbol)) marks.set(symbol, time)
+  }
+
+  /** How much the session remembers to deliver each event once (its memory, which pruning bounds). */
+  get remembered(): { readonly fills: number; readonly orders: number } {
+    return { fills: this.fills.size, orders: this.orders.size }
   }
 
   get size(): number {
@@ -253,6 +273,7 @@ export class PrivateSession implements Feed {
   /** A consumer left: what waited for it is dropped. */
   detach<A>(sink: Sink<A>): void {
     this.dropBacklog(sink as Sink<unknown>)
+    for (const sinks of this.given.values()) sinks.delete(sink as Sink<unknown>)
   }
 
   /**
@@ -261,11 +282,13 @@ export class PrivateSession implements Feed {
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
    * the session is down. Only the open orders: on a live connection every other event of the symbol is pushed.
    */
-  addSymbols(symbols: Iterable<string>): Effect.Effect<void> {
+  addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
         this.symbols.add(symbol)
-        this.given.add(symbol)
+        const brought = this.given.get(symbol) ?? new Set()
+        if (sink !== undefined) brought.add(sink as Sink<unknown>)
+        this.given.set(symbol, brought)
         this.refused.delete(symbol)
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
@@ -310,10 +333,19 @@ export class PrivateSession implements Feed {
     this.asked.clear()
     this.reading = true
     const generation = this.generation
-    const read = Effect.forEach(
-      symbols,
-      (symbol) => Effect.map(readOpenOrders(this.options.rest, symbol), (open) => open.orders)
-    )
+    const rest = this.options.rest
+    // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
+    const read = Effect.gen(function*() {
+      const orders: Array<Model.OrderUpdate> = []
+      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+      for (const symbol of symbols) {
+        const open = yield* Effect.result(readOpenOrders(rest, symbol))
+        if (Result.isSuccess(open)) orders.push(...open.success.orders)
+        else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
+        else return yield* Effect.fail(open.failure)
+      }
+      return { orders, refused }
+    })
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
         Effect.suspend(() => {
@@ -321,13 +353,15 @@ export class PrivateSession implements Feed {
           this.reading = false
           // As a backfill's failure: a retryable one is left to the next connection's backfill, which reads them.
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
-          for (const symbol of symbols) this.read.add(symbol)
-          const orders = result.success.flat().sort((a, b) => a.updatedTime - b.updatedTime)
+          const { refused } = result.success
+          const dropped = this.drop(refused)
+          for (const symbol of symbols) if (this.symbols.has(symbol)) this.read.add(symbol)
+          const orders = result.success.orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)
           this.hold(() => {
             for (const order of orders) this.mergeOrder(order)
           })
           // Symbols brought while these were read.
-          return Effect.andThen(this.deliverBacklogs(), this.readAsked())
+          return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
         })),
       connection.scope
     ))
@@ -385,7 +419,7 @@ export class PrivateSession implements Feed {
           orders.push(...read.success[0].orders, ...read.success[1])
           gone.push(...read.success[0].gone)
           fills.push(...read.success[2])
-        } else if (!this.given.has(symbol) && refusesSymbol(read.failure)) {
+        } else if (refusesSymbol(read.failure)) {
           refused.push({ symbol, error: read.failure })
         } else {
           return yield* Effect.fail(read.failure)
@@ -419,13 +453,7 @@ export class PrivateSession implements Feed {
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
         const { balances, before, fills, orders, refused, symbols } = result.success
-        const dropped = refused.filter(({ symbol }) => !this.given.has(symbol))
-        for (const { symbol } of dropped) {
-          this.symbols.delete(symbol)
-          this.refused.add(symbol)
-          this.fillMarks.delete(symbol)
-          this.orderMarks.delete(symbol)
-        }
+        const dropped = this.drop(refused)
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
@@ -436,27 +464,64 @@ export class PrivateSession implements Feed {
         this.phase = "live"
         // The records and the pushes buffered meanwhile are one burst: what a queue has no room for waits for it.
         this.hold(() => {
+          // REST's answer is the whole account (`balances` takes no filter): a coin held that it leaves out is at zero
+          // (a venue may omit zero balances), not at what it was before.
+          const listed = new Set(balances.map((balance) => balance.coinId))
           for (const balance of balances) this.mergeBalance(balance)
+          for (const held of Array.from(this.balances.values())) {
+            if (!listed.has(held.coinId)) {
+              this.mergeBalance({ ...held, available: "0", frozen: "0", equity: "0", source: "rest" })
+            }
+          }
           for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
           for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
-          // answer, so a coin REST listed keeps REST's (an older state after a newer one, then the newer again, is a
-          // step back and a duplicate); a coin REST did not list keeps the push.
-          const listed = new Set(balances.map((balance) => balance.coinId))
-          buffered.forEach((frame, i) => this.apply(frame, control, i < before ? listed : undefined))
+          // answer (of every coin, listed or left out at zero), so it is dropped (an older state after a newer one,
+          // then the newer again, is a step back and a duplicate). One that came while REST's answer was on its way
+          // may be older or newer than it (REST carries no version): of those, a coin takes only the last, and only
+          // where it differs from REST's — never a state between, which may be older than REST's.
+          const latest = new Map<string, Model.Balance>()
+          buffered.forEach((frame, i) => this.apply(frame, control, { latest: i < before ? undefined : latest }))
+          for (const balance of latest.values()) this.mergeBalance(balance)
         })
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
-        return Effect.andThen(
-          Effect.forEach(dropped, ({ error, symbol }) =>
-            Effect.logWarning(
-              `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
-                ` a push, which REST refused: ${error.message}); its pushes are still delivered`
-            ), { discard: true }),
-          Effect.andThen(this.deliverBacklogs(), this.readAsked())
-        )
+        return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
       }))
+  }
+
+  // Symbols REST refused are no longer read. One consumers gave fails their streams (their symbol was not checked:
+  // the venue's list could not be read when they joined); one learnt from a push is told in the log.
+  private drop(
+    refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
+  ): Effect.Effect<void> {
+    const learnt: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+    for (const { error, symbol } of refused) {
+      this.symbols.delete(symbol)
+      this.asked.delete(symbol)
+      this.refused.add(symbol)
+      this.fillMarks.delete(symbol)
+      this.orderMarks.delete(symbol)
+      const brought = this.given.get(symbol)
+      this.given.delete(symbol)
+      if (brought === undefined) learnt.push({ error, symbol })
+      else for (const sink of brought) this.failSink(sink, new PushError.BackfillError({ error }))
+    }
+    return Effect.forEach(learnt, ({ error, symbol }) =>
+      Effect.logWarning(
+        `spotkit push: the private session no longer reads ${symbol} by REST after a reconnection (a symbol of` +
+          ` a push, which REST refused: ${error.message}); its pushes are still delivered`
+      ), { discard: true })
+  }
+
+  private failSink(sink: Sink<unknown>, reason: PushError.PushErrorReason): void {
+    this.orderSinks.delete(sink as Sink<Model.OrderUpdate>)
+    this.fillSinks.delete(sink as Sink<Model.Fill>)
+    this.balanceSinks.delete(sink as Sink<Model.Balance>)
+    for (const sinks of this.given.values()) sinks.delete(sink)
+    this.dropBacklog(sink)
+    Queue.failCauseUnsafe(sink, Cause.fail(reason))
   }
 
   // A REST read failed: a retryable failure ends the connection (the next one's backfill reads again), any other the
@@ -468,8 +533,13 @@ export class PrivateSession implements Feed {
   }
 
   // One private push, merged. An item that does not decode is left to the REST backfill of a new connection.
-  // `superseded`: coins whose account items REST's answer replaces.
-  private apply(frame: DataFrame, control: Control, superseded?: ReadonlySet<string>): void {
+  // `superseded`: account items are REST's answer's to judge: replaced by it (`latest` undefined), or waiting in
+  // `latest` until the buffer is merged, the last one of a coin kept.
+  private apply(
+    frame: DataFrame,
+    control: Control,
+    superseded?: { readonly latest: Map<string, Model.Balance> | undefined }
+  ): void {
     if (frame._tag !== "TradeEvent") return
     if (frame.channel === "account" && frame.version !== undefined) {
       const version = BigInt(frame.version)
@@ -493,8 +563,10 @@ export class PrivateSession implements Feed {
         case "account": {
           const asset = decodeAsset(item)
           if (Result.isFailure(asset)) control.reconnect("an undecodable account push", "decode")
-          else if (superseded?.has(asset.success.coinId) !== true) {
-            this.mergeBalance(Model.balanceFromPush(asset.success))
+          else {
+            const balance = Model.balanceFromPush(asset.success)
+            if (superseded === undefined) this.mergeBalance(balance)
+            else superseded.latest?.set(balance.coinId, balance)
           }
           break
         }
@@ -504,7 +576,7 @@ export class PrivateSession implements Feed {
 
   private mergeFill(fill: Model.Fill): void {
     if (this.fills.has(fill.fillId)) return
-    this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time })
+    this.fills.set(fill.fillId, { symbol: fill.symbol, time: fill.time, arrived: this.options.now() })
     this.learn(fill.symbol)
     this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
@@ -513,7 +585,7 @@ export class PrivateSession implements Feed {
     this.counted()
   }
 
-  private mergeOrder(update: Model.OrderUpdate): void {
+  private mergeOrder(update: Model.OrderChange): void {
     const order = mergeOrder(this.orders.get(update.orderId), update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
@@ -631,10 +703,18 @@ export class PrivateSession implements Feed {
   // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
   // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
+  // A fill id is also kept for the retention after it arrived: pushes are delivered whatever their time, and a venue
+  // that pushes a fill again (on a new connection, at least once) would otherwise have it delivered twice once a later
+  // fill (minutes later, or one stamped in the future) moved the watermark past it. Refusing pushed fills behind the
+  // watermark instead would drop genuine ones after a fill stamped in the future; kept by arrival, memory stays bounded
+  // by the fills that arrive within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
+    const arrivedBefore = this.options.now() - retentionMillis
     for (const [id, fill] of this.fills) {
-      if (fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) this.fills.delete(id)
+      if (fill.arrived < arrivedBefore && fill.time < this.mark(this.fillMarks, fill.symbol) - retentionMillis) {
+        this.fills.delete(id)
+      }
     }
     for (const [id, order] of this.orders) {
       if (!order.final) continue

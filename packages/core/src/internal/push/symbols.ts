@@ -20,7 +20,7 @@ export const checkSymbols = (
 
 // A symbol the venue does not list fails the stream that names it: in the session every private stream shares, its
 // REST backfill would be refused for good and end them all. The venue's list is the client's cached symbol rules;
-// when it cannot be read, the symbols go on unchecked (the backfill then tells).
+// when it cannot be read, the symbols go on unchecked (REST's refusal then fails the stream that named it, alone).
 export const listedSymbols = (
   client: SpotClient["Service"],
   symbols: ReadonlyArray<string>
