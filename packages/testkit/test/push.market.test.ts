@@ -169,6 +169,26 @@ describe("SpotPush.watchTrades", () => {
         [2_000, "30010.5", "sell"]
       ])
     }).pipe(Effect.provide(layerWith(racing))))
+
+  const padded = published()
+  it.effect("a trade REST writes with other trailing zeros than its push is the same trade: delivered once", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      // The venue's own samples: push sizes to 5 decimals, REST amounts to 8.
+      yield* trade(padded, 1_000, "103337.5", "0.01600")
+      yield* trade(padded, 1_001, "103337.6", "0.02000")
+      yield* settle
+      for (const t of padded.trades) Object.assign(t, { price: `${t.price}0`, size: `${t.size}000` })
+      yield* venue.dropAll
+      yield* advance(5_000)
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price, t.size, t.source]), [
+        [1_000, "103337.5", "0.01600", "push"],
+        [1_001, "103337.6", "0.02000", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(padded))))
 })
 
 describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {

@@ -1,6 +1,6 @@
 // The public trades and candles, closing the gap of a reconnection by REST. Trades: the venue's pushes carry no trade
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
-// meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
+// meanwhile as multisets of (time, price, size, buyerMaker), amounts as numbers whatever their trailing zeros — at least once, and exactly once but for trades
 // identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
 // miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
@@ -39,7 +39,10 @@ export interface CandleUpdate extends Market.Candle {
   readonly source: "push" | "rest"
 }
 
-const key = (trade: PublicTrade): string => `${trade.time}|${trade.price}|${trade.size}|${trade.buyerMaker}`
+// Amounts as numbers, not as written: the venue's push and REST pad decimals differently (push sizes to 5 decimals,
+// REST amounts to 8 in its own samples), and a trade read back by REST is the one pushed. Normalized as text: exact.
+const key = (trade: PublicTrade): string =>
+  `${trade.time}|${Decimals.normalize(trade.price)}|${Decimals.normalize(trade.size)}|${trade.buyerMaker}`
 
 const deliver = <A>(sinks: Set<Sink<A>>, value: A, capacity: number): void => {
   for (const sink of sinks) {
