@@ -189,6 +189,31 @@ describe("SpotPush.watchTrades", () => {
         [1_001, "103337.6", "0.02000", "push"]
       ])
     }).pipe(Effect.provide(layerWith(padded))))
+
+  const spanning = published()
+  it.effect("pushes kept while REST answered, in its answer too, more than the overlap older than its newest: once", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* trade(spanning, 1_000, "30000.5")
+      yield* settle
+      // Pushed (and kept) while REST answers, and in its answer: the newest 6 s after the older, past the 5 s overlap.
+      spanning.duringRest = Effect.andThen(trade(spanning, 10_000, "30010.5"), trade(spanning, 16_000, "30016.5")).pipe(
+        Effect.provideService(PushVenue.PushVenue, venue)
+      )
+      yield* venue.dropAll
+      yield* advance(5_000)
+      yield* trade(spanning, 17_000, "30017.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.source]), [
+        [1_000, "push"],
+        [10_000, "rest"],
+        [16_000, "rest"],
+        [17_000, "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(spanning))))
 })
 
 describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {

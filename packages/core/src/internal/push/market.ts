@@ -1,7 +1,7 @@
 // The public trades and candles, closing the gap of a reconnection by REST. Trades: the venue's pushes carry no trade
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
-// meanwhile as multisets of (time, price, size, buyerMaker), amounts as numbers whatever their trailing zeros — at least once, and exactly once but for trades
-// identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
+// meanwhile as multisets of (time, price, size, buyerMaker), amounts as numbers whatever their trailing zeros — at
+// least once, and exactly once but for trades identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
 // miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
@@ -204,6 +204,8 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private latest: number | undefined = undefined
   // The trades REST answered, by key: a push kept while it answered may be one of them.
   private answered = new Map<string, number>()
+  // The latest time pushed since REST last answered: its marks older by the overlap are let go.
+  private pushedUpTo: number | undefined = undefined
   private first = true
   // The stream's start on the venue's clock: nothing before it is owed. Read when a backfill needs it (none delivered
   // yet), after REST answered; `start` says how.
@@ -270,6 +272,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
 
   protected merge(records: ReadonlyArray<Market.Trade>): void {
     this.answered = new Map()
+    this.pushedUpTo = undefined
     const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
@@ -324,6 +327,16 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
         continue
       }
       this.deliverTrade(push)
+      // REST's marks are let go by the pushes' time, not by the latest delivered: its answer may reach past the pushes
+      // kept while it answered (and those still on their way) by more than the overlap, and each of them is still to be
+      // matched. The pushes come in time order: one past the overlap of a mark will not come.
+      if (this.pushedUpTo === undefined || push.time > this.pushedUpTo) {
+        this.pushedUpTo = push.time
+        const before = push.time - this.overlapMillis
+        for (const old of this.answered.keys()) {
+          if (Number(old.slice(0, old.indexOf("|"))) < before) this.answered.delete(old)
+        }
+      }
     }
   }
 
@@ -336,9 +349,6 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       this.latest = trade.time
       const before = trade.time - this.overlapMillis
       for (const [old, entry] of this.recent) if (entry.time < before) this.recent.delete(old)
-      for (const old of this.answered.keys()) {
-        if (Number(old.slice(0, old.indexOf("|"))) < before) this.answered.delete(old)
-      }
     }
     this.emit(trade)
   }
