@@ -214,6 +214,31 @@ describe("SpotPush.watchTrades", () => {
         [17_000, "push"]
       ])
     }).pipe(Effect.provide(layerWith(spanning))))
+
+  const late = published()
+  it.effect("trades made after the stream started, before its first subscription was acknowledged, come from REST", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      // The venue unreachable when the stream starts: dialled again and again while trades happen.
+      yield* venue.setFaults({ storm: true })
+      yield* trade(late, -1, "29999.5")
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* advance(3_000)
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      yield* trade(late, now, "30000.5")
+      yield* trade(late, now + 1, "30001.5")
+      yield* venue.setFaults({})
+      yield* advance(40_000)
+      yield* trade(late, now + 45_000, "30002.5")
+      yield* settle
+      // The trade before the stream's start is not the stream's.
+      assert.deepStrictEqual(trades.items.map((t) => [t.time - now, t.price, t.source]), [
+        [0, "30000.5", "rest"],
+        [1, "30001.5", "rest"],
+        [45_000, "30002.5", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(late))))
 })
 
 describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {
@@ -521,12 +546,15 @@ describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => 
       // The ask hangs until the client gives it up: the second stream starts while it is under way.
       yield* collect(push.watchTrades(SYMBOL))
       yield* collect(push.watchTrades("ETHUSDT_SPBL"))
-      yield* advance(3_000)
+      yield* settle
       assert.strictEqual(asks.time, 1)
-      // Failed: a stream started later asks again.
+      // Failed: the first backfills, which need the start at once, ask again, together.
+      yield* advance(6_000)
+      assert.strictEqual(asks.time, 2)
+      // Failed again: a stream started later asks again.
       yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 50 }))
       yield* advance(3_000)
-      assert.strictEqual(asks.time, 2)
+      assert.strictEqual(asks.time, 3)
     }).pipe(
       Effect.provide(skewed(together, -MINUTE, { unansweredTimes: 2, hang: true, asks })),
       atNow
@@ -771,7 +799,7 @@ describe("SpotPush.watchTrades and watchCandles: options REST would refuse later
         assert.strictEqual(candles.reason._tag, "ValidationError", `history ${value}`)
         assert.include(candles.message, "history")
       }
-      // The first subscription owes no backfill: without the check, the mistake waited for the first reconnection.
+      // Checked before any subscription: the stream fails when it starts, not when REST refuses its first backfill.
       assert.strictEqual((yield* venue.stats).attempts, 0)
     }).pipe(Effect.provide(setup())))
 })
@@ -818,7 +846,8 @@ describe("SpotPush.watchTrades: REST failing for a while after a reconnection", 
       assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 1)
       assert.strictEqual(book.items.filter((e) => e._tag === "Resync").length, 1)
       assert.strictEqual(rest.failures, 0)
-      assert.strictEqual(rest.calls, 6)
+      // One at the first subscription, then five failures and the answer after the drop.
+      assert.strictEqual(rest.calls, 7)
       // Trades pushed after REST answered are delivered.
       yield* trade(published(), 200_000, "30000.5")
       yield* settle
@@ -880,7 +909,8 @@ describe("SpotPush.watchTrades: a consumer joining with a larger backfillLimit",
       yield* settle
       yield* venue.dropAll
       yield* advance(5_000)
-      assert.deepStrictEqual(limits, [500])
+      // The first subscription's backfill asked the first consumer's.
+      assert.deepStrictEqual(limits, [100, 500])
     }).pipe(Effect.provide(layer)))
 })
 

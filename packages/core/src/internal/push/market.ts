@@ -1,8 +1,9 @@
 // The public trades and candles, closing the gap of a reconnection by REST. Trades: the venue's pushes carry no trade
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
 // meanwhile as multisets of (time, price, size, buyerMaker), amounts as numbers whatever their trailing zeros — at
-// least once, and exactly once but for trades identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
-// miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
+// least once, and exactly once but for trades identical in all four within the overlap; a disconnection longer than
+// the REST call's reach (its `limit`) can still miss trades, and says so (`onGap`: the answer was full and did not
+// reach back before the latest delivered).
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
@@ -107,7 +108,6 @@ abstract class GapClosing<A, R> {
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
-      const owed = this.owed()
       // A failure a retry may mend (REST down a while) is this channel's alone: REST is asked again after a backoff,
       // the pushes kept meanwhile (an overflow resubscribes the channel), and the connection goes on for the others.
       const attempt = Effect.suspend(() => this.fetch(this.latestDelivered())).pipe(
@@ -119,13 +119,11 @@ abstract class GapClosing<A, R> {
           })
         )
       )
-      const fetch = owed
-        ? Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
-        : Effect.succeed([])
+      const fetch = Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
-          if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
+          this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
             return this.onFail("", new PushError.BackfillError({ error: result.failure }))
           }
@@ -185,11 +183,6 @@ abstract class GapClosing<A, R> {
     return this.options.backfill(latest)
   }
 
-  /** Whether REST has something to give after this (re)subscription. */
-  protected owed(): boolean {
-    return true
-  }
-
   /** The latest time (a trade's, a bar's open time) delivered so far. */
   protected abstract latestDelivered(): number | undefined
   /** Merges what REST answered. */
@@ -206,9 +199,11 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private answered = new Map<string, number>()
   // The latest time pushed since REST last answered: its marks older by the overlap are let go.
   private pushedUpTo: number | undefined = undefined
-  private first = true
   // The stream's start on the venue's clock: nothing before it is owed. Read when a backfill needs it (none delivered
-  // yet), after REST answered; `start` says how.
+  // yet), after REST answered; `start` says how. The first acknowledgement owes a backfill too: it may come long after
+  // the start (the venue unreachable, dialled again and again), and its trades meanwhile are the stream's. Sound with
+  // REST's limits: one `recentTrades` call of the consumers' `limit` (at most 1000, checked when the stream starts), the
+  // trades before the start dropped by the merge, and a full answer that does not reach back to it told as a `Gap`.
   private since: number | undefined = undefined
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
@@ -261,13 +256,6 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
         this.since = since
         return records
       }))
-  }
-
-  // The first subscription starts the stream: nothing before it is owed.
-  protected override owed(): boolean {
-    const owed = !this.first
-    this.first = false
-    return owed
   }
 
   protected merge(records: ReadonlyArray<Market.Trade>): void {
