@@ -392,6 +392,33 @@ describe("SpotPush.watchCandles", () => {
       ])
       assert.strictEqual(candles.items[0]?.period, "1m")
     }).pipe(Effect.provide(layerWith(state))))
+
+  const padded = published()
+  it.effect("a bar REST writes with other trailing zeros than its push is unchanged: not delivered again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(10 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      padded.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(padded, 0, "101")
+      yield* settle
+      // REST has the bar pushed, its decimals padded as the venue's REST pads them.
+      padded.bars.set(0, {
+        openTime: 0,
+        open: "100.0",
+        high: "101.00",
+        low: "100.000",
+        close: "101.0",
+        baseVolume: "1.00000000",
+        quoteVolume: "100.0"
+      } as Market.Candle)
+      yield* outage(Effect.void)
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime, c.close, c.source]), [
+        [0, "100", "rest"],
+        [0, "101", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(padded))))
 })
 
 describe("SpotPush.watchCandles: the last consumer leaving during the backfill", () => {

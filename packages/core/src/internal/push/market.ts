@@ -414,9 +414,12 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
     if (this.forgotten !== undefined && candle.openTime <= this.forgotten) return
     const old = this.bars.get(candle.openTime)
     if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
+    // Unchanged when its numbers are: REST and push pad decimals differently, and a bar read back after each
+    // reconnection is no change for being written "101.0".
     if (
-      old !== undefined && old.open === candle.open && old.high === candle.high && old.low === candle.low &&
-      old.close === candle.close && old.baseVolume === candle.baseVolume && old.quoteVolume === candle.quoteVolume
+      old !== undefined && Decimals.equal(old.open, candle.open) && Decimals.equal(old.high, candle.high) &&
+      Decimals.equal(old.low, candle.low) && Decimals.equal(old.close, candle.close) &&
+      Decimals.equal(old.baseVolume, candle.baseVolume) && Decimals.equal(old.quoteVolume, candle.quoteVolume)
     ) return
     this.bars.set(candle.openTime, candle)
     if (this.latest === undefined || candle.openTime > this.latest) {
