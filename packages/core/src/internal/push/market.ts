@@ -8,7 +8,7 @@
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
 // answered) and replaces nothing; of equal volume, the later one wins. The newest three bars are kept; a push of a bar
-// older than those let go is late and replaces nothing.
+// older than those let go, or than the three kept, is late and replaces nothing.
 import { Cause, Effect, Queue, Result, Schedule, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
@@ -71,6 +71,12 @@ export interface Options<R> {
   /** Told how each backfill that asked REST ended (not one given up: its connection ended, or the buffer overflowed). */
   readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
+
+// The most trades' keys a trades feed keeps: twice the largest answer REST gives (its `limit` is at most 1000).
+const RECENT_LIMIT = 2_000
+
+// The bars a candle feed keeps: the current one and the two before, those that can still change or come from REST.
+const KEPT_BARS = 3
 
 // How a backfill REST failed with a retryable error is asked again: from 1 s, doubling up to 30 s, jittered.
 const RETRY = Schedule.jittered(Schedule.min([Schedule.exponential(1_000), Schedule.spaced(30_000)]))
@@ -236,6 +242,11 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     return this.latest
   }
 
+  /** How many trades' keys are kept to match REST's against (bounded). */
+  get kept(): number {
+    return this.recent.size
+  }
+
   /** The `limit` a backfill asks REST for: the largest any consumer asked. */
   get limit(): number {
     return this.most
@@ -331,8 +342,17 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private deliverTrade(trade: PublicTrade): void {
     const k = key(trade)
     const seen = this.recent.get(k)
-    if (seen === undefined) this.recent.set(k, { count: 1, time: trade.time })
-    else seen.count++
+    // Kept in the order last delivered: the ones let go by size below are the least recent.
+    this.recent.delete(k)
+    this.recent.set(k, { count: (seen?.count ?? 0) + 1, time: trade.time })
+    // Bounded by size too: pushed times that stand still or run backwards never let anything go by time. A REST answer
+    // holds at most its largest `limit`'s trades, the newest, so keys beyond twice as many can never be matched.
+    if (this.recent.size > RECENT_LIMIT) {
+      for (const old of this.recent.keys()) {
+        this.recent.delete(old)
+        if (this.recent.size <= RECENT_LIMIT) break
+      }
+    }
     if (this.latest === undefined || trade.time > this.latest) {
       this.latest = trade.time
       const before = trade.time - this.overlapMillis
@@ -357,6 +377,11 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
 
   protected latestDelivered(): number | undefined {
     return this.latest
+  }
+
+  /** How many bars are kept (bounded). */
+  get kept(): number {
+    return this.bars.size
   }
 
   /** Whether a bar has come yet (a consumer joining before gets the first backfill's bars with the others). */
@@ -413,6 +438,13 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   private bar(candle: Market.Candle, source: "push" | "rest"): void {
     if (this.forgotten !== undefined && candle.openTime <= this.forgotten) return
     const old = this.bars.get(candle.openTime)
+    // A bar older than every one kept, when as many are kept as may be, is late (open times running backwards): it
+    // replaces nothing, and is not kept, so the bars kept stay bounded whatever the pushed times do.
+    if (old === undefined && this.bars.size >= KEPT_BARS) {
+      let oldest = Infinity
+      for (const openTime of this.bars.keys()) if (openTime < oldest) oldest = openTime
+      if (candle.openTime < oldest) return
+    }
     if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
     // Unchanged when its numbers are: REST and push pad decimals differently, and a bar read back after each
     // reconnection is no change for being written "101.0".
@@ -426,7 +458,7 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
       this.latest = candle.openTime
       // Only the bars that can still change, or come again from REST, are kept.
       for (const openTime of this.bars.keys()) {
-        if (openTime < candle.openTime && this.bars.size > 3) {
+        if (openTime < candle.openTime && this.bars.size > KEPT_BARS) {
           this.bars.delete(openTime)
           if (this.forgotten === undefined || openTime > this.forgotten) this.forgotten = openTime
         }
