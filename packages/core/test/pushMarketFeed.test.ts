@@ -23,11 +23,11 @@ const frame = (channel: string, data: ReadonlyArray<unknown>): DataFrame => ({
 
 const START = 1_700_000_000_000
 
-// A feed live after an empty backfill, its consumer's buffer sliding (what it delivers is not the point here).
-const live = <A>(feed: TradeFeed | CandleFeed, channel: string) =>
+// A trades feed live after an empty backfill, its consumer's buffer sliding (what it delivers is not the point here).
+const live = (feed: TradeFeed, channel: string) =>
   Effect.gen(function*() {
-    const sink = yield* Queue.sliding<A, PushError.PushErrorReason | Cause.Done>(1)
-    ;(feed.attach as (sink: Sink<A>) => void)(sink)
+    const sink: Sink<PublicTrade> = yield* Queue.sliding<PublicTrade, PushError.PushErrorReason | Cause.Done>(1)
+    feed.attach(sink)
     const scope = yield* Scope.make()
     yield* feed.onActive(channel, scope, control)
     yield* Effect.yieldNow
@@ -46,7 +46,7 @@ const trades = (time: (i: number) => number, n: number) =>
       onFailed: () => Effect.void,
       bufferLimit: 100_000
     })
-    yield* live<PublicTrade>(feed, `trades.${SYMBOL}`)
+    yield* live(feed, `trades.${SYMBOL}`)
     for (let i = 0; i < n; i++) {
       feed.onFrame(
         frame(`trades.${SYMBOL}`, [{
