@@ -285,7 +285,8 @@ export interface Service {
    */
   readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
   /**
-   * The market's trades of a symbol from now on. After a reconnection the recent trades from REST (`backfillLimit`, an
+   * The market's trades of a symbol from now on. After each subscription (the first too: it may be acknowledged long
+   * after the stream started, the venue unreachable a while) the recent trades from REST (`backfillLimit`, an
    * integer from 1 to 1000, default 100; another fails the stream with a `ValidationError` when it starts; the largest
    * of the stream's consumers is asked) close the gap, merged with what was delivered: pushes carry no trade id, so
    * trades identical in time, price, size and side within a few seconds count as one, and a disconnection longer than
@@ -664,7 +665,7 @@ const marketStreams = (
     return stream(
       "SpotPush.watchTrades",
       Effect.gen(function*() {
-        // Checked now: the first subscription owes no backfill, so REST would refuse it only at the first reconnection.
+        // Checked now: REST would refuse it only at the first subscription's backfill, after the stream started.
         yield* restLimit("backfillLimit", limit)
         yield* listedSymbol(client)(symbol)
         const answered = yield* synced

@@ -169,6 +169,76 @@ describe("SpotPush.watchTrades", () => {
         [2_000, "30010.5", "sell"]
       ])
     }).pipe(Effect.provide(layerWith(racing))))
+
+  const padded = published()
+  it.effect("a trade REST writes with other trailing zeros than its push is the same trade: delivered once", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      // The venue's own samples: push sizes to 5 decimals, REST amounts to 8.
+      yield* trade(padded, 1_000, "103337.5", "0.01600")
+      yield* trade(padded, 1_001, "103337.6", "0.02000")
+      yield* settle
+      for (const t of padded.trades) Object.assign(t, { price: `${t.price}0`, size: `${t.size}000` })
+      yield* venue.dropAll
+      yield* advance(5_000)
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.price, t.size, t.source]), [
+        [1_000, "103337.5", "0.01600", "push"],
+        [1_001, "103337.6", "0.02000", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(padded))))
+
+  const spanning = published()
+  it.effect("pushes kept while REST answered, in its answer too, more than the overlap older than its newest: once", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      yield* trade(spanning, 1_000, "30000.5")
+      yield* settle
+      // Pushed (and kept) while REST answers, and in its answer: the newest 6 s after the older, past the 5 s overlap.
+      spanning.duringRest = Effect.andThen(trade(spanning, 10_000, "30010.5"), trade(spanning, 16_000, "30016.5")).pipe(
+        Effect.provideService(PushVenue.PushVenue, venue)
+      )
+      yield* venue.dropAll
+      yield* advance(5_000)
+      yield* trade(spanning, 17_000, "30017.5")
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => [t.time, t.source]), [
+        [1_000, "push"],
+        [10_000, "rest"],
+        [16_000, "rest"],
+        [17_000, "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(spanning))))
+
+  const late = published()
+  it.effect("trades made after the stream started, before its first subscription was acknowledged, come from REST", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      // The venue unreachable when the stream starts: dialled again and again while trades happen.
+      yield* venue.setFaults({ storm: true })
+      yield* trade(late, -1, "29999.5")
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      yield* advance(3_000)
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      yield* trade(late, now, "30000.5")
+      yield* trade(late, now + 1, "30001.5")
+      yield* venue.setFaults({})
+      yield* advance(40_000)
+      yield* trade(late, now + 45_000, "30002.5")
+      yield* settle
+      // The trade before the stream's start is not the stream's.
+      assert.deepStrictEqual(trades.items.map((t) => [t.time - now, t.price, t.source]), [
+        [0, "30000.5", "rest"],
+        [1, "30001.5", "rest"],
+        [45_000, "30002.5", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(late))))
 })
 
 describe("SpotPush.watchTrades: a backfill slower than the pushes", () => {
@@ -322,6 +392,33 @@ describe("SpotPush.watchCandles", () => {
       ])
       assert.strictEqual(candles.items[0]?.period, "1m")
     }).pipe(Effect.provide(layerWith(state))))
+
+  const padded = published()
+  it.effect("a bar REST writes with other trailing zeros than its push is unchanged: not delivered again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(10 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      padded.bars.set(0, FIRST_BAR)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      yield* bar(padded, 0, "101")
+      yield* settle
+      // REST has the bar pushed, its decimals padded as the venue's REST pads them.
+      padded.bars.set(0, {
+        openTime: 0,
+        open: "100.0",
+        high: "101.00",
+        low: "100.000",
+        close: "101.0",
+        baseVolume: "1.00000000",
+        quoteVolume: "100.0"
+      } as Market.Candle)
+      yield* outage(Effect.void)
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime, c.close, c.source]), [
+        [0, "100", "rest"],
+        [0, "101", "push"]
+      ])
+    }).pipe(Effect.provide(layerWith(padded))))
 })
 
 describe("SpotPush.watchCandles: the last consumer leaving during the backfill", () => {
@@ -476,12 +573,15 @@ describe("SpotPush.watchTrades: the stream's start on the venue's clock", () => 
       // The ask hangs until the client gives it up: the second stream starts while it is under way.
       yield* collect(push.watchTrades(SYMBOL))
       yield* collect(push.watchTrades("ETHUSDT_SPBL"))
-      yield* advance(3_000)
+      yield* settle
       assert.strictEqual(asks.time, 1)
-      // Failed: a stream started later asks again.
+      // Failed: the first backfills, which need the start at once, ask again, together.
+      yield* advance(6_000)
+      assert.strictEqual(asks.time, 2)
+      // Failed again: a stream started later asks again.
       yield* collect(push.watchTrades(SYMBOL, { backfillLimit: 50 }))
       yield* advance(3_000)
-      assert.strictEqual(asks.time, 2)
+      assert.strictEqual(asks.time, 3)
     }).pipe(
       Effect.provide(skewed(together, -MINUTE, { unansweredTimes: 2, hang: true, asks })),
       atNow
@@ -726,7 +826,7 @@ describe("SpotPush.watchTrades and watchCandles: options REST would refuse later
         assert.strictEqual(candles.reason._tag, "ValidationError", `history ${value}`)
         assert.include(candles.message, "history")
       }
-      // The first subscription owes no backfill: without the check, the mistake waited for the first reconnection.
+      // Checked before any subscription: the stream fails when it starts, not when REST refuses its first backfill.
       assert.strictEqual((yield* venue.stats).attempts, 0)
     }).pipe(Effect.provide(setup())))
 })
@@ -773,7 +873,8 @@ describe("SpotPush.watchTrades: REST failing for a while after a reconnection", 
       assert.strictEqual(events.items.filter((e) => e._tag === "Disconnected").length, 1)
       assert.strictEqual(book.items.filter((e) => e._tag === "Resync").length, 1)
       assert.strictEqual(rest.failures, 0)
-      assert.strictEqual(rest.calls, 6)
+      // One at the first subscription, then five failures and the answer after the drop.
+      assert.strictEqual(rest.calls, 7)
       // Trades pushed after REST answered are delivered.
       yield* trade(published(), 200_000, "30000.5")
       yield* settle
@@ -835,7 +936,8 @@ describe("SpotPush.watchTrades: a consumer joining with a larger backfillLimit",
       yield* settle
       yield* venue.dropAll
       yield* advance(5_000)
-      assert.deepStrictEqual(limits, [500])
+      // The first subscription's backfill asked the first consumer's.
+      assert.deepStrictEqual(limits, [100, 500])
     }).pipe(Effect.provide(layer)))
 })
 

@@ -1,13 +1,14 @@
 // The public trades and candles, closing the gap of a reconnection by REST. Trades: the venue's pushes carry no trade
 // id, so after a resubscription the recent trades from REST are merged with what was delivered and what was pushed
-// meanwhile as multisets of (time, price, size, buyerMaker) — at least once, and exactly once but for trades
-// identical in all four within the overlap; a disconnection longer than the REST call's reach (its `limit`) can still
-// miss trades, and says so (`onGap`: the answer was full and did not reach back before the latest delivered).
+// meanwhile as multisets of (time, price, size, buyerMaker), amounts as numbers whatever their trailing zeros — at
+// least once, and exactly once but for trades identical in all four within the overlap; a disconnection longer than
+// the REST call's reach (its `limit`) can still miss trades, and says so (`onGap`: the answer was full and did not
+// reach back before the latest delivered).
 // Candles: after each (re)subscription the latest bars from REST, then pushes replace bars by open time; a bar is
 // delivered when it changed. A bar still forming only gains volume (Market.Candles keeps the same rule): a copy of
 // less base volume than the one kept is an older state (REST answering from a cache, a push buffered while REST
 // answered) and replaces nothing; of equal volume, the later one wins. The newest three bars are kept; a push of a bar
-// older than those let go is late and replaces nothing.
+// older than those let go, or than the three kept, is late and replaces nothing.
 import { Cause, Effect, Queue, Result, Schedule, Schema } from "effect"
 import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
@@ -39,7 +40,10 @@ export interface CandleUpdate extends Market.Candle {
   readonly source: "push" | "rest"
 }
 
-const key = (trade: PublicTrade): string => `${trade.time}|${trade.price}|${trade.size}|${trade.buyerMaker}`
+// Amounts as numbers, not as written: the venue's push and REST pad decimals differently (push sizes to 5 decimals,
+// REST amounts to 8 in its own samples), and a trade read back by REST is the one pushed. Normalized as text: exact.
+const key = (trade: PublicTrade): string =>
+  `${trade.time}|${Decimals.normalize(trade.price)}|${Decimals.normalize(trade.size)}|${trade.buyerMaker}`
 
 const deliver = <A>(sinks: Set<Sink<A>>, value: A, capacity: number): void => {
   for (const sink of sinks) {
@@ -67,6 +71,12 @@ export interface Options<R> {
   /** Told how each backfill that asked REST ended (not one given up: its connection ended, or the buffer overflowed). */
   readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
 }
+
+// The most trades' keys a trades feed keeps: twice the largest answer REST gives (its `limit` is at most 1000).
+const RECENT_LIMIT = 2_000
+
+// The bars a candle feed keeps: the current one and the two before, those that can still change or come from REST.
+const KEPT_BARS = 3
 
 // How a backfill REST failed with a retryable error is asked again: from 1 s, doubling up to 30 s, jittered.
 const RETRY = Schedule.jittered(Schedule.min([Schedule.exponential(1_000), Schedule.spaced(30_000)]))
@@ -104,7 +114,6 @@ abstract class GapClosing<A, R> {
       this.phase = "backfilling"
       this.buffer = []
       const generation = this.generation
-      const owed = this.owed()
       // A failure a retry may mend (REST down a while) is this channel's alone: REST is asked again after a backoff,
       // the pushes kept meanwhile (an overflow resubscribes the channel), and the connection goes on for the others.
       const attempt = Effect.suspend(() => this.fetch(this.latestDelivered())).pipe(
@@ -116,13 +125,11 @@ abstract class GapClosing<A, R> {
           })
         )
       )
-      const fetch = owed
-        ? Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
-        : Effect.succeed([])
+      const fetch = Effect.retry(attempt, { schedule: RETRY, while: (error) => error.isRetryable })
       const backfill = Effect.flatMap(Effect.result(fetch), (result) =>
         Effect.suspend(() => {
           if (generation !== this.generation) return Effect.void
-          if (owed) this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
+          this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
           if (Result.isFailure(result)) {
             return this.onFail("", new PushError.BackfillError({ error: result.failure }))
           }
@@ -182,11 +189,6 @@ abstract class GapClosing<A, R> {
     return this.options.backfill(latest)
   }
 
-  /** Whether REST has something to give after this (re)subscription. */
-  protected owed(): boolean {
-    return true
-  }
-
   /** The latest time (a trade's, a bar's open time) delivered so far. */
   protected abstract latestDelivered(): number | undefined
   /** Merges what REST answered. */
@@ -201,9 +203,13 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private latest: number | undefined = undefined
   // The trades REST answered, by key: a push kept while it answered may be one of them.
   private answered = new Map<string, number>()
-  private first = true
+  // The latest time pushed since REST last answered: its marks older by the overlap are let go.
+  private pushedUpTo: number | undefined = undefined
   // The stream's start on the venue's clock: nothing before it is owed. Read when a backfill needs it (none delivered
-  // yet), after REST answered; `start` says how.
+  // yet), after REST answered; `start` says how. The first acknowledgement owes a backfill too: it may come long after
+  // the start (the venue unreachable, dialled again and again), and its trades meanwhile are the stream's. Sound with
+  // REST's limits: one `recentTrades` call of the consumers' `limit` (at most 1000, checked when the stream starts), the
+  // trades before the start dropped by the merge, and a full answer that does not reach back to it told as a `Gap`.
   private since: number | undefined = undefined
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
@@ -236,6 +242,11 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     return this.latest
   }
 
+  /** How many trades' keys are kept to match REST's against (bounded). */
+  get kept(): number {
+    return this.recent.size
+  }
+
   /** The `limit` a backfill asks REST for: the largest any consumer asked. */
   get limit(): number {
     return this.most
@@ -258,15 +269,9 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       }))
   }
 
-  // The first subscription starts the stream: nothing before it is owed.
-  protected override owed(): boolean {
-    const owed = !this.first
-    this.first = false
-    return owed
-  }
-
   protected merge(records: ReadonlyArray<Market.Trade>): void {
     this.answered = new Map()
+    this.pushedUpTo = undefined
     const floor = this.latest ?? this.since ?? -Infinity
     const delivered = new Map<string, number>()
     for (const [k, entry] of this.recent) delivered.set(k, entry.count)
@@ -321,21 +326,37 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
         continue
       }
       this.deliverTrade(push)
+      // REST's marks are let go by the pushes' time, not by the latest delivered: its answer may reach past the pushes
+      // kept while it answered (and those still on their way) by more than the overlap, and each of them is still to be
+      // matched. The pushes come in time order: one past the overlap of a mark will not come.
+      if (this.pushedUpTo === undefined || push.time > this.pushedUpTo) {
+        this.pushedUpTo = push.time
+        const before = push.time - this.overlapMillis
+        for (const old of this.answered.keys()) {
+          if (Number(old.slice(0, old.indexOf("|"))) < before) this.answered.delete(old)
+        }
+      }
     }
   }
 
   private deliverTrade(trade: PublicTrade): void {
     const k = key(trade)
     const seen = this.recent.get(k)
-    if (seen === undefined) this.recent.set(k, { count: 1, time: trade.time })
-    else seen.count++
+    // Kept in the order last delivered: the ones let go by size below are the least recent.
+    this.recent.delete(k)
+    this.recent.set(k, { count: (seen?.count ?? 0) + 1, time: trade.time })
+    // Bounded by size too: pushed times that stand still or run backwards never let anything go by time. A REST answer
+    // holds at most its largest `limit`'s trades, the newest, so keys beyond twice as many can never be matched.
+    if (this.recent.size > RECENT_LIMIT) {
+      for (const old of this.recent.keys()) {
+        this.recent.delete(old)
+        if (this.recent.size <= RECENT_LIMIT) break
+      }
+    }
     if (this.latest === undefined || trade.time > this.latest) {
       this.latest = trade.time
       const before = trade.time - this.overlapMillis
       for (const [old, entry] of this.recent) if (entry.time < before) this.recent.delete(old)
-      for (const old of this.answered.keys()) {
-        if (Number(old.slice(0, old.indexOf("|"))) < before) this.answered.delete(old)
-      }
     }
     this.emit(trade)
   }
@@ -356,6 +377,11 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
 
   protected latestDelivered(): number | undefined {
     return this.latest
+  }
+
+  /** How many bars are kept (bounded). */
+  get kept(): number {
+    return this.bars.size
   }
 
   /** Whether a bar has come yet (a consumer joining before gets the first backfill's bars with the others). */
@@ -412,17 +438,27 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
   private bar(candle: Market.Candle, source: "push" | "rest"): void {
     if (this.forgotten !== undefined && candle.openTime <= this.forgotten) return
     const old = this.bars.get(candle.openTime)
+    // A bar older than every one kept, when as many are kept as may be, is late (open times running backwards): it
+    // replaces nothing, and is not kept, so the bars kept stay bounded whatever the pushed times do.
+    if (old === undefined && this.bars.size >= KEPT_BARS) {
+      let oldest = Infinity
+      for (const openTime of this.bars.keys()) if (openTime < oldest) oldest = openTime
+      if (candle.openTime < oldest) return
+    }
     if (old !== undefined && Decimals.compare(candle.baseVolume, old.baseVolume) < 0) return
+    // Unchanged when its numbers are: REST and push pad decimals differently, and a bar read back after each
+    // reconnection is no change for being written "101.0".
     if (
-      old !== undefined && old.open === candle.open && old.high === candle.high && old.low === candle.low &&
-      old.close === candle.close && old.baseVolume === candle.baseVolume && old.quoteVolume === candle.quoteVolume
+      old !== undefined && Decimals.equal(old.open, candle.open) && Decimals.equal(old.high, candle.high) &&
+      Decimals.equal(old.low, candle.low) && Decimals.equal(old.close, candle.close) &&
+      Decimals.equal(old.baseVolume, candle.baseVolume) && Decimals.equal(old.quoteVolume, candle.quoteVolume)
     ) return
     this.bars.set(candle.openTime, candle)
     if (this.latest === undefined || candle.openTime > this.latest) {
       this.latest = candle.openTime
       // Only the bars that can still change, or come again from REST, are kept.
       for (const openTime of this.bars.keys()) {
-        if (openTime < candle.openTime && this.bars.size > 3) {
+        if (openTime < candle.openTime && this.bars.size > KEPT_BARS) {
           this.bars.delete(openTime)
           if (this.forgotten === undefined || openTime > this.forgotten) this.forgotten = openTime
         }

@@ -1,0 +1,113 @@
+/**
+ * The trades and candle feeds' memory: what they keep to match REST against pushes is bounded by size as well as by
+ * time, so a venue whose pushed times stand still or run backwards cannot grow it without end.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Queue, Scope } from "effect"
+import type { Cause } from "effect"
+import type { PushError } from "../src/index.ts"
+import type { Control, DataFrame } from "../src/internal/push/connection.ts"
+import type { Sink } from "../src/internal/push/feeds.ts"
+import { CandleFeed, TradeFeed } from "../src/internal/push/market.ts"
+import type { CandleUpdate, PublicTrade } from "../src/internal/push/market.ts"
+
+const SYMBOL = "BTCUSDT_SPBL"
+const control: Control = { resync: () => undefined, resyncNow: () => Effect.void, reconnect: () => undefined }
+
+const frame = (channel: string, data: ReadonlyArray<unknown>): DataFrame => ({
+  _tag: "Payload",
+  channel,
+  type: undefined,
+  data
+})
+
+const START = 1_700_000_000_000
+
+// A trades feed live after an empty backfill, its consumer's buffer sliding (what it delivers is not the point here).
+const live = (feed: TradeFeed, channel: string) =>
+  Effect.gen(function*() {
+    const sink: Sink<PublicTrade> = yield* Queue.sliding<PublicTrade, PushError.PushErrorReason | Cause.Done>(1)
+    feed.attach(sink)
+    const scope = yield* Scope.make()
+    yield* feed.onActive(channel, scope, control)
+    yield* Effect.yieldNow
+  })
+
+const trades = (time: (i: number) => number, n: number) =>
+  Effect.gen(function*() {
+    const feed = new TradeFeed({
+      symbol: SYMBOL,
+      capacity: 10,
+      start: Effect.succeed(0),
+      overlapMillis: 5_000,
+      limit: 100,
+      onGap: () => undefined,
+      backfill: () => Effect.succeed([]),
+      onFailed: () => Effect.void,
+      bufferLimit: 100_000
+    })
+    yield* live(feed, `trades.${SYMBOL}`)
+    for (let i = 0; i < n; i++) {
+      feed.onFrame(
+        frame(`trades.${SYMBOL}`, [{
+          time: String(time(i)),
+          price: `${1 + i}.5`,
+          size: "1",
+          value: "1",
+          buyerMaker: true
+        }]),
+        control
+      )
+    }
+    return feed.kept
+  })
+
+describe("TradeFeed: the trades kept to match REST's", () => {
+  it.effect("are bounded when pushed times stand still or run backwards", () =>
+    Effect.gen(function*() {
+      assert.isAtMost(yield* trades(() => START, 20_000), 2_000)
+      assert.isAtMost(yield* trades((i) => START - i, 20_000), 2_000)
+      // Times advancing: those past the overlap are let go.
+      assert.isAtMost(yield* trades((i) => START + i * 10, 20_000), 501)
+    }))
+})
+
+describe("CandleFeed: the bars kept", () => {
+  it.effect("are bounded when pushed open times run backwards; a bar older than those kept is not delivered", () =>
+    Effect.gen(function*() {
+      const channel = `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`
+      const feed = new CandleFeed({
+        symbol: SYMBOL,
+        period: "1m",
+        capacity: 10,
+        backfill: () => Effect.succeed([]),
+        onFailed: () => Effect.void,
+        bufferLimit: 100_000
+      })
+      const delivered: Array<number> = []
+      const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
+      feed.attach(sink)
+      const scope = yield* Scope.make()
+      yield* feed.onActive(channel, scope, control)
+      yield* Effect.yieldNow
+      for (let i = 0; i < 10_000; i++) {
+        const open = String(START - i * 60_000)
+        feed.onFrame(
+          frame(channel, [{
+            symbol: SYMBOL,
+            klineTime: open,
+            open: "1",
+            high: "1",
+            low: "1",
+            close: "1",
+            size: "1",
+            value: "1"
+          }]),
+          control
+        )
+      }
+      for (const update of yield* Queue.clear(sink)) delivered.push((START - update.openTime) / 60_000)
+      assert.isAtMost(feed.kept, 3)
+      assert.deepStrictEqual(delivered, [0, 1, 2])
+    }))
+})
