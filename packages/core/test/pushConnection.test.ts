@@ -36,6 +36,19 @@ const scripted = (peers: Array<Peer>): Socket.Socket =>
     })
   })
 
+// A connection's settings for these tests: the public endpoint, no budget to wait for, an hour before idling.
+const settingsOf = (overrides: Partial<Settings> = {}): Settings => ({
+  endpoint: "public",
+  idleTimeout: "1 hour",
+  ackTimeoutMillis: 5_000,
+  backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
+  operations: { limit: 240, windowMillis: 3_600_000 },
+  attempt: Effect.succeed({ settle: Effect.void }),
+  emit: () => undefined,
+  text: new VenueText({ secrets: [], url: "wss://venue.test" }),
+  ...overrides
+})
+
 // Lets the connection's fibers run until they wait.
 const settle = Effect.gen(function*() {
   for (let i = 0; i < 50; i++) yield* Effect.yieldNow
@@ -55,16 +68,7 @@ describe("push connection", () => {
       }
       const connection = new Connection(
         1,
-        {
-          endpoint: "public",
-          idleTimeout: "1 hour",
-          ackTimeoutMillis: 5_000,
-          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-          operations: { limit: 240, windowMillis: 3_600_000 },
-          attempt: Effect.succeed({ settle: Effect.void }),
-          emit: () => undefined,
-          text: new VenueText({ secrets: [], url: "wss://venue.test" })
-        },
+        settingsOf(),
         scripted(peers),
         yield* nowFunction
       )
@@ -109,16 +113,7 @@ describe("push connection", () => {
       }
       const connection = new Connection(
         1,
-        {
-          endpoint: "public",
-          idleTimeout: "1 hour",
-          ackTimeoutMillis: 5_000,
-          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-          operations: { limit: 1, windowMillis: 60_000 },
-          attempt: Effect.succeed({ settle: Effect.void }),
-          emit: () => undefined,
-          text: new VenueText({ secrets: [], url: "wss://venue.test" })
-        },
+        settingsOf({ operations: { limit: 1, windowMillis: 60_000 } }),
         scripted(peers),
         yield* Effect.provideService(nowFunction, Clock.Clock, clock)
       )
@@ -154,16 +149,7 @@ describe("push connection", () => {
           onFrame: (frame) => void frames.push(frame),
           onFail: () => Effect.void
         }
-        const settings: Settings = {
-          endpoint,
-          idleTimeout: "1 hour",
-          ackTimeoutMillis: 5_000,
-          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-          operations: { limit: 240, windowMillis: 3_600_000 },
-          attempt: Effect.succeed({ settle: Effect.void }),
-          emit: (event) => void events.push(event),
-          text: new VenueText({ secrets: [], url: "wss://venue.test" })
-        }
+        const settings = settingsOf({ endpoint, emit: (event) => void events.push(event) })
         const connection = new Connection(1, settings, scripted(peers), yield* nowFunction)
         yield* connection.add(channel, feed)
         yield* connection.start(yield* Effect.scope)
@@ -267,16 +253,10 @@ describe("push connection", () => {
       }
       const connection = new Connection(
         1,
-        {
+        settingsOf({
           endpoint: "private",
-          idleTimeout: "1 hour",
-          ackTimeoutMillis: 5_000,
-          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-          operations: { limit: 240, windowMillis: 3_600_000 },
-          attempt: Effect.succeed({ settle: Effect.void }),
-          emit: () => undefined,
           text: new VenueText({ secrets: ["the-api-key-0123456789"], url: "wss://venue.test" })
-        },
+        }),
         scripted(peers),
         yield* nowFunction
       )
@@ -319,16 +299,7 @@ describe("push connection", () => {
         const peers: Array<Peer> = []
         const connection = new Connection(
           1,
-          {
-            endpoint: "public",
-            idleTimeout: "1 hour",
-            ackTimeoutMillis: 5_000,
-            backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-            operations: { limit: operations, windowMillis: 60_000 },
-            attempt: Effect.succeed({ settle: Effect.void }),
-            emit: () => undefined,
-            text: new VenueText({ secrets: [], url: "wss://venue.test" })
-          },
+          settingsOf({ operations: { limit: operations, windowMillis: 60_000 } }),
           scripted(peers),
           yield* nowFunction
         )
@@ -406,16 +377,7 @@ describe("push connection", () => {
       }
       const connection = new Connection(
         1,
-        {
-          endpoint: "public",
-          idleTimeout: "1 hour",
-          ackTimeoutMillis: 5_000,
-          backoff: { initialMillis: 500, maxMillis: 500, resetAfterMillis: 60_000 },
-          operations: { limit: 240, windowMillis: 3_600_000 },
-          attempt: Effect.succeed({ settle: Effect.void }),
-          emit: () => undefined,
-          text: new VenueText({ secrets: [], url: "wss://venue.test" })
-        },
+        settingsOf(),
         scripted(peers),
         yield* nowFunction
       )

@@ -65,6 +65,22 @@ const pushedFill = (id: string) =>
     }]
   })
 
+// A pushed fill of its own order, of a symbol, at a time.
+const pushedFillOf = (id: string, symbolName: string, time: number) =>
+  frame("fill", 1, {
+    orderFillTransaction: [{
+      id,
+      symbolName,
+      orderId: id,
+      orderSide: "BUY",
+      fillSize: "1",
+      fillValue: "10",
+      fillFee: "0",
+      direction: "TAKER",
+      createdTime: String(time)
+    }]
+  })
+
 const asset = (version: number, available: string, coinId = 1) =>
   frame("account", version, {
     accountAsset: [{ coinId, coinName: coinId === 1 ? "BTC" : "USDT", available, frozen: "0", equity: available }]
@@ -384,20 +400,6 @@ describe("push private session", () => {
 })
 
 describe("push private session: watermarks per symbol", () => {
-  const pushedFillOf = (id: string, symbolName: string, time: number) =>
-    frame("fill", 1, {
-      orderFillTransaction: [{
-        id,
-        symbolName,
-        orderId: id,
-        orderSide: "BUY",
-        fillSize: "1",
-        fillValue: "10",
-        fillFee: "0",
-        direction: "TAKER",
-        createdTime: String(time)
-      }]
-    })
   const pushedOrderOf = (id: string, symbolName: string, time: number) =>
     frame("orders", 1, {
       orderInfo: [{
@@ -645,20 +647,6 @@ describe("push private session: fills pushed again", () => {
 })
 
 describe("push private session: symbols learnt from pushes", () => {
-  const pushedFillOf = (id: string, symbolName: string, time: number) =>
-    frame("fill", 1, {
-      orderFillTransaction: [{
-        id,
-        symbolName,
-        orderId: id,
-        orderSide: "BUY",
-        fillSize: "1",
-        fillValue: "10",
-        fillFee: "0",
-        direction: "TAKER",
-        createdTime: String(time)
-      }]
-    })
   // Whether the queue was failed, and what it held before.
   const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {
     const values: Array<A> = []

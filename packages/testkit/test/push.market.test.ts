@@ -638,16 +638,18 @@ const restTrade = (time: number, price: string): Market.Trade =>
 // A bar still forming only gains volume (the rule REST's candles keep, Market.Candles): REST may answer a copy older
 // than the pushes already delivered (a cache), and the backfill after a reconnection delivered it as the bar's state,
 // the volume going back, and kept it over the pushes buffered meanwhile.
+// A 1m bar pushed by the venue, not in REST's answers.
+const pushOnly = (openTime: number, close: string, size: string) =>
+  Effect.flatMap(PushVenue.PushVenue, (venue) =>
+    venue.publish({
+      _tag: "Kline",
+      symbol: SYMBOL,
+      interval: "MINUTE_1",
+      bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
+    }))
+
 describe("SpotPush.watchCandles: a backfill older than the pushes delivered", () => {
   const state = published()
-  const pushOnly = (openTime: number, close: string, size: string) =>
-    Effect.flatMap(PushVenue.PushVenue, (venue) =>
-      venue.publish({
-        _tag: "Kline",
-        symbol: SYMBOL,
-        interval: "MINUTE_1",
-        bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
-      }))
   it.effect("a REST bar of less volume than the one delivered does not replace it", () =>
     Effect.gen(function*() {
       const push = yield* SpotPush.SpotPush
@@ -756,14 +758,6 @@ describe("SpotPush.watchCandles: an outage longer than one REST answer", () => {
 
 describe("SpotPush.watchCandles: a late push of a bar no longer kept", () => {
   const state = published()
-  const pushOnly = (openTime: number, close: string, size: string) =>
-    Effect.flatMap(PushVenue.PushVenue, (venue) =>
-      venue.publish({
-        _tag: "Kline",
-        symbol: SYMBOL,
-        interval: "MINUTE_1",
-        bar: { klineTime: openTime, open: "100", high: close, low: "100", close, size, value: "100" }
-      }))
   it.effect("an older state of a closed bar, pushed after the bars kept moved on, is not delivered", () =>
     Effect.gen(function*() {
       const push = yield* SpotPush.SpotPush
