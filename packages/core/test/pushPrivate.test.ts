@@ -50,28 +50,13 @@ const frame = (channel: string, version: number, data: unknown): DataFrame => {
   return decoded as DataFrame
 }
 
-const pushedFill = (id: string) =>
-  frame("fill", 1, {
-    orderFillTransaction: [{
-      id,
-      symbolName: "BTCUSDT_SPBL",
-      orderId: "9",
-      orderSide: "BUY",
-      fillSize: "1",
-      fillValue: "10",
-      fillFee: "0",
-      direction: "TAKER",
-      createdTime: "100"
-    }]
-  })
-
-// A pushed fill of its own order, of a symbol, at a time.
-const pushedFillOf = (id: string, symbolName: string, time: number) =>
+// A pushed fill of a symbol at a time, of its own order unless one is given.
+const pushedFillOf = (id: string, symbolName: string, time: number, orderId = id) =>
   frame("fill", 1, {
     orderFillTransaction: [{
       id,
       symbolName,
-      orderId: id,
+      orderId,
       orderSide: "BUY",
       fillSize: "1",
       fillValue: "10",
@@ -80,6 +65,9 @@ const pushedFillOf = (id: string, symbolName: string, time: number) =>
       createdTime: String(time)
     }]
   })
+
+// A pushed BTC fill of order 9 at time 100.
+const pushedFill = (id: string) => pushedFillOf(id, "BTCUSDT_SPBL", 100, "9")
 
 const asset = (version: number, available: string, coinId = 1) =>
   frame("account", version, {
@@ -602,20 +590,7 @@ describe("push private session: what is remembered", () => {
 })
 
 describe("push private session: fills pushed again", () => {
-  const pushedAt = (id: string, time: number) =>
-    frame("fill", 1, {
-      orderFillTransaction: [{
-        id,
-        symbolName: "BTCUSDT_SPBL",
-        orderId: "9",
-        orderSide: "BUY",
-        fillSize: "1",
-        fillValue: "10",
-        fillFee: "0",
-        direction: "TAKER",
-        createdTime: String(time)
-      }]
-    })
+  const pushedAt = (id: string, time: number) => pushedFillOf(id, "BTCUSDT_SPBL", time, "9")
 
   it.effect("a fill pushed again after a reconnection is delivered once, however far the venue's fill times moved on", () =>
     Effect.gen(function*() {
