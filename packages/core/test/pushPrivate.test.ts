@@ -69,6 +69,23 @@ const pushedFillOf = (id: string, symbolName: string, time: number, orderId = id
 // A pushed BTC fill of order 9 at time 100.
 const pushedFill = (id: string) => pushedFillOf(id, "BTCUSDT_SPBL", 100, "9")
 
+// A pushed new limit order of a symbol, created and updated at a time.
+const pushedOrderOf = (id: string, symbolName: string, time: number) =>
+  frame("orders", 1, {
+    orderInfo: [{
+      id,
+      symbolName,
+      orderSide: "BUY",
+      type: "LIMIT",
+      status: "NEW",
+      price: "1",
+      size: "1",
+      cumFillSize: "0",
+      createdTime: String(time),
+      updatedTime: String(time)
+    }]
+  })
+
 const asset = (version: number, available: string, coinId = 1) =>
   frame("account", version, {
     accountAsset: [{ coinId, coinName: coinId === 1 ? "BTC" : "USDT", available, frozen: "0", equity: available }]
@@ -388,21 +405,6 @@ describe("push private session", () => {
 })
 
 describe("push private session: watermarks per symbol", () => {
-  const pushedOrderOf = (id: string, symbolName: string, time: number) =>
-    frame("orders", 1, {
-      orderInfo: [{
-        id,
-        symbolName,
-        orderSide: "BUY",
-        type: "LIMIT",
-        status: "NEW",
-        price: "1",
-        size: "1",
-        cumFillSize: "0",
-        createdTime: String(time),
-        updatedTime: String(time)
-      }]
-    })
   const at = (id: string, symbol: string, time: number, orderId = id): Model.Fill => ({
     ...fill(id, time),
     orderId,
@@ -514,21 +516,7 @@ describe("push private session: what is remembered", () => {
     updatedTime: time,
     source: "rest"
   })
-  const placed = (id: string, time: number) =>
-    frame("orders", 1, {
-      orderInfo: [{
-        id,
-        symbolName: "BTCUSDT_SPBL",
-        orderSide: "BUY",
-        type: "LIMIT",
-        status: "NEW",
-        price: "1",
-        size: "1",
-        cumFillSize: "0",
-        createdTime: String(time),
-        updatedTime: String(time)
-      }]
-    })
+  const placed = (id: string, time: number) => pushedOrderOf(id, "BTCUSDT_SPBL", time)
   const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
     balances: Effect.succeed([]),
     openOrders: () => Effect.succeed([]),
