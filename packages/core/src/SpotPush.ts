@@ -193,6 +193,13 @@ export interface Options {
   readonly credentials?: Signer.Credentials | undefined
   /** Sent as `User-Agent` on every connection. @default "spotkit" */
   readonly userAgent?: string | undefined
+  /**
+   * Further secrets that no event, log line or error of the streams shows: removed from every text of the network
+   * they quote (a close reason, a transport's message), in every form the credentials are (`SafeText.Scrubber`). For
+   * what the connections carry besides the credentials, e.g. a proxy's password; `NodeSpotPush.layer` adds its
+   * proxy's itself. @default none
+   */
+  readonly secrets?: ReadonlyArray<string | Redacted.Redacted<string>> | undefined
   /** A connection that delivers no frame at all (data or ping) this long is replaced. @default 60 seconds */
   readonly idleTimeout?: Duration.Input | undefined
   /**
@@ -424,9 +431,12 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const text = new VenueText({
     url: options.url,
-    secrets: options.credentials === undefined ? [] : [
-      Redacted.value(options.credentials.apiKey),
-      Redacted.value(options.credentials.secretKey)
+    secrets: [
+      ...(options.credentials === undefined ? [] : [
+        Redacted.value(options.credentials.apiKey),
+        Redacted.value(options.credentials.secretKey)
+      ]),
+      ...(options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
     ],
     labelled: options.credentials === undefined ? [] : passphraseOf(options.credentials)
   })

@@ -23,7 +23,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
-import { Array as Arr, Config, Duration, Effect, Layer, Option, Redacted, References, Result, Schema } from "effect"
+import { Config, Duration, Effect, Layer, Redacted, References, Result } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
@@ -417,48 +417,6 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
     : Layer.provide(client, layerRedisStore(options.redis))
 }
 
-// One proxy variable: a proxy (`Proxies.problem`: an http:// or https:// URL with a host, or host:port), or empty;
-// anything else is a problem of the variable, in words that quote nothing of its value.
-const proxyValue = (variable: string) =>
-  Config.schema(
-    Schema.Redacted(Schema.String.check(Schema.makeFilter((value: string) =>
-      value.trim() === "" || (Proxies.problem(value.trim()) ?? true)
-    ))),
-    variable
-  )
-
-// A proxy variable as curl reads it: the lower-case name first (set, it is the one read, valid or not), then the
-// upper-case one; empty is unset.
-const proxyVariable = (name: string) =>
-  Config.option(proxyValue(name.toLowerCase())).pipe(
-    Config.flatMap(Option.match({ onSome: Config.succeed, onNone: () => proxyValue(name) })),
-    Config.map((url) => Redacted.value(url).trim() === "" ? undefined : url),
-    Config.withDefault(undefined)
-  )
-
-// A config read whatever its problems, as a result: the configs of one setting are each read, so that every problem of
-// the setting is said at once (`Config.all` stops at the first).
-const settled = <A>(config: Config.Config<A>): Config.Config<Result.Result<A, Config.ConfigError>> =>
-  config.pipe(
-    Config.map((value) => Result.succeed(value)),
-    Config.orElse((error) => Config.succeed(Result.fail(error)))
-  )
-
-// The proxy setting from its three variables, each read and checked: every problem of them is one
-// `SpotClient.ConfigurationError` (which `SpotClient.readConfig` lists with the other variables' problems).
-const proxyConfig = Config.all({
-  https: settled(proxyVariable("HTTPS_PROXY")),
-  http: settled(proxyVariable("HTTP_PROXY")),
-  noProxy: settled(
-    Config.String("no_proxy").pipe(Config.orElse(() => Config.String("NO_PROXY")), Config.withDefault(""))
-  )
-}).pipe(Config.mapEffect(({ http, https, noProxy }) => {
-  const errors = Arr.getFailures([https, http, noProxy])
-  if (Arr.isArrayNonEmpty(errors)) return Effect.fail(new SpotClient.ConfigurationError(errors))
-  const proxy = { https: Result.getOrThrow(https), http: Result.getOrThrow(http), noProxy: Result.getOrThrow(noProxy) }
-  return Effect.succeed(proxy.https === undefined && proxy.http === undefined ? undefined : proxy)
-}))
-
 /**
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
  * `SPOTKIT_PASSPHRASE` (the three secrets read as `Redacted`), `SPOTKIT_LOCALE` (optional), and
@@ -483,7 +441,7 @@ export const defaultConfig: Config.Wrap<Options> = {
     Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
     Config.withDefault(undefined)
   ),
-  proxy: proxyConfig
+  proxy: Proxies.config
 }
 
 /**

@@ -30,10 +30,10 @@
  * @since 0.1.0
  */
 import * as NodeWS from "@effect/platform-node/NodeWS"
-import { SpotClient, SpotPush } from "@spotkit/core"
-import type { SpotError } from "@spotkit/core"
-import { Config, Effect, Layer, Redacted, Schema } from "effect"
+import { SpotClient, SpotError, SpotPush } from "@spotkit/core"
+import { Config, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Socket from "effect/socket/Socket"
+import * as Proxies from "./internal/proxy.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 import * as NodeSpotClient from "./NodeSpotClient.ts"
 
@@ -56,6 +56,20 @@ export interface Options extends SpotPush.Options {
    * @default 1048576 (1 MiB, `DEFAULT_MAX_FRAME_BYTES`)
    */
   readonly maxFrameBytes?: number | undefined
+  /**
+   * An HTTP(S) proxy, as `NodeSpotClient.HttpOptions.proxy` takes it (one URL, or one per scheme with the hosts
+   * reached directly): each connection goes through an HTTP `CONNECT` tunnel of the proxy for the push URL's scheme
+   * (`wss:` the `https` one, `ws:` the `http` one), unless `noProxy` names the venue. Over `wss:` TLS to the venue runs
+   * inside the tunnel: the proxy sees the venue's host and port, never a header or a frame. A user and password in the
+   * URL are sent as Basic `Proxy-Authorization` and never shown (scrubbed from every event and error, as the
+   * credentials are); a failure through the proxy says so in the `Disconnected` event's reason, naming the proxy by its
+   * scheme, host and port ("through the proxy http://proxy.internal:3128: the proxy answered CONNECT with 407 ..."),
+   * and the connection is dialled again after its backoff. The proxy's answer is awaited at most `openTimeout`. A value
+   * that is not an `http:` or `https:` URL with a host (or `host:port`) fails the layer with a `ValidationError` on
+   * `proxy`. Tested on Node; not under Bun, whose `ws` may be its own implementation.
+   * @default none (the venue dialled directly)
+   */
+  readonly proxy?: NodeSpotClient.ProxyOptions | string | Redacted.Redacted<string> | undefined
 }
 
 /**
@@ -91,8 +105,25 @@ const REFUSED_CLOSE_TIMEOUT_MILLIS = 1000
 // frame and the end of the TCP connection, which an honest venue sends within a round trip.
 const CLOSE_TIMEOUT_MILLIS = 2000
 
-const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructor["Service"] => (url, options) => {
-  const init = { maxPayload: maxFrameBytes, perMessageDeflate: false, closeTimeout: CLOSE_TIMEOUT_MILLIS }
+// Through a proxy, `createConnection` is the tunnel's: `ws` hands it to Node's `http.request`, whose option may answer
+// through its callback (Node's `ClientRequestArgs`); `ws`'s types narrow it to `net.createConnection`'s, hence the cast.
+// Every error of a connection through the proxy says so (`Proxies.tunnel`'s own already do), as the client's do.
+const webSocketConstructor = (
+  maxFrameBytes: number,
+  proxy: { readonly url: string; readonly timeoutMillis: number } | undefined
+): Socket.WebSocketConstructor["Service"] =>
+(url, options) => {
+  const tunnel = proxy === undefined ? undefined : Proxies.tunnel({
+    proxy: proxy.url,
+    secure: /^wss:/i.test(url),
+    timeoutMillis: proxy.timeoutMillis
+  })
+  const init = {
+    maxPayload: maxFrameBytes,
+    perMessageDeflate: false,
+    closeTimeout: CLOSE_TIMEOUT_MILLIS,
+    ...(tunnel === undefined ? {} : { createConnection: tunnel as unknown as NodeWS.ClientOptions["createConnection"] })
+  }
   const ws = options === undefined || typeof options === "string" || Array.isArray(options)
     ? new NodeWS.WebSocket(url, options, init)
     : new NodeWS.WebSocket(url, options.protocols, { ...init, headers: options.headers })
@@ -105,14 +136,17 @@ const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructo
       const timer = setTimeout(() => ws.terminate(), REFUSED_CLOSE_TIMEOUT_MILLIS).unref()
       ws.once("close", () => clearTimeout(timer))
     }
+    if (proxy !== undefined && !error.message.startsWith("through the proxy ")) {
+      error.message = `through the proxy ${Proxies.origin(proxy.url)}: ${error.message}`
+    }
   })
   return ws
 }
 
 /**
  * A ready `SpotPush` over the `ws` package; needs the `SpotClient` whose clock offset it signs with and through which
- * it backfills. Fails when `redis` is given and cannot be reached; a `maxFrameBytes` that is not an integer from 1 to
- * 2147483647 is a defect (a `RangeError`).
+ * it backfills. Fails when `redis` is given and cannot be reached, and with a `ValidationError` on `proxy` for a proxy
+ * that is not one; a `maxFrameBytes` that is not an integer from 1 to 2147483647 is a defect (a `RangeError`).
  *
  * @since 0.1.0
  * @category layers
@@ -120,22 +154,40 @@ const webSocketConstructor = (maxFrameBytes: number): Socket.WebSocketConstructo
 export const layer = (
   options: Options
 ): Layer.Layer<SpotPush.SpotPush, SpotError.SpotError, SpotClient.SpotClient> => {
-  const { maxFrameBytes = DEFAULT_MAX_FRAME_BYTES, redis, ...push } = options
+  const { maxFrameBytes = DEFAULT_MAX_FRAME_BYTES, proxy, redis, ...push } = options
   if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes < 1 || maxFrameBytes > MAX_FRAME_BYTES_LIMIT) {
     return Layer.effect(
       SpotPush.SpotPush,
       Effect.die(new RangeError(`maxFrameBytes must be an integer from 1 to ${MAX_FRAME_BYTES_LIMIT}`))
     )
   }
-  const construct = Layer.succeed(Socket.WebSocketConstructor)(webSocketConstructor(maxFrameBytes))
-  const layer = SpotPush.layer(push).pipe(Layer.provide([construct, NodeSigner.layer]))
+  const proxies = Proxies.resolve(proxy)
+  if (proxies !== undefined && "invalid" in proxies) {
+    const reason = new SpotError.ValidationError({ field: "proxy", description: proxies.invalid })
+    return Layer.effect(
+      SpotPush.SpotPush,
+      Effect.fail(new SpotError.SpotError({ operation: "NodeSpotPush.layer", reason }))
+    )
+  }
+  const through = proxies === undefined ? undefined : Proxies.forPushUrl(proxies, push.url)
+  // The tunnel's answer is part of opening a connection: bounded as the whole opening is (core's default 10 s).
+  const timeoutMillis = Duration.toMillis(
+    Option.getOrElse(Duration.fromInput(push.openTimeout ?? "10 seconds"), () => Duration.seconds(10))
+  )
+  const construct = Layer.succeed(Socket.WebSocketConstructor)(
+    webSocketConstructor(maxFrameBytes, through === undefined ? undefined : { url: through, timeoutMillis })
+  )
+  // The proxy's user name and password are secrets of the streams' texts, as the credentials are.
+  const secrets = [...(push.secrets ?? []), ...(proxies === undefined ? [] : Proxies.secrets(proxies))]
+  const layer = SpotPush.layer({ ...push, secrets }).pipe(Layer.provide([construct, NodeSigner.layer]))
   return redis === undefined ? layer : Layer.provide(layer, NodeSpotClient.layerRedisStore(redis))
 }
 
 /**
  * The default configuration: `SPOTKIT_PUSH_URL` (a `ws://` or `wss://` URL, the sandbox prints it), the credentials
- * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), and `SPOTKIT_REDIS_URL`
- * (optional).
+ * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), `SPOTKIT_REDIS_URL`
+ * (optional), and the proxy from `HTTPS_PROXY` (for `wss:`), `HTTP_PROXY` (for `ws:`) and `NO_PROXY`, read as
+ * `NodeSpotClient.defaultConfig` reads them (the lower-case names win; each checked, every problem named at once).
  *
  * @since 0.1.0
  * @category layers
@@ -155,7 +207,8 @@ export const defaultConfig: Config.Wrap<Options> = {
       Redacted.value(url).trim() === "" ? undefined : { url }
     ),
     Config.withDefault(undefined)
-  )
+  ),
+  proxy: Proxies.config
 }
 
 /**

@@ -3,9 +3,16 @@
 // `noProxy` the hosts reached directly. Over undici, its EnvHttpProxyAgent given every value explicitly (so that it
 // never reads the process's environment itself); a proxy URL's user and password are sent as Basic
 // Proxy-Authorization. Node's own client (`node:http`) has no proxy support in every Node version the package runs
-// on, so a proxy there is refused; under Bun, the proxy for the venue's origin goes to Bun's fetch.
+// on, so a proxy there is refused; under Bun, the proxy for the venue's origin goes to Bun's fetch. NodeSpotPush's
+// WebSocket (`ws`) goes through an HTTP `CONNECT` tunnel of the same proxy (`tunnel`).
 import type * as Undici from "@effect/platform-node/Undici"
-import { Effect, Redacted, Result, type Scope } from "effect"
+import { SafeText, SpotClient } from "@spotkit/core"
+import { Array as Arr, Config, Effect, Option, Redacted, Result, Schema, type Scope } from "effect"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import * as Net from "node:net"
+import type { Duplex } from "node:stream"
+import * as Tls from "node:tls"
 
 /** The proxies as given: a URL for both schemes, or one per scheme and the hosts reached directly. */
 export type Input =
@@ -157,6 +164,82 @@ export const forUrl = (proxies: Resolved, url: string): string | undefined => {
   return parsed.protocol === "https:" ? proxies.https : proxies.http
 }
 
+/** The proxy for a push URL (`ws:` as `http:`, `wss:` as `https:`, as curl and browsers map them), or none. */
+export const forPushUrl = (proxies: Resolved, url: string): string | undefined =>
+  forUrl(proxies, url.replace(/^ws(s?):/i, "http$1:"))
+
+/** What Node's `http.request` calls back with once a custom `createConnection` has its socket, or has failed. */
+export type OnCreate = (error: Error | null, socket?: Duplex) => void
+
+/**
+ * A `createConnection` of Node's `http.request` (which `ws` passes on) that reaches the host through an HTTP `CONNECT`
+ * tunnel of `proxy`, and answers through its callback. The proxy's answer is read by Node's own HTTP parser (and its
+ * header size limit), within `timeoutMillis`; the URL's user and password are sent as Basic `Proxy-Authorization`
+ * (the value `secrets` lists); an `https:` proxy is reached over TLS. For a `wss:` venue (`https:` to Node), TLS to the
+ * venue runs inside the tunnel, its certificate checked against the venue's name as without a proxy: the proxy sees
+ * the venue's host and port, nothing of what is sent. Every failure says it came through the proxy, naming it by its
+ * `origin` alone ("through the proxy http://proxy.internal:3128: the proxy answered CONNECT with 407 ...").
+ */
+export const tunnel = (options: {
+  readonly proxy: string
+  /** Whether the venue is reached over TLS (a `wss:` URL). */
+  readonly secure: boolean
+  readonly timeoutMillis: number
+}) =>
+(request: Http.ClientRequestArgs, done: OnCreate): undefined => {
+  const { proxy, secure, timeoutMillis } = options
+  const url = new URL(proxy)
+  const host = (request.host ?? request.hostname ?? "localhost").replace(/^\[(.+)\]$/, "$1")
+  const port = request.port ?? (secure ? 443 : 80)
+  const authority = `${Net.isIPv6(host) ? `[${host}]` : host}:${port}`
+  const through = (what: string) => new Error(`through the proxy ${origin(proxy)}: ${what}`)
+  const headers: Record<string, string> = { host: authority }
+  if (url.username !== "" || url.password !== "") {
+    const basic = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString("base64")
+    headers["proxy-authorization"] = `Basic ${basic}`
+  }
+  const connect = (url.protocol === "https:" ? Https.request : Http.request)({
+    host: url.hostname.replace(/^\[(.+)\]$/, "$1"),
+    port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+    method: "CONNECT",
+    path: authority,
+    headers,
+    agent: false
+  })
+  // Once: a late event (the timer's destroy after an answer, an error after a refusal) changes nothing.
+  let settled = false
+  const settle = (error: Error | null, socket?: Duplex) => {
+    clearTimeout(timer)
+    if (settled) return void socket?.destroy()
+    settled = true
+    done(error, socket)
+  }
+  // Not the request's own `timeout`: that is the socket's idle timeout, which would stay on the tunnel's socket.
+  const timer = setTimeout(() => {
+    settle(through(`no answer to CONNECT within ${timeoutMillis} ms`))
+    connect.destroy()
+  }, timeoutMillis)
+  connect.once("connect", (response, socket, head) => {
+    if (response.statusCode !== 200) {
+      socket.destroy()
+      const status = `${response.statusCode ?? "no status"} ${SafeText.printable(response.statusMessage ?? "", 80)}`
+      return settle(through(`the proxy answered CONNECT with ${status.trim()}`))
+    }
+    // Bytes the proxy sent after its answer are the venue's: they go back in front of the socket.
+    if (head.length > 0) socket.unshift(head)
+    if (!secure) return settle(null, socket)
+    // As `ws` connects without a proxy: its options (a CA, a certificate, `rejectUnauthorized`) as given, the
+    // venue's name for SNI and the certificate check unless the venue is an IP address.
+    // (`ws` passes its TLS options along with the request's.)
+    const given = request as Tls.ConnectionOptions
+    const servername = given.servername ?? (Net.isIP(host) === 0 ? host : "")
+    settle(null, Tls.connect({ ...given, path: undefined, host, servername, socket }))
+  })
+  connect.once("error", (error) => settle(through(error.message)))
+  connect.end()
+  return undefined
+}
+
 /** An undici dispatcher through the proxies, with the pool's options, destroyed with the scope. */
 export const dispatcher = (
   proxies: Resolved,
@@ -176,3 +259,48 @@ export const dispatcher = (
     ),
     (agent) => Effect.promise(() => agent.destroy())
   )
+
+// One proxy variable: a proxy (`Proxies.problem`: an http:// or https:// URL with a host, or host:port), or empty;
+// anything else is a problem of the variable, in words that quote nothing of its value.
+const proxyValue = (variable: string) =>
+  Config.schema(
+    Schema.Redacted(
+      Schema.String.check(Schema.makeFilter((value: string) => value.trim() === "" || (problem(value.trim()) ?? true)))
+    ),
+    variable
+  )
+
+// A proxy variable as curl reads it: the lower-case name first (set, it is the one read, valid or not), then the
+// upper-case one; empty is unset.
+const proxyVariable = (name: string) =>
+  Config.option(proxyValue(name.toLowerCase())).pipe(
+    Config.flatMap(Option.match({ onSome: Config.succeed, onNone: () => proxyValue(name) })),
+    Config.map((url) => Redacted.value(url).trim() === "" ? undefined : url),
+    Config.withDefault(undefined)
+  )
+
+// A config read whatever its problems, as a result: the configs of one setting are each read, so that every problem of
+// the setting is said at once (`Config.all` stops at the first).
+const settled = <A>(config: Config.Config<A>): Config.Config<Result.Result<A, Config.ConfigError>> =>
+  config.pipe(
+    Config.map((value) => Result.succeed(value)),
+    Config.orElse((error) => Config.succeed(Result.fail(error)))
+  )
+
+/**
+ * The proxy setting from its three variables, each read and checked: every problem of them is one
+ * `SpotClient.ConfigurationError` (which `SpotClient.readConfig` lists with the other variables' problems). Read by
+ * `NodeSpotClient.defaultConfig` and `NodeSpotPush.defaultConfig` alike.
+ */
+export const config = Config.all({
+  https: settled(proxyVariable("HTTPS_PROXY")),
+  http: settled(proxyVariable("HTTP_PROXY")),
+  noProxy: settled(
+    Config.String("no_proxy").pipe(Config.orElse(() => Config.String("NO_PROXY")), Config.withDefault(""))
+  )
+}).pipe(Config.mapEffect(({ http, https, noProxy }) => {
+  const errors = Arr.getFailures([https, http, noProxy])
+  if (Arr.isArrayNonEmpty(errors)) return Effect.fail(new SpotClient.ConfigurationError(errors))
+  const proxy = { https: Result.getOrThrow(https), http: Result.getOrThrow(http), noProxy: Result.getOrThrow(noProxy) }
+  return Effect.succeed(proxy.https === undefined && proxy.http === undefined ? undefined : proxy)
+}))

@@ -11,7 +11,6 @@ import { Command, Flag } from "effect/cli"
 import * as NodeSpotPush from "../../NodeSpotPush.ts"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
-import * as Proxies from "../proxy.ts"
 import type * as Environment from "./environment.ts"
 import * as Shared from "./shared.ts"
 
@@ -324,22 +323,12 @@ const pushOf = (
       NodeSpotPush.layer({
         url: options.pushUrl!,
         credentials: access === "private" ? options.credentials : undefined,
-        redis: options.redis
+        redis: options.redis,
+        proxy: options.proxy
       }).pipe(Layer.provide(Layer.succeed(SpotClient.SpotClient, client)))
     ),
     (context) => Context.get(context, SpotPush.SpotPush)
   )
-
-// The push connection does not go through a proxy (`ws` is given no tunnel): where REST goes through one, the user is
-// told once, rather than learning it from a firewall. Undefined when no proxy applies to the push URL.
-const proxyNotice = (options: Environment.Options): string | undefined => {
-  const proxies = Proxies.resolve(options.proxy)
-  if (proxies === undefined || "invalid" in proxies || options.pushUrl === undefined) return undefined
-  const asHttp = options.pushUrl.replace(/^ws(s?):/i, "http$1:")
-  if (Proxies.forUrl(proxies, asHttp) === undefined) return undefined
-  return `the push connection goes to ${Proxies.origin(asHttp).replace(/^http/, "ws")} directly, not through the ` +
-    "proxy REST uses (HTTPS_PROXY, HTTP_PROXY): push does not tunnel through a proxy"
-}
 
 /** What one `watch` command streams and how it prints it. */
 interface Plan<A> {
@@ -354,8 +343,6 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     const options = yield* Shared.environment(plan.access, true)
     const client = yield* Shared.clientOf(options)
     const push = yield* pushOf(options, client, plan.access)
-    const bypass = proxyNotice(options)
-    if (bypass !== undefined) yield* Shared.note(bypass)
     const output = yield* Output.Output
     const renderer = plan.renderer(flags.format, output.stdout.isTTY)
     const tally = emptyTally()
