@@ -61,7 +61,10 @@ export interface Feed {
    * in it (a backfill, a deadline).
    */
   readonly onActive: (channel: string, scope: Scope.Scope, control: Control) => Effect.Effect<void>
-  /** The subscription stopped counting: the connection ended or a resync is under way. */
+  /**
+   * The subscription stopped counting: the connection ended (and another follows) or a resync is under way. Not when
+   * the connection ends for good (its loop interrupted, the service closing): then only `onActive`'s scope closes.
+   */
   readonly onInactive: (channel: string) => Effect.Effect<void>
   /** A data frame of the live channel; runs in the read loop, so it must not block. */
   readonly onFrame: (frame: DataFrame, control: Control) => void
@@ -597,7 +600,9 @@ export class Connection {
         }
       }
       this.live = live
-      yield* Scope.addFinalizer(scope, this.down(live))
+      // Ended by an interruption, the loop is stopping for good (the service's scope closing, the program
+      // interrupted): nothing reconnects, so the feeds are not told to rebuild.
+      yield* Scope.addFinalizerExit(scope, (exit) => this.down(live, Exit.hasInterrupts(exit)))
       live.open = true
       this.telemetry.open(this.settings.endpoint, 1)
       onConnected()
@@ -630,8 +635,11 @@ export class Connection {
     )
   }
 
-  // The connection ended: every channel stops counting until it is acknowledged on the next one.
-  private down(live: Live): Effect.Effect<void> {
+  // The connection ended: every channel stops counting until it is acknowledged on the next one. When it ends for good
+  // (`closing`: its loop interrupted) what the feeds forked for their subscriptions ends, but the feeds are not told:
+  // no next connection follows, so a book announcing a rebuild (a `Resync` of reason `reconnect`, counted) would say
+  // what does not happen.
+  private down(live: Live, closing: boolean): Effect.Effect<void> {
     return Effect.suspend(() => {
       if (this.live === live) this.live = undefined
       if (live.open) {
@@ -645,7 +653,8 @@ export class Connection {
       for (const [channel, entry] of this.channels) {
         if (entry.state === "idle") continue
         entry.state = "idle"
-        effects.push(Effect.andThen(this.endSubscription(entry), entry.feed.onInactive(channel)))
+        const ended = this.endSubscription(entry)
+        effects.push(closing ? ended : Effect.andThen(ended, entry.feed.onInactive(channel)))
       }
       return Effect.all(effects, { discard: true })
     })
