@@ -30,6 +30,7 @@ import { collectGrants, millisOf, stopCollecting } from "../client/rateLimiter.t
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
+import { RateLimitedWarning } from "./rateLimitedLog.ts"
 import { kindOf, KINDS, none, outcomeOf, reconnectReasonOf, Replaced } from "./telemetry.ts"
 import type { ReplacedReason, Reporter } from "./telemetry.ts"
 import type { VenueText } from "./venueText.ts"
@@ -221,12 +222,9 @@ export class Connection {
   private readonly settings: Settings
   private readonly socket: Socket.Socket
   private readonly now: () => number
-  // The venue's error frames that name no channel of ours: when one was last logged, and how many since were not.
-  private errorLoggedAt: number | undefined = undefined
-  private errorsUnlogged = 0
-  // The same for frames that could not be read and were dropped.
-  private unreadableLoggedAt: number | undefined = undefined
-  private unreadableUnlogged = 0
+  // The warnings of the venue's error frames that fail no subscription, and of frames that could not be read.
+  private readonly errorWarning = new RateLimitedWarning(ERROR_LOG_INTERVAL_MILLIS)
+  private readonly unreadableWarning = new RateLimitedWarning(FRAME_LOG_INTERVAL_MILLIS)
   // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
   private credentialsCheckedAt: number | undefined = undefined
   // Whether the first `orders` push was logged (once for the connection's life, across its reconnections).
@@ -500,18 +498,9 @@ export class Connection {
         }
       }
     }
-    const now = this.now()
-    if (this.unreadableLoggedAt !== undefined && now - this.unreadableLoggedAt < FRAME_LOG_INTERVAL_MILLIS) {
-      this.unreadableUnlogged++
-      return undefined
-    }
-    const unlogged = this.unreadableUnlogged
-    this.unreadableLoggedAt = now
-    this.unreadableUnlogged = 0
-    return Effect.logWarning(
-      `spotkit push: connection ${this.id}: dropped a frame that could not be read (${what})${
-        unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`
-      }`
+    return this.unreadableWarning.warn(
+      this.now(),
+      () => `spotkit push: connection ${this.id}: dropped a frame that could not be read (${what})`
     )
   }
 
@@ -523,21 +512,15 @@ export class Connection {
     msg: string | undefined,
     about?: string
   ): Effect.Effect<void> | undefined {
-    const now = this.now()
-    if (this.errorLoggedAt !== undefined && now - this.errorLoggedAt < ERROR_LOG_INTERVAL_MILLIS) {
-      this.errorsUnlogged++
-      return undefined
-    }
-    const unlogged = this.errorsUnlogged
-    this.errorLoggedAt = now
-    this.errorsUnlogged = 0
     const { text } = this.settings
-    return Effect.logWarning(
-      `spotkit push: connection ${this.id}: the venue sent an error${
-        about === undefined ? "" : ` about ${about}`
-      } (code ${code === undefined ? "none" : text.line(code, 40)}): ${
-        msg === undefined ? "no message" : text.line(msg)
-      }${unlogged === 0 ? "" : ` (and ${unlogged} more since the last one logged)`}`
+    return this.errorWarning.warn(
+      this.now(),
+      () =>
+        `spotkit push: connection ${this.id}: the venue sent an error${
+          about === undefined ? "" : ` about ${about}`
+        } (code ${code === undefined ? "none" : text.line(code, 40)}): ${
+          msg === undefined ? "no message" : text.line(msg)
+        }`
     )
   }
 
