@@ -6,10 +6,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
 import type { PushError } from "../src/index.ts"
-import type { Control, DataFrame } from "../src/internal/push/connection.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import { CandleFeed, TradeFeed } from "../src/internal/push/market.ts"
 import type { CandleUpdate, PublicTrade } from "../src/internal/push/market.ts"
+import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 const control: Control = { resync: () => undefined, resyncNow: () => Effect.void, reconnect: () => undefined }

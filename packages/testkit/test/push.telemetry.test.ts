@@ -9,8 +9,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, Telemetry, Venue } from "@spotkit/core"
 import type { Market } from "@spotkit/core"
-import { Deferred, Effect, Exit, Layer, Metric, Option, Stream } from "effect"
-import type { Scope, Tracer } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Metric, Option, Scope, Stream } from "effect"
+import type { Tracer } from "effect"
 import { recordingTracer } from "../../core/test/support/spans.ts"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, settle, setup, SpotPush } from "./support/push.ts"
@@ -200,6 +200,33 @@ describe("SpotPush telemetry", () => {
 
   // A reconnect was counted by endpoint only: nothing told a venue that closes connections from one that goes silent,
   // or a network that drops them.
+  it.effect("the service closing with live books: no resync announced or counted (nothing reconnects)", () =>
+    Effect.gen(function*() {
+      // The service's own scope, closed while its streams run: a program's end, a SIGTERM.
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(setup(), scope)
+      const push = Context.get(context, SpotPush.SpotPush)
+      const events = yield* collect(push.events)
+      const books = yield* collect(push.watchBook(SYMBOL))
+      const other = yield* collect(push.watchBook("ETHUSDT_SPBL"))
+      yield* settle
+      assert.isTrue(books.items.some((e) => e._tag === "Book"))
+      assert.isTrue(other.items.some((e) => e._tag === "Book"))
+      // A consumer that stops by itself: its book is unsubscribed, nothing is rebuilt.
+      yield* other.stop
+      yield* settle
+      yield* Scope.close(scope, Exit.void)
+      yield* settle
+      assert.deepStrictEqual(events.items.filter((e) => e._tag === "Resync"), [])
+      assert.deepStrictEqual(books.items.filter((e) => e._tag === "Resync"), [])
+      for (const reason of ["gap", "reconnect", "decode", "snapshot", "lag"]) {
+        assert.strictEqual(yield* count(Telemetry.pushResyncs, { reason }), 0, reason)
+      }
+      // The connection was closed, not lost: no reconnect counted either, and none open.
+      assert.deepStrictEqual(events.items.filter((e) => e._tag === "Disconnected"), [])
+      assert.strictEqual(yield* open("public"), 0)
+    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
+
   it.effect("each reconnect counted by why: closed by the venue, silent, dropped; one stopped in its backoff too", () =>
     within(() =>
       Effect.gen(function*() {

@@ -12,8 +12,8 @@ import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
 import type { Outcome } from "./book.ts"
-import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
+import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 
 /**
  * Subscriptions in a row acknowledged with no snapshot within the deadline before a book stream fails: each but the

@@ -6,7 +6,8 @@ import type { Scope } from "effect"
 import type * as Socket from "effect/socket/Socket"
 import * as PushError from "../../PushError.ts"
 import { Connection } from "./connection.ts"
-import type { Feed, Settings } from "./connection.ts"
+import type { Settings } from "./connection.ts"
+import type { Feed } from "./subscriptions.ts"
 
 /** The connections of every hub of a service (public and private), against one `maxConnections`. */
 export class Count {

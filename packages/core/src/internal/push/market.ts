@@ -16,8 +16,8 @@ import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimals from "../model/decimal.ts"
-import type { Control, DataFrame } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
+import type { Control, DataFrame } from "./subscriptions.ts"
 import type { BackfillOutcome } from "./telemetry.ts"
 
 /** A trade of the market, from a push (no id) or from REST (with its id). */

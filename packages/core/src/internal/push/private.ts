@@ -14,9 +14,9 @@ import type { SpotClient } from "../../SpotClient.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimal from "../model/decimal.ts"
 import { TRADING_PAIR } from "../model/patterns.ts"
-import type { Control, DataFrame, Feed } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
+import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 import type { BackfillOutcome } from "./telemetry.ts"
 
 /** The REST side of the backfill (the client's operations, in the models of the streams). */

@@ -3,9 +3,9 @@
 import { Effect, Queue } from "effect"
 import type { Cause, Scope } from "effect"
 import type * as PushError from "../../PushError.ts"
-import type { Feed } from "./connection.ts"
 import type { Sink } from "./feeds.ts"
 import type { Hub } from "./hub.ts"
+import type { Feed } from "./subscriptions.ts"
 
 export interface Shared extends Feed {
   /** How many consumers it has. */
