@@ -1,74 +1,20 @@
-// What the push streams deliver (re-exported by SpotPush with their documentation), and how the venue's push records
-// and the REST records become them.
+// What the push streams deliver (the public `PushModel`'s types, named here for the internal modules), and how the
+// venue's push records and the REST records become them.
 import type * as Account_ from "../../Account.ts"
 import type * as Fill_ from "../../Fill.ts"
 import * as Order_ from "../../Order.ts"
 import type * as Push from "../../Push.ts"
-import type { Level, Snapshot } from "./book.ts"
+import type * as PushModel from "../../PushModel.ts"
 
-export type { Level }
-
-export type OrderBook = Snapshot
-
-export type ResyncReason = "gap" | "reconnect" | "lag" | "decode" | "snapshot"
-
-export type BookEvent =
-  | { readonly _tag: "Book"; readonly book: OrderBook }
-  | { readonly _tag: "Resync"; readonly symbol: string; readonly reason: ResyncReason }
-
-export type Source = "push" | "rest"
-
-export type Event =
-  | { readonly _tag: "Connected"; readonly endpoint: Push.Endpoint; readonly connection: number }
-  | {
-    readonly _tag: "Disconnected"
-    readonly endpoint: Push.Endpoint
-    readonly connection: number
-    readonly reason: string
-    readonly retryInMillis: number
-  }
-  | { readonly _tag: "Resync"; readonly channel: string; readonly reason: ResyncReason }
-  | { readonly _tag: "Resynced"; readonly endpoint: "private"; readonly orders: number; readonly fills: number }
-  | { readonly _tag: "Gap"; readonly channel: string; readonly from: number; readonly to: number }
-
-export interface Fill {
-  readonly fillId: string
-  readonly orderId: string
-  readonly symbol: string
-  readonly side: string
-  readonly quantity: string
-  readonly value: string
-  readonly fee: string
-  readonly role: "maker" | "taker" | undefined
-  readonly time: number
-  readonly source: Source
-}
-
-export interface OrderUpdate {
-  readonly orderId: string
-  readonly clientOrderId: string | undefined
-  readonly symbol: string
-  readonly side: string
-  readonly orderType: string | undefined
-  readonly price: string | undefined
-  readonly quantity: string | undefined
-  readonly status: string
-  readonly final: boolean
-  readonly filledQuantity: string
-  readonly filledValue: string | undefined
-  readonly createdTime: number | undefined
-  readonly updatedTime: number
-  readonly source: Source
-}
-
-export interface Balance {
-  readonly coinId: string
-  readonly coinName: string
-  readonly available: string
-  readonly frozen: string
-  readonly equity: string | undefined
-  readonly source: Source
-}
+export type Level = PushModel.Level
+export type OrderBook = PushModel.OrderBook
+export type ResyncReason = PushModel.ResyncReason
+export type BookEvent = PushModel.BookEvent
+export type Source = PushModel.Source
+export type Event = PushModel.Event
+export type Fill = PushModel.Fill
+export type OrderUpdate = PushModel.OrderUpdate
+export type Balance = PushModel.Balance
 
 // Push statuses (upper case, the newer interface's words where V2's are not published) in REST's words.
 const STATUS: Readonly<Record<string, string>> = {
