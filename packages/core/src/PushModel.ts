@@ -106,7 +106,7 @@ export interface Fill {
   /** The trading pair, e.g. `"BTCUSDT_SPBL"`. */
   readonly symbol: string
   /** The order's side. */
-  readonly side: string
+  readonly side: Side
   /** The quantity filled, in the base coin. */
   readonly quantity: string
   /** The quote amount: `value / quantity` is the price (the venue's fills carry no price of their own on push). */
@@ -136,7 +136,7 @@ export interface OrderUpdate {
   readonly clientOrderId: string | undefined
   /** The trading pair, e.g. `"BTCUSDT_SPBL"`. */
   readonly symbol: string
-  readonly side: string
+  readonly side: Side
   /** `limit` or `market` (lower case, as REST says), when the source says. */
   readonly orderType: string | undefined
   /** The limit price; absent for a market order or when the source does not say. */
