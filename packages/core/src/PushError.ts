@@ -114,8 +114,8 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
 
 /**
  * A consumer fell more than `capacity` elements behind a stream that must deliver every element (orders, fills,
- * balances). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest book, a
- * ticker consumer the latest ticker.
+ * balances, trades, candles). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the
+ * latest book, a ticker consumer the latest ticker.
  *
  * @since 0.1.0
  * @category reasons

@@ -199,9 +199,10 @@ export interface Options {
     | undefined
   /**
    * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills, balances or trades fails with `SlowConsumerError` (nothing is dropped silently). A private
-   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room instead, and the
-   * pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it. @default 4096
+   * consumer of orders, fills, balances, trades or candles fails with `SlowConsumerError` (nothing is dropped
+   * silently). A private backfill's records (or a joining stream's open orders and balances) beyond it wait for room
+   * instead, and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
+   * @default 4096
    */
   readonly bufferSize?: number | undefined
   /**
@@ -292,7 +293,7 @@ export interface Service {
    * most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap` on `events`). A
    * bar is delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume
    * than the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains
-   * volume.
+   * volume. A consumer a `bufferSize` behind fails with `SlowConsumerError`.
    */
   readonly watchCandles: (
     symbol: string,

@@ -1,11 +1,12 @@
 /**
  * The trades and candle feeds' memory: what they keep to match REST against pushes is bounded by size as well as by
- * time, so a venue whose pushed times stand still or run backwards cannot grow it without end.
+ * time, so a venue whose pushed times stand still or run backwards cannot grow it without end; and a consumer that
+ * falls a buffer behind fails, as nothing of either may be dropped.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
-import type { PushError } from "../src/index.ts"
+import { PushError } from "../src/index.ts"
 import type { Control, DataFrame } from "../src/internal/push/connection.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import { CandleFeed, TradeFeed } from "../src/internal/push/market.ts"
@@ -109,5 +110,67 @@ describe("CandleFeed: the bars kept", () => {
       for (const update of yield* Queue.clear(sink)) delivered.push((START - update.openTime) / 60_000)
       assert.isAtMost(feed.kept, 3)
       assert.deepStrictEqual(delivered, [0, 1, 2])
+    }))
+})
+
+describe("TradeFeed and CandleFeed: a consumer a buffer behind", () => {
+  // Every trade and every change of a bar is owed: a consumer that falls `capacity` behind fails with
+  // SlowConsumerError (as one of orders, fills or balances does), never silently dropped to; the others go on.
+  it.effect("fails with SlowConsumerError, trades and candles alike; a consumer that keeps up goes on", () =>
+    Effect.gen(function*() {
+      type Feed<A> = Pick<TradeFeed, "onActive" | "onFrame"> & { attach(sink: Sink<A>): void }
+      const slow = <A>(feed: Feed<A>, channel: string, data: (i: number) => unknown) =>
+        Effect.gen(function*() {
+          const behind = yield* Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(2)
+          const keeping = yield* Queue.unbounded<A, PushError.PushErrorReason | Cause.Done>()
+          feed.attach(behind)
+          feed.attach(keeping)
+          yield* feed.onActive(channel, yield* Scope.make(), control)
+          yield* Effect.yieldNow
+          for (let i = 0; i < 5; i++) feed.onFrame(frame(channel, [data(i)]), control)
+          const failure = yield* Effect.flip(Effect.forever(Queue.take(behind)))
+          return { failure, kept: (yield* Queue.clear(keeping)).length }
+        })
+      const trades = yield* slow<PublicTrade>(
+        new TradeFeed({
+          symbol: SYMBOL,
+          capacity: 2,
+          start: Effect.succeed(0),
+          overlapMillis: 5_000,
+          limit: 100,
+          onGap: () => undefined,
+          backfill: () => Effect.succeed([]),
+          onFailed: () => Effect.void,
+          bufferLimit: 100_000
+        }),
+        `trades.${SYMBOL}`,
+        (i) => ({ time: String(START + i), price: "1", size: "1", value: "1", buyerMaker: true })
+      )
+      const candles = yield* slow<CandleUpdate>(
+        new CandleFeed({
+          symbol: SYMBOL,
+          period: "1m",
+          capacity: 2,
+          backfill: () => Effect.succeed([]),
+          onFailed: () => Effect.void,
+          bufferLimit: 100_000
+        }),
+        `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`,
+        (i) => ({
+          symbol: SYMBOL,
+          klineTime: String(START),
+          open: "1",
+          high: "1",
+          low: "1",
+          close: "1",
+          size: String(1 + i),
+          value: String(1 + i)
+        })
+      )
+      for (const { failure, kept } of [trades, candles]) {
+        assert.isTrue(failure instanceof PushError.SlowConsumerError)
+        assert.strictEqual((failure as PushError.SlowConsumerError).capacity, 2)
+        assert.strictEqual(kept, 5)
+      }
     }))
 })
