@@ -207,7 +207,8 @@ export interface PublicTrade {
 }
 
 /**
- * A candle after a change (an element of `watchCandles`): the bar with this `openTime` as it now stands.
+ * A candle after a change (an element of `watchCandles`): the bar with this `openTime` as it now stands. Nothing
+ * marks a bar final: a change of a bar may still come after the next one opened (while it is among the newest three).
  *
  * @since 0.1.0
  * @category models

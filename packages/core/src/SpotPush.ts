@@ -291,9 +291,10 @@ export interface Service {
    * consumer joining a stream already running gets its own: the bars before those the stream keeps read for it), then
    * every change; after a reconnection the bars since the latest delivered up to now from REST, read page by page, at
    * most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap` on `events`). A
-   * bar is delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume
-   * than the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains
-   * volume. A consumer a `bufferSize` behind fails with `SlowConsumerError`.
+   * bar is delivered when it changed. Nothing marks a bar final, and its final state may come after the next bar's
+   * first push: a change of any of the newest three bars is delivered; a push of an older bar is late, and is not. A
+   * copy of a bar with less base volume than the one delivered (REST answering an older state after a reconnection) is
+   * not delivered: a bar only gains volume. A consumer a `bufferSize` behind fails with `SlowConsumerError`.
    */
   readonly watchCandles: (
     symbol: string,

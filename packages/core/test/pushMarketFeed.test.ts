@@ -174,3 +174,46 @@ describe("TradeFeed and CandleFeed: a consumer a buffer behind", () => {
       }
     }))
 })
+
+describe("CandleFeed: a bar after the next one opened", () => {
+  // Nothing marks a bar final, and its final state may come after the next bar's first push: a push of any of the
+  // newest three bars is delivered (as it gains volume); one of a bar older than those is late, and is not.
+  it.effect("is still delivered while among the newest three bars; after, a push of it is not", () =>
+    Effect.gen(function*() {
+      const channel = `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`
+      const feed = new CandleFeed({
+        symbol: SYMBOL,
+        period: "1m",
+        capacity: 10,
+        backfill: () => Effect.succeed([]),
+        onFailed: () => Effect.void,
+        bufferLimit: 100_000
+      })
+      const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
+      feed.attach(sink)
+      yield* feed.onActive(channel, yield* Scope.make(), control)
+      yield* Effect.yieldNow
+      const push = (bar: number, size: string) =>
+        feed.onFrame(
+          frame(channel, [{
+            symbol: SYMBOL,
+            klineTime: String(START + bar * 60_000),
+            open: "1",
+            high: "1",
+            low: "1",
+            close: "1",
+            size,
+            value: size
+          }]),
+          control
+        )
+      push(0, "1")
+      push(1, "1")
+      push(0, "2") // bar 0's final state, after bar 1's first push
+      push(2, "1")
+      push(3, "1")
+      push(0, "3") // bar 0 is no longer among the newest three (1, 2, 3)
+      const delivered = (yield* Queue.clear(sink)).map((u) => [(u.openTime - START) / 60_000, u.baseVolume])
+      assert.deepStrictEqual(delivered, [[0, "1"], [1, "1"], [0, "2"], [2, "1"], [3, "1"]])
+    }))
+})
