@@ -1,16 +1,14 @@
 /**
  * The push streams' elements (`PushModel`) as the push and REST records become them: a side is `buy` or `sell` in
  * its type and in fact; a record whose side is neither is not passed on as one (a push is undecodable, so the private
- * connection is replaced and REST reads back what it carried; a REST fill is left out, with a warning).
+ * connection is replaced and REST reads back what it carried: pushPrivate.test.ts; a REST fill is left out, with a
+ * warning).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Logger, Queue, Schema, Scope } from "effect"
-import type { Cause } from "effect"
+import { Effect, Logger, Schema } from "effect"
 import { Fill, Push } from "../src/index.ts"
-import type { PushError, PushModel, SpotPush } from "../src/index.ts"
-import type { Control, DataFrame } from "../src/internal/push/connection.ts"
+import type { PushModel, SpotPush } from "../src/index.ts"
 import * as Model from "../src/internal/push/model.ts"
-import { PrivateSession } from "../src/internal/push/private.ts"
 
 // The records as decoded from the wire (the push's upper-case words, the REST's lower-case ones).
 const wireFill = (orderSide: string) => ({
@@ -105,52 +103,4 @@ describe("PushModel: a side", () => {
       assert.include(warnings[0]!, "\"SHORT\"")
     }).pipe(Effect.provide(warningsInto(warnings)))
   })
-
-  it.effect("that is neither in a fill push replaces the private connection and delivers nothing of it", () =>
-    Effect.gen(function*() {
-      const reconnects: Array<string> = []
-      const control: Control = {
-        resync: () => undefined,
-        resyncNow: () => Effect.void,
-        reconnect: (reason) => reconnects.push(reason)
-      }
-      const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
-      const session = new PrivateSession({
-        rest: {
-          balances: Effect.succeed([]),
-          openOrders: () => Effect.succeed([]),
-          ordersAfter: () => Effect.succeed([]),
-          fillsAfter: () => Effect.succeed([]),
-          order: () => Effect.succeed(undefined)
-        },
-        now,
-        since: 0,
-        symbols: ["BTCUSDT_SPBL"],
-        capacity: 10,
-        bufferLimit: 10,
-        overlapMillis: 5,
-        retentionMillis: 1_000,
-        emit: () => undefined,
-        onFailed: Effect.void
-      })
-      const sink = yield* Queue.bounded<Model.Fill, PushError.PushErrorReason | Cause.Done>(10)
-      session.fillSinks.add(sink)
-      const scope = yield* Scope.make()
-      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
-      yield* Effect.yieldNow
-      const frame = (orderSide: string) =>
-        Push.decodeFrame(
-          Push.frames.tradeEvent("fill", {
-            msgEvent: "OrderUpdate",
-            version: 1,
-            time: 100,
-            data: { orderFillTransaction: [wireFill(orderSide)] }
-          })
-        ) as DataFrame
-      session.onFrame(frame("BOTH"), control)
-      assert.deepStrictEqual(reconnects, ["an undecodable fill push"])
-      session.onFrame(frame("BUY"), control)
-      const delivered = yield* Queue.clear(sink)
-      assert.deepStrictEqual(delivered.map((f) => [f.fillId, f.side]), [["7001", "buy"]])
-    }))
 })
