@@ -99,7 +99,7 @@ export type BookEvent =
  * @category models
  */
 export interface Fill {
-  /** The fill's id: the REST fills' `fillId` (the push's `id`). */
+  /** The fill's id: the REST fills' `fillId` (a push's `id`, taken to be the same: the venue's documents do not say). */
   readonly fillId: string
   /** The order that filled. */
   readonly orderId: string
@@ -174,9 +174,9 @@ export interface Balance {
   readonly coinName: string
   /** What can be used. */
   readonly available: string
-  /** What open orders (or withdrawals) hold. */
+  /** What is held, not available (by open orders, for one). */
   readonly frozen: string
-  /** The equity, when the source says. */
+  /** `available + frozen`, when the source says. */
   readonly equity: string | undefined
   readonly source: Source
 }
