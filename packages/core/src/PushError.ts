@@ -6,6 +6,26 @@
  * consumer too slow for a stream that must not drop anything, a platform that cannot authenticate, credentials the venue
  * refuses (at the handshake, and at REST asked then), a REST backfill the venue refuses for good.
  *
+ * A `PushError` has the `stream` that failed and its `reason`, whose `_tag` names it. Handle one reason as for
+ * `SpotError`, with `Effect.catchReason` on the effect that runs the stream (or `Stream.catchReason` on the stream):
+ *
+ * ```ts
+ * import { Console, Effect, Stream } from "effect"
+ * import { SpotPush } from "@spotkit/core"
+ *
+ * const trades = Effect.gen(function*() {
+ *   const push = yield* SpotPush.SpotPush
+ *   yield* Stream.runForEach(push.watchTrades("BTCUSDT_SPBL"), (trade) => Console.log(trade.price))
+ * }).pipe(
+ *   // Another reason stays a PushError.
+ *   Effect.catchReason(
+ *     "PushError",
+ *     "SlowConsumerError",
+ *     (reason) => Console.error(`fell more than ${reason.capacity} trades behind: raise bufferSize`)
+ *   )
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import { Schema } from "effect"
@@ -25,6 +45,11 @@ export class SubscribeTimeoutError
     timeoutMillis: Schema.Number
   })
 {
+  /** The channel subscribed, e.g. `"trades.BTCUSDT_SPBL"`. */
+  declare readonly channel: string
+  /** The `ackTimeout` waited, in milliseconds. */
+  declare readonly timeoutMillis: number
+
   override get message(): string {
     return `no acknowledgement of the subscription to ${printable(this.channel)} within ${this.timeoutMillis} ms`
   }
@@ -45,6 +70,13 @@ export class SnapshotTimeoutError
     attempts: Schema.Number
   })
 {
+  /** The depth channel, e.g. `"depth.BTCUSDT_SPBL.15"`. */
+  declare readonly channel: string
+  /** The `ackTimeout` waited after each acknowledgement, in milliseconds. */
+  declare readonly timeoutMillis: number
+  /** The subscriptions in a row that had no snapshot. */
+  declare readonly attempts: number
+
   override get message(): string {
     return `no snapshot of ${printable(this.channel)} within ${this.timeoutMillis} ms of the acknowledgement, ` +
       `${this.attempts} subscriptions in a row`
@@ -65,6 +97,13 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
   code: Schema.optional(Schema.String),
   msg: Schema.optional(Schema.String)
 }) {
+  /** The channel refused. */
+  declare readonly channel: string
+  /** The venue's error code, when it gave one. */
+  declare readonly code?: string
+  /** The venue's error message, when it gave one (scrubbed). */
+  declare readonly msg?: string
+
   override get message(): string {
     const detail = this.msg === undefined ? "" : `: ${printable(this.msg)}`
     return `the venue refused ${printable(this.channel)}${detail}${
@@ -75,8 +114,8 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
 
 /**
  * A consumer fell more than `capacity` elements behind a stream that must deliver every element (orders, fills,
- * balances). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest book, a
- * ticker consumer the latest ticker.
+ * balances, trades, candles). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the
+ * latest book, a ticker consumer the latest ticker.
  *
  * @since 0.1.0
  * @category reasons
@@ -85,6 +124,9 @@ export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit
   _tag: Schema.tag("SlowConsumerError"),
   capacity: Schema.Number
 }) {
+  /** The elements the consumer could fall behind: the `bufferSize` option. */
+  declare readonly capacity: number
+
   override get message(): string {
     return `the consumer fell more than ${this.capacity} elements behind (see the bufferSize option)`
   }
@@ -127,6 +169,13 @@ export class ConnectionLimitError
     limit: Schema.Literals(["channels", "operations"])
   })
 {
+  /** The connections allowed (`maxConnections`). */
+  declare readonly connections: number
+  /** The channels a connection carries at most. */
+  declare readonly channelsPerConnection: number
+  /** Which limit held: every connection's channels, or the subscribe operations of those with room. */
+  declare readonly limit: "channels" | "operations"
+
   override get message(): string {
     return this.limit === "channels"
       ? `every one of the ${this.connections} connections allowed carries its ${this.channelsPerConnection} channels`
@@ -147,6 +196,9 @@ export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/Pu
   _tag: Schema.tag("BackfillError"),
   error: SpotError
 }) {
+  /** What REST failed with. */
+  declare readonly error: SpotError
+
   override get message(): string {
     return `backfill by REST failed: ${this.error.message}`
   }
@@ -170,6 +222,9 @@ export class CredentialsRefusedError
     error: SpotError
   })
 {
+  /** The REST call's refusal: its reason an `AuthenticationError` or a `PermissionError`. */
+  declare readonly error: SpotError
+
   override get message(): string {
     return `the venue refused the private handshake, and REST refused the credentials: ${this.error.message}`
   }
@@ -211,6 +266,10 @@ export const PushErrorReason = Schema.Union([
   CredentialsRefusedError
 ])
 
+// The reason the schema's constructor set: read through a function, as TypeScript takes the `declare`d field below (there
+// for its documentation) for one not yet initialized when `cause` is.
+const reasonOf = (error: { readonly reason: PushErrorReason }): PushErrorReason => error.reason
+
 /**
  * The error of a push stream.
  *
@@ -223,7 +282,13 @@ export class PushError extends Schema.Error<PushError>("@spotkit/core/PushError"
   stream: Schema.String,
   reason: PushErrorReason
 }) {
-  override readonly cause = this.reason
+  /** The stream that failed, e.g. `"SpotPush.watchFills"`. */
+  declare readonly stream: string
+  /** What went wrong: one of `PushErrorReason`, told apart by its `_tag`. */
+  declare readonly reason: PushErrorReason
+
+  /** The `reason` again, as the standard `Error.cause`. */
+  override readonly cause = reasonOf(this)
 
   override get message(): string {
     return `${this.stream}: ${this.reason.message}`

@@ -57,16 +57,16 @@ import {
   serverTimeOnce
 } from "./internal/push/handshake.ts"
 import { Count, Hub } from "./internal/push/hub.ts"
-import * as Market from "./internal/push/market.ts"
-import type * as Model from "./internal/push/model.ts"
+import * as MarketFeeds from "./internal/push/market.ts"
 import * as Private from "./internal/push/private.ts"
 import { Registry } from "./internal/push/registry.ts"
 import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
 import * as PushTelemetry from "./internal/push/telemetry.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
-import type * as MarketRest from "./Market.ts"
+import type * as Market from "./Market.ts"
 import * as Push from "./Push.ts"
 import * as PushError from "./PushError.ts"
+import type * as PushModel from "./PushModel.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import { passphraseOf, printable } from "./SafeText.ts"
 import type * as Signer from "./Signer.ts"
@@ -75,103 +75,87 @@ import type * as SpotError from "./SpotError.ts"
 import * as Venue from "./Venue.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
-// Models
+// Models: the elements, defined (with their fields) in the public `PushModel`, which the internal modules use too.
 
 /**
- * One price level: an exact price and the quantity resting there.
+ * One price level of a book: `PushModel.Level`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Level = Model.Level
+export type Level = PushModel.Level
 
 /**
- * A consistent order book at one `version`: bids best (highest) first, asks best (lowest) first, at most `depth`
- * levels per side. Immutable: a later change makes a new book.
+ * A consistent order book at one `version`: `PushModel.OrderBook`.
  *
  * @since 0.1.0
  * @category models
  */
-export type OrderBook = Model.OrderBook
+export type OrderBook = PushModel.OrderBook
 
 /**
- * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, a consumer
- * that `lag`ged a whole buffer behind (it gets the latest book next), or a `snapshot` that did not follow the
- * subscription's acknowledgement within the `ackTimeout` (only on `events`: the channel is subscribed again; the
- * book's consumers were already told by the `Resync` before, or have had no book yet).
+ * Why a book is being rebuilt: `PushModel.ResyncReason`.
  *
  * @since 0.1.0
  * @category models
  */
-export type ResyncReason = Model.ResyncReason
+export type ResyncReason = PushModel.ResyncReason
 
 /**
- * An element of `watchBook`: a consistent `Book`, or a `Resync` notice (the next `Book` is rebuilt from a snapshot).
+ * An element of `watchBook`, a `Book` or a `Resync` notice: `PushModel.BookEvent`.
  *
  * @since 0.1.0
  * @category models
  */
-export type BookEvent = Model.BookEvent
+export type BookEvent = PushModel.BookEvent
 
 /**
- * One fill of the account's orders: `fillId` is the REST fills' `fillId`, `side` is `buy` or `sell`, `value` the
- * quote amount (`value / quantity` is the price), `fee` what was paid, `time` the venue's (ms), `source` where it was
- * learned, `role` `maker` or `taker` when pushed (absent on a fill read back by REST: the venue's REST fills do not
- * say).
+ * An element of `watchFills`, one fill of the account's orders: `PushModel.Fill`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Fill = Model.Fill
+export type Fill = PushModel.Fill
 
 /**
- * An order's state after an update: `status` in REST's words (`open`, `partial_fill`, `full_fill`, `cancelled`,
- * or `rejected`, `expired`), `final` when it can no longer change, the quantity filled so far.
+ * An element of `watchOrders`, an order's state after a change: `PushModel.OrderUpdate`.
  *
  * @since 0.1.0
  * @category models
  */
-export type OrderUpdate = Model.OrderUpdate
+export type OrderUpdate = PushModel.OrderUpdate
 
 /**
- * One coin of the spot account after a change.
+ * An element of `watchBalances`, one coin of the spot account after a change: `PushModel.Balance`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Balance = Model.Balance
+export type Balance = PushModel.Balance
 
 /**
- * A trade of the market: from a push (no `tradeId`: the venue's pushes carry none) or from the REST backfill after a
- * reconnection (`tradeId` set); `side` is the taker's.
+ * An element of `watchTrades`, a trade of the market: `PushModel.PublicTrade`.
  *
  * @since 0.1.0
  * @category models
  */
-export type PublicTrade = Market.PublicTrade
+export type PublicTrade = PushModel.PublicTrade
 
 /**
- * A candle after a change: its open time, prices and volumes, from a push or the REST backfill.
+ * An element of `watchCandles`, a candle after a change: `PushModel.CandleUpdate`.
  *
  * @since 0.1.0
  * @category models
  */
-export type CandleUpdate = Market.CandleUpdate
+export type CandleUpdate = PushModel.CandleUpdate
 
 /**
- * What happened to the connections: one `Connected` or `Disconnected` (with the reconnect delay), a book's `Resync`,
- * the private session `Resynced` after a backfill, and a `Gap` of a trades `channel`: the trades from `from` (the
- * latest delivered, or the stream's start) to `to` (the oldest REST answered), both milliseconds included, the
- * venue's ms, may be missing, as more trades may have been made while the channel was down (or while REST answered)
- * than one REST answer holds (`backfillLimit`). One answer cannot tell exactly `backfillLimit` trades from more, so a
- * gap that held exactly that many is told too. The stream goes on from `to`. Of a candles `channel`: the bars opened
- * from `from` (the latest delivered, whose final state was not read either) to `to`, both included, were not read
- * back after a reconnection, the outage being longer than one backfill reads (half of `bufferSize` bars).
+ * An element of `events`, what happens to the connections: `PushModel.Event`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Event = Model.Event
+export type Event = PushModel.Event
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options
@@ -222,9 +206,10 @@ export interface Options {
     | undefined
   /**
    * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills, balances or trades fails with `SlowConsumerError` (nothing is dropped silently). A private
-   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room instead, and the
-   * pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it. @default 4096
+   * consumer of orders, fills, balances, trades or candles fails with `SlowConsumerError` (nothing is dropped
+   * silently). A private backfill's records (or a joining stream's open orders and balances) beyond it wait for room
+   * instead, and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
+   * @default 4096
    */
   readonly bufferSize?: number | undefined
   /**
@@ -313,13 +298,14 @@ export interface Service {
    * consumer joining a stream already running gets its own: the bars before those the stream keeps read for it), then
    * every change; after a reconnection the bars since the latest delivered up to now from REST, read page by page, at
    * most half of `bufferSize` of them (the newest: a longer outage's older bars are named by a `Gap` on `events`). A
-   * bar is delivered when it changed; a bar is final once a later one has come. A copy of a bar with less base volume
-   * than the one delivered (REST answering an older state after a reconnection) is not delivered: a bar only gains
-   * volume.
+   * bar is delivered when it changed. Nothing marks a bar final, and its final state may come after the next bar's
+   * first push: a change of any of the newest three bars is delivered; a push of an older bar is late, and is not. A
+   * copy of a bar with less base volume than the one delivered (REST answering an older state after a reconnection) is
+   * not delivered: a bar only gains volume. A consumer a `bufferSize` behind fails with `SlowConsumerError`.
    */
   readonly watchCandles: (
     symbol: string,
-    period: MarketRest.CandlePeriod,
+    period: Market.CandlePeriod,
     options?: { readonly history?: number | undefined }
   ) => Stream.Stream<CandleUpdate, PushError.PushError>
   /** Every change of the account's orders from now on, once each; the open orders first. */
@@ -688,12 +674,12 @@ const marketStreams = (
         const start = answered
           ? Effect.succeed(onVenueClock(offset))
           : Effect.andThen(synced, Effect.map(client.clockOffset, onVenueClock))
-        return yield* registry.use<Market.TradeFeed, PublicTrade>({
+        return yield* registry.use<MarketFeeds.TradeFeed, PublicTrade>({
           key: channel,
           hub: hubs.public,
           channels: [channel],
           create: (release) => {
-            const feed: Market.TradeFeed = new Market.TradeFeed({
+            const feed: MarketFeeds.TradeFeed = new MarketFeeds.TradeFeed({
               symbol,
               capacity: resolved.capacity,
               start,
@@ -745,12 +731,12 @@ const marketStreams = (
       "SpotPush.watchCandles",
       Effect.andThen(
         Effect.andThen(restLimit("history", history), listedSymbol(client)(symbol)),
-        registry.use<Market.CandleFeed, CandleUpdate>({
+        registry.use<MarketFeeds.CandleFeed, CandleUpdate>({
           key: channel,
           hub: hubs.public,
           channels: [channel],
           create: (release) =>
-            new Market.CandleFeed({
+            new MarketFeeds.CandleFeed({
               symbol,
               period,
               capacity: resolved.capacity,

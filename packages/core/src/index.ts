@@ -89,6 +89,13 @@ export * as Push from "./Push.ts"
 export * as PushError from "./PushError.ts"
 
 /**
+ * What the push streams deliver: each stream's element, field by field.
+ *
+ * @since 0.1.0
+ */
+export * as PushModel from "./PushModel.ts"
+
+/**
  * Where the client's rate-limit budgets live: in memory, or in Redis to share them between processes.
  *
  * @since 0.1.0

@@ -1,11 +1,12 @@
 /**
  * The trades and candle feeds' memory: what they keep to match REST against pushes is bounded by size as well as by
- * time, so a venue whose pushed times stand still or run backwards cannot grow it without end.
+ * time, so a venue whose pushed times stand still or run backwards cannot grow it without end; and a consumer that
+ * falls a buffer behind fails, as nothing of either may be dropped.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
-import type { PushError } from "../src/index.ts"
+import { PushError } from "../src/index.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import { CandleFeed, TradeFeed } from "../src/internal/push/market.ts"
 import type { CandleUpdate, PublicTrade } from "../src/internal/push/market.ts"
@@ -23,6 +24,45 @@ const frame = (channel: string, data: ReadonlyArray<unknown>): DataFrame => ({
 
 const START = 1_700_000_000_000
 
+const TRADES = `trades.${SYMBOL}`
+const CANDLES = `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`
+
+// Feeds whose backfills answer nothing.
+const tradeFeed = (capacity: number) =>
+  new TradeFeed({
+    symbol: SYMBOL,
+    capacity,
+    start: Effect.succeed(0),
+    overlapMillis: 5_000,
+    limit: 100,
+    onGap: () => undefined,
+    backfill: () => Effect.succeed([]),
+    onFailed: () => Effect.void,
+    bufferLimit: 100_000
+  })
+
+const candleFeed = (capacity: number) =>
+  new CandleFeed({
+    symbol: SYMBOL,
+    period: "1m",
+    capacity,
+    backfill: () => Effect.succeed([]),
+    onFailed: () => Effect.void,
+    bufferLimit: 100_000
+  })
+
+// A pushed one-minute bar at an open time, of a base (and quote) volume.
+const kline = (openTime: number, size = "1") => ({
+  symbol: SYMBOL,
+  klineTime: String(openTime),
+  open: "1",
+  high: "1",
+  low: "1",
+  close: "1",
+  size,
+  value: size
+})
+
 // A trades feed live after an empty backfill, its consumer's buffer sliding (what it delivers is not the point here).
 const live = (feed: TradeFeed, channel: string) =>
   Effect.gen(function*() {
@@ -35,21 +75,11 @@ const live = (feed: TradeFeed, channel: string) =>
 
 const trades = (time: (i: number) => number, n: number) =>
   Effect.gen(function*() {
-    const feed = new TradeFeed({
-      symbol: SYMBOL,
-      capacity: 10,
-      start: Effect.succeed(0),
-      overlapMillis: 5_000,
-      limit: 100,
-      onGap: () => undefined,
-      backfill: () => Effect.succeed([]),
-      onFailed: () => Effect.void,
-      bufferLimit: 100_000
-    })
-    yield* live(feed, `trades.${SYMBOL}`)
+    const feed = tradeFeed(10)
+    yield* live(feed, TRADES)
     for (let i = 0; i < n; i++) {
       feed.onFrame(
-        frame(`trades.${SYMBOL}`, [{
+        frame(TRADES, [{
           time: String(time(i)),
           price: `${1 + i}.5`,
           size: "1",
@@ -75,39 +105,72 @@ describe("TradeFeed: the trades kept to match REST's", () => {
 describe("CandleFeed: the bars kept", () => {
   it.effect("are bounded when pushed open times run backwards; a bar older than those kept is not delivered", () =>
     Effect.gen(function*() {
-      const channel = `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`
-      const feed = new CandleFeed({
-        symbol: SYMBOL,
-        period: "1m",
-        capacity: 10,
-        backfill: () => Effect.succeed([]),
-        onFailed: () => Effect.void,
-        bufferLimit: 100_000
-      })
+      const feed = candleFeed(10)
       const delivered: Array<number> = []
       const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
       feed.attach(sink)
       const scope = yield* Scope.make()
-      yield* feed.onActive(channel, scope, control)
+      yield* feed.onActive(CANDLES, scope, control)
       yield* Effect.yieldNow
-      for (let i = 0; i < 10_000; i++) {
-        const open = String(START - i * 60_000)
-        feed.onFrame(
-          frame(channel, [{
-            symbol: SYMBOL,
-            klineTime: open,
-            open: "1",
-            high: "1",
-            low: "1",
-            close: "1",
-            size: "1",
-            value: "1"
-          }]),
-          control
-        )
-      }
+      for (let i = 0; i < 10_000; i++) feed.onFrame(frame(CANDLES, [kline(START - i * 60_000)]), control)
       for (const update of yield* Queue.clear(sink)) delivered.push((START - update.openTime) / 60_000)
       assert.isAtMost(feed.kept, 3)
       assert.deepStrictEqual(delivered, [0, 1, 2])
+    }))
+})
+
+describe("TradeFeed and CandleFeed: a consumer a buffer behind", () => {
+  // Every trade and every change of a bar is owed: a consumer that falls `capacity` behind fails with
+  // SlowConsumerError (as one of orders, fills or balances does), never silently dropped to; the others go on.
+  it.effect("fails with SlowConsumerError, trades and candles alike; a consumer that keeps up goes on", () =>
+    Effect.gen(function*() {
+      type Feed<A> = Pick<TradeFeed, "onActive" | "onFrame"> & { attach(sink: Sink<A>): void }
+      const slow = <A>(feed: Feed<A>, channel: string, data: (i: number) => unknown) =>
+        Effect.gen(function*() {
+          const behind = yield* Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(2)
+          const keeping = yield* Queue.unbounded<A, PushError.PushErrorReason | Cause.Done>()
+          feed.attach(behind)
+          feed.attach(keeping)
+          yield* feed.onActive(channel, yield* Scope.make(), control)
+          yield* Effect.yieldNow
+          for (let i = 0; i < 5; i++) feed.onFrame(frame(channel, [data(i)]), control)
+          const failure = yield* Effect.flip(Effect.forever(Queue.take(behind)))
+          return { failure, kept: (yield* Queue.clear(keeping)).length }
+        })
+      const trades = yield* slow<PublicTrade>(
+        tradeFeed(2),
+        TRADES,
+        (i) => ({ time: String(START + i), price: "1", size: "1", value: "1", buyerMaker: true })
+      )
+      // One bar gaining volume: each push a change.
+      const candles = yield* slow<CandleUpdate>(candleFeed(2), CANDLES, (i) => kline(START, String(1 + i)))
+      for (const { failure, kept } of [trades, candles]) {
+        assert.isTrue(failure instanceof PushError.SlowConsumerError)
+        assert.strictEqual((failure as PushError.SlowConsumerError).capacity, 2)
+        assert.strictEqual(kept, 5)
+      }
+    }))
+})
+
+describe("CandleFeed: a bar after the next one opened", () => {
+  // Nothing marks a bar final, and its final state may come after the next bar's first push: a push of any of the
+  // newest three bars is delivered (as it gains volume); one of a bar older than those is late, and is not.
+  it.effect("is still delivered while among the newest three bars; after, a push of it is not", () =>
+    Effect.gen(function*() {
+      const feed = candleFeed(10)
+      const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
+      feed.attach(sink)
+      yield* feed.onActive(CANDLES, yield* Scope.make(), control)
+      yield* Effect.yieldNow
+      const push = (bar: number, size: string) =>
+        feed.onFrame(frame(CANDLES, [kline(START + bar * 60_000, size)]), control)
+      push(0, "1")
+      push(1, "1")
+      push(0, "2") // bar 0's final state, after bar 1's first push
+      push(2, "1")
+      push(3, "1")
+      push(0, "3") // bar 0 is no longer among the newest three (1, 2, 3)
+      const delivered = (yield* Queue.clear(sink)).map((u) => [(u.openTime - START) / 60_000, u.baseVolume])
+      assert.deepStrictEqual(delivered, [[0, "1"], [1, "1"], [0, "2"], [2, "1"], [3, "1"]])
     }))
 })

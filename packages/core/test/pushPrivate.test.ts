@@ -166,6 +166,29 @@ describe("push private session", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["4"])
     }))
 
+  it.effect("a fill pushed with a side neither buy nor sell replaces the connection (REST reads it back), undelivered", () =>
+    Effect.gen(function*() {
+      const { activate, control, fillSink, reconnects, session } = yield* setup([])
+      yield* activate
+      yield* Effect.yieldNow
+      const both = frame("fill", 1, {
+        orderFillTransaction: [{
+          id: "5",
+          symbolName: "BTCUSDT_SPBL",
+          orderId: "9",
+          orderSide: "BOTH",
+          fillSize: "1",
+          fillValue: "10",
+          fillFee: "0",
+          createdTime: "100"
+        }]
+      })
+      session.onFrame(both, control)
+      assert.deepStrictEqual(reconnects, ["an undecodable fill push"])
+      session.onFrame(pushedFill("6"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.side]), [["6", "buy"]])
+    }))
+
   it.effect("an account push older than one applied does not undo it", () =>
     Effect.gen(function*() {
       const { activate, balanceSink, control, session } = yield* setup([])

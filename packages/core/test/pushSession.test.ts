@@ -73,7 +73,7 @@ describe("push session rules", () => {
           updatedTime
         }),
         updatedTime
-      )
+      )!
     const cancelled = mergeOrder(partial, pushed("CANCELED", 20))
     assert.strictEqual(cancelled?.status, "cancelled")
     assert.strictEqual(cancelled?.final, true)

@@ -5,22 +5,14 @@
 // never as strings; the 15-level channel keeps its best 15 levels per side. Versions are compared as BigInts.
 import { isPositive } from "../../Primitives.ts"
 import type * as Push from "../../Push.ts"
+import type * as PushModel from "../../PushModel.ts"
 import * as Decimal from "../model/decimal.ts"
 
 /** One price level: an exact price and the quantity resting there. */
-export interface Level {
-  readonly price: string
-  readonly size: string
-}
+export type Level = PushModel.Level
 
 /** A consistent book: bids best (highest) first, asks best (lowest) first, at `version`. */
-export interface Snapshot {
-  readonly symbol: string
-  readonly depth: Push.DepthLevel
-  readonly version: string
-  readonly bids: ReadonlyArray<Level>
-  readonly asks: ReadonlyArray<Level>
-}
+export type Snapshot = PushModel.OrderBook
 
 /** What one depth message did: applied (the book moved), stale (skipped), a gap, or ignored (no snapshot yet). */
 export type Outcome = "applied" | "stale" | "gap" | "ignored"

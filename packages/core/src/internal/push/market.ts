@@ -14,31 +14,16 @@ import type { Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
+import type * as PushModel from "../../PushModel.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimals from "../model/decimal.ts"
 import type { Sink } from "./feeds.ts"
 import type { Control, DataFrame } from "./subscriptions.ts"
 import type { BackfillOutcome } from "./telemetry.ts"
 
-/** A trade of the market, from a push (no id) or from REST (with its id). */
-export interface PublicTrade {
-  readonly symbol: string
-  readonly tradeId: string | undefined
-  readonly time: number
-  readonly price: string
-  readonly size: string
-  readonly value: string | undefined
-  readonly buyerMaker: boolean
-  readonly side: "buy" | "sell"
-  readonly source: "push" | "rest"
-}
+export type PublicTrade = PushModel.PublicTrade
 
-/** One candle after a change. */
-export interface CandleUpdate extends Market.Candle {
-  readonly symbol: string
-  readonly period: Market.CandlePeriod
-  readonly source: "push" | "rest"
-}
+export type CandleUpdate = PushModel.CandleUpdate
 
 // Amounts as numbers, not as written: the venue's push and REST pad decimals differently (push sizes to 5 decimals,
 // REST amounts to 8 in its own samples), and a trade read back by REST is the one pushed. Normalized as text: exact.

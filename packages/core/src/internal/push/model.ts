@@ -1,74 +1,22 @@
-// What the push streams deliver (re-exported by SpotPush with their documentation), and how the venue's push records
-// and the REST records become them.
+// What the push streams deliver (the public `PushModel`'s types, named here for the internal modules), and how the
+// venue's push records and the REST records become them.
+import { Effect } from "effect"
 import type * as Account_ from "../../Account.ts"
 import type * as Fill_ from "../../Fill.ts"
 import * as Order_ from "../../Order.ts"
 import type * as Push from "../../Push.ts"
-import type { Level, Snapshot } from "./book.ts"
+import type * as PushModel from "../../PushModel.ts"
+import { printable } from "../../SafeText.ts"
 
-export type { Level }
-
-export type OrderBook = Snapshot
-
-export type ResyncReason = "gap" | "reconnect" | "lag" | "decode" | "snapshot"
-
-export type BookEvent =
-  | { readonly _tag: "Book"; readonly book: OrderBook }
-  | { readonly _tag: "Resync"; readonly symbol: string; readonly reason: ResyncReason }
-
-export type Source = "push" | "rest"
-
-export type Event =
-  | { readonly _tag: "Connected"; readonly endpoint: Push.Endpoint; readonly connection: number }
-  | {
-    readonly _tag: "Disconnected"
-    readonly endpoint: Push.Endpoint
-    readonly connection: number
-    readonly reason: string
-    readonly retryInMillis: number
-  }
-  | { readonly _tag: "Resync"; readonly channel: string; readonly reason: ResyncReason }
-  | { readonly _tag: "Resynced"; readonly endpoint: "private"; readonly orders: number; readonly fills: number }
-  | { readonly _tag: "Gap"; readonly channel: string; readonly from: number; readonly to: number }
-
-export interface Fill {
-  readonly fillId: string
-  readonly orderId: string
-  readonly symbol: string
-  readonly side: string
-  readonly quantity: string
-  readonly value: string
-  readonly fee: string
-  readonly role: "maker" | "taker" | undefined
-  readonly time: number
-  readonly source: Source
-}
-
-export interface OrderUpdate {
-  readonly orderId: string
-  readonly clientOrderId: string | undefined
-  readonly symbol: string
-  readonly side: string
-  readonly orderType: string | undefined
-  readonly price: string | undefined
-  readonly quantity: string | undefined
-  readonly status: string
-  readonly final: boolean
-  readonly filledQuantity: string
-  readonly filledValue: string | undefined
-  readonly createdTime: number | undefined
-  readonly updatedTime: number
-  readonly source: Source
-}
-
-export interface Balance {
-  readonly coinId: string
-  readonly coinName: string
-  readonly available: string
-  readonly frozen: string
-  readonly equity: string | undefined
-  readonly source: Source
-}
+export type Level = PushModel.Level
+export type OrderBook = PushModel.OrderBook
+export type ResyncReason = PushModel.ResyncReason
+export type BookEvent = PushModel.BookEvent
+export type Source = PushModel.Source
+export type Event = PushModel.Event
+export type Fill = PushModel.Fill
+export type OrderUpdate = PushModel.OrderUpdate
+export type Balance = PushModel.Balance
 
 // Push statuses (upper case, the newer interface's words where V2's are not published) in REST's words.
 const STATUS: Readonly<Record<string, string>> = {
@@ -95,36 +43,69 @@ export const isFinal = (status: string): boolean =>
 
 const lower = (text: string): string => text.toLowerCase()
 
+/** A side in any case (push writes `BUY`, REST `buy`) as the streams' `buy` or `sell`; another word is none. */
+export const sideOf = (text: string): PushModel.Side | undefined => {
+  const side = text.toLowerCase()
+  return side === "buy" || side === "sell" ? side : undefined
+}
+
 const role = (direction: string | undefined): "maker" | "taker" | undefined => {
   const d = direction?.toLowerCase()
   return d === "maker" || d === "taker" ? d : undefined
 }
 
-export const fillFromPush = (fill: Push.Fill): Fill => ({
-  fillId: fill.id,
-  orderId: fill.orderId,
-  symbol: fill.symbolName,
-  side: lower(fill.orderSide),
-  quantity: fill.fillSize,
-  value: fill.fillValue,
-  fee: fill.fillFee,
-  role: role(fill.direction),
-  time: fill.createdTime,
-  source: "push"
-})
+// A record whose side is neither `buy` nor `sell` is no element (none is made up): a push is then undecodable (the
+// private connection is replaced, and REST reads back what it carried), a REST fill left out with a warning.
 
-export const fillFromRest = (fill: Fill_.FillRecord): Fill => ({
-  fillId: fill.fillId,
-  orderId: fill.orderId,
-  symbol: fill.symbol,
-  side: lower(fill.side),
-  quantity: fill.fillQuantity,
-  value: fill.fillTotalAmount,
-  fee: fill.fees,
-  role: undefined,
-  time: fill.cTime,
-  source: "rest"
-})
+export const fillFromPush = (fill: Push.Fill): Fill | undefined => {
+  const side = sideOf(fill.orderSide)
+  return side === undefined ? undefined : {
+    fillId: fill.id,
+    orderId: fill.orderId,
+    symbol: fill.symbolName,
+    side,
+    quantity: fill.fillSize,
+    value: fill.fillValue,
+    fee: fill.fillFee,
+    role: role(fill.direction),
+    time: fill.createdTime,
+    source: "push"
+  }
+}
+
+export const fillFromRest = (fill: Fill_.FillRecord): Fill | undefined => {
+  const side = sideOf(fill.side)
+  return side === undefined ? undefined : {
+    fillId: fill.fillId,
+    orderId: fill.orderId,
+    symbol: fill.symbol,
+    side,
+    quantity: fill.fillQuantity,
+    value: fill.fillTotalAmount,
+    fee: fill.fees,
+    role: undefined,
+    time: fill.cTime,
+    source: "rest"
+  }
+}
+
+/** REST's fills as elements; one whose side is neither `buy` nor `sell` left out, with a warning naming it. */
+export const fillsFromRest = (fills: Iterable<Fill_.FillRecord>): Effect.Effect<ReadonlyArray<Fill>> =>
+  Effect.suspend(() => {
+    const out: Array<Fill> = []
+    const warnings: Array<Effect.Effect<void>> = []
+    for (const record of fills) {
+      const fill = fillFromRest(record)
+      if (fill !== undefined) out.push(fill)
+      else {
+        warnings.push(Effect.logWarning(
+          `spotkit push: REST fill ${record.fillId} of ${printable(record.symbol, 40)} left out: its side ` +
+            `${JSON.stringify(printable(record.side, 40))} is neither buy nor sell`
+        ))
+      }
+    }
+    return Effect.as(Effect.all(warnings, { discard: true }), out)
+  })
 
 /**
  * An order's state as a source tells it: the filled quantity may be unknown (a push may leave out `cumFillSize`; it is
@@ -134,13 +115,15 @@ export interface OrderChange extends Omit<OrderUpdate, "filledQuantity"> {
   readonly filledQuantity: string | undefined
 }
 
-export const orderFromPush = (order: Push.Order, time: number | undefined): OrderChange => {
+export const orderFromPush = (order: Push.Order, time: number | undefined): OrderChange | undefined => {
+  const side = sideOf(order.orderSide)
+  if (side === undefined) return undefined
   const status = normalStatus(order.status)
   return {
     orderId: order.id,
     clientOrderId: order.clientOrderId ?? undefined,
     symbol: order.symbolName ?? "",
-    side: lower(order.orderSide),
+    side,
     orderType: order.type === undefined ? undefined : lower(order.type),
     price: order.price ?? undefined,
     quantity: order.size ?? undefined,

@@ -41,7 +41,7 @@ export const restOf = (client: SpotClient["Service"]): Rest => ({
   ordersAfter: (symbol, after) =>
     Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
   fillsAfter: (symbol, after) =>
-    Stream.runCollect(Stream.map(client.fills(after > 0 ? { symbol, after } : { symbol }), Model.fillFromRest)),
+    Effect.flatMap(Stream.runCollect(client.fills(after > 0 ? { symbol, after } : { symbol })), Model.fillsFromRest),
   order: (orderId) =>
     Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
 })
@@ -549,14 +549,16 @@ export class PrivateSession implements Feed {
     for (const item of Push.privateItems(frame.channel, frame.data)) {
       switch (frame.channel) {
         case "fill": {
-          const fill = decodeFill(item)
-          if (Result.isSuccess(fill)) this.mergeFill(Model.fillFromPush(fill.success))
+          const decoded = decodeFill(item)
+          const fill = Result.isSuccess(decoded) ? Model.fillFromPush(decoded.success) : undefined
+          if (fill !== undefined) this.mergeFill(fill)
           else control.reconnect("an undecodable fill push", "decode")
           break
         }
         case "orders": {
-          const order = decodeOrder(item)
-          if (Result.isSuccess(order)) this.mergeOrder(Model.orderFromPush(order.success, frame.time))
+          const decoded = decodeOrder(item)
+          const order = Result.isSuccess(decoded) ? Model.orderFromPush(decoded.success, frame.time) : undefined
+          if (order !== undefined) this.mergeOrder(order)
           else control.reconnect("an undecodable order push", "decode")
           break
         }
