@@ -845,3 +845,78 @@ describe("push private session: open orders read while some leave the book", () 
       assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
     }))
 })
+
+describe("push private session: the stream's start", () => {
+  const ended = (orderId: string, updatedTime: number): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "1",
+    filledQuantity: "1",
+    filledValue: undefined,
+    createdTime: updatedTime - 1,
+    updatedTime,
+    source: "rest"
+  })
+  const filledAt = (orderId: string, time: number): Model.Fill => ({ ...fill(`f-${orderId}`, time), orderId })
+  // A venue whose orders and fills REST lists after a bound, and tells by id.
+  const venue = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed([]),
+    ordersAfter: (symbol, after) =>
+      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
+    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
+    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+  })
+
+  it.effect("an order that ended before the start (within the overlap) is not delivered, as its fill is not", () =>
+    Effect.gen(function*() {
+      // The session starts at 50 and reads back 5 ms: one order ended at 48 (before the start), one at 52 (after).
+      const fills = [filledAt("before", 48), filledAt("after", 52)]
+      const orders = [ended("before", 48), ended("after", 52)]
+      const { activate, control, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.orderId), ["after"])
+      assert.deepStrictEqual(drain(orderSink).map((o) => o.orderId), ["after"])
+      // Recorded all the same: a push of its end (the venue's at least once) is no news either.
+      session.onFrame(
+        frame("orders", 1, {
+          orderInfo: [{
+            id: "before",
+            symbolName: "BTCUSDT_SPBL",
+            orderSide: "BUY",
+            type: "MARKET",
+            status: "FILLED",
+            size: "1",
+            cumFillSize: "1",
+            createdTime: "47",
+            updatedTime: "48"
+          }]
+        }),
+        control
+      )
+      assert.deepStrictEqual(drain(orderSink), [])
+    }))
+
+  it.effect("an order that ended before the start, asked for by a fill's id, is not delivered", () =>
+    Effect.gen(function*() {
+      // Its record not listed after the bound (created long before), its fill is: the order is asked for by id.
+      const fills = [filledAt("old", 48)]
+      const orders = [{ ...ended("old", 48), createdTime: 1 }]
+      const { activate, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink), [])
+      assert.deepStrictEqual(drain(orderSink), [])
+    }))
+})

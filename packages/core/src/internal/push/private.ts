@@ -586,11 +586,16 @@ export class PrivateSession implements Feed {
   }
 
   private mergeOrder(update: Model.OrderChange): void {
-    const order = mergeOrder(this.orders.get(update.orderId), update)
+    const old = this.orders.get(update.orderId)
+    const order = mergeOrder(old, update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
     this.learn(order.symbol)
     this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
+    // An order first seen from REST that had ended before the session started (read back within the overlap, or asked
+    // for by a fill before the start) is no change "from now on", as its fills before `since` are not: recorded, so
+    // that a later push of its end is recognised, not delivered. One already delivered (open) has its end delivered.
+    if (old === undefined && order.source === "rest" && order.final && order.updatedTime < this.options.since) return
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
   }
