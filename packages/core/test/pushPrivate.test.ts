@@ -301,6 +301,52 @@ describe("push private session", () => {
       assert.strictEqual(asked.length, 2)
     }))
 
+  it.effect("a symbol brought while a backfill runs gets its reads, from before the pushes buffered meanwhile", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const asked: Array<string> = []
+      const eth = { ...fill("e-1", 60), orderId: "e-order", symbol: "ETHUSDT_SPBL" }
+      const { control, fillSink, scope, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          openOrders: (symbol) =>
+            Effect.andThen(
+              Effect.sync(() => asked.push(`open ${symbol}`)),
+              symbol === "BTCUSDT_SPBL" ? Effect.as(Deferred.await(gate), []) : Effect.succeed([])
+            ),
+          ordersAfter: (symbol, after) => Effect.as(Effect.sync(() => asked.push(`orders ${symbol}>${after}`)), []),
+          fillsAfter: (symbol, after) =>
+            Effect.sync(() => {
+              asked.push(`fills ${symbol}>${after}`)
+              return symbol === "ETHUSDT_SPBL" ? [eth].filter((f) => f.time > after) : []
+            }),
+          order: (orderId) => Effect.as(Effect.sync(() => asked.push(`order ${orderId}`)), undefined)
+        }
+      })
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      // ETH arrives while the backfill waits on BTC's open orders (its list of symbols already taken); an ETH fill
+      // made after one of the outage is pushed meanwhile (buffered): merged, it moves ETH's watermark past the outage.
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      session.onFrame(pushedFillOf("e-2", "ETHUSDT_SPBL", 500), control)
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      // ETH gets what the backfill read of BTC: open orders, orders and fills from the session's start less the
+      // overlap (not from the pushed fill), and the order of a fill not seen.
+      assert.deepStrictEqual(asked.filter((a) => a.includes("ETH") || a.startsWith("order ")), [
+        "open ETHUSDT_SPBL",
+        "orders ETHUSDT_SPBL>45",
+        "fills ETHUSDT_SPBL>45",
+        "order e-order"
+      ])
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["e-2", "e-1"])
+      // Read once: a consumer bringing it again costs nothing.
+      asked.length = 0
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, [])
+    }))
+
   it.effect("a symbol brought to a live session: its open orders read alone, merged as they come, pushes not held", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()

@@ -5,7 +5,8 @@
 // merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
-// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile.
+// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
+// that joins while a backfill runs, after it took its list, gets that backfill's reads of the symbol after it.
 import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
 import type { Fiber, Scope } from "effect"
 import * as Push from "../../Push.ts"
@@ -145,6 +146,29 @@ const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, S
   return Effect.suspend(() => read)
 }
 
+// Where a symbol's REST reads of orders and fills start (ms, exclusive).
+interface Bounds {
+  readonly orders: number
+  readonly fills: number
+}
+
+interface SymbolRead {
+  readonly orders: ReadonlyArray<Model.OrderUpdate>
+  readonly gone: ReadonlyArray<string>
+  readonly fills: ReadonlyArray<Model.Fill>
+}
+
+// What a backfill reads of a symbol: its open orders, the orders created and the fills made after the bounds.
+const readSymbol = (rest: Rest, symbol: string, bounds: Bounds): Effect.Effect<SymbolRead, SpotError.SpotError> =>
+  Effect.map(
+    Effect.all([
+      readOpenOrders(rest, symbol),
+      rest.ordersAfter(symbol, bounds.orders),
+      rest.fillsAfter(symbol, bounds.fills)
+    ]),
+    ([open, orders, fills]) => ({ orders: [...open.orders, ...orders], gone: open.gone, fills })
+  )
+
 const same = (a: string | undefined, b: string | undefined): boolean =>
   a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
 
@@ -202,6 +226,11 @@ export class PrivateSession implements Feed {
   private readonly read = new Set<string>()
   private readonly asked = new Set<string>()
   private reading = false
+  // Symbols brought while a backfill ran (after it took its list), with the bounds their REST reads start from: their
+  // watermarks as they stood before the pushes buffered meanwhile were merged (those moved them past the outage).
+  // They get the backfill's reads, not the open orders alone: the outage that backfill closes was not closed for them.
+  // Kept until one read of them (this one's, or a later backfill's) is merged.
+  private readonly late = new Map<string, Bounds>()
   // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
   private readonly fills = new Map<
     string,
@@ -242,6 +271,19 @@ export class PrivateSession implements Feed {
     return marks.get(symbol) ?? this.options.since
   }
 
+  // Where a backfill's reads of a symbol start: its watermarks less the overlap, or earlier for a symbol brought while
+  // the last backfill ran.
+  private bounds(symbol: string): Bounds {
+    const { overlapMillis } = this.options
+    const late = this.late.get(symbol)
+    const orders = this.mark(this.orderMarks, symbol) - overlapMillis
+    const fills = this.mark(this.fillMarks, symbol) - overlapMillis
+    return late === undefined ? { orders, fills } : {
+      orders: Math.min(orders, late.orders),
+      fills: Math.min(fills, late.fills)
+    }
+  }
+
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
     if (time > this.mark(marks, symbol)) marks.set(symbol, time)
   }
@@ -280,7 +322,8 @@ export class PrivateSession implements Feed {
    * Symbols a consumer joining brings. One whose open orders REST has not read on this connection (a symbol new to the
    * session, or one it knows only from pushes) has them read: at once when the session is live, after the backfill
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
-   * the session is down. Only the open orders: on a live connection every other event of the symbol is pushed.
+   * the session is down. Only the open orders on a live connection, where every other event of the symbol is pushed;
+   * after a backfill under way, that backfill's reads (the outage it closes was not closed for the symbol).
    */
   addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
@@ -325,7 +368,9 @@ export class PrivateSession implements Feed {
 
   // The open orders of the symbols consumers brought, read on the live connection and merged as they come. Pushes are
   // not held meanwhile: the connection is live, so nothing else of these symbols was missed (the channels carry every
-  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it.
+  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it. A symbol
+  // brought while the backfill ran gets that backfill's reads instead (its orders and fills of the outage, and the
+  // outcome of orders they leave unknown), from its bounds as they stood before the buffered pushes moved them.
   private readAsked(): Effect.Effect<void> {
     const connection = this.connection
     if (connection === undefined || this.reading || this.asked.size === 0) return Effect.void
@@ -335,16 +380,26 @@ export class PrivateSession implements Feed {
     const generation = this.generation
     const rest = this.options.rest
     // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
-    const read = Effect.gen(function*() {
+    const read = Effect.gen({ self: this }, function*() {
       const orders: Array<Model.OrderUpdate> = []
+      const fills: Array<Model.Fill> = []
+      const gone: Array<string> = []
       const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
       for (const symbol of symbols) {
-        const open = yield* Effect.result(readOpenOrders(rest, symbol))
-        if (Result.isSuccess(open)) orders.push(...open.success.orders)
-        else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
+        const open = yield* Effect.result(
+          this.late.has(symbol)
+            ? readSymbol(rest, symbol, this.bounds(symbol))
+            : Effect.map(readOpenOrders(rest, symbol), (open) => ({ ...open, fills: [] }))
+        )
+        if (Result.isSuccess(open)) {
+          orders.push(...open.success.orders)
+          fills.push(...open.success.fills)
+          gone.push(...open.success.gone)
+        } else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
         else return yield* Effect.fail(open.failure)
       }
-      return { orders, refused }
+      if (fills.length > 0) orders.push(...yield* this.outcomes({ orders, gone, fills }, false))
+      return { orders, fills, refused }
     })
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
@@ -355,10 +410,15 @@ export class PrivateSession implements Feed {
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
           const { refused } = result.success
           const dropped = this.drop(refused)
-          for (const symbol of symbols) if (this.symbols.has(symbol)) this.read.add(symbol)
+          for (const symbol of symbols) {
+            this.late.delete(symbol)
+            if (this.symbols.has(symbol)) this.read.add(symbol)
+          }
           const orders = result.success.orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)
+          const fills = result.success.fills.slice().sort((a, b) => a.time - b.time)
           this.hold(() => {
             for (const order of orders) this.mergeOrder(order)
+            for (const fill of fills) this.mergeFill(fill)
           })
           // Symbols brought while these were read.
           return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
@@ -399,7 +459,7 @@ export class PrivateSession implements Feed {
   }
 
   private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
-    const { overlapMillis, rest } = this.options
+    const { rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
       const symbols: Array<string> = []
@@ -409,40 +469,45 @@ export class PrivateSession implements Feed {
       const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
       const gone: Array<string> = []
       for (const symbol of Array.from(this.symbols)) {
-        const read = yield* Effect.result(Effect.all([
-          readOpenOrders(rest, symbol),
-          rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis),
-          rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis)
-        ]))
+        const read = yield* Effect.result(readSymbol(rest, symbol, this.bounds(symbol)))
         if (Result.isSuccess(read)) {
           symbols.push(symbol)
-          orders.push(...read.success[0].orders, ...read.success[1])
-          gone.push(...read.success[0].gone)
-          fills.push(...read.success[2])
+          orders.push(...read.success.orders)
+          gone.push(...read.success.gone)
+          fills.push(...read.success.fills)
         } else if (refusesSymbol(read.failure)) {
           refused.push({ symbol, error: read.failure })
         } else {
           return yield* Effect.fail(read.failure)
         }
       }
-      // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
-      // those that left the book while their symbol's open orders were read, and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
-      // its order: that order may have been forgotten since (final, behind the watermarks), and asking for it would
-      // deliver its final state again.
-      const answered = new Set(orders.map((order) => order.orderId))
-      const unknown = new Set<string>(gone)
-      for (const order of this.orders.values()) {
-        if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+      orders.push(...yield* this.outcomes({ orders, gone, fills }, true))
+      return { before, symbols, balances, orders, fills, refused }
+    })
+  }
+
+  // Orders whose outcome is unknown, asked for by id: those that left the book while their symbol's open orders were
+  // read, the orders of fills never seen, and (`known`) the orders known and not final but absent from the answers
+  // (filled or cancelled since). A fill seen already (REST's overlap reads it again) tells nothing new of its order:
+  // that order may have been forgotten since (final, behind the watermarks), and asking for it would deliver its final
+  // state again.
+  private outcomes(read: SymbolRead, known: boolean): Effect.Effect<Array<Model.OrderUpdate>, SpotError.SpotError> {
+    return Effect.suspend(() => {
+      const answered = new Set(read.orders.map((order) => order.orderId))
+      const unknown = new Set<string>(read.gone)
+      if (known) {
+        for (const order of this.orders.values()) {
+          if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+        }
       }
-      for (const fill of fills) {
+      for (const fill of read.fills) {
         if (this.fills.has(fill.fillId)) continue
         if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
       }
-      for (const orderId of unknown) {
-        const order = yield* rest.order(orderId)
-        if (order !== undefined) orders.push(order)
-      }
-      return { before, symbols, balances, orders, fills, refused }
+      return Effect.map(
+        Effect.forEach(Array.from(unknown), (orderId) => this.options.rest.order(orderId)),
+        (found) => found.filter((order) => order !== undefined)
+      )
     })
   }
 
@@ -457,7 +522,11 @@ export class PrivateSession implements Feed {
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
+          this.late.delete(symbol)
         }
+        // Symbols brought after this backfill took its list: their bounds before the pushes buffered meanwhile (of
+        // them, too) are merged and move their watermarks past the outage.
+        for (const symbol of this.asked) if (!this.late.has(symbol)) this.late.set(symbol, this.bounds(symbol))
         this.accountVersion = undefined
         const buffered = this.buffer
         this.buffer = []
@@ -500,6 +569,7 @@ export class PrivateSession implements Feed {
     for (const { error, symbol } of refused) {
       this.symbols.delete(symbol)
       this.asked.delete(symbol)
+      this.late.delete(symbol)
       this.refused.add(symbol)
       this.fillMarks.delete(symbol)
       this.orderMarks.delete(symbol)
