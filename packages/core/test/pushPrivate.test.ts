@@ -655,6 +655,51 @@ describe("push private session: fills pushed again", () => {
     }))
 })
 
+describe("push private session: orders pushed again", () => {
+  // A pushed order of BTC in a status, created and updated at a time.
+  const pushedOrder = (id: string, status: string, time: number) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: "BUY",
+        type: "LIMIT",
+        status,
+        price: "1",
+        size: "1",
+        cumFillSize: "0",
+        createdTime: String(time),
+        updatedTime: String(time)
+      }]
+    })
+
+  it.effect("a final order pushed again after a reconnection is delivered once, however far orders moved on", () =>
+    Effect.gen(function*() {
+      const { activate, control, session } = yield* setup([])
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // An order cancelled, then one placed beyond the retention (1,000 ms) after it by venue time: by venue time
+      // alone the first is forgettable at the next prune (each backfill's end).
+      session.onFrame(pushedOrder("o1", "CANCELLED", 100), control)
+      session.onFrame(pushedOrder("o2", "NEW", 100 + 1_500), control)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue pushes the end again on the new connection (at least once): known, not delivered twice.
+      session.onFrame(pushedOrder("o1", "CANCELLED", 100), control)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status]), [["o1", "cancelled"], ["o2", "open"]])
+      // Ended longer ago than the retention (on this machine's clock) and behind the horizon: forgotten at last.
+      yield* TestClock.adjust(1_001)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      assert.strictEqual(session.remembered.orders, 1)
+    }))
+})
+
 describe("push private session: symbols learnt from pushes", () => {
   // Whether the queue was failed, and what it held before.
   const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {

@@ -59,11 +59,11 @@ export interface Options {
   /** How far before the watermarks the backfill looks again. */
   readonly overlapMillis: number
   /**
-   * How long fill ids and final orders are remembered behind the watermarks; a fill id also at least this long after
-   * it arrived (on `now`).
+   * How long fill ids and final orders are remembered behind the watermarks; a fill id (a final order) also at least
+   * this long after it arrived (ended, on `now`).
    */
   readonly retentionMillis: number
-  /** This machine's clock (ms): when a fill arrived. */
+  /** This machine's clock (ms): when a fill arrived, an order ended. */
   readonly now: () => number
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
@@ -237,6 +237,8 @@ export class PrivateSession implements Feed {
     { readonly symbol: string; readonly time: number; readonly arrived: number }
   >()
   private readonly orders = new Map<string, Model.OrderUpdate>()
+  // When each final order ended (its final state merged, on this machine's clock): kept for the retention after it.
+  private readonly ended = new Map<string, number>()
   private readonly balances = new Map<string, Model.Balance>()
   // The watermarks, one per symbol: the time of its latest fill, and the creation time of its latest order, merged.
   // Per symbol, since a venue need not push two symbols' events in the order they happened: an event of one symbol
@@ -660,6 +662,7 @@ export class PrivateSession implements Feed {
     const order = mergeOrder(old, update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
+    if (order.final) this.ended.set(order.orderId, this.options.now())
     this.learn(order.symbol)
     this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
     // An order first seen from REST that had ended before the session started (read back within the overlap, or asked
@@ -778,11 +781,11 @@ export class PrivateSession implements Feed {
   // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
   // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
-  // A fill id is also kept for the retention after it arrived: pushes are delivered whatever their time, and a venue
-  // that pushes a fill again (on a new connection, at least once) would otherwise have it delivered twice once a later
-  // fill (minutes later, or one stamped in the future) moved the watermark past it. Refusing pushed fills behind the
-  // watermark instead would drop genuine ones after a fill stamped in the future; kept by arrival, memory stays bounded
-  // by the fills that arrive within the retention.
+  // A fill id, and a final order, is also kept for the retention after it arrived (ended): pushes are delivered
+  // whatever their time, and a venue that pushes a fill or an order's end again (on a new connection, at least once)
+  // would otherwise have it delivered twice once a later event (minutes later, or one stamped in the future) moved the
+  // watermark past it. Refusing pushes behind the watermark instead would drop genuine ones after an event stamped in
+  // the future; kept by arrival, memory stays bounded by what arrives within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
     const arrivedBefore = this.options.now() - retentionMillis
@@ -797,7 +800,10 @@ export class PrivateSession implements Feed {
       const mark = Decimal.compare(order.filledQuantity, "0") > 0
         ? Math.min(orderMark, this.mark(this.fillMarks, order.symbol))
         : orderMark
-      if (order.updatedTime < mark - retentionMillis) this.orders.delete(id)
+      if (order.updatedTime < mark - retentionMillis && (this.ended.get(id) ?? 0) < arrivedBefore) {
+        this.orders.delete(id)
+        this.ended.delete(id)
+      }
     }
   }
 }
