@@ -700,6 +700,123 @@ describe("push private session: orders pushed again", () => {
     }))
 })
 
+describe("push private session: an order first pushed without its filled quantity", () => {
+  // A pushed order of BTC without `cumFillSize` (a venue may leave it out).
+  const pushedBare = (id: string, type: string, side: string, status: string, size: string) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: side,
+        type,
+        status,
+        size,
+        createdTime: "60",
+        updatedTime: "70"
+      }]
+    })
+  const recorded = (orderId: string, filledQuantity: string): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "100",
+    filledQuantity,
+    filledValue: "100",
+    createdTime: 60,
+    updatedTime: 70,
+    source: "rest"
+  })
+
+  it.effect("a filled market buy is not shown as filled \"0\": its quantity is read back by REST first", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const { activate, control, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          order: (orderId) =>
+            Effect.andThen(
+              Effect.andThen(Effect.sync(() => asked.push(orderId)), Deferred.await(gate)),
+              Effect.succeed(recorded(orderId, "0.0033"))
+            )
+        }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      // Its size is in the quote coin: nothing in the push tells how much BTC it bought.
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["mb"])
+      assert.deepStrictEqual(drain(orderSink), [])
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["mb", "full_fill", "0.0033"]
+      ])
+      // Known now: the same push again is no news, and costs no REST call.
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink), [])
+      assert.deepStrictEqual(asked, ["mb"])
+    }))
+
+  it.effect("held when the connection ends before REST answers: the next backfill asks for it", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const { activate, control, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          // The first answer never comes (its connection ends); the next backfill's does.
+          order: (orderId) =>
+            Effect.suspend(() => ++asked === 1 ? Effect.never : Effect.succeed(recorded(orderId, "0.0033")))
+        }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      yield* down
+      yield* activate
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.strictEqual(asked, 2)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["mb", "full_fill", "0.0033"]
+      ])
+    }))
+
+  it.effect("where the push tells it exactly (a new order; a filled limit order or sell), delivered at once", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const { activate, control, session } = yield* setup([], {
+        rest: { ...rest([], []), order: (orderId) => Effect.as(Effect.sync(() => asked.push(orderId)), undefined) }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("new", "LIMIT", "BUY", "NEW", "0.5"), control)
+      session.onFrame(pushedBare("lim", "LIMIT", "BUY", "FILLED", "0.5"), control)
+      session.onFrame(pushedBare("ms", "MARKET", "SELL", "FILLED", "0.25"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["new", "open", "0"],
+        ["lim", "full_fill", "0.5"],
+        ["ms", "full_fill", "0.25"]
+      ])
+      assert.deepStrictEqual(asked, [])
+    }))
+})
+
 describe("push private session: symbols learnt from pushes", () => {
   // Whether the queue was failed, and what it held before.
   const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {

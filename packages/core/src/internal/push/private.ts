@@ -86,7 +86,7 @@ export const mergeOrder = (
   old: Model.OrderUpdate | undefined,
   next: Model.OrderChange
 ): Model.OrderUpdate | undefined => {
-  if (old === undefined) return { ...next, filledQuantity: next.filledQuantity ?? "0" }
+  if (old === undefined) return { ...next, filledQuantity: filledWithout(next) ?? "0" }
   if (old.final) return undefined
   const filled = next.filledQuantity === undefined ? 0 : Decimal.compare(next.filledQuantity, old.filledQuantity)
   if (filled < 0 && !next.final) return undefined
@@ -107,6 +107,20 @@ export const mergeOrder = (
     createdTime: next.createdTime ?? old.createdTime,
     updatedTime: Math.max(next.updatedTime, old.updatedTime)
   }
+}
+
+/**
+ * The filled quantity of an order first seen in a change that does not tell it, where the change does exactly: none
+ * for an open (new) order, the whole size for a filled one whose size is in the base coin (a limit order, a sell; a
+ * market buy's size is the quote coin to spend). `undefined`: not told, to be read back by REST.
+ */
+export const filledWithout = (change: Model.OrderChange): string | undefined => {
+  if (change.filledQuantity !== undefined) return change.filledQuantity
+  if (change.status === "open") return "0"
+  if (change.status === "full_fill" && change.quantity !== undefined) {
+    if (change.orderType === "limit" || change.side === "sell") return change.quantity
+  }
+  return undefined
 }
 
 /** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
@@ -184,6 +198,8 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
+  /** Orders held for their filled quantity when the read began: their records are among `orders` if REST knows them. */
+  readonly held: ReadonlyArray<string>
   /** Symbols REST refused, with its answer. */
   readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
 }
@@ -221,6 +237,11 @@ export class PrivateSession implements Feed {
   private generation = 0
   // The connection the session is on while its channels are acknowledged: where a backfill runs.
   private connection: { readonly scope: Scope.Scope; readonly control: Control } | undefined = undefined
+  // Orders first seen in a push that does not tell their filled quantity (nor lets it be known: `filledWithout`),
+  // with their pushed changes, held until REST's order info tells it: shown filled "0" a filled market buy would be
+  // wrong. Asked for on the live connection through `asks`; those a connection ended on are asked by the next backfill.
+  private readonly unsure = new Map<string, Array<Model.OrderChange>>()
+  private asks: Queue.Queue<string> | undefined = undefined
   // Symbols whose open orders REST has read on this connection; those consumers brought that it has not (yet); and
   // whether a read of these runs.
   private readonly read = new Set<string>()
@@ -351,7 +372,17 @@ export class PrivateSession implements Feed {
       }
       if (this.active.size < CHANNELS.length) return Effect.void
       this.connection = { scope, control }
-      return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, control), scope))
+      const generation = this.generation
+      return Effect.flatMap(Queue.unbounded<string>(), (asks) => {
+        this.asks = asks
+        return Effect.andThen(
+          Effect.forkIn(
+            Effect.forever(Effect.flatMap(Queue.take(asks), (orderId) => this.ask(orderId, generation))),
+            scope
+          ),
+          Effect.asVoid(Effect.forkIn(this.backfill(generation, control), scope))
+        )
+      })
     })
   }
 
@@ -362,6 +393,7 @@ export class PrivateSession implements Feed {
       this.buffer = []
       this.generation++
       this.connection = undefined
+      this.asks = undefined
       // The next connection's backfill reads every symbol in play (a read under way was interrupted with its scope).
       this.read.clear()
       this.reading = false
@@ -464,6 +496,7 @@ export class PrivateSession implements Feed {
     const { rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
+      const held = Array.from(this.unsure.keys())
       const symbols: Array<string> = []
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
@@ -484,7 +517,7 @@ export class PrivateSession implements Feed {
         }
       }
       orders.push(...yield* this.outcomes({ orders, gone, fills }, true))
-      return { before, symbols, balances, orders, fills, refused }
+      return { before, symbols, balances, orders, fills, held, refused }
     })
   }
 
@@ -501,6 +534,7 @@ export class PrivateSession implements Feed {
         for (const order of this.orders.values()) {
           if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
         }
+        for (const orderId of this.unsure.keys()) if (!answered.has(orderId)) unknown.add(orderId)
       }
       for (const fill of read.fills) {
         if (this.fills.has(fill.fillId)) continue
@@ -519,7 +553,7 @@ export class PrivateSession implements Feed {
         if (generation !== this.generation) return Effect.void
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
-        const { balances, before, fills, orders, refused, symbols } = result.success
+        const { balances, before, fills, held, orders, refused, symbols } = result.success
         const dropped = this.drop(refused)
         for (const symbol of symbols) {
           this.read.add(symbol)
@@ -545,6 +579,8 @@ export class PrivateSession implements Feed {
             }
           }
           for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
+          // Orders held for their filled quantity: REST's records (merged above, if it knows them) tell it.
+          for (const orderId of held) this.settle(orderId, undefined)
           for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
           // answer (of every coin, listed or left out at zero), so it is dropped (an older state after a newer one,
@@ -657,8 +693,17 @@ export class PrivateSession implements Feed {
     this.counted()
   }
 
-  private mergeOrder(update: Model.OrderChange): void {
+  private mergeOrder(update: Model.OrderChange, told = false): void {
     const old = this.orders.get(update.orderId)
+    if (old === undefined && !told && filledWithout(update) === undefined) {
+      const held = this.unsure.get(update.orderId)
+      if (held !== undefined) held.push(update)
+      else {
+        this.unsure.set(update.orderId, [update])
+        if (this.asks !== undefined) Queue.offerUnsafe(this.asks, update.orderId)
+      }
+      return
+    }
     const order = mergeOrder(old, update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
@@ -671,6 +716,30 @@ export class PrivateSession implements Feed {
     if (old === undefined && order.source === "rest" && order.final && order.updatedTime < this.options.since) return
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
+  }
+
+  // REST's order info for an order held for its filled quantity. A failure is a backfill's: a retryable one ends the
+  // connection, and the next backfill asks.
+  private ask(orderId: string, generation: number): Effect.Effect<void> {
+    return Effect.flatMap(Effect.result(this.options.rest.order(orderId)), (result) =>
+      Effect.suspend(() => {
+        if (generation !== this.generation || !this.unsure.has(orderId)) return Effect.void
+        if (Result.isFailure(result)) {
+          return this.connection === undefined ? Effect.void : this.failed(result.failure, this.connection.control)
+        }
+        this.hold(() => this.settle(orderId, result.success))
+        return this.deliverBacklogs()
+      }))
+  }
+
+  // An order held for its filled quantity, told by REST: its record, then the pushes held, on top (an order only moves
+  // forward). REST not knowing it, the pushes are merged as they are (filled "0" unless a later one tells it).
+  private settle(orderId: string, record: Model.OrderUpdate | undefined): void {
+    const held = this.unsure.get(orderId)
+    if (held === undefined) return
+    this.unsure.delete(orderId)
+    if (record !== undefined) this.mergeOrder(record)
+    for (const change of held) this.mergeOrder(change, true)
   }
 
   private mergeBalance(balance: Model.Balance): void {
