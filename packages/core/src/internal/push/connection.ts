@@ -95,7 +95,8 @@ export interface Settings {
   readonly telemetry?: Reporter | undefined
   /**
    * Private connections: whether the venue refuses the credentials (a signed REST call), asked after a handshake that
-   * did not open, at most once every `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
+   * did not open, or a connection that ended with no subscription acknowledged, at most once every
+   * `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
    * @default none (never asked)
    */
   readonly credentialsRefused?: Effect.Effect<PushError.PushErrorReason | undefined> | undefined
@@ -226,6 +227,8 @@ export class Connection {
   private unreadableUnlogged = 0
   // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
   private credentialsCheckedAt: number | undefined = undefined
+  // Subscriptions the venue acknowledged, ever: a connection that ends with none acknowledged proved no key.
+  private acknowledgements = 0
   // Whether the first `orders` push was logged (once for the connection's life, across its reconnections).
   private ordersLogged = false
   private readonly telemetry: Reporter
@@ -420,6 +423,7 @@ export class Connection {
         if (entry === undefined || entry.state !== "pending") return undefined
         entry.state = "active"
         entry.acknowledged = true
+        this.acknowledgements++
         const subscription = Scope.forkUnsafe(live.scope)
         entry.subscription = subscription
         return entry.feed.onActive(frame.channel, subscription, live.control)
@@ -737,6 +741,7 @@ export class Connection {
       let attempt = 0
       while (this.channels.size > 0) {
         let connectedAt: number | undefined
+        const acknowledgements = this.acknowledgements
         const exit = yield* Effect.exit(this.connectOnce(() => {
           connectedAt = this.now()
         }))
@@ -748,7 +753,11 @@ export class Connection {
           }
           return
         }
-        const refused = connectedAt === undefined ? yield* this.credentialsRefused(exit) : undefined
+        // A venue may take the upgrade and refuse the key on the open socket (a close 4001, an error frame): a
+        // connection that opened but had no subscription acknowledged is asked about as a handshake that did not open.
+        const refused = connectedAt === undefined || this.acknowledgements === acknowledgements
+          ? yield* this.credentialsRefused(exit)
+          : undefined
         if (refused !== undefined) {
           for (const channel of Array.from(this.channels.keys())) yield* this.fail(channel, refused)
           return
