@@ -324,6 +324,52 @@ describe("push private session", () => {
       assert.strictEqual(asked.length, 2)
     }))
 
+  it.effect("a symbol brought while a backfill runs gets its reads, from before the pushes buffered meanwhile", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const asked: Array<string> = []
+      const eth = { ...fill("e-1", 60), orderId: "e-order", symbol: "ETHUSDT_SPBL" }
+      const { control, fillSink, scope, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          openOrders: (symbol) =>
+            Effect.andThen(
+              Effect.sync(() => asked.push(`open ${symbol}`)),
+              symbol === "BTCUSDT_SPBL" ? Effect.as(Deferred.await(gate), []) : Effect.succeed([])
+            ),
+          ordersAfter: (symbol, after) => Effect.as(Effect.sync(() => asked.push(`orders ${symbol}>${after}`)), []),
+          fillsAfter: (symbol, after) =>
+            Effect.sync(() => {
+              asked.push(`fills ${symbol}>${after}`)
+              return symbol === "ETHUSDT_SPBL" ? [eth].filter((f) => f.time > after) : []
+            }),
+          order: (orderId) => Effect.as(Effect.sync(() => asked.push(`order ${orderId}`)), undefined)
+        }
+      })
+      yield* Effect.forEach(["orders", "fill", "account"], (channel) => session.onActive(channel, scope, control))
+      yield* Effect.yieldNow
+      // ETH arrives while the backfill waits on BTC's open orders (its list of symbols already taken); an ETH fill
+      // made after one of the outage is pushed meanwhile (buffered): merged, it moves ETH's watermark past the outage.
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      session.onFrame(pushedFillOf("e-2", "ETHUSDT_SPBL", 500), control)
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      // ETH gets what the backfill read of BTC: open orders, orders and fills from the session's start less the
+      // overlap (not from the pushed fill), and the order of a fill not seen.
+      assert.deepStrictEqual(asked.filter((a) => a.includes("ETH") || a.startsWith("order ")), [
+        "open ETHUSDT_SPBL",
+        "orders ETHUSDT_SPBL>45",
+        "fills ETHUSDT_SPBL>45",
+        "order e-order"
+      ])
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["e-2", "e-1"])
+      // Read once: a consumer bringing it again costs nothing.
+      asked.length = 0
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, [])
+    }))
+
   it.effect("a symbol brought to a live session: its open orders read alone, merged as they come, pushes not held", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
@@ -632,6 +678,168 @@ describe("push private session: fills pushed again", () => {
     }))
 })
 
+describe("push private session: orders pushed again", () => {
+  // A pushed order of BTC in a status, created and updated at a time.
+  const pushedOrder = (id: string, status: string, time: number) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: "BUY",
+        type: "LIMIT",
+        status,
+        price: "1",
+        size: "1",
+        cumFillSize: "0",
+        createdTime: String(time),
+        updatedTime: String(time)
+      }]
+    })
+
+  it.effect("a final order pushed again after a reconnection is delivered once, however far orders moved on", () =>
+    Effect.gen(function*() {
+      const { activate, control, session } = yield* setup([])
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // An order cancelled, then one placed beyond the retention (1,000 ms) after it by venue time: by venue time
+      // alone the first is forgettable at the next prune (each backfill's end).
+      session.onFrame(pushedOrder("o1", "CANCELLED", 100), control)
+      session.onFrame(pushedOrder("o2", "NEW", 100 + 1_500), control)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue pushes the end again on the new connection (at least once): known, not delivered twice.
+      session.onFrame(pushedOrder("o1", "CANCELLED", 100), control)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status]), [["o1", "cancelled"], ["o2", "open"]])
+      // Ended longer ago than the retention (on this machine's clock) and behind the horizon: forgotten at last.
+      yield* TestClock.adjust(1_001)
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      assert.strictEqual(session.remembered.orders, 1)
+    }))
+})
+
+describe("push private session: an order first pushed without its filled quantity", () => {
+  // A pushed order of BTC without `cumFillSize` (a venue may leave it out).
+  const pushedBare = (id: string, type: string, side: string, status: string, size: string) =>
+    frame("orders", 1, {
+      orderInfo: [{
+        id,
+        symbolName: "BTCUSDT_SPBL",
+        orderSide: side,
+        type,
+        status,
+        size,
+        createdTime: "60",
+        updatedTime: "70"
+      }]
+    })
+  const recorded = (orderId: string, filledQuantity: string): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "100",
+    filledQuantity,
+    filledValue: "100",
+    createdTime: 60,
+    updatedTime: 70,
+    source: "rest"
+  })
+
+  it.effect("a filled market buy is not shown as filled \"0\": its quantity is read back by REST first", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const { activate, control, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          order: (orderId) =>
+            Effect.andThen(
+              Effect.andThen(Effect.sync(() => asked.push(orderId)), Deferred.await(gate)),
+              Effect.succeed(recorded(orderId, "0.0033"))
+            )
+        }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      // Its size is in the quote coin: nothing in the push tells how much BTC it bought.
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(asked, ["mb"])
+      assert.deepStrictEqual(drain(orderSink), [])
+      yield* Deferred.succeed(gate, undefined)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["mb", "full_fill", "0.0033"]
+      ])
+      // Known now: the same push again is no news, and costs no REST call.
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink), [])
+      assert.deepStrictEqual(asked, ["mb"])
+    }))
+
+  it.effect("held when the connection ends before REST answers: the next backfill asks for it", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const { activate, control, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          // The first answer never comes (its connection ends); the next backfill's does.
+          order: (orderId) =>
+            Effect.suspend(() => ++asked === 1 ? Effect.never : Effect.succeed(recorded(orderId, "0.0033")))
+        }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      yield* down
+      yield* activate
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.strictEqual(asked, 2)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["mb", "full_fill", "0.0033"]
+      ])
+    }))
+
+  it.effect("where the push tells it exactly (a new order; a filled limit order or sell), delivered at once", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const { activate, control, session } = yield* setup([], {
+        rest: { ...rest([], []), order: (orderId) => Effect.as(Effect.sync(() => asked.push(orderId)), undefined) }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("new", "LIMIT", "BUY", "NEW", "0.5"), control)
+      session.onFrame(pushedBare("lim", "LIMIT", "BUY", "FILLED", "0.5"), control)
+      session.onFrame(pushedBare("ms", "MARKET", "SELL", "FILLED", "0.25"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["new", "open", "0"],
+        ["lim", "full_fill", "0.5"],
+        ["ms", "full_fill", "0.25"]
+      ])
+      assert.deepStrictEqual(asked, [])
+    }))
+})
+
 describe("push private session: symbols learnt from pushes", () => {
   // Whether the queue was failed, and what it held before.
   const taken = <A>(queue: Queue.Queue<A, PushError.PushErrorReason | Cause.Done>) => {
@@ -866,5 +1074,80 @@ describe("push private session: open orders read while some leave the book", () 
       // Those that left are delivered as they ended, the others as open.
       assert.deepStrictEqual(range(0, 30).map((i) => last.get(String(5_000 + i))), range(0, 30).map(() => "cancelled"))
       assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
+    }))
+})
+
+describe("push private session: the stream's start", () => {
+  const ended = (orderId: string, updatedTime: number): Model.OrderUpdate => ({
+    orderId,
+    clientOrderId: undefined,
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "market",
+    status: "full_fill",
+    final: true,
+    price: undefined,
+    quantity: "1",
+    filledQuantity: "1",
+    filledValue: undefined,
+    createdTime: updatedTime - 1,
+    updatedTime,
+    source: "rest"
+  })
+  const filledAt = (orderId: string, time: number): Model.Fill => ({ ...fill(`f-${orderId}`, time), orderId })
+  // A venue whose orders and fills REST lists after a bound, and tells by id.
+  const venue = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
+    balances: Effect.succeed([]),
+    openOrders: () => Effect.succeed([]),
+    ordersAfter: (symbol, after) =>
+      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
+    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
+    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+  })
+
+  it.effect("an order that ended before the start (within the overlap) is not delivered, as its fill is not", () =>
+    Effect.gen(function*() {
+      // The session starts at 50 and reads back 5 ms: one order ended at 48 (before the start), one at 52 (after).
+      const fills = [filledAt("before", 48), filledAt("after", 52)]
+      const orders = [ended("before", 48), ended("after", 52)]
+      const { activate, control, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.orderId), ["after"])
+      assert.deepStrictEqual(drain(orderSink).map((o) => o.orderId), ["after"])
+      // Recorded all the same: a push of its end (the venue's at least once) is no news either.
+      session.onFrame(
+        frame("orders", 1, {
+          orderInfo: [{
+            id: "before",
+            symbolName: "BTCUSDT_SPBL",
+            orderSide: "BUY",
+            type: "MARKET",
+            status: "FILLED",
+            size: "1",
+            cumFillSize: "1",
+            createdTime: "47",
+            updatedTime: "48"
+          }]
+        }),
+        control
+      )
+      assert.deepStrictEqual(drain(orderSink), [])
+    }))
+
+  it.effect("an order that ended before the start, asked for by a fill's id, is not delivered", () =>
+    Effect.gen(function*() {
+      // Its record not listed after the bound (created long before), its fill is: the order is asked for by id.
+      const fills = [filledAt("old", 48)]
+      const orders = [{ ...ended("old", 48), createdTime: 1 }]
+      const { activate, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(drain(fillSink), [])
+      assert.deepStrictEqual(drain(orderSink), [])
     }))
 })

@@ -207,6 +207,45 @@ describe("SpotPush against a hostile venue", () => {
       Effect.provideService(References.MinimumLogLevel, "Debug")
     ))
 
+  it.effect("a venue that opens, then closes with 4001 for a key REST refuses too: the private streams fail", () =>
+    Effect.gen(function*() {
+      // The venue takes the upgrade and refuses the login on the open socket; REST refuses the key as well.
+      const { peers, push } = yield* hostile({
+        onMessage: (peer, text) => {
+          if (text.includes("subscribe")) peer.close(4001, "login failed")
+        }
+      })
+      const balances = yield* collect(push.watchBalances())
+      yield* advance(3_000)
+      const exit = balances.fiber.pollUnsafe()
+      assert.isDefined(exit, "the stream still waits: the venue is dialled for ever")
+      const error = yield* Effect.flip(Fiber.join(balances.fiber))
+      assert.strictEqual(error.reason._tag, "CredentialsRefusedError")
+      assert.isAtMost(peers.length, 2)
+    }).pipe(Effect.provide(TestExchange.layerSpotClient({
+      exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false },
+      client: {
+        credentials: {
+          apiKey: Redacted.make(TestExchange.demoKeys.alice.apiKey),
+          passphrase: Redacted.make(TestExchange.demoKeys.alice.passphrase),
+          secretKey: Redacted.make("not-the-secret")
+        }
+      }
+    }))))
+
+  it.effect("a venue that opens, then closes with 4001, while REST accepts the key: transient, the stream waits", () =>
+    Effect.gen(function*() {
+      const { peers, push } = yield* hostile({
+        onMessage: (peer, text) => {
+          if (text.includes("subscribe")) peer.close(4001, "login failed")
+        }
+      })
+      const balances = yield* collect(push.watchBalances())
+      yield* advance(3_000)
+      assert.isUndefined(balances.fiber.pollUnsafe())
+      assert.isAtLeast(peers.length, 3)
+    }).pipe(Effect.provide(base)))
+
   it.effect("pings: answered only with a time that can be sent back; a deeply nested one is ignored", () =>
     Effect.gen(function*() {
       const { events, peers } = yield* subscribed((push) => push.watchTicker(SYMBOL))

@@ -295,6 +295,47 @@ describe("SpotPush private streams", () => {
       yield* check(fills.items, orders.items, balances.items)
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a symbol a consumer brings while a reconnection's backfill runs gets the outage's fills and orders", () =>
+    Effect.gen(function*() {
+      const { alice, engine, exchange, push, venue } = yield* context
+      const btc = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      const orders = yield* collect(push.watchOrders({ symbols: [SYMBOL] }))
+      yield* settle
+      // An outage in which alice trades BTC, and ETH — a symbol no consumer has brought yet, never pushed.
+      yield* venue.setFaults({ refuseAuth: true })
+      yield* venue.dropAll
+      yield* round(0)
+      yield* exchange.placeOrder(alice, {
+        symbol: "ETHUSDT_SPBL",
+        side: "buy",
+        orderType: "market",
+        force: "normal",
+        quantity: "100",
+        clientOrderId: "eth-buy"
+      })
+      yield* advance(20_000)
+      // The venue takes alice back; the backfill's fills read answers late. While it is under way, a consumer of ETH
+      // joins (the backfill's list of symbols is taken by then).
+      yield* exchange.clearRequests
+      yield* exchange.injectFault({ fault: Fault.latency(2_000), path: Venue.endpoints.fills.path, times: 1 })
+      yield* venue.setFaults({})
+      const waiting = Effect.map(
+        exchange.requests,
+        (list) => list.some((r) => r.path === Venue.endpoints.fills.path && r.fault === "Latency")
+      )
+      for (let i = 0; i < 600 && !(yield* waiting); i++) yield* advance(100, 100)
+      assert.isTrue(yield* waiting, "the backfill's fills read is under way")
+      const eth = yield* collect(push.watchFills({ symbols: ["ETHUSDT_SPBL"] }))
+      yield* advance(20_000)
+      const ethFills = engine.fillList(alice).filter((f) => f.symbol === "ETHUSDT_SPBL").map((f) => f.fillId)
+      assert.isAbove(ethFills.length, 0)
+      // ETH's fills of the outage are read back as they would be had it joined a moment earlier, for every consumer.
+      const ofEth = eth.items.filter((f) => f.symbol === "ETHUSDT_SPBL").map((f) => f.fillId)
+      assert.deepStrictEqual(ofEth.sort(), [...ethFills].sort())
+      assert.includeMembers(btc.items.map((f) => f.fillId), ethFills)
+      assert.include(orders.items.map((o) => o.clientOrderId), "eth-buy")
+    }).pipe(Effect.provide(setup())))
+
   it.effect("a consumer that falls a buffer behind fails with SlowConsumerError; others go on", () =>
     Effect.gen(function*() {
       const { push } = yield* context

@@ -49,7 +49,8 @@ export interface Settings {
   readonly telemetry?: Reporter | undefined
   /**
    * Private connections: whether the venue refuses the credentials (a signed REST call), asked after a handshake that
-   * did not open, at most once every `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
+   * did not open, or a connection that ended with no subscription acknowledged, at most once every
+   * `CREDENTIALS_CHECK_INTERVAL_MILLIS`; a reason fails every channel for good.
    * @default none (never asked)
    */
   readonly credentialsRefused?: Effect.Effect<PushError.PushErrorReason | undefined> | undefined
@@ -342,6 +343,7 @@ export class Connection {
       let attempt = 0
       while (this.subscriptions.channels.size > 0) {
         let connectedAt: number | undefined
+        const acknowledgements = this.subscriptions.acknowledgements
         const exit = yield* Effect.exit(this.connectOnce(() => {
           connectedAt = this.now()
         }))
@@ -353,7 +355,11 @@ export class Connection {
           }
           return
         }
-        const refused = connectedAt === undefined ? yield* this.credentialsRefused(exit) : undefined
+        // A venue may take the upgrade and refuse the key on the open socket (a close 4001, an error frame): a
+        // connection that opened but had no subscription acknowledged is asked about as a handshake that did not open.
+        const refused = connectedAt === undefined || this.subscriptions.acknowledgements === acknowledgements
+          ? yield* this.credentialsRefused(exit)
+          : undefined
         if (refused !== undefined) {
           for (const channel of Array.from(this.subscriptions.channels.keys())) {
             yield* this.subscriptions.fail(channel, refused)

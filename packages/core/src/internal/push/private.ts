@@ -5,7 +5,8 @@
 // merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
-// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile.
+// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
+// that joins while a backfill runs, after it took its list, gets that backfill's reads of the symbol after it.
 import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
 import type { Fiber, Scope } from "effect"
 import * as Push from "../../Push.ts"
@@ -58,11 +59,11 @@ export interface Options {
   /** How far before the watermarks the backfill looks again. */
   readonly overlapMillis: number
   /**
-   * How long fill ids and final orders are remembered behind the watermarks; a fill id also at least this long after
-   * it arrived (on `now`).
+   * How long fill ids and final orders are remembered behind the watermarks; a fill id (a final order) also at least
+   * this long after it arrived (ended, on `now`).
    */
   readonly retentionMillis: number
-  /** This machine's clock (ms): when a fill arrived. */
+  /** This machine's clock (ms): when a fill arrived, an order ended. */
   readonly now: () => number
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
@@ -85,7 +86,7 @@ export const mergeOrder = (
   old: Model.OrderUpdate | undefined,
   next: Model.OrderChange
 ): Model.OrderUpdate | undefined => {
-  if (old === undefined) return { ...next, filledQuantity: next.filledQuantity ?? "0" }
+  if (old === undefined) return { ...next, filledQuantity: filledWithout(next) ?? "0" }
   if (old.final) return undefined
   const filled = next.filledQuantity === undefined ? 0 : Decimal.compare(next.filledQuantity, old.filledQuantity)
   if (filled < 0 && !next.final) return undefined
@@ -106,6 +107,20 @@ export const mergeOrder = (
     createdTime: next.createdTime ?? old.createdTime,
     updatedTime: Math.max(next.updatedTime, old.updatedTime)
   }
+}
+
+/**
+ * The filled quantity of an order first seen in a change that does not tell it, where the change does exactly: none
+ * for an open (new) order, the whole size for a filled one whose size is in the base coin (a limit order, a sell; a
+ * market buy's size is the quote coin to spend). `undefined`: not told, to be read back by REST.
+ */
+export const filledWithout = (change: Model.OrderChange): string | undefined => {
+  if (change.filledQuantity !== undefined) return change.filledQuantity
+  if (change.status === "open") return "0"
+  if (change.status === "full_fill" && change.quantity !== undefined) {
+    if (change.orderType === "limit" || change.side === "sell") return change.quantity
+  }
+  return undefined
 }
 
 /** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
@@ -145,6 +160,29 @@ const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, S
   return Effect.suspend(() => read)
 }
 
+// Where a symbol's REST reads of orders and fills start (ms, exclusive).
+interface Bounds {
+  readonly orders: number
+  readonly fills: number
+}
+
+interface SymbolRead {
+  readonly orders: ReadonlyArray<Model.OrderUpdate>
+  readonly gone: ReadonlyArray<string>
+  readonly fills: ReadonlyArray<Model.Fill>
+}
+
+// What a backfill reads of a symbol: its open orders, the orders created and the fills made after the bounds.
+const readSymbol = (rest: Rest, symbol: string, bounds: Bounds): Effect.Effect<SymbolRead, SpotError.SpotError> =>
+  Effect.map(
+    Effect.all([
+      readOpenOrders(rest, symbol),
+      rest.ordersAfter(symbol, bounds.orders),
+      rest.fillsAfter(symbol, bounds.fills)
+    ]),
+    ([open, orders, fills]) => ({ orders: [...open.orders, ...orders], gone: open.gone, fills })
+  )
+
 const same = (a: string | undefined, b: string | undefined): boolean =>
   a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
 
@@ -160,6 +198,8 @@ interface Fetched {
   readonly balances: ReadonlyArray<Model.Balance>
   readonly orders: ReadonlyArray<Model.OrderUpdate>
   readonly fills: ReadonlyArray<Model.Fill>
+  /** Orders held for their filled quantity when the read began: their records are among `orders` if REST knows them. */
+  readonly held: ReadonlyArray<string>
   /** Symbols REST refused, with its answer. */
   readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
 }
@@ -197,17 +237,29 @@ export class PrivateSession implements Feed {
   private generation = 0
   // The connection the session is on while its channels are acknowledged: where a backfill runs.
   private connection: { readonly scope: Scope.Scope; readonly control: Control } | undefined = undefined
+  // Orders first seen in a push that does not tell their filled quantity (nor lets it be known: `filledWithout`),
+  // with their pushed changes, held until REST's order info tells it: shown filled "0" a filled market buy would be
+  // wrong. Asked for on the live connection through `asks`; those a connection ended on are asked by the next backfill.
+  private readonly unsure = new Map<string, Array<Model.OrderChange>>()
+  private asks: Queue.Queue<string> | undefined = undefined
   // Symbols whose open orders REST has read on this connection; those consumers brought that it has not (yet); and
   // whether a read of these runs.
   private readonly read = new Set<string>()
   private readonly asked = new Set<string>()
   private reading = false
+  // Symbols brought while a backfill ran (after it took its list), with the bounds their REST reads start from: their
+  // watermarks as they stood before the pushes buffered meanwhile were merged (those moved them past the outage).
+  // They get the backfill's reads, not the open orders alone: the outage that backfill closes was not closed for them.
+  // Kept until one read of them (this one's, or a later backfill's) is merged.
+  private readonly late = new Map<string, Bounds>()
   // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
   private readonly fills = new Map<
     string,
     { readonly symbol: string; readonly time: number; readonly arrived: number }
   >()
   private readonly orders = new Map<string, Model.OrderUpdate>()
+  // When each final order ended (its final state merged, on this machine's clock): kept for the retention after it.
+  private readonly ended = new Map<string, number>()
   private readonly balances = new Map<string, Model.Balance>()
   // The watermarks, one per symbol: the time of its latest fill, and the creation time of its latest order, merged.
   // Per symbol, since a venue need not push two symbols' events in the order they happened: an event of one symbol
@@ -240,6 +292,19 @@ export class PrivateSession implements Feed {
   // A symbol's watermark: `since` until an event of it was merged.
   private mark(marks: Map<string, number>, symbol: string): number {
     return marks.get(symbol) ?? this.options.since
+  }
+
+  // Where a backfill's reads of a symbol start: its watermarks less the overlap, or earlier for a symbol brought while
+  // the last backfill ran.
+  private bounds(symbol: string): Bounds {
+    const { overlapMillis } = this.options
+    const late = this.late.get(symbol)
+    const orders = this.mark(this.orderMarks, symbol) - overlapMillis
+    const fills = this.mark(this.fillMarks, symbol) - overlapMillis
+    return late === undefined ? { orders, fills } : {
+      orders: Math.min(orders, late.orders),
+      fills: Math.min(fills, late.fills)
+    }
   }
 
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
@@ -280,7 +345,8 @@ export class PrivateSession implements Feed {
    * Symbols a consumer joining brings. One whose open orders REST has not read on this connection (a symbol new to the
    * session, or one it knows only from pushes) has them read: at once when the session is live, after the backfill
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
-   * the session is down. Only the open orders: on a live connection every other event of the symbol is pushed.
+   * the session is down. Only the open orders on a live connection, where every other event of the symbol is pushed;
+   * after a backfill under way, that backfill's reads (the outage it closes was not closed for the symbol).
    */
   addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
@@ -306,7 +372,17 @@ export class PrivateSession implements Feed {
       }
       if (this.active.size < CHANNELS.length) return Effect.void
       this.connection = { scope, control }
-      return Effect.asVoid(Effect.forkIn(this.backfill(this.generation, control), scope))
+      const generation = this.generation
+      return Effect.flatMap(Queue.unbounded<string>(), (asks) => {
+        this.asks = asks
+        return Effect.andThen(
+          Effect.forkIn(
+            Effect.forever(Effect.flatMap(Queue.take(asks), (orderId) => this.ask(orderId, generation))),
+            scope
+          ),
+          Effect.asVoid(Effect.forkIn(this.backfill(generation, control), scope))
+        )
+      })
     })
   }
 
@@ -317,6 +393,7 @@ export class PrivateSession implements Feed {
       this.buffer = []
       this.generation++
       this.connection = undefined
+      this.asks = undefined
       // The next connection's backfill reads every symbol in play (a read under way was interrupted with its scope).
       this.read.clear()
       this.reading = false
@@ -325,7 +402,9 @@ export class PrivateSession implements Feed {
 
   // The open orders of the symbols consumers brought, read on the live connection and merged as they come. Pushes are
   // not held meanwhile: the connection is live, so nothing else of these symbols was missed (the channels carry every
-  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it.
+  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it. A symbol
+  // brought while the backfill ran gets that backfill's reads instead (its orders and fills of the outage, and the
+  // outcome of orders they leave unknown), from its bounds as they stood before the buffered pushes moved them.
   private readAsked(): Effect.Effect<void> {
     const connection = this.connection
     if (connection === undefined || this.reading || this.asked.size === 0) return Effect.void
@@ -335,16 +414,26 @@ export class PrivateSession implements Feed {
     const generation = this.generation
     const rest = this.options.rest
     // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
-    const read = Effect.gen(function*() {
+    const read = Effect.gen({ self: this }, function*() {
       const orders: Array<Model.OrderUpdate> = []
+      const fills: Array<Model.Fill> = []
+      const gone: Array<string> = []
       const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
       for (const symbol of symbols) {
-        const open = yield* Effect.result(readOpenOrders(rest, symbol))
-        if (Result.isSuccess(open)) orders.push(...open.success.orders)
-        else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
+        const open = yield* Effect.result(
+          this.late.has(symbol)
+            ? readSymbol(rest, symbol, this.bounds(symbol))
+            : Effect.map(readOpenOrders(rest, symbol), (open) => ({ ...open, fills: [] }))
+        )
+        if (Result.isSuccess(open)) {
+          orders.push(...open.success.orders)
+          fills.push(...open.success.fills)
+          gone.push(...open.success.gone)
+        } else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
         else return yield* Effect.fail(open.failure)
       }
-      return { orders, refused }
+      if (fills.length > 0) orders.push(...yield* this.outcomes({ orders, gone, fills }, false))
+      return { orders, fills, refused }
     })
     return Effect.asVoid(Effect.forkIn(
       Effect.flatMap(Effect.result(read), (result) =>
@@ -355,10 +444,15 @@ export class PrivateSession implements Feed {
           if (Result.isFailure(result)) return this.failed(result.failure, connection.control)
           const { refused } = result.success
           const dropped = this.drop(refused)
-          for (const symbol of symbols) if (this.symbols.has(symbol)) this.read.add(symbol)
+          for (const symbol of symbols) {
+            this.late.delete(symbol)
+            if (this.symbols.has(symbol)) this.read.add(symbol)
+          }
           const orders = result.success.orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)
+          const fills = result.success.fills.slice().sort((a, b) => a.time - b.time)
           this.hold(() => {
             for (const order of orders) this.mergeOrder(order)
+            for (const fill of fills) this.mergeFill(fill)
           })
           // Symbols brought while these were read.
           return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
@@ -399,9 +493,10 @@ export class PrivateSession implements Feed {
   }
 
   private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
-    const { overlapMillis, rest } = this.options
+    const { rest } = this.options
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
+      const held = Array.from(this.unsure.keys())
       const symbols: Array<string> = []
       const balances = yield* rest.balances
       const orders: Array<Model.OrderUpdate> = []
@@ -409,40 +504,46 @@ export class PrivateSession implements Feed {
       const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
       const gone: Array<string> = []
       for (const symbol of Array.from(this.symbols)) {
-        const read = yield* Effect.result(Effect.all([
-          readOpenOrders(rest, symbol),
-          rest.ordersAfter(symbol, this.mark(this.orderMarks, symbol) - overlapMillis),
-          rest.fillsAfter(symbol, this.mark(this.fillMarks, symbol) - overlapMillis)
-        ]))
+        const read = yield* Effect.result(readSymbol(rest, symbol, this.bounds(symbol)))
         if (Result.isSuccess(read)) {
           symbols.push(symbol)
-          orders.push(...read.success[0].orders, ...read.success[1])
-          gone.push(...read.success[0].gone)
-          fills.push(...read.success[2])
+          orders.push(...read.success.orders)
+          gone.push(...read.success.gone)
+          fills.push(...read.success.fills)
         } else if (refusesSymbol(read.failure)) {
           refused.push({ symbol, error: read.failure })
         } else {
           return yield* Effect.fail(read.failure)
         }
       }
-      // Orders whose outcome is unknown: known and not final but absent from the answers (filled or cancelled since),
-      // those that left the book while their symbol's open orders were read, and the orders of fills never seen. A fill seen already (REST's overlap reads it again) tells nothing new of
-      // its order: that order may have been forgotten since (final, behind the watermarks), and asking for it would
-      // deliver its final state again.
-      const answered = new Set(orders.map((order) => order.orderId))
-      const unknown = new Set<string>(gone)
-      for (const order of this.orders.values()) {
-        if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+      orders.push(...yield* this.outcomes({ orders, gone, fills }, true))
+      return { before, symbols, balances, orders, fills, held, refused }
+    })
+  }
+
+  // Orders whose outcome is unknown, asked for by id: those that left the book while their symbol's open orders were
+  // read, the orders of fills never seen, and (`known`) the orders known and not final but absent from the answers
+  // (filled or cancelled since). A fill seen already (REST's overlap reads it again) tells nothing new of its order:
+  // that order may have been forgotten since (final, behind the watermarks), and asking for it would deliver its final
+  // state again.
+  private outcomes(read: SymbolRead, known: boolean): Effect.Effect<Array<Model.OrderUpdate>, SpotError.SpotError> {
+    return Effect.suspend(() => {
+      const answered = new Set(read.orders.map((order) => order.orderId))
+      const unknown = new Set<string>(read.gone)
+      if (known) {
+        for (const order of this.orders.values()) {
+          if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
+        }
+        for (const orderId of this.unsure.keys()) if (!answered.has(orderId)) unknown.add(orderId)
       }
-      for (const fill of fills) {
+      for (const fill of read.fills) {
         if (this.fills.has(fill.fillId)) continue
         if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
       }
-      for (const orderId of unknown) {
-        const order = yield* rest.order(orderId)
-        if (order !== undefined) orders.push(order)
-      }
-      return { before, symbols, balances, orders, fills, refused }
+      return Effect.map(
+        Effect.forEach(Array.from(unknown), (orderId) => this.options.rest.order(orderId)),
+        (found) => found.filter((order) => order !== undefined)
+      )
     })
   }
 
@@ -452,12 +553,16 @@ export class PrivateSession implements Feed {
         if (generation !== this.generation) return Effect.void
         this.options.onBackfilled?.(Result.isFailure(result) ? "failed" : "ok")
         if (Result.isFailure(result)) return this.failed(result.failure, control)
-        const { balances, before, fills, orders, refused, symbols } = result.success
+        const { balances, before, fills, held, orders, refused, symbols } = result.success
         const dropped = this.drop(refused)
         for (const symbol of symbols) {
           this.read.add(symbol)
           this.asked.delete(symbol)
+          this.late.delete(symbol)
         }
+        // Symbols brought after this backfill took its list: their bounds before the pushes buffered meanwhile (of
+        // them, too) are merged and move their watermarks past the outage.
+        for (const symbol of this.asked) if (!this.late.has(symbol)) this.late.set(symbol, this.bounds(symbol))
         this.accountVersion = undefined
         const buffered = this.buffer
         this.buffer = []
@@ -474,6 +579,8 @@ export class PrivateSession implements Feed {
             }
           }
           for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
+          // Orders held for their filled quantity: REST's records (merged above, if it knows them) tell it.
+          for (const orderId of held) this.settle(orderId, undefined)
           for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
           // answer (of every coin, listed or left out at zero), so it is dropped (an older state after a newer one,
@@ -500,6 +607,7 @@ export class PrivateSession implements Feed {
     for (const { error, symbol } of refused) {
       this.symbols.delete(symbol)
       this.asked.delete(symbol)
+      this.late.delete(symbol)
       this.refused.add(symbol)
       this.fillMarks.delete(symbol)
       this.orderMarks.delete(symbol)
@@ -587,14 +695,53 @@ export class PrivateSession implements Feed {
     this.counted()
   }
 
-  private mergeOrder(update: Model.OrderChange): void {
-    const order = mergeOrder(this.orders.get(update.orderId), update)
+  private mergeOrder(update: Model.OrderChange, told = false): void {
+    const old = this.orders.get(update.orderId)
+    if (old === undefined && !told && filledWithout(update) === undefined) {
+      const held = this.unsure.get(update.orderId)
+      if (held !== undefined) held.push(update)
+      else {
+        this.unsure.set(update.orderId, [update])
+        if (this.asks !== undefined) Queue.offerUnsafe(this.asks, update.orderId)
+      }
+      return
+    }
+    const order = mergeOrder(old, update)
     if (order === undefined) return
     this.orders.set(order.orderId, order)
+    if (order.final) this.ended.set(order.orderId, this.options.now())
     this.learn(order.symbol)
     this.raise(this.orderMarks, order.symbol, order.createdTime ?? order.updatedTime)
+    // An order first seen from REST that had ended before the session started (read back within the overlap, or asked
+    // for by a fill before the start) is no change "from now on", as its fills before `since` are not: recorded, so
+    // that a later push of its end is recognised, not delivered. One already delivered (open) has its end delivered.
+    if (old === undefined && order.source === "rest" && order.final && order.updatedTime < this.options.since) return
     for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
     this.counted()
+  }
+
+  // REST's order info for an order held for its filled quantity. A failure is a backfill's: a retryable one ends the
+  // connection, and the next backfill asks.
+  private ask(orderId: string, generation: number): Effect.Effect<void> {
+    return Effect.flatMap(Effect.result(this.options.rest.order(orderId)), (result) =>
+      Effect.suspend(() => {
+        if (generation !== this.generation || !this.unsure.has(orderId)) return Effect.void
+        if (Result.isFailure(result)) {
+          return this.connection === undefined ? Effect.void : this.failed(result.failure, this.connection.control)
+        }
+        this.hold(() => this.settle(orderId, result.success))
+        return this.deliverBacklogs()
+      }))
+  }
+
+  // An order held for its filled quantity, told by REST: its record, then the pushes held, on top (an order only moves
+  // forward). REST not knowing it, the pushes are merged as they are (filled "0" unless a later one tells it).
+  private settle(orderId: string, record: Model.OrderUpdate | undefined): void {
+    const held = this.unsure.get(orderId)
+    if (held === undefined) return
+    this.unsure.delete(orderId)
+    if (record !== undefined) this.mergeOrder(record)
+    for (const change of held) this.mergeOrder(change, true)
   }
 
   private mergeBalance(balance: Model.Balance): void {
@@ -705,11 +852,11 @@ export class PrivateSession implements Feed {
   // overlap): forgotten, so that memory stays flat however long the session runs. A final order that filled can also
   // come back through a fill of it not seen yet (its order is asked for), and fills are read from the fill watermark,
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
-  // A fill id is also kept for the retention after it arrived: pushes are delivered whatever their time, and a venue
-  // that pushes a fill again (on a new connection, at least once) would otherwise have it delivered twice once a later
-  // fill (minutes later, or one stamped in the future) moved the watermark past it. Refusing pushed fills behind the
-  // watermark instead would drop genuine ones after a fill stamped in the future; kept by arrival, memory stays bounded
-  // by the fills that arrive within the retention.
+  // A fill id, and a final order, is also kept for the retention after it arrived (ended): pushes are delivered
+  // whatever their time, and a venue that pushes a fill or an order's end again (on a new connection, at least once)
+  // would otherwise have it delivered twice once a later event (minutes later, or one stamped in the future) moved the
+  // watermark past it. Refusing pushes behind the watermark instead would drop genuine ones after an event stamped in
+  // the future; kept by arrival, memory stays bounded by what arrives within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
     const arrivedBefore = this.options.now() - retentionMillis
@@ -724,7 +871,10 @@ export class PrivateSession implements Feed {
       const mark = Decimal.compare(order.filledQuantity, "0") > 0
         ? Math.min(orderMark, this.mark(this.fillMarks, order.symbol))
         : orderMark
-      if (order.updatedTime < mark - retentionMillis) this.orders.delete(id)
+      if (order.updatedTime < mark - retentionMillis && (this.ended.get(id) ?? 0) < arrivedBefore) {
+        this.orders.delete(id)
+        this.ended.delete(id)
+      }
     }
   }
 }

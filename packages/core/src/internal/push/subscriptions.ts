@@ -94,6 +94,8 @@ export class Subscriptions {
   readonly channels = new Map<string, Entry>()
   /** The connection as it is now; `undefined` between connections. */
   live: Live | undefined = undefined
+  /** Subscriptions the venue acknowledged, ever: a connection that ends with none acknowledged proved no key. */
+  acknowledgements = 0
   private readonly ackTimeoutMillis: number
   private readonly now: () => number
 
@@ -185,6 +187,7 @@ export class Subscriptions {
     if (entry === undefined || entry.state !== "pending") return undefined
     entry.state = "active"
     entry.acknowledged = true
+    this.acknowledgements++
     const subscription = Scope.forkUnsafe(live.scope)
     entry.subscription = subscription
     return entry.feed.onActive(channel, subscription, live.control)
