@@ -209,7 +209,10 @@ describe("SpotPush private streams", () => {
         assert.isAtLeast(resynced, 3)
         // Some of the fills could only have come from the backfill.
         assert.isTrue(fills.items.some((f) => f.source === "rest"))
-      }).pipe(Effect.provide(setup({ push: { idleTimeout: "10 seconds" } }))))
+      }).pipe(Effect.provide(setup({ push: { idleTimeout: "10 seconds" } }))), {
+      // 40 rounds of reconnections on the test clock: 1-3 s of CPU alone, beyond vitest's 5 s on a loaded machine.
+      timeout: 30_000
+    })
   }
 
   it.effect("what happens while disconnected comes from REST: fills, orders placed and cancelled, balances", () =>
