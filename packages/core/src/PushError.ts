@@ -205,8 +205,9 @@ export class BackfillError extends Schema.Error<BackfillError>("@spotkit/core/Pu
 }
 
 /**
- * The venue refused the private connection's handshake, and a signed REST call made then (the balances) was refused
- * for the credentials too: `error` is an `AuthenticationError` (a wrong key, secret or passphrase; a revoked or expired
+ * The venue refused the private connection's handshake (or took it, then ended the connection before acknowledging any
+ * subscription: a close 4001, an error frame), and a signed REST call made then (the balances) was refused for the
+ * credentials too: `error` is an `AuthenticationError` (a wrong key, secret or passphrase; a revoked or expired
  * key) or a `PermissionError`. Reconnecting cannot mend it, so the private streams fail rather than wait for good. The
  * REST call is signed with the `SpotClient`'s credentials: when the push is given other credentials than its client,
  * a refusal of those alone is not detected (the streams go on reconnecting). A handshake refused while REST accepts

@@ -36,7 +36,7 @@
  * `NodeSpotPush` provides one with read back-pressure). In a browser, public channels work; private ones fail with a
  * `HeadersUnsupportedError`, as a browser cannot send the handshake headers they need. Credentials the venue refuses
  * (a wrong secret, a revoked key) fail the private streams with `CredentialsRefusedError`: after a private handshake
- * that does not open, a signed REST call (the balances, with the `SpotClient`'s credentials) says whether the venue
+ * that does not open, or a private connection that ends with no subscription acknowledged, a signed REST call (the balances, with the `SpotClient`'s credentials) says whether the venue
  * refuses them; otherwise the refusal is taken as transient and the connection dialled again.
  *
  * @since 0.1.0
@@ -451,7 +451,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   })
   const resolved = resolve(options, attempt, emit, text, telemetry)
   let ids = 0
-  // A private handshake that does not open may be the venue refusing the key: REST, signed, says whether it is.
+  // A private handshake that does not open (or a connection ended before any acknowledgement) may be the venue
+  // refusing the key: REST, signed, says whether it is.
   const refused = options.credentials === undefined ? undefined : credentialsRefused(client)
   // One count for both endpoints: the venue's limit is on the connections of an address, public and private alike.
   const count = new Count()
@@ -483,6 +484,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const synced = serverTimeOnce(client)
   const registry = new Registry(resolved.capacity)
+  // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
+  // service's scope would otherwise wait for ever once its connections are gone.
+  yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
   const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry, telemetry }
   return SpotPush.of({
     ...publicStreams(context),
@@ -494,7 +498,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 
 /**
  * The push service as a layer; needs a `SpotClient` and a `Socket.WebSocketConstructor`. Its connections close with
- * the layer.
+ * the layer, and its streams end then, wherever they are consumed: each element stream interrupted (nothing more will
+ * come to it; one started on the closed service too), `events` ended.
  *
  * @since 0.1.0
  * @category layers

@@ -227,6 +227,30 @@ describe("SpotPush telemetry", () => {
       assert.strictEqual(yield* open("public"), 0)
     }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
 
+  it.effect("the service closing ends the streams consumed outside its scope, interrupted; one started after at once", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(setup(), scope)
+      const push = Context.get(context, SpotPush.SpotPush)
+      // Consumers forked in the test's scope, not the service's (as a ManagedRuntime's caller's would be).
+      const events = yield* collect(push.events)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      const ticker = yield* collect(push.watchTicker(SYMBOL))
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* settle
+      assert.isTrue(book.items.some((e) => e._tag === "Book"))
+      yield* Scope.close(scope, Exit.void)
+      yield* settle
+      // `events` ends (its PubSub shut down); the element streams end interrupted: nothing more will come to them.
+      assert.isDefined(events.fiber.pollUnsafe(), "events still running")
+      for (const [name, consumer] of [["book", book], ["ticker", ticker], ["fills", fills]] as const) {
+        const exit = consumer.fiber.pollUnsafe()
+        assert.isTrue(exit !== undefined && Exit.hasInterrupts(exit), `${name}: ${String(exit)}`)
+      }
+      const late = yield* Effect.exit(Stream.runCollect(push.watchBook(SYMBOL)).pipe(Effect.timeoutOption("1 second")))
+      assert.isTrue(Exit.hasInterrupts(late), String(late))
+    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
+
   it.effect("each reconnect counted by why: closed by the venue, silent, dropped; one stopped in its backoff too", () =>
     within(() =>
       Effect.gen(function*() {

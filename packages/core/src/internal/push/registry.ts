@@ -1,7 +1,8 @@
 // The feeds in use, each shared by its consumers: the first consumer of a feed creates it and subscribes its channels,
 // the last one leaving unsubscribes them; a feed that fails for good is forgotten, so that a new stream starts afresh.
-import { Effect, Queue } from "effect"
-import type { Cause, Scope } from "effect"
+// When the service closes, every consumer's stream ends, interrupted (`close`), wherever its fiber runs.
+import { Cause, Effect, Queue } from "effect"
+import type { Scope } from "effect"
 import type * as PushError from "../../PushError.ts"
 import type { Sink } from "./feeds.ts"
 import type { Hub } from "./hub.ts"
@@ -35,6 +36,9 @@ const joined = (
 export class Registry {
   private readonly feeds = new Map<string, Shared>()
   private readonly capacity: number
+  // Every consumer's queue, until it leaves: what `close` ends.
+  private readonly sinks = new Set<Sink<unknown>>()
+  private closed = false
 
   constructor(capacity: number) {
     this.capacity = capacity
@@ -43,9 +47,13 @@ export class Registry {
   /** A consumer's queue on the feed, for as long as the scope lasts. */
   use<F extends Shared, A>(use: Use<F, A>): Effect.Effect<Sink<A>, PushError.PushErrorReason, Scope.Scope> {
     return Effect.gen({ self: this }, function*() {
+      // A stream started on a closed service would wait for ever: it is interrupted, as the running ones were.
+      if (this.closed) return yield* Effect.interrupt
       const sink = yield* Queue.make<A, PushError.PushErrorReason | Cause.Done>(
         use.latest === true ? { capacity: 1, strategy: "sliding" } : { capacity: this.capacity }
       )
+      this.sinks.add(sink as Sink<unknown>)
+      yield* Effect.addFinalizer(() => Effect.sync(() => this.sinks.delete(sink as Sink<unknown>)))
       yield* Effect.acquireRelease(
         Effect.suspend(() => this.join(use, sink)),
         (feed) =>
@@ -56,6 +64,17 @@ export class Registry {
       )
       return sink
     })
+  }
+
+  /**
+   * The service is closing: every consumer's stream ends, interrupted (nothing more will come to it), and a stream
+   * started from now on is interrupted at once. A consumer running outside the service's scope (forked by a
+   * `ManagedRuntime`'s caller, say) would otherwise wait for ever on a queue nothing feeds.
+   */
+  close(): void {
+    this.closed = true
+    for (const sink of this.sinks) Queue.failCauseUnsafe(sink, Cause.interrupt())
+    this.sinks.clear()
   }
 
   private join<F extends Shared, A>(use: Use<F, A>, sink: Sink<A>): Effect.Effect<F, PushError.PushErrorReason> {
