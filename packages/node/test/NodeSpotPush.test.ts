@@ -7,31 +7,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SpotPush } from "@spotkit/core"
 import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, Context, Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
+import { alice, pushEnv, pushFromConfig, pushSandbox } from "./support/pushSandbox.ts"
 import { redisServer } from "./support/redisServer.ts"
 
-const alice = TestExchange.demoKeys.alice
-
-const server = PushVenue.layerSandbox().pipe(
-  Layer.provideMerge(PushVenue.layer()),
-  Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
-)
-
-const env = Effect.map(Sandbox.Sandbox, (sandbox) => ({
-  SPOTKIT_BASE_URL: sandbox.baseUrl,
-  SPOTKIT_PUSH_URL: PushVenue.pushUrl(sandbox),
-  SPOTKIT_API_KEY: alice.apiKey,
-  SPOTKIT_SECRET_KEY: alice.secretKey,
-  SPOTKIT_PASSPHRASE: alice.passphrase,
-  SPOTKIT_RATE_LIMIT: "off"
-}))
-
-const fromConfig = (record: Record<string, string>) =>
-  NodeSpotPush.layerConfig().pipe(
-    Layer.provideMerge(NodeSpotClient.layerConfig()),
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(record)))
-  )
+const server = pushSandbox
+const env = pushEnv
+const fromConfig = pushFromConfig
 
 describe("NodeSpotPush", () => {
   it.live("layer: the private balances over ws, as the engine has them", () =>

@@ -10,8 +10,8 @@
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotError, SpotPush } from "@spotkit/core"
-import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
-import { ConfigProvider, type Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
+import { PushVenue, Sandbox } from "@spotkit/testkit"
+import { type Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:https"
@@ -22,8 +22,8 @@ import { inspect } from "node:util"
 import { NodeSpotClient, NodeSpotPush } from "../src/index.ts"
 import * as Proxies from "../src/internal/proxy.ts"
 import { proxyServer } from "./support/proxyServer.ts"
+import { alice, pushEnv, pushFromConfig, pushSandbox } from "./support/pushSandbox.ts"
 
-const alice = TestExchange.demoKeys.alice
 const credentials = {
   apiKey: Redacted.make(alice.apiKey),
   secretKey: Redacted.make(alice.secretKey),
@@ -31,10 +31,7 @@ const credentials = {
 }
 const PASSWORD = "pr0xy-s3cret-Tunnel"
 
-const server = PushVenue.layerSandbox().pipe(
-  Layer.provideMerge(PushVenue.layer()),
-  Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
-)
+const server = pushSandbox
 
 // The private balances (REST's answer first, so one element comes at once) and the events, through a push layer.
 const balancesAndEvents = (options: Partial<NodeSpotPush.Options>, take: number, wait: Duration.Input = "3 seconds") =>
@@ -155,23 +152,11 @@ describe("NodeSpotPush through a proxy", () => {
         Effect.gen(function*() {
           const sandbox = yield* Sandbox.Sandbox
           const proxy = yield* proxyServer()
-          const env = {
-            SPOTKIT_BASE_URL: sandbox.baseUrl,
-            SPOTKIT_PUSH_URL: PushVenue.pushUrl(sandbox),
-            SPOTKIT_API_KEY: alice.apiKey,
-            SPOTKIT_SECRET_KEY: alice.secretKey,
-            SPOTKIT_PASSPHRASE: alice.passphrase,
-            SPOTKIT_RATE_LIMIT: "off"
-          }
-          const fromConfig = (record: Record<string, string>) =>
-            NodeSpotPush.layerConfig().pipe(
-              Layer.provideMerge(NodeSpotClient.layerConfig()),
-              Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(record)))
-            )
+          const env = yield* pushEnv
           const balances = yield* Effect.flatMap(
             SpotPush.SpotPush,
             (push) => push.watchBalances().pipe(Stream.take(1), Stream.runCollect)
-          ).pipe(Effect.provide(fromConfig({ ...env, HTTP_PROXY: proxy.url })))
+          ).pipe(Effect.provide(pushFromConfig({ ...env, HTTP_PROXY: proxy.url })))
           assert.strictEqual(balances.length, 1)
           const connect = `CONNECT ${new URL(PushVenue.pushUrl(sandbox)).host}`
           yield* waitFor(proxy.seen, connect)

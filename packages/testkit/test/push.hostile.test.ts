@@ -207,16 +207,23 @@ describe("SpotPush against a hostile venue", () => {
       Effect.provideService(References.MinimumLogLevel, "Debug")
     ))
 
+  // A venue that takes the upgrade and closes the connection with 4001 at the first subscribe; the balances stream
+  // over it, after three seconds.
+  const closedWith4001 = Effect.gen(function*() {
+    const { peers, push } = yield* hostile({
+      onMessage: (peer, text) => {
+        if (text.includes("subscribe")) peer.close(4001, "login failed")
+      }
+    })
+    const balances = yield* collect(push.watchBalances())
+    yield* advance(3_000)
+    return { balances, peers }
+  })
+
   it.effect("a venue that opens, then closes with 4001 for a key REST refuses too: the private streams fail", () =>
     Effect.gen(function*() {
       // The venue takes the upgrade and refuses the login on the open socket; REST refuses the key as well.
-      const { peers, push } = yield* hostile({
-        onMessage: (peer, text) => {
-          if (text.includes("subscribe")) peer.close(4001, "login failed")
-        }
-      })
-      const balances = yield* collect(push.watchBalances())
-      yield* advance(3_000)
+      const { balances, peers } = yield* closedWith4001
       const exit = balances.fiber.pollUnsafe()
       assert.isDefined(exit, "the stream still waits: the venue is dialled for ever")
       const error = yield* Effect.flip(Fiber.join(balances.fiber))
@@ -235,13 +242,7 @@ describe("SpotPush against a hostile venue", () => {
 
   it.effect("a venue that opens, then closes with 4001, while REST accepts the key: transient, the stream waits", () =>
     Effect.gen(function*() {
-      const { peers, push } = yield* hostile({
-        onMessage: (peer, text) => {
-          if (text.includes("subscribe")) peer.close(4001, "login failed")
-        }
-      })
-      const balances = yield* collect(push.watchBalances())
-      yield* advance(3_000)
+      const { balances, peers } = yield* closedWith4001
       assert.isUndefined(balances.fiber.pollUnsafe())
       assert.isAtLeast(peers.length, 3)
     }).pipe(Effect.provide(base)))
