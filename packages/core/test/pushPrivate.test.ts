@@ -567,24 +567,27 @@ describe("push private session: watermarks per symbol", () => {
     }))
 })
 
+// A market buy of BTC filled whole, as REST reads it back.
+const filledMarketBuy = (orderId: string, createdTime: number, updatedTime: number): Model.OrderUpdate => ({
+  orderId,
+  clientOrderId: undefined,
+  symbol: "BTCUSDT_SPBL",
+  side: "buy",
+  orderType: "market",
+  status: "full_fill",
+  final: true,
+  price: undefined,
+  quantity: "1",
+  filledQuantity: "1",
+  filledValue: undefined,
+  createdTime,
+  updatedTime,
+  source: "rest"
+})
+
 describe("push private session: what is remembered", () => {
   const filledFill = (id: string, orderId: string, time: number): Model.Fill => ({ ...fill(id, time), orderId })
-  const filledOrder = (orderId: string, time: number): Model.OrderUpdate => ({
-    orderId,
-    clientOrderId: undefined,
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "market",
-    status: "full_fill",
-    final: true,
-    price: undefined,
-    quantity: "1",
-    filledQuantity: "1",
-    filledValue: undefined,
-    createdTime: time,
-    updatedTime: time,
-    source: "rest"
-  })
+  const filledOrder = (orderId: string, time: number) => filledMarketBuy(orderId, time, time)
   const placed = (id: string, time: number) => pushedOrderOf(id, "BTCUSDT_SPBL", time)
   const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
     balances: Effect.succeed([]),
@@ -739,20 +742,10 @@ describe("push private session: an order first pushed without its filled quantit
       }]
     })
   const recorded = (orderId: string, filledQuantity: string): Model.OrderUpdate => ({
-    orderId,
-    clientOrderId: undefined,
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "market",
-    status: "full_fill",
-    final: true,
-    price: undefined,
+    ...filledMarketBuy(orderId, 60, 70),
     quantity: "100",
     filledQuantity,
-    filledValue: "100",
-    createdTime: 60,
-    updatedTime: 70,
-    source: "rest"
+    filledValue: "100"
   })
 
   it.effect("a filled market buy is not shown as filled \"0\": its quantity is read back by REST first", () =>
@@ -1078,22 +1071,7 @@ describe("push private session: open orders read while some leave the book", () 
 })
 
 describe("push private session: the stream's start", () => {
-  const ended = (orderId: string, updatedTime: number): Model.OrderUpdate => ({
-    orderId,
-    clientOrderId: undefined,
-    symbol: "BTCUSDT_SPBL",
-    side: "buy",
-    orderType: "market",
-    status: "full_fill",
-    final: true,
-    price: undefined,
-    quantity: "1",
-    filledQuantity: "1",
-    filledValue: undefined,
-    createdTime: updatedTime - 1,
-    updatedTime,
-    source: "rest"
-  })
+  const ended = (orderId: string, updatedTime: number) => filledMarketBuy(orderId, updatedTime - 1, updatedTime)
   const filledAt = (orderId: string, time: number): Model.Fill => ({ ...fill(`f-${orderId}`, time), orderId })
   // A venue whose orders and fills REST lists after a bound, and tells by id.
   const venue = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
