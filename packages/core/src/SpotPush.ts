@@ -59,6 +59,7 @@ import {
 import { Count, Hub } from "./internal/push/hub.ts"
 import * as MarketFeeds from "./internal/push/market.ts"
 import * as Private from "./internal/push/private.ts"
+import { restOf } from "./internal/push/privateRest.ts"
 import { Registry } from "./internal/push/registry.ts"
 import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
 import * as PushTelemetry from "./internal/push/telemetry.ts"
@@ -586,7 +587,7 @@ const publicStreams = (
 const privateStreams = (
   { client, emit, hubs, now, options, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
-  const rest = Private.restOf(client)
+  const rest = restOf(client)
   const session = <A>(
     name: string,
     privateOptions: PrivateOptions | undefined,

@@ -12,7 +12,7 @@ import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type * as Model from "../src/internal/push/model.ts"
 import { PrivateSession } from "../src/internal/push/private.ts"
-import type { Rest } from "../src/internal/push/private.ts"
+import type { Rest } from "../src/internal/push/privateRest.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
 
 const fill = (id: string, time: number): Model.Fill => ({

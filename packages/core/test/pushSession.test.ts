@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { Push } from "../src/index.ts"
 import { backoffDelay, OperationLog } from "../src/internal/push/limits.ts"
 import * as Model from "../src/internal/push/model.ts"
-import { mergeOrder } from "../src/internal/push/private.ts"
+import { mergeOrder } from "../src/internal/push/privateMerge.ts"
 
 const order = (patch: Partial<Model.OrderUpdate>): Model.OrderUpdate => ({
   orderId: "1",

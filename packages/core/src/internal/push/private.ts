@@ -7,45 +7,24 @@
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
 // has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
 // that joins while a backfill runs, after it took its list, gets that backfill's reads of the symbol after it.
-import { Cause, Effect, Option, Queue, Result, Schema, Stream } from "effect"
-import type { Fiber, Scope } from "effect"
+// This module owns the session's state (phase, buffer, symbols, watermarks, what it remembers) and applies the merges;
+// what is asked of REST and how it is read is `privateRest.ts`, the merge rules `privateMerge.ts`, and what waits for
+// a consumer's queue to have room `privateSinks.ts`.
+import { Cause, Effect, Queue, Result, Schema } from "effect"
+import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
-import type { SpotClient } from "../../SpotClient.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimal from "../model/decimal.ts"
 import { TRADING_PAIR } from "../model/patterns.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
+import { filledWithout, mergeOrder, sameAmount } from "./privateMerge.ts"
+import { outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
+import type { Bounds, Refusal, Rest, SymbolRead } from "./privateRest.ts"
+import { Backlogs } from "./privateSinks.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 import type { BackfillOutcome } from "./telemetry.ts"
-
-/** The REST side of the backfill (the client's operations, in the models of the streams). */
-export interface Rest {
-  readonly balances: Effect.Effect<ReadonlyArray<Model.Balance>, SpotError.SpotError>
-  readonly openOrders: (symbol: string) => Effect.Effect<ReadonlyArray<Model.OrderUpdate>, SpotError.SpotError>
-  /** Orders of a symbol created after `after` (ms, exclusive). */
-  readonly ordersAfter: (
-    symbol: string,
-    after: number
-  ) => Effect.Effect<ReadonlyArray<Model.OrderUpdate>, SpotError.SpotError>
-  /** Fills of a symbol made after `after` (ms, exclusive). */
-  readonly fillsAfter: (symbol: string, after: number) => Effect.Effect<ReadonlyArray<Model.Fill>, SpotError.SpotError>
-  readonly order: (orderId: string) => Effect.Effect<Model.OrderUpdate | undefined, SpotError.SpotError>
-}
-
-// The REST side of the private backfill, through the client, in the models of the streams.
-export const restOf = (client: SpotClient["Service"]): Rest => ({
-  balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
-  openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
-  // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
-  ordersAfter: (symbol, after) =>
-    Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
-  fillsAfter: (symbol, after) =>
-    Effect.flatMap(Stream.runCollect(client.fills(after > 0 ? { symbol, after } : { symbol })), Model.fillsFromRest),
-  order: (orderId) =>
-    Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
-})
 
 export interface Options {
   readonly rest: Rest
@@ -75,117 +54,6 @@ export interface Options {
 /** The channels of the session. */
 export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.channels.fill, Push.channels.account]
 
-/**
- * The order's state after an update, or `undefined` when the update does not move it forward: a final state sticks,
- * the filled quantity never goes back, and at the same filled quantity a non-final update counts only if it is not
- * older and changes the status. A filled quantity the update does not tell is the one known (none for a new order).
- * A final state always moves a live order on, with the larger of the two quantities: the end of an order is never
- * dropped for a quantity written before its last fill was counted (or not written at all).
- */
-export const mergeOrder = (
-  old: Model.OrderUpdate | undefined,
-  next: Model.OrderChange
-): Model.OrderUpdate | undefined => {
-  if (old === undefined) return { ...next, filledQuantity: filledWithout(next) ?? "0" }
-  if (old.final) return undefined
-  const filled = next.filledQuantity === undefined ? 0 : Decimal.compare(next.filledQuantity, old.filledQuantity)
-  if (filled < 0 && !next.final) return undefined
-  if (filled === 0 && !next.final && (next.updatedTime < old.updatedTime || next.status === old.status)) {
-    return undefined
-  }
-  // Less than known (a final state only): the known quantity and its value.
-  const ahead = filled > 0 && next.filledQuantity !== undefined
-  return {
-    ...next,
-    clientOrderId: next.clientOrderId ?? old.clientOrderId,
-    symbol: next.symbol === "" ? old.symbol : next.symbol,
-    orderType: next.orderType ?? old.orderType,
-    price: next.price ?? old.price,
-    quantity: next.quantity ?? old.quantity,
-    filledQuantity: ahead ? next.filledQuantity : old.filledQuantity,
-    filledValue: filled < 0 ? old.filledValue : next.filledValue ?? old.filledValue,
-    createdTime: next.createdTime ?? old.createdTime,
-    updatedTime: Math.max(next.updatedTime, old.updatedTime)
-  }
-}
-
-/**
- * The filled quantity of an order first seen in a change that does not tell it, where the change does exactly: none
- * for an open (new) order, the whole size for a filled one whose size is in the base coin (a limit order, a sell; a
- * market buy's size is the quote coin to spend). `undefined`: not told, to be read back by REST.
- */
-export const filledWithout = (change: Model.OrderChange): string | undefined => {
-  if (change.filledQuantity !== undefined) return change.filledQuantity
-  if (change.status === "open") return "0"
-  if (change.status === "full_fill" && change.quantity !== undefined) {
-    if (change.orderType === "limit" || change.side === "sell") return change.quantity
-  }
-  return undefined
-}
-
-/** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
-const OPEN_ORDERS_PAGE = 100
-/** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
-const OPEN_ORDER_PASSES = 3
-
-interface OpenOrders {
-  /** Every order the reads found (an order may come more than once). */
-  readonly orders: ReadonlyArray<Model.OrderUpdate>
-  /** Orders an earlier read found and the last did not: they left the book meanwhile (or moved pages). */
-  readonly gone: ReadonlyArray<string>
-}
-
-// A symbol's open orders, read so that none is missed. REST pages them by offset, newest first: an order of a page
-// read that leaves the book (filled, cancelled) before the next page is asked for moves an older one onto the page
-// already read, and no page of that read has it. Orders placed meanwhile only move orders the other way (read twice,
-// not missed). A read of one page is one answer, whole; a longer one is read again from the first page until a read
-// finds the same orders as the read before (nothing left while it paged), at most `OPEN_ORDER_PASSES` reads. The
-// orders of all reads count: one hidden from a read was found by another unless the book changed during every read,
-// and the orders that left are told as `gone`, so that their outcome is asked for.
-const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, SpotError.SpotError> => {
-  const reads: Array<ReadonlyArray<Model.OrderUpdate>> = []
-  const ids = (orders: ReadonlyArray<Model.OrderUpdate>) => new Set(orders.map((order) => order.orderId))
-  const read: Effect.Effect<OpenOrders, SpotError.SpotError> = Effect.flatMap(rest.openOrders(symbol), (orders) => {
-    const previous = reads.at(-1)
-    reads.push(orders)
-    const now = ids(orders)
-    const settled = previous === undefined
-      ? orders.length < OPEN_ORDERS_PAGE
-      : previous.length === orders.length && previous.every((order) => now.has(order.orderId))
-    if (!settled && reads.length < OPEN_ORDER_PASSES) return read
-    const gone = new Set<string>()
-    for (const earlier of reads) for (const order of earlier) if (!now.has(order.orderId)) gone.add(order.orderId)
-    return Effect.succeed({ orders: reads.flat(), gone: Array.from(gone) })
-  })
-  return Effect.suspend(() => read)
-}
-
-// Where a symbol's REST reads of orders and fills start (ms, exclusive).
-interface Bounds {
-  readonly orders: number
-  readonly fills: number
-}
-
-interface SymbolRead {
-  readonly orders: ReadonlyArray<Model.OrderUpdate>
-  readonly gone: ReadonlyArray<string>
-  readonly fills: ReadonlyArray<Model.Fill>
-}
-
-// What a backfill reads of a symbol: its open orders, the orders created and the fills made after the bounds.
-const readSymbol = (rest: Rest, symbol: string, bounds: Bounds): Effect.Effect<SymbolRead, SpotError.SpotError> =>
-  Effect.map(
-    Effect.all([
-      readOpenOrders(rest, symbol),
-      rest.ordersAfter(symbol, bounds.orders),
-      rest.fillsAfter(symbol, bounds.fills)
-    ]),
-    ([open, orders, fills]) => ({ orders: [...open.orders, ...orders], gone: open.gone, fills })
-  )
-
-const same = (a: string | undefined, b: string | undefined): boolean =>
-  a === undefined || b === undefined ? a === b : Decimal.compare(a, b) === 0
-
 const decodeFill = Schema.decodeUnknownResult(Push.Fill)
 const decodeOrder = Schema.decodeUnknownResult(Push.Order)
 const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
@@ -201,22 +69,7 @@ interface Fetched {
   /** Orders held for their filled quantity when the read began: their records are among `orders` if REST knows them. */
   readonly held: ReadonlyArray<string>
   /** Symbols REST refused, with its answer. */
-  readonly refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
-}
-
-// REST's answer that it will never take this symbol: the venue does not list it (delisted), or it is no trading pair.
-const refusesSymbol = (error: SpotError.SpotError): boolean =>
-  error.reason._tag === "UnknownSymbolError" ||
-  (error.reason._tag === "ValidationError" && error.reason.field === "symbol")
-
-// What a consumer's queue had no room for during a backfill (or a joiner's replay), and every element for it after
-// them, in order; `live`: not of a backfill (counts against the consumer while it waits).
-interface Backlog {
-  readonly sinks: Set<Sink<unknown>>
-  readonly values: Array<{ readonly value: unknown; readonly live: boolean }>
-  head: number
-  live: number
-  fiber: Fiber.Fiber<void> | undefined
+  readonly refused: ReadonlyArray<Refusal>
 }
 
 export class PrivateSession implements Feed {
@@ -270,15 +123,12 @@ export class PrivateSession implements Feed {
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
   private accountVersion: bigint | undefined = undefined
-  // A backfill's (or a replay's) records are many at once, and a consumer that keeps up cannot take any while they are
-  // merged: while `holding`, what a queue has no room for waits in its backlog, delivered by a fiber as room comes.
-  // Live elements of a consumer with a backlog queue behind it; more than the backfill buffer's limit of them is a
-  // consumer that does not keep up (the live rule, with the same room as the session's buffer of pushes).
-  private holding = false
-  private readonly backlogs = new Map<Sink<unknown>, Backlog>()
+  // A backfill's (or a replay's) records are many at once: what a consumer's queue has no room for waits for it.
+  private readonly backlogs: Backlogs
 
   constructor(options: Options) {
     this.options = options
+    this.backlogs = new Backlogs(options)
     this.symbols = new Set(options.symbols)
     this.given = new Map(Array.from(this.symbols, (symbol) => [symbol, new Set<Sink<unknown>>()]))
   }
@@ -323,21 +173,21 @@ export class PrivateSession implements Feed {
   /** Consumers that join late start from the state as merged: the balances, and the orders still open. */
   attachOrders(sink: Sink<Model.OrderUpdate>): void {
     this.orderSinks.add(sink)
-    this.hold(() => {
-      for (const order of this.orders.values()) if (!order.final) this.offer(this.orderSinks, sink, order)
+    this.backlogs.hold(() => {
+      for (const order of this.orders.values()) if (!order.final) this.backlogs.offer(this.orderSinks, sink, order)
     })
   }
 
   attachBalances(sink: Sink<Model.Balance>): void {
     this.balanceSinks.add(sink)
-    this.hold(() => {
-      for (const balance of this.balances.values()) this.offer(this.balanceSinks, sink, balance)
+    this.backlogs.hold(() => {
+      for (const balance of this.balances.values()) this.backlogs.offer(this.balanceSinks, sink, balance)
     })
   }
 
   /** A consumer left: what waited for it is dropped. */
   detach<A>(sink: Sink<A>): void {
-    this.dropBacklog(sink as Sink<unknown>)
+    this.backlogs.drop(sink as Sink<unknown>)
     for (const sinks of this.given.values()) sinks.delete(sink as Sink<unknown>)
   }
 
@@ -359,7 +209,7 @@ export class PrivateSession implements Feed {
         if (!this.read.has(symbol)) this.asked.add(symbol)
       }
       // A joiner's replay that did not fit its queue is delivered from here.
-      return Effect.andThen(this.deliverBacklogs(), this.phase === "live" ? this.readAsked() : Effect.void)
+      return Effect.andThen(this.backlogs.deliver(), this.phase === "live" ? this.readAsked() : Effect.void)
     })
   }
 
@@ -415,23 +265,10 @@ export class PrivateSession implements Feed {
     const rest = this.options.rest
     // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
     const read = Effect.gen({ self: this }, function*() {
-      const orders: Array<Model.OrderUpdate> = []
-      const fills: Array<Model.Fill> = []
-      const gone: Array<string> = []
-      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
-      for (const symbol of symbols) {
-        const open = yield* Effect.result(
-          this.late.has(symbol)
-            ? readSymbol(rest, symbol, this.bounds(symbol))
-            : Effect.map(readOpenOrders(rest, symbol), (open) => ({ ...open, fills: [] }))
-        )
-        if (Result.isSuccess(open)) {
-          orders.push(...open.success.orders)
-          fills.push(...open.success.fills)
-          gone.push(...open.success.gone)
-        } else if (refusesSymbol(open.failure)) refused.push({ symbol, error: open.failure })
-        else return yield* Effect.fail(open.failure)
-      }
+      const { fills, gone, orders, refused } = yield* readEach(symbols, (symbol) =>
+        this.late.has(symbol)
+          ? readSymbol(rest, symbol, this.bounds(symbol))
+          : Effect.map(readOpenOrders(rest, symbol), (open) => ({ ...open, fills: [] })))
       if (fills.length > 0) orders.push(...yield* this.outcomes({ orders, gone, fills }, false))
       return { orders, fills, refused }
     })
@@ -450,12 +287,12 @@ export class PrivateSession implements Feed {
           }
           const orders = result.success.orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)
           const fills = result.success.fills.slice().sort((a, b) => a.time - b.time)
-          this.hold(() => {
+          this.backlogs.hold(() => {
             for (const order of orders) this.mergeOrder(order)
             for (const fill of fills) this.mergeFill(fill)
           })
           // Symbols brought while these were read.
-          return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
+          return Effect.andThen(dropped, Effect.andThen(this.backlogs.deliver(), this.readAsked()))
         })),
       connection.scope
     ))
@@ -484,7 +321,7 @@ export class PrivateSession implements Feed {
       Effect.sync(() => {
         const sinks = [...this.orderSinks, ...this.fillSinks, ...this.balanceSinks] as Array<Sink<unknown>>
         for (const sink of sinks) {
-          this.dropBacklog(sink)
+          this.backlogs.drop(sink)
           Queue.failCauseUnsafe(sink, Cause.fail(reason))
         }
       }),
@@ -497,54 +334,19 @@ export class PrivateSession implements Feed {
     return Effect.gen({ self: this }, function*() {
       const before = this.buffer.length
       const held = Array.from(this.unsure.keys())
-      const symbols: Array<string> = []
       const balances = yield* rest.balances
-      const orders: Array<Model.OrderUpdate> = []
-      const fills: Array<Model.Fill> = []
-      const refused: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
-      const gone: Array<string> = []
-      for (const symbol of Array.from(this.symbols)) {
-        const read = yield* Effect.result(readSymbol(rest, symbol, this.bounds(symbol)))
-        if (Result.isSuccess(read)) {
-          symbols.push(symbol)
-          orders.push(...read.success.orders)
-          gone.push(...read.success.gone)
-          fills.push(...read.success.fills)
-        } else if (refusesSymbol(read.failure)) {
-          refused.push({ symbol, error: read.failure })
-        } else {
-          return yield* Effect.fail(read.failure)
-        }
-      }
+      const { fills, gone, orders, refused, symbols } = yield* readEach(
+        Array.from(this.symbols),
+        (symbol) => readSymbol(rest, symbol, this.bounds(symbol))
+      )
       orders.push(...yield* this.outcomes({ orders, gone, fills }, true))
       return { before, symbols, balances, orders, fills, held, refused }
     })
   }
 
-  // Orders whose outcome is unknown, asked for by id: those that left the book while their symbol's open orders were
-  // read, the orders of fills never seen, and (`known`) the orders known and not final but absent from the answers
-  // (filled or cancelled since). A fill seen already (REST's overlap reads it again) tells nothing new of its order:
-  // that order may have been forgotten since (final, behind the watermarks), and asking for it would deliver its final
-  // state again.
+  // Orders whose outcome a read leaves unknown, asked for against what the session knows (`outcomes`).
   private outcomes(read: SymbolRead, known: boolean): Effect.Effect<Array<Model.OrderUpdate>, SpotError.SpotError> {
-    return Effect.suspend(() => {
-      const answered = new Set(read.orders.map((order) => order.orderId))
-      const unknown = new Set<string>(read.gone)
-      if (known) {
-        for (const order of this.orders.values()) {
-          if (!order.final && !answered.has(order.orderId)) unknown.add(order.orderId)
-        }
-        for (const orderId of this.unsure.keys()) if (!answered.has(orderId)) unknown.add(orderId)
-      }
-      for (const fill of read.fills) {
-        if (this.fills.has(fill.fillId)) continue
-        if (!answered.has(fill.orderId) && !this.orders.has(fill.orderId)) unknown.add(fill.orderId)
-      }
-      return Effect.map(
-        Effect.forEach(Array.from(unknown), (orderId) => this.options.rest.order(orderId)),
-        (found) => found.filter((order) => order !== undefined)
-      )
-    })
+    return outcomes(this.options.rest, { orders: this.orders, unsure: this.unsure, fills: this.fills }, read, known)
   }
 
   private backfill(generation: number, control: Control): Effect.Effect<void> {
@@ -568,7 +370,7 @@ export class PrivateSession implements Feed {
         this.buffer = []
         this.phase = "live"
         // The records and the pushes buffered meanwhile are one burst: what a queue has no room for waits for it.
-        this.hold(() => {
+        this.backlogs.hold(() => {
           // REST's answer is the whole account (`balances` takes no filter): a coin held that it leaves out is at zero
           // (a venue may omit zero balances), not at what it was before.
           const listed = new Set(balances.map((balance) => balance.coinId))
@@ -594,16 +396,14 @@ export class PrivateSession implements Feed {
         this.prune()
         this.options.emit({ _tag: "Resynced", endpoint: "private", fills: fills.length, orders: orders.length })
         // Symbols consumers brought after this backfill took its list.
-        return Effect.andThen(dropped, Effect.andThen(this.deliverBacklogs(), this.readAsked()))
+        return Effect.andThen(dropped, Effect.andThen(this.backlogs.deliver(), this.readAsked()))
       }))
   }
 
   // Symbols REST refused are no longer read. One consumers gave fails their streams (their symbol was not checked:
   // the venue's list could not be read when they joined); one learnt from a push is told in the log.
-  private drop(
-    refused: ReadonlyArray<{ readonly symbol: string; readonly error: SpotError.SpotError }>
-  ): Effect.Effect<void> {
-    const learnt: Array<{ readonly symbol: string; readonly error: SpotError.SpotError }> = []
+  private drop(refused: ReadonlyArray<Refusal>): Effect.Effect<void> {
+    const learnt: Array<Refusal> = []
     for (const { error, symbol } of refused) {
       this.symbols.delete(symbol)
       this.asked.delete(symbol)
@@ -628,7 +428,7 @@ export class PrivateSession implements Feed {
     this.fillSinks.delete(sink as Sink<Model.Fill>)
     this.balanceSinks.delete(sink as Sink<Model.Balance>)
     for (const sinks of this.given.values()) sinks.delete(sink)
-    this.dropBacklog(sink)
+    this.backlogs.drop(sink)
     Queue.failCauseUnsafe(sink, Cause.fail(reason))
   }
 
@@ -691,7 +491,7 @@ export class PrivateSession implements Feed {
     this.raise(this.fillMarks, fill.symbol, fill.time)
     // Pushed fills are delivered whatever their time (the clocks may differ); REST ones from `since` on.
     if (fill.source === "rest" && fill.time < this.options.since) return
-    for (const sink of this.fillSinks) this.offer(this.fillSinks, sink, fill)
+    for (const sink of this.fillSinks) this.backlogs.offer(this.fillSinks, sink, fill)
     this.counted()
   }
 
@@ -716,7 +516,7 @@ export class PrivateSession implements Feed {
     // for by a fill before the start) is no change "from now on", as its fills before `since` are not: recorded, so
     // that a later push of its end is recognised, not delivered. One already delivered (open) has its end delivered.
     if (old === undefined && order.source === "rest" && order.final && order.updatedTime < this.options.since) return
-    for (const sink of this.orderSinks) this.offer(this.orderSinks, sink, order)
+    for (const sink of this.orderSinks) this.backlogs.offer(this.orderSinks, sink, order)
     this.counted()
   }
 
@@ -729,8 +529,8 @@ export class PrivateSession implements Feed {
         if (Result.isFailure(result)) {
           return this.connection === undefined ? Effect.void : this.failed(result.failure, this.connection.control)
         }
-        this.hold(() => this.settle(orderId, result.success))
-        return this.deliverBacklogs()
+        this.backlogs.hold(() => this.settle(orderId, result.success))
+        return this.backlogs.deliver()
       }))
   }
 
@@ -748,100 +548,11 @@ export class PrivateSession implements Feed {
     const old = this.balances.get(balance.coinId)
     // Compared as decimals: REST and push may write one amount differently ("0.004" and "0.0040000000000000").
     if (
-      old !== undefined && same(old.available, balance.available) && same(old.frozen, balance.frozen) &&
-      same(old.equity, balance.equity)
+      old !== undefined && sameAmount(old.available, balance.available) && sameAmount(old.frozen, balance.frozen) &&
+      sameAmount(old.equity, balance.equity)
     ) return
     this.balances.set(balance.coinId, balance)
-    for (const sink of this.balanceSinks) this.offer(this.balanceSinks, sink, balance)
-  }
-
-  // A consumer that cannot take one more live element fails rather than miss it; a burst's elements wait for room.
-  private offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
-    const backlog = this.backlogs.get(sink as Sink<unknown>)
-    if (backlog !== undefined) {
-      backlog.values.push({ value, live: !this.holding })
-      if (!this.holding && ++backlog.live > this.options.bufferLimit) this.slow(sinks, sink)
-      return
-    }
-    if (Queue.offerUnsafe(sink, value)) return
-    if (this.holding) {
-      this.backlogs.set(sink as Sink<unknown>, {
-        sinks: sinks as Set<Sink<unknown>>,
-        values: [{ value, live: false }],
-        head: 0,
-        live: 0,
-        fiber: undefined
-      })
-      return
-    }
-    this.slow(sinks, sink)
-  }
-
-  private slow<A>(sinks: Set<Sink<A>>, sink: Sink<A>): void {
-    sinks.delete(sink)
-    this.dropBacklog(sink as Sink<unknown>)
-    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.options.capacity })))
-  }
-
-  private hold(merge: () => void): void {
-    this.holding = true
-    merge()
-    this.holding = false
-  }
-
-  private dropBacklog(sink: Sink<unknown>): void {
-    const backlog = this.backlogs.get(sink)
-    if (backlog === undefined) return
-    this.backlogs.delete(sink)
-    backlog.fiber?.interruptUnsafe()
-  }
-
-  // A fiber per backlog, until it is delivered. Detached from the connection: its elements are merged already, so no
-  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails.
-  private deliverBacklogs(): Effect.Effect<void> {
-    return Effect.suspend(() =>
-      Effect.forEach(
-        Array.from(this.backlogs).filter(([, backlog]) => backlog.fiber === undefined),
-        ([sink, backlog]) =>
-          Effect.map(Effect.forkDetach(this.deliver(sink, backlog)), (fiber) => {
-            backlog.fiber = fiber
-          }),
-        { discard: true }
-      )
-    )
-  }
-
-  private deliver(sink: Sink<unknown>, backlog: Backlog): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      if (this.backlogs.get(sink) !== backlog) return Effect.void
-      // What fits at once, then wait for room for the next.
-      while (backlog.head < backlog.values.length && Queue.offerUnsafe(sink, backlog.values[backlog.head]!.value)) {
-        this.delivered(backlog)
-      }
-      if (backlog.head === backlog.values.length) {
-        this.backlogs.delete(sink)
-        return Effect.void
-      }
-      if (backlog.head >= 1024) {
-        backlog.values.splice(0, backlog.head)
-        backlog.head = 0
-      }
-      return Effect.flatMap(Queue.offer(sink, backlog.values[backlog.head]!.value), (offered) => {
-        if (this.backlogs.get(sink) !== backlog) return Effect.void
-        // Not offered: the consumer's queue is done (it left, or failed).
-        if (!offered) {
-          this.backlogs.delete(sink)
-          return Effect.void
-        }
-        this.delivered(backlog)
-        return this.deliver(sink, backlog)
-      })
-    })
-  }
-
-  private delivered(backlog: Backlog): void {
-    if (backlog.values[backlog.head]!.live) backlog.live--
-    backlog.head++
+    for (const sink of this.balanceSinks) this.backlogs.offer(this.balanceSinks, sink, balance)
   }
 
   private counted(): void {

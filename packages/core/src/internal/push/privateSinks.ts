@@ -1,0 +1,130 @@
+// The private session's consumers' queues beyond their room: a backfill's (or a joiner's replay's) records are many at
+// once, and a consumer that keeps up cannot take any while they are merged. While the session `hold`s, what a queue
+// has no room for waits in that consumer's backlog, delivered by a fiber as room comes (`deliver`); outside, a
+// consumer that cannot take one more live element fails with `SlowConsumerError` rather than miss it. The session owns
+// which consumers there are (the sets of sinks); this, what waits for each and its delivery.
+import { Cause, Effect, Queue } from "effect"
+import type { Fiber } from "effect"
+import * as PushError from "../../PushError.ts"
+import type { Sink } from "./feeds.ts"
+
+// What a consumer's queue had no room for during a backfill (or a joiner's replay), and every element for it after
+// them, in order; `live`: not of a backfill (counts against the consumer while it waits).
+interface Backlog {
+  readonly sinks: Set<Sink<unknown>>
+  readonly values: Array<{ readonly value: unknown; readonly live: boolean }>
+  head: number
+  live: number
+  fiber: Fiber.Fiber<void> | undefined
+}
+
+export interface Limits {
+  /** Elements a consumer may fall behind before its stream fails (told in its `SlowConsumerError`). */
+  readonly capacity: number
+  /** Live elements a consumer with a backlog may have queued behind it before it counts as not keeping up. */
+  readonly bufferLimit: number
+}
+
+export class Backlogs {
+  private readonly limits: Limits
+  // While `holding`, what a queue has no room for waits in its backlog. Live elements of a consumer with a backlog
+  // queue behind it; more than the backfill buffer's limit of them is a consumer that does not keep up (the live rule,
+  // with the same room as the session's buffer of pushes).
+  private holding = false
+  private readonly backlogs = new Map<Sink<unknown>, Backlog>()
+
+  constructor(limits: Limits) {
+    this.limits = limits
+  }
+
+  // A consumer that cannot take one more live element fails rather than miss it; a burst's elements wait for room.
+  offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    const backlog = this.backlogs.get(sink as Sink<unknown>)
+    if (backlog !== undefined) {
+      backlog.values.push({ value, live: !this.holding })
+      if (!this.holding && ++backlog.live > this.limits.bufferLimit) this.slow(sinks, sink)
+      return
+    }
+    if (Queue.offerUnsafe(sink, value)) return
+    if (this.holding) {
+      this.backlogs.set(sink as Sink<unknown>, {
+        sinks: sinks as Set<Sink<unknown>>,
+        values: [{ value, live: false }],
+        head: 0,
+        live: 0,
+        fiber: undefined
+      })
+      return
+    }
+    this.slow(sinks, sink)
+  }
+
+  private slow<A>(sinks: Set<Sink<A>>, sink: Sink<A>): void {
+    sinks.delete(sink)
+    this.drop(sink as Sink<unknown>)
+    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.limits.capacity })))
+  }
+
+  /** Merges a burst: what a queue has no room for meanwhile waits in its backlog. */
+  hold(merge: () => void): void {
+    this.holding = true
+    merge()
+    this.holding = false
+  }
+
+  /** What waited for a consumer (one that left, or failed) is dropped, its delivery interrupted. */
+  drop(sink: Sink<unknown>): void {
+    const backlog = this.backlogs.get(sink)
+    if (backlog === undefined) return
+    this.backlogs.delete(sink)
+    backlog.fiber?.interruptUnsafe()
+  }
+
+  // A fiber per backlog, until it is delivered. Detached from the connection: its elements are merged already, so no
+  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails.
+  deliver(): Effect.Effect<void> {
+    return Effect.suspend(() =>
+      Effect.forEach(
+        Array.from(this.backlogs).filter(([, backlog]) => backlog.fiber === undefined),
+        ([sink, backlog]) =>
+          Effect.map(Effect.forkDetach(this.deliverTo(sink, backlog)), (fiber) => {
+            backlog.fiber = fiber
+          }),
+        { discard: true }
+      )
+    )
+  }
+
+  private deliverTo(sink: Sink<unknown>, backlog: Backlog): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.backlogs.get(sink) !== backlog) return Effect.void
+      // What fits at once, then wait for room for the next.
+      while (backlog.head < backlog.values.length && Queue.offerUnsafe(sink, backlog.values[backlog.head]!.value)) {
+        this.delivered(backlog)
+      }
+      if (backlog.head === backlog.values.length) {
+        this.backlogs.delete(sink)
+        return Effect.void
+      }
+      if (backlog.head >= 1024) {
+        backlog.values.splice(0, backlog.head)
+        backlog.head = 0
+      }
+      return Effect.flatMap(Queue.offer(sink, backlog.values[backlog.head]!.value), (offered) => {
+        if (this.backlogs.get(sink) !== backlog) return Effect.void
+        // Not offered: the consumer's queue is done (it left, or failed).
+        if (!offered) {
+          this.backlogs.delete(sink)
+          return Effect.void
+        }
+        this.delivered(backlog)
+        return this.deliverTo(sink, backlog)
+      })
+    })
+  }
+
+  private delivered(backlog: Backlog): void {
+    if (backlog.values[backlog.head]!.live) backlog.live--
+    backlog.head++
+  }
+}
