@@ -574,6 +574,10 @@ export const SpotErrorReason = Schema.Union([
   RateLimitStoreError
 ])
 
+// The reason the schema's constructor set: read through a function, as TypeScript takes the `declare`d field below (there
+// for its documentation) for one not yet initialized when `cause` is.
+const reasonOf = (error: { readonly reason: SpotErrorReason }): SpotErrorReason => error.reason
+
 /**
  * The error of every spotkit operation.
  *
@@ -586,7 +590,13 @@ export class SpotError extends Schema.Error<SpotError>("@spotkit/core/SpotError"
   operation: Schema.String,
   reason: SpotErrorReason
 }) {
-  override readonly cause = this.reason
+  /** The operation that failed, e.g. `"SpotClient.placeOrder"`. */
+  declare readonly operation: string
+  /** What went wrong: one of `SpotErrorReason`, told apart by its `_tag` (handle one with `Effect.catchReason`). */
+  declare readonly reason: SpotErrorReason
+
+  /** The `reason` again, as the standard `Error.cause`. */
+  override readonly cause = reasonOf(this)
 
   /**
    * Whether retrying may succeed. The client already retried retryable failures within its retry budget.
