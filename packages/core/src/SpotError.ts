@@ -46,6 +46,11 @@ export class ValidationError extends Schema.Error<ValidationError>("@spotkit/cor
   field: Schema.String,
   description: Schema.String
 }) {
+  /** The offending field, a dotted path (`"items.3.price"`). */
+  declare readonly field: string
+  /** Why it is refused. */
+  declare readonly description: string
+
   get isRetryable(): boolean {
     return false
   }
@@ -67,6 +72,15 @@ export class AuthenticationError
     ...venueFields
   })
 {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -86,6 +100,15 @@ export class TimestampError extends Schema.Error<TimestampError>("@spotkit/core/
   _tag: Schema.tag("TimestampError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return true
   }
@@ -104,6 +127,15 @@ export class PermissionError extends Schema.Error<PermissionError>("@spotkit/cor
   _tag: Schema.tag("PermissionError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -132,6 +164,22 @@ export class RateLimitError extends Schema.Error<RateLimitError>("@spotkit/core/
    */
   maxRetryAfterMillis: Schema.optional(Schema.Number)
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+  /** How long the venue asked to wait (its `Retry-After` header, in ms), when it said. */
+  declare readonly retryAfterMillis: number | undefined
+  /**
+   * The client's cap on such a wait (ms), when the venue asked for longer: the call was not retried, and the budget the
+   * request came from pauses for the cap only.
+   */
+  declare readonly maxRetryAfterMillis: number | undefined
+
   /** False when the venue asked for a wait beyond the client's cap. */
   get isRetryable(): boolean {
     return this.maxRetryAfterMillis === undefined
@@ -155,6 +203,15 @@ export class InvalidRequestError
     ...venueFields
   })
 {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -175,6 +232,15 @@ export class InsufficientBalanceError
     ...venueFields
   })
 {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -199,6 +265,22 @@ export class DuplicateOrderError
     afterRetry: Schema.Boolean
   })
 {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+  /** The order's clientOrderId, when the call gave one. */
+  declare readonly clientOrderId: string | undefined
+  /**
+   * True when the duplicate answered a retry of this very call and the client could not find the order by its
+   * clientOrderId (or found a different order with it).
+   */
+  declare readonly afterRetry: boolean
+
   get isRetryable(): boolean {
     return false
   }
@@ -224,6 +306,15 @@ export class UnknownSymbolError extends Schema.Error<UnknownSymbolError>("@spotk
   _tag: Schema.tag("UnknownSymbolError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -242,6 +333,15 @@ export class InvalidOrderError extends Schema.Error<InvalidOrderError>("@spotkit
   _tag: Schema.tag("InvalidOrderError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -260,6 +360,15 @@ export class MaintenanceError extends Schema.Error<MaintenanceError>("@spotkit/c
   _tag: Schema.tag("MaintenanceError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return true
   }
@@ -279,6 +388,15 @@ export class ServerError extends Schema.Error<ServerError>("@spotkit/core/SpotEr
   _tag: Schema.tag("ServerError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return true
   }
@@ -308,6 +426,19 @@ export class SymbolRuleError extends Schema.Error<SymbolRuleError>("@spotkit/cor
   /** The closest valid values of `field`, below and above (one when only one side exists). */
   nearest: Schema.Array(Schema.String)
 }) {
+  /** The order's symbol. */
+  declare readonly symbol: string
+  /** The rule: `tickSize`, `stepSize`, `minTradeAmount`, `maxTradeAmount` or `enableTrade`. */
+  declare readonly rule: "tickSize" | "stepSize" | "minTradeAmount" | "maxTradeAmount" | "enableTrade"
+  /** The order's field that breaks it (`price` or `quantity`), and its value. */
+  declare readonly field: string
+  /** The value of `field` in the order. */
+  declare readonly value: string
+  /** The rule's value (the tick, the step, the bound). */
+  declare readonly limit: string
+  /** The closest valid values of `field`, below and above (one when only one side exists). */
+  declare readonly nearest: ReadonlyArray<string>
+
   get isRetryable(): boolean {
     return false
   }
@@ -328,6 +459,15 @@ export class ApiError extends Schema.Error<ApiError>("@spotkit/core/SpotError/Ap
   _tag: Schema.tag("ApiError"),
   ...venueFields
 }) {
+  /** The venue's error code, e.g. `"43012"`. */
+  declare readonly code: string
+  /** The venue's message. */
+  declare readonly msg: string
+  /** Server time of the answer (ms), when the venue sent one. */
+  declare readonly requestTime: number | undefined
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return this.httpStatus !== undefined && (this.httpStatus >= 500 || this.httpStatus === 408)
   }
@@ -352,6 +492,14 @@ export class TransportError extends Schema.Error<TransportError>("@spotkit/core/
    */
   notSent: Schema.optional(Schema.Boolean)
 }) {
+  /** What the transport said (its error's message). */
+  declare readonly description: string
+  /**
+   * True when the request provably never reached the venue: no connection could be made (refused, unknown host,
+   * unreachable network, connect timeout). Then even a transfer is retried, and an order is known not to exist.
+   */
+  declare readonly notSent: boolean | undefined
+
   get isRetryable(): boolean {
     return true
   }
@@ -372,6 +520,11 @@ export class HttpStatusError extends Schema.Error<HttpStatusError>("@spotkit/cor
   httpStatus: Schema.Number,
   excerpt: Schema.String
 }) {
+  /** The answer's HTTP status. */
+  declare readonly httpStatus: number
+  /** The start of the answer's body. */
+  declare readonly excerpt: string
+
   get isRetryable(): boolean {
     return this.httpStatus >= 500 || this.httpStatus === 408
   }
@@ -399,6 +552,11 @@ export class RedirectError extends Schema.Error<RedirectError>("@spotkit/core/Sp
   /** The origin of the answer's `Location` (e.g. `"https://elsewhere.example"`), when it had one. */
   target: Schema.optional(Schema.String)
 }) {
+  /** The answer's status (301, 302, 303, 307, 308, ...), or 0 for a browser's opaque redirect. */
+  declare readonly httpStatus: number
+  /** The origin of the answer's `Location` (e.g. `"https://elsewhere.example"`), when it had one. */
+  declare readonly target: string | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -424,6 +582,15 @@ export class DecodeError extends Schema.Error<DecodeError>("@spotkit/core/SpotEr
   excerpt: Schema.String,
   httpStatus: Schema.optional(Schema.Number)
 }) {
+  /** `"json"`: the body is not JSON (truncated or garbled, worth a retry); `"schema"`: JSON of the wrong shape. */
+  declare readonly kind: "json" | "schema"
+  /** What could not be read, and where. */
+  declare readonly description: string
+  /** The start of the body. */
+  declare readonly excerpt: string
+  /** HTTP status of the answer. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return this.kind === "json"
   }
@@ -454,6 +621,13 @@ export class ResponseTooLargeError
     httpStatus: Schema.optional(Schema.Number)
   })
 {
+  /** The limit, in bytes. */
+  declare readonly limit: number
+  /** The size the answer declared (`Content-Length`), when it declared one. */
+  declare readonly declared: number | undefined
+  /** HTTP status of the answer, when the transport had read it. */
+  declare readonly httpStatus: number | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -481,6 +655,16 @@ export class OutcomeUnknownError
     candidates: Schema.optional(Schema.Array(TransferRecord))
   })
 {
+  /** What was sent, and what became of its answer and of the lookup. */
+  declare readonly description: string
+  /** The order's clientOrderId (orders only). */
+  declare readonly clientOrderId: string | undefined
+  /**
+   * A transfer's candidates: the transfers the client's lookup found that could be this one (empty when none matched,
+   * two or more when it cannot tell which); absent when the lookup failed, and for orders.
+   */
+  declare readonly candidates: ReadonlyArray<TransferRecord> | undefined
+
   get isRetryable(): boolean {
     return false
   }
@@ -507,6 +691,11 @@ export class RateLimitStoreError
     description: Schema.String
   })
 {
+  /** The store, by name (a Redis URL without its password). */
+  declare readonly store: string
+  /** Why it could not be reached. */
+  declare readonly description: string
+
   get isRetryable(): boolean {
     return false
   }
