@@ -210,6 +210,9 @@ export interface Options {
    * consumer of orders, fills, balances, trades or candles fails with `SlowConsumerError` (nothing is dropped
    * silently). A private backfill's records (or a joining stream's open orders and balances) beyond it wait for room
    * instead, and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
+   * What one read of the socket holds is handed to the consumers at once, before a consumer can take any of it: a
+   * consumer that never blocks still fails when a single burst carries more of its elements than `bufferSize` (the
+   * default held a 6,000-frame burst in our tests); keep it above the largest burst expected.
    * @default 4096
    */
   readonly bufferSize?: number | undefined

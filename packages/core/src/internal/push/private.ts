@@ -1,8 +1,8 @@
 // The private channels (`orders`, `fill`, `account`) as one gap-free session. After every (re)connection, from the
 // first acknowledgement on, pushes are buffered; once all three channels are live the gap is closed by REST (the
 // balances; per symbol in play the open orders, the orders created and the fills made since that symbol's watermarks,
-// less an overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and pushes are
-// merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
+// less an overlap; each order whose outcome is unknown), the REST records are merged, then the buffered pushes, and
+// pushes are merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
 // has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
