@@ -585,18 +585,20 @@ const filledMarketBuy = (orderId: string, createdTime: number, updatedTime: numb
   source: "rest"
 })
 
+// A venue whose orders and fills REST lists after a bound, and tells by id; no open orders, no balances.
+const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
+  balances: Effect.succeed([]),
+  openOrders: () => Effect.succeed([]),
+  ordersAfter: (symbol, after) =>
+    Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
+  fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
+  order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
+})
+
 describe("push private session: what is remembered", () => {
   const filledFill = (id: string, orderId: string, time: number): Model.Fill => ({ ...fill(id, time), orderId })
   const filledOrder = (orderId: string, time: number) => filledMarketBuy(orderId, time, time)
   const placed = (id: string, time: number) => pushedOrderOf(id, "BTCUSDT_SPBL", time)
-  const honest = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
-    balances: Effect.succeed([]),
-    openOrders: () => Effect.succeed([]),
-    ordersAfter: (symbol, after) =>
-      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
-    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
-    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
-  })
   const run = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>) =>
     Effect.gen(function*() {
       const { control, scope, session } = yield* setup([], { rest: honest(fills, orders) })
@@ -1073,22 +1075,13 @@ describe("push private session: open orders read while some leave the book", () 
 describe("push private session: the stream's start", () => {
   const ended = (orderId: string, updatedTime: number) => filledMarketBuy(orderId, updatedTime - 1, updatedTime)
   const filledAt = (orderId: string, time: number): Model.Fill => ({ ...fill(`f-${orderId}`, time), orderId })
-  // A venue whose orders and fills REST lists after a bound, and tells by id.
-  const venue = (fills: Array<Model.Fill>, orders: Array<Model.OrderUpdate>): Rest => ({
-    balances: Effect.succeed([]),
-    openOrders: () => Effect.succeed([]),
-    ordersAfter: (symbol, after) =>
-      Effect.sync(() => orders.filter((o) => o.symbol === symbol && (o.createdTime ?? 0) > after)),
-    fillsAfter: (symbol, after) => Effect.sync(() => fills.filter((f) => f.symbol === symbol && f.time > after)),
-    order: (orderId) => Effect.sync(() => orders.find((o) => o.orderId === orderId))
-  })
 
   it.effect("an order that ended before the start (within the overlap) is not delivered, as its fill is not", () =>
     Effect.gen(function*() {
       // The session starts at 50 and reads back 5 ms: one order ended at 48 (before the start), one at 52 (after).
       const fills = [filledAt("before", 48), filledAt("after", 52)]
       const orders = [ended("before", 48), ended("after", 52)]
-      const { activate, control, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const { activate, control, fillSink, session } = yield* setup([], { rest: honest(fills, orders) })
       const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
       session.attachOrders(orderSink)
       yield* activate
@@ -1120,7 +1113,7 @@ describe("push private session: the stream's start", () => {
       // Its record not listed after the bound (created long before), its fill is: the order is asked for by id.
       const fills = [filledAt("old", 48)]
       const orders = [{ ...ended("old", 48), createdTime: 1 }]
-      const { activate, fillSink, session } = yield* setup([], { rest: venue(fills, orders) })
+      const { activate, fillSink, session } = yield* setup([], { rest: honest(fills, orders) })
       const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
       session.attachOrders(orderSink)
       yield* activate

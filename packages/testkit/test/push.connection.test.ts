@@ -198,14 +198,19 @@ describe("SpotPush connections", () => {
       venue: { limits: { channelsPerConnection: 2 } }
     }))))
 
+  // One book taken, a second refused: the refusal, which must be a ConnectionLimitError.
+  const refusedSecondBook = Effect.gen(function*() {
+    const { push } = yield* services
+    yield* collect(push.watchBook(SYMBOL))
+    yield* settle
+    const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
+    assert.strictEqual(error.reason._tag, "ConnectionLimitError")
+    return { error, reason: error.reason as PushError.ConnectionLimitError }
+  })
+
   it.effect("connection cap: a channel beyond it fails with ConnectionLimitError naming the channel cap configured", () =>
     Effect.gen(function*() {
-      const { push } = yield* services
-      yield* collect(push.watchBook(SYMBOL))
-      yield* settle
-      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
-      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
-      const reason = error.reason as PushError.ConnectionLimitError
+      const { error, reason } = yield* refusedSecondBook
       assert.strictEqual(reason.connections, 1)
       assert.strictEqual(reason.channelsPerConnection, 1)
       assert.strictEqual(reason.limit, "channels")
@@ -215,12 +220,7 @@ describe("SpotPush connections", () => {
 
   it.effect("connection cap: with no operation left on the connections, ConnectionLimitError says so, not channels", () =>
     Effect.gen(function*() {
-      const { push } = yield* services
-      yield* collect(push.watchBook(SYMBOL))
-      yield* settle
-      const error = yield* Effect.flip(Stream.runDrain(push.watchBook("ETHUSDT_SPBL")))
-      assert.strictEqual(error.reason._tag, "ConnectionLimitError")
-      const reason = error.reason as PushError.ConnectionLimitError
+      const { error, reason } = yield* refusedSecondBook
       assert.strictEqual(reason.limit, "operations")
       assert.include(error.message, "none of the 1 connections allowed has both a place among its 100 channels")
       assert.include(error.message, "a subscribe operation left")
