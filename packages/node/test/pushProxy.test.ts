@@ -60,6 +60,29 @@ const balancesAndEvents = (options: Partial<NodeSpotPush.Options>, take: number,
     )
   })
 
+// A proxy that reads the CONNECT and never answers; `closed` resolves once the client's connection to it has ended.
+const silentProxy = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly closed: Promise<void>; readonly close: () => void }>(
+    (resume) => {
+      let closed = (): void => undefined
+      const done = new Promise<void>((resolve) => closed = resolve)
+      const tcp = createTcpServer((socket) => {
+        socket.on("error", () => undefined)
+        socket.on("close", () => closed())
+        // Read (and drop) the CONNECT, so that the client's end is seen.
+        socket.resume()
+      })
+      tcp.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+          closed: done,
+          close: () => tcp.close()
+        })))
+    }
+  ),
+  (server) => Effect.sync(() => server.close())
+)
+
 const waitFor = (seen: Array<string>, line: string) =>
   Effect.suspend(() => seen.includes(line) ? Effect.void : Effect.fail("waiting")).pipe(
     Effect.retry({ schedule: Schedule.spaced("20 millis"), times: 250 }),
@@ -125,6 +148,26 @@ describe("NodeSpotPush through a proxy", () => {
           for (const reason of reasons) {
             assert.include(reason, "through the proxy http://127.0.0.1:9: connect ECONNREFUSED")
           }
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "a stream ended while the proxy has not answered CONNECT: the socket to the proxy is closed with it",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const silent = yield* silentProxy
+          // The opening is bounded at 10 s; the stream is ended long before, and takes its tunnel with it.
+          const { balances } = yield* balancesAndEvents(
+            { proxy: silent.url, openTimeout: "10 seconds" },
+            2,
+            "300 millis"
+          )
+          assert.strictEqual(balances._tag, "None")
+          const closed = yield* Effect.promise(() => silent.closed).pipe(Effect.timeoutOption("1 second"))
+          assert.strictEqual(closed._tag, "Some", "the socket to the proxy is still open after the stream ended")
         }).pipe(Effect.provide(server))
       ),
     { timeout: 20_000 }
@@ -268,27 +311,7 @@ describe("the proxy tunnel over wss:", () => {
     "a proxy that never answers CONNECT: given up after the bound, its connection closed",
     () =>
       Effect.scoped(Effect.gen(function*() {
-        const silent = yield* Effect.acquireRelease(
-          Effect.callback<{ readonly url: string; readonly closed: Promise<void>; readonly close: () => void }>(
-            (resume) => {
-              let closed = (): void => undefined
-              const done = new Promise<void>((resolve) => closed = resolve)
-              const tcp = createTcpServer((socket) => {
-                socket.on("error", () => undefined)
-                socket.on("close", () => closed())
-                // Read (and drop) the CONNECT, so that the client's end is seen.
-                socket.resume()
-              })
-              tcp.listen(0, "127.0.0.1", () =>
-                resume(Effect.succeed({
-                  url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
-                  closed: done,
-                  close: () => tcp.close()
-                })))
-            }
-          ),
-          (server) => Effect.sync(() => server.close())
-        )
+        const silent = yield* silentProxy
         const result = yield* echoThrough("wss://127.0.0.1:9", silent.url, Buffer.from(""), 200)
         assert.strictEqual(result, `error: through the proxy ${silent.url}: no answer to CONNECT within 200 ms`)
         // The tunnel's socket to the proxy is not left open.

@@ -185,9 +185,14 @@ export const tunnel = (options: {
   /** Whether the venue is reached over TLS (a `wss:` URL). */
   readonly secure: boolean
   readonly timeoutMillis: number
+  /**
+   * Aborted when the connection is given up before the tunnel is handed over (closed, interrupted): the CONNECT is
+   * abandoned and its socket to the proxy closed at once, not left open until `timeoutMillis`.
+   */
+  readonly signal?: AbortSignal | undefined
 }) =>
 (request: Http.ClientRequestArgs, done: OnCreate): undefined => {
-  const { proxy, secure, timeoutMillis } = options
+  const { proxy, secure, signal, timeoutMillis } = options
   const url = new URL(proxy)
   const host = (request.host ?? request.hostname ?? "localhost").replace(/^\[(.+)\]$/, "$1")
   const port = request.port ?? (secure ? 443 : 80)
@@ -210,6 +215,7 @@ export const tunnel = (options: {
   let settled = false
   const settle = (error: Error | null, socket?: Duplex) => {
     clearTimeout(timer)
+    signal?.removeEventListener("abort", abandon)
     if (settled) return void socket?.destroy()
     settled = true
     done(error, socket)
@@ -219,6 +225,14 @@ export const tunnel = (options: {
     settle(through(`no answer to CONNECT within ${timeoutMillis} ms`))
     connect.destroy()
   }, timeoutMillis)
+  // Node's request gives `createConnection` no way to hear that the request it waits for is gone; its socket would
+  // then be destroyed when it came, but the CONNECT itself would wait for the proxy until the timer.
+  const abandon = () => {
+    settle(through("the connection was closed before the proxy answered CONNECT"))
+    connect.destroy()
+  }
+  if (signal?.aborted === true) abandon()
+  else signal?.addEventListener("abort", abandon, { once: true })
   connect.once("connect", (response, socket, head) => {
     if (response.statusCode !== 200) {
       socket.destroy()
