@@ -83,6 +83,27 @@ const silentProxy = Effect.acquireRelease(
   (server) => Effect.sync(() => server.close())
 )
 
+// A proxy that answers every CONNECT with a refusal of `status` (given the request as read), then closes.
+const refusingProxy = (status: (request: string) => string) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
+      const tcp = createTcpServer((socket) => {
+        let request = ""
+        socket.on("error", () => undefined)
+        socket.on("data", (data) => {
+          request += String(data)
+          if (request.includes("\r\n\r\n")) socket.end(`HTTP/1.1 ${status(request)}\r\nContent-Length: 0\r\n\r\n`)
+        })
+      })
+      tcp.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+          close: () => tcp.close()
+        })))
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
+
 const waitFor = (seen: Array<string>, line: string) =>
   Effect.suspend(() => seen.includes(line) ? Effect.void : Effect.fail("waiting")).pipe(
     Effect.retry({ schedule: Schedule.spaced("20 millis"), times: 250 }),
@@ -131,6 +152,33 @@ describe("NodeSpotPush through a proxy", () => {
           assert.isAbove(reasons.length, 0, inspect(events))
           assert.include(reasons[0], `through the proxy ${proxy.url}: the proxy answered CONNECT with 407`)
           assert.deepStrictEqual(leaks(inspect(events, { depth: 10 })), [])
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "a proxy that quotes the credentials in a long refusal: not even the start of the password is shown",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          // The refusal's text is cut (at 80 characters) across the password, or across the Basic value it echoes.
+          const statuses = [
+            () => `407 ${"x".repeat(70)} trader:${PASSWORD}`,
+            (request: string) => `407 ${"x".repeat(60)} ${/proxy-authorization: ([^\r]*)/i.exec(request)?.[1]}`
+          ]
+          for (const status of statuses) {
+            const proxy = yield* refusingProxy(status)
+            const url = new URL(proxy.url)
+            url.username = "trader"
+            url.password = PASSWORD
+            const { events } = yield* balancesAndEvents({ proxy: url.href }, 2, "500 millis")
+            const text = inspect(events, { depth: 10 })
+            assert.include(text, "the proxy answered CONNECT with 407")
+            const basic = Buffer.from(`trader:${PASSWORD}`).toString("base64")
+            const starts = [PASSWORD.slice(0, 6), basic.slice(0, 8)].filter((start) => text.includes(start))
+            assert.deepStrictEqual(starts, [], text)
+          }
         }).pipe(Effect.provide(server))
       ),
     { timeout: 20_000 }
