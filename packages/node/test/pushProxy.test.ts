@@ -11,7 +11,7 @@ import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotError, SpotPush } from "@spotkit/core"
 import { PushVenue, Sandbox } from "@spotkit/testkit"
-import { type Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
+import { Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:https"
@@ -216,6 +216,23 @@ describe("NodeSpotPush through a proxy", () => {
           assert.strictEqual(balances._tag, "None")
           const closed = yield* Effect.promise(() => silent.closed).pipe(Effect.timeoutOption("1 second"))
           assert.strictEqual(closed._tag, "Some", "the socket to the proxy is still open after the stream ended")
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "an opening without a time limit (openTimeout infinite): the tunnel waits for the proxy's answer too",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const sandbox = yield* Sandbox.Sandbox
+          const proxy = yield* proxyServer()
+          const { balances, events } = yield* balancesAndEvents({ proxy: proxy.url, openTimeout: Duration.infinity }, 1)
+          assert.strictEqual(balances._tag, "Some", inspect(events))
+          const connect = `CONNECT ${new URL(PushVenue.pushUrl(sandbox)).host}`
+          yield* waitFor(proxy.seen, connect)
+          assert.include(proxy.seen, connect)
         }).pipe(Effect.provide(server))
       ),
     { timeout: 20_000 }

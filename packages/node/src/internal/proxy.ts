@@ -168,6 +168,9 @@ export const forUrl = (proxies: Resolved, url: string): string | undefined => {
 export const forPushUrl = (proxies: Resolved, url: string): string | undefined =>
   forUrl(proxies, url.replace(/^ws(s?):/i, "http$1:"))
 
+// The longest delay `setTimeout` keeps (a signed 32-bit count of milliseconds).
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
+
 /** What Node's `http.request` calls back with once a custom `createConnection` has its socket, or has failed. */
 export type OnCreate = (error: Error | null, socket?: Duplex) => void
 
@@ -222,10 +225,13 @@ export const tunnel = (options: {
     done(error, socket)
   }
   // Not the request's own `timeout`: that is the socket's idle timeout, which would stay on the tunnel's socket.
-  const timer = setTimeout(() => {
+  // None for an opening without a limit (`openTimeout` infinite): `setTimeout` takes a delay over 2^31 - 1 ms,
+  // Infinity included, as 1 ms, and would give every tunnel up at once; a finite one beyond is held at the most it
+  // takes (some 24 days).
+  const timer = timeoutMillis === Infinity ? undefined : setTimeout(() => {
     settle(through(`no answer to CONNECT within ${timeoutMillis} ms`))
     connect.destroy()
-  }, timeoutMillis)
+  }, Math.min(timeoutMillis, MAX_TIMER_MILLIS))
   // Node's request gives `createConnection` no way to hear that the request it waits for is gone; its socket would
   // then be destroyed when it came, but the CONNECT itself would wait for the proxy until the timer.
   const abandon = () => {
