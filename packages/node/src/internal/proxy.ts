@@ -201,7 +201,6 @@ export const tunnel = (options: {
   const port = request.port ?? (secure ? 443 : 80)
   const authority = `${Net.isIPv6(host) ? `[${host}]` : host}:${port}`
   const through = (what: string) => new Error(`through the proxy ${origin(proxy)}: ${what}`)
-  const scrubber = new SafeText.Scrubber(secrets({ https: proxy, http: proxy, noProxy: "" }))
   const headers: Record<string, string> = { host: authority }
   if (url.username !== "" || url.password !== "") {
     const basic = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString("base64")
@@ -245,6 +244,7 @@ export const tunnel = (options: {
       socket.destroy()
       // Scrubbed before it is cut: a proxy that quotes the credentials it refused would otherwise have the start of
       // the password (or of its Basic value) shown where the cut falls, which no later scrubbing knows as a secret.
+      const scrubber = new SafeText.Scrubber(secrets({ https: proxy, http: proxy, noProxy: "" }))
       const said = scrubber.scrub(response.statusMessage ?? "")
       const status = `${response.statusCode ?? "no status"} ${SafeText.printable(said, 80)}`
       return settle(through(`the proxy answered CONNECT with ${status.trim()}`))
