@@ -15,7 +15,7 @@ import { Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effec
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:https"
-import { type AddressInfo, createServer as createTcpServer } from "node:net"
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inspect } from "node:util"
@@ -292,32 +292,36 @@ describe("NodeSpotPush through a proxy", () => {
   )
 })
 
-// A TLS WebSocket venue on loopback whose certificate names `san` (made by `openssl` for the test), echoing what it
-// is sent.
+// A certificate for `san` and its key, made by `openssl` for the test.
+const certificate = (san: string): { readonly cert: Buffer; readonly key: Buffer } => {
+  const dir = mkdtempSync(join(tmpdir(), "spotkit-tls-"))
+  execFileSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=spotkit test",
+    "-addext",
+    `subjectAltName=${san}`,
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem")
+  ], { stdio: "ignore" })
+  const made = { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) }
+  rmSync(dir, { recursive: true, force: true })
+  return made
+}
+
+// A TLS WebSocket venue on loopback whose certificate names `san`, echoing what it is sent.
 const tlsVenue = (san: string) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly url: string; readonly cert: Buffer; readonly close: () => void }>((resume) => {
-      const dir = mkdtempSync(join(tmpdir(), "spotkit-tls-"))
-      execFileSync("openssl", [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=spotkit test venue",
-        "-addext",
-        `subjectAltName=${san}`,
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem")
-      ], { stdio: "ignore" })
-      const cert = readFileSync(join(dir, "cert.pem"))
-      const key = readFileSync(join(dir, "key.pem"))
-      rmSync(dir, { recursive: true, force: true })
+      const { cert, key } = certificate(san)
       const https = createServer({ cert, key })
       const wss = new NodeWS.WebSocketServer({ server: https })
       wss.on("connection", (socket) => socket.on("message", (data) => socket.send(`echo ${String(data)}`)))
@@ -334,6 +338,28 @@ const tlsVenue = (san: string) =>
     }),
     (venue) => Effect.sync(() => venue.close())
   )
+
+// An `https:` proxy on loopback (TLS to the proxy itself, with a certificate no one trusts) that tunnels each CONNECT.
+const tlsProxy = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
+    const proxy = createServer(certificate("IP:127.0.0.1"))
+    proxy.on("connect", (request: { readonly url?: string }, client: Socket) => {
+      const [host, port] = (request.url ?? "").split(":")
+      const venue = connect(Number(port), host!, () => {
+        client.write("HTTP/1.1 200 Connection established\r\n\r\n")
+        client.pipe(venue).pipe(client)
+      })
+      venue.on("error", () => client.destroy())
+      client.on("error", () => venue.destroy())
+    })
+    proxy.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        url: `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        close: () => proxy.close()
+      })))
+  }),
+  (proxy) => Effect.sync(() => proxy.close())
+)
 
 // One exchange over `ws` through the tunnel (the CA given as `ws` takes it): the echo, or the error's message.
 const echoThrough = (url: string, proxy: string, ca: Buffer, timeoutMillis = 5_000) =>
@@ -368,6 +394,18 @@ describe("the proxy tunnel over wss:", () => {
         const other = yield* tlsVenue("IP:127.0.0.2")
         const refused = yield* echoThrough(other.url, proxy.url, other.cert)
         assert.match(refused, /^error: .*127\.0\.0\.1.*(not in the cert's list|does not match)/i)
+      })),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "an https: proxy is reached over TLS: a certificate not trusted is refused, the proxy named",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const proxy = yield* tlsProxy
+        const venue = yield* tlsVenue("IP:127.0.0.1")
+        const refused = yield* echoThrough(venue.url, proxy.url, venue.cert)
+        assert.match(refused, new RegExp(`^error: through the proxy ${proxy.url}: self[- ]signed certificate`))
       })),
     { timeout: 20_000 }
   )
