@@ -113,10 +113,14 @@ const webSocketConstructor = (
   proxy: { readonly url: string; readonly timeoutMillis: number } | undefined
 ): Socket.WebSocketConstructor["Service"] =>
 (url, options) => {
+  // Aborted once the WebSocket is closed (`ws` emits `close` for a connection closed while still opening too): a tunnel
+  // still waiting for the proxy's answer is abandoned with it.
+  const closed = new AbortController()
   const tunnel = proxy === undefined ? undefined : Proxies.tunnel({
     proxy: proxy.url,
     secure: /^wss:/i.test(url),
-    timeoutMillis: proxy.timeoutMillis
+    timeoutMillis: proxy.timeoutMillis,
+    signal: closed.signal
   })
   const init = {
     maxPayload: maxFrameBytes,
@@ -127,6 +131,7 @@ const webSocketConstructor = (
   const ws = options === undefined || typeof options === "string" || Array.isArray(options)
     ? new NodeWS.WebSocket(url, options, init)
     : new NodeWS.WebSocket(url, options.protocols, { ...init, headers: options.headers })
+  if (tunnel !== undefined) ws.once("close", () => closed.abort())
   // Registered before the socket's own listeners: they see the message as said here.
   ws.on("error", (error: Error & { readonly code?: unknown }) => {
     if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {

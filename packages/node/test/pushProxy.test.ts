@@ -11,11 +11,11 @@ import * as NodeWS from "@effect/platform-node/NodeWS"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotError, SpotPush } from "@spotkit/core"
 import { PushVenue, Sandbox } from "@spotkit/testkit"
-import { type Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
+import { Duration, Effect, Exit, Layer, Redacted, Schedule, Stream } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:https"
-import { type AddressInfo, createServer as createTcpServer } from "node:net"
+import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inspect } from "node:util"
@@ -59,6 +59,50 @@ const balancesAndEvents = (options: Partial<NodeSpotPush.Options>, take: number,
       )
     )
   })
+
+// A proxy that reads the CONNECT and never answers; `closed` resolves once the client's connection to it has ended.
+const silentProxy = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly closed: Promise<void>; readonly close: () => void }>(
+    (resume) => {
+      let closed = (): void => undefined
+      const done = new Promise<void>((resolve) => closed = resolve)
+      const tcp = createTcpServer((socket) => {
+        socket.on("error", () => undefined)
+        socket.on("close", () => closed())
+        // Read (and drop) the CONNECT, so that the client's end is seen.
+        socket.resume()
+      })
+      tcp.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+          closed: done,
+          close: () => tcp.close()
+        })))
+    }
+  ),
+  (server) => Effect.sync(() => server.close())
+)
+
+// A proxy that answers every CONNECT with a refusal of `status` (given the request as read), then closes.
+const refusingProxy = (status: (request: string) => string) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
+      const tcp = createTcpServer((socket) => {
+        let request = ""
+        socket.on("error", () => undefined)
+        socket.on("data", (data) => {
+          request += String(data)
+          if (request.includes("\r\n\r\n")) socket.end(`HTTP/1.1 ${status(request)}\r\nContent-Length: 0\r\n\r\n`)
+        })
+      })
+      tcp.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+          close: () => tcp.close()
+        })))
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
 
 const waitFor = (seen: Array<string>, line: string) =>
   Effect.suspend(() => seen.includes(line) ? Effect.void : Effect.fail("waiting")).pipe(
@@ -114,6 +158,33 @@ describe("NodeSpotPush through a proxy", () => {
   )
 
   it.live(
+    "a proxy that quotes the credentials in a long refusal: not even the start of the password is shown",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          // The refusal's text is cut (at 80 characters) across the password, or across the Basic value it echoes.
+          const statuses = [
+            () => `407 ${"x".repeat(70)} trader:${PASSWORD}`,
+            (request: string) => `407 ${"x".repeat(60)} ${/proxy-authorization: ([^\r]*)/i.exec(request)?.[1]}`
+          ]
+          for (const status of statuses) {
+            const proxy = yield* refusingProxy(status)
+            const url = new URL(proxy.url)
+            url.username = "trader"
+            url.password = PASSWORD
+            const { events } = yield* balancesAndEvents({ proxy: url.href }, 2, "500 millis")
+            const text = inspect(events, { depth: 10 })
+            assert.include(text, "the proxy answered CONNECT with 407")
+            const basic = Buffer.from(`trader:${PASSWORD}`).toString("base64")
+            const starts = [PASSWORD.slice(0, 6), basic.slice(0, 8)].filter((start) => text.includes(start))
+            assert.deepStrictEqual(starts, [], text)
+          }
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
     "a proxy that cannot be reached: named in the reason, and the connection is dialled again",
     () =>
       Effect.scoped(
@@ -125,6 +196,43 @@ describe("NodeSpotPush through a proxy", () => {
           for (const reason of reasons) {
             assert.include(reason, "through the proxy http://127.0.0.1:9: connect ECONNREFUSED")
           }
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "a stream ended while the proxy has not answered CONNECT: the socket to the proxy is closed with it",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const silent = yield* silentProxy
+          // The opening is bounded at 10 s; the stream is ended long before, and takes its tunnel with it.
+          const { balances } = yield* balancesAndEvents(
+            { proxy: silent.url, openTimeout: "10 seconds" },
+            2,
+            "300 millis"
+          )
+          assert.strictEqual(balances._tag, "None")
+          const closed = yield* Effect.promise(() => silent.closed).pipe(Effect.timeoutOption("1 second"))
+          assert.strictEqual(closed._tag, "Some", "the socket to the proxy is still open after the stream ended")
+        }).pipe(Effect.provide(server))
+      ),
+    { timeout: 20_000 }
+  )
+
+  it.live(
+    "an opening without a time limit (openTimeout infinite): the tunnel waits for the proxy's answer too",
+    () =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const sandbox = yield* Sandbox.Sandbox
+          const proxy = yield* proxyServer()
+          const { balances, events } = yield* balancesAndEvents({ proxy: proxy.url, openTimeout: Duration.infinity }, 1)
+          assert.strictEqual(balances._tag, "Some", inspect(events))
+          const connect = `CONNECT ${new URL(PushVenue.pushUrl(sandbox)).host}`
+          yield* waitFor(proxy.seen, connect)
+          assert.include(proxy.seen, connect)
         }).pipe(Effect.provide(server))
       ),
     { timeout: 20_000 }
@@ -184,32 +292,36 @@ describe("NodeSpotPush through a proxy", () => {
   )
 })
 
-// A TLS WebSocket venue on loopback whose certificate names `san` (made by `openssl` for the test), echoing what it
-// is sent.
+// A certificate for `san` and its key, made by `openssl` for the test.
+const certificate = (san: string): { readonly cert: Buffer; readonly key: Buffer } => {
+  const dir = mkdtempSync(join(tmpdir(), "spotkit-tls-"))
+  execFileSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=spotkit test",
+    "-addext",
+    `subjectAltName=${san}`,
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem")
+  ], { stdio: "ignore" })
+  const made = { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) }
+  rmSync(dir, { recursive: true, force: true })
+  return made
+}
+
+// A TLS WebSocket venue on loopback whose certificate names `san`, echoing what it is sent.
 const tlsVenue = (san: string) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly url: string; readonly cert: Buffer; readonly close: () => void }>((resume) => {
-      const dir = mkdtempSync(join(tmpdir(), "spotkit-tls-"))
-      execFileSync("openssl", [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=spotkit test venue",
-        "-addext",
-        `subjectAltName=${san}`,
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem")
-      ], { stdio: "ignore" })
-      const cert = readFileSync(join(dir, "cert.pem"))
-      const key = readFileSync(join(dir, "key.pem"))
-      rmSync(dir, { recursive: true, force: true })
+      const { cert, key } = certificate(san)
       const https = createServer({ cert, key })
       const wss = new NodeWS.WebSocketServer({ server: https })
       wss.on("connection", (socket) => socket.on("message", (data) => socket.send(`echo ${String(data)}`)))
@@ -226,6 +338,28 @@ const tlsVenue = (san: string) =>
     }),
     (venue) => Effect.sync(() => venue.close())
   )
+
+// An `https:` proxy on loopback (TLS to the proxy itself, with a certificate no one trusts) that tunnels each CONNECT.
+const tlsProxy = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
+    const proxy = createServer(certificate("IP:127.0.0.1"))
+    proxy.on("connect", (request: { readonly url?: string }, client: Socket) => {
+      const [host, port] = (request.url ?? "").split(":")
+      const venue = connect(Number(port), host!, () => {
+        client.write("HTTP/1.1 200 Connection established\r\n\r\n")
+        client.pipe(venue).pipe(client)
+      })
+      venue.on("error", () => client.destroy())
+      client.on("error", () => venue.destroy())
+    })
+    proxy.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        url: `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        close: () => proxy.close()
+      })))
+  }),
+  (proxy) => Effect.sync(() => proxy.close())
+)
 
 // One exchange over `ws` through the tunnel (the CA given as `ws` takes it): the echo, or the error's message.
 const echoThrough = (url: string, proxy: string, ca: Buffer, timeoutMillis = 5_000) =>
@@ -265,30 +399,22 @@ describe("the proxy tunnel over wss:", () => {
   )
 
   it.live(
+    "an https: proxy is reached over TLS: a certificate not trusted is refused, the proxy named",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const proxy = yield* tlsProxy
+        const venue = yield* tlsVenue("IP:127.0.0.1")
+        const refused = yield* echoThrough(venue.url, proxy.url, venue.cert)
+        assert.match(refused, new RegExp(`^error: through the proxy ${proxy.url}: self[- ]signed certificate`))
+      })),
+    { timeout: 20_000 }
+  )
+
+  it.live(
     "a proxy that never answers CONNECT: given up after the bound, its connection closed",
     () =>
       Effect.scoped(Effect.gen(function*() {
-        const silent = yield* Effect.acquireRelease(
-          Effect.callback<{ readonly url: string; readonly closed: Promise<void>; readonly close: () => void }>(
-            (resume) => {
-              let closed = (): void => undefined
-              const done = new Promise<void>((resolve) => closed = resolve)
-              const tcp = createTcpServer((socket) => {
-                socket.on("error", () => undefined)
-                socket.on("close", () => closed())
-                // Read (and drop) the CONNECT, so that the client's end is seen.
-                socket.resume()
-              })
-              tcp.listen(0, "127.0.0.1", () =>
-                resume(Effect.succeed({
-                  url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
-                  closed: done,
-                  close: () => tcp.close()
-                })))
-            }
-          ),
-          (server) => Effect.sync(() => server.close())
-        )
+        const silent = yield* silentProxy
         const result = yield* echoThrough("wss://127.0.0.1:9", silent.url, Buffer.from(""), 200)
         assert.strictEqual(result, `error: through the proxy ${silent.url}: no answer to CONNECT within 200 ms`)
         // The tunnel's socket to the proxy is not left open.

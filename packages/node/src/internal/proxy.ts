@@ -168,6 +168,9 @@ export const forUrl = (proxies: Resolved, url: string): string | undefined => {
 export const forPushUrl = (proxies: Resolved, url: string): string | undefined =>
   forUrl(proxies, url.replace(/^ws(s?):/i, "http$1:"))
 
+// The longest delay `setTimeout` keeps (a signed 32-bit count of milliseconds).
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
+
 /** What Node's `http.request` calls back with once a custom `createConnection` has its socket, or has failed. */
 export type OnCreate = (error: Error | null, socket?: Duplex) => void
 
@@ -185,9 +188,14 @@ export const tunnel = (options: {
   /** Whether the venue is reached over TLS (a `wss:` URL). */
   readonly secure: boolean
   readonly timeoutMillis: number
+  /**
+   * Aborted when the connection is given up before the tunnel is handed over (closed, interrupted): the CONNECT is
+   * abandoned and its socket to the proxy closed at once, not left open until `timeoutMillis`.
+   */
+  readonly signal?: AbortSignal | undefined
 }) =>
 (request: Http.ClientRequestArgs, done: OnCreate): undefined => {
-  const { proxy, secure, timeoutMillis } = options
+  const { proxy, secure, signal, timeoutMillis } = options
   const url = new URL(proxy)
   const host = (request.host ?? request.hostname ?? "localhost").replace(/^\[(.+)\]$/, "$1")
   const port = request.port ?? (secure ? 443 : 80)
@@ -210,19 +218,35 @@ export const tunnel = (options: {
   let settled = false
   const settle = (error: Error | null, socket?: Duplex) => {
     clearTimeout(timer)
+    signal?.removeEventListener("abort", abandon)
     if (settled) return void socket?.destroy()
     settled = true
     done(error, socket)
   }
   // Not the request's own `timeout`: that is the socket's idle timeout, which would stay on the tunnel's socket.
-  const timer = setTimeout(() => {
+  // None for an opening without a limit (`openTimeout` infinite): `setTimeout` takes a delay over 2^31 - 1 ms,
+  // Infinity included, as 1 ms, and would give every tunnel up at once; a finite one beyond is held at the most it
+  // takes (some 24 days).
+  const timer = timeoutMillis === Infinity ? undefined : setTimeout(() => {
     settle(through(`no answer to CONNECT within ${timeoutMillis} ms`))
     connect.destroy()
-  }, timeoutMillis)
+  }, Math.min(timeoutMillis, MAX_TIMER_MILLIS))
+  // Node's request gives `createConnection` no way to hear that the request it waits for is gone; its socket would
+  // then be destroyed when it came, but the CONNECT itself would wait for the proxy until the timer.
+  const abandon = () => {
+    settle(through("the connection was closed before the proxy answered CONNECT"))
+    connect.destroy()
+  }
+  if (signal?.aborted === true) abandon()
+  else signal?.addEventListener("abort", abandon, { once: true })
   connect.once("connect", (response, socket, head) => {
     if (response.statusCode !== 200) {
       socket.destroy()
-      const status = `${response.statusCode ?? "no status"} ${SafeText.printable(response.statusMessage ?? "", 80)}`
+      // Scrubbed before it is cut: a proxy that quotes the credentials it refused would otherwise have the start of
+      // the password (or of its Basic value) shown where the cut falls, which no later scrubbing knows as a secret.
+      const scrubber = new SafeText.Scrubber(secrets({ https: proxy, http: proxy, noProxy: "" }))
+      const said = scrubber.scrub(response.statusMessage ?? "")
+      const status = `${response.statusCode ?? "no status"} ${SafeText.printable(said, 80)}`
       return settle(through(`the proxy answered CONNECT with ${status.trim()}`))
     }
     // Bytes the proxy sent after its answer are the venue's: they go back in front of the socket.

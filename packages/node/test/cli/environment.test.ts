@@ -68,6 +68,18 @@ describe("Environment", () => {
       SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
     }
     assert.isUndefined(Environment.problems({ ...good, ...optional }, "private"))
+    // A proxy variable shadowed by its lower-case name is not read (by the CLI, by curl, or by
+    // NodeSpotClient.layerConfig and NodeSpotPush.layerConfig): whatever it holds is no problem of the command's.
+    for (const [lower, upper] of Environment.PROXY_VARIABLES) {
+      const shadowed = {
+        ...good,
+        [lower]: lower === "no_proxy" ? "localhost" : "http://lower.internal:3128",
+        [upper]: "a\nb"
+      }
+      assert.isUndefined(Environment.problems(shadowed, "private"), upper)
+      // An empty lower-case one is unset: the upper-case one is read, and checked.
+      assert.include(Environment.problems({ ...shadowed, [lower]: "" }, "private"), `${upper} has`)
+    }
     for (const proxy of ["http://proxy.internal", "user:pw@proxy.internal:3128", "[::1]:3128", "10.0.0.1:8080/"]) {
       assert.isUndefined(Environment.problems({ ...good, HTTP_PROXY: proxy }, "private"), proxy)
     }

@@ -142,9 +142,14 @@ export const problems = (
   const missing = required.filter((name) => values[name] === undefined)
   const empty = required.filter((name) => values[name] === "")
   const invalid: Array<string> = []
+  // An upper-case proxy variable whose lower-case name is set (not empty) is not read, here as by curl and by the
+  // library's `layerConfig`s: what it holds is no problem of the command's.
+  const shadowed = new Set<Variable>(
+    PROXY_VARIABLES.flatMap(([lower, upper]) => values[lower] === undefined || values[lower] === "" ? [] : [upper])
+  )
   for (const name of [...VARIABLES, ...PROXY_VARIABLES.flat()]) {
     const value = values[name]
-    if (value === undefined || value === "") continue
+    if (value === undefined || value === "" || shadowed.has(name)) continue
     const problem = problemOf(name, value) ?? (access === "private" ? signedProblemOf(name, value) : undefined)
     if (problem !== undefined) invalid.push(`${name} ${problem}`)
   }
