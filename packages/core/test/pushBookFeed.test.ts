@@ -10,6 +10,7 @@ import type { PushError } from "../src/index.ts"
 import { BookFeed, EARLY_LIMIT } from "../src/internal/push/feeds.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import type { BookEvent } from "../src/internal/push/model.ts"
+import { makeOverflow } from "../src/internal/push/overflow.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -39,7 +40,7 @@ const harness = Effect.gen(function*() {
     resyncNow: (channel) => Effect.sync(() => resyncs.push(channel)),
     reconnect: () => undefined
   }
-  const feed = new BookFeed(SYMBOL, 15, () => Effect.void, () => undefined, 5_000)
+  const feed = new BookFeed(SYMBOL, 15, () => Effect.void, () => undefined, 5_000, yield* makeOverflow())
   const sink: Sink<BookEvent> = yield* Queue.make<BookEvent, PushError.PushErrorReason | Cause.Done>({ capacity: 100 })
   feed.attach(sink)
   const scope = yield* Scope.make()

@@ -13,6 +13,7 @@ import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
 import type { Outcome } from "./book.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
+import type { Overflow } from "./overflow.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 
 /**
@@ -61,6 +62,7 @@ export class BookFeed implements Delivering<BookEvent> {
   private readonly emit: (event: Event) => void
   private readonly snapshotTimeoutMillis: number
   private readonly onLag: () => void
+  private readonly overflow: Overflow
 
   constructor(
     symbol: string,
@@ -68,6 +70,8 @@ export class BookFeed implements Delivering<BookEvent> {
     onFailed: (channel: string) => Effect.Effect<void>,
     emit: (event: Event) => void,
     snapshotTimeoutMillis: number,
+    /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
+    overflow: Overflow,
     /** Told of each lag notice given to a consumer (the metrics count it). */
     onLag: () => void = () => undefined
   ) {
@@ -76,6 +80,7 @@ export class BookFeed implements Delivering<BookEvent> {
     this.onFailed = onFailed
     this.emit = emit
     this.snapshotTimeoutMillis = snapshotTimeoutMillis
+    this.overflow = overflow
     this.onLag = onLag
   }
 
@@ -215,19 +220,24 @@ export class BookFeed implements Delivering<BookEvent> {
     this.publish({ _tag: "Resync", symbol: this.book.symbol, reason })
   }
 
+  // Into each consumer's queue; one with no room (or with events waiting already) gets it behind what waits.
   private publish(event: BookEvent): void {
     if (event._tag === "Book") this.latest = event
     for (const sink of this.sinks) {
-      if (Queue.offerUnsafe(sink, event)) continue
-      // The consumer is a queue's length behind: what it has not taken is replaced by a lag notice and the latest
-      // book (a book consumer wants the book as it is, not every step it went through).
-      while (Queue.takeUnsafe(sink) !== undefined) {
-        // drained
-      }
-      Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
-      this.onLag()
-      if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
+      if (this.overflow.idle && Queue.offerUnsafe(sink, event)) continue
+      this.overflow.offer(this.sinks, sink, event, this.lagged)
     }
+  }
+
+  // The consumer is behind (an event waited its grace for room in its queue): what it has not taken is replaced by a
+  // lag notice and the latest book (a book consumer wants the book as it is, not every step it went through).
+  private readonly lagged = (_sinks: Set<Sink<BookEvent>>, sink: Sink<BookEvent>): void => {
+    while (Queue.takeUnsafe(sink) !== undefined) {
+      // drained
+    }
+    Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
+    this.onLag()
+    if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
   }
 }
 
