@@ -56,8 +56,8 @@ export class Overflow {
   }
 
   /** Whether elements wait for this consumer (a later one must go behind them). */
-  holds(sink: Sink<unknown>): boolean {
-    return this.waiting.has(sink)
+  holds<A>(sink: Sink<A>): boolean {
+    return this.waiting.has(sink as Sink<unknown>)
   }
 
   /** An element for a consumer: into its queue if it has room and nothing waits for it, otherwise behind what waits. */
@@ -82,10 +82,10 @@ export class Overflow {
   }
 
   /** What waited for a consumer that left (or failed otherwise) is dropped, its delivery interrupted. */
-  drop(sink: Sink<unknown>): void {
-    const waiting = this.waiting.get(sink)
+  drop<A>(sink: Sink<A>): void {
+    const waiting = this.waiting.get(sink as Sink<unknown>)
     if (waiting === undefined) return
-    this.waiting.delete(sink)
+    this.waiting.delete(sink as Sink<unknown>)
     waiting.fiber?.interruptUnsafe()
   }
 

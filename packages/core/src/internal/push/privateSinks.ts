@@ -46,7 +46,7 @@ export class Backlogs {
   // that leaves one waiting too long); either keeps the later ones behind it.
   offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
     const { overflow } = this.limits
-    if (!overflow.idle && overflow.holds(sink as Sink<unknown>)) return overflow.offer(sinks, sink, value, this.slow)
+    if (!overflow.idle && overflow.holds(sink)) return overflow.offer(sinks, sink, value, this.slow)
     const backlog = this.backlogs.get(sink as Sink<unknown>)
     if (backlog !== undefined) {
       backlog.values.push({ value, live: !this.holding })
