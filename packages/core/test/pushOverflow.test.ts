@@ -82,6 +82,19 @@ describe("Overflow", () => {
       assert.deepStrictEqual(yield* Queue.clear(queue), [1])
     }))
 
+  it.effect("an element that replaces the last one waiting takes its place; the first waiting is never replaced", () =>
+    Effect.gen(function*() {
+      const overflow = yield* makeOverflow()
+      const queue = yield* sink(2)
+      const sinks = new Set([queue])
+      // Odd numbers stand for the odd number waiting last (a book for a book), even ones never.
+      const replaces = (last: number, next: number) => last % 2 === 1 && next % 2 === 1
+      for (const i of [1, 3, 5, 7, 9, 2, 11, 13, 4, 15]) overflow.offer(sinks, queue, i, () => undefined, replaces)
+      // 1 and 3 had room; 5 waited first; 7 and 9 then stood for each other, as 11 and 13 did.
+      assert.deepStrictEqual(yield* takeN(queue, 8), [1, 3, 5, 9, 2, 13, 4, 15])
+      assert.isTrue(overflow.idle)
+    }))
+
   it.effect("a consumer that leaves: what waited for it is dropped, its delivery ended", () =>
     Effect.gen(function*() {
       const overflow = yield* makeOverflow()

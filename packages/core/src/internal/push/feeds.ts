@@ -1,7 +1,8 @@
 // The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
-// its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
-// book built across a gap. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
+// its consumers get consistent books, never one built across a gap: every one while their queue has room; one whose
+// queue is full gets the latest book when it has room again (`overflow.ts`: the books between skipped, with no
+// notice), and one that leaves a book waiting longer than a second lags: a `Resync` ("lag"), then the latest book. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
 // changes after it, and the book starts from them once the subscription is acknowledged. A subscription acknowledged
 // with no snapshot after `snapshotTimeoutMillis` (a snapshot lost) is subscribed again, since changes alone never make
 // a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps the latest ticker; its
@@ -43,6 +44,9 @@ const failAll = <A>(sinks: Iterable<Sink<A>>, reason: PushError.PushErrorReason)
   Effect.sync(() => {
     for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
   })
+
+// A book waiting for room is replaced by a later one; a `Resync` is never skipped, nor a book across one.
+const bookReplacesBook = (last: BookEvent, next: BookEvent): boolean => last._tag === "Book" && next._tag === "Book"
 
 const decodeDepth = Schema.decodeUnknownResult(Push.Depth)
 const decodeTicker = Schema.decodeUnknownResult(Push.Ticker)
@@ -220,12 +224,14 @@ export class BookFeed implements Delivering<BookEvent> {
     this.publish({ _tag: "Resync", symbol: this.book.symbol, reason })
   }
 
-  // Into each consumer's queue; one with no room (or with events waiting already) gets it behind what waits.
+  // Into each consumer's queue; one with no room (or with events waiting already) gets it behind what waits, a book
+  // in the place of a book waiting last: a consumer that keeps up gets what its queue held, then the latest book (a
+  // book consumer wants the book as it is, not every step it went through), with no notice, as it did not lag.
   private publish(event: BookEvent): void {
     if (event._tag === "Book") this.latest = event
     for (const sink of this.sinks) {
       if (this.overflow.idle && Queue.offerUnsafe(sink, event)) continue
-      this.overflow.offer(this.sinks, sink, event, this.lagged)
+      this.overflow.offer(this.sinks, sink, event, this.lagged, bookReplacesBook)
     }
   }
 

@@ -5,7 +5,9 @@
 // the other consumers go on meanwhile. A consumer that keeps up takes a burst of any size so. One that leaves an
 // element waiting for room longer than `graceMillis` is behind (blocked, or slower than what comes): it is told so by
 // its feed's `slow` (a failure with `SlowConsumerError`, a book's lag notice) and what waited for it is dropped, so
-// what waits stays bounded by what arrives within the grace.
+// what waits stays bounded by what arrives within the grace. A state whose steps a consumer does not need (a book)
+// takes the place of the one waiting last (`Replaces`): what waits for a book consumer stays a few elements, and it
+// gets the latest book.
 //
 // The common path, a queue with room and nothing waiting, costs what an offer costs: `offer` is reached only when a
 // queue is full, or elements wait (`idle` is false).
@@ -24,9 +26,16 @@ export const SLOW_CONSUMER_MILLIS = 1_000
 /** What a feed does with a consumer found behind: fails it (`SlowConsumerError`), or gives it a lag notice. */
 export type Slow<A> = (sinks: Set<Sink<A>>, sink: Sink<A>) => void
 
+/**
+ * Whether an element stands for the one waiting last, and takes its place rather than wait behind it (a book for the
+ * book before it: a state, whose steps a consumer does not need).
+ */
+export type Replaces<A> = (last: A, next: A) => boolean
+
 interface Waiting {
   readonly sinks: Set<Sink<unknown>>
   readonly slow: Slow<unknown>
+  readonly replaces: Replaces<unknown> | undefined
   readonly values: Array<unknown>
   // When each value began to wait (the monotonic clock, ms).
   readonly since: Array<number>
@@ -60,10 +69,18 @@ export class Overflow {
     return this.waiting.has(sink as Sink<unknown>)
   }
 
-  /** An element for a consumer: into its queue if it has room and nothing waits for it, otherwise behind what waits. */
-  offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A, slow: Slow<A>): void {
+  /**
+   * An element for a consumer: into its queue if it has room and nothing waits for it, otherwise behind what waits (or
+   * in the place of the last one waiting, when it `replaces` it; never of the first, which is being handed over).
+   */
+  offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A, slow: Slow<A>, replaces?: Replaces<A>): void {
     const waiting = this.waiting.get(sink as Sink<unknown>)
     if (waiting !== undefined) {
+      const last = waiting.values.length - 1
+      if (waiting.replaces !== undefined && last > waiting.head && waiting.replaces(waiting.values[last], value)) {
+        waiting.values[last] = value
+        return
+      }
       waiting.values.push(value)
       waiting.since.push(this.options.now())
       return
@@ -72,6 +89,7 @@ export class Overflow {
     const started: Waiting = {
       sinks: sinks as Set<Sink<unknown>>,
       slow: slow as Slow<unknown>,
+      replaces: replaces as Replaces<unknown> | undefined,
       values: [value],
       since: [this.options.now()],
       head: 0,
