@@ -238,6 +238,8 @@ export class BookFeed implements Delivering<BookEvent> {
   // The consumer is behind (an event waited its grace for room in its queue): what it has not taken is replaced by a
   // lag notice and the latest book (a book consumer wants the book as it is, not every step it went through).
   private readonly lagged = (_sinks: Set<Sink<BookEvent>>, sink: Sink<BookEvent>): void => {
+    // Ended meanwhile (the stream failed): what its queue holds comes before the failure, and no notice is owed.
+    if (sink.state._tag !== "Open") return
     while (Queue.takeUnsafe(sink) !== undefined) {
       // drained
     }
