@@ -21,7 +21,7 @@
  *   Effect.catchReason(
  *     "PushError",
  *     "SlowConsumerError",
- *     (reason) => Console.error(`fell more than ${reason.capacity} trades behind: raise bufferSize`)
+ *     (reason) => Console.error(`fell behind its queue of ${reason.capacity} trades: too slow`)
  *   )
  * )
  * ```
@@ -113,9 +113,12 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
 }
 
 /**
- * A consumer fell more than `capacity` elements behind a stream that must deliver every element (orders, fills,
- * balances, trades, candles). The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the
- * latest book, a ticker consumer the latest ticker.
+ * A consumer did not keep up with a stream that must deliver every element (orders, fills, balances, trades,
+ * candles): its queue (`capacity` elements, the `bufferSize` option) was full, and an element waited more than a
+ * second for room in it. A burst larger than the queue is no failure by itself: what has no room waits, in order, each
+ * element a second at most, and a consumer that keeps up takes it and goes on. A consumer behind gets what its queue
+ * held, then this failure; nothing is dropped silently. The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest
+ * book, a ticker consumer the latest ticker.
  *
  * @since 0.1.0
  * @category reasons
@@ -124,11 +127,12 @@ export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit
   _tag: Schema.tag("SlowConsumerError"),
   capacity: Schema.Number
 }) {
-  /** The elements the consumer could fall behind: the `bufferSize` option. */
+  /** The elements the consumer's queue holds: the `bufferSize` option. */
   declare readonly capacity: number
 
   override get message(): string {
-    return `the consumer fell more than ${this.capacity} elements behind (see the bufferSize option)`
+    return `the consumer fell behind: an element waited more than a second for room in its queue of ${this.capacity} ` +
+      "(see the bufferSize option)"
   }
 }
 

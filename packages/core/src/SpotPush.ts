@@ -58,6 +58,8 @@ import {
 } from "./internal/push/handshake.ts"
 import { Count, Hub } from "./internal/push/hub.ts"
 import * as MarketFeeds from "./internal/push/market.ts"
+import { makeOverflow } from "./internal/push/overflow.ts"
+import type { Overflow } from "./internal/push/overflow.ts"
 import * as Private from "./internal/push/private.ts"
 import { restOf } from "./internal/push/privateRest.ts"
 import { Registry } from "./internal/push/registry.ts"
@@ -206,13 +208,15 @@ export interface Options {
     }
     | undefined
   /**
-   * Elements a consumer may fall behind. Beyond, a book consumer gets a `Resync` ("lag") and the latest book; a
-   * consumer of orders, fills, balances, trades or candles fails with `SlowConsumerError` (nothing is dropped
-   * silently). A private backfill's records (or a joining stream's open orders and balances) beyond it wait for room
-   * instead, and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
-   * What one read of the socket holds is handed to the consumers at once, before a consumer can take any of it: a
-   * consumer that never blocks still fails when a single burst carries more of its elements than `bufferSize` (the
-   * default held a 6,000-frame burst in our tests); keep it above the largest burst expected.
+   * Each consumer's queue, in elements. What one read of the socket holds is handed to the consumers at once, before a
+   * consumer can take any of it, so a full queue is no failure by itself: what has no room waits behind it, in order,
+   * and is handed over as the consumer takes, while the connection and the other consumers go on. A consumer that
+   * keeps up so gets a burst of any size whole (a book consumer: what its queue held, then the latest book, the ones
+   * between skipped as each element is a whole book). One that leaves an element waiting more than a second for room
+   * is behind: a book consumer gets a `Resync` ("lag") and the latest book; a consumer of orders, fills, balances,
+   * trades or candles fails with `SlowConsumerError`, after what its queue held (nothing is dropped silently). A private
+   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room with no such limit,
+   * and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
    * @default 4096
    */
   readonly bufferSize?: number | undefined
@@ -289,8 +293,8 @@ export interface Service {
    * `backfillLimit` trades can miss some (at least once, not exactly once): when REST's answer is full and does not
    * reach back before the latest trade delivered, a `Gap` on `events` names the span. A frame the venue sends twice is
    * delivered twice: nothing tells it from two trades alike in every field (a taker filled by two makers of one size at
-   * one price in one millisecond), and dropping it could lose a trade. A consumer a `bufferSize` behind fails with
-   * `SlowConsumerError`.
+   * one price in one millisecond), and dropping it could lose a trade. A consumer that falls behind (see `bufferSize`)
+   * fails with `SlowConsumerError`.
    */
   readonly watchTrades: (
     symbol: string,
@@ -305,7 +309,8 @@ export interface Service {
    * bar is delivered when it changed. Nothing marks a bar final, and its final state may come after the next bar's
    * first push: a change of any of the newest three bars is delivered; a push of an older bar is late, and is not. A
    * copy of a bar with less base volume than the one delivered (REST answering an older state after a reconnection) is
-   * not delivered: a bar only gains volume. A consumer a `bufferSize` behind fails with `SlowConsumerError`.
+   * not delivered: a bar only gains volume. A consumer that falls behind (see `bufferSize`) fails with
+   * `SlowConsumerError`.
    */
   readonly watchCandles: (
     symbol: string,
@@ -487,11 +492,13 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     )
   }
   const synced = serverTimeOnce(client)
-  const registry = new Registry(resolved.capacity)
+  // What a consumer's queue has no room for waits, delivered on fibers of the service's context (its clock).
+  const overflow = yield* makeOverflow()
+  const registry = new Registry(resolved.capacity, overflow)
   // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
   // service's scope would otherwise wait for ever once its connections are gone.
   yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
-  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry, telemetry }
+  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry, overflow, telemetry }
   return SpotPush.of({
     ...publicStreams(context),
     ...marketStreams(context),
@@ -525,6 +532,8 @@ interface Streams {
   readonly now: () => number
   readonly emit: (event: Event) => void
   readonly registry: Registry
+  /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
+  readonly overflow: Overflow
   /** The service's metrics: what no event says (a book consumer's lag, the backfills' outcomes). */
   readonly telemetry: PushTelemetry.Reporter
 }
@@ -543,7 +552,7 @@ const listedSymbol = (client: SpotClient["Service"]) => (symbol: string) =>
   Effect.flatMap(checkSymbols([symbol]), (symbols) => listedSymbols(client, symbols))
 
 const publicStreams = (
-  { client, emit, hubs, registry, resolved, telemetry }: Streams
+  { client, emit, hubs, overflow, registry, resolved, telemetry }: Streams
 ): Pick<Service, "watchBook" | "watchTicker"> => {
   const listed = listedSymbol(client)
   return {
@@ -559,7 +568,7 @@ const publicStreams = (
             hub: hubs.public,
             channels: [channel],
             create: (release) =>
-              new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, () => telemetry.lagged()),
+              new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, overflow, () => telemetry.lagged()),
             join: (feed, sink) => feed.attach(sink),
             leave: (feed, sink) => feed.detach(sink)
           })
@@ -588,7 +597,7 @@ const publicStreams = (
 }
 
 const privateStreams = (
-  { client, emit, hubs, now, options, registry, resolved, synced, telemetry }: Streams
+  { client, emit, hubs, now, options, overflow, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
   const rest = restOf(client)
   const session = <A>(
@@ -622,6 +631,7 @@ const privateStreams = (
               since: Math.round(startedAt + offset),
               symbols,
               capacity: resolved.capacity,
+              overflow,
               bufferLimit: resolved.backfillBuffer,
               overlapMillis: 5_000,
               retentionMillis: 600_000,
@@ -662,7 +672,7 @@ const restLimit = (field: string, value: number): Effect.Effect<void, SpotError.
 const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
 
 const marketStreams = (
-  { client, emit, hubs, now, registry, resolved, synced, telemetry }: Streams
+  { client, emit, hubs, now, overflow, registry, resolved, synced, telemetry }: Streams
 ): Pick<Service, "watchTrades" | "watchCandles"> => ({
   watchTrades: (symbol, options) => {
     const channel = Push.channels.trades(symbol)
@@ -691,6 +701,7 @@ const marketStreams = (
             const feed: MarketFeeds.TradeFeed = new MarketFeeds.TradeFeed({
               symbol,
               capacity: resolved.capacity,
+              overflow,
               start,
               overlapMillis: 5_000,
               limit,
@@ -749,6 +760,7 @@ const marketStreams = (
               symbol,
               period,
               capacity: resolved.capacity,
+              overflow,
               backfill: (latest) =>
                 latest === undefined ? client.candles(symbol, period, { limit: history }) : readBack(latest),
               onFailed: release,

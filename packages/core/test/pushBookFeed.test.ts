@@ -6,10 +6,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
-import type { PushError } from "../src/index.ts"
+import { TestClock } from "effect/testing"
+import { PushError } from "../src/index.ts"
 import { BookFeed, EARLY_LIMIT } from "../src/internal/push/feeds.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import type { BookEvent } from "../src/internal/push/model.ts"
+import { makeOverflow, SLOW_CONSUMER_MILLIS } from "../src/internal/push/overflow.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -39,7 +41,7 @@ const harness = Effect.gen(function*() {
     resyncNow: (channel) => Effect.sync(() => resyncs.push(channel)),
     reconnect: () => undefined
   }
-  const feed = new BookFeed(SYMBOL, 15, () => Effect.void, () => undefined, 5_000)
+  const feed = new BookFeed(SYMBOL, 15, () => Effect.void, () => undefined, 5_000, yield* makeOverflow())
   const sink: Sink<BookEvent> = yield* Queue.make<BookEvent, PushError.PushErrorReason | Cause.Done>({ capacity: 100 })
   feed.attach(sink)
   const scope = yield* Scope.make()
@@ -115,5 +117,51 @@ describe("push book feed: levels no book holds", () => {
         assert.deepStrictEqual(yield* events, ["10"])
       }
       assert.deepStrictEqual(resyncs, [CHANNEL, CHANNEL, CHANNEL])
+    }))
+})
+
+describe("push book feed: a consumer whose queue is full", () => {
+  // A queue of 2 and a live book, then ten changes at once.
+  const full = Effect.gen(function*() {
+    const { control, feed, scope } = yield* harness
+    const small: Sink<BookEvent> = yield* Queue.make<BookEvent, PushError.PushErrorReason | Cause.Done>({ capacity: 2 })
+    feed.attach(small)
+    yield* feed.onActive(CHANNEL, scope, control)
+    feed.onFrame(frame(depth("SNAPSHOT", 10, 10, "100")), control)
+    for (let v = 11; v <= 20; v++) feed.onFrame(frame(depth("CHANGED", v, v, String(v))), control)
+    const seen = (events: ReadonlyArray<BookEvent>) =>
+      events.map((e) => e._tag === "Book" ? e.book.version : `${e._tag} ${e.reason}`)
+    return { feed, small, seen }
+  })
+
+  it.effect("keeping up: what its queue held, then the latest book, no lag notice", () =>
+    Effect.gen(function*() {
+      const { seen, small } = yield* full
+      const taken: Array<BookEvent> = []
+      while (taken.length < 4) taken.push(...(yield* Queue.takeAll(small)))
+      yield* TestClock.adjust(SLOW_CONSUMER_MILLIS * 2)
+      // The queue's two, the one waiting first, then the latest in place of those between.
+      assert.deepStrictEqual(seen([...taken, ...(yield* Queue.clear(small))]), ["10", "11", "12", "20"])
+    }))
+
+  it.effect("taking nothing for the grace: a Resync (lag) and the latest book", () =>
+    Effect.gen(function*() {
+      const { seen, small } = yield* full
+      yield* TestClock.adjust(SLOW_CONSUMER_MILLIS)
+      assert.deepStrictEqual(seen(yield* Queue.clear(small)), ["Resync lag", "20"])
+    }))
+
+  it.effect("the stream failing meanwhile: what its queue held, then the failure; no lag notice", () =>
+    Effect.gen(function*() {
+      const { feed, seen, small } = yield* full
+      yield* feed.onFail(
+        CHANNEL,
+        new PushError.SnapshotTimeoutError({ channel: CHANNEL, timeoutMillis: 1, attempts: 3 })
+      )
+      yield* TestClock.adjust(SLOW_CONSUMER_MILLIS)
+      const taken: Array<BookEvent> = []
+      const failure = yield* Effect.flip(Effect.forever(Effect.map(Queue.take(small), (e) => taken.push(e))))
+      assert.deepStrictEqual(seen(taken), ["10", "11"])
+      assert.strictEqual(failure._tag, "SnapshotTimeoutError")
     }))
 })

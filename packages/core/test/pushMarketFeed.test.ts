@@ -6,10 +6,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Scope } from "effect"
 import type { Cause } from "effect"
+import { TestClock } from "effect/testing"
 import { PushError } from "../src/index.ts"
 import type { Sink } from "../src/internal/push/feeds.ts"
 import { CandleFeed, TradeFeed } from "../src/internal/push/market.ts"
 import type { CandleUpdate, PublicTrade } from "../src/internal/push/market.ts"
+import { makeOverflow, SLOW_CONSUMER_MILLIS } from "../src/internal/push/overflow.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
@@ -29,27 +31,31 @@ const CANDLES = `kline.LAST_PRICE.${SYMBOL}.MINUTE_1`
 
 // Feeds whose backfills answer nothing.
 const tradeFeed = (capacity: number) =>
-  new TradeFeed({
-    symbol: SYMBOL,
-    capacity,
-    start: Effect.succeed(0),
-    overlapMillis: 5_000,
-    limit: 100,
-    onGap: () => undefined,
-    backfill: () => Effect.succeed([]),
-    onFailed: () => Effect.void,
-    bufferLimit: 100_000
-  })
+  Effect.map(makeOverflow(), (overflow) =>
+    new TradeFeed({
+      symbol: SYMBOL,
+      capacity,
+      overflow,
+      start: Effect.succeed(0),
+      overlapMillis: 5_000,
+      limit: 100,
+      onGap: () => undefined,
+      backfill: () => Effect.succeed([]),
+      onFailed: () => Effect.void,
+      bufferLimit: 100_000
+    }))
 
 const candleFeed = (capacity: number) =>
-  new CandleFeed({
-    symbol: SYMBOL,
-    period: "1m",
-    capacity,
-    backfill: () => Effect.succeed([]),
-    onFailed: () => Effect.void,
-    bufferLimit: 100_000
-  })
+  Effect.map(makeOverflow(), (overflow) =>
+    new CandleFeed({
+      symbol: SYMBOL,
+      period: "1m",
+      capacity,
+      overflow,
+      backfill: () => Effect.succeed([]),
+      onFailed: () => Effect.void,
+      bufferLimit: 100_000
+    }))
 
 // A pushed one-minute bar at an open time, of a base (and quote) volume.
 const kline = (openTime: number, size = "1") => ({
@@ -75,7 +81,7 @@ const live = (feed: TradeFeed, channel: string) =>
 
 const trades = (time: (i: number) => number, n: number) =>
   Effect.gen(function*() {
-    const feed = tradeFeed(10)
+    const feed = yield* tradeFeed(10)
     yield* live(feed, TRADES)
     for (let i = 0; i < n; i++) {
       feed.onFrame(
@@ -105,7 +111,7 @@ describe("TradeFeed: the trades kept to match REST's", () => {
 describe("CandleFeed: the bars kept", () => {
   it.effect("are bounded when pushed open times run backwards; a bar older than those kept is not delivered", () =>
     Effect.gen(function*() {
-      const feed = candleFeed(10)
+      const feed = yield* candleFeed(10)
       const delivered: Array<number> = []
       const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
       feed.attach(sink)
@@ -119,35 +125,51 @@ describe("CandleFeed: the bars kept", () => {
     }))
 })
 
-describe("TradeFeed and CandleFeed: a consumer a buffer behind", () => {
-  // Every trade and every change of a bar is owed: a consumer that falls `capacity` behind fails with
-  // SlowConsumerError (as one of orders, fills or balances does), never silently dropped to; the others go on.
-  it.effect("fails with SlowConsumerError, trades and candles alike; a consumer that keeps up goes on", () =>
+describe("TradeFeed and CandleFeed: a consumer behind", () => {
+  // Every trade and every change of a bar is owed. What a consumer's queue has no room for waits for it, in order: a
+  // consumer that takes within the grace gets it all, however many came at once. One that leaves an element waiting
+  // longer fails with SlowConsumerError (as one of orders, fills or balances does), after what its queue held, never
+  // silently dropped to; the others go on.
+  it.effect("fails with SlowConsumerError after the grace, trades and candles alike; one that takes in time gets all", () =>
     Effect.gen(function*() {
       type Feed<A> = Pick<TradeFeed, "onActive" | "onFrame"> & { attach(sink: Sink<A>): void }
       const slow = <A>(feed: Feed<A>, channel: string, data: (i: number) => unknown) =>
         Effect.gen(function*() {
           const behind = yield* Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(2)
+          const late = yield* Queue.bounded<A, PushError.PushErrorReason | Cause.Done>(2)
           const keeping = yield* Queue.unbounded<A, PushError.PushErrorReason | Cause.Done>()
           feed.attach(behind)
+          feed.attach(late)
           feed.attach(keeping)
           yield* feed.onActive(channel, yield* Scope.make(), control)
           yield* Effect.yieldNow
           for (let i = 0; i < 5; i++) feed.onFrame(frame(channel, [data(i)]), control)
-          const failure = yield* Effect.flip(Effect.forever(Queue.take(behind)))
-          return { failure, kept: (yield* Queue.clear(keeping)).length }
+          // Just within the grace, the late consumer takes: all five, in order, and it goes on.
+          yield* TestClock.adjust(SLOW_CONSUMER_MILLIS - 1)
+          const taken: Array<A> = []
+          for (let i = 0; i < 5; i++) taken.push(yield* Queue.take(late))
+          yield* TestClock.adjust(1)
+          const held: Array<A> = []
+          const failure = yield* Effect.flip(Effect.forever(Effect.map(Queue.take(behind), (a) => held.push(a))))
+          // The late consumer goes on: the next element reaches it.
+          feed.onFrame(frame(channel, [data(5)]), control)
+          taken.push(yield* Queue.take(late))
+          return { failure, held: held.length, taken, kept: yield* Queue.clear(keeping) }
         })
       const trades = yield* slow<PublicTrade>(
-        tradeFeed(2),
+        yield* tradeFeed(2),
         TRADES,
         (i) => ({ time: String(START + i), price: "1", size: "1", value: "1", buyerMaker: true })
       )
+      assert.deepStrictEqual(trades.taken.map((t) => t.time), [0, 1, 2, 3, 4, 5].map((i) => START + i))
       // One bar gaining volume: each push a change.
-      const candles = yield* slow<CandleUpdate>(candleFeed(2), CANDLES, (i) => kline(START, String(1 + i)))
-      for (const { failure, kept } of [trades, candles]) {
+      const candles = yield* slow<CandleUpdate>(yield* candleFeed(2), CANDLES, (i) => kline(START, String(1 + i)))
+      assert.deepStrictEqual(candles.taken.map((c) => c.baseVolume), ["1", "2", "3", "4", "5", "6"])
+      for (const { failure, held, kept } of [trades, candles]) {
         assert.isTrue(failure instanceof PushError.SlowConsumerError)
         assert.strictEqual((failure as PushError.SlowConsumerError).capacity, 2)
-        assert.strictEqual(kept, 5)
+        assert.strictEqual(held, 2)
+        assert.strictEqual(kept.length, 6)
       }
     }))
 })
@@ -157,7 +179,7 @@ describe("CandleFeed: a bar after the next one opened", () => {
   // newest three bars is delivered (as it gains volume); one of a bar older than those is late, and is not.
   it.effect("is still delivered while among the newest three bars; after, a push of it is not", () =>
     Effect.gen(function*() {
-      const feed = candleFeed(10)
+      const feed = yield* candleFeed(10)
       const sink = yield* Queue.unbounded<CandleUpdate, PushError.PushErrorReason | Cause.Done>()
       feed.attach(sink)
       yield* feed.onActive(CANDLES, yield* Scope.make(), control)

@@ -11,6 +11,7 @@ import { TestClock } from "effect/testing"
 import { Push, SpotError } from "../src/index.ts"
 import type { PushError } from "../src/index.ts"
 import type * as Model from "../src/internal/push/model.ts"
+import { makeOverflow } from "../src/internal/push/overflow.ts"
 import { PrivateSession } from "../src/internal/push/private.ts"
 import type { Rest } from "../src/internal/push/privateRest.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
@@ -124,6 +125,7 @@ const setup = (
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
       bufferLimit: options.bufferLimit ?? 100,
+      overflow: yield* makeOverflow(),
       overlapMillis: 5,
       retentionMillis: 1_000,
       emit: options.emit ?? (() => undefined),

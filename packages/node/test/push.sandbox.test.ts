@@ -18,7 +18,7 @@ const collect = <A, E>(stream: Stream.Stream<A, E>) =>
   Effect.gen(function*() {
     const items: Array<A> = []
     const fiber = yield* Effect.forkScoped(Stream.runForEach(stream, (a) => Effect.sync(() => items.push(a))))
-    return { items, stop: Fiber.interrupt(fiber) }
+    return { items, fiber, stop: Fiber.interrupt(fiber) }
   }) satisfies Effect.Effect<unknown, never, Scope.Scope>
 
 const engineBook = (engine: Engine.Engine, symbol: string, depth: number) => {
@@ -296,6 +296,36 @@ describe("push over WebSocket (sandbox)", () => {
         )
         assert.isTrue(fills.items.every((f) => f.source === "rest"))
       }).pipe(Effect.provide(layer())),
+    { timeout: 30_000 }
+  )
+
+  // What one read of the socket holds is handed to the consumers at once, before any can take of it: a consumer that
+  // keeps up (it only keeps what it is given) gets a burst of many times its queue whole and in order, and goes on.
+  it.live(
+    "a burst of many times bufferSize reaches a consumer that keeps up whole and in order",
+    () =>
+      Effect.gen(function*() {
+        const { alice, exchange, push } = yield* context
+        const orders = yield* collect(push.watchOrders({ symbols: [SYMBOL] }))
+        yield* sleep(300)
+        const placed: Array<string> = []
+        for (let i = 0; i < 300; i++) {
+          const rest = yield* exchange.placeOrder(alice, {
+            symbol: SYMBOL,
+            side: "buy",
+            orderType: "limit",
+            force: "normal",
+            price: `${20000 + i}.00`,
+            quantity: "0.001",
+            clientOrderId: `burst-${i}`
+          })
+          if (rest.ok) placed.push(rest.orderId)
+        }
+        assert.strictEqual(placed.length, 300)
+        yield* sleep(1_500)
+        assert.deepStrictEqual(orders.items.map((o) => o.orderId), placed)
+        assert.isUndefined(orders.fiber.pollUnsafe(), "the orders stream still runs")
+      }).pipe(Effect.provide(layer({ push: { bufferSize: 16 } }))),
     { timeout: 30_000 }
   )
 })

@@ -127,7 +127,32 @@ describe("SpotPush.watchBook", () => {
       assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
     }).pipe(Effect.provide(setup())))
 
-  it.effect("a consumer that lags a whole buffer behind gets a Resync (lag) and the latest book", () =>
+  // What one read of the socket holds is handed over before a consumer can take any of it: a consumer that keeps up
+  // gets what its queue held, then the latest book (the ones between skipped: each element is a whole book), with no
+  // lag notice, as it did not lag.
+  it.effect("a burst of many times bufferSize: a consumer that keeps up gets the latest book, no Resync (lag)", () =>
+    Effect.gen(function*() {
+      const { engine, push } = yield* context
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      // 30 rounds of trading in one go (nothing yields between them): their depth changes come together.
+      for (let i = 0; i < 30; i++) yield* trade(i)
+      yield* settle
+      assert.isTrue(book.items.every((e) => e._tag === "Book"), "no Resync")
+      const versions = book.items.map((e) => e._tag === "Book" ? BigInt(e.book.version) : 0n)
+      assert.isTrue(versions.every((v, i) => i === 0 || v > versions[i - 1]!))
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      // It goes on: the next change reaches it.
+      yield* trade(30)
+      yield* settle
+      assert.deepStrictEqual(lastBook(book.items)!.bids, engineBook(engine, SYMBOL, 15).bids)
+      assert.isTrue(BigInt(lastBook(book.items)!.version) > BigInt(final.version))
+    }).pipe(Effect.provide(setup({ push: { bufferSize: 4 } }))))
+
+  // A consumer whose queue is full is not behind yet (a burst is handed over before it can take any): one that leaves
+  // a book waiting for room longer than a second is.
+  it.effect("a consumer behind its full queue for more than a second gets a Resync (lag) and the latest book", () =>
     Effect.gen(function*() {
       const { engine, push } = yield* context
       const gate = yield* Deferred.make<void>()
@@ -144,6 +169,8 @@ describe("SpotPush.watchBook", () => {
         yield* trade(i)
         yield* settle
       }
+      // Past the grace: the consumer, still blocked, is behind.
+      yield* advance(2_000)
       yield* Deferred.succeed(gate, undefined)
       yield* settle
       yield* Fiber.interrupt(fiber)

@@ -10,7 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, SpotError } from "@spotkit/core"
 import type { Market, PushError } from "@spotkit/core"
-import { Deferred, Effect, Layer, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { PushVenue, TestExchange } from "../src/index.ts"
@@ -960,4 +960,58 @@ describe("SpotPush.watchTrades: a trade frame the venue sends twice", () => {
         [1_001, "30001.5"]
       ])
     }).pipe(Effect.provide(layerWith(state))))
+})
+
+describe("SpotPush.watchTrades and watchCandles: a burst larger than bufferSize", () => {
+  // What one read of the socket holds is handed over before a consumer can take any of it: a consumer that keeps up
+  // (it only keeps what it is given) gets a burst of many times its queue whole and in order, and goes on.
+  const burst = published()
+  it.effect("reaches a consumer that keeps up whole and in order; the stream goes on", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const trades = yield* collect(push.watchTrades(SYMBOL))
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      // 50 trades and 50 changes of one bar, in one go (nothing yields between them): one read of the socket.
+      for (let i = 0; i < 50; i++) yield* trade(burst, 1_000 + i, `${30_000 + i}.5`)
+      for (let i = 0; i < 50; i++) yield* bar(burst, 0, `${101 + i}`)
+      yield* settle
+      assert.deepStrictEqual(trades.items.map((t) => t.time), Array.from({ length: 50 }, (_, i) => 1_000 + i))
+      assert.deepStrictEqual(
+        candles.items.filter((c) => c.source === "push").map((c) => c.close),
+        Array.from({ length: 50 }, (_, i) => `${101 + i}`)
+      )
+      assert.isUndefined(trades.fiber.pollUnsafe(), "the trades stream still runs")
+      assert.isUndefined(candles.fiber.pollUnsafe(), "the candles stream still runs")
+      yield* trade(burst, 2_000, "31000.5")
+      yield* settle
+      assert.strictEqual(trades.items.at(-1)?.time, 2_000)
+    }).pipe(Effect.provide(layerWith(burst, { bufferSize: 8 }))))
+
+  // A consumer that takes nothing while elements wait for room in its queue is behind, whatever a burst is: it fails
+  // with SlowConsumerError (after what its queue held), and the consumer beside it is not held up.
+  const blocked = published()
+  it.effect("a consumer that takes nothing still fails with SlowConsumerError; the other gets every trade", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const gate = yield* Deferred.make<void>()
+      const taken: Array<number> = []
+      const slow = yield* Effect.forkChild(Effect.flip(Stream.runForEach(
+        push.watchTrades(SYMBOL),
+        (t) => Effect.andThen(Effect.sync(() => taken.push(t.time)), Deferred.await(gate))
+      )))
+      const fast = yield* collect(push.watchTrades(SYMBOL))
+      yield* settle
+      for (let i = 0; i < 50; i++) yield* trade(blocked, 1_000 + i, `${30_000 + i}.5`)
+      yield* settle
+      assert.strictEqual(fast.items.length, 50)
+      yield* advance(5_000)
+      yield* Deferred.succeed(gate, undefined)
+      const error: PushError.PushError = yield* Fiber.join(slow)
+      assert.strictEqual(error.reason._tag, "SlowConsumerError")
+      // What its queue held before it failed, in order; not the whole burst.
+      assert.isBelow(taken.length, 50)
+      assert.deepStrictEqual(taken, Array.from({ length: taken.length }, (_, i) => 1_000 + i))
+      assert.isUndefined(fast.fiber.pollUnsafe(), "the other consumer's stream still runs")
+    }).pipe(Effect.provide(layerWith(blocked, { bufferSize: 8 }))))
 })

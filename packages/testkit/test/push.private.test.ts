@@ -353,11 +353,43 @@ describe("SpotPush private streams", () => {
         yield* round(i)
         yield* settle
       }
+      // Past the grace a consumer has to take what waits for it: still blocked, it is behind.
+      yield* advance(2_000)
       yield* Deferred.succeed(gate, undefined)
       const error = yield* Fiber.join(slow)
       assert.strictEqual(error.reason._tag, "SlowConsumerError")
       assert.isAtLeast(fast.items.length, 6)
     }).pipe(Effect.provide(setup({ push: { bufferSize: 3 } }))))
+
+  // What one read of the socket holds is handed over before a consumer can take any of it: a consumer that keeps up
+  // gets a burst of many times its queue whole and in order, and goes on.
+  it.effect("a burst of many times bufferSize reaches a consumer that keeps up whole and in order; it goes on", () =>
+    Effect.gen(function*() {
+      const { alice, exchange, push } = yield* context
+      const orders = yield* collect(push.watchOrders({ symbols: [SYMBOL] }))
+      yield* settle
+      // 40 orders resting on the book, placed in one go (nothing yields between them): their pushes come together.
+      const placed: Array<string> = []
+      for (let i = 0; i < 40; i++) {
+        const rest = yield* exchange.placeOrder(alice, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price: `${20000 + i}.00`,
+          quantity: "0.01",
+          clientOrderId: `burst-${i}`
+        })
+        if (rest.ok) placed.push(rest.orderId)
+      }
+      assert.strictEqual(placed.length, 40)
+      yield* settle
+      assert.deepStrictEqual(orders.items.map((o) => o.orderId), placed)
+      assert.isUndefined(orders.fiber.pollUnsafe(), "the orders stream still runs")
+      yield* round(0)
+      yield* settle
+      assert.include(orders.items.map((o) => o.clientOrderId), "m-0")
+    }).pipe(Effect.provide(setup({ push: { bufferSize: 8 } }))))
 
   it.effect("a symbol the venue does not list fails the stream that names it, not the session the others share", () =>
     Effect.gen(function*() {

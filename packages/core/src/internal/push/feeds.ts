@@ -1,7 +1,8 @@
 // The public channels' feeds: what one channel's frames become for every consumer of it, and how each consumer is
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
-// its consumers get every consistent book, and one that lags gets a `Resync` ("lag") then the latest book, never a
-// book built across a gap. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
+// its consumers get consistent books, never one built across a gap: every one while their queue has room; one whose
+// queue is full gets the latest book when it has room again (`overflow.ts`: the books between skipped, with no
+// notice), and one that leaves a book waiting longer than a second lags: a `Resync` ("lag"), then the latest book. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
 // changes after it, and the book starts from them once the subscription is acknowledged. A subscription acknowledged
 // with no snapshot after `snapshotTimeoutMillis` (a snapshot lost) is subscribed again, since changes alone never make
 // a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps the latest ticker; its
@@ -13,6 +14,7 @@ import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
 import type { Outcome } from "./book.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
+import type { Overflow } from "./overflow.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 
 /**
@@ -43,6 +45,9 @@ const failAll = <A>(sinks: Iterable<Sink<A>>, reason: PushError.PushErrorReason)
     for (const sink of sinks) Queue.failCauseUnsafe(sink, Cause.fail(reason))
   })
 
+// A book waiting for room is replaced by a later one; a `Resync` is never skipped, nor a book across one.
+const bookReplacesBook = (last: BookEvent, next: BookEvent): boolean => last._tag === "Book" && next._tag === "Book"
+
 const decodeDepth = Schema.decodeUnknownResult(Push.Depth)
 const decodeTicker = Schema.decodeUnknownResult(Push.Ticker)
 
@@ -61,6 +66,7 @@ export class BookFeed implements Delivering<BookEvent> {
   private readonly emit: (event: Event) => void
   private readonly snapshotTimeoutMillis: number
   private readonly onLag: () => void
+  private readonly overflow: Overflow
 
   constructor(
     symbol: string,
@@ -68,6 +74,8 @@ export class BookFeed implements Delivering<BookEvent> {
     onFailed: (channel: string) => Effect.Effect<void>,
     emit: (event: Event) => void,
     snapshotTimeoutMillis: number,
+    /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
+    overflow: Overflow,
     /** Told of each lag notice given to a consumer (the metrics count it). */
     onLag: () => void = () => undefined
   ) {
@@ -76,6 +84,7 @@ export class BookFeed implements Delivering<BookEvent> {
     this.onFailed = onFailed
     this.emit = emit
     this.snapshotTimeoutMillis = snapshotTimeoutMillis
+    this.overflow = overflow
     this.onLag = onLag
   }
 
@@ -215,19 +224,28 @@ export class BookFeed implements Delivering<BookEvent> {
     this.publish({ _tag: "Resync", symbol: this.book.symbol, reason })
   }
 
+  // Into each consumer's queue; one with no room (or with events waiting already) gets it behind what waits, a book
+  // in the place of a book waiting last: a consumer that keeps up gets what its queue held, then the latest book (a
+  // book consumer wants the book as it is, not every step it went through), with no notice, as it did not lag.
   private publish(event: BookEvent): void {
     if (event._tag === "Book") this.latest = event
     for (const sink of this.sinks) {
-      if (Queue.offerUnsafe(sink, event)) continue
-      // The consumer is a queue's length behind: what it has not taken is replaced by a lag notice and the latest
-      // book (a book consumer wants the book as it is, not every step it went through).
-      while (Queue.takeUnsafe(sink) !== undefined) {
-        // drained
-      }
-      Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
-      this.onLag()
-      if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
+      if (this.overflow.idle && Queue.offerUnsafe(sink, event)) continue
+      this.overflow.offer(this.sinks, sink, event, this.lagged, bookReplacesBook)
     }
+  }
+
+  // The consumer is behind (an event waited its grace for room in its queue): what it has not taken is replaced by a
+  // lag notice and the latest book (a book consumer wants the book as it is, not every step it went through).
+  private readonly lagged = (_sinks: Set<Sink<BookEvent>>, sink: Sink<BookEvent>): void => {
+    // Ended meanwhile (the stream failed): what its queue holds comes before the failure, and no notice is owed.
+    if (sink.state._tag !== "Open") return
+    while (Queue.takeUnsafe(sink) !== undefined) {
+      // drained
+    }
+    Queue.offerUnsafe(sink, { _tag: "Resync", symbol: this.book.symbol, reason: "lag" })
+    this.onLag()
+    if (this.latest !== undefined) Queue.offerUnsafe(sink, this.latest)
   }
 }
 

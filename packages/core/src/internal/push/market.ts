@@ -18,6 +18,7 @@ import type * as PushModel from "../../PushModel.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as Decimals from "../model/decimal.ts"
 import type { Sink } from "./feeds.ts"
+import type { Overflow, Slow } from "./overflow.ts"
 import type { Control, DataFrame } from "./subscriptions.ts"
 import type { BackfillOutcome } from "./telemetry.ts"
 
@@ -30,12 +31,10 @@ export type CandleUpdate = PushModel.CandleUpdate
 const key = (trade: PublicTrade): string =>
   `${trade.time}|${Decimals.normalize(trade.price)}|${Decimals.normalize(trade.size)}|${trade.buyerMaker}`
 
-const deliver = <A>(sinks: Set<Sink<A>>, value: A, capacity: number): void => {
-  for (const sink of sinks) {
-    if (Queue.offerUnsafe(sink, value)) continue
-    sinks.delete(sink)
-    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity })))
-  }
+// A consumer behind (an element waited its grace for room in its queue): it fails rather than miss one.
+const failSlow = (capacity: number) => <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void => {
+  sinks.delete(sink)
+  Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity })))
 }
 
 const failAll = <A>(sinks: Set<Sink<A>>, reason: PushError.PushErrorReason): void => {
@@ -48,6 +47,8 @@ const decodeKline = Schema.decodeUnknownResult(Push.Kline)
 export interface Options<R> {
   readonly symbol: string
   readonly capacity: number
+  /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
+  readonly overflow: Overflow
   /** What REST answers after a (re)subscription, given the latest time (or open time) delivered. */
   readonly backfill: (latest: number | undefined) => Effect.Effect<ReadonlyArray<R>, SpotError.SpotError>
   readonly onFailed: () => Effect.Effect<void>
@@ -75,9 +76,11 @@ abstract class GapClosing<A, R> {
   // The buffer overflowed, and the channel was subscribed again: said on the next acknowledgement.
   private overflowed = false
   protected readonly options: Options<R>
+  protected readonly slow: Slow<A>
 
   constructor(options: Options<R>) {
     this.options = options
+    this.slow = failSlow(options.capacity)
   }
 
   get size(): number {
@@ -165,8 +168,13 @@ abstract class GapClosing<A, R> {
     }
   }
 
+  // Into each consumer's queue; one with no room (or with elements waiting already) gets it behind what waits.
   protected emit(value: A): void {
-    deliver(this.sinks, value, this.options.capacity)
+    const overflow = this.options.overflow
+    for (const sink of this.sinks) {
+      if (overflow.idle && Queue.offerUnsafe(sink, value)) continue
+      overflow.offer(this.sinks, sink, value, this.slow)
+    }
   }
 
   /** What REST answers after this (re)subscription, given the latest time delivered. */
@@ -391,7 +399,9 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
     const older = oldest === undefined
       ? []
       : answered.filter((candle) => candle.openTime < oldest).sort((a, b) => a.openTime - b.openTime)
-    for (const candle of [...older, ...kept].slice(-history)) Queue.offerUnsafe(sink, this.update(candle, "rest"))
+    for (const candle of [...older, ...kept].slice(-history)) {
+      this.options.overflow.offer(this.sinks, sink, this.update(candle, "rest"), this.slow)
+    }
   }
 
   protected merge(records: ReadonlyArray<Market.Candle>): void {

@@ -19,6 +19,7 @@ import * as Decimal from "../model/decimal.ts"
 import { TRADING_PAIR } from "../model/patterns.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
+import type { Overflow } from "./overflow.ts"
 import { filledWithout, mergeOrder, sameAmount } from "./privateMerge.ts"
 import { outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
 import type { Bounds, Refusal, Rest, SymbolRead } from "./privateRest.ts"
@@ -31,10 +32,12 @@ export interface Options {
   /** Server time from which fills count (REST fills before it are not delivered). */
   readonly since: number
   readonly symbols: Iterable<string>
-  /** Elements a consumer may fall behind before its stream fails. */
+  /** A consumer's queue: what it has no room for waits, its consumer failed if one waits too long (`overflow.ts`). */
   readonly capacity: number
   /** Pushes buffered while the backfill runs; beyond, the session starts again. */
   readonly bufferLimit: number
+  /** Where a live element a consumer's queue has no room for waits. */
+  readonly overflow: Overflow
   /** How far before the watermarks the backfill looks again. */
   readonly overlapMillis: number
   /**

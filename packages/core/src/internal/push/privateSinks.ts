@@ -1,12 +1,15 @@
 // The private session's consumers' queues beyond their room: a backfill's (or a joiner's replay's) records are many at
 // once, and a consumer that keeps up cannot take any while they are merged. While the session `hold`s, what a queue
-// has no room for waits in that consumer's backlog, delivered by a fiber as room comes (`deliver`); outside, a
-// consumer that cannot take one more live element fails with `SlowConsumerError` rather than miss it. The session owns
-// which consumers there are (the sets of sinks); this, what waits for each and its delivery.
+// has no room for waits in that consumer's backlog, delivered by a fiber as room comes (`deliver`); outside, a live
+// element a queue has no room for waits in the service's overflow (`overflow.ts`: a read of the socket is handed over
+// at once too), and a consumer that leaves one waiting longer than its grace fails with `SlowConsumerError` rather
+// than miss it. The session owns which consumers there are (the sets of sinks); this, what waits for each and its
+// delivery.
 import { Cause, Effect, Queue } from "effect"
 import type { Fiber } from "effect"
 import * as PushError from "../../PushError.ts"
 import type { Sink } from "./feeds.ts"
+import type { Overflow } from "./overflow.ts"
 
 // What a consumer's queue had no room for during a backfill (or a joiner's replay), and every element for it after
 // them, in order; `live`: not of a backfill (counts against the consumer while it waits).
@@ -23,6 +26,8 @@ export interface Limits {
   readonly capacity: number
   /** Live elements a consumer with a backlog may have queued behind it before it counts as not keeping up. */
   readonly bufferLimit: number
+  /** Where a live element a consumer's queue has no room for waits (`overflow.ts`). */
+  readonly overflow: Overflow
 }
 
 export class Backlogs {
@@ -37,8 +42,11 @@ export class Backlogs {
     this.limits = limits
   }
 
-  // A consumer that cannot take one more live element fails rather than miss it; a burst's elements wait for room.
+  // A backfill's elements wait for room in the consumer's backlog, live ones in the overflow (which fails a consumer
+  // that leaves one waiting too long); either keeps the later ones behind it.
   offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    const { overflow } = this.limits
+    if (!overflow.idle && overflow.holds(sink)) return overflow.offer(sinks, sink, value, this.slow)
     const backlog = this.backlogs.get(sink as Sink<unknown>)
     if (backlog !== undefined) {
       backlog.values.push({ value, live: !this.holding })
@@ -56,10 +64,10 @@ export class Backlogs {
       })
       return
     }
-    this.slow(sinks, sink)
+    overflow.offer(sinks, sink, value, this.slow)
   }
 
-  private slow<A>(sinks: Set<Sink<A>>, sink: Sink<A>): void {
+  private readonly slow = <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void => {
     sinks.delete(sink)
     this.drop(sink as Sink<unknown>)
     Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.limits.capacity })))
@@ -74,6 +82,7 @@ export class Backlogs {
 
   /** What waited for a consumer (one that left, or failed) is dropped, its delivery interrupted. */
   drop(sink: Sink<unknown>): void {
+    this.limits.overflow.drop(sink)
     const backlog = this.backlogs.get(sink)
     if (backlog === undefined) return
     this.backlogs.delete(sink)

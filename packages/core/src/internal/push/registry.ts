@@ -6,6 +6,7 @@ import type { Scope } from "effect"
 import type * as PushError from "../../PushError.ts"
 import type { Sink } from "./feeds.ts"
 import type { Hub } from "./hub.ts"
+import type { Overflow } from "./overflow.ts"
 import type { Feed } from "./subscriptions.ts"
 
 export interface Shared extends Feed {
@@ -36,12 +37,14 @@ const joined = (
 export class Registry {
   private readonly feeds = new Map<string, Shared>()
   private readonly capacity: number
+  private readonly overflow: Overflow
   // Every consumer's queue, until it leaves: what `close` ends.
   private readonly sinks = new Set<Sink<unknown>>()
   private closed = false
 
-  constructor(capacity: number) {
+  constructor(capacity: number, overflow: Overflow) {
     this.capacity = capacity
+    this.overflow = overflow
   }
 
   /** A consumer's queue on the feed, for as long as the scope lasts. */
@@ -53,7 +56,13 @@ export class Registry {
         use.latest === true ? { capacity: 1, strategy: "sliding" } : { capacity: this.capacity }
       )
       this.sinks.add(sink as Sink<unknown>)
-      yield* Effect.addFinalizer(() => Effect.sync(() => this.sinks.delete(sink as Sink<unknown>)))
+      // Leaving, what waited for it (`overflow.ts`) is dropped.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          this.sinks.delete(sink as Sink<unknown>)
+          this.overflow.drop(sink as Sink<unknown>)
+        })
+      )
       yield* Effect.acquireRelease(
         Effect.suspend(() => this.join(use, sink)),
         (feed) =>
@@ -75,6 +84,7 @@ export class Registry {
     this.closed = true
     for (const sink of this.sinks) Queue.failCauseUnsafe(sink, Cause.interrupt())
     this.sinks.clear()
+    this.overflow.close()
   }
 
   private join<F extends Shared, A>(use: Use<F, A>, sink: Sink<A>): Effect.Effect<F, PushError.PushErrorReason> {

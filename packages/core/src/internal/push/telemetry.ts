@@ -118,7 +118,7 @@ export interface Reporter {
   readonly reconnecting: (endpoint: Push.Endpoint, reason: Telemetry.PushReconnectReason) => void
   /** An event of `SpotPush.events`: a resync or a gap counted (a `Disconnected` is counted by `reconnecting`). */
   readonly event: (event: Event) => void
-  /** A book consumer fell a whole buffer behind: a resync of reason `lag` (no event: it is the consumer's own). */
+  /** A book consumer fell behind (`overflow.ts`): a resync of reason `lag` (no event: it is the consumer's own). */
   readonly lagged: () => void
   /** A stream's REST backfill ended: counted by stream and outcome. */
   readonly backfilled: (stream: BackfillStream, outcome: BackfillOutcome) => void

@@ -199,7 +199,7 @@ const bookView = (book: SpotPush.OrderBook) => ({
 
 /**
  * How `watch book` prints. Only books reach stdout; a resync is a line on stderr: from `SpotPush.events` (`notice`),
- * except a lag's, which only the book's consumer hears (the printing fell a whole buffer behind: the books between
+ * except a lag's, which only the book's consumer hears (the printing fell behind its queue: the books between
  * were skipped, the latest one comes next).
  */
 export const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<SpotPush.BookEvent> => {
