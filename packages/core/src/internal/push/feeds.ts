@@ -2,8 +2,9 @@
 // kept from falling behind. A book feed keeps one book per channel, rebuilt from the snapshot and versioned changes;
 // its consumers get consistent books, never one built across a gap: every one while their queue has room; one whose
 // queue is full gets the latest book when it has room again (`overflow.ts`: the books between skipped, with no
-// notice), and one that leaves a book waiting longer than a second lags: a `Resync` ("lag"), then the latest book. A snapshot sent before the subscription's acknowledgement (or with it) is kept with the
-// changes after it, and the book starts from them once the subscription is acknowledged. A subscription acknowledged
+// notice), and one that leaves a book waiting longer than a second lags: a `Resync` ("lag"), then the latest book. A
+// snapshot sent before the subscription's acknowledgement (or with it) is kept with the changes after it, and the
+// book starts from them once the subscription is acknowledged. A subscription acknowledged
 // with no snapshot after `snapshotTimeoutMillis` (a snapshot lost) is subscribed again, since changes alone never make
 // a book; `SNAPSHOT_ATTEMPTS` such subscriptions in a row fail the stream. A ticker feed keeps the latest ticker; its
 // consumers get the latest one (latest wins).
@@ -14,7 +15,7 @@ import * as PushError from "../../PushError.ts"
 import { Book } from "./book.ts"
 import type { Outcome } from "./book.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
-import type { Overflow } from "./overflow.ts"
+import type { Overflow, Sink } from "./overflow.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
 
 /**
@@ -29,8 +30,7 @@ export const SNAPSHOT_ATTEMPTS = 3
  */
 export const EARLY_LIMIT = 4_096
 
-/** A consumer's queue: it ends with a reason when the feed fails for good. */
-export type Sink<A> = Queue.Queue<A, PushError.PushErrorReason | Cause.Done>
+export type { Sink } from "./overflow.ts"
 
 /** A feed and the consumers it delivers to. */
 export interface Delivering<A> extends Feed {

@@ -12,9 +12,12 @@
 // The common path, a queue with room and nothing waiting, costs what an offer costs: `offer` is reached only when a
 // queue is full, or elements wait (`idle` is false).
 import { Clock, Effect, Queue } from "effect"
-import type { Fiber } from "effect"
+import type { Cause, Fiber } from "effect"
+import type * as PushError from "../../PushError.ts"
 import { millisOf } from "../client/rateLimiter.ts"
-import type { Sink } from "./feeds.ts"
+
+/** A consumer's queue: it ends with a reason when the feed fails for good. */
+export type Sink<A> = Queue.Queue<A, PushError.PushErrorReason | Cause.Done>
 
 /**
  * How long an element may wait for room in its consumer's queue: longer, and the consumer is behind. A consumer that
