@@ -14,9 +14,9 @@
 //   pnpm bench (after the engine bench), or alone: node --conditions=@spotkit/source bench/src/push.ts
 //   options: --quick (20,000 frames, 2 pairs; 300 events), --frames N, --pairs N, --events N, --only spotkit|baseline
 import { SpotPush } from "@spotkit/core"
-import { NodeSpotClient, NodeSpotPush } from "@spotkit/node"
+import { NodeSpotPush } from "@spotkit/node"
 import { PushVenue, TestExchange } from "@spotkit/testkit"
-import { Context, Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Scope, Stream } from "effect"
 import { spawn } from "node:child_process"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
@@ -116,11 +116,17 @@ const baseline = () =>
     })
   })
 
-// A public stream: the REST client is never called (its credentials are unused).
-const unused = { apiKey: Redacted.make("k"), secretKey: Redacted.make("s"), passphrase: Redacted.make("p") }
-const spotkitLayer = NodeSpotPush.layer({ url }).pipe(
-  Layer.provide(NodeSpotClient.layer({ baseUrl: "http://127.0.0.1:1", credentials: unused, rateLimit: false }))
+// A public stream asks REST one thing, whether the venue lists the symbol (`watchBook` checks it before it subscribes):
+// the test exchange answers it in process, from a client built once, so that a run times the push connection. (A REST
+// client on a port where nothing listens, as before, spent some 3 s of every run retrying that question.)
+const restScope = await Effect.runPromise(Scope.make())
+const rest = await Effect.runPromise(
+  Layer.buildWithScope(
+    TestExchange.layerSpotClient({ exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false } }),
+    restScope
+  )
 )
+const spotkitLayer = NodeSpotPush.layer({ url }).pipe(Layer.provide(Layer.succeedContext(rest)))
 const spotkit = () =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const push = Context.get(yield* Layer.build(spotkitLayer), SpotPush.SpotPush)
