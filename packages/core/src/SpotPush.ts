@@ -6,7 +6,9 @@
  * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap in
  *   the versions, an undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt
  *   from a new snapshot: no book is ever delivered across a gap (a stale change, one the book already holds, is
- *   skipped). A subscription with no snapshot within `ackTimeout` of its
+ *   skipped). Whether a change starts at the previous one's end or one after it is learned from the venue's first
+ *   changes in a row, so a lost change covering one version is a gap too (docs/venue/push.md). A subscription with
+ *   no snapshot within `ackTimeout` of its
  *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).
  * - `watchTicker(symbol)`: the latest ticker (a slow consumer gets the latest one).
  * - `watchTrades(symbol)`, `watchCandles(symbol, period)`: the market's trades and candles; after a reconnection the
@@ -45,6 +47,7 @@ import { Clock, Context, Duration, Effect, Layer, PubSub, Redacted, Stream } fro
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { history as candlePages, shortestPeriod } from "./internal/client/market.ts"
+import { Continuity } from "./internal/push/book.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
 import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
@@ -494,11 +497,24 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   const synced = serverTimeOnce(client)
   // What a consumer's queue has no room for waits, delivered on fibers of the service's context (its clock).
   const overflow = yield* makeOverflow()
+  const continuity = new Continuity()
   const registry = new Registry(resolved.capacity, overflow)
   // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
   // service's scope would otherwise wait for ever once its connections are gone.
   yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
-  const context: Streams = { options, resolved, hubs, client, synced, now, emit, registry, overflow, telemetry }
+  const context: Streams = {
+    options,
+    resolved,
+    hubs,
+    client,
+    synced,
+    now,
+    emit,
+    registry,
+    overflow,
+    continuity,
+    telemetry
+  }
   return SpotPush.of({
     ...publicStreams(context),
     ...marketStreams(context),
@@ -534,6 +550,8 @@ interface Streams {
   readonly registry: Registry
   /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
   readonly overflow: Overflow
+  /** How the venue's depth changes follow each other, learned once for all books (`book.ts`). */
+  readonly continuity: Continuity
   /** The service's metrics: what no event says (a book consumer's lag, the backfills' outcomes). */
   readonly telemetry: PushTelemetry.Reporter
 }
@@ -552,7 +570,7 @@ const listedSymbol = (client: SpotClient["Service"]) => (symbol: string) =>
   Effect.flatMap(checkSymbols([symbol]), (symbols) => listedSymbols(client, symbols))
 
 const publicStreams = (
-  { client, emit, hubs, overflow, registry, resolved, telemetry }: Streams
+  { client, continuity, emit, hubs, overflow, registry, resolved, telemetry }: Streams
 ): Pick<Service, "watchBook" | "watchTicker"> => {
   const listed = listedSymbol(client)
   return {
@@ -568,7 +586,16 @@ const publicStreams = (
             hub: hubs.public,
             channels: [channel],
             create: (release) =>
-              new BookFeed(symbol, depth, release, emit, resolved.ackTimeoutMillis, overflow, () => telemetry.lagged()),
+              new BookFeed(
+                symbol,
+                depth,
+                release,
+                emit,
+                resolved.ackTimeoutMillis,
+                overflow,
+                () => telemetry.lagged(),
+                continuity
+              ),
             join: (feed, sink) => feed.attach(sink),
             leave: (feed, sink) => feed.detach(sink)
           })

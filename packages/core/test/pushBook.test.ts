@@ -2,13 +2,14 @@
  * The order book of a depth channel: nothing before a snapshot, stale messages skipped, a gap detected (never
  * applied), both continuity conventions accepted (`start == previous end` and `start == previous end + 1`), zero
  * sizes removing prices, prices ordered as decimals (not as strings), the 15-level channel trimmed, versions beyond
- * 2^53 compared exactly. A property test checks the book against a plain model of the same messages.
+ * 2^53 compared exactly. A property test checks the book against a plain model of the same messages. The continuity
+ * a venue follows is learned from its changes, and then a lost change is a gap under either one (a property test).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import * as fc from "fast-check"
 import { Push } from "../src/index.ts"
-import { Book } from "../src/internal/push/book.ts"
+import { Book, Continuity } from "../src/internal/push/book.ts"
 
 const level = (price: string, size: string) => ({ price, size })
 
@@ -148,5 +149,86 @@ describe("push book", () => {
         )
       })
     )
+  })
+
+  describe("continuity learned from the changes", () => {
+    it("on a venue whose changes start at the previous end, a lost one-version change is a gap once two came in a row", () => {
+      const continuity = new Continuity()
+      const book = new Book("BTCUSDT_SPBL", 200, continuity)
+      book.apply(message("SNAPSHOT", 10, 10, [["100", "1"]]))
+      // The first change after a snapshot shows nothing (how a snapshot's version relates to changes is not known).
+      assert.strictEqual(book.apply(message("CHANGED", 10, 11, [["100", "2"]])), "applied")
+      assert.strictEqual(continuity.reading, "unknown")
+      assert.strictEqual(book.apply(message("CHANGED", 11, 12, [["101", "1"]])), "applied")
+      assert.strictEqual(continuity.reading, "previousEnd")
+      // 12 -> 13 (remove 101, add 99) is lost; 13 -> 14 starts one after the book's version: under either reading
+      // alone it would continue the book, with 101 shown and 99 missing.
+      assert.strictEqual(book.apply(message("CHANGED", 13, 14, [["98", "1"]])), "gap")
+      assert.strictEqual(book.snapshot().version, "12")
+      // A new subscription: the reading stays learned, for this book and every other of the service.
+      book.reset()
+      book.apply(message("SNAPSHOT", 20, 20, [["100", "1"]]))
+      assert.strictEqual(book.apply(message("CHANGED", 21, 22, [["100", "3"]])), "gap")
+      const other = new Book("ETHUSDT_SPBL", 15, continuity)
+      other.apply(message("SNAPSHOT", 5, 5, [["10", "1"]]))
+      assert.strictEqual(other.apply(message("CHANGED", 5, 6, [["10", "2"]])), "applied")
+      assert.strictEqual(other.apply(message("CHANGED", 7, 8, [["10", "3"]])), "gap")
+    })
+
+    it("a one-version change shows the `next` reading for good, even over a `previousEnd` learned wrongly", () => {
+      const continuity = new Continuity()
+      const book = new Book("BTCUSDT_SPBL", 200, continuity)
+      book.apply(message("SNAPSHOT", 10, 10, [["100", "1"]]))
+      assert.strictEqual(book.apply(message("CHANGED", 11, 12, [["100", "2"]])), "applied")
+      // An overlapping change on a `next` venue looks like `previousEnd`...
+      assert.strictEqual(book.apply(message("CHANGED", 12, 14, [["100", "3"]])), "applied")
+      assert.strictEqual(continuity.reading, "previousEnd")
+      // ...and its next one-version change, starting one after the version, is taken, not a gap: no resync loop.
+      assert.strictEqual(book.apply(message("CHANGED", 15, 15, [["100", "4"]])), "applied")
+      assert.strictEqual(continuity.reading, "next")
+      // Learned for good: changes in a row that start at the previous end no longer change it.
+      assert.strictEqual(book.apply(message("CHANGED", 15, 16, [["100", "5"]])), "applied")
+      assert.strictEqual(book.apply(message("CHANGED", 16, 17, [["100", "6"]])), "applied")
+      assert.strictEqual(continuity.reading, "next")
+      assert.strictEqual(book.apply(message("CHANGED", 19, 19, [["100", "7"]])), "gap")
+      assert.deepStrictEqual(book.snapshot().bids, [level("100", "6")])
+    })
+
+    it("property: under either reading, a book never shows a change lost after the first two, and never a false gap", () => {
+      // A venue's stream: the book's value at version v is v itself (one price level of size v), so a book that
+      // skipped a change shows a size that differs from its version.
+      const stream = fc.record({
+        previousEnd: fc.boolean(),
+        spans: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 30 }),
+        lost: fc.array(fc.boolean(), { maxLength: 30 })
+      })
+      fc.assert(
+        fc.property(stream, ({ lost, previousEnd, spans }) => {
+          const book = new Book("X", 200)
+          book.apply(message("SNAPSHOT", 100, 100, [["1", "100"]]))
+          let version = 100
+          let lostOne = false
+          for (const [i, span] of spans.entries()) {
+            const end = version + span
+            // A change covers the versions after `version` up to `end`: a `next` venue's starts at version + 1, a
+            // `previousEnd` venue's at version (so one covering a single version goes unseen when lost, by the
+            // version check alone).
+            const change = message("CHANGED", previousEnd ? version : version + 1, end, [["1", String(end)]])
+            version = end
+            if (i >= 2 && lost[i] === true) {
+              lostOne = true
+              continue
+            }
+            const outcome = book.apply(change)
+            if (lostOne) {
+              assert.strictEqual(outcome, "gap")
+              return
+            }
+            assert.strictEqual(outcome, "applied")
+            assert.strictEqual(book.snapshot().bids[0]!.size, book.snapshot().version)
+          }
+        })
+      )
+    })
   })
 })

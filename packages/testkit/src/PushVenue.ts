@@ -115,6 +115,12 @@ export interface Options {
   readonly faults?: Faults | undefined
   /** The first version of every book, as digits (versions go beyond 2^53 on the venue). @default "3644174246" */
   readonly initialVersion?: string | undefined
+  /**
+   * Where a depth change starts: one version after the previous message's end (`next`), or at it (`previousEnd`, as a
+   * V3 client reads the venue). The venue's V2 documents do not say; a client must follow either.
+   * @default "next"
+   */
+  readonly continuity?: "next" | "previousEnd" | undefined
   /** Keys accepted on the private endpoint (the exchange's accounts' keys are added by `layer`). */
   readonly keys?: ReadonlyArray<Key> | undefined
 }
@@ -166,7 +172,8 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
         operations: options.limits?.operations ?? { limit: 240, windowMillis: 3_600_000 },
         channelsPerConnection: options.limits?.channelsPerConnection ?? 100
       },
-      initialVersion: BigInt(options.initialVersion ?? "3644174246")
+      initialVersion: BigInt(options.initialVersion ?? "3644174246"),
+      continuity: options.continuity ?? "next"
     })
     for (const key of options.keys ?? []) venue.addKey(key)
     if (options.faults !== undefined) venue.setFaults(options.faults)

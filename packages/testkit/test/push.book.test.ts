@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
+import { recordVersions } from "./support/pushSoak.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -92,6 +93,36 @@ describe("SpotPush.watchBook", () => {
       // Resynced by unsubscribe + subscribe on the same connection.
       assert.strictEqual((yield* venue.stats).opened, 1)
     }).pipe(Effect.provide(setup())))
+
+  // A venue whose changes start at the previous one's end (`start == previous end`, as a V3 client reads it): a lost
+  // change that covered one version is followed by one that starts one after the book's version, which continues the
+  // book on a `next` venue. The service learns the reading from the first changes in a row, and sees each loss.
+  it.effect("gap on a venue whose changes start at the previous end: every lost change is seen, the book stays right", () =>
+    Effect.gen(function*() {
+      const { engine, push, venue } = yield* context
+      const versions = recordVersions(venue, engine, 3_644_174_246n)
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      for (let i = 0; i < 4; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      assert.isTrue(book.items.every((e) => e._tag === "Book"), "no loss, no resync: both readings are followed")
+      yield* venue.setFaults({ gap: 3 })
+      for (let i = 4; i < 34; i++) {
+        yield* trade(i)
+        yield* settle
+      }
+      yield* venue.setFaults({})
+      yield* trade(99)
+      yield* settle
+      // Every book equals the engine's at the book's version: none is patched across a lost change.
+      const checked = versions.check(book.items)
+      assert.isAbove(checked.resyncs, 2)
+      assert.isAbove(checked.changesChecked, 10)
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+    }).pipe(Effect.provide(setup({ venue: { continuity: "previousEnd" } }))))
 
   it.effect("stale: duplicated changes are skipped", () =>
     Effect.gen(function*() {

@@ -1,8 +1,8 @@
 // One order book rebuilt from a depth channel (the venue's V2 rules, and our choices where its documents are silent):
 // nothing counts before a SNAPSHOT; a CHANGED message is stale when it ends at or before the book's version, a gap
-// when it starts past the version after it, and applied otherwise (so both `start == previous end` and
-// `start == previous end + 1` continue the book). A size of zero removes a price; prices are ordered as decimals,
-// never as strings; the 15-level channel keeps its best 15 levels per side. Versions are compared as BigInts.
+// when it starts past where the venue's next change starts (`Continuity`), and applied otherwise. A size of zero
+// removes a price; prices are ordered as decimals, never as strings; the 15-level channel keeps its best 15 levels per
+// side. Versions are compared as BigInts.
 import { isPositive } from "../../Primitives.ts"
 import type * as Push from "../../Push.ts"
 import type * as PushModel from "../../PushModel.ts"
@@ -51,6 +51,33 @@ const sorted = (levels: ReadonlyArray<Push.PriceLevel>, descending: boolean): Ar
   return out
 }
 
+/**
+ * How a venue's consecutive changes follow each other, which its documents do not say: does a change start at the
+ * previous one's end (`previousEnd`), or one version after it (`next`)? Until it is known (`unknown`) both continue a
+ * book, and a lost change that covered one version goes unseen on a `previousEnd` venue: the change after it starts
+ * one after the book's version. So the service learns the reading from the changes themselves, once for all its books:
+ *
+ * - a change that starts where the change before it ended (two changes in a row, of one subscription) shows
+ *   `previousEnd`; from then on a change that starts later than the book's version is a gap;
+ * - a change that starts and ends at one version shows `next` (a `previousEnd` change always spans two), for good:
+ *   both readings continue a book, as before anything was learned. It is checked first, so a `previousEnd` learned
+ *   wrongly (an overlapping change on a `next` venue) ends at its next one-version change, not in a resync loop.
+ */
+export class Continuity {
+  reading: "unknown" | "previousEnd" | "next" = "unknown"
+
+  /** The highest version a change may start at to continue a book at `version`. */
+  limit(version: bigint): bigint {
+    return this.reading === "previousEnd" ? version : version + 1n
+  }
+
+  /** What a change shows; `previous` is the end of the change before it when the two came in a row. */
+  learn(start: bigint, end: bigint, previous: bigint | undefined): void {
+    if (start === end) this.reading = "next"
+    else if (this.reading === "unknown" && start === previous) this.reading = "previousEnd"
+  }
+}
+
 export class Book {
   readonly symbol: string
   readonly depth: Push.DepthLevel
@@ -58,10 +85,15 @@ export class Book {
   private asks: Array<Level> = []
   private version: bigint | undefined = undefined
   private versionText = ""
+  // Whether the book's version is the end of a change (not of a snapshot): the next change is one in a row.
+  private changed = false
+  private readonly continuity: Continuity
 
-  constructor(symbol: string, depth: Push.DepthLevel) {
+  /** `continuity` is the service's, shared by all its books (a fresh one for a book alone). */
+  constructor(symbol: string, depth: Push.DepthLevel, continuity: Continuity = new Continuity()) {
     this.symbol = symbol
     this.depth = depth
+    this.continuity = continuity
   }
 
   /** Whether a snapshot has been applied since the last reset. */
@@ -75,6 +107,7 @@ export class Book {
     this.asks = []
     this.version = undefined
     this.versionText = ""
+    this.changed = false
   }
 
   apply(message: Push.Depth): Outcome {
@@ -91,17 +124,22 @@ export class Book {
       this.trim()
       this.version = BigInt(message.endVersion)
       this.versionText = message.endVersion
+      this.changed = false
       return "applied"
     }
     if (this.version === undefined) return "ignored"
     const end = BigInt(message.endVersion)
     if (end <= this.version) return "stale"
-    if (BigInt(message.startVersion) > this.version + 1n) return "gap"
+    const start = BigInt(message.startVersion)
+    // A one-version change shows its reading before the gap check (see `Continuity`).
+    this.continuity.learn(start, end, this.changed ? this.version : undefined)
+    if (start > this.continuity.limit(this.version)) return "gap"
     applySide(this.bids, message.bids, true)
     applySide(this.asks, message.asks, false)
     this.trim()
     this.version = end
     this.versionText = message.endVersion
+    this.changed = true
     return "applied"
   }
 

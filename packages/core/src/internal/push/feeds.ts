@@ -12,7 +12,7 @@ import { Cause, Effect, Queue, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Push from "../../Push.ts"
 import * as PushError from "../../PushError.ts"
-import { Book } from "./book.ts"
+import { Book, Continuity } from "./book.ts"
 import type { Outcome } from "./book.ts"
 import type { BookEvent, Event, ResyncReason } from "./model.ts"
 import type { Overflow, Sink } from "./overflow.ts"
@@ -77,9 +77,11 @@ export class BookFeed implements Delivering<BookEvent> {
     /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
     overflow: Overflow,
     /** Told of each lag notice given to a consumer (the metrics count it). */
-    onLag: () => void = () => undefined
+    onLag: () => void = () => undefined,
+    /** How the venue's changes follow each other, learned once for the service's books (`book.ts`). */
+    continuity: Continuity = new Continuity()
   ) {
-    this.book = new Book(symbol, depth)
+    this.book = new Book(symbol, depth, continuity)
     this.channel = Push.channels.depth(symbol, depth)
     this.onFailed = onFailed
     this.emit = emit

@@ -41,6 +41,8 @@ export interface Settings {
   readonly limits: Limits
   /** The first version of every book. */
   readonly initialVersion: bigint
+  /** Where a depth change starts: the previous message's end plus one (`next`), or that end (`previousEnd`). */
+  readonly continuity: "next" | "previousEnd"
 }
 
 /** The handshake's outcome: a connection of an endpoint (a private one for its user), or an HTTP refusal. */
@@ -360,7 +362,8 @@ export class Venue implements Host {
       if (subscribers === undefined) continue
       const changes = state.book.changes(depth)
       if (changes.bids.length === 0 && changes.asks.length === 0) continue
-      const start = String((state.sent.get(depth) ?? state.version - 1n) + 1n)
+      const previous = state.sent.get(depth) ?? state.version - 1n
+      const start = String(this.settings.continuity === "next" ? previous + 1n : previous)
       state.sent.set(depth, state.version)
       if (dropped) continue
       const frame = Push.frames.payload(channel, [{
