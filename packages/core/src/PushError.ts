@@ -114,10 +114,12 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
 
 /**
  * A consumer did not keep up with a stream that must deliver every element (orders, fills, balances, trades,
- * candles): its queue (`capacity` elements, the `bufferSize` option) was full, and an element waited more than a
- * second for room in it. A burst larger than the queue is no failure by itself: what has no room waits, in order, each
- * element a second at most, and a consumer that keeps up takes it and goes on. A consumer behind gets what its queue
- * held, then this failure; nothing is dropped silently. The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest
+ * candles): its queue (`capacity` elements, the `bufferSize` option) was full, and an element waited longer than
+ * `graceMillis` (the `slowConsumerAfter` option, a second by default) for room in it; or, behind a private backfill
+ * larger than its queue, more pushes than the `backfillBuffer` option waited for it (`backlog`). A burst larger than
+ * the queue is no failure by itself: what has no room waits, in order, each element its grace at most, and a consumer
+ * that keeps up takes it and goes on. A consumer behind gets what its queue held, then this failure; nothing is
+ * dropped silently. The book and the ticker never fail so: a lagging book consumer gets a `Resync` and the latest
  * book, a ticker consumer the latest ticker.
  *
  * @since 0.1.0
@@ -125,14 +127,25 @@ export class VenueRefusedError extends Schema.Error<VenueRefusedError>("@spotkit
  */
 export class SlowConsumerError extends Schema.Error<SlowConsumerError>("@spotkit/core/PushError/SlowConsumerError")({
   _tag: Schema.tag("SlowConsumerError"),
-  capacity: Schema.Number
+  capacity: Schema.Number,
+  graceMillis: Schema.optional(Schema.Number),
+  backlog: Schema.optional(Schema.Number)
 }) {
   /** The elements the consumer's queue holds: the `bufferSize` option. */
   declare readonly capacity: number
+  /** How long the element waited for room, in milliseconds: the `slowConsumerAfter` option. */
+  declare readonly graceMillis?: number
+  /** The pushes that waited behind a private backfill, more than the `backfillBuffer` option allows. */
+  declare readonly backlog?: number
 
   override get message(): string {
-    return `the consumer fell behind: an element waited more than a second for room in its queue of ${this.capacity} ` +
-      "(see the bufferSize option)"
+    if (this.backlog !== undefined) {
+      return `the consumer fell behind: ${this.backlog} pushes waited behind a backfill for its queue of ` +
+        `${this.capacity} (see the bufferSize and backfillBuffer options)`
+    }
+    const waited = this.graceMillis === undefined ? "its grace" : `${this.graceMillis} ms`
+    return `the consumer fell behind: an element waited more than ${waited} for room in its queue of ` +
+      `${this.capacity} (see the bufferSize and slowConsumerAfter options)`
   }
 }
 

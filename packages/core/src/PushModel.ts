@@ -63,10 +63,10 @@ export interface OrderBook {
 
 /**
  * Why a book is being rebuilt: a `gap` in the versions, a `reconnect`, a message that did not `decode`, a consumer
- * that `lag`ged behind (a book waited more than a second for room in its full queue; it gets the latest book next),
- * or a `snapshot` that did not follow the
- * subscription's acknowledgement within the `ackTimeout` (only on `events`: the channel is subscribed again; the
- * book's consumers were already told by the `Resync` before, or have had no book yet).
+ * that `lag`ged behind (a book waited longer than `slowConsumerAfter` for room in its full queue; it gets the latest
+ * book next), or a `snapshot` that did not follow the subscription's acknowledgement within the `ackTimeout` (only
+ * on `events`: the channel is subscribed again; the book's consumers were already told by the `Resync` before, or
+ * have had no book yet).
  *
  * @since 0.1.0
  * @category models

@@ -43,7 +43,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, PubSub, Redacted, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { history as candlePages, shortestPeriod } from "./internal/client/market.ts"
@@ -215,14 +215,23 @@ export interface Options {
    * consumer can take any of it, so a full queue is no failure by itself: what has no room waits behind it, in order,
    * and is handed over as the consumer takes, while the connection and the other consumers go on. A consumer that
    * keeps up so gets a burst of any size whole (a book consumer: what its queue held, then the latest book, the ones
-   * between skipped as each element is a whole book). One that leaves an element waiting more than a second for room
-   * is behind: a book consumer gets a `Resync` ("lag") and the latest book; a consumer of orders, fills, balances,
+   * between skipped as each element is a whole book). One that leaves an element waiting longer than
+   * `slowConsumerAfter` for room is behind: a book consumer gets a `Resync` ("lag") and the latest book; a consumer of orders, fills, balances,
    * trades or candles fails with `SlowConsumerError`, after what its queue held (nothing is dropped silently). A private
    * backfill's records (or a joining stream's open orders and balances) beyond it wait for room with no such limit,
    * and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
    * @default 4096
    */
   readonly bufferSize?: number | undefined
+  /**
+   * How long an element may wait for room in a consumer's queue (see `bufferSize`) before the consumer is behind.
+   * Longer lets a consumer pause longer (a slow write, a collection pause), with what comes meanwhile held in memory;
+   * zero makes a consumer behind as soon as its queue is full. A finite duration: an infinite one (which would hold
+   * what a blocked consumer never takes, without bound) or a negative one is a defect (a `RangeError`) when the
+   * service is made.
+   * @default 1 second
+   */
+  readonly slowConsumerAfter?: Duration.Input | undefined
   /**
    * Pushes buffered while a backfill runs (the private session's, a trade or candle stream's after a reconnection);
    * beyond, the backfill runs again: the private session's connection is replaced, a trade or candle channel alone is
@@ -427,6 +436,19 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   if (backfillBuffer !== undefined && !(Number.isSafeInteger(backfillBuffer) && backfillBuffer >= 1)) {
     return yield* Effect.die(new RangeError(`backfillBuffer must be a positive integer, not ${String(backfillBuffer)}`))
   }
+  // Effect reads NaN as zero: a NaN given is a mistake, refused as one.
+  const slowConsumerAfter = Duration.fromInput(options.slowConsumerAfter ?? Duration.seconds(1)).pipe(
+    Option.filter((duration) => Duration.isFinite(duration) && !Number.isNaN(options.slowConsumerAfter)),
+    Option.map(Duration.toMillis),
+    Option.filter((millis) => millis >= 0)
+  )
+  if (Option.isNone(slowConsumerAfter)) {
+    return yield* Effect.die(
+      new RangeError(
+        `slowConsumerAfter must be a finite duration of zero or more, not ${String(options.slowConsumerAfter)}`
+      )
+    )
+  }
   const text = new VenueText({
     url: options.url,
     secrets: [
@@ -496,7 +518,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   }
   const synced = serverTimeOnce(client)
   // What a consumer's queue has no room for waits, delivered on fibers of the service's context (its clock).
-  const overflow = yield* makeOverflow()
+  const overflow = yield* makeOverflow(slowConsumerAfter.value)
   const continuity = new Continuity()
   const registry = new Registry(resolved.capacity, overflow)
   // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the

@@ -211,8 +211,8 @@ export const pushReconnects = Metric.counter("spotkit_push_reconnects_total", {
 /**
  * Order books resynchronised (`watchBook`), by `reason` (`SpotPush.ResyncReason`): rebuilt from a new snapshot after a
  * `gap`, a `reconnect`, a message that did not `decode` or a `snapshot` missed (each `Resync` of `SpotPush.events`,
- * once per channel whatever its consumers), or a consumer behind (a book waited more than a second for room in its
- * full queue), given a `Resync` and the latest book
+ * once per channel whatever its consumers), or a consumer behind (a book waited longer than `slowConsumerAfter` for
+ * room in its full queue), given a `Resync` and the latest book
  * (`lag`: once per consumer each time; no `events` element: the venue's side was fine, the program's reading was slow).
  *
  * @since 0.1.0

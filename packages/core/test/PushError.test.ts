@@ -29,6 +29,19 @@ describe("handling a PushError's reasons", () => {
       )
     }))
 
+  it("SlowConsumerError says which limit the consumer passed: the grace for room, or the pushes behind a backfill", () => {
+    assert.strictEqual(
+      new PushError.SlowConsumerError({ capacity: 8, graceMillis: 1_500 }).message,
+      "the consumer fell behind: an element waited more than 1500 ms for room in its queue of 8 (see the bufferSize " +
+        "and slowConsumerAfter options)"
+    )
+    assert.strictEqual(
+      new PushError.SlowConsumerError({ capacity: 8, backlog: 101 }).message,
+      "the consumer fell behind: 101 pushes waited behind a backfill for its queue of 8 (see the bufferSize and " +
+        "backfillBuffer options)"
+    )
+  })
+
   it.effect("on the stream, Stream.catchReason goes on with another stream", () =>
     Effect.gen(function*() {
       const error = new PushError.PushError({

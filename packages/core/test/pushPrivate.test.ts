@@ -1019,6 +1019,8 @@ describe("push private session: a backfill larger than a consumer's queue", () =
       const exit = yield* Effect.exit(Effect.forever(Effect.map(Queue.take(slow), (f) => taken.push(f.fillId))))
       assert.strictEqual(taken.length, 100)
       assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("SlowConsumerError"))
+      // Told as what it is: pushes behind a backfill (the backfillBuffer option), not an element's wait for room.
+      assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("6 pushes waited behind a backfill"))
     }))
 })
 

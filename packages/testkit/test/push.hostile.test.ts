@@ -10,7 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Signer } from "@spotkit/core"
 import type { PushError } from "@spotkit/core"
-import { Cause, Effect, Exit, Fiber, Logger, Redacted, References, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Logger, Redacted, References, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { TestExchange } from "../src/index.ts"
 import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
@@ -415,5 +415,26 @@ describe("SpotPush against a hostile venue", () => {
         assert.strictEqual((defect as RangeError).message, `backfillBuffer must be a positive integer, not ${bad}`)
       }
       assert.isTrue(Exit.isSuccess(yield* make(1)))
+    }).pipe(Effect.provide(base)))
+
+  it.effect("a slowConsumerAfter that is infinite or negative: a defect when the service is made", () =>
+    Effect.gen(function*() {
+      const make = (slowConsumerAfter: Duration.Input) =>
+        Effect.exit(
+          SpotPush.make({ url: "ws://venue.test", slowConsumerAfter }).pipe(
+            Effect.provideService(Socket.WebSocketConstructor, () => {
+              throw new Error("never dialled")
+            })
+          )
+        )
+      for (const bad of [Duration.infinity, "Infinity", -1, Number.NaN] as const) {
+        const exit = yield* make(bad)
+        const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+        assert.instanceOf(defect, RangeError)
+        assert.include((defect as RangeError).message, "slowConsumerAfter must be a finite duration of zero or more")
+      }
+      for (const good of [0, "2 seconds", Duration.minutes(1)] as const) {
+        assert.isTrue(Exit.isSuccess(yield* make(good)))
+      }
     }).pipe(Effect.provide(base)))
 })

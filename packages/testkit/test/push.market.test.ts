@@ -1009,9 +1009,48 @@ describe("SpotPush.watchTrades and watchCandles: a burst larger than bufferSize"
       yield* Deferred.succeed(gate, undefined)
       const error: PushError.PushError = yield* Fiber.join(slow)
       assert.strictEqual(error.reason._tag, "SlowConsumerError")
+      assert.include(error.message, "waited more than 1000 ms for room in its queue of 8")
       // What its queue held before it failed, in order; not the whole burst.
       assert.isBelow(taken.length, 50)
       assert.deepStrictEqual(taken, Array.from({ length: taken.length }, (_, i) => 1_000 + i))
       assert.isUndefined(fast.fiber.pollUnsafe(), "the other consumer's stream still runs")
     }).pipe(Effect.provide(layerWith(blocked, { bufferSize: 8 }))))
+
+  // `slowConsumerAfter` is the grace: a consumer that pauses within it gets every trade; past it, it fails, the grace
+  // in its error.
+  const paused = published()
+  it.effect("slowConsumerAfter: a pause within it loses nothing; a pause past it fails with SlowConsumerError", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const pauseFor = (gate: Deferred.Deferred<void>) => {
+        const taken: Array<number> = []
+        return Effect.map(
+          Effect.forkChild(Effect.flip(Stream.runForEach(
+            push.watchTrades(SYMBOL),
+            (t) => Effect.andThen(Effect.sync(() => taken.push(t.time)), Deferred.await(gate))
+          ))),
+          (fiber) => ({ taken, fiber })
+        )
+      }
+      const brief = yield* Deferred.make<void>()
+      const long = yield* Deferred.make<void>()
+      const within = yield* pauseFor(brief)
+      const past = yield* pauseFor(long)
+      yield* settle
+      for (let i = 0; i < 50; i++) yield* trade(paused, 1_000 + i, `${30_000 + i}.5`)
+      yield* settle
+      // Four seconds paused: four times the default grace, within this one.
+      yield* advance(4_000)
+      yield* Deferred.succeed(brief, undefined)
+      yield* settle
+      assert.deepStrictEqual(within.taken, Array.from({ length: 50 }, (_, i) => 1_000 + i))
+      assert.isUndefined(within.fiber.pollUnsafe(), "the consumer that paused within the grace still runs")
+      yield* advance(2_000)
+      yield* Deferred.succeed(long, undefined)
+      const error: PushError.PushError = yield* Fiber.join(past.fiber)
+      assert.strictEqual(error.reason._tag, "SlowConsumerError")
+      assert.strictEqual(error.reason._tag === "SlowConsumerError" ? error.reason.graceMillis : 0, 5_000)
+      assert.include(error.message, "waited more than 5000 ms")
+      assert.isBelow(past.taken.length, 50)
+    }).pipe(Effect.provide(layerWith(paused, { bufferSize: 8, slowConsumerAfter: "5 seconds" }))))
 })

@@ -32,9 +32,9 @@ const key = (trade: PublicTrade): string =>
   `${trade.time}|${Decimals.normalize(trade.price)}|${Decimals.normalize(trade.size)}|${trade.buyerMaker}`
 
 // A consumer behind (an element waited its grace for room in its queue): it fails rather than miss one.
-const failSlow = (capacity: number) => <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void => {
+const failSlow = (capacity: number, graceMillis: number) => <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void => {
   sinks.delete(sink)
-  Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity })))
+  Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity, graceMillis })))
 }
 
 const failAll = <A>(sinks: Set<Sink<A>>, reason: PushError.PushErrorReason): void => {
@@ -80,7 +80,7 @@ abstract class GapClosing<A, R> {
 
   constructor(options: Options<R>) {
     this.options = options
-    this.slow = failSlow(options.capacity)
+    this.slow = failSlow(options.capacity, options.overflow.graceMillis)
   }
 
   get size(): number {

@@ -62,6 +62,11 @@ export class Overflow {
     this.options = options
   }
 
+  /** How long an element may wait for room before its consumer is behind (told in its `SlowConsumerError`). */
+  get graceMillis(): number {
+    return this.options.graceMillis
+  }
+
   /** Whether nothing waits for any consumer: an element with room in its queue may be offered directly. */
   get idle(): boolean {
     return this.waiting.size === 0

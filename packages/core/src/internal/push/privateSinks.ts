@@ -50,7 +50,13 @@ export class Backlogs {
     const backlog = this.backlogs.get(sink as Sink<unknown>)
     if (backlog !== undefined) {
       backlog.values.push({ value, live: !this.holding })
-      if (!this.holding && ++backlog.live > this.limits.bufferLimit) this.slow(sinks, sink)
+      if (!this.holding && ++backlog.live > this.limits.bufferLimit) {
+        this.fail(
+          sinks,
+          sink,
+          new PushError.SlowConsumerError({ capacity: this.limits.capacity, backlog: backlog.live })
+        )
+      }
       return
     }
     if (Queue.offerUnsafe(sink, value)) return
@@ -67,10 +73,21 @@ export class Backlogs {
     overflow.offer(sinks, sink, value, this.slow)
   }
 
-  private readonly slow = <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void => {
+  // A live element waited its grace for room (the overflow's rule).
+  private readonly slow = <A>(sinks: Set<Sink<A>>, sink: Sink<A>): void =>
+    this.fail(
+      sinks,
+      sink,
+      new PushError.SlowConsumerError({
+        capacity: this.limits.capacity,
+        graceMillis: this.limits.overflow.graceMillis
+      })
+    )
+
+  private fail<A>(sinks: Set<Sink<A>>, sink: Sink<A>, reason: PushError.SlowConsumerError): void {
     sinks.delete(sink)
     this.drop(sink as Sink<unknown>)
-    Queue.failCauseUnsafe(sink, Cause.fail(new PushError.SlowConsumerError({ capacity: this.limits.capacity })))
+    Queue.failCauseUnsafe(sink, Cause.fail(reason))
   }
 
   /** Merges a burst: what a queue has no room for meanwhile waits in its backlog. */
