@@ -120,6 +120,12 @@ export interface SoakOptions {
   readonly seed: number
   /** Rounds per fault phase. */
   readonly phaseRounds: number
+  /**
+   * Rounds without faults before the first phase. The client learns how the venue's depth changes follow each other
+   * from its first changes in a row (docs/venue/push.md, order book step 4): a change lost before that may go unseen,
+   * the one window the learning leaves. @default 0
+   */
+  readonly quietRounds?: number | undefined
 }
 
 const context = Effect.gen(function*() {
@@ -199,6 +205,10 @@ export const pushSoak = (options: SoakOptions) =>
     const phases: Record<string, number> = {}
     let made = 0
     let rounds = 0
+    for (; rounds < (options.quietRounds ?? 0); rounds++) {
+      yield* round(rounds, next)
+      yield* advance(1_000, 500)
+    }
     while (made < options.fills) {
       if (rounds % options.phaseRounds === 0) {
         const phase = drawPhase(next)
