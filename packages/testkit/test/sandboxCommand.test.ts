@@ -224,7 +224,8 @@ describe("spotkit-sandbox", () => {
         "--bills",
         "--rate-limits",
         "--cors",
-        "--push-faults"
+        "--push-faults",
+        "--push-continuity"
       ]
       for (const flag of flags) {
         assert.include(run.stdout, flag)
@@ -239,6 +240,7 @@ describe("spotkit-sandbox", () => {
       assert.include(line("--rate-limits"), "(default on)")
       assert.include(line("--cors"), "(default off)")
       assert.include(line("--push-faults"), "(default none)")
+      assert.include(line("--push-continuity"), "(default next)")
       assert.strictEqual(run.stderr, "")
     }), TIMEOUT)
 
@@ -251,7 +253,8 @@ describe("spotkit-sandbox", () => {
         { args: ["--bills", "-5"], mentions: "--bills" },
         { args: ["--rate-limits", "maybe"], mentions: "--rate-limits" },
         { args: ["--cors", "localhost"], mentions: "--cors" },
-        { args: ["--push-faults", "drop=1"], mentions: "--push-faults" }
+        { args: ["--push-faults", "drop=1"], mentions: "--push-faults" },
+        { args: ["--push-continuity", "sideways"], mentions: "--push-continuity" }
       ]
       const runs = yield* Effect.forEach(cases, (c) => runToEnd(c.args), { concurrency: 2 })
       runs.forEach((run, i) => {
@@ -285,6 +288,68 @@ describe("spotkit-sandbox", () => {
           assert.isTrue(line.startsWith("# ") || EXPORT.test(line), `neither a comment nor an export: ${line}`)
         }
       })).pipe(Effect.provide(NodeServices.layer)),
+    TIMEOUT
+  )
+
+  // A depth change over a real WebSocket, after bob rests an order: its start is the snapshot's version plus one, or,
+  // with --push-continuity previous-end, the snapshot's version itself.
+  it.live(
+    "--push-continuity: where a depth change starts, as pushed over the sandbox's WebSocket",
+    () =>
+      Effect.gen(function*() {
+        const startOf = (args: ReadonlyArray<string>) =>
+          Effect.scoped(Effect.gen(function*() {
+            const { banner, stop } = yield* start(["--rate-limits", "off", ...args])
+            const channel = "depth.BTCUSDT_SPBL.200"
+            const frames: Array<
+              { readonly depthType: string; readonly startVersion: string; readonly endVersion: string }
+            > = []
+            const socket = new WebSocket(`${get(banner, "SPOTKIT_PUSH_URL")}/v2/ws/public`)
+            yield* Effect.addFinalizer(() => Effect.sync(() => socket.close()))
+            socket.addEventListener("message", (event) => {
+              const message = JSON.parse(String(event.data)) as {
+                event?: string
+                channel?: string
+                data?: Array<never>
+              }
+              if (message.event === "payload" && message.channel === channel) frames.push(...(message.data ?? []))
+            })
+            yield* Effect.callback<void>((resume) => {
+              socket.addEventListener("open", () => resume(Effect.void))
+            })
+            socket.send(JSON.stringify({ event: "subscribe", channel }))
+            const until = (done: () => boolean) =>
+              Effect.repeat(Effect.sleep("20 millis"), { until: done }).pipe(Effect.timeout("10 seconds"))
+            yield* until(() => frames.length >= 1)
+            const bob = yield* SpotClient.make({
+              baseUrl: get(banner, "SPOTKIT_BASE_URL"),
+              credentials: {
+                apiKey: Redacted.make(get(banner, "SPOTKIT_BOB_API_KEY")),
+                secretKey: Redacted.make(get(banner, "SPOTKIT_BOB_SECRET_KEY")),
+                passphrase: Redacted.make(get(banner, "SPOTKIT_BOB_PASSPHRASE"))
+              },
+              rateLimit: false
+            }).pipe(Effect.provide(FetchHttpClient.layer))
+            yield* bob.placeOrder({
+              symbol: "BTCUSDT_SPBL",
+              side: "buy",
+              orderType: "limit",
+              force: "normal",
+              price: "29000",
+              quantity: "0.01",
+              clientOrderId: "continuity-1"
+            })
+            yield* until(() => frames.length >= 2)
+            assert.strictEqual((yield* stop("SIGINT")).exitCode, 0)
+            const [snapshot, change] = frames
+            assert.strictEqual(snapshot!.depthType, "SNAPSHOT")
+            assert.strictEqual(change!.depthType, "CHANGED")
+            assert.strictEqual(BigInt(change!.endVersion), BigInt(snapshot!.endVersion) + 1n)
+            return BigInt(change!.startVersion) - BigInt(snapshot!.endVersion)
+          }))
+        assert.strictEqual(yield* startOf([]), 1n)
+        assert.strictEqual(yield* startOf(["--push-continuity", "previous-end"]), 0n)
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 

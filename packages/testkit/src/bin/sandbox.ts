@@ -116,6 +116,16 @@ const pushFaults = Flag.String("push-faults").pipe(
   Flag.filter((text) => typeof PushVenue.parseFaults(text) !== "string", (text) => `${PushVenue.parseFaults(text)}`)
 )
 
+const pushContinuity = Flag.ChoiceWithValue("push-continuity", [
+  ["next", "next" as const],
+  ["previous-end", "previousEnd" as const]
+]).pipe(
+  Flag.withDescription(
+    "Where a depth change starts: one version after the previous one's end (next), or at it (previous-end); the venue's documents do not say, so a client should follow either (default next)"
+  ),
+  Flag.withDefault("next" as const)
+)
+
 /** The sandbox could not start (the port is taken, bad seeding options, ...). Reported as one line, exit code 1. */
 class StartError extends Data.TaggedError("StartError")<{ readonly message: string }> {
   override readonly [Runtime.errorReported] = false
@@ -149,6 +159,7 @@ const banner = (
     readonly rateLimits: string
     readonly cors: Option.Option<string>
     readonly pushFaults: string
+    readonly pushContinuity: "next" | "previousEnd"
   },
   baseUrl: string,
   accounts: ReadonlyArray<TestExchange.Account>
@@ -160,7 +171,9 @@ const banner = (
       Option.match(options.cors, { onNone: () => "", onSome: (origin) => `, cross-origin requests from ${origin}` })
     }`,
     exportLine("SPOTKIT_BASE_URL", baseUrl),
-    `# push (WebSocket) on the same port${options.pushFaults === "" ? "" : `, faults ${options.pushFaults}`}`,
+    `# push (WebSocket) on the same port${options.pushFaults === "" ? "" : `, faults ${options.pushFaults}`}${
+      options.pushContinuity === "next" ? "" : ", depth changes starting at the previous end"
+    }`,
     exportLine("SPOTKIT_PUSH_URL", baseUrl.replace(/^http/, "ws"))
   ]
   if (!options.demo) {
@@ -186,7 +199,7 @@ const banner = (
 
 const command = Command.make(
   NAME,
-  { port, host, seed, demo, bills, rateLimits, cors, pushFaults },
+  { port, host, seed, demo, bills, rateLimits, cors, pushFaults, pushContinuity },
   Effect.fnUntraced(function*(options) {
     const exchangeOptions: TestExchange.Options = {
       ...(options.demo ? TestExchange.demo({ seed: options.seed, bills: options.bills }) : { seed: options.seed }),
@@ -197,7 +210,10 @@ const command = Command.make(
       host: options.host,
       cors: Option.getOrUndefined(options.cors)
     }).pipe(
-      Layer.provideMerge(PushVenue.layer({ faults: PushVenue.parseFaults(options.pushFaults) as PushVenue.Faults })),
+      Layer.provideMerge(PushVenue.layer({
+        faults: PushVenue.parseFaults(options.pushFaults) as PushVenue.Faults,
+        continuity: options.pushContinuity
+      })),
       Layer.provideMerge(TestExchange.layer(exchangeOptions))
     )
     yield* Effect.gen(function*() {
