@@ -44,34 +44,20 @@
  * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
-import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
-import { history as candlePages, shortestPeriod } from "./internal/client/market.ts"
 import { Continuity } from "./internal/push/book.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
-import { BookFeed, TickerFeed } from "./internal/push/feeds.ts"
-import type { Sink } from "./internal/push/feeds.ts"
-import {
-  credentialsRefusal,
-  credentialsRefused,
-  makeSocket,
-  privateHeaders,
-  serverTimeOnce
-} from "./internal/push/handshake.ts"
+import { credentialsRefused, makeSocket, privateHeaders, serverTimeOnce } from "./internal/push/handshake.ts"
 import { Count, Hub } from "./internal/push/hub.ts"
-import * as MarketFeeds from "./internal/push/market.ts"
 import { makeOverflow } from "./internal/push/overflow.ts"
-import type { Overflow } from "./internal/push/overflow.ts"
-import * as Private from "./internal/push/private.ts"
-import { restOf } from "./internal/push/privateRest.ts"
 import { Registry } from "./internal/push/registry.ts"
-import { checkSymbols, invalid, listedSymbols } from "./internal/push/symbols.ts"
+import * as Streams from "./internal/push/streams.ts"
 import * as PushTelemetry from "./internal/push/telemetry.ts"
 import { urlName, VenueText } from "./internal/push/venueText.ts"
 import type * as Market from "./Market.ts"
 import * as Push from "./Push.ts"
-import * as PushError from "./PushError.ts"
+import type * as PushError from "./PushError.ts"
 import type * as PushModel from "./PushModel.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import { passphraseOf, printable } from "./SafeText.ts"
@@ -524,8 +510,8 @@ export const make = Effect.fnUntraced(function*(options: Options) {
   // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
   // service's scope would otherwise wait for ever once its connections are gone.
   yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
-  const context: Streams = {
-    options,
+  const context: Streams.Streams = {
+    credentials: options.credentials,
     resolved,
     hubs,
     client,
@@ -538,9 +524,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     telemetry
   }
   return SpotPush.of({
-    ...publicStreams(context),
-    ...marketStreams(context),
-    ...privateStreams(context),
+    ...Streams.publicStreams(context),
+    ...Streams.marketStreams(context),
+    ...Streams.privateStreams(context),
     events: Stream.fromPubSub(events)
   })
 })
@@ -556,279 +542,3 @@ export const make = Effect.fnUntraced(function*(options: Options) {
 export const layer = (
   options: Options
 ): Layer.Layer<SpotPush, never, SpotClient | Socket.WebSocketConstructor> => Layer.effect(SpotPush, make(options))
-
-interface Streams {
-  readonly options: Options
-  readonly resolved: Resolved
-  readonly hubs: { readonly public: Hub; readonly private: Hub }
-  readonly client: SpotClient["Service"]
-  /**
-   * The venue's time asked (best effort, until it has answered once) before a session's start is read on the venue's
-   * clock: a program that only reads pushes may have no other answer to learn it from. Answers whether it answered.
-   */
-  readonly synced: Effect.Effect<boolean>
-  readonly now: () => number
-  readonly emit: (event: Event) => void
-  readonly registry: Registry
-  /** Where what a consumer's queue has no room for waits (`overflow.ts`). */
-  readonly overflow: Overflow
-  /** How the venue's depth changes follow each other, learned once for all books (`book.ts`). */
-  readonly continuity: Continuity
-  /** The service's metrics: what no event says (a book consumer's lag, the backfills' outcomes). */
-  readonly telemetry: PushTelemetry.Reporter
-}
-
-const stream = <A>(
-  name: string,
-  sink: Effect.Effect<Sink<A>, PushError.PushErrorReason, Scope.Scope>
-): Stream.Stream<A, PushError.PushError> =>
-  Stream.unwrap(Effect.map(sink, (queue) => Stream.fromQueue(queue))).pipe(
-    Stream.mapError((reason) => new PushError.PushError({ stream: name, reason }))
-  )
-
-// A public stream's symbol: a trading pair the venue lists (the client's cached symbol rules). A venue may acknowledge
-// a channel of a symbol it does not list and never push on it: the stream would wait forever, silently.
-const listedSymbol = (client: SpotClient["Service"]) => (symbol: string) =>
-  Effect.flatMap(checkSymbols([symbol]), (symbols) => listedSymbols(client, symbols))
-
-const publicStreams = (
-  { client, continuity, emit, hubs, overflow, registry, resolved, telemetry }: Streams
-): Pick<Service, "watchBook" | "watchTicker"> => {
-  const listed = listedSymbol(client)
-  return {
-    watchBook: (symbol, options) => {
-      const depth = options?.depth ?? 15
-      const channel = Push.channels.depth(symbol, depth)
-      return stream(
-        "SpotPush.watchBook",
-        Effect.andThen(
-          listed(symbol),
-          registry.use<BookFeed, BookEvent>({
-            key: channel,
-            hub: hubs.public,
-            channels: [channel],
-            create: (release) =>
-              new BookFeed(
-                symbol,
-                depth,
-                release,
-                emit,
-                resolved.ackTimeoutMillis,
-                overflow,
-                () => telemetry.lagged(),
-                continuity
-              ),
-            join: (feed, sink) => feed.attach(sink),
-            leave: (feed, sink) => feed.detach(sink)
-          })
-        )
-      )
-    },
-    watchTicker: (symbol) => {
-      const channel = Push.channels.ticker(symbol)
-      return stream(
-        "SpotPush.watchTicker",
-        Effect.andThen(
-          listed(symbol),
-          registry.use<TickerFeed, Push.Ticker>({
-            key: channel,
-            hub: hubs.public,
-            channels: [channel],
-            create: (release) => new TickerFeed(release),
-            join: (feed, sink) => feed.attach(sink),
-            leave: (feed, sink) => feed.detach(sink),
-            latest: true
-          })
-        )
-      )
-    }
-  }
-}
-
-const privateStreams = (
-  { client, emit, hubs, now, options, overflow, registry, resolved, synced, telemetry }: Streams
-): Pick<Service, "watchOrders" | "watchFills" | "watchBalances"> => {
-  const rest = restOf(client)
-  const session = <A>(
-    name: string,
-    privateOptions: PrivateOptions | undefined,
-    join: (session: Private.PrivateSession, sink: Sink<A>) => void,
-    sinks: (session: Private.PrivateSession) => Set<Sink<A>>
-  ): Stream.Stream<A, PushError.PushError> =>
-    stream(
-      name,
-      Effect.gen(function*() {
-        // The stream's start, as it is first pulled: the session's fills count from it (on the venue's clock). Taken
-        // before the checks below ask REST anything, so that an order placed while they run is not before it.
-        const startedAt = now()
-        if (options.credentials === undefined) {
-          return yield* invalid("credentials", "the private channels need the API key's credentials")
-        }
-        const refusal = credentialsRefusal(options.credentials)
-        if (refusal !== undefined) return yield* refusal
-        const symbols = yield* checkSymbols(privateOptions?.symbols ?? [])
-        yield* listedSymbols(client, symbols)
-        yield* synced
-        const offset = yield* client.clockOffset
-        return yield* registry.use<Private.PrivateSession, A>({
-          key: "private",
-          hub: hubs.private,
-          channels: Private.CHANNELS,
-          create: (release) =>
-            new Private.PrivateSession({
-              rest,
-              since: Math.round(startedAt + offset),
-              symbols,
-              capacity: resolved.capacity,
-              overflow,
-              bufferLimit: resolved.backfillBuffer,
-              overlapMillis: 5_000,
-              retentionMillis: 600_000,
-              now,
-              emit,
-              onFailed: release(),
-              onBackfilled: (outcome) => telemetry.backfilled("private", outcome)
-            }),
-          join: (session, sink) => {
-            join(session, sink)
-            return session.addSymbols(symbols, sink)
-          },
-          leave: (session, sink) => {
-            sinks(session).delete(sink)
-            session.detach(sink)
-          }
-        })
-      })
-    )
-  return {
-    watchOrders: (privateOptions) =>
-      session("SpotPush.watchOrders", privateOptions, (s, sink) => s.attachOrders(sink), (s) => s.orderSinks),
-    watchFills: (privateOptions) =>
-      session("SpotPush.watchFills", privateOptions, (s, sink) => s.fillSinks.add(sink), (s) => s.fillSinks),
-    watchBalances: (privateOptions) =>
-      session("SpotPush.watchBalances", privateOptions, (s, sink) => s.attachBalances(sink), (s) => s.balanceSinks)
-  }
-}
-
-// A count one REST answer gives (`limit`: an integer from 1 to 1000), checked when the stream starts.
-const restLimit = (field: string, value: number): Effect.Effect<void, SpotError.ValidationError> =>
-  Number.isInteger(value) && value >= 1 && value <= 1000
-    ? Effect.void
-    : invalid(field, `must be an integer from 1 to 1000, not ${String(value)}`)
-
-// The bars one candles backfill reads back at most: half a consumer's buffer (the bars go to it at once, with the
-// pushes kept meanwhile after them), and at most ten pages.
-const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
-
-const marketStreams = (
-  { client, emit, hubs, now, overflow, registry, resolved, synced, telemetry }: Streams
-): Pick<Service, "watchTrades" | "watchCandles"> => ({
-  watchTrades: (symbol, options) => {
-    const channel = Push.channels.trades(symbol)
-    const limit = options?.backfillLimit ?? 100
-    return stream(
-      "SpotPush.watchTrades",
-      Effect.gen(function*() {
-        // Checked now: REST would refuse it only at the first subscription's backfill, after the stream started.
-        yield* restLimit("backfillLimit", limit)
-        yield* listedSymbol(client)(symbol)
-        const answered = yield* synced
-        const startedAt = now()
-        const offset = yield* client.clockOffset
-        // The start on the venue's clock, by the offset of the venue's answer; when the venue did not answer, by the
-        // offset once it has (asked again when a backfill first needs the start): a machine's clock off by a minute
-        // would miss, or deliver again, a minute of trades.
-        const onVenueClock = (offset: number) => Math.round(startedAt + offset)
-        const start = answered
-          ? Effect.succeed(onVenueClock(offset))
-          : Effect.andThen(synced, Effect.map(client.clockOffset, onVenueClock))
-        return yield* registry.use<MarketFeeds.TradeFeed, PublicTrade>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) => {
-            const feed: MarketFeeds.TradeFeed = new MarketFeeds.TradeFeed({
-              symbol,
-              capacity: resolved.capacity,
-              overflow,
-              start,
-              overlapMillis: 5_000,
-              limit,
-              onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
-              // The largest `backfillLimit` of the consumers, whoever created the stream.
-              backfill: () => client.recentTrades(symbol, { limit: feed.limit }),
-              onFailed: release,
-              bufferLimit: resolved.backfillBuffer,
-              onBackfilled: (outcome) => telemetry.backfilled("trades", outcome)
-            })
-            return feed
-          },
-          join: (feed, sink) => {
-            feed.raiseLimit(limit)
-            feed.attach(sink)
-          },
-          leave: (feed, sink) => feed.detach(sink)
-        })
-      })
-    )
-  },
-  watchCandles: (symbol, period, options) => {
-    const channel = Push.channels.kline(symbol, Push.klineIntervals[period])
-    const history = options?.history ?? 1
-    // After a reconnection: every bar from the latest delivered (its final state) up to now on the venue's clock, paged
-    // (one answer holds 100 by default, whether from the start or the end is the venue's). Bounded: every bar read back
-    // goes to each consumer at once, so at most half a consumer's buffer of them (the rest for the pushes kept
-    // meanwhile); older bars are not read back, and a `Gap` says which.
-    const length = shortestPeriod[period]
-    const readBack = (latest: number) =>
-      Effect.gen(function*() {
-        const offset = yield* client.clockOffset
-        // A period past now: a bar opening as REST is asked is read too (the offset is an estimate).
-        const until = Math.round(now() + offset) + length
-        const from = Math.max(latest, until - maxBackfillBars(resolved.capacity) * length)
-        // Windows that hold every bar whatever the venue's bounds and limits do (`candleHistory`'s), each one request.
-        const pages = candlePages(
-          (query) => client.candles(symbol, period, query),
-          { symbol, period },
-          { since: from, until, pageSize: 1000 }
-        )
-        const bars = yield* Stream.runCollect(pages)
-        if (from > latest) emit({ _tag: "Gap", channel, from: latest, to: from - 1 })
-        return bars
-      })
-    return stream(
-      "SpotPush.watchCandles",
-      Effect.andThen(
-        Effect.andThen(restLimit("history", history), listedSymbol(client)(symbol)),
-        registry.use<MarketFeeds.CandleFeed, CandleUpdate>({
-          key: channel,
-          hub: hubs.public,
-          channels: [channel],
-          create: (release) =>
-            new MarketFeeds.CandleFeed({
-              symbol,
-              period,
-              capacity: resolved.capacity,
-              overflow,
-              backfill: (latest) =>
-                latest === undefined ? client.candles(symbol, period, { limit: history }) : readBack(latest),
-              onFailed: release,
-              bufferLimit: resolved.backfillBuffer,
-              onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)
-            }),
-          // A consumer joining a running stream and asking more than its current bar: its bars read for it, then it
-          // joins (the stream's creator has its own from the first backfill).
-          join: (feed, sink) =>
-            history <= 1 || !feed.started ? feed.attach(sink) : Effect.map(
-              Effect.mapError(
-                client.candles(symbol, period, { limit: history }),
-                (error) => new PushError.BackfillError({ error })
-              ),
-              (answered) => feed.attachWith(sink, history, answered)
-            ),
-          leave: (feed, sink) => feed.detach(sink)
-        })
-      )
-    )
-  }
-})
