@@ -44,6 +44,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
+import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { Continuity } from "./internal/push/book.ts"
 import { nowFunction } from "./internal/push/connection.ts"
@@ -409,127 +410,135 @@ const resolve = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options) {
-  if (!/^wss?:\/\/[^\s/?#]+/.test(options.url)) {
-    return yield* Effect.die(
-      new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(printable(urlName(options.url), 200))}`)
-    )
-  }
-  const userAgentProblem = Venue.headerValueProblem(options.userAgent ?? "spotkit")
-  if (userAgentProblem !== undefined) return yield* Effect.die(new RangeError(`userAgent ${userAgentProblem}`))
-  // A buffer of none (or of a part of a push) would overflow at every push: the backfill would start over for good.
-  const backfillBuffer = options.backfillBuffer
-  if (backfillBuffer !== undefined && !(Number.isSafeInteger(backfillBuffer) && backfillBuffer >= 1)) {
-    return yield* Effect.die(new RangeError(`backfillBuffer must be a positive integer, not ${String(backfillBuffer)}`))
-  }
-  // Effect reads NaN as zero: a NaN given is a mistake, refused as one.
-  const slowConsumerAfter = Duration.fromInput(options.slowConsumerAfter ?? Duration.seconds(1)).pipe(
-    Option.filter((duration) => Duration.isFinite(duration) && !Number.isNaN(options.slowConsumerAfter)),
-    Option.map(Duration.toMillis),
-    Option.filter((millis) => millis >= 0)
-  )
-  if (Option.isNone(slowConsumerAfter)) {
-    return yield* Effect.die(
-      new RangeError(
-        `slowConsumerAfter must be a finite duration of zero or more, not ${String(options.slowConsumerAfter)}`
+export const make: (
+  options: Options
+) => Effect.Effect<Service, never, SpotClient | Socket.WebSocketConstructor | Scope.Scope> = Effect.fnUntraced(
+  function*(
+    options: Options
+  ) {
+    if (!/^wss?:\/\/[^\s/?#]+/.test(options.url)) {
+      return yield* Effect.die(
+        new RangeError(`url must be a ws:// or wss:// URL, not ${JSON.stringify(printable(urlName(options.url), 200))}`)
       )
+    }
+    const userAgentProblem = Venue.headerValueProblem(options.userAgent ?? "spotkit")
+    if (userAgentProblem !== undefined) return yield* Effect.die(new RangeError(`userAgent ${userAgentProblem}`))
+    // A buffer of none (or of a part of a push) would overflow at every push: the backfill would start over for good.
+    const backfillBuffer = options.backfillBuffer
+    if (backfillBuffer !== undefined && !(Number.isSafeInteger(backfillBuffer) && backfillBuffer >= 1)) {
+      return yield* Effect.die(
+        new RangeError(`backfillBuffer must be a positive integer, not ${String(backfillBuffer)}`)
+      )
+    }
+    // Effect reads NaN as zero: a NaN given is a mistake, refused as one.
+    const slowConsumerAfter = Duration.fromInput(options.slowConsumerAfter ?? Duration.seconds(1)).pipe(
+      Option.filter((duration) => Duration.isFinite(duration) && !Number.isNaN(options.slowConsumerAfter)),
+      Option.map(Duration.toMillis),
+      Option.filter((millis) => millis >= 0)
     )
-  }
-  const text = new VenueText({
-    url: options.url,
-    secrets: [
-      ...(options.credentials === undefined ? [] : [
-        Redacted.value(options.credentials.apiKey),
-        Redacted.value(options.credentials.secretKey)
-      ]),
-      ...(options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
-    ],
-    labelled: options.credentials === undefined ? [] : passphraseOf(options.credentials)
-  })
-  const scope = yield* Effect.scope
-  const client = yield* SpotClient
-  const construct = yield* Socket.WebSocketConstructor
-  // Durations (the connections' limits) on the monotonic clock; the start of a stream on the venue's clock by the wall
-  // clock and the offset, as the venue's time is learned.
-  const elapsed = yield* nowFunction
-  const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
-  const events = yield* PubSub.sliding<Event>(1024)
-  // The metrics of the context the service is made in (its layer's): the events come from synchronous code.
-  const telemetry = yield* PushTelemetry.current
-  const emit = (event: Event): void => {
-    telemetry.event(event)
-    PubSub.publishUnsafe(events, event)
-  }
-  const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
-  const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
-  const budget = options.limits?.connectionAttempts ?? Push.limits.connectionAttempts
-  const openTimeoutMillis = millis(options.openTimeout, Duration.seconds(10))
-  const attempt = store.acquire({
-    endpoint: undefined,
-    shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
-    leaseMillis: openTimeoutMillis + 5_000
-  })
-  const resolved = resolve(options, attempt, emit, text, telemetry)
-  let ids = 0
-  // A private handshake that does not open (or a connection ended before any acknowledgement) may be the venue
-  // refusing the key: REST, signed, says whether it is.
-  const refused = options.credentials === undefined ? undefined : credentialsRefused(client)
-  // One count for both endpoints: the venue's limit is on the connections of an address, public and private alike.
-  const count = new Count()
-  const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
-    new Hub({
-      settings: { ...resolved.settings(endpoint), credentialsRefused: endpoint === "private" ? refused : undefined },
-      socket: Effect.suspend(() =>
-        makeSocket(construct, resolved.base + Push.paths[endpoint], endpoint, headers, {
-          openTimeoutMillis,
-          highWaterMark: options.highWaterMark
-        })
-      ),
-      scope,
-      now: elapsed,
-      maxConnections: resolved.maxConnections,
-      count,
-      channelsPerConnection: resolved.channelsPerConnection,
-      nextId: () => ++ids
+    if (Option.isNone(slowConsumerAfter)) {
+      return yield* Effect.die(
+        new RangeError(
+          `slowConsumerAfter must be a finite duration of zero or more, not ${String(options.slowConsumerAfter)}`
+        )
+      )
+    }
+    const text = new VenueText({
+      url: options.url,
+      secrets: [
+        ...(options.credentials === undefined ? [] : [
+          Redacted.value(options.credentials.apiKey),
+          Redacted.value(options.credentials.secretKey)
+        ]),
+        ...(options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
+      ],
+      labelled: options.credentials === undefined ? [] : passphraseOf(options.credentials)
     })
-  const userAgent = { [Push.headers.userAgent]: resolved.userAgent }
-  const hubs = {
-    public: hubOf("public", Effect.succeed(userAgent)),
-    private: hubOf(
-      "private",
-      options.credentials === undefined
-        ? Effect.succeed(userAgent)
-        : yield* privateHeaders(options.credentials, resolved.userAgent, text)
-    )
+    const scope = yield* Effect.scope
+    const client = yield* SpotClient
+    const construct = yield* Socket.WebSocketConstructor
+    // Durations (the connections' limits) on the monotonic clock; the start of a stream on the venue's clock by the wall
+    // clock and the offset, as the venue's time is learned.
+    const elapsed = yield* nowFunction
+    const now = yield* Clock.clockWith((clock) => Effect.succeed(() => clock.currentTimeMillisUnsafe()))
+    const events = yield* PubSub.sliding<Event>(1024)
+    // The metrics of the context the service is made in (its layer's): the events come from synchronous code.
+    const telemetry = yield* PushTelemetry.current
+    const emit = (event: Event): void => {
+      telemetry.event(event)
+      PubSub.publishUnsafe(events, event)
+    }
+    const found = yield* Effect.serviceOption(RateLimitStore.RateLimitStore)
+    const store = found._tag === "Some" ? found.value : yield* RateLimitStore.makeMemory
+    const budget = options.limits?.connectionAttempts ?? Push.limits.connectionAttempts
+    const openTimeoutMillis = millis(options.openTimeout, Duration.seconds(10))
+    const attempt = store.acquire({
+      endpoint: undefined,
+      shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
+      leaseMillis: openTimeoutMillis + 5_000
+    })
+    const resolved = resolve(options, attempt, emit, text, telemetry)
+    let ids = 0
+    // A private handshake that does not open (or a connection ended before any acknowledgement) may be the venue
+    // refusing the key: REST, signed, says whether it is.
+    const refused = options.credentials === undefined ? undefined : credentialsRefused(client)
+    // One count for both endpoints: the venue's limit is on the connections of an address, public and private alike.
+    const count = new Count()
+    const hubOf = (endpoint: Push.Endpoint, headers: Effect.Effect<Record<string, string>>) =>
+      new Hub({
+        settings: { ...resolved.settings(endpoint), credentialsRefused: endpoint === "private" ? refused : undefined },
+        socket: Effect.suspend(() =>
+          makeSocket(construct, resolved.base + Push.paths[endpoint], endpoint, headers, {
+            openTimeoutMillis,
+            highWaterMark: options.highWaterMark
+          })
+        ),
+        scope,
+        now: elapsed,
+        maxConnections: resolved.maxConnections,
+        count,
+        channelsPerConnection: resolved.channelsPerConnection,
+        nextId: () => ++ids
+      })
+    const userAgent = { [Push.headers.userAgent]: resolved.userAgent }
+    const hubs = {
+      public: hubOf("public", Effect.succeed(userAgent)),
+      private: hubOf(
+        "private",
+        options.credentials === undefined
+          ? Effect.succeed(userAgent)
+          : yield* privateHeaders(options.credentials, resolved.userAgent, text)
+      )
+    }
+    const synced = serverTimeOnce(client)
+    // What a consumer's queue has no room for waits, delivered on fibers of the service's context (its clock).
+    const overflow = yield* makeOverflow(slowConsumerAfter.value)
+    const continuity = new Continuity()
+    const registry = new Registry(resolved.capacity, overflow)
+    // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
+    // service's scope would otherwise wait for ever once its connections are gone.
+    yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
+    const context: Streams.Streams = {
+      credentials: options.credentials,
+      resolved,
+      hubs,
+      client,
+      synced,
+      now,
+      emit,
+      registry,
+      overflow,
+      continuity,
+      telemetry
+    }
+    return SpotPush.of({
+      ...Streams.publicStreams(context),
+      ...Streams.marketStreams(context),
+      ...Streams.privateStreams(context),
+      events: Stream.fromPubSub(events)
+    })
   }
-  const synced = serverTimeOnce(client)
-  // What a consumer's queue has no room for waits, delivered on fibers of the service's context (its clock).
-  const overflow = yield* makeOverflow(slowConsumerAfter.value)
-  const continuity = new Continuity()
-  const registry = new Registry(resolved.capacity, overflow)
-  // Closing, the service ends its consumers' streams and `events`, interrupted: a stream consumed outside the
-  // service's scope would otherwise wait for ever once its connections are gone.
-  yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(() => registry.close()), PubSub.shutdown(events)))
-  const context: Streams.Streams = {
-    credentials: options.credentials,
-    resolved,
-    hubs,
-    client,
-    synced,
-    now,
-    emit,
-    registry,
-    overflow,
-    continuity,
-    telemetry
-  }
-  return SpotPush.of({
-    ...Streams.publicStreams(context),
-    ...Streams.marketStreams(context),
-    ...Streams.privateStreams(context),
-    events: Stream.fromPubSub(events)
-  })
-})
+)
 
 /**
  * The push service as a layer; needs a `SpotClient` and a `Socket.WebSocketConstructor`. Its connections close with
