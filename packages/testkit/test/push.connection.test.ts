@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PushError } from "@spotkit/core"
 import { RateLimitStore, Signer, SpotClient } from "@spotkit/core"
-import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Effect, Fiber, Layer, Logger, Redacted, Stream } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { PushVenue, TestExchange } from "../src/index.ts"
 import { nodeCryptoSigner } from "../src/internal/clientSigner.ts"
@@ -31,6 +31,16 @@ const wrongSecret = {
   passphrase: Redacted.make(alice.passphrase),
   secretKey: Redacted.make("not-the-secret")
 }
+
+// Warning lines logged, as their text.
+const warnings: Array<string> = []
+const captureWarnings = Logger.layer([
+  Logger.make(({ logLevel, message }) => {
+    if (logLevel !== "Warn") return
+    const parts = Array.isArray(message) ? message : [message]
+    warnings.push(parts.map((part) => typeof part === "string" ? part : "<object>").join(" "))
+  })
+])
 
 const disconnects = (events: ReadonlyArray<SpotPush.Event>) =>
   events.filter((e): e is Extract<SpotPush.Event, { _tag: "Disconnected" }> => e._tag === "Disconnected")
@@ -85,6 +95,35 @@ describe("SpotPush connections", () => {
       yield* advance(60_000)
       assert.strictEqual((yield* venue.stats).open, 1)
     }).pipe(Effect.provide(setup())))
+
+  // A connection lost again and again waits on, its streams with it: a warning says so, at most once a minute, where
+  // a connection lost once (and up again) logs none.
+  it.effect("a connection lost again and again is logged as a warning, at most once a minute; one lost once is not", () =>
+    Effect.gen(function*() {
+      warnings.length = 0
+      const { push, venue } = yield* services
+      yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* venue.dropAll
+      yield* advance(60_000, 1_000)
+      assert.deepStrictEqual(warnings, [])
+      yield* venue.setFaults({ storm: true })
+      yield* venue.dropAll
+      yield* advance(600_000, 1_000)
+      assert.include(warnings[0], "spotkit push: public connection")
+      assert.include(warnings[0], "lost 3 times in a row (last: ")
+      assert.include(warnings[0], "its streams wait, dialling again in")
+      // Ten minutes of dials every 15-30 s: a line a minute, each saying how many were not logged.
+      assert.isAtLeast(warnings.length, 9)
+      assert.isAtMost(warnings.length, 11)
+      assert.include(warnings.at(-1), "more since the last one logged)")
+      yield* venue.setFaults({})
+      yield* advance(120_000, 1_000)
+      const logged = warnings.length
+      assert.strictEqual((yield* venue.stats).open, 1)
+      yield* advance(120_000, 1_000)
+      assert.strictEqual(warnings.length, logged, "up again: no more warnings")
+    }).pipe(Effect.provide(setup()), Effect.provide(captureWarnings)))
 
   it.effect("reconnect storm: never more attempts than the budget (300 per 5 minutes), whatever the backoff", () =>
     Effect.gen(function*() {

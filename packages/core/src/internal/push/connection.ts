@@ -23,6 +23,7 @@ import { Dispatch } from "./dispatch.ts"
 import type { Backoff } from "./limits.ts"
 import { backoffDelay, OperationLog } from "./limits.ts"
 import type { Event } from "./model.ts"
+import { RateLimitedWarning } from "./rateLimitedLog.ts"
 import { Subscriptions } from "./subscriptions.ts"
 import type { Entry, Feed, Live } from "./subscriptions.ts"
 import { none, outcomeOf, reconnectReasonOf, Replaced } from "./telemetry.ts"
@@ -61,6 +62,15 @@ export interface Settings {
  * first that fails, then at most once a minute (one signed call; the backoff dials up to twice a minute).
  */
 export const CREDENTIALS_CHECK_INTERVAL_MILLIS = 60_000
+
+/**
+ * A connection lost this many times in a row (never up for `backoff.resetAfter` between) is logged as a warning, at
+ * most once every `LOSS_WARNING_INTERVAL_MILLIS`: its streams wait on, and the `Disconnected` events and a debug line
+ * alone go unseen by a program that does not watch them (a venue that closes it at once, a limit of the venue's shared
+ * with other programs on the address, a venue unreachable).
+ */
+export const LOSSES_BEFORE_WARNING = 3
+export const LOSS_WARNING_INTERVAL_MILLIS = 60_000
 
 /** Marks an open failure that no reconnect can mend: the platform cannot send the handshake headers. */
 export class HeadersUnsupported {
@@ -120,6 +130,7 @@ export class Connection {
   private readonly dispatch: Dispatch
   // When REST was last asked whether the credentials are refused (`Settings.credentialsRefused`).
   private credentialsCheckedAt: number | undefined = undefined
+  private readonly lossWarning = new RateLimitedWarning(LOSS_WARNING_INTERVAL_MILLIS)
   private readonly telemetry: Reporter
   stopping = false
 
@@ -381,6 +392,15 @@ export class Connection {
           retryInMillis: delay
         })
         yield* Effect.logDebug(`spotkit push: connection ${this.id} ended (${reason}), again in ${delay} ms`)
+        if (attempt >= LOSSES_BEFORE_WARNING) {
+          const warning = this.lossWarning.warn(
+            this.now(),
+            () =>
+              `spotkit push: ${this.settings.endpoint} connection ${this.id} lost ${attempt} times in a row (last: ` +
+              `${reason}); its streams wait, dialling again in ${delay} ms`
+          )
+          if (warning !== undefined) yield* warning
+        }
         yield* Effect.sleep(delay)
       }
     })
