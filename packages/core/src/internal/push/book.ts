@@ -59,9 +59,10 @@ const sorted = (levels: ReadonlyArray<Push.PriceLevel>, descending: boolean): Ar
  *
  * - a change that starts where the change before it ended (two changes in a row, of one subscription) shows
  *   `previousEnd`; from then on a change that starts later than the book's version is a gap;
- * - a change that starts and ends at one version shows `next` (a `previousEnd` change always spans two), for good:
- *   both readings continue a book, as before anything was learned. It is checked first, so a `previousEnd` learned
- *   wrongly (an overlapping change on a `next` venue) ends at its next one-version change, not in a resync loop.
+ * - a change that starts and ends at one version shows `next` (on a `previousEnd` venue a change starts before it
+ *   ends), for good: both readings continue a book, as before anything was learned. It is checked first, so a
+ *   `previousEnd` learned wrongly (an overlapping change on a `next` venue) ends at its next one-version change, not
+ *   in a resync loop.
  */
 export class Continuity {
   reading: "unknown" | "previousEnd" | "next" = "unknown"
