@@ -21,6 +21,7 @@ import {
   SERVER_TIME,
   SYMBOL,
   TRANSFER,
+  TRANSFER_STATUS,
   venueOrderId,
   withClient
 } from "./support/FakeVenue.ts"
@@ -228,6 +229,52 @@ describe("internalTransfer across a step of the wall clock", () => {
         return Effect.map(client.internalTransfer(sampleTransfer), (result) => {
           assert.strictEqual(venue.transfers.length, 1, "sent once")
           assert.strictEqual(result.id, venue.transfers[0]!.withdrawId)
+        })
+      })
+    }
+  )
+})
+
+/** An identical transfer made by another program with the key, five minutes before the call on the venue's clock. */
+const addOlderTransfer = (venue: FakeVenue) =>
+  venue.transfers.push({
+    withdrawId: "8000000000000000001",
+    fromUserId: "10012",
+    toUserId: sampleTransfer.toUserId,
+    coin: sampleTransfer.coin,
+    amount: sampleTransfer.amount,
+    status: "SUCCESS",
+    createTime: NOW - 300_000
+  })
+
+describe("internalTransfer across a step of the wall clock, an identical older transfer in the list", () => {
+  it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
+    "the call's transfer applied, its answer lost, the clock stepped $name: its own id, not the older one's",
+    ({ millis }) => {
+      const venue = new FakeVenue().fail({ kind: "dropAfter" }, TRANSFER)
+      addOlderTransfer(venue)
+      return withSteppedClient(venue, (client, step) => {
+        stepAfter(venue, TRANSFER, step, millis)
+        return Effect.map(client.internalTransfer(sampleTransfer), (result) => {
+          assert.strictEqual(venue.transfers.length, 2, "sent once")
+          assert.strictEqual(result.id, venue.transfers[1]!.withdrawId)
+        })
+      })
+    }
+  )
+
+  it.effect.each([{ name: "forward", millis: MINUTES_10 }, { name: "backward", millis: -MINUTES_10 }])(
+    "the call's transfer never applied, the clock stepped $name: OutcomeUnknownError, never the older one's id",
+    ({ millis }) => {
+      const venue = new FakeVenue().fail({ kind: "dropBefore" }, TRANSFER)
+      addOlderTransfer(venue)
+      return withSteppedClient(venue, (client, step) => {
+        // Nothing reaches the venue's handler: the step comes as the transfer list is first asked for.
+        stepAfter(venue, TRANSFER_STATUS, step, millis)
+        return Effect.map(Effect.flip(client.internalTransfer(sampleTransfer)), (error) => {
+          const reason = reasonOf(error, "OutcomeUnknownError")
+          assert.notInclude(JSON.stringify(reason), "8000000000000000001")
+          assert.strictEqual(venue.transfers.length, 1, "only the older transfer")
         })
       })
     }
