@@ -76,6 +76,31 @@ const get = (banner: Banner, name: string): string => {
   return value!
 }
 
+// A client of the sandbox over fetch, with the credentials the banner prints under `prefix` (`SPOTKIT`: alice's as
+// `SpotClient.layerConfig` reads them; `SPOTKIT_BOB`: bob's).
+const clientOf = (banner: Banner, prefix: string) =>
+  SpotClient.make({
+    baseUrl: get(banner, "SPOTKIT_BASE_URL"),
+    credentials: {
+      apiKey: Redacted.make(get(banner, `${prefix}_API_KEY`)),
+      secretKey: Redacted.make(get(banner, `${prefix}_SECRET_KEY`)),
+      passphrase: Redacted.make(get(banner, `${prefix}_PASSPHRASE`))
+    },
+    rateLimit: false
+  }).pipe(Effect.provide(FetchHttpClient.layer))
+
+// A buy below bob's lowest ask (30005): it rests.
+const restingBuy = (clientOrderId: string) =>
+  ({
+    symbol: "BTCUSDT_SPBL",
+    side: "buy",
+    orderType: "limit",
+    force: "normal",
+    price: "29000",
+    quantity: "0.01",
+    clientOrderId
+  }) as const
+
 // The exported values of the banner without the base and push URLs (which differ from run to run: port 0).
 const withoutBaseUrl = (banner: Banner) =>
   [...banner.env].filter(([name]) => name !== "SPOTKIT_BASE_URL" && name !== "SPOTKIT_PUSH_URL")
@@ -122,15 +147,7 @@ describe("spotkit-sandbox", () => {
         }
         assert.notStrictEqual(aliceId, bobId)
 
-        const client = yield* SpotClient.make({
-          baseUrl,
-          credentials: {
-            apiKey: Redacted.make(get(banner, "SPOTKIT_API_KEY")),
-            secretKey: Redacted.make(get(banner, "SPOTKIT_SECRET_KEY")),
-            passphrase: Redacted.make(get(banner, "SPOTKIT_PASSPHRASE"))
-          },
-          rateLimit: false
-        }).pipe(Effect.provide(FetchHttpClient.layer))
+        const client = yield* clientOf(banner, "SPOTKIT")
 
         // alice's funding account: the 1000 generated bills plus the demo's two FUND deposits (50000 USDT, 2 BTC),
         // which come after the history (it ends one millisecond before the start).
@@ -147,15 +164,7 @@ describe("spotkit-sandbox", () => {
         assert.isTrue(bills.slice(2).every((bill) => bill.cTime < bills[1]!.cTime))
 
         // An order below bob's lowest ask (30005) rests; it is alice's only open order on the symbol.
-        const placed = yield* client.placeOrder({
-          symbol: "BTCUSDT_SPBL",
-          side: "buy",
-          orderType: "limit",
-          force: "normal",
-          price: "29000",
-          quantity: "0.01",
-          clientOrderId: "sandbox-command-1"
-        })
+        const placed = yield* client.placeOrder(restingBuy("sandbox-command-1"))
         assert.strictEqual(placed.clientOrderId, "sandbox-command-1")
         assert.isTrue(BigInt(placed.orderId) > 2n ** 53n)
         const open = yield* Stream.runCollect(client.openOrders({ symbol: "BTCUSDT_SPBL" }))
@@ -321,24 +330,8 @@ describe("spotkit-sandbox", () => {
             const until = (done: () => boolean) =>
               Effect.repeat(Effect.sleep("20 millis"), { until: done }).pipe(Effect.timeout("10 seconds"))
             yield* until(() => frames.length >= 1)
-            const bob = yield* SpotClient.make({
-              baseUrl: get(banner, "SPOTKIT_BASE_URL"),
-              credentials: {
-                apiKey: Redacted.make(get(banner, "SPOTKIT_BOB_API_KEY")),
-                secretKey: Redacted.make(get(banner, "SPOTKIT_BOB_SECRET_KEY")),
-                passphrase: Redacted.make(get(banner, "SPOTKIT_BOB_PASSPHRASE"))
-              },
-              rateLimit: false
-            }).pipe(Effect.provide(FetchHttpClient.layer))
-            yield* bob.placeOrder({
-              symbol: "BTCUSDT_SPBL",
-              side: "buy",
-              orderType: "limit",
-              force: "normal",
-              price: "29000",
-              quantity: "0.01",
-              clientOrderId: "continuity-1"
-            })
+            const bob = yield* clientOf(banner, "SPOTKIT_BOB")
+            yield* bob.placeOrder(restingBuy("continuity-1"))
             yield* until(() => frames.length >= 2)
             assert.strictEqual((yield* stop("SIGINT")).exitCode, 0)
             const [snapshot, change] = frames
