@@ -207,6 +207,27 @@ describe("SpotPush against a hostile venue", () => {
       Effect.provideService(References.MinimumLogLevel, "Debug")
     ))
 
+  // The warning a connection lost again and again logs quotes the venue's last close reason: scrubbed as the event is.
+  it.effect("a venue that keeps closing with a reason that echoes the handshake: the warning logged is scrubbed", () =>
+    Effect.gen(function*() {
+      const signs: Array<string> = []
+      const { push, secrets } = yield* hostile({
+        onMessage: (peer, text) => {
+          if (!text.includes("subscribe")) return
+          const sign = peer.headers.get("access-sign")!
+          signs.push(sign)
+          peer.close(4000, `bye ${secrets[1]} ${sign} ${ESC}[2J`)
+        }
+      })
+      yield* collect(push.watchBalances())
+      yield* advance(10_000)
+      const warnings = logs.filter((line) => line.level === "Warn" && line.text.includes("times in a row"))
+      assert.strictEqual(warnings.length, 1)
+      assert.include(warnings[0]!.text, "spotkit push: private connection")
+      assert.include(warnings[0]!.text, "SocketCloseError: 4000: bye <redacted> <redacted> \\u001b[2J")
+      assertClean(warnings[0]!.text, [...secrets, ...signs])
+    }).pipe(Effect.provide(base), Effect.provide(capture)))
+
   // A venue that takes the upgrade and closes the connection with 4001 at the first subscribe; the balances stream
   // over it, after three seconds.
   const closedWith4001 = Effect.gen(function*() {
