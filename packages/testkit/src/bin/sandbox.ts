@@ -246,6 +246,11 @@ const command = Command.make(
       description: "Drop every push connection after 5 data frames and lose one depth change in 3"
     },
     {
+      command: `${NAME} --push-continuity previous-end --push-faults gap=3`,
+      description:
+        "Depth changes that start at the previous one's end, one in 3 lost: a book client must resync on each"
+    },
+    {
       command: `${NAME} --cors http://localhost:5173`,
       description: "Let a page served from http://localhost:5173 call the sandbox from the browser"
     }
