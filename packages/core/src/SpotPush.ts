@@ -203,10 +203,11 @@ export interface Options {
    * and is handed over as the consumer takes, while the connection and the other consumers go on. A consumer that
    * keeps up so gets a burst of any size whole (a book consumer: what its queue held, then the latest book, the ones
    * between skipped as each element is a whole book). One that leaves an element waiting longer than
-   * `slowConsumerAfter` for room is behind: a book consumer gets a `Resync` ("lag") and the latest book; a consumer of orders, fills, balances,
-   * trades or candles fails with `SlowConsumerError`, after what its queue held (nothing is dropped silently). A private
-   * backfill's records (or a joining stream's open orders and balances) beyond it wait for room with no such limit,
-   * and the pushes for that consumer after them wait behind: more than `backfillBuffer` of those fail it.
+   * `slowConsumerAfter` for room is behind: a book consumer gets a `Resync` ("lag") and the latest book; a consumer of
+   * orders, fills, balances, trades or candles fails with `SlowConsumerError`, after what its queue held (nothing is
+   * dropped silently). A private backfill's records (or a joining stream's open orders and balances) beyond it wait
+   * for room with no such limit, and the pushes for that consumer after them wait behind: more than `backfillBuffer`
+   * of those fail it.
    * @default 4096
    */
   readonly bufferSize?: number | undefined
