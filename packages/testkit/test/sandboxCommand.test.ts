@@ -5,7 +5,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
+import { Push, SpotClient } from "@spotkit/core"
 import { Effect, Fiber, Redacted, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { ChildProcess } from "effect/process"
@@ -326,7 +326,7 @@ describe("spotkit-sandbox", () => {
             yield* Effect.callback<void>((resume) => {
               socket.addEventListener("open", () => resume(Effect.void))
             })
-            socket.send(JSON.stringify({ event: "subscribe", channel }))
+            socket.send(Push.subscribeMessage(channel))
             const until = (done: () => boolean) =>
               Effect.repeat(Effect.sleep("20 millis"), { until: done }).pipe(Effect.timeout("10 seconds"))
             yield* until(() => frames.length >= 1)
