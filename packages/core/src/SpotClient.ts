@@ -369,12 +369,15 @@ export interface Service {
    * is placed at most once; when an attempt may have been applied and the call fails (its answer lost, or a retry
    * answered "duplicate"), the order is looked up by its clientOrderId (`order`, which sees filled orders too) and
    * returned when it is the same order, so a market, IOC or FOK order that filled at once still answers its orderId.
+   * A clientOrderId given is held while the call runs: another `placeOrder` (or `placeOrders` item) of this client
+   * with it meanwhile fails at once, unsent (a `ValidationError`, "in flight").
    */
   readonly placeOrder: (order: Order.PlaceOrderInput) => Effect.Effect<Order.PlaceOrderResult, SpotError.SpotError>
   /**
    * Places any number of orders on one symbol, 50 per request. The result has one outcome per item in input order;
-   * an invalid item, one that breaks the symbol's rules, or a failed chunk fails only its own items. Items an
-   * ambiguous attempt may have placed are looked up by clientOrderId; those still unknown say `mayExist`.
+   * an invalid item, one that breaks the symbol's rules, or a failed chunk fails only its own items (so does an item
+   * whose clientOrderId another call of this client is placing). Items an ambiguous attempt may have placed are
+   * looked up by clientOrderId; those still unknown say `mayExist`.
    */
   readonly placeOrders: (
     symbol: string,

@@ -536,3 +536,77 @@ describe("a venue that does not serve orderInfo", () => {
       }))
   })
 })
+
+describe("one clientOrderId in two calls at once", () => {
+  // Two calls of one client placing under one clientOrderId: the venue takes one order, and the other call's lost
+  // answer, looked up, would find that order created during its own call and report it placed too.
+  it.effect("the second call is refused before sending; only the first places, and reports, the order", () => {
+    const venue = new FakeVenue().fail({ kind: "dropAfter" }, ORDERS).fail({ kind: "dropAfter" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const [first, second] = yield* Effect.all(
+          [client.placeOrder(limitOrder("twice")), client.placeOrder(limitOrder("twice"))],
+          { concurrency: "unbounded", mode: "result" }
+        )
+        assert.strictEqual(first._tag, "Success", String(first))
+        if (first._tag === "Success") assert.strictEqual(first.success.orderId, venueOrderId(venue, "twice"))
+        assert.strictEqual(second._tag, "Failure", "the second call is not reported placed")
+        if (second._tag === "Failure") {
+          const reason = reasonOf(second.failure, "ValidationError")
+          assert.strictEqual(reason.field, "clientOrderId")
+          assert.include(reason.description, "twice")
+          assert.include(second.failure.message, "in flight")
+        }
+        assert.strictEqual(venue.orders.length, 1)
+        // The first call's attempt and retry (both answers lost) and its second retry (43118, then the lookup).
+        assert.strictEqual(venue.count(ORDERS), 3, "nothing of the second call was sent")
+      }))
+  })
+
+  it.effect("the clientOrderId is free again once the call ended, however it ended", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        // Ended by a refusal: the next call with the id reaches the venue.
+        venue.fail({ kind: "venue", code: "43012", msg: "Insufficient balance" }, ORDERS)
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrder("again"))), "InsufficientBalanceError")
+        // Ended by an interruption while it waited to retry (the backoff on the TestClock, which stands still).
+        venue.fail({ kind: "dropBefore" }, ORDERS)
+        const waiting = yield* Effect.forkChild(client.placeOrder(limitOrder("again")))
+        yield* tickUntil(() => venue.count(ORDERS) === 2)
+        for (let i = 0; i < 20; i++) yield* realTick
+        assert.isUndefined(waiting.pollUnsafe(), "the call waits for its retry")
+        yield* Fiber.interrupt(waiting)
+        const placed = yield* client.placeOrder(limitOrder("again"))
+        assert.strictEqual(placed.orderId, venueOrderId(venue, "again"))
+        // Ended by success: the venue itself refuses the id now, as a duplicate.
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrder("again"))), "DuplicateOrderError")
+        assert.strictEqual(venue.count(ORDERS), 4)
+      }), { retry: {} })
+  })
+
+  it.effect("a batch item whose clientOrderId a placeOrder holds fails alone; the batch's ids are freed when it ends", () => {
+    const venue = new FakeVenue().fail({ kind: "dropBefore" }, ORDERS)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const single = yield* Effect.forkChild(client.placeOrder(limitOrder("shared")))
+        yield* tickUntil(() => venue.count(ORDERS) === 1)
+        const batch = yield* client.placeOrders(SYMBOL, [batchItem("shared"), batchItem("own")])
+        const [shared, own] = batch.outcomes
+        assert.strictEqual(shared?._tag, "Failed")
+        if (shared?._tag === "Failed") {
+          assert.strictEqual(shared.code, "ValidationError")
+          assert.isFalse(shared.mayExist)
+          assert.include(shared.message, "in flight")
+        }
+        assert.strictEqual(own?._tag, "Placed")
+        const sent = requestsTo(venue, BATCH)[0]?.json.orderList as ReadonlyArray<{ clientOrderId: string }>
+        assert.deepStrictEqual(sent.map((item) => item.clientOrderId), ["own"])
+        const placed = yield* driveClock(single)
+        assert.strictEqual(placed.orderId, venueOrderId(venue, "shared"))
+        // The batch ended: its ids are free (the venue's own refusal answers, not the client's).
+        const again = yield* client.placeOrders(SYMBOL, [batchItem("own")])
+        assert.strictEqual(again.outcomes[0]?._tag === "Failed" && again.outcomes[0].code, "43118")
+      }), { retry: {} })
+  })
+})

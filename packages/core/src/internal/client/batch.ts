@@ -7,6 +7,7 @@ import type * as Order from "../../Order.ts"
 import type { OrderId, TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
+import * as InFlight from "./inFlight.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type * as Rules from "./rules.ts"
@@ -26,6 +27,8 @@ export interface Client {
   readonly send: (request: Order.BatchRequest) => Effect.Effect<Retry.Succeeded<Order.BatchResponse>, Retry.Failure>
   /** One order by its clientOrderId (`order`). */
   readonly lookup: Recovery.Lookup
+  /** The clientOrderIds callers gave to the client's placements in flight. */
+  readonly inFlight: InFlight.InFlight
   /** The client's estimate of the venue's clock, and how many answers have taught it. */
   readonly clockEstimate: Effect.Effect<Estimate>
   /** Where a local moment lies on the venue's clock, by the current estimates (`ServerClock.venueSpan`). */
@@ -161,13 +164,17 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     return outcomes
   })
 
-/** Places every item: one outcome per item, in input order. */
+/**
+ * Places every item: one outcome per item, in input order. A clientOrderId an item gives is held while the call runs
+ * (`InFlight`): an item whose id another call of the client holds fails alone, unsent.
+ */
 export const placeOrders = (
   client: Client,
   symbol: TradingPair,
   inputs: ReadonlyArray<Order.BatchItemInput>
-): Effect.Effect<Order.BatchResult> =>
-  Effect.gen(function*() {
+): Effect.Effect<Order.BatchResult> => {
+  const claimed: Array<string> = []
+  const placing = Effect.gen(function*() {
     const rules = yield* client.rules(symbol)
     const since = client.rulesGeneration()
     const outcomes: Array<Order.BatchOutcome | undefined> = new Array(inputs.length)
@@ -197,6 +204,17 @@ export const placeOrders = (
         outcomes[index] = failed(index, clientOrderId, reason)
         continue
       }
+      if (result.success.clientOrderId !== undefined) {
+        if (!client.inFlight.claim(clientOrderId)) {
+          outcomes[index] = failed(
+            index,
+            clientOrderId,
+            InFlight.refusal(`items[${index}].clientOrderId`, clientOrderId)
+          )
+          continue
+        }
+        claimed.push(clientOrderId)
+      }
       used.add(clientOrderId)
       pending.push({ index, item: result.success, clientOrderId })
     }
@@ -210,6 +228,11 @@ export const placeOrders = (
     }
     return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)
   })
+  return Effect.onExit(placing, () => {
+    for (const clientOrderId of claimed) client.inFlight.release(clientOrderId)
+    return Effect.void
+  })
+}
 
 const tally = (outcomes: ReadonlyArray<Order.BatchOutcome>): Order.BatchResult => {
   const placed = outcomes.filter((outcome) => outcome._tag === "Placed").length

@@ -19,6 +19,7 @@ import {
   recording,
   validate
 } from "./call.ts"
+import * as InFlight from "./inFlight.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import * as Rules from "./rules.ts"
@@ -47,11 +48,17 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
           )))
   )
 
+const placeOrderFailed = fail("placeOrder")
+
+const inFlightRefused = (clientOrderId: string) => placeOrderFailed(InFlight.refusal("clientOrderId", clientOrderId))
+
 /** The operations that place orders, over the lookups of `orderState.ts`. */
 export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   const { pipeline, retrying } = context
   // The start (on the client's clocks) of the call of each outcome of this client that may exist, for `resolve`.
   const starts: Batch.Starts = new WeakMap()
+  // The clientOrderIds callers gave to this client's placements in flight.
+  const inFlight = new InFlight.InFlight()
 
   // The symbol's rules when orders are checked (loaded on first use, best effort).
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
@@ -81,8 +88,6 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     const recovered = Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
     return Effect.catch(recovered, ruleRefused(order, generation))
   }
-
-  const placeOrderFailed = fail("placeOrder")
 
   // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. An
   // attempt that succeeds passes one `catch`; the retries, the recovery and the error of the operation come after a
@@ -116,12 +121,16 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       span.attribute("orderType", order.orderType)
       span.attribute("clientOrderId", order.clientOrderId)
     }
-    const started = momentOf(fiber.getRef(Clock.Clock))
-    if (!context.checkRules) return checkedSend(order, undefined, started)
-    const rules = context.rules.known(order.symbol, started.mono)
-    return rules === Rules.NotLoaded
-      ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded, started))
-      : checkedSend(order, rules, started)
+    const send = () => {
+      const started = momentOf(fiber.getRef(Clock.Clock))
+      if (!context.checkRules) return checkedSend(order, undefined, started)
+      const rules = context.rules.known(order.symbol, started.mono)
+      return rules === Rules.NotLoaded
+        ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded, started))
+        : checkedSend(order, rules, started)
+    }
+    // A clientOrderId the caller gave is held while the call runs (inFlight.ts); a generated one is unique.
+    return valid.clientOrderId === undefined ? send() : inFlight.holding(order.clientOrderId, inFlightRefused, send)
   }
 
   const placeOrder = (input: Order.PlaceOrderInput) =>
@@ -155,6 +164,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
         )
       ),
     lookup: lookupByClientIds,
+    inFlight,
     clockEstimate: pipeline.clockEstimate,
     venueSpan: pipeline.venueSpan,
     starts,
