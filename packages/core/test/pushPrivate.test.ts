@@ -814,6 +814,50 @@ describe("push private session: an order first pushed without its filled quantit
       ])
     }))
 
+  it.effect("REST not knowing it yet (its records lag the pushes): asked again a second later, not shown filled \"0\"", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const { activate, control, session } = yield* setup([], {
+        rest: {
+          ...rest([], []),
+          order: (orderId) => Effect.sync(() => ++asked < 3 ? undefined : recorded(orderId, "0.0033"))
+        }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.strictEqual(asked, 1)
+      assert.deepStrictEqual(drain(orderSink), [])
+      yield* TestClock.adjust(1_000)
+      assert.strictEqual(asked, 2)
+      assert.deepStrictEqual(drain(orderSink), [], "still held")
+      yield* TestClock.adjust(1_000)
+      assert.strictEqual(asked, 3)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status, o.filledQuantity]), [
+        ["mb", "full_fill", "0.0033"]
+      ])
+    }))
+
+  it.effect("REST never knowing it: after three asks its pushes are delivered as they are", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const { activate, control, session } = yield* setup([], {
+        rest: { ...rest([], []), order: () => Effect.sync(() => void ++asked) }
+      })
+      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+      session.attachOrders(orderSink)
+      yield* activate
+      yield* Effect.yieldNow
+      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      yield* TestClock.adjust(10_000)
+      assert.strictEqual(asked, 3)
+      assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status]), [["mb", "full_fill"]])
+    }))
+
   it.effect("where the push tells it exactly (a new order; a filled limit order or sell), delivered at once", () =>
     Effect.gen(function*() {
       const asked: Array<string> = []

@@ -57,6 +57,13 @@ export interface Options {
 /** The channels of the session. */
 export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.channels.fill, Push.channels.account]
 
+/**
+ * How many times REST's order info is asked for an order held for its filled quantity while it answers that it does
+ * not know the order, and how far apart: its records may lag the push that told of it by a moment.
+ */
+const ASK_ATTEMPTS = 3
+const ASK_SPACING = "1 second"
+
 const decodeFill = Schema.decodeUnknownResult(Push.Fill)
 const decodeOrder = Schema.decodeUnknownResult(Push.Order)
 const decodeAsset = Schema.decodeUnknownResult(Push.AccountAsset)
@@ -524,13 +531,18 @@ export class PrivateSession implements Feed {
   }
 
   // REST's order info for an order held for its filled quantity. A failure is a backfill's: a retryable one ends the
-  // connection, and the next backfill asks.
-  private ask(orderId: string, generation: number): Effect.Effect<void> {
+  // connection, and the next backfill asks. REST not knowing the order may only lag the push that told of it: it is
+  // asked again `ASK_SPACING` later, `ASK_ATTEMPTS` times in all, before its pushes are merged as they are.
+  private ask(orderId: string, generation: number, attempt = 1): Effect.Effect<void> {
     return Effect.flatMap(Effect.result(this.options.rest.order(orderId)), (result) =>
       Effect.suspend(() => {
         if (generation !== this.generation || !this.unsure.has(orderId)) return Effect.void
         if (Result.isFailure(result)) {
           return this.connection === undefined ? Effect.void : this.failed(result.failure, this.connection.control)
+        }
+        if (result.success === undefined && attempt < ASK_ATTEMPTS && this.connection !== undefined) {
+          const again = Effect.delay(this.ask(orderId, generation, attempt + 1), ASK_SPACING)
+          return Effect.asVoid(Effect.forkIn(again, this.connection.scope))
         }
         this.backlogs.hold(() => this.settle(orderId, result.success))
         return this.backlogs.deliver()
