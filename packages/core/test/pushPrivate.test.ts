@@ -752,27 +752,30 @@ describe("push private session: an order first pushed without its filled quantit
     filledValue: "100"
   })
 
-  it.effect("a filled market buy is not shown as filled \"0\": its quantity is read back by REST first", () =>
+  // A filled market buy "mb" pushed bare to a live session whose REST order info is `order`: its size is in the quote
+  // coin, so nothing in the push tells how much BTC it bought.
+  const marketBuyPushed = (order: Rest["order"]) =>
     Effect.gen(function*() {
-      const asked: Array<string> = []
-      const gate = yield* Deferred.make<void>()
-      const { activate, control, session } = yield* setup([], {
-        rest: {
-          ...rest([], []),
-          order: (orderId) =>
-            Effect.andThen(
-              Effect.andThen(Effect.sync(() => asked.push(orderId)), Deferred.await(gate)),
-              Effect.succeed(recorded(orderId, "0.0033"))
-            )
-        }
-      })
+      const { activate, control, session } = yield* setup([], { rest: { ...rest([], []), order } })
       const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
       session.attachOrders(orderSink)
       yield* activate
       yield* Effect.yieldNow
-      // Its size is in the quote coin: nothing in the push tells how much BTC it bought.
       session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
       for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      return { control, orderSink, session }
+    })
+
+  it.effect("a filled market buy is not shown as filled \"0\": its quantity is read back by REST first", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      const { control, orderSink, session } = yield* marketBuyPushed((orderId) =>
+        Effect.andThen(
+          Effect.andThen(Effect.sync(() => asked.push(orderId)), Deferred.await(gate)),
+          Effect.succeed(recorded(orderId, "0.0033"))
+        )
+      )
       assert.deepStrictEqual(asked, ["mb"])
       assert.deepStrictEqual(drain(orderSink), [])
       yield* Deferred.succeed(gate, undefined)
@@ -817,18 +820,9 @@ describe("push private session: an order first pushed without its filled quantit
   it.effect("REST not knowing it yet (its records lag the pushes): asked again a second later, not shown filled \"0\"", () =>
     Effect.gen(function*() {
       let asked = 0
-      const { activate, control, session } = yield* setup([], {
-        rest: {
-          ...rest([], []),
-          order: (orderId) => Effect.sync(() => ++asked < 3 ? undefined : recorded(orderId, "0.0033"))
-        }
-      })
-      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
-      session.attachOrders(orderSink)
-      yield* activate
-      yield* Effect.yieldNow
-      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
-      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      const { orderSink } = yield* marketBuyPushed((orderId) =>
+        Effect.sync(() => ++asked < 3 ? undefined : recorded(orderId, "0.0033"))
+      )
       assert.strictEqual(asked, 1)
       assert.deepStrictEqual(drain(orderSink), [])
       yield* TestClock.adjust(1_000)
@@ -844,15 +838,7 @@ describe("push private session: an order first pushed without its filled quantit
   it.effect("REST never knowing it: after three asks its pushes are delivered as they are", () =>
     Effect.gen(function*() {
       let asked = 0
-      const { activate, control, session } = yield* setup([], {
-        rest: { ...rest([], []), order: () => Effect.sync(() => void ++asked) }
-      })
-      const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
-      session.attachOrders(orderSink)
-      yield* activate
-      yield* Effect.yieldNow
-      session.onFrame(pushedBare("mb", "MARKET", "BUY", "FILLED", "100"), control)
-      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      const { orderSink } = yield* marketBuyPushed(() => Effect.sync(() => void ++asked))
       yield* TestClock.adjust(10_000)
       assert.strictEqual(asked, 3)
       assert.deepStrictEqual(drain(orderSink).map((o) => [o.orderId, o.status]), [["mb", "full_fill"]])

@@ -21,7 +21,7 @@ import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
 import type { Overflow } from "./overflow.ts"
 import { filledWithout, mergeOrder, sameAmount } from "./privateMerge.ts"
-import { outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
+import { ASK_ATTEMPTS, ASK_SPACING, outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
 import type { Bounds, Refusal, Rest, SymbolRead } from "./privateRest.ts"
 import { Backlogs } from "./privateSinks.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
@@ -56,13 +56,6 @@ export interface Options {
 
 /** The channels of the session. */
 export const CHANNELS: ReadonlyArray<string> = [Push.channels.orders, Push.channels.fill, Push.channels.account]
-
-/**
- * How many times REST's order info is asked for an order held for its filled quantity while it answers that it does
- * not know the order, and how far apart: its records may lag the push that told of it by a moment.
- */
-const ASK_ATTEMPTS = 3
-const ASK_SPACING = "1 second"
 
 const decodeFill = Schema.decodeUnknownResult(Push.Fill)
 const decodeOrder = Schema.decodeUnknownResult(Push.Order)

@@ -40,6 +40,13 @@ const OPEN_ORDERS_PAGE = 100
 /** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
 const OPEN_ORDER_PASSES = 3
 
+/**
+ * How many times REST's order info is asked for an order held for its filled quantity while it answers that it does
+ * not know the order, and how far apart: its records may lag the push that told of it by a moment.
+ */
+export const ASK_ATTEMPTS = 3
+export const ASK_SPACING = "1 second"
+
 export interface OpenOrders {
   /** Every order the reads found (an order may come more than once). */
   readonly orders: ReadonlyArray<Model.OrderUpdate>
