@@ -416,6 +416,28 @@ describe("spotkit watch", () => {
       { timeout: 60_000 }
     )
 
+    it.effect(
+      "a private watch with a wrong passphrase or key names the variable to check, as a REST command does",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const args = ["watch", "fills", "--symbol", SYMBOL, "--for", "20s"]
+          for (
+            const [variable, value, hint] of [
+              ["SPOTKIT_PASSPHRASE", "wrong-pass", "check SPOTKIT_PASSPHRASE (and SPOTKIT_API_KEY)"],
+              ["SPOTKIT_API_KEY", "wrong-key", "check SPOTKIT_API_KEY"]
+            ] as const
+          ) {
+            const run = yield* runInProcess(args, { ...env, [variable]: value })
+            assert.strictEqual(run.exitCode, 1, run.stderr)
+            assert.include(run.stderr, "REST refused the credentials")
+            assert.include(run.stderr, hint)
+            assert.notInclude(run.stderr, value)
+          }
+        }),
+      { timeout: 60_000 }
+    )
+
     it.effect("the built CLI: Ctrl-C (SIGINT) exits 130 with the summary line on stderr", () =>
       Effect.gen(function*() {
         const env = yield* envOf("alice")

@@ -139,14 +139,20 @@ const CREDENTIAL_HINTS: ReadonlyMap<string, string> = new Map([
   ["40012", "SPOTKIT_PASSPHRASE (and SPOTKIT_API_KEY)"]
 ])
 
-// A SpotError's line, with the variable to check when the venue refused the credentials.
-const spotErrorLine = (error: SpotError.SpotError): string => {
+/**
+ * `line`, with the variable to check when `error` is the venue refusing the credentials (`error` a REST call's, the
+ * one `line` tells of or quotes).
+ */
+export const withCredentialHint = (line: string, error: SpotError.SpotError): string => {
   const reason = error.reason
   const variable = reason._tag === "AuthenticationError" && reason.code !== undefined
     ? CREDENTIAL_HINTS.get(reason.code)
     : undefined
-  return variable === undefined ? error.message : `${error.message}; check ${variable}`
+  return variable === undefined ? line : `${line}; check ${variable}`
 }
+
+// A SpotError's line, with the variable to check when the venue refused the credentials.
+const spotErrorLine = (error: SpotError.SpotError): string => withCredentialHint(error.message, error)
 
 const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.Output> => {
   switch (error._tag) {

@@ -380,10 +380,15 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     )
     const ran = Stream.runDrain(printed).pipe(
       // A stream asked for with bad input (the symbol's form, a limit) is bad usage, as for every command: code 2.
-      Effect.catchTag(
-        "PushError",
-        (error) => error.reason._tag === "ValidationError" ? Shared.usage(error.message) : Shared.failure(error.message)
-      )
+      // Credentials REST refused too name the variable to check, as a REST command's refusal does.
+      Effect.catchTag("PushError", (error) =>
+        error.reason._tag === "ValidationError"
+          ? Shared.usage(error.message)
+          : Shared.failure(
+            error.reason._tag === "CredentialsRefusedError"
+              ? Shared.withCredentialHint(error.message, error.reason.error)
+              : error.message
+          ))
     )
     yield* (millis === undefined ? ran : Effect.asVoid(Effect.timeoutOption(ran, millis))).pipe(
       Effect.onInterrupt(() => summary)
