@@ -236,7 +236,8 @@ export interface CandleUpdate {
  * What happens to the connections (the elements of `events`, for monitoring):
  *
  * - `Connected`, `Disconnected`: a connection of an `endpoint` opened, or ended (`reason`, scrubbed of credentials)
- *   and is dialled again in `retryInMillis`. `connection` numbers the service's connections.
+ *   and is dialled again in `retryInMillis`. `connection` numbers the service's connections. `opened` is false when
+ *   the attempt to open it failed (the endpoint unreachable, the upgrade or the handshake refused): it never opened.
  * - `Resync`: a book `channel` is being rebuilt (`reason`).
  * - `Resynced`: the private session read back by REST what it may have missed (`orders` and `fills`: how many
  *   records REST answered) and goes on with the pushes.
@@ -261,6 +262,7 @@ export type Event =
     readonly _tag: "Disconnected"
     readonly endpoint: Push.Endpoint
     readonly connection: number
+    readonly opened: boolean
     readonly reason: string
     readonly retryInMillis: number
   }

@@ -438,6 +438,36 @@ describe("spotkit watch", () => {
       { timeout: 60_000 }
     )
 
+    it.effect(
+      "a push URL that never connects: said as such (not a lost connection), not counted as reconnects, exit 1",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          for (const url of [`${env.SPOTKIT_PUSH_URL}/nope`, "ws://127.0.0.1:1"]) {
+            const run = yield* runInProcess(["watch", "trades", "--symbol", SYMBOL, "--for", "2s"], {
+              ...env,
+              SPOTKIT_PUSH_URL: url
+            })
+            assert.strictEqual(run.exitCode, 1, run.stderr)
+            const lines = linesOf(run.stderr)
+            assert.match(
+              lines[0]!,
+              /^spotkit: cannot connect to the public push endpoint \(.+\); trying again in \d+ ms/
+            )
+            assert.notInclude(run.stderr, "was lost")
+            assert.isTrue(
+              lines.some((line) =>
+                /^spotkit: 0 events, 0 reconnects, 0 resyncs, 0 gaps in \d+\.\d s; \d+ failed connection attempts?$/
+                  .test(line)
+              ),
+              run.stderr
+            )
+            assert.strictEqual(lines.at(-1), "spotkit: no push connection opened (check SPOTKIT_PUSH_URL)")
+          }
+        }),
+      { timeout: 60_000 }
+    )
+
     it.effect("the built CLI: Ctrl-C (SIGINT) exits 130 with the summary line on stderr", () =>
       Effect.gen(function*() {
         const env = yield* envOf("alice")
@@ -474,9 +504,11 @@ describe("spotkit watch", () => {
         ""
       ].join("\n")
     )
+    const tally = { ...Watch.emptyTally(), events: 1, reconnects: 2, resynced: 3, gaps: 1, connected: true }
+    assert.strictEqual(Watch.summaryLine(tally, 61_234), "1 event, 2 reconnects, 0 resyncs, 1 gap in 61.2 s")
     assert.strictEqual(
-      Watch.summaryLine({ events: 1, reconnects: 2, resyncs: 0, resynced: 3, gaps: 1 }, 61_234),
-      "1 event, 2 reconnects, 0 resyncs, 1 gap in 61.2 s"
+      Watch.summaryLine({ ...tally, failed: 1 }, 61_234),
+      "1 event, 2 reconnects, 0 resyncs, 1 gap in 61.2 s; 1 failed connection attempt"
     )
     assert.strictEqual(
       Watch.gapLine({ _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1_767_225_600_000, to: 1_767_225_601_500 }),
@@ -506,14 +538,22 @@ describe("spotkit watch", () => {
     const events: ReadonlyArray<Parameters<typeof Watch.count>[0]> = [
       { _tag: "Connected", endpoint: "public", connection: 1 },
       { _tag: "Resynced", endpoint: "private", orders: 0, fills: 0 },
-      { _tag: "Disconnected", endpoint: "public", connection: 1, reason: "closed", retryInMillis: 100 },
+      { _tag: "Disconnected", endpoint: "public", connection: 1, opened: true, reason: "closed", retryInMillis: 100 },
       { _tag: "Resync", channel: "books15.BTCUSDT_SPBL", reason: "reconnect" },
       { _tag: "Resynced", endpoint: "private", orders: 1, fills: 2 },
       { _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 1, to: 2 },
       { _tag: "Gap", channel: "trades.BTCUSDT_SPBL", from: 3, to: 4 }
     ]
     for (const event of events) Watch.count(event, tally)
-    assert.deepStrictEqual(tally, { events: 0, reconnects: 1, resyncs: 2, resynced: 2, gaps: 2 })
+    assert.deepStrictEqual(tally, {
+      events: 0,
+      reconnects: 1,
+      failed: 0,
+      connected: true,
+      resyncs: 2,
+      resynced: 2,
+      gaps: 2
+    })
     assert.strictEqual(Watch.summaryLine(tally, 3_600_000), "0 events, 1 reconnect, 2 resyncs, 2 gaps in 3600.0 s")
     const book = Watch.bookRenderer("table", false)
     assert.include(book.resync!({ _tag: "Resync", symbol: SYMBOL, reason: "lag" }), "fell behind")

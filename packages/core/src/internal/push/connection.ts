@@ -388,6 +388,7 @@ export class Connection {
           _tag: "Disconnected",
           endpoint: this.settings.endpoint,
           connection: this.id,
+          opened: connectedAt !== undefined,
           reason,
           retryInMillis: delay
         })

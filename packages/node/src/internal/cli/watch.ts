@@ -227,7 +227,12 @@ export const bookRenderer = (format: Common["format"], terminal: boolean): Rende
 /** What a watch counts for its summary. */
 export interface Tally {
   events: number
+  /** Connections lost after they opened. */
   reconnects: number
+  /** Attempts to open a connection that failed (`Disconnected` with `opened` false). */
+  failed: number
+  /** Whether a connection opened. */
+  connected: boolean
   resyncs: number
   /** The private session's catch-ups by REST: the first is its start, each later one a resync. */
   resynced: number
@@ -236,7 +241,15 @@ export interface Tally {
 }
 
 /** A tally of nothing yet. */
-export const emptyTally = (): Tally => ({ events: 0, reconnects: 0, resyncs: 0, resynced: 0, gaps: 0 })
+export const emptyTally = (): Tally => ({
+  events: 0,
+  reconnects: 0,
+  failed: 0,
+  connected: false,
+  resyncs: 0,
+  resynced: 0,
+  gaps: 0
+})
 
 /**
  * Counts an event of `SpotPush.events` in the summary's tally: a reconnect, a resync (a book's, or the private
@@ -245,9 +258,11 @@ export const emptyTally = (): Tally => ({ events: 0, reconnects: 0, resyncs: 0, 
 export const count = (event: SpotPush.Event, tally: Tally): void => {
   switch (event._tag) {
     case "Connected":
+      tally.connected = true
       return
     case "Disconnected":
-      tally.reconnects++
+      if (event.opened) tally.reconnects++
+      else tally.failed++
       return
     case "Resync":
       tally.resyncs++
@@ -271,7 +286,10 @@ const notice = (event: SpotPush.Event, tally: Tally) => {
       return Effect.void
     case "Disconnected":
       return Shared.note(
-        `the ${event.endpoint} connection was lost (${event.reason}); reconnecting in ${event.retryInMillis} ms`
+        event.opened
+          ? `the ${event.endpoint} connection was lost (${event.reason}); reconnecting in ${event.retryInMillis} ms`
+          : `cannot connect to the ${event.endpoint} push endpoint (${event.reason}); trying again in ` +
+            `${event.retryInMillis} ms (check SPOTKIT_PUSH_URL)`
       )
     case "Resync":
       return Shared.note(
@@ -309,7 +327,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" 
 export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
   `${plural(tally.events, "event")}, ${plural(tally.reconnects, "reconnect")}, ${plural(tally.resyncs, "resync")}, ${
     plural(tally.gaps, "gap")
-  } in ${seconds(elapsedMillis)}`
+  } in ${seconds(elapsedMillis)}${tally.failed > 0 ? `; ${plural(tally.failed, "failed connection attempt")}` : ""}`
 
 // The push service for the command's scope, over the client (clock offset, REST backfill); credentials only for the
 // private channels.
@@ -395,6 +413,10 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     )
     yield* head
     yield* summary
+    // Ended by `--for` or `--count` without a connection ever opened: not a quiet market, a failure.
+    if (!tally.connected && tally.failed > 0) {
+      yield* Shared.failure("no push connection opened (check SPOTKIT_PUSH_URL)")
+    }
   })
 
 // ---------------------------------------------------------------------------------------------------------------
