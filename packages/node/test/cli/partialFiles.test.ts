@@ -73,6 +73,25 @@ describe("export files in a directory others can write, in process", () => {
         for (const name of names) assert.isFalse(existsSync(name), name)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+    it.effect("--out a directory, or in a directory that is not there: one line naming it, exit code 2", () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-out-" })
+        writeFileSync(`${dir}/plain`, PRECIOUS)
+        const cases = [
+          [dir, `--out: ${dir} is a directory; give a file's name (in it, or elsewhere)`],
+          [`${dir}/missing/bills.csv`, `--out: directory ${dir}/missing does not exist`],
+          [`${dir}/plain/bills.csv`, `--out: ${dir}/plain is not a directory`]
+        ] as const
+        for (const [out, line] of cases) {
+          const run = yield* cli(["--out", out])
+          assert.strictEqual(run.exitCode, 2, run.stderr)
+          assert.strictEqual(run.stderr.trim(), `spotkit: ${line}`)
+          assert.strictEqual(run.stdout, "")
+        }
+        assert.deepStrictEqual((yield* fs.readDirectory(dir)).sort(), ["plain"])
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("--resume with FILE.partial a link, another name of a file, or a directory: refused, exit code 2", () =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem

@@ -8,6 +8,7 @@
 import { Effect, FileSystem, Option, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import { hostname } from "node:os"
+import { dirname } from "node:path"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
 import { type CliFailure, usage } from "./shared.ts"
@@ -86,9 +87,19 @@ export const plan = (
     const link = yield* Effect.option(fs.lstat(out))
     // What a symbolic link points to: a device or a pipe (`/dev/stdout`) is written in place, through the link.
     const info = Option.isSome(link) && link.value.type === "SymbolicLink" ? yield* Effect.option(fs.stat(out)) : link
+    // A directory, or a file in a directory that is not there: the user's --out, said before anything is asked.
+    if (Option.isSome(info) && info.value.type === "Directory") {
+      return yield* usage(`--out: ${out} is a directory; give a file's name (in it, or elsewhere)`)
+    }
     if (Option.isSome(info) && info.value.type !== "File") {
       if (options.resume) return yield* usage(`--resume: ${out} is not a regular file`)
       return { _tag: "Direct", path: out }
+    }
+    if (Option.isNone(link)) {
+      const directory = dirname(out)
+      const found = yield* Effect.option(fs.stat(directory))
+      if (Option.isNone(found)) return yield* usage(`--out: directory ${directory} does not exist`)
+      if (found.value.type !== "Directory") return yield* usage(`--out: ${directory} is not a directory`)
     }
     // Beside --out, and renamed onto it: a symbolic link there is replaced, the file it points to left alone.
     const partial = partialOf(out)
