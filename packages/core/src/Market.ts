@@ -639,7 +639,7 @@ export interface CandlesOptions {
 export interface CandleHistoryOptions {
   /** The earliest open time (ms, inclusive). */
   readonly since: number
-  /** Open times before this (ms, exclusive). @default now */
+  /** Open times before this (ms, exclusive); without it, a `since` after now answers no candles. @default now */
   readonly until?: number | undefined
   /** Candles per request, 1..1000. @default 1000 */
   readonly pageSize?: number | undefined

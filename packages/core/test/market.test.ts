@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { type Market, SpotClient } from "../src/index.ts"
 import { shortestPeriod } from "../src/internal/client/market.ts"
@@ -371,6 +372,25 @@ describe("candleHistory", () => {
         assert.strictEqual(Number(seen[0]!.query.get("startTime")), since - 1)
         assert.strictEqual(Number(seen[0]!.query.get("endTime")) - since, 1_000 * 60_000 - 2)
         assert.strictEqual(Number(seen[3]!.query.get("endTime")), since + 3_000 * 60_000)
+      })
+    )
+  })
+
+  it.effect("a since still to come without until: no bars and no request; an until before since is refused", () => {
+    const { run, seen } = clientOf(() => "[]")
+    return run((client) =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(1_700_000_000_000)
+        const since = 1_700_000_000_000 + 86_400_000
+        assert.strictEqual((yield* Stream.runCollect(client.candleHistory("BTCUSDT_SPBL", "1m", { since }))).length, 0)
+        assert.strictEqual(seen.length, 0)
+        const error = yield* Effect.flip(
+          Stream.runCollect(client.candleHistory("BTCUSDT_SPBL", "1m", { since, until: since - 1 }))
+        )
+        assert.strictEqual(
+          error.message,
+          "SpotClient.candleHistory: invalid until: must be a time (ms) at or after `since`"
+        )
       })
     )
   })

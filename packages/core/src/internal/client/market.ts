@@ -112,6 +112,9 @@ export const make = (context: Context) => {
       const pageSize = options.pageSize ?? 1000
       const first = yield* validate(candlesEndpoint, { symbol, period, limit: pageSize, startTime: options.since })
       yield* Effect.annotateCurrentSpan({ symbol: first.symbol, period: first.period })
+      // Without `until`, up to now: a `since` still to come has no bars yet (an empty history, as other histories
+      // answer), not an `until` the caller never gave before it.
+      if (options.until === undefined && options.since > (yield* Clock.currentTimeMillis)) return Stream.empty
       const until = options.until ?? (yield* Clock.currentTimeMillis)
       if (!Number.isSafeInteger(until) || until < options.since) {
         return yield* invalid("until", "must be a time (ms) at or after `since`")
