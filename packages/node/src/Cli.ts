@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { Command } from "effect/cli"
+import { CliConfig, Command, GlobalFlag } from "effect/cli"
 import * as CliRuntime from "./CliRuntime.ts"
 import { balances } from "./internal/cli/balances.ts"
 import { bills } from "./internal/cli/bills.ts"
@@ -80,17 +80,25 @@ export const command = Command.make(NAME).pipe(
  */
 export const isCliFailure = (u: unknown): u is CliFailure => u instanceof CliFailure
 
+// effect/cli's global flags without `--wizard`: its prompts went to stdout, which holds a command's data, and without
+// a terminal it printed them and ended "Wizard cancelled." with exit code 0, having run nothing.
+const builtIns = GlobalFlag.BuiltIns.filter((flag) => flag !== GlobalFlag.Wizard)
+
 /**
- * Bad flags as one line on stderr (no help page), `--help` and `--version` as usual (`CliRuntime.layerPresenter`).
+ * Bad flags as one line on stderr (no help page), `--help` and `--version` as usual (`CliRuntime.layerPresenter`);
+ * no `--wizard`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerPresenter: Layer.Layer<never, never, Output.Output> = Layer.unwrap(
-  Effect.map(
-    Effect.service(Output.Output),
-    ({ stderr }) => CliRuntime.layerPresenter({ name: NAME, write: (line) => stderr.write(`${line}\n`) })
-  )
+export const layerPresenter: Layer.Layer<never, never, Output.Output> = Layer.merge(
+  Layer.unwrap(
+    Effect.map(
+      Effect.service(Output.Output),
+      ({ stderr }) => CliRuntime.layerPresenter({ name: NAME, write: (line) => stderr.write(`${line}\n`) })
+    )
+  ),
+  CliConfig.layer({ builtIns })
 )
 
 /**

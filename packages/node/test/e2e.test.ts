@@ -367,6 +367,14 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
           const version = yield* cli(["--version"])
           assert.strictEqual(version.exitCode, 0)
           assert.match(version.stdout, /\d+\.\d+\.\d+/)
+          // effect/cli's --wizard is not offered: without a terminal it printed its prompts on stdout and exited 0.
+          assert.notInclude(results[0]!.stdout, "--wizard")
+          for (const args of [["--wizard"], ["balances", "--wizard"]]) {
+            const wizard = yield* cli(args)
+            assert.strictEqual(wizard.exitCode, 2, wizard.stderr)
+            assert.strictEqual(wizard.stdout, "")
+            assert.include(wizard.stderr, "--wizard")
+          }
         }))
 
       it.effect("1: the venue refuses (43012, 40009) or cannot be reached; one line, the venue's code", () =>
