@@ -19,8 +19,10 @@ const U64_MAX = 18446744073709551615n
  */
 export const Decimal = Schema.String.check(
   Schema.isPattern(DECIMAL, {
-    expected: "a decimal string such as \"0.25\" (no exponent, no leading zeros)",
-    message: "must be a decimal string such as \"0.25\" (no exponent, no leading zeros)"
+    expected: "a decimal string such as \"0.25\" (a digit on each side of a point; no exponent, leading zeros, \"+\" or " +
+      "separators)",
+    message: "must be a decimal string such as \"0.25\": a digit on each side of a point, and no exponent, leading " +
+      "zeros, \"+\" or separators"
   })
 ).pipe(Schema.brand("Decimal"))
 

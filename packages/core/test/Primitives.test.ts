@@ -103,3 +103,19 @@ describe("tolerance of exponent decimals", () => {
     }
   })
 })
+
+describe("Decimal's refusal", () => {
+  // The message named only an exponent and leading zeros: a user who typed ".5" or "29,000" was pointed elsewhere.
+  it("names what each common slip breaks", () => {
+    for (const text of [".5", "5.", "29,000", "+1", "1e3", "01.5"]) {
+      const result = Schema.decodeUnknownExit(Primitives.Decimal)(text)
+      assert.isTrue(result._tag === "Failure", text)
+      assert.include(
+        String(result),
+        "must be a decimal string such as \"0.25\": a digit on each side of a point, and no exponent, leading zeros, " +
+          "\"+\" or separators",
+        text
+      )
+    }
+  })
+})
