@@ -19,7 +19,8 @@ const U64_MAX = 18446744073709551615n
  */
 export const Decimal = Schema.String.check(
   Schema.isPattern(DECIMAL, {
-    expected: "a decimal string such as \"0.25\" (a digit on each side of a point; no exponent, leading zeros, \"+\" or " +
+    expected:
+      "a decimal string such as \"0.25\" (a digit on each side of a point; no exponent, leading zeros, \"+\" or " +
       "separators)",
     message: "must be a decimal string such as \"0.25\": a digit on each side of a point, and no exponent, leading " +
       "zeros, \"+\" or separators"
