@@ -240,16 +240,10 @@ export interface Tally {
   gaps: number
 }
 
+const NOTHING_YET: Tally = { events: 0, reconnects: 0, failed: 0, connected: false, resyncs: 0, resynced: 0, gaps: 0 }
+
 /** A tally of nothing yet. */
-export const emptyTally = (): Tally => ({
-  events: 0,
-  reconnects: 0,
-  failed: 0,
-  connected: false,
-  resyncs: 0,
-  resynced: 0,
-  gaps: 0
-})
+export const emptyTally = (): Tally => ({ ...NOTHING_YET })
 
 /**
  * Counts an event of `SpotPush.events` in the summary's tally: a reconnect, a resync (a book's, or the private
