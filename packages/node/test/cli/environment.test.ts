@@ -38,6 +38,14 @@ describe("Environment", () => {
       [{ SPOTKIT_BASE_URL: "https://api.example.com?x=1" }, "SPOTKIT_BASE_URL has a query or a fragment"],
       [{ SPOTKIT_BASE_URL: "https://api.example .com" }, "SPOTKIT_BASE_URL has a space or a control character"],
       [{ SPOTKIT_BASE_URL: "//venue" }, "SPOTKIT_BASE_URL is not a URL"],
+      [
+        { SPOTKIT_BASE_URL: "https://api.example.com/api/v2/" },
+        "SPOTKIT_BASE_URL ends in /api/v2, which every endpoint's path starts with; leave it out (https://api.example.com)"
+      ],
+      [
+        { SPOTKIT_BASE_URL: "https://gw.example.com/venue/api" },
+        "SPOTKIT_BASE_URL ends in /api, which every endpoint's path starts with; leave it out (https://gw.example.com/venue)"
+      ],
       [{ SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379/x" }, "SPOTKIT_REDIS_URL has a path other than a database number"],
       [{ SPOTKIT_REDIS_URL: "redis://:6379" }, "SPOTKIT_REDIS_URL"],
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],

@@ -73,6 +73,13 @@ export const problemOf = (variable: Variable, value: string): string | undefined
       const url = new URL(value)
       if (url.username !== "" || url.password !== "") return "has a user name or password in it"
       if (url.search !== "" || url.hash !== "") return "has a query or a fragment (?, #)"
+      // Copied with the path the venue's documents write before each endpoint: every request would go to /api/v2/api/v2.
+      const doubled = /\/api(?:\/v\d+)?\/*$/.exec(url.pathname)
+      if (doubled !== null) {
+        const suffix = doubled[0].replace(/\/+$/, "")
+        const without = url.origin + url.pathname.slice(0, doubled.index)
+        return `ends in ${suffix}, which every endpoint's path starts with; leave it out (${without})`
+      }
       return undefined
     }
     case "SPOTKIT_API_KEY":
