@@ -73,10 +73,11 @@ describe("bills export --out FILE: one export at a time", () => {
         assert.strictEqual(readFileSync(out, "utf8"), "an earlier export\n")
         assert.strictEqual(readFileSync(`${out}.partial.lock`, "utf8"), lock, "left alone")
         assert.isFalse(existsSync(`${out}.partial`))
-        // A lock that cannot be created for another reason is a failure to write, not another export.
+        // A lock that cannot be created for another reason is not another export: a directory that is not there is
+        // the user's --out, said before anything is asked.
         const nowhere = yield* cli(["--out", `${dir}/missing/report.csv`])
-        assert.notStrictEqual(nowhere.exitCode, 0)
-        assert.include(nowhere.stderr, `cannot write ${dir}/missing/report.csv.partial.lock`)
+        assert.strictEqual(nowhere.exitCode, 2, nowhere.stderr)
+        assert.include(nowhere.stderr, `--out: directory ${dir}/missing does not exist`)
         assert.notInclude(nowhere.stderr, "another export")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
