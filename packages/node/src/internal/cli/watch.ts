@@ -246,8 +246,8 @@ const NOTHING_YET: Tally = { events: 0, reconnects: 0, failed: 0, connected: fal
 export const emptyTally = (): Tally => ({ ...NOTHING_YET })
 
 /**
- * Counts an event of `SpotPush.events` in the summary's tally: a reconnect, a resync (a book's, or the private
- * session's catch-up after a reconnect — not its first, which is its start), a gap of trades.
+ * Counts an event of `SpotPush.events` in the summary's tally: a reconnect (or a failed attempt to connect, apart), a
+ * resync (a book's, or the private session's catch-up after a reconnect — not its first, which is its start), a gap.
  */
 export const count = (event: SpotPush.Event, tally: Tally): void => {
   switch (event._tag) {
