@@ -124,7 +124,10 @@ export interface RetryOptions {
  * @category options
  */
 export interface Options {
-  /** e.g. `"https://api.example.com"`; a trailing `/` is ignored. */
+  /**
+   * e.g. `"https://api.example.com"`; a trailing `/` is ignored. Without `/api/v2`, which every endpoint's path
+   * starts with: `make` refuses a base URL ending in it, and one that is not an http(s) URL (`Venue.baseUrlProblem`).
+   */
   readonly baseUrl: string
   readonly credentials: Signer.Credentials
   /** Sent as the `locale` header. @default "en-US" */
@@ -597,6 +600,8 @@ const makeLimiter = (
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
+  const baseUrlProblem = Venue.baseUrlProblem(options.baseUrl)
+  if (baseUrlProblem !== undefined) return yield* invalid(`baseUrl ${baseUrlProblem}`)
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
     return yield* Effect.die(new RangeError("maxResponseBytes must be a positive integer"))
@@ -678,7 +683,10 @@ export interface ConfigurationProblem {
 const problemOf = (error: Config.ConfigError): ReadonlyArray<ConfigurationProblem> => {
   if (error instanceof ConfigurationError) return error.problems
   const text = error.cause.toString()
-  const detail = text.split("\n")[0]!.replace(/^SchemaError\(/, "").replace(/\)$/, "")
+  const lines = text.split("\n")
+  // The closing parenthesis is SchemaError's own only when it is on the first line; else it is the detail's.
+  const first = lines[0]!.replace(/^SchemaError\(/, "")
+  const detail = lines.length === 1 ? first.replace(/\)$/, "") : first
   return [{
     variable: /at \["([^"]+)"\]/.exec(text)?.[1],
     problem: detail === "Expected string" ? "missing" : "invalid",
@@ -755,9 +763,7 @@ export const layerConfig = (
  */
 export const defaultConfig: Config.Wrap<Options> = {
   baseUrl: Config.schema(
-    Schema.String.check(
-      Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s]*$/, { message: "must be an http:// or https:// URL" })
-    ),
+    Schema.String.check(Schema.makeFilter((url: string) => Venue.baseUrlProblem(url) ?? true)),
     "SPOTKIT_BASE_URL"
   ),
   credentials: {

@@ -71,6 +71,35 @@ export const headerValueProblem = (value: string): string | undefined => {
   return undefined
 }
 
+const EXAMPLE = "an http:// or https:// URL such as https://api.example.com"
+
+/**
+ * What keeps a text from being the venue's base URL, in words that quote nothing of it, or `undefined` when it can be
+ * one: not an `http://` or `https://` URL with a host; a space or control character; a user name or password, a query
+ * or a fragment in it; or a path ending in `/api` or `/api/v2`, which every endpoint's path starts with (each request
+ * would go to `/api/v2/api/v2/...`, answered "Request URL NOT FOUND"). A path before that, such as a gateway's
+ * prefix, is allowed. `SpotClient.make` refuses such a `baseUrl`; the configuration from the environment and the
+ * `spotkit` CLI, such a `SPOTKIT_BASE_URL`.
+ *
+ * @since 0.1.0
+ * @category endpoints
+ */
+export const baseUrlProblem = (value: string): string | undefined => {
+  if (CONTROL.test(value) || /\s/.test(value)) return `has a space or a control character; expected ${EXAMPLE}`
+  const url = URL.parse(value)
+  if (url === null) return `is not a URL; expected ${EXAMPLE}`
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must start with http:// or https://"
+  if (url.hostname === "") return `names no host; expected ${EXAMPLE}`
+  if (url.username !== "" || url.password !== "") return "has a user name or password in it"
+  if (url.search !== "" || url.hash !== "") return "has a query or a fragment (?, #)"
+  const doubled = /\/api(?:\/v\d+)?\/*$/.exec(url.pathname)
+  if (doubled === null) return undefined
+  const suffix = doubled[0].replace(/\/+$/, "")
+  return `ends in ${suffix}, which every endpoint's path starts with; leave it out (${
+    url.origin + url.pathname.slice(0, doubled.index)
+  })`
+}
+
 /**
  * The text that is signed (docs/venue/signing.md#signing): `timestamp + METHOD + requestPath + body`, where
  * `requestPath` carries the `?query` of a GET and `body` is the exact text sent.

@@ -406,6 +406,45 @@ describe("SpotClient.layerConfig", () => {
     })
   }
 
+  it.effect("refuses a SPOTKIT_BASE_URL ending in /api/v2, naming the URL to give, before any request", () => {
+    const venue = new FakeVenue()
+    return Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        Layer.build(clientFromEnv(venue, { ...fullEnv, SPOTKIT_BASE_URL: "https://venue.test/api/v2/" })).pipe(
+          Effect.scoped
+        )
+      )
+      const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(error, SpotClient.ConfigurationError)
+      assert.strictEqual(
+        (error as SpotClient.ConfigurationError).message,
+        "SPOTKIT_BASE_URL is invalid (ends in /api/v2, which every endpoint's path starts with; leave it out " +
+          "(https://venue.test))"
+      )
+      assert.strictEqual(venue.requests.length, 0)
+    })
+  })
+
+  it.effect.each(["https://venue.test/api/v2", "venue.test", "https://key:secret-in-url@venue.test"])(
+    "make refuses the baseUrl %s with a RangeError, quoting none of it, before any request",
+    (baseUrl) => {
+      const venue = new FakeVenue()
+      return Effect.gen(function*() {
+        const exit = yield* Effect.exit(Layer.build(clientLayer(venue, { baseUrl })).pipe(Effect.scoped))
+        assert.isTrue(Exit.isFailure(exit), "the client was built")
+        if (Exit.isSuccess(exit)) return
+        const defect = Cause.findDefect(exit.cause)
+        assert.strictEqual(defect._tag, "Success", Cause.pretty(exit.cause))
+        if (defect._tag !== "Success") return
+        assert.instanceOf(defect.success, RangeError)
+        const message = (defect.success as RangeError).message
+        assert.match(message, /^baseUrl (ends in \/api\/v2|is not a URL|has a user name or password)/)
+        assert.notInclude(message, "secret-in-url")
+        assert.strictEqual(venue.requests.length, 0)
+      })
+    }
+  )
+
   for (const missing of Object.keys(fullEnv)) {
     it.effect(`fails with an error naming ${missing} when it is missing`, () => {
       const env: Record<string, string> = { ...fullEnv }
@@ -465,10 +504,10 @@ describe("SpotClient.readConfig", () => {
       const error = yield* read(SpotClient.defaultConfig, env)
       assert.strictEqual(
         error.message,
-        "SPOTKIT_BASE_URL is invalid (must be an http:// or https:// URL); SPOTKIT_PASSPHRASE is not set"
+        "SPOTKIT_BASE_URL is invalid (must start with http:// or https://); SPOTKIT_PASSPHRASE is not set"
       )
       assert.deepStrictEqual(error.problems, [
-        { variable: "SPOTKIT_BASE_URL", problem: "invalid", detail: "must be an http:// or https:// URL" },
+        { variable: "SPOTKIT_BASE_URL", problem: "invalid", detail: "must start with http:// or https://" },
         { variable: "SPOTKIT_PASSPHRASE", problem: "missing", detail: "Expected string" }
       ])
       assert.strictEqual(error.variable, "SPOTKIT_BASE_URL")

@@ -278,3 +278,40 @@ describe("the code table, mayHaveApplied and prehash", () => {
     )
   })
 })
+
+describe("Venue.baseUrlProblem", () => {
+  it.each([
+    ["https://api.example.com", undefined],
+    ["https://api.example.com/", undefined],
+    ["http://127.0.0.1:8080", undefined],
+    // A gateway's prefix is a path like any other; only the endpoints' own start is doubled.
+    ["https://gw.example.com/venue", undefined],
+    ["https://gw.example.com/apis", undefined],
+    [
+      "https://api.example.com/api/v2",
+      "ends in /api/v2, which every endpoint's path starts with; leave it out (https://api.example.com)"
+    ],
+    [
+      "https://api.example.com/api/v2/",
+      "ends in /api/v2, which every endpoint's path starts with; leave it out (https://api.example.com)"
+    ],
+    [
+      "https://api.example.com/api",
+      "ends in /api, which every endpoint's path starts with; leave it out (https://api.example.com)"
+    ],
+    [
+      "https://gw.example.com/venue/api/v2",
+      "ends in /api/v2, which every endpoint's path starts with; leave it out (https://gw.example.com/venue)"
+    ],
+    ["ftp://api.example.com", "must start with http:// or https://"],
+    ["api.example.com", "is not a URL; expected an http:// or https:// URL such as https://api.example.com"],
+    [
+      "https://api.example.com /x",
+      "has a space or a control character; expected an http:// or https:// URL such as https://api.example.com"
+    ],
+    ["https://user:hunter22@api.example.com", "has a user name or password in it"],
+    ["https://api.example.com?x=1", "has a query or a fragment (?, #)"]
+  ])("%s: %s", (url, problem) => {
+    assert.strictEqual(Venue.baseUrlProblem(url), problem)
+  })
+})

@@ -67,21 +67,8 @@ const urlProblem = (value: string, protocols: ReadonlyArray<string>, example: st
 /** What is wrong with the value of a variable, in words (without the value), or undefined. */
 export const problemOf = (variable: Variable, value: string): string | undefined => {
   switch (variable) {
-    case "SPOTKIT_BASE_URL": {
-      const problem = urlProblem(value, ["http:", "https:"], "https://api.example.com")
-      if (problem !== undefined) return problem
-      const url = new URL(value)
-      if (url.username !== "" || url.password !== "") return "has a user name or password in it"
-      if (url.search !== "" || url.hash !== "") return "has a query or a fragment (?, #)"
-      // Copied with the path the venue's documents write before each endpoint: every request would go to /api/v2/api/v2.
-      const doubled = /\/api(?:\/v\d+)?\/*$/.exec(url.pathname)
-      if (doubled !== null) {
-        const suffix = doubled[0].replace(/\/+$/, "")
-        const without = url.origin + url.pathname.slice(0, doubled.index)
-        return `ends in ${suffix}, which every endpoint's path starts with; leave it out (${without})`
-      }
-      return undefined
-    }
+    case "SPOTKIT_BASE_URL":
+      return Venue.baseUrlProblem(value)
     case "SPOTKIT_API_KEY":
     case "SPOTKIT_PASSPHRASE":
       // A text that goes into an HTTP header must be printable ASCII, as the client itself checks.
