@@ -50,6 +50,14 @@ const settingsOf = (overrides: Partial<Settings> = {}): Settings => ({
   ...overrides
 })
 
+// Warning lines logged, as their text.
+const warningsInto = (warnings: Array<string>) =>
+  Logger.layer([
+    Logger.make((options) => {
+      if (options.logLevel === "Warn") warnings.push(String(options.message))
+    })
+  ])
+
 // Lets the connection's fibers run until they wait.
 const settle = Effect.gen(function*() {
   for (let i = 0; i < 50; i++) yield* Effect.yieldNow
@@ -131,6 +139,82 @@ describe("push connection", () => {
     }).pipe(Effect.scoped)
   })
 
+  // The warning after three attempts in a row says what they were: lost once open, or never open (a wrong URL).
+  describe("attempts in a row, in the warning", () => {
+    // Dials that cannot connect (`refused` of them first), then connections that open.
+    const refusing = (peers: Array<Peer>, refused: number): Socket.Socket => {
+      const open = scripted(peers)
+      let dials = 0
+      return Socket.make({
+        reader: Effect.suspend(() =>
+          ++dials <= refused
+            ? Effect.fail(
+              new Socket.SocketError({
+                reason: new Socket.SocketOpenError({ kind: "Unknown", cause: new Error("connect ECONNREFUSED") })
+              })
+            )
+            : open.reader
+        ),
+        writer: open.writer
+      })
+    }
+
+    // `refused` dials that cannot connect, then `lost` connections that open and are lost at once; the Disconnected
+    // events' `opened`, and the warnings logged.
+    const run = (refused: number, lost: number, warnings: Array<string>) =>
+      Effect.gen(function*() {
+        const peers: Array<Peer> = []
+        const events: Array<Event> = []
+        const feed: Feed = {
+          onActive: () => Effect.void,
+          onInactive: () => Effect.void,
+          onFrame: () => undefined,
+          onFail: () => Effect.void
+        }
+        const settings = settingsOf({ emit: (event) => void events.push(event) })
+        const connection = new Connection(1, settings, refusing(peers, refused), yield* nowFunction)
+        yield* connection.add(CHANNEL, feed)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        for (let i = 0; i < refused + lost; i++) {
+          if (i >= refused) {
+            yield* Queue.fail(peers.at(-1)!.inbox, "closed by the venue")
+            yield* settle
+          }
+          yield* TestClock.adjust(600)
+          yield* settle
+        }
+        yield* connection.stop()
+        const opened = events.flatMap((event) => event._tag === "Disconnected" ? [event.opened] : [])
+        return opened
+      }).pipe(Effect.scoped, Effect.provide(warningsInto(warnings)))
+
+    it.effect("three dials that could not connect: each Disconnected opened false, the warning 'could not connect'", () =>
+      Effect.gen(function*() {
+        const warnings: Array<string> = []
+        assert.deepStrictEqual(yield* run(3, 0, warnings), [false, false, false])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "public connection 1 could not connect 3 times in a row (last: SocketOpenError")
+        assert.include(warnings[0], "ECONNREFUSED")
+      }))
+
+    it.effect("three connections lost after opening: the warning says 'lost'", () =>
+      Effect.gen(function*() {
+        const warnings: Array<string> = []
+        assert.deepStrictEqual(yield* run(0, 3, warnings), [true, true, true])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "public connection 1 lost 3 times in a row (last: ")
+      }))
+
+    it.effect("two that could not connect, then one lost: 'lost or could not connect'", () =>
+      Effect.gen(function*() {
+        const warnings: Array<string> = []
+        assert.deepStrictEqual(yield* run(2, 1, warnings), [false, false, true])
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "public connection 1 lost or could not connect 3 times in a row (last: ")
+      }))
+  })
+
   describe("frames that cannot be read", () => {
     const encoder = new TextEncoder()
     const ticker = (lastPrice: string) =>
@@ -159,13 +243,6 @@ describe("push connection", () => {
         yield* settle
         return { connection, peers, frames, events, warnings }
       })
-
-    const warningsInto = (warnings: Array<string>) =>
-      Logger.layer([
-        Logger.make((options) => {
-          if (options.logLevel === "Warn") warnings.push(String(options.message))
-        })
-      ])
 
     it.effect("a binary frame cut inside a UTF-8 character spoils no other frame: each is decoded on its own", () => {
       const warnings: Array<string> = []
@@ -358,12 +435,6 @@ describe("push connection", () => {
     const BOOK = "depth.BTCUSDT_SPBL.15"
     const frame = (fields: Record<string, unknown>) => JSON.stringify(fields)
     const refusal = frame({ event: "error", code: "30016", msg: "channel not subscribed", channel: BOOK })
-    const warningsInto = (warnings: Array<string>) =>
-      Logger.layer([
-        Logger.make((options) => {
-          if (options.logLevel === "Warn") warnings.push(String(options.message))
-        })
-      ])
 
     // A book channel whose feed asks a resync on every data frame (a gap, say), recording what it is told.
     const open = Effect.gen(function*() {

@@ -352,6 +352,9 @@ export class Connection {
   private run(): Effect.Effect<void> {
     return Effect.gen({ self: this }, function*() {
       let attempt = 0
+      // Of the attempts in a row, those that opened: the warning says "lost" for those, "could not connect" for the
+      // others (a wrong URL, a venue that refuses the upgrade).
+      let opens = 0
       while (this.subscriptions.channels.size > 0) {
         let connectedAt: number | undefined
         const acknowledgements = this.subscriptions.acknowledgements
@@ -379,7 +382,9 @@ export class Connection {
         }
         if (connectedAt !== undefined && this.now() - connectedAt >= this.settings.backoff.resetAfterMillis) {
           attempt = 0
+          opens = 0
         }
+        if (connectedAt !== undefined) opens++
         const delay = backoffDelay(this.settings.backoff, attempt++, yield* Random.next)
         // Counted now, before the backoff: the connection is lost whether or not it is dialled again (its streams may
         // all stop meanwhile); the dial itself is counted as an attempt.
@@ -397,8 +402,9 @@ export class Connection {
           const warning = this.lossWarning.warn(
             this.now(),
             () =>
-              `spotkit push: ${this.settings.endpoint} connection ${this.id} lost ${attempt} times in a row (last: ` +
-              `${reason}); its streams wait, dialling again in ${delay} ms`
+              `spotkit push: ${this.settings.endpoint} connection ${this.id} ${
+                opens === attempt ? "lost" : opens === 0 ? "could not connect" : "lost or could not connect"
+              } ${attempt} times in a row (last: ${reason}); its streams wait, dialling again in ${delay} ms`
           )
           if (warning !== undefined) yield* warning
         }
