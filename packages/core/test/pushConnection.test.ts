@@ -17,13 +17,13 @@ const CHANNEL = "ticker.BTCUSDT_SPBL"
 
 // One connection as the venue sees it: what it sends the client, and what the client wrote.
 interface Peer {
-  readonly inbox: Queue.Queue<string | Uint8Array>
+  readonly inbox: Queue.Queue<string | Uint8Array, Socket.SocketError>
   readonly written: Array<string>
 }
 
 const scripted = (peers: Array<Peer>): Socket.Socket =>
   Socket.make({
-    reader: Effect.map(Queue.unbounded<string | Uint8Array>(), (inbox) => {
+    reader: Effect.map(Queue.unbounded<string | Uint8Array, Socket.SocketError>(), (inbox) => {
       peers.push({ inbox, written: [] })
       return { pull: Effect.map(Queue.take(inbox), (text) => [text] as const), upgrade: () => Effect.void }
     }),
@@ -178,7 +178,10 @@ describe("push connection", () => {
         yield* settle
         for (let i = 0; i < refused + lost; i++) {
           if (i >= refused) {
-            yield* Queue.fail(peers.at(-1)!.inbox, "closed by the venue")
+            yield* Queue.fail(
+              peers.at(-1)!.inbox,
+              new Socket.SocketError({ reason: new Socket.SocketCloseError({ code: 1006 }) })
+            )
             yield* settle
           }
           yield* TestClock.adjust(600)

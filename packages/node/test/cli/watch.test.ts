@@ -16,6 +16,7 @@ import * as Cli from "../../src/Cli.ts"
 import * as CliRuntime from "../../src/CliRuntime.ts"
 import { NodeSpotClient } from "../../src/index.ts"
 import * as Watch from "../../src/internal/cli/watch.ts"
+import * as Rows from "../../src/internal/cli/watchRows.ts"
 import * as Output from "../../src/internal/output.ts"
 import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
 import { proxyServer } from "../support/proxyServer.ts"
@@ -383,6 +384,36 @@ describe("spotkit watch", () => {
     )
 
     it.effect(
+      "watch ticker on a quiet market prints REST's current ticker first (source rest), where the venue pushes nothing",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          // Nobody trades ETH in these tests: the venue has no ticker of it to push.
+          const eth = "ETHUSDT_SPBL"
+          const rest = yield* (yield* clientOf("alice")).ticker(eth)
+          const ndjson = yield* runInProcess(
+            ["watch", "ticker", "--symbol", eth, "--for", "2s", "--format", "ndjson"],
+            env
+          )
+          assert.strictEqual(ndjson.exitCode, 0, ndjson.stderr)
+          const [first, ...others] = objects(ndjson.stdout)
+          assert.deepStrictEqual(others, [])
+          assert.strictEqual(first?.source, "rest")
+          assert.strictEqual(first?.symbol, eth)
+          assert.strictEqual(first?.lastPrice, rest.lastPrice)
+          // A field REST answers null is left out, as a push leaves it out.
+          assert.notInclude(Object.values(first ?? {}), null)
+          assert.match(ndjson.stderr, /^spotkit: 1 event, 0 reconnects/m)
+          const table = yield* runInProcess(["watch", "ticker", "--symbol", eth, "--count", "1"], env)
+          assert.strictEqual(table.exitCode, 0, table.stderr)
+          const [header, row] = linesOf(table.stdout)
+          assert.match(header!, /^time\s+symbol\s+last\s+open\s+high\s+low\s+change%\s+volume\s+source$/)
+          assert.match(row!, new RegExp(`\\s${eth}\\s+${rest.lastPrice.replace(".", "\\.")}\\s.*\\srest$`))
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
       "no venue text acts on a terminal: control and bidi characters escaped, values intact for a reader",
       () =>
         Effect.gen(function*() {
@@ -400,18 +431,20 @@ describe("spotkit watch", () => {
             "ticker",
             "--symbol",
             SYMBOL,
-            "--count",
-            "1",
+            "--for",
+            "3s",
             "--format",
             "ndjson"
           ], env)
           assert.strictEqual(ndjson.exitCode, 0, ndjson.stderr)
           // eslint-disable-next-line no-control-regex
           assert.notMatch(ndjson.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
-          assert.strictEqual(JSON.parse(linesOf(ndjson.stdout)[0]!).note, hostile)
-          const table = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--count", "1"], env)
+          // The pushed one (REST's current ticker may come first, if it answered before the push).
+          assert.strictEqual(objects(ndjson.stdout).find((o) => o.source === "push")?.note, hostile)
+          const table = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--for", "3s"], env)
           assert.strictEqual(table.exitCode, 0, table.stderr)
-          assert.match(linesOf(table.stdout)[1]!, /^2023-11-14T22:13:20\.000Z\s+BTCUSDT_SPBL\s+30000\.00/)
+          const pushed = linesOf(table.stdout).find((line) => line.endsWith("push"))
+          assert.match(pushed ?? table.stdout, /^2023-11-14T22:13:20\.000Z\s+BTCUSDT_SPBL\s+30000\.00/)
         }),
       { timeout: 60_000 }
     )
@@ -487,7 +520,7 @@ describe("spotkit watch", () => {
   })
 
   it("the book as a table, a trades gap's note, the summary line, durations", () => {
-    const table = Watch.bookTable({
+    const table = Rows.bookTable({
       symbol: "BTCUSDT_SPBL\u001b[2J",
       depth: 15,
       version: "42",
@@ -555,7 +588,7 @@ describe("spotkit watch", () => {
       gaps: 2
     })
     assert.strictEqual(Watch.summaryLine(tally, 3_600_000), "0 events, 1 reconnect, 2 resyncs, 2 gaps in 3600.0 s")
-    const book = Watch.bookRenderer("table", false)
+    const book = Rows.bookRenderer("table", false)
     assert.include(book.resync!({ _tag: "Resync", symbol: SYMBOL, reason: "lag" }), "fell behind")
     // The other resyncs are on `events` too (counted there once).
     assert.isUndefined(book.resync!({ _tag: "Resync", symbol: SYMBOL, reason: "gap" }))

@@ -13,6 +13,7 @@ import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
 import type * as Environment from "./environment.ts"
 import * as Shared from "./shared.ts"
+import * as Rows from "./watchRows.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // flags
@@ -37,7 +38,7 @@ const forFlag = Flag.String("for").pipe(
 const commonFlags = { format: formatFlag, count: countFlag, for: forFlag }
 
 interface Common {
-  readonly format: "table" | "ndjson"
+  readonly format: Rows.Format
   readonly count: Option.Option<number>
   readonly for: Option.Option<string>
 }
@@ -64,162 +65,6 @@ const checked = (flags: Common) =>
     }
     return { count, millis }
   })
-
-// ---------------------------------------------------------------------------------------------------------------
-// rendering
-
-/** How a stream's elements are printed: the text of one on stdout (undefined: nothing), and whether it counts. */
-interface Renderer<A> {
-  /** What goes first (a table's header), if anything. */
-  readonly start: string
-  readonly render: (value: A) => string | undefined
-  /**
-   * The line on stderr for an element that is not printed but tells of a resync only the stream's consumer hears (a
-   * book consumer that fell behind); it is counted as a resync. Undefined: none.
-   */
-  readonly resync?: ((value: A) => string | undefined) | undefined
-}
-
-/** A column of a row-per-event table: its title, the width it is padded to, and its cell. */
-type Column<A> = readonly [title: string, width: number, cell: (value: A) => string]
-
-const pad = (cells: ReadonlyArray<string>, widths: ReadonlyArray<number>): string =>
-  cells.map((cell, i) => i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)).join("  ").trimEnd() + "\n"
-
-// Rows as events come: no table can be measured ahead, so each column has a width, and a longer cell pushes the rest.
-const rows = <A>(columns: ReadonlyArray<Column<A>>): Renderer<A> => {
-  const widths = columns.map(([title, width]) => Math.max(title.length, width))
-  return {
-    start: pad(columns.map(([title]) => title), widths),
-    render: (value) => pad(columns.map(([, , cell]) => Formats.printable(cell(value))), widths)
-  }
-}
-
-const ndjson = <A>(view: (value: A) => unknown = (value) => value): Renderer<A> => ({
-  start: "",
-  render: (value) => Formats.ndjson([view(value)])
-})
-
-const time = (millis: number | undefined): string => millis === undefined ? "" : Formats.isoTime(millis)
-const text = (value: string | undefined): string => value ?? ""
-const ISO = 24
-
-const fillColumns: ReadonlyArray<Column<SpotPush.Fill>> = [
-  ["time", ISO, (f) => time(f.time)],
-  ["fillId", 19, (f) => f.fillId],
-  ["orderId", 19, (f) => f.orderId],
-  ["symbol", 12, (f) => f.symbol],
-  ["side", 4, (f) => f.side],
-  ["quantity", 10, (f) => f.quantity],
-  ["value", 12, (f) => f.value],
-  ["fee", 10, (f) => f.fee],
-  ["role", 5, (f) => text(f.role)],
-  ["source", 6, (f) => f.source]
-]
-
-const orderColumns: ReadonlyArray<Column<SpotPush.OrderUpdate>> = [
-  ["updated", ISO, (o) => time(o.updatedTime)],
-  ["orderId", 19, (o) => o.orderId],
-  ["clientOrderId", 13, (o) => text(o.clientOrderId)],
-  ["symbol", 12, (o) => o.symbol],
-  ["side", 4, (o) => o.side],
-  ["type", 6, (o) => text(o.orderType)],
-  ["price", 10, (o) => text(o.price)],
-  ["quantity", 10, (o) => text(o.quantity)],
-  ["filled", 10, (o) => o.filledQuantity],
-  ["status", 12, (o) => o.status],
-  ["source", 6, (o) => o.source]
-]
-
-const balanceColumns: ReadonlyArray<Column<SpotPush.Balance>> = [
-  ["coin", 6, (b) => b.coinName],
-  ["coinId", 6, (b) => b.coinId],
-  ["available", 16, (b) => b.available],
-  ["frozen", 16, (b) => b.frozen],
-  ["equity", 16, (b) => text(b.equity)],
-  ["source", 6, (b) => b.source]
-]
-
-const tradeColumns: ReadonlyArray<Column<SpotPush.PublicTrade>> = [
-  ["time", ISO, (t) => time(t.time)],
-  ["symbol", 12, (t) => t.symbol],
-  ["side", 4, (t) => t.side],
-  ["price", 10, (t) => t.price],
-  ["size", 10, (t) => t.size],
-  ["tradeId", 19, (t) => text(t.tradeId)],
-  ["source", 6, (t) => t.source]
-]
-
-const tickerColumns: ReadonlyArray<Column<Push.Ticker>> = [
-  ["time", ISO, (t) => time(t.ts)],
-  ["symbol", 12, (t) => t.symbol],
-  ["last", 10, (t) => t.lastPrice],
-  ["open", 10, (t) => text(t.open)],
-  ["high", 10, (t) => text(t.high)],
-  ["low", 10, (t) => text(t.low)],
-  ["change%", 8, (t) => text(t.priceChangePercent)],
-  ["volume", 12, (t) => text(t.size)]
-]
-
-const candleColumns: ReadonlyArray<Column<SpotPush.CandleUpdate>> = [
-  ["openTime", ISO, (c) => time(c.openTime)],
-  ["symbol", 12, (c) => c.symbol],
-  ["period", 6, (c) => c.period],
-  ["open", 10, (c) => c.open],
-  ["high", 10, (c) => c.high],
-  ["low", 10, (c) => c.low],
-  ["close", 10, (c) => c.close],
-  ["baseVolume", 12, (c) => c.baseVolume],
-  ["quoteVolume", 12, (c) => c.quoteVolume],
-  ["source", 6, (c) => c.source]
-]
-
-// On a terminal the book is drawn from the top left over the last one (cursor home, clear to the end of the screen).
-const REDRAW = "\u001b[H\u001b[J"
-
-/** One book as a table: the best levels first, bids on the left, asks on the right. */
-export const bookTable = (book: SpotPush.OrderBook): string => {
-  const body: Array<Array<string>> = []
-  for (let i = 0; i < Math.max(book.bids.length, book.asks.length); i++) {
-    const bid = book.bids[i]
-    const ask = book.asks[i]
-    body.push([bid?.size ?? "", bid?.price ?? "", ask?.price ?? "", ask?.size ?? ""])
-  }
-  return `${Formats.printable(book.symbol)}  depth ${book.depth}  version ${book.version}\n` +
-    Formats.table(["bidSize", "bid", "ask", "askSize"], body)
-}
-
-const bookView = (book: SpotPush.OrderBook) => ({
-  symbol: book.symbol,
-  depth: book.depth,
-  version: book.version,
-  bids: book.bids,
-  asks: book.asks
-})
-
-/**
- * How `watch book` prints. Only books reach stdout; a resync is a line on stderr: from `SpotPush.events` (`notice`),
- * except a lag's, which only the book's consumer hears (the printing fell behind its queue: the books between
- * were skipped, the latest one comes next).
- */
-export const bookRenderer = (format: Common["format"], terminal: boolean): Renderer<SpotPush.BookEvent> => {
-  let first = true
-  return {
-    start: "",
-    resync: (event) =>
-      event._tag === "Resync" && event.reason === "lag"
-        ? `${event.symbol}: the printing fell behind the book; books were skipped, the latest one follows`
-        : undefined,
-    render: (event) => {
-      if (event._tag !== "Book") return undefined
-      if (format === "ndjson") return Formats.ndjson([bookView(event.book)])
-      const table = bookTable(event.book)
-      const separator = terminal ? REDRAW : first ? "" : "\n"
-      first = false
-      return separator + table
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // running
@@ -345,8 +190,11 @@ const pushOf = (
 /** What one `watch` command streams and how it prints it. */
 interface Plan<A> {
   readonly access: Environment.Access
-  readonly stream: (push: SpotPush.Service) => Stream.Stream<A, PushError.PushError>
-  readonly renderer: (format: Common["format"], terminal: boolean) => Renderer<A>
+  readonly stream: (
+    push: SpotPush.Service,
+    client: SpotClient.Service
+  ) => Stream.Stream<A, PushError.PushError, Output.Output>
+  readonly renderer: (format: Rows.Format, terminal: boolean) => Rows.Renderer<A>
 }
 
 const run = <A>(plan: Plan<A>, flags: Common) =>
@@ -374,7 +222,7 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
       headed = true
       return Shared.write(renderer.start)
     })
-    const printed = plan.stream(push).pipe(
+    const printed = plan.stream(push, client).pipe(
       Stream.mapEffect((value) =>
         Effect.flatMap(Shared.redacted(value), (clean) => {
           const line = renderer.render(clean)
@@ -439,7 +287,7 @@ const fillsCommand = Command.make(
     yield* run({
       access: "private",
       stream: (push) => push.watchFills({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(fillColumns)
+      renderer: Rows.renderers.fills
     }, flags)
   }, Shared.handled)
 ).pipe(
@@ -465,7 +313,7 @@ const ordersCommand = Command.make(
     yield* run({
       access: "private",
       stream: (push) => push.watchOrders({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(orderColumns)
+      renderer: Rows.renderers.orders
     }, flags)
   }, Shared.handled)
 ).pipe(
@@ -484,7 +332,7 @@ const balancesCommand = Command.make(
     yield* run({
       access: "private",
       stream: (push) => push.watchBalances({ symbols: symbolsOf(flags.symbol) }),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(balanceColumns)
+      renderer: Rows.renderers.balances
     }, flags)
   }, Shared.handled)
 ).pipe(
@@ -507,7 +355,7 @@ const bookCommand = Command.make(
     yield* run({
       access: "public",
       stream: (push) => push.watchBook(flags.symbol, { depth }),
-      renderer: bookRenderer
+      renderer: Rows.bookRenderer
     }, flags)
   }, Shared.handled)
 ).pipe(
@@ -530,7 +378,7 @@ const tradesCommand = Command.make(
     yield* run({
       access: "public",
       stream: (push) => push.watchTrades(flags.symbol),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(tradeColumns)
+      renderer: Rows.renderers.trades
     }, flags)
   }, Shared.handled)
 ).pipe(
@@ -541,19 +389,46 @@ const tradesCommand = Command.make(
   )
 )
 
+// The venue pushes a ticker on a change only: on a quiet market a watch would print nothing for long. The current one
+// from REST comes first, unless a push came before REST answered (the push is newer). REST failing is a line on
+// stderr, and the pushes follow; a symbol REST does not know is left to the push stream, which refuses it (exit 2).
+const currentTickerFirst = (push: SpotPush.Service, client: SpotClient.Service, symbol: string) =>
+  Stream.suspend(() => {
+    let pushed = false
+    const pushes = Stream.map(push.watchTicker(symbol), (ticker): Rows.TickerRow => {
+      pushed = true
+      return { ticker, source: "push" }
+    })
+    const current = Stream.fromEffect(client.ticker(symbol)).pipe(
+      Stream.filter(() => !pushed),
+      Stream.map((ticker): Rows.TickerRow => ({ ticker, source: "rest" })),
+      Stream.catch((error) =>
+        error.reason._tag === "UnknownSymbolError" || error.reason._tag === "ValidationError"
+          ? Stream.empty
+          : Stream.drain(
+            Stream.fromEffect(Effect.ignore(Shared.note(`the current ticker could not be read: ${error.message}`)))
+          )
+      )
+    )
+    return Stream.merge(pushes, current)
+  })
+
 const tickerCommand = Command.make(
   "ticker",
   { symbol: Shared.symbol, ...commonFlags },
   Effect.fnUntraced(function*(flags) {
     yield* run({
       access: "public",
-      stream: (push) => push.watchTicker(flags.symbol),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(tickerColumns)
+      stream: (push, client) => currentTickerFirst(push, client, flags.symbol),
+      renderer: Rows.renderers.ticker
     }, flags)
   }, Shared.handled)
 ).pipe(
   Command.withShortDescription("A symbol's latest ticker"),
-  Command.withDescription("Prints a symbol's ticker as it changes (a slow reader gets the latest one)")
+  Command.withDescription(
+    "Prints a symbol's current ticker from REST (source rest), then each ticker the venue pushes as it changes " +
+      "(source push; a slow reader gets the latest one)"
+  )
 )
 
 const periodFlag = Flag.Literals("period", Market.CandlePeriod.literals).pipe(
@@ -568,7 +443,7 @@ const candlesCommand = Command.make(
     yield* run({
       access: "public",
       stream: (push) => push.watchCandles(flags.symbol, flags.period),
-      renderer: (format) => format === "ndjson" ? ndjson() : rows(candleColumns)
+      renderer: Rows.renderers.candles
     }, flags)
   }, Shared.handled)
 ).pipe(
