@@ -257,7 +257,7 @@ if (checkOnly) {
     ...committed.filter((file) => !expected.includes(file))
   ]
   if (stale.length > 0) {
-    fail(`docs/api is not what the code gives (${stale.join(", ")}): run \`pnpm docs\` and commit docs/api`)
+    fail(`docs/api is not what the code gives (${stale.join(", ")}): run \`pnpm run docs\` and commit docs/api`)
   }
   log(`docs/api is up to date (${expected.length} pages)`)
 } else {

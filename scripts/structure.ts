@@ -9,8 +9,8 @@
 //   (and its `#anchor` to a heading of the Markdown file it names), a link to the repository's own URL
 //   (`https://github.com/spotkit/spotkit/blob/main/...`) likewise. A package's README links nothing outside its
 //   package relatively, since it is read on the registry's page, from the tarball.
-// - No source file cites `spec §`, `spec-extended §` or `DESIGN §` (documents the repository does not hold), and every
-//   `docs/....md#anchor` a source file names exists.
+// - No tracked file (source, test, script or page) cites `spec §`, `spec-extended` or `DESIGN §` (documents the
+//   repository does not hold), and every `docs/....md#anchor` a source file names exists.
 //
 // ESLint's `max-lines-per-function` (eslint.config.mjs) bounds functions in src.
 import { execFileSync } from "node:child_process"
@@ -215,15 +215,33 @@ for (const file of tracked.filter((file) => file.endsWith(".md") && existsSync(j
 // References in the packages' sources (they ship in the .d.ts files)
 
 // The venue's documents are cited by the repository's own pages (`docs/venue/trading.md#cancel-order`), never by the
-// section numbers of documents it does not hold; a page named must exist, with its heading.
-const CITATION = /\b(?:spec|spec-extended|DESIGN) §/
+// section numbers of documents it does not hold; a page named must exist, with its heading. Tests, scripts and pages
+// are read for the citations too: a maintainer follows a test's reference as much as a source's.
+const CITATION = /\b(?:spec|spec-extended|DESIGN) §|\bspec-extended\b/
 const DOC_REFERENCE = /\bdocs\/[\w./-]+\.md(?:#[\w-]+)?/g
+const SELF = relative(root, fileURLToPath(import.meta.url))
 let references = 0
+for (const file of tracked) {
+  if (!/\.(?:ts|mjs|md)$/.test(file) || file === SELF || known.has(file) || !existsSync(join(root, file))) continue
+  readFileSync(join(root, file), "utf8").split("\n").forEach((line, i) => {
+    if (CITATION.test(line)) {
+      problems.push(
+        `${file}:${i + 1}: cites a document the repository does not hold (spec §, spec-extended, DESIGN §)`
+      )
+    }
+    if (!file.endsWith(".ts")) return
+    for (const match of line.matchAll(DOC_REFERENCE)) {
+      references++
+      const problem = checkLink("README.md", match[0])
+      if (problem !== undefined) problems.push(`${file}:${i + 1}: ${match[0]} ${problem}`)
+    }
+  })
+}
 for (const file of sources) {
   readFileSync(join(root, file), "utf8").split("\n").forEach((line, i) => {
     if (CITATION.test(line)) {
       problems.push(
-        `${file}:${i + 1}: cites a document the repository does not hold (spec §, spec-extended §, DESIGN §)`
+        `${file}:${i + 1}: cites a document the repository does not hold (spec §, spec-extended, DESIGN §)`
       )
     }
     for (const match of line.matchAll(DOC_REFERENCE)) {
@@ -240,5 +258,5 @@ if (problems.length > 0) {
 }
 process.stderr.write(
   `[structure] ${sources.length} source files, no import cycle; nothing points outside; ${links} Markdown links and ` +
-    `${references} docs references in src resolve\n`
+    `${references} docs references in sources and tests resolve\n`
 )

@@ -1,7 +1,7 @@
 /**
  * Lossless JSON: 64-bit ids and exact decimals survive `Json.parse` / `Json.stringify`.
  *
- * The contract (Json.ts module docs, DESIGN §3): a number literal stays a JS number only when it is an integer
+ * The contract (Json.ts module docs, docs/venue/README.md#exact-ids): a number literal stays a JS number only when it is an integer
  * literal within the safe range; every other number (large integers, fractions, exponent forms) comes back as its
  * exact source text.
  */

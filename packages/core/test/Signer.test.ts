@@ -1,5 +1,5 @@
 /**
- * Request signing (DESIGN §3): `ACCESS-SIGN = base64(HMAC-SHA256(secret, timestamp + "POST" + path + body))`,
+ * Request signing (docs/venue/signing.md#signing): `ACCESS-SIGN = base64(HMAC-SHA256(secret, timestamp + "POST" + path + body))`,
  * checked against signatures computed here with node:crypto, independently of the client's WebCrypto signer.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -12,7 +12,7 @@ import { clientOptions, credentials, FakeVenue, isPublicPath, NOW, type Received
 
 const hmac = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("base64")
 
-/** DESIGN §3's signed text for a received request: the exact path and body that arrived. */
+/** The signed text (docs/venue/signing.md#signing) for a received request: the exact path and body that arrived. */
 const prehashOf = (timestamp: string | number | undefined, request: Received) =>
   `${timestamp}POST${request.path}${request.body}`
 
@@ -174,7 +174,7 @@ describe("signing", () => {
   })
 })
 
-describe("signing a GET (spec-extended §0)", () => {
+describe("signing a GET (docs/venue/signing.md#signing)", () => {
   it.effect.each([
     {
       name: "with a query: timestamp + GET + path + ? + the query as sent, no body",

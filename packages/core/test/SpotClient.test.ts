@@ -26,7 +26,7 @@ import {
 import { recordingTracer } from "./support/spans.ts"
 
 describe("placeOrder", () => {
-  it.effect("sends exactly the spec §2.1 fields of a limit order", () => {
+  it.effect("sends exactly the fields of a limit order (docs/venue/trading.md#place-order)", () => {
     const venue = new FakeVenue()
     return withClient(venue, (client) =>
       Effect.gen(function*() {

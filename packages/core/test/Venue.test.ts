@@ -1,5 +1,5 @@
 /**
- * The venue's facts as the client reads them: every venue code of DESIGN §3 maps to its reason, with the venue's
+ * The venue's facts as the client reads them: every venue code of docs/venue/signing.md#error-codes maps to its reason, with the venue's
  * code, msg and server time kept, whichever operation got it; codes named like `Object.prototype` keys are plain
  * unknown codes; `mayHaveApplied` says which failures may have been applied; `prehash` is the signed text.
  */

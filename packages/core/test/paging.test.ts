@@ -1,5 +1,5 @@
 /**
- * The paged streams `openOrders` and `fundingBills` (DESIGN §4, issue "Tests": laziness, stop rules, no-dup/no-skip
+ * The paged streams `openOrders` and `fundingBills` (docs/venue/trading.md#open-orders, account.md#funding-bills: laziness, stop rules, no-dup/no-skip
  * under inserts, retries per page).
  *
  * Open orders: newest first, `limit` default 100, `pageNo` from 0, `nextPage`/`totals` null; the client pages on
@@ -64,7 +64,7 @@ const addOrders = (venue: FakeVenue, count: number, newest: number, perMillis = 
   }
 }
 
-/** Open orders of the symbol in DESIGN §4 order: cTime desc, then orderId desc. */
+/** Open orders of the symbol in the venue's order (docs/venue/trading.md#open-orders): cTime desc, then orderId desc. */
 const openOrderIds = (orders: ReadonlyArray<FakeOrder>, symbol = SYMBOL) =>
   orders
     .filter((order) => order.symbol === symbol)
@@ -229,7 +229,7 @@ describe("openOrders stream", () => {
 // -----------------------------------------------------------------------------------------------------------------
 // bills
 
-/** Bill ids in DESIGN §4 order: cTime desc, then billId desc. */
+/** Bill ids in the venue's order (docs/venue/account.md#funding-bills): cTime desc, then billId desc. */
 const billIds = (bills: ReadonlyArray<FakeBill>) =>
   [...bills]
     .sort((a, b) => {
@@ -532,7 +532,7 @@ class DeviantBillsVenue extends ScriptedVenue {
   }
 }
 
-/** Bills newest first (cTime, then billId, both descending), as DESIGN §4 orders them. */
+/** Bills newest first (cTime, then billId, both descending), as docs/venue/account.md#funding-bills orders them. */
 const newestFirst = (bills: ReadonlyArray<FakeBill>) =>
   [...bills].sort((a, b) => b.cTime - a.cTime || (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1))
 

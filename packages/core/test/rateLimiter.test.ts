@@ -1,5 +1,5 @@
 /**
- * Client-side rate limiting, the venue's weight model (spec-extended §8): every signed request weighs against 500
+ * Client-side rate limiting, the venue's weight model (docs/venue/limits.md): every signed request weighs against 500
  * per 10 s per API user and per address (bills 5, orders 5 and 2, open orders 3), and placing, batching, cancelling
  * and transfers count against 10 per second per endpoint. On by default, configurable, weight-aware, and driven by
  * `Clock`, so every test here runs on the `TestClock` and finishes in milliseconds of real time.

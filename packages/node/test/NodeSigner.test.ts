@@ -35,7 +35,7 @@ const vectors = [
   }
 ]
 
-// Secrets and prehash strings: ASCII like real keys and DESIGN §3's prehash, and any code point (astral planes and
+// Secrets and prehash strings: ASCII like real keys and the prehash of docs/venue/signing.md, and any code point (astral planes and
 // lone surrogates included, which both signers encode as UTF-8 with U+FFFD).
 const text = (minLength: number) =>
   fc.oneof(

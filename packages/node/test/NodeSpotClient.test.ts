@@ -208,7 +208,7 @@ describe("layerConfig: every problem at once", () => {
     }))
 })
 
-// SPOTKIT_RATE_LIMIT: on (the default) keeps core's client-side limits (`rateLimit` undefined: DESIGN §4's
+// SPOTKIT_RATE_LIMIT: on (the default) keeps core's client-side limits (`rateLimit` undefined: docs/venue/limits.md's
 // defaults), off turns them off (`false`), so a burst reaches a venue that enforces its limits at once.
 describe("SPOTKIT_RATE_LIMIT", () => {
   const rateLimitOf = (env: Record<string, string>) =>

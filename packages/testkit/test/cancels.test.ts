@@ -1,5 +1,5 @@
 /**
- * Cancels with their outcomes (spec-extended §1–§2): a cancel releases exactly what its order still holds frozen and
+ * Cancels with their outcomes (docs/venue/trading.md, cancel order and cancel many orders): a cancel releases exactly what its order still holds frozen and
  * leaves the order `cancelled` with its fills; an order that is not open is `43004`, one that is not the user's on
  * the symbol `43001`. Figures worked out by hand from the rules of support/engine.ts (BTCUSDT_SPBL, price 2
  * decimals, quantity 4, fees 0.001).

@@ -1,5 +1,5 @@
 /**
- * Body fields into the engine's fields, or the venue's refusal (DESIGN §3: 40017 for a body that is no JSON object,
+ * Body fields into the engine's fields, or the venue's refusal (docs/venue/signing.md#error-codes: 40017 for a body that is no JSON object,
  * 40019 for a missing field, 40020 for a field of the wrong type or form). Bodies are parsed with every number tagged,
  * so these cases pin what that representation must not change: a bare number is no body, a number is no string, and
  * a 64-bit id keeps every digit.

@@ -1,7 +1,7 @@
 /**
  * Golden wire fixtures: raw JSON texts written by hand in the shapes of the spec's samples (§2, §4, §7 and
- * DESIGN §3: a 64-bit `orderId` as a bare JSON number, open-order fields as strings with "0" before any fill,
- * `nextPage`/`totals` null, the transfer's own envelope, the error envelope), and of spec-extended's samples (§1–§7:
+ * docs/venue (README.md#exact-ids, trading.md, account.md): a 64-bit `orderId` as a bare JSON number, open-order fields as strings with "0" before any fill,
+ * `nextPage`/`totals` null, the transfer's own envelope, the error envelope), and of the rest of the trading surface's samples (docs/venue/trading.md, account.md:
  * the snake_case cancel answer, the batch cancel's lists — with the `errCode` the testkit adds to a failure —, order
  * records of any status, history and fill pages with `totals` 0, balances, symbol rules, products, time, and the
  * transfer status in the transfer's envelope with user ids as bare JSON numbers and a `total` that is not the count),
@@ -118,10 +118,10 @@ const orderDecimals = [
 ]
 const fillFields = ["latestFillPrice", "maxFillPrice", "minFillPrice", "fillQuantity", "fillTotalAmount"]
 
-/** Order records (spec §2.5) of any status: ids and times as digit strings, decimals as strings. */
+/** Order records (docs/venue/trading.md#order-record) of any status: ids and times as digit strings, decimals as strings. */
 const orderRecords = (text: string, records: ReadonlyArray<{ readonly [key: string]: Json }>) => {
   for (const order of records) {
-    // Order records carry ids as strings (DESIGN §3), exact in the text.
+    // Order records carry ids as strings (docs/venue/README.md#exact-ids), exact in the text.
     digits(order.orderId!, "orderId")
     assert.isTrue(BigInt(order.orderId as string) > TWO_53)
     assert.match(text, new RegExp(`"orderId"\\s*:\\s*"${order.orderId}"`), "orderId is a JSON string")
@@ -134,7 +134,7 @@ const orderRecords = (text: string, records: ReadonlyArray<{ readonly [key: stri
   }
 }
 
-/** A page of history or fills (spec-extended §4): `nextPage` a boolean, `totals` an integer (0 in the samples). */
+/** A page of history or fills (docs/venue/trading.md#order-history): `nextPage` a boolean, `totals` an integer (0 in the samples). */
 const historyPage = (data: { readonly [key: string]: Json }) => {
   assert.strictEqual(typeof data.nextPage, "boolean")
   assert.strictEqual(typeOf(data.totals), "integer")
@@ -208,7 +208,7 @@ const wireRules: Record<FixtureName, (text: string) => void> = {
   "cancel-order": (text) => {
     const parsed = JSON.parse(text)
     standardEnvelope(parsed, "00000")
-    // snake_case, as the venue answers this operation (spec-extended §1).
+    // snake_case, as the venue answers this operation (docs/venue/trading.md#cancel-order).
     assert.deepStrictEqual(Object.keys(parsed.data).sort(), [
       "client_oid",
       "err_code",
@@ -858,7 +858,7 @@ const GOLDEN_CANCEL_BATCH = {
 const alice = TestExchange.demoKeys.alice
 
 /**
- * Signs a request per DESIGN §3 with node:crypto and sends it (a GET's `path` with its query, no body); answers the
+ * Signs a request per docs/venue/signing.md#signing with node:crypto and sends it (a GET's `path` with its query, no body); answers the
  * status and the raw text.
  */
 const send = (baseUrl: string, path: string, body: string, method: "GET" | "POST" = "POST") =>
@@ -994,7 +994,7 @@ const q = {
 }
 
 describe("(b) the sandbox answers the trading surface in the shapes of the fixtures", () => {
-  it.live("every operation of spec-extended, read as raw text", () =>
+  it.live("every operation of the rest of the trading surface, read as raw text", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* Sandbox.Sandbox
       const exchange = yield* TestExchange.TestExchange

@@ -1,5 +1,5 @@
 /**
- * The handlers of the trading surface (spec-extended §1–§7) over signed raw requests, read as raw text: the shapes
+ * The handlers of the trading surface (docs/venue/trading.md, account.md, market-data.md) over signed raw requests, read as raw text: the shapes
  * and codes of the answers, the venue's names on the wire (`clientOid`, snake_case, `withdrawID`), GET parameters
  * from a query string signed byte for byte, and the engine state each answer reports. The demo exchange
  * (`TestExchange.demo`): alice holds SPOT 1,000,000 USDT, 10 BTC, 100 ETH and FUND 50,000 USDT, 2 BTC; bob rests

@@ -1,5 +1,5 @@
 /**
- * Order history and fills (spec-extended §4): every order of a user on a symbol with its final status and fills,
+ * Order history and fills (docs/venue/trading.md#order-history, #fills): every order of a user on a symbol with its final status and fills,
  * every fill with its price, quantity, total and fee, newest first, `after` / `before` exclusive, `pageIndex` from 0.
  * Figures worked out by hand from the rules of support/engine.ts (BTCUSDT_SPBL, price 2 decimals, quantity 4, fees
  * 0.001 of what a side receives).

@@ -1,5 +1,5 @@
 /**
- * Venue-side rate limits. The expectations come from spec-extended §8 (weights against budgets per user, per address
+ * Venue-side rate limits. The expectations come from docs/venue/limits.md (weights against budgets per user, per address
  * and per endpoint), never from running the code under test.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -47,7 +47,7 @@ describe("rate limits by endpoint", () => {
     quantity: "0.001"
   }
 
-  it.effect("placing has its own budget per user: 10 requests per second (spec-extended §8)", () =>
+  it.effect("placing has its own budget per user: 10 requests per second (docs/venue/limits.md)", () =>
     Effect.gen(function*() {
       const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
       const { alice } = TestExchange.demoKeys

@@ -149,7 +149,7 @@ describe("Engine: matching", () => {
     assert.strictEqual(orderOf(engine, o1).status, "partial_fill")
   })
 
-  it("a resting order shows 0 in every fill field, then the fields of spec §2.5 as it is partly filled", () => {
+  it("a resting order shows 0 in every fill field, then the fields of docs/venue/trading.md#order-record as it is partly filled", () => {
     const engine = makeEngine()
     const b = addUser(engine, { USDT: "1000" })
     const s = addUser(engine, { BTC: "5" })
@@ -369,7 +369,7 @@ describe("Engine: market orders", () => {
     assert.deepStrictEqual(engine.depth(SYMBOL), { bids: [], asks: [] })
   })
 
-  it("a market buy spends its quote amount, whole lots at each level (DESIGN §3); force is ignored", () => {
+  it("a market buy spends its quote amount, whole lots at each level (docs/venue/trading.md#market-orders); force is ignored", () => {
     const engine = makeEngine()
     const s1 = addUser(engine, { BTC: "1" })
     const s2 = addUser(engine, { BTC: "1" })

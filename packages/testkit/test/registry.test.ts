@@ -1,5 +1,5 @@
 /**
- * Products and their trading rules (spec-extended §6): tick and step from the precisions, the quantity limits and
+ * Products and their trading rules (docs/venue/market-data.md#symbol-rules): tick and step from the precisions, the quantity limits and
  * `enableTrade` from the product's configuration, the fee rates from the engine's, and the engine holding orders to
  * them (45110 below the smallest quantity, 40020 above the largest or on a product that does not trade).
  */

@@ -1,6 +1,6 @@
 /**
  * Authentication over the wire (issue #6): signed requests sent by raw HTTP to the sandbox on loopback, each altered
- * in one way, must be refused with the venue's code (DESIGN §3) and apply nothing. The sandbox runs on the test's
+ * in one way, must be refused with the venue's code (docs/venue/signing.md#error-codes) and apply nothing. The sandbox runs on the test's
  * `TestClock`, so a request can be replayed outside the 30 s window without waiting. The signature and passphrase
  * checks are constant-time: the comparison reads every character of the expected value whatever the input.
  */

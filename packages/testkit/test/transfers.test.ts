@@ -1,5 +1,5 @@
 /**
- * Transfer records (spec-extended §7): every accepted internal transfer is recorded with its id, users, coin, amount,
+ * Transfer records (docs/venue/account.md#transfer-status): every accepted internal transfer is recorded with its id, users, coin, amount,
  * accounts and time, `SUCCESS`; a refused one leaves none. The status list is the sender's, newest first, filtered,
  * with inclusive time bounds and pages from 1.
  */

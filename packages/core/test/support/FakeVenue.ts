@@ -1,7 +1,7 @@
 /**
  * A scripted, stateful fake of the venue behind an `HttpClient`, for the core tests. It checks signatures with
  * node:crypto (independently of the client's WebCrypto signer), keeps orders and bills, pages them the way
- * DESIGN §4 says, and plays faults from a script. The real exchange double is `@spotkit/testkit`. Also here: a
+ * docs/venue/trading.md#open-orders and account.md#funding-bills say, and plays faults from a script. The real exchange double is `@spotkit/testkit`. Also here: a
  * `ScriptedVenue` whose answers can be replaced after it applied a request, and the orders, requests and calls the
  * core tests share.
  */
@@ -186,7 +186,7 @@ export class FakeVenue {
       return respond(answer.status, answer.text)
     }
 
-    // Authentication as DESIGN §3.
+    // Authentication as docs/venue/signing.md says.
     const timestamp = headers["access-timestamp"] ?? ""
     if (headers["access-key"] === undefined) return venueError("40001", "ACCESS_KEY cannot be empty")
     if (headers["access-sign"] === undefined) return venueError("40002", "ACCESS_SIGN cannot be empty")

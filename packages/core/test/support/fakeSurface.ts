@@ -1,5 +1,5 @@
 /**
- * The fake venue's answers to the rest of the trading interface (spec-extended): cancels, one order's state, order
+ * The fake venue's answers to the rest of the trading interface (docs/venue/trading.md, account.md, market-data.md): cancels, one order's state, order
  * history and fills paged by time, balances, transfer status, and the public endpoints (server time, exchangeInfo,
  * products). Kept apart from `FakeVenue.ts`, which routes to them. Times bounds are exclusive unless the venue is made
  * with `inclusiveBounds`; lists are newest first (cTime, then id, descending), pages from 0, default size 10.
@@ -133,7 +133,7 @@ const page = <A>(json: Record<string, unknown>, items: ReadonlyArray<A>) => {
 const NOT_FOUND = "FAILED_ORDER_NOT_FOUND"
 const FINAL_MSG = "FAILED_ORDER_ALREADY_FINAL"
 
-/** The answers of the signed endpoints of spec-extended; `undefined` leaves the path to a 404. */
+/** The answers of the signed endpoints beyond placing, listing open orders, bills and transfers; `undefined` leaves the path to a 404. */
 export const signedAnswer = (venue: FakeVenue, path: string, received: Received, now: number) => {
   const json = received.json
   const findOrder = (by: { readonly orderId?: unknown; readonly clientOid?: unknown }, symbol?: unknown) =>

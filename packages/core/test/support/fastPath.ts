@@ -1,5 +1,5 @@
 /**
- * The two property checks of a hand-written fast decoder against its Schema (DESIGN §6.7), and the wire forms the
+ * The two property checks of a hand-written fast decoder against its Schema (docs/DESIGN.md#style), and the wire forms the
  * generators of their inputs share.
  *
  * - `fastAgreesWithSchema`, fast ⇒ Schema: on input mixing plain, unusual-but-valid and invalid forms, whatever the

@@ -715,7 +715,7 @@ const forceScenarios: ReadonlyArray<Scenario> = [
           ...fills(o)
         })
         const first = yield* Stream.runCollect(alice.openOrders({ symbol: BTC }))
-        // A resting order with fills is `partial_fill` on the wire (spec-extended §3), `open` without.
+        // A resting order with fills is `partial_fill` on the wire (docs/venue/trading.md#order-status), `open` without.
         assert.deepStrictEqual(first.map(view), [{
           orderId: placed.orderId,
           price: "30010",

@@ -340,7 +340,7 @@ export class Model {
   }
 
   /**
-   * Cancels one order of the user on a symbol as the venue answers (spec-extended §1): `cancelled`, `43001` when it
+   * Cancels one order of the user on a symbol as the venue answers (docs/venue/trading.md#cancel-order): `cancelled`, `43001` when it
    * is no order of the user on the symbol, `43004` when it is not open. The orderId names it when given.
    */
   cancelOn(

@@ -1,5 +1,5 @@
 /**
- * Requests for `TestExchange.handleAt`, signed per DESIGN §3 with an HMAC computed here, independently of the
+ * Requests for `TestExchange.handleAt`, signed per docs/venue/signing.md#signing with an HMAC computed here, independently of the
  * testkit's own signer, and the status an outcome answered.
  */
 import { createHmac } from "node:crypto"

@@ -285,7 +285,7 @@ const loadFaults = [Fault.httpError(503), Fault.rateLimited, Fault.drop]
  * orders, bills, transfers) for `seconds` against the sandbox, as fast as it answers, while 1 % of the requests
  * meet a fault the venue did not apply. Rate limits are off on both sides, so any refusal would be the sandbox's
  * own failure: with the venue's limits on, 64 clients sharing one 2-vCPU process with the sandbox saw transit
- * delays vary by more than a second, more than any client-side margin absorbs (DESIGN §4 limits are tested in the
+ * delays vary by more than a second, more than any client-side margin absorbs (docs/venue/limits.md's limits are tested in the
  * conformance suite). Afterwards: no request failed without an injected fault, every
  * call that failed failed because of one, every order is in the engine once with the id its call answered, the
  * transfers in the ledger are those that succeeded, and coins are conserved.
