@@ -393,7 +393,9 @@ export interface Service {
    * when this client returned the outcome) or `Failed` with `mayExist: false` (it has none, or another order holds the
    * id, an older one under a reused id too). `items` are the items given to `placeOrders`, in the same order. Outcomes
    * whose lookup fails stay as they are, and so do those whose identical order was created before `unsureUntil` (a
-   * step of the machine's clock during the call leaves it unknown whether it is the call's).
+   * step of the machine's clock during the call leaves it unknown whether it is the call's). An order this client
+   * placed under the id since (a later `placeOrder` or batch) is that call's, not the outcome's: the outcome becomes
+   * `Failed` with `mayExist: false`, naming it; an outcome whose id a call of this client is placing now stays as it is.
    */
   readonly resolve: (
     symbol: string,

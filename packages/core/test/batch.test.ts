@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { type Order } from "../src/index.ts"
 import {
   addOldOrder,
-  answer,
+  allInsufficient,
   BATCH,
   batchItem,
   FakeVenue,
@@ -16,7 +16,6 @@ import {
   OLD_ORDER_ID,
   orderIdOf,
   requestsTo,
-  type Rewrite,
   ScriptedVenue,
   SYMBOL,
   venueOrderId,
@@ -170,17 +169,6 @@ describe("placeOrders chunking", () => {
 })
 
 describe("batch items after an ambiguous attempt", () => {
-  /** The retry's answer: every item of the request failed with 43012 (a venue checking balance first). */
-  const allInsufficient: Rewrite = (_, request) =>
-    answer(200, "00000", {
-      resultList: [],
-      failure: (request.json.orderList as Array<{ readonly clientOrderId: string }>).map(({ clientOrderId }) => ({
-        clientOrderId,
-        errorCode: "43012",
-        errorMsg: "insufficient balance"
-      }))
-    })
-
   it.effect("items the lost attempt placed are Placed with their ids even if the retry calls them 43012", () => {
     const venue = new ScriptedVenue({ rejectItem: (item) => item.clientOrderId === "b-none" ? "43012" : undefined })
       .fail({ kind: "dropAfter" }, BATCH)

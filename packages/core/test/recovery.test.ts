@@ -9,8 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { type Order, type SpotClient } from "../src/index.ts"
+import * as InFlight from "../src/internal/client/inFlight.ts"
 import {
   addOldOrder,
+  allInsufficient,
   BATCH,
   batchItem,
   FakeVenue,
@@ -26,6 +28,7 @@ import {
   ORDERS,
   reasonOf,
   requestsTo,
+  ScriptedVenue,
   SERVER_TIME,
   SYMBOL,
   venueOrderId,
@@ -608,5 +611,127 @@ describe("one clientOrderId in two calls at once", () => {
         const again = yield* client.placeOrders(SYMBOL, [batchItem("own")])
         assert.strictEqual(again.outcomes[0]?._tag === "Failed" && again.outcomes[0].code, "43118")
       }), { retry: {} })
+  })
+})
+
+describe("a batch outcome that may exist, its clientOrderId placed again before resolve", () => {
+  // The batch's answer is lost and its retry calls every item 43012: "b-none" was not placed (the venue refused it,
+  // for the batch only), but may exist.
+  const lostBatch = () => {
+    let batchDone = false
+    const venue = new ScriptedVenue({
+      rejectItem: (item) => !batchDone && item.clientOrderId === "b-none" ? "43012" : undefined
+    })
+      .fail({ kind: "dropAfter" }, BATCH)
+      .answerNext(BATCH, allInsufficient)
+    venue.onHandled = (request) => {
+      if (request.path === BATCH && venue.count(BATCH) === 2) batchDone = true
+    }
+    return venue
+  }
+  // The batch's items; `limitOrderAt(id)` is the same order, placed alone.
+  const items = ["b-1", "b-none", "b-2"].map((clientOrderId): Order.BatchItemInput => ({
+    side: "buy",
+    orderType: "limit",
+    price: "100",
+    quantity: "1",
+    clientOrderId
+  }))
+  const placeBatch = (client: SpotClient.Service) =>
+    Effect.gen(function*() {
+      const result = yield* client.placeOrders(SYMBOL, items)
+      const unsure = result.outcomes[1]
+      assert.isTrue(unsure?._tag === "Failed" && unsure.mayExist, "b-none may exist")
+      return result
+    })
+  const assertNotTheBatchs = (settled: Order.BatchResult, laterOrderId: string) => {
+    const outcome = settled.outcomes[1]
+    assert.strictEqual(outcome?._tag, "Failed", "the later call's order is not reported as the batch's too")
+    if (outcome?._tag !== "Failed") return
+    assert.isFalse(outcome.mayExist)
+    assert.include(outcome.message, `(${laterOrderId}) was placed by a later call of this client`)
+    assert.strictEqual(settled.placed, 2)
+  }
+
+  it.effect("placed again by placeOrder: resolve reports the batch's item not placed, not the later order", () => {
+    const venue = lostBatch()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* placeBatch(client)
+        const again = yield* client.placeOrder(limitOrderAt("b-none"))
+        assert.strictEqual(again.orderId, venueOrderId(venue, "b-none"))
+        assertNotTheBatchs(yield* client.resolve(SYMBOL, items, result), again.orderId)
+      }))
+  })
+
+  it.effect("placed again by another batch: the same", () => {
+    const venue = lostBatch()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* placeBatch(client)
+        const again = yield* client.placeOrders(SYMBOL, [items[1]!])
+        const placed = again.outcomes[0]
+        assert.strictEqual(placed?._tag, "Placed")
+        if (placed?._tag !== "Placed") return
+        assertNotTheBatchs(yield* client.resolve(SYMBOL, items, result), placed.orderId)
+      }))
+  })
+
+  it.effect("being placed again while resolve runs: left as it was, and settled once the placement ended", () => {
+    const venue = lostBatch()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        // With backoff on the TestClock, which is moved until the batch's retry has gone.
+        const result = yield* driveClock(yield* Effect.forkChild(placeBatch(client)))
+        // The placement's first attempt never reaches the venue; it waits for its retry (the TestClock stands still).
+        venue.fail({ kind: "dropBefore" }, ORDERS)
+        const placing = yield* Effect.forkChild(client.placeOrder(limitOrderAt("b-none")))
+        yield* tickUntil(() => venue.count(ORDERS) === 1)
+        const lookups = venue.count(ORDER_INFO)
+        const meanwhile = yield* client.resolve(SYMBOL, items, result)
+        assert.strictEqual(meanwhile.outcomes[1], result.outcomes[1], "not settled while the placement runs")
+        assert.strictEqual(venue.count(ORDER_INFO), lookups, "b-none not looked up meanwhile")
+        const again = yield* driveClock(placing)
+        assertNotTheBatchs(yield* client.resolve(SYMBOL, items, result), again.orderId)
+      }), { retry: {} })
+  })
+
+  it.effect("not placed again: resolve finds no order and says so; the id is then free to place", () => {
+    const venue = lostBatch()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* placeBatch(client)
+        const settled = yield* client.resolve(SYMBOL, items, result)
+        const outcome = settled.outcomes[1]
+        assert.isTrue(outcome?._tag === "Failed" && !outcome.mayExist)
+        assert.include(
+          outcome?._tag === "Failed" ? outcome.message : "",
+          "the venue has no order with this clientOrderId"
+        )
+        const placed = yield* client.placeOrder(limitOrderAt("b-none"))
+        assert.strictEqual(placed.orderId, venueOrderId(venue, "b-none"))
+      }))
+  })
+})
+
+describe("Unsettled", () => {
+  it("remembers at most its cap of ids, forgetting the oldest; a later order is recorded only under an id it holds", () => {
+    const unsettled = new InFlight.Unsettled(2)
+    assert.isTrue(unsettled.empty)
+    unsettled.placed("a", "1")
+    assert.isTrue(unsettled.empty, "no id unsettled: nothing recorded")
+    unsettled.add("a")
+    unsettled.add("b")
+    unsettled.placed("a", "11")
+    unsettled.add("a")
+    assert.strictEqual(unsettled.laterOrder("a"), "11", "an id added again keeps the later order recorded")
+    unsettled.add("c")
+    unsettled.placed("a", "12")
+    assert.isUndefined(unsettled.laterOrder("a"), "the oldest forgotten past the cap")
+    unsettled.placed("c", "13")
+    assert.strictEqual(unsettled.laterOrder("c"), "13")
+    unsettled.settle("b")
+    unsettled.settle("c")
+    assert.isTrue(unsettled.empty)
   })
 })

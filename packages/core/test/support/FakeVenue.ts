@@ -553,6 +553,17 @@ export const answer = (status: number, code: string, data: unknown = null): Answ
   body: envelope(code, code === "00000" ? "success" : "internal error", NOW, JSON.stringify(data))
 })
 
+/** A batch answer in which the venue refused every item of the request with 43012 (a venue checking balance first). */
+export const allInsufficient: Rewrite = (_, request) =>
+  answer(200, "00000", {
+    resultList: [],
+    failure: (request.json.orderList as Array<{ readonly clientOrderId: string }>).map(({ clientOrderId }) => ({
+      clientOrderId,
+      errorCode: "43012",
+      errorMsg: "insufficient balance"
+    }))
+  })
+
 /** A fault that answers with arbitrary text (a success by default), as the venue (or a proxy) might send it. */
 export const httpAnswer = (body: string, status = 200): Fault => ({ kind: "http", status, body })
 

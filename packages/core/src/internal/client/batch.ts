@@ -29,6 +29,10 @@ export interface Client {
   readonly lookup: Recovery.Lookup
   /** The clientOrderIds callers gave to the client's placements in flight. */
   readonly inFlight: InFlight.InFlight
+  /** The ids of outcomes that may exist, not settled yet, with the orders placed under them since (`Unsettled`). */
+  readonly unsettled: InFlight.Unsettled
+  /** The client's offset to the venue's clock (ms). */
+  readonly clockOffset: Effect.Effect<number>
   /** The client's estimate of the venue's clock, and how many answers have taught it. */
   readonly clockEstimate: Effect.Effect<Estimate>
   /** Where a local moment lies on the venue's clock, by the current estimates (`ServerClock.venueSpan`). */
@@ -156,6 +160,13 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
         ...bound
       }
     })
+    for (const outcome of outcomes) {
+      if (outcome._tag === "Failed") {
+        if (outcome.mayExist) client.unsettled.add(outcome.clientOrderId)
+      } else if (!client.unsettled.empty) {
+        client.unsettled.placed(outcome.clientOrderId, outcome.orderId)
+      }
+    }
     if (!confirmed) {
       for (const outcome of outcomes) {
         if (outcome._tag === "Failed" && outcome.mayExist) client.starts.set(outcome, started)
@@ -254,12 +265,7 @@ const settledOf = (
  * call's (`Recovery.Found` `Unsure`), is left as it was. `items` are the items the batch was given, in order.
  */
 export const resolve = (
-  { clockOffset, lookup, starts, venueSpan }: {
-    readonly lookup: Recovery.Lookup
-    readonly clockOffset: Effect.Effect<number>
-    readonly venueSpan: (at: Moment) => Effect.Effect<Span>
-    readonly starts: Starts
-  },
+  { clockOffset, inFlight, lookup, starts, unsettled, venueSpan }: Client,
   symbol: string,
   items: ReadonlyArray<Order.BatchItemInput>,
   result: Order.BatchResult
@@ -267,6 +273,9 @@ export const resolve = (
   Effect.map(
     Effect.forEach(result.outcomes, (outcome) => {
       if (outcome._tag !== "Failed" || !outcome.mayExist) return Effect.succeed(outcome)
+      // A call of this client placing under the id now: the order it makes would be taken for this outcome's. Left
+      // as it is, to be settled once that call has ended.
+      if (inFlight.holds(outcome.clientOrderId)) return Effect.succeed(outcome)
       // The call's start on the venue's clock. `notBefore` (and `unsureUntil`) when the outcome has them: taken
       // during the call on an estimate an answer of the call confirmed, a fact on the venue's clock that nothing since
       // (a step of the wall clock, a suspend the monotonic clock did not count) moves. Otherwise (`sentAt`) by the
@@ -286,18 +295,29 @@ export const resolve = (
         : Effect.succeed(undefined)
       return validateItem(items[outcome.index]).pipe(
         Effect.flatMap((item) => Recovery.find(lookup, symbol, outcome.clientOrderId, item, since)),
-        Effect.map((found): Order.BatchOutcome =>
-          found._tag === "Unsure"
-            ? outcome
-            : found._tag === "Same"
-            ? { _tag: "Placed", index: outcome.index, clientOrderId: outcome.clientOrderId, orderId: found.orderId }
-            : {
-              ...settledOf(outcome),
-              ...(found._tag === "None"
-                ? { message: `${outcome.message}; the venue has no order with this clientOrderId: it was not placed` }
-                : { message: `${outcome.message}; another order (${found.orderId}) holds this clientOrderId` })
+        Effect.map((found): Order.BatchOutcome => {
+          if (found._tag === "Unsure") return outcome
+          const later = unsettled.laterOrder(outcome.clientOrderId)
+          unsettled.settle(outcome.clientOrderId)
+          if (found._tag === "Same" && found.orderId !== later) {
+            return {
+              _tag: "Placed",
+              index: outcome.index,
+              clientOrderId: outcome.clientOrderId,
+              orderId: found.orderId
             }
-        ),
+          }
+          return {
+            ...settledOf(outcome),
+            message: found._tag === "None"
+              ? `${outcome.message}; the venue has no order with this clientOrderId: it was not placed`
+              : found._tag === "Same"
+              // The venue takes one order per clientOrderId: the later call's order was placed, so this one was not.
+              ? `${outcome.message}; the order with this clientOrderId (${found.orderId}) was placed by a later call` +
+                ` of this client, so this item's was not`
+              : `${outcome.message}; another order (${found.orderId}) holds this clientOrderId`
+          }
+        }),
         Effect.orElseSucceed(() => outcome)
       )
     }, { concurrency: 4 }),

@@ -30,6 +30,11 @@ export class InFlight {
     this.ids.delete(clientOrderId)
   }
 
+  /** Whether a call holds `clientOrderId` now. */
+  holds(clientOrderId: string): boolean {
+    return this.ids.has(clientOrderId)
+  }
+
   /**
    * `use` with `clientOrderId` held for as long as it runs, released however it ends; `refused` when another call
    * holds it. The id is claimed only once the release is in place, so that an interruption between the two cannot
@@ -54,5 +59,63 @@ export class InFlight {
         }
       )
     })
+  }
+}
+
+/** How many unsettled clientOrderIds a client remembers; the oldest is forgotten past it. */
+export const UNSETTLED_CAP = 10_000
+
+/**
+ * The clientOrderIds of `placeOrders` outcomes that may exist (`mayExist`) and that `resolve` has not settled, each
+ * with the order a later placement of this client made under it, if one did. The venue takes one order per
+ * clientOrderId: when a later `placeOrder` (or batch) of the client placed one under such an id, the earlier outcome's
+ * order was not placed, and `resolve` must not take the later order for it (both calls would report one order).
+ * Bounded: past `cap` ids, the oldest is forgotten (its `resolve` then decides by the order's creation time alone).
+ */
+export class Unsettled {
+  private readonly ids = new Map<string, string | undefined>()
+  private readonly cap: number
+
+  constructor(cap: number = UNSETTLED_CAP) {
+    this.cap = cap
+  }
+
+  /** Whether no id is unsettled: a placement has nothing to record (the common case, checked first). */
+  get empty(): boolean {
+    return this.ids.size === 0
+  }
+
+  /** An outcome under `clientOrderId` may exist; a later order already recorded under it is kept. */
+  add(clientOrderId: string): void {
+    if (this.ids.has(clientOrderId)) return
+    this.ids.set(clientOrderId, undefined)
+    if (this.ids.size > this.cap) this.ids.delete(this.ids.keys().next().value!)
+  }
+
+  /** A placement of this client made `orderId` under `clientOrderId`: recorded when the id is unsettled. */
+  placed(clientOrderId: string, orderId: string): void {
+    if (this.ids.has(clientOrderId)) this.ids.set(clientOrderId, orderId)
+  }
+
+  /** `place` (a placement under `clientOrderId`), its order recorded when the id is unsettled; as it is otherwise. */
+  recording<A extends { readonly orderId: string }, E>(
+    clientOrderId: string,
+    place: () => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> {
+    if (this.empty) return place()
+    return Effect.map(place(), (placed) => {
+      this.placed(clientOrderId, placed.orderId)
+      return placed
+    })
+  }
+
+  /** The order a later placement of this client made under `clientOrderId`, if one did. */
+  laterOrder(clientOrderId: string): string | undefined {
+    return this.ids.get(clientOrderId)
+  }
+
+  /** `resolve` settled an outcome under `clientOrderId`. */
+  settle(clientOrderId: string): void {
+    this.ids.delete(clientOrderId)
   }
 }

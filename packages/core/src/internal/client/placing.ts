@@ -48,6 +48,27 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
           )))
   )
 
+// One batch request, retried, and its answer.
+const sendBatch = ({ pipeline, retrying }: Context) => (request: Order.BatchRequest) =>
+  retrying.tracked(
+    placeOrdersEndpoint,
+    pipeline.execute({ endpoint: placeOrdersEndpoint, payload: encode(placeOrdersEndpoint, request) }).pipe(
+      Effect.flatMap((response) =>
+        Effect.map(
+          decode(placeOrdersEndpoint, response),
+          (answer): Order.BatchResponse => ({
+            ...answer,
+            // Failure texts end up in outcomes and logs: scrubbed like every other text from the network.
+            failure: answer.failure?.map((failure) => ({
+              ...failure,
+              errorMsg: typeof failure.errorMsg === "string" ? response.scrub(failure.errorMsg) : failure.errorMsg
+            }))
+          })
+        )
+      )
+    )
+  )
+
 const placeOrderFailed = fail("placeOrder")
 
 const inFlightRefused = (clientOrderId: string) => placeOrderFailed(InFlight.refusal("clientOrderId", clientOrderId))
@@ -59,6 +80,9 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   const starts: Batch.Starts = new WeakMap()
   // The clientOrderIds callers gave to this client's placements in flight.
   const inFlight = new InFlight.InFlight()
+  // The clientOrderIds of batch outcomes that may exist, not settled by `resolve` yet, and any order placed under them
+  // since by this client.
+  const unsettled = new InFlight.Unsettled()
 
   // The symbol's rules when orders are checked (loaded on first use, best effort).
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
@@ -129,8 +153,11 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
         ? Effect.flatMap(context.rules.forOrder(order.symbol), (loaded) => checkedSend(order, loaded, started))
         : checkedSend(order, rules, started)
     }
-    // A clientOrderId the caller gave is held while the call runs (inFlight.ts); a generated one is unique.
-    return valid.clientOrderId === undefined ? send() : inFlight.holding(order.clientOrderId, inFlightRefused, send)
+    // A clientOrderId the caller gave is held while the call runs (inFlight.ts); a generated one is unique. An order
+    // placed under the id of a batch outcome that may exist is recorded, for `resolve` (`Unsettled`).
+    return valid.clientOrderId === undefined
+      ? send()
+      : inFlight.holding(order.clientOrderId, inFlightRefused, () => unsettled.recording(order.clientOrderId, send))
   }
 
   const placeOrder = (input: Order.PlaceOrderInput) =>
@@ -144,27 +171,11 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     }).pipe(context.traced("SpotClient.placeOrder"))
 
   const batchClient: Batch.Client = {
-    send: (request) =>
-      retrying.tracked(
-        placeOrdersEndpoint,
-        pipeline.execute({ endpoint: placeOrdersEndpoint, payload: encode(placeOrdersEndpoint, request) }).pipe(
-          Effect.flatMap((response) =>
-            Effect.map(
-              decode(placeOrdersEndpoint, response),
-              (answer): Order.BatchResponse => ({
-                ...answer,
-                // Failure texts end up in outcomes and logs: scrubbed like every other text from the network.
-                failure: answer.failure?.map((failure) => ({
-                  ...failure,
-                  errorMsg: typeof failure.errorMsg === "string" ? response.scrub(failure.errorMsg) : failure.errorMsg
-                }))
-              })
-            )
-          )
-        )
-      ),
+    send: sendBatch(context),
     lookup: lookupByClientIds,
     inFlight,
+    unsettled,
+    clockOffset: pipeline.clockOffset,
     clockEstimate: pipeline.clockEstimate,
     venueSpan: pipeline.venueSpan,
     starts,
@@ -191,7 +202,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
       const symbol = yield* validateSymbol(symbolInput)
       yield* Effect.annotateCurrentSpan({ symbol, items: items.length })
       return yield* Batch.resolve(
-        { lookup: lookupByClientIds, clockOffset: pipeline.clockOffset, venueSpan: pipeline.venueSpan, starts },
+        batchClient,
         symbol,
         items,
         result
