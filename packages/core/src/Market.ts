@@ -6,7 +6,7 @@
  */
 import { Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import * as Decimals from "./internal/model/decimal.ts"
-import { wellFormedBook, wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
+import { TradeCount, wellFormedBook, wellFormedCandle, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as RuleCheck from "./internal/model/symbolRules.ts"
 import { Decimal, DecimalFromWire, IdFromWire, isPositive, Millis, MillisFromWire, TradingPair } from "./Primitives.ts"
 import { printable } from "./SafeText.ts"
@@ -236,7 +236,7 @@ export const Ticker = Schema.Struct({
   priceChange: optionalDecimal,
   priceChangePercent: optionalDecimal,
   /** Number of trades in the 24 hours. */
-  trades: Schema.optional(Schema.NullOr(Schema.Union([Schema.Int, Schema.NumberFromString]))),
+  trades: Schema.optional(Schema.NullOr(TradeCount)),
   /** Base-coin volume of the 24 hours. */
   size: optionalDecimal,
   /** Quote-coin volume of the 24 hours. */

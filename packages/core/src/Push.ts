@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaGetter } from "effect"
-import { candleProblem, wellFormedBook, wellFormedTrade } from "./internal/model/marketChecks.ts"
+import { candleProblem, TradeCount, wellFormedBook, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as Json from "./Json.ts"
 import type * as Market from "./Market.ts"
 import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
@@ -534,6 +534,8 @@ export const Ticker = Schema.StructWithRest(
     close: Schema.optional(DecimalFromWire),
     size: Schema.optional(DecimalFromWire),
     value: Schema.optional(DecimalFromWire),
+    /** Number of trades in the 24 hours, as REST's ticker has it (a JSON number or a string of digits). */
+    trades: Schema.optional(Schema.NullOr(TradeCount)),
     ts: Schema.optional(MillisFromWire)
   }),
   rest

@@ -135,6 +135,14 @@ export type Balance = PushModel.Balance
 export type PublicTrade = PushModel.PublicTrade
 
 /**
+ * An element of `watchTicker`, a symbol's ticker as the venue pushed it: `Push.Ticker` (the REST ticker's field names).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Ticker = Push.Ticker
+
+/**
  * An element of `watchCandles`, a candle after a change: `PushModel.CandleUpdate`.
  *
  * @since 0.1.0
@@ -283,7 +291,7 @@ export interface Service {
    * The ticker of a symbol each time the venue pushes one (on a change; nothing before the first: ask
    * `SpotClient.ticker` for the current one). A slow consumer gets the latest.
    */
-  readonly watchTicker: (symbol: string) => Stream.Stream<Push.Ticker, PushError.PushError>
+  readonly watchTicker: (symbol: string) => Stream.Stream<Ticker, PushError.PushError>
   /**
    * The market's trades of a symbol from now on. After each subscription (the first too: it may be acknowledged long
    * after the stream started, the venue unreachable a while) the recent trades from REST (`backfillLimit`, an

@@ -259,6 +259,19 @@ describe("Push", () => {
     const ticker = decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL", lastPrice: "83354.0", markPrice: "1", trades: 10 })
     assert.strictEqual(ticker.lastPrice, "83354.0")
     assert.strictEqual(ticker.markPrice, "1")
+    // The trade count typed as REST's ticker has it: a number, from a JSON number or a string of digits.
+    const trades: number | null | undefined = ticker.trades
+    assert.strictEqual(trades, 10)
+    assert.strictEqual(decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL", lastPrice: "1", trades: "2541" }).trades, 2541)
+    assert.isNull(decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL", lastPrice: "1", trades: null }).trades)
+    for (const bad of ["many", "12.5", "-3", 2.5, -1]) {
+      assert.throws(
+        () => decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL", lastPrice: "1", trades: bad }),
+        undefined,
+        undefined,
+        String(bad)
+      )
+    }
     assert.throws(() => decode(Push.Ticker)({ symbol: "BTCUSDT_SPBL" }))
   })
 

@@ -60,6 +60,19 @@ const TRADES = `[{"symbol":"BTCUSDT_SPBL","tradeId":"778a5376-a0b6-4c8f-ab64-dd6
   `"tradeValue":"8360.98","buyerMaker":"false"}]`
 
 describe("market data: the venue's samples", () => {
+  it.effect("ticker: a trade count as a string of digits is read; one that is no whole number fails the call", () =>
+    Effect.gen(function*() {
+      const asText = clientOf(() => TICKER.replace("\"trades\":105901", "\"trades\":\"105901\""))
+      yield* asText.run((client) =>
+        Effect.map(client.ticker("BTCUSDT_SPBL"), (ticker) => assert.strictEqual(ticker.trades, 105901))
+      )
+      for (const bad of ["\"many\"", "\"12.5\"", "-1"]) {
+        const garbled = clientOf(() => TICKER.replace("\"trades\":105901", `"trades":${bad}`))
+        const error = yield* Effect.flip(garbled.run((client) => client.ticker("BTCUSDT_SPBL")))
+        assert.strictEqual(error.reason._tag, "DecodeError", bad)
+      }
+    }))
+
   it.effect("ticker: every field exact, unsigned", () => {
     const { run, seen } = clientOf(() => TICKER)
     return run((client) =>

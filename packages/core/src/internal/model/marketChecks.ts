@@ -75,3 +75,12 @@ export const wellFormedTrade = Schema.makeFilter(tradeProblem)
 
 /** The candle check as a schema filter. */
 export const wellFormedCandle = Schema.makeFilter(candleProblem)
+
+/**
+ * A ticker's count of trades (REST's and pushed): a whole number not below zero, from a JSON number or a string of
+ * digits. A string that is no such number ("many", "12.5") is refused, not read as `NaN` or a fraction.
+ */
+export const TradeCount = Schema.Union([
+  Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+])

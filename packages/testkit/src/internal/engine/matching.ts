@@ -123,6 +123,8 @@ export class Matching {
   /**
    * Places an order in integer units (price in ticks, quantity in lots or a market buy's quote units): `side` 0 buy /
    * 1 sell, `market` 0 / 1, `force` 0 normal, 1 postOnly, 2 fok, 3 ioc. Answers its sequence number or a `REJECT_*`.
+   * Every refusal is decided before anything changes (a refused order leaves the books, balances and ids as they
+   * were); keep it so: the batch handler and any operation built of a cancel and a placement rely on it.
    */
   place(
     user: User,
