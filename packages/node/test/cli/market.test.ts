@@ -292,6 +292,16 @@ describe("market", () => {
         const nowhere = yield* runInProcess(["market", "tickers"], {})
         assert.strictEqual(nowhere.exitCode, 2)
         assert.include(nowhere.stderr, "SPOTKIT_BASE_URL")
+        // A base URL with a path the venue does not serve (a gateway's prefix given to the wrong host): its 404 says
+        // which variable to check.
+        const env = yield* publicEnv
+        const prefixed = yield* runInProcess(["market", "ticker", "--symbol", BTC], {
+          ...env,
+          SPOTKIT_BASE_URL: `${env.SPOTKIT_BASE_URL}/gateway`
+        })
+        assert.strictEqual(prefixed.exitCode, 1)
+        assert.match(prefixed.stderr, /40404.*; check SPOTKIT_BASE_URL: the venue has no such path\n$/)
+        assert.notInclude(unknown.stderr, "check SPOTKIT_BASE_URL", "a venue code other than a 404 names no variable")
       }))
   })
 })

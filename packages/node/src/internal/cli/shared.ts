@@ -151,8 +151,17 @@ export const withCredentialHint = (line: string, error: SpotError.SpotError): st
   return variable === undefined ? line : `${line}; check ${variable}`
 }
 
-// A SpotError's line, with the variable to check when the venue refused the credentials.
-const spotErrorLine = (error: SpotError.SpotError): string => withCredentialHint(error.message, error)
+// An endpoint's path answered 404 (the venue's 40404, or a page without its envelope): every endpoint of the venue
+// exists, so the requests went to the wrong place (a gateway's prefix, another host).
+const withUrlHint = (line: string, error: SpotError.SpotError): string => {
+  const reason = error.reason
+  const notFound = (reason._tag === "ApiError" || reason._tag === "HttpStatusError") && reason.httpStatus === 404
+  return notFound ? `${line}; check SPOTKIT_BASE_URL: the venue has no such path` : line
+}
+
+// A SpotError's line, with the variable to check when the venue refused the credentials or knows no such path.
+const spotErrorLine = (error: SpotError.SpotError): string =>
+  withUrlHint(withCredentialHint(error.message, error), error)
 
 const explain = (error: CommandError): Effect.Effect<never, CliFailure, Output.Output> => {
   switch (error._tag) {
