@@ -144,7 +144,7 @@ const setup = (
   })
 
 describe("push private session", () => {
-  it.effect("buffers until the backfill merged; a fill known to REST and push is delivered once", () =>
+  it.effect("buffers until the backfill merged; a fill known to REST and push is delivered once, as pushed", () =>
     Effect.gen(function*() {
       const { balanceSink, calls, control, fillSink, scope, session } = yield* setup([fill("1", 90), fill("2", 95)])
       // From the first acknowledgement on, pushes are kept until the backfill merged.
@@ -156,7 +156,8 @@ describe("push private session", () => {
       yield* session.onActive("orders", scope, control)
       yield* session.onActive("account", scope, control)
       yield* Effect.yieldNow
-      assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.source]), [["1", "rest"], ["2", "rest"], [
+      // "2" was pushed while REST's answer was on its way: delivered as the push (its role), not as REST's copy.
+      assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.source]), [["1", "rest"], ["2", "push"], [
         "3",
         "push"
       ]])

@@ -6,7 +6,7 @@
  * a backfill the venue refuses for good fails the streams; a transient one reconnects and backfills again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Venue } from "@spotkit/core"
+import { SpotClient, Venue } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
@@ -483,4 +483,77 @@ describe("layerSpotPush as another user than alice", () => {
       const exit = yield* Effect.exit(Layer.build(PushVenue.layerSpotPush({ user: 5 })))
       assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("no account to act as 5"))
     }).pipe(Effect.scoped, Effect.provide(setup())))
+})
+
+// A fill made on an open connection while the session's backfill was on its way (held behind a 429's pause of the
+// client's budget, here) is delivered once, as pushed: its role and `source: "push"`, not REST's copy of it.
+describe("a fill pushed while the backfill is under way", () => {
+  it.effect("is delivered as pushed, once, when the backfill ends", () =>
+    Effect.gen(function*() {
+      const { bob, exchange, push, venue } = yield* context
+      const client = yield* SpotClient.SpotClient
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      const events = yield* collect(push.events)
+      yield* settle
+      yield* client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", price: "29999.00", quantity: "0.05" })
+      yield* advance(2_000, 100)
+      // One 429 to a signed call: the client's user budget pauses for a window (10 s), the backfill's reads with it.
+      yield* exchange.injectFault({ fault: Fault.rateLimited, path: Venue.endpoints.balances.path, times: 1 })
+      yield* Effect.forkChild(client.balances(), { startImmediately: true })
+      yield* settle
+      yield* venue.dropAll
+      yield* advance(500, 100)
+      const connected = events.items.filter((e) => e._tag === "Connected" && e.endpoint === "private")
+      assert.strictEqual(connected.length, 2, "the private connection is open again")
+      // bob takes part of the quote: pushed at once on the open connection, while the backfill waits.
+      yield* exchange.placeOrder(bob, {
+        symbol: SYMBOL,
+        side: "sell",
+        orderType: "limit",
+        force: "ioc",
+        price: "29999.00",
+        quantity: "0.01",
+        clientOrderId: "bob-1"
+      })
+      yield* advance(12_000, 500)
+      assert.strictEqual(fills.items.length, 1, "delivered once")
+      assert.strictEqual(fills.items[0]!.source, "push")
+      assert.strictEqual(fills.items[0]!.role, "maker")
+    }).pipe(Effect.provide(setup({ client: { rateLimit: {} } }))))
+})
+
+// A backfill's read answered with a code the client does not know (under a 4xx) may be the venue's passing trouble:
+// the private session reconnects and backfills again, as for a 5xx; its streams go on and miss nothing.
+describe("a backfill's read answered with an unknown venue code", () => {
+  it.effect("does not end the private streams: the session backfills again and the next fill is delivered", () =>
+    Effect.gen(function*() {
+      const { bob, exchange, push, venue } = yield* context
+      const client = yield* SpotClient.SpotClient
+      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      const events = yield* collect(push.events)
+      yield* settle
+      yield* client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", price: "29999.00", quantity: "0.05" })
+      yield* advance(1_000, 100)
+      yield* exchange.injectFault({
+        fault: Fault.venueError("50001", "system busy, try again", 400),
+        path: Venue.endpoints.fills.path,
+        times: 1
+      })
+      yield* venue.dropAll
+      yield* advance(5_000, 100)
+      yield* exchange.placeOrder(bob, {
+        symbol: SYMBOL,
+        side: "sell",
+        orderType: "limit",
+        force: "ioc",
+        price: "29999.00",
+        quantity: "0.01",
+        clientOrderId: "bob-1"
+      })
+      yield* advance(5_000, 100)
+      assert.isUndefined(fills.fiber.pollUnsafe(), "watchFills goes on")
+      assert.strictEqual(fills.items.length, 1)
+      const lost = events.items.filter((e) => e._tag === "Disconnected" && e.endpoint === "private")
+      assert.isTrue(lost.some((e) => e._tag === "Disconnected" && e.reason.includes("50001")), "backfilled again")
+    }).pipe(Effect.provide(setup())))
 })

@@ -20,8 +20,8 @@ import { TRADING_PAIR } from "../model/patterns.ts"
 import type { Sink } from "./feeds.ts"
 import * as Model from "./model.ts"
 import type { Overflow } from "./overflow.ts"
-import { filledWithout, mergeOrder, sameAmount } from "./privateMerge.ts"
-import { ASK_ATTEMPTS, ASK_SPACING, outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
+import { filledWithout, mergeOrder, pushedFills, sameAmount } from "./privateMerge.ts"
+import { ASK_ATTEMPTS, ASK_SPACING, forGood, outcomes, readEach, readOpenOrders, readSymbol } from "./privateRest.ts"
 import type { Bounds, Refusal, Rest, SymbolRead } from "./privateRest.ts"
 import { Backlogs } from "./privateSinks.ts"
 import type { Control, DataFrame, Feed } from "./subscriptions.ts"
@@ -386,7 +386,8 @@ export class PrivateSession implements Feed {
           for (const order of orders.slice().sort((a, b) => a.updatedTime - b.updatedTime)) this.mergeOrder(order)
           // Orders held for their filled quantity: REST's records (merged above, if it knows them) tell it.
           for (const orderId of held) this.settle(orderId, undefined)
-          for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(fill)
+          const asPushed = pushedFills(buffered)
+          for (const fill of fills.slice().sort((a, b) => a.time - b.time)) this.mergeFill(asPushed(fill))
           // An account push is a state: one that came before the balances were asked for is no newer than REST's
           // answer (of every coin, listed or left out at zero), so it is dropped (an older state after a newer one,
           // then the newer again, is a step back and a duplicate). One that came while REST's answer was on its way
@@ -438,7 +439,7 @@ export class PrivateSession implements Feed {
   // A REST read failed: a retryable failure ends the connection (the next one's backfill reads again), any other the
   // session.
   private failed(error: SpotError.SpotError, control: Control): Effect.Effect<void> {
-    if (!error.isRetryable) return this.failAll(new PushError.BackfillError({ error }))
+    if (forGood(error)) return this.failAll(new PushError.BackfillError({ error }))
     control.reconnect(`backfill: ${error.message}`, "backfill")
     return Effect.void
   }

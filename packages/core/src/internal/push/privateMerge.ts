@@ -1,8 +1,31 @@
 // The private session's merge rules, pure: when an order update moves an order forward (`mergeOrder`), what filled
 // quantity a first change tells without saying it (`filledWithout`), and when two amounts are one (`sameAmount`). The
 // session applies them to its state; these decide, so that each event is delivered once and an order never goes back.
+import { Result, Schema } from "effect"
+import * as Push from "../../Push.ts"
 import * as Decimal from "../model/decimal.ts"
-import type * as Model from "./model.ts"
+import * as Model from "./model.ts"
+import type { DataFrame } from "./subscriptions.ts"
+
+const decodeFill = Schema.decodeUnknownResult(Push.Fill)
+
+/**
+ * REST's record of a fill as it was pushed among `frames` (those buffered during a backfill), if it was, by fillId;
+ * else the record. A fill the venue pushed meanwhile is delivered as the push (its `role`, `source: "push"`): it was
+ * made on an open connection, only held while REST's answer was on its way.
+ */
+export const pushedFills = (frames: ReadonlyArray<DataFrame>): (fill: Model.Fill) => Model.Fill => {
+  const fills = new Map<string, Model.Fill>()
+  for (const frame of frames) {
+    if (frame._tag !== "TradeEvent" || frame.channel !== "fill") continue
+    for (const item of Push.privateItems(frame.channel, frame.data)) {
+      const decoded = decodeFill(item)
+      const fill = Result.isSuccess(decoded) ? Model.fillFromPush(decoded.success) : undefined
+      if (fill !== undefined) fills.set(fill.fillId, fill)
+    }
+  }
+  return (fill) => fills.get(fill.fillId) ?? fill
+}
 
 /**
  * The order's state after an update, or `undefined` when the update does not move it forward: a final state sticks,

@@ -146,6 +146,22 @@ export const refusesSymbol = (error: SpotError.SpotError): boolean =>
   error.reason._tag === "UnknownSymbolError" ||
   (error.reason._tag === "ValidationError" && error.reason.field === "symbol")
 
+// The failures of a backfill's read that a retry cannot mend, which end the private streams (`BackfillError`): the key
+// or its permissions refused, a request the venue refuses as malformed, a wait for the budget longer than allowed.
+// Any other (a code the client does not know, an answer it cannot read, a page without the venue's envelope) may be the
+// venue's passing trouble: the connection is replaced and the backfill asked again after the backoff, as for a 5xx.
+const FOR_GOOD: ReadonlySet<string> = new Set([
+  "AuthenticationError",
+  "PermissionError",
+  "ValidationError",
+  "InvalidRequestError",
+  "UnknownSymbolError",
+  "RateLimitError"
+])
+
+/** Whether a backfill's failure ends the private streams for good (else the session reconnects and backfills again). */
+export const forGood = (error: SpotError.SpotError): boolean => !error.isRetryable && FOR_GOOD.has(error.reason._tag)
+
 /** What the session knows of orders and fills, against which a read's unknown outcomes are told. */
 export interface Known {
   readonly orders: ReadonlyMap<string, Model.OrderUpdate>
