@@ -46,6 +46,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Redacted, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
+import { hostOf } from "./internal/client/budget.ts"
 import { Continuity } from "./internal/push/book.ts"
 import { nowFunction } from "./internal/push/connection.ts"
 import type { AttemptPermit, Settings } from "./internal/push/connection.ts"
@@ -251,7 +252,8 @@ export interface Options {
     | undefined
   /**
    * The name of the address's connection-attempt budget in a shared `RateLimitStore`: processes that reach the venue
-   * from one address share it. @default "default"
+   * from one address share it (the budget's key also names the push URL's host, so that clients of two venues on one
+   * store keep apart). @default "default"
    */
   readonly address?: string | undefined
   /** Bytes a connection buffers before it stops reading (where the WebSocket can pause). @default 65536 */
@@ -483,7 +485,8 @@ export const make: (
     const openTimeoutMillis = millis(options.openTimeout, Duration.seconds(10))
     const attempt = store.acquire({
       endpoint: undefined,
-      shared: [{ key: `push:${options.address ?? "default"}`, ...budget, weight: 1 }],
+      // Named by the venue's host, as REST's budgets are: clients of two venues on one store never hold each other up.
+      shared: [{ key: `push:${hostOf(options.url)}:${options.address ?? "default"}`, ...budget, weight: 1 }],
       leaseMillis: openTimeoutMillis + 5_000
     })
     const resolved = resolve(options, attempt, emit, text, telemetry)
