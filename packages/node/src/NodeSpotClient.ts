@@ -286,6 +286,10 @@ const redisUrlProblem = (url: string): string | undefined => {
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") return "the scheme is not redis: or rediss:"
   if (parsed.hostname === "") return "the URL names no host; expected redis://host:port"
   if (!/^(?:\/\d*)?$/.test(parsed.pathname)) return "the URL has a path other than a database number (/0)"
+  // node-redis reads none of a query: `?db=4` would be database 0, a budget apart from the others' `/4`.
+  if (parsed.search !== "" || parsed.hash !== "") {
+    return "the URL has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
+  }
   if (!decodable(parsed.username) || !decodable(parsed.password)) {
     return "the URL's user name or password is not valid percent-encoding"
   }

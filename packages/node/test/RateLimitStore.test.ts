@@ -374,7 +374,10 @@ describe("Redis URLs", () => {
         [`http://user:${secret}@127.0.0.1:1/x?password=${secret}`, "http://127.0.0.1:1", "scheme is not redis:"],
         [`redis:user:${secret}@127.0.0.1`, "a redis: URL without a host", "names no host"],
         [`redis://user:${secret}@127.0.0.1:1/${secret}`, "redis://127.0.0.1:1", "path other than a database"],
-        [`redis://user:%E0%A4%A${secret}@127.0.0.1:1`, "redis://127.0.0.1:1", "not valid percent-encoding"]
+        [`redis://user:%E0%A4%A${secret}@127.0.0.1:1`, "redis://127.0.0.1:1", "not valid percent-encoding"],
+        // node-redis ignores a query: `?db=4` would share no budget with `/4`, `?password=` would send none.
+        [`redis://user:${secret}@127.0.0.1:1?db=4`, "redis://127.0.0.1:1", "give the database as the path (/4)"],
+        [`rediss://127.0.0.1:1?password=${secret}#${secret}`, "rediss://127.0.0.1:1", "has a query or a fragment"]
       ]
       for (const [url, store, description] of cases) {
         const exit = yield* Effect.exit(Effect.scoped(Layer.build(NodeSpotClient.layerRedisStore({ url }))))
@@ -394,7 +397,7 @@ describe("Redis URLs", () => {
         const url of [
           `redis://${secret}@127.0.0.1:1`,
           `redis://user:${secret}@127.0.0.1:1/0`,
-          `rediss://127.0.0.1:1?password=${secret}#${secret}`
+          `rediss://:${secret}@127.0.0.1:1`
         ]
       ) {
         const exit = yield* Effect.exit(

@@ -47,6 +47,10 @@ describe("Environment", () => {
         "SPOTKIT_BASE_URL ends in /api, which every endpoint's path starts with; leave it out (https://gw.example.com/venue)"
       ],
       [{ SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379/x" }, "SPOTKIT_REDIS_URL has a path other than a database number"],
+      [
+        { SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379?db=4" },
+        "SPOTKIT_REDIS_URL has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
+      ],
       [{ SPOTKIT_REDIS_URL: "redis://:6379" }, "SPOTKIT_REDIS_URL"],
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
       [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],

@@ -82,7 +82,12 @@ export const problemOf = (variable: Variable, value: string): string | undefined
     case "SPOTKIT_REDIS_URL": {
       const problem = urlProblem(value, ["redis:", "rediss:"], "redis://127.0.0.1:6379")
       if (problem !== undefined) return problem
-      return /^(?:\/\d*)?$/.test(new URL(value).pathname) ? undefined : "has a path other than a database number (/0)"
+      const url = new URL(value)
+      if (!/^(?:\/\d*)?$/.test(url.pathname)) return "has a path other than a database number (/0)"
+      // The Redis client reads none of a query: `?db=4` would be database 0, a budget apart from the others' `/4`.
+      return url.search === "" && url.hash === ""
+        ? undefined
+        : "has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
     }
     case "SPOTKIT_MAX_RESPONSE_BYTES":
       return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
