@@ -85,13 +85,15 @@ export const rateLimited = Metric.counter("spotkit_rate_limited_total", {
 
 /**
  * Time spent waiting for a rate-limit budget before sending, in milliseconds, by `budget` (`uid`, `ip`, `endpoint`,
- * or `paused` after a 429).
+ * or `paused` after a 429). Each wait is counted as it begins, for as long as it is expected to last: a wait cut short
+ * (the call interrupted or timed out, the process stopping) counts whole, so over a short run or one that abandons
+ * waits the total can exceed the time that passed.
  *
  * @since 0.1.0
  * @category metrics
  */
 export const rateLimitWait = Metric.counter("spotkit_rate_limit_wait_ms_total", {
-  description: "Milliseconds spent waiting for a rate-limit budget before sending, by budget",
+  description: "Milliseconds of waits for a rate-limit budget before sending, counted as each wait begins, by budget",
   incremental: true
 })
 
