@@ -384,6 +384,19 @@ describe("spotkit watch", () => {
     )
 
     it.effect(
+      "SPOTKIT_RATE_LIMIT=off: a watch leaves SPOTKIT_REDIS_URL alone, as REST's commands do (no Redis is asked)",
+      () =>
+        Effect.gen(function*() {
+          const env: Record<string, string> = { ...(yield* envOf("alice")), SPOTKIT_REDIS_URL: "redis://127.0.0.1:9" }
+          assert.strictEqual(env.SPOTKIT_RATE_LIMIT, "off")
+          const run = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], env)
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          assert.notInclude(run.stderr, "rate-limit store")
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
       "watch ticker on a quiet market prints REST's current ticker first (source rest), where the venue pushes nothing",
       () =>
         Effect.gen(function*() {

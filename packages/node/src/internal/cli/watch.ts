@@ -180,7 +180,8 @@ const pushOf = (
       NodeSpotPush.layer({
         url: options.pushUrl!,
         credentials: access === "private" ? options.credentials : undefined,
-        redis: options.redis,
+        // SPOTKIT_RATE_LIMIT=off turns the shared budgets off, the connection attempts' too, as REST's commands do.
+        redis: options.rateLimit === false ? undefined : options.redis,
         proxy: options.proxy
       }).pipe(Layer.provide(Layer.succeed(SpotClient.SpotClient, client)))
     ),
