@@ -16,16 +16,34 @@ const server = pushSandbox
 const env = pushEnv
 const fromConfig = pushFromConfig
 
+const credentials = {
+  apiKey: Redacted.make(alice.apiKey),
+  secretKey: Redacted.make(alice.secretKey),
+  passphrase: Redacted.make(alice.passphrase)
+}
+
+// alice's push client of a sandbox on a Redis, with a budget of 6 connection attempts a minute and a short backoff.
+const budgeted = (sandbox: Sandbox.Service, redisUrl: string) =>
+  NodeSpotPush.layer({
+    url: PushVenue.pushUrl(sandbox),
+    credentials,
+    redis: { url: redisUrl },
+    backoff: { initial: "1 millis", max: "5 millis" },
+    limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
+  }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
+
+// A second demo exchange with its push venue and sandbox on a port of its own.
+const otherVenue = () =>
+  PushVenue.layerSandbox().pipe(
+    Layer.provideMerge(PushVenue.layer()),
+    Layer.provideMerge(TestExchange.layer({ ...TestExchange.demo({ bills: 0 }), rateLimits: false }))
+  )
+
 describe("NodeSpotPush", () => {
   it.live("layer: the private balances over ws, as the engine has them", () =>
     Effect.gen(function*() {
       const sandbox = yield* Sandbox.Sandbox
       const exchange = yield* TestExchange.TestExchange
-      const credentials = {
-        apiKey: Redacted.make(alice.apiKey),
-        secretKey: Redacted.make(alice.secretKey),
-        passphrase: Redacted.make(alice.passphrase)
-      }
       const balances = yield* Effect.gen(function*() {
         const push = yield* SpotPush.SpotPush
         return yield* Stream.runCollect(Stream.take(push.watchBalances(), 3))
@@ -48,27 +66,45 @@ describe("NodeSpotPush", () => {
         const sandbox = yield* Sandbox.Sandbox
         const venue = yield* PushVenue.PushVenue
         const redis = yield* redisServer
-        const credentials = {
-          apiKey: Redacted.make(alice.apiKey),
-          secretKey: Redacted.make(alice.secretKey),
-          passphrase: Redacted.make(alice.passphrase)
-        }
         yield* venue.setFaults({ storm: true })
-        const client = () =>
-          NodeSpotPush.layer({
-            url: PushVenue.pushUrl(sandbox),
-            credentials,
-            redis: { url: redis.url },
-            backoff: { initial: "1 millis", max: "5 millis" },
-            limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
-          }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
-        for (const layer of [client(), client()]) {
+        for (const layer of [budgeted(sandbox, redis.url), budgeted(sandbox, redis.url)]) {
           const push = Context.get(yield* Layer.build(layer), SpotPush.SpotPush)
           yield* Effect.forkScoped(Stream.runDrain(push.watchBook("BTCUSDT_SPBL")))
         }
         yield* Effect.sleep(2_000)
         // Each client alone would have made 6 attempts in the minute: together they made 6.
         assert.strictEqual((yield* venue.stats).attempts, 6)
+      }).pipe(Effect.provide(server)),
+    { timeout: 30_000 }
+  )
+
+  // The budget is named by the venue's host, as REST's are: a reconnect storm against one venue (a staging host, a
+  // sandbox) spends its own, and a client of another venue on the same Redis connects at once.
+  it.live(
+    "with redis: a storm against one venue spends its budget only; a client of another venue connects at once",
+    () =>
+      Effect.gen(function*() {
+        const sandbox = yield* Sandbox.Sandbox
+        const venue = yield* PushVenue.PushVenue
+        const redis = yield* redisServer
+        const other = yield* Layer.build(otherVenue())
+        yield* venue.setFaults({ storm: true })
+        const stormed = Context.get(yield* Layer.build(budgeted(sandbox, redis.url)), SpotPush.SpotPush)
+        yield* Effect.forkScoped(Stream.runDrain(stormed.watchBook("BTCUSDT_SPBL")))
+        yield* Effect.sleep(1_500)
+        assert.strictEqual((yield* venue.stats).attempts, 6, "the stormed venue's client spent its budget")
+        const healthy = Context.get(
+          yield* Layer.build(budgeted(Context.get(other, Sandbox.Sandbox), redis.url)),
+          SpotPush.SpotPush
+        )
+        const book = yield* Stream.runHead(healthy.watchBook("BTCUSDT_SPBL")).pipe(Effect.timeoutOption(8_000))
+        assert.strictEqual(book._tag, "Some", "the other venue's client connected, not held by the storm")
+        assert.strictEqual((yield* Context.get(other, PushVenue.PushVenue).stats).attempts, 1)
+        // Two budgets, one per venue's host, each under the address's name.
+        const keys = redis.cli("--scan", "--pattern", "*push:*").split("\n").filter((key) =>
+          /:push:[^:]+:\d+:default$/.test(key)
+        )
+        assert.strictEqual(keys.length, 2, keys.join(", "))
       }).pipe(Effect.provide(server)),
     { timeout: 30_000 }
   )

@@ -485,17 +485,28 @@ describe("layerSpotPush as another user than alice", () => {
     }).pipe(Effect.scoped, Effect.provide(setup())))
 })
 
+// bob sells into alice's resting bid at 29999.00 (0.05), part of it: one fill of alice's, as maker.
+const quote = { symbol: SYMBOL, side: "buy", orderType: "limit", price: "29999.00", quantity: "0.05" } as const
+const bobTakesPart = (exchange: TestExchange.Service, bob: string) =>
+  exchange.placeOrder(bob, { ...quote, side: "sell", force: "ioc", quantity: "0.01", clientOrderId: "bob-1" })
+
+// alice's fills and the connections' events collected, and her bid resting.
+const quoting = Effect.gen(function*() {
+  const { bob, exchange, push, venue } = yield* context
+  const client = yield* SpotClient.SpotClient
+  const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+  const events = yield* collect(push.events)
+  yield* settle
+  yield* client.placeOrder(quote)
+  return { bob, client, events, exchange, fills, venue }
+})
+
 // A fill made on an open connection while the session's backfill was on its way (held behind a 429's pause of the
 // client's budget, here) is delivered once, as pushed: its role and `source: "push"`, not REST's copy of it.
 describe("a fill pushed while the backfill is under way", () => {
   it.effect("is delivered as pushed, once, when the backfill ends", () =>
     Effect.gen(function*() {
-      const { bob, exchange, push, venue } = yield* context
-      const client = yield* SpotClient.SpotClient
-      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
-      const events = yield* collect(push.events)
-      yield* settle
-      yield* client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", price: "29999.00", quantity: "0.05" })
+      const { bob, client, events, exchange, fills, venue } = yield* quoting
       yield* advance(2_000, 100)
       // One 429 to a signed call: the client's user budget pauses for a window (10 s), the backfill's reads with it.
       yield* exchange.injectFault({ fault: Fault.rateLimited, path: Venue.endpoints.balances.path, times: 1 })
@@ -506,15 +517,7 @@ describe("a fill pushed while the backfill is under way", () => {
       const connected = events.items.filter((e) => e._tag === "Connected" && e.endpoint === "private")
       assert.strictEqual(connected.length, 2, "the private connection is open again")
       // bob takes part of the quote: pushed at once on the open connection, while the backfill waits.
-      yield* exchange.placeOrder(bob, {
-        symbol: SYMBOL,
-        side: "sell",
-        orderType: "limit",
-        force: "ioc",
-        price: "29999.00",
-        quantity: "0.01",
-        clientOrderId: "bob-1"
-      })
+      yield* bobTakesPart(exchange, bob)
       yield* advance(12_000, 500)
       assert.strictEqual(fills.items.length, 1, "delivered once")
       assert.strictEqual(fills.items[0]!.source, "push")
@@ -527,12 +530,7 @@ describe("a fill pushed while the backfill is under way", () => {
 describe("a backfill's read answered with an unknown venue code", () => {
   it.effect("does not end the private streams: the session backfills again and the next fill is delivered", () =>
     Effect.gen(function*() {
-      const { bob, exchange, push, venue } = yield* context
-      const client = yield* SpotClient.SpotClient
-      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
-      const events = yield* collect(push.events)
-      yield* settle
-      yield* client.placeOrder({ symbol: SYMBOL, side: "buy", orderType: "limit", price: "29999.00", quantity: "0.05" })
+      const { bob, events, exchange, fills, venue } = yield* quoting
       yield* advance(1_000, 100)
       yield* exchange.injectFault({
         fault: Fault.venueError("50001", "system busy, try again", 400),
@@ -541,15 +539,7 @@ describe("a backfill's read answered with an unknown venue code", () => {
       })
       yield* venue.dropAll
       yield* advance(5_000, 100)
-      yield* exchange.placeOrder(bob, {
-        symbol: SYMBOL,
-        side: "sell",
-        orderType: "limit",
-        force: "ioc",
-        price: "29999.00",
-        quantity: "0.01",
-        clientOrderId: "bob-1"
-      })
+      yield* bobTakesPart(exchange, bob)
       yield* advance(5_000, 100)
       assert.isUndefined(fills.fiber.pollUnsafe(), "watchFills goes on")
       assert.strictEqual(fills.items.length, 1)
