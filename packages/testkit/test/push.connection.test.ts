@@ -113,8 +113,10 @@ describe("SpotPush connections", () => {
       assert.include(warnings[0], "spotkit push: public connection")
       assert.include(warnings[0], "lost 3 times in a row (last: ")
       assert.include(warnings[0], "its streams wait, dialling again in")
-      // Ten minutes of dials every 15-30 s: a line a minute, each saying how many were not logged.
-      assert.isAtLeast(warnings.length, 9)
+      // Ten minutes of dials, each within 30 s (the backoff's ceiling) of the last: a line a minute at most, each saying
+      // how many were not logged, and one at the first loss a minute after the last at least — within 90 s of it. (9 to
+      // 11 as a rule; 8 once, in a CI run on a loaded machine.)
+      assert.isAtLeast(warnings.length, 6)
       assert.isAtMost(warnings.length, 11)
       assert.include(warnings.at(-1), "more since the last one logged)")
       yield* venue.setFaults({})
