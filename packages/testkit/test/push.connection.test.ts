@@ -115,7 +115,7 @@ describe("SpotPush connections", () => {
       assert.include(warnings[0], "its streams wait, dialling again in")
       // Ten minutes of dials, each within 30 s (the backoff's ceiling) of the last: a line a minute at most, each saying
       // how many were not logged, and one at the first loss a minute after the last at least — within 90 s of it. (9 to
-      // 11 as a rule; 8 once, in a CI run on a loaded machine.)
+      // 11 as a rule; 8 once, in a CI run.)
       assert.isAtLeast(warnings.length, 6)
       assert.isAtMost(warnings.length, 11)
       assert.include(warnings.at(-1), "more since the last one logged)")
