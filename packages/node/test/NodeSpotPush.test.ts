@@ -22,15 +22,33 @@ const credentials = {
   passphrase: Redacted.make(alice.passphrase)
 }
 
-// alice's push client of a sandbox on a Redis, with a budget of 6 connection attempts a minute and a short backoff.
+// alice's push client of a sandbox on a Redis, with a budget of 6 connection attempts a minute and a short backoff,
+// for the test's scope.
 const budgeted = (sandbox: Sandbox.Service, redisUrl: string) =>
-  NodeSpotPush.layer({
-    url: PushVenue.pushUrl(sandbox),
-    credentials,
-    redis: { url: redisUrl },
-    backoff: { initial: "1 millis", max: "5 millis" },
-    limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
-  }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
+  Effect.map(
+    Layer.build(
+      NodeSpotPush.layer({
+        url: PushVenue.pushUrl(sandbox),
+        credentials,
+        redis: { url: redisUrl },
+        backoff: { initial: "1 millis", max: "5 millis" },
+        limits: { connectionAttempts: { limit: 6, windowMillis: 60_000 } }
+      }).pipe(Layer.provide(NodeSpotClient.layer({ baseUrl: sandbox.baseUrl, credentials, rateLimit: false })))
+    ),
+    (context) => Context.get(context, SpotPush.SpotPush)
+  )
+
+// The sandbox's push venue dropping every connection as it opens, and a Redis for the test's scope.
+const stormed = Effect.gen(function*() {
+  const sandbox = yield* Sandbox.Sandbox
+  const venue = yield* PushVenue.PushVenue
+  const redis = yield* redisServer
+  yield* venue.setFaults({ storm: true })
+  return { sandbox, venue, redis }
+})
+
+// Watches a book in the background, for the test's scope: the client dials as long as it can.
+const dialling = (push: SpotPush.Service) => Effect.forkScoped(Stream.runDrain(push.watchBook("BTCUSDT_SPBL")))
 
 // A second demo exchange with its push venue and sandbox on a port of its own.
 const otherVenue = () =>
@@ -63,14 +81,9 @@ describe("NodeSpotPush", () => {
     "with redis: two clients (two stores) share one connection-attempt budget through Redis",
     () =>
       Effect.gen(function*() {
-        const sandbox = yield* Sandbox.Sandbox
-        const venue = yield* PushVenue.PushVenue
-        const redis = yield* redisServer
-        yield* venue.setFaults({ storm: true })
-        for (const layer of [budgeted(sandbox, redis.url), budgeted(sandbox, redis.url)]) {
-          const push = Context.get(yield* Layer.build(layer), SpotPush.SpotPush)
-          yield* Effect.forkScoped(Stream.runDrain(push.watchBook("BTCUSDT_SPBL")))
-        }
+        const { redis, sandbox, venue } = yield* stormed
+        yield* dialling(yield* budgeted(sandbox, redis.url))
+        yield* dialling(yield* budgeted(sandbox, redis.url))
         yield* Effect.sleep(2_000)
         // Each client alone would have made 6 attempts in the minute: together they made 6.
         assert.strictEqual((yield* venue.stats).attempts, 6)
@@ -84,19 +97,12 @@ describe("NodeSpotPush", () => {
     "with redis: a storm against one venue spends its budget only; a client of another venue connects at once",
     () =>
       Effect.gen(function*() {
-        const sandbox = yield* Sandbox.Sandbox
-        const venue = yield* PushVenue.PushVenue
-        const redis = yield* redisServer
+        const { redis, sandbox, venue } = yield* stormed
         const other = yield* Layer.build(otherVenue())
-        yield* venue.setFaults({ storm: true })
-        const stormed = Context.get(yield* Layer.build(budgeted(sandbox, redis.url)), SpotPush.SpotPush)
-        yield* Effect.forkScoped(Stream.runDrain(stormed.watchBook("BTCUSDT_SPBL")))
+        yield* dialling(yield* budgeted(sandbox, redis.url))
         yield* Effect.sleep(1_500)
         assert.strictEqual((yield* venue.stats).attempts, 6, "the stormed venue's client spent its budget")
-        const healthy = Context.get(
-          yield* Layer.build(budgeted(Context.get(other, Sandbox.Sandbox), redis.url)),
-          SpotPush.SpotPush
-        )
+        const healthy = yield* budgeted(Context.get(other, Sandbox.Sandbox), redis.url)
         const book = yield* Stream.runHead(healthy.watchBook("BTCUSDT_SPBL")).pipe(Effect.timeoutOption(8_000))
         assert.strictEqual(book._tag, "Some", "the other venue's client connected, not held by the storm")
         assert.strictEqual((yield* Context.get(other, PushVenue.PushVenue).stats).attempts, 1)
