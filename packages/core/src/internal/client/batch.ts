@@ -29,7 +29,7 @@ export interface Client {
   readonly lookup: Recovery.Lookup
   /** The clientOrderIds callers gave to the client's placements in flight. */
   readonly inFlight: InFlight.InFlight
-  /** The ids of outcomes that may exist, not settled yet, with the orders placed under them since (`Unsettled`). */
+  /** The ids of outcomes that may exist, settled or not, with the orders placed under them since (`Unsettled`). */
   readonly unsettled: InFlight.Unsettled
   /** The client's offset to the venue's clock (ms). */
   readonly clockOffset: Effect.Effect<number>
@@ -298,7 +298,6 @@ export const resolve = (
         Effect.map((found): Order.BatchOutcome => {
           if (found._tag === "Unsure") return outcome
           const later = unsettled.laterOrder(outcome.clientOrderId)
-          unsettled.settle(outcome.clientOrderId)
           if (found._tag === "Same" && found.orderId !== later) {
             return {
               _tag: "Placed",

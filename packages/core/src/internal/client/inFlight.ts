@@ -62,15 +62,17 @@ export class InFlight {
   }
 }
 
-/** How many unsettled clientOrderIds a client remembers; the oldest is forgotten past it. */
+/** How many clientOrderIds of outcomes that may exist a client remembers; the oldest is forgotten past it. */
 export const UNSETTLED_CAP = 10_000
 
 /**
- * The clientOrderIds of `placeOrders` outcomes that may exist (`mayExist`) and that `resolve` has not settled, each
- * with the order a later placement of this client made under it, if one did. The venue takes one order per
- * clientOrderId: when a later `placeOrder` (or batch) of the client placed one under such an id, the earlier outcome's
- * order was not placed, and `resolve` must not take the later order for it (both calls would report one order).
- * Bounded: past `cap` ids, the oldest is forgotten (its `resolve` then decides by the order's creation time alone).
+ * The clientOrderIds of `placeOrders` outcomes that may exist (`mayExist`), each with the order a later placement of
+ * this client made under it, if one did. The venue takes one order per clientOrderId: when a later `placeOrder` (or
+ * batch) of the client placed one under such an id, the earlier outcome's order was not placed, and `resolve` must not
+ * take the later order for it (both calls would report one order). An id is kept once `resolve` has settled its
+ * outcome, and later placements under it still recorded: `resolve` given the same result again (or a copy of it) must
+ * answer as it did, not take an order placed since for the outcome's. Bounded: past `cap` ids, the oldest is forgotten
+ * (its `resolve` then decides by the order's creation time alone).
  */
 export class Unsettled {
   private readonly ids = new Map<string, string | undefined>()
@@ -80,7 +82,7 @@ export class Unsettled {
     this.cap = cap
   }
 
-  /** Whether no id is unsettled: a placement has nothing to record (the common case, checked first). */
+  /** Whether no outcome of this client ever may have existed: a placement has nothing to record (checked first). */
   get empty(): boolean {
     return this.ids.size === 0
   }
@@ -92,12 +94,12 @@ export class Unsettled {
     if (this.ids.size > this.cap) this.ids.delete(this.ids.keys().next().value!)
   }
 
-  /** A placement of this client made `orderId` under `clientOrderId`: recorded when the id is unsettled. */
+  /** A placement of this client made `orderId` under `clientOrderId`: recorded when an outcome under it may exist. */
   placed(clientOrderId: string, orderId: string): void {
     if (this.ids.has(clientOrderId)) this.ids.set(clientOrderId, orderId)
   }
 
-  /** `place` (a placement under `clientOrderId`), its order recorded when the id is unsettled; as it is otherwise. */
+  /** `place` (a placement under `clientOrderId`), its order recorded when an outcome under the id may exist. */
   recording<A extends { readonly orderId: string }, E>(
     clientOrderId: string,
     place: () => Effect.Effect<A, E>
@@ -112,10 +114,5 @@ export class Unsettled {
   /** The order a later placement of this client made under `clientOrderId`, if one did. */
   laterOrder(clientOrderId: string): string | undefined {
     return this.ids.get(clientOrderId)
-  }
-
-  /** `resolve` settled an outcome under `clientOrderId`. */
-  settle(clientOrderId: string): void {
-    this.ids.delete(clientOrderId)
   }
 }
