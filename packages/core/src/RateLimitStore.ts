@@ -61,6 +61,11 @@ export interface Acquisition {
    * 429) and how long it is expected to wait, in ms.
    */
   readonly onWait?: ((budget: Charge | undefined, millis: number) => Effect.Effect<void>) | undefined
+  /**
+   * Whether the request goes through a pause after a 429 (`pause`), once its budgets have room: only a pause that such
+   * a request drew itself holds it (the client's `rateLimit.pauseExempt`). @default false
+   */
+  readonly pauseExempt?: boolean | undefined
 }
 
 /**
@@ -75,7 +80,8 @@ export interface Permit {
 
 /**
  * A store of budgets. `acquire` waits (on `Clock`) until every budget of the acquisition has room and no pause holds
- * it, and charges them; `pause` holds the given budgets for `millis` (after a 429), for every caller of the store.
+ * it, and charges them; `pause` holds the given budgets for `millis` (after a 429), for every caller of the store:
+ * every acquisition but those exempt from pauses, and those too when `exempt` (the 429 answered such a request).
  *
  * @since 0.1.0
  * @category models
@@ -84,7 +90,11 @@ export interface Service {
   /** `"memory"` or `"redis"`, for diagnostics. */
   readonly kind: string
   readonly acquire: (acquisition: Acquisition) => Effect.Effect<Permit, SpotError.RateLimitStoreError>
-  readonly pause: (keys: ReadonlyArray<string>, millis: number) => Effect.Effect<void, SpotError.RateLimitStoreError>
+  readonly pause: (
+    keys: ReadonlyArray<string>,
+    millis: number,
+    exempt?: boolean
+  ) => Effect.Effect<void, SpotError.RateLimitStoreError>
 }
 
 /**
@@ -143,7 +153,8 @@ const memoryStore = () => {
         charges.slice(from, to).map((charge) => ({ log: logOf(charge), weight: charge.weight })),
         onWait === undefined
           ? undefined
-          : (i, millis) => onWait(i === undefined ? undefined : charges[from + i], millis)
+          : (i, millis) => onWait(i === undefined ? undefined : charges[from + i], millis),
+        acquisition.pauseExempt === true
       )
     }
     const all = plan(0, charges.length)
@@ -170,12 +181,9 @@ const memoryStore = () => {
 
   const acquire = (acquisition: Acquisition): Effect.Effect<LocalPermit> => preparedOf(acquisition).acquire
 
-  const pause = (keys: ReadonlyArray<string>, millis: number) =>
+  const pause = (keys: ReadonlyArray<string>, millis: number, exempt = false) =>
     Effect.map(RateLimiter.monotonicMillis, (now) => {
-      for (const key of keys) {
-        const log = logs.get(key)
-        if (log !== undefined) log.pausedUntil = Math.max(log.pausedUntil, now + millis)
-      }
+      for (const key of keys) logs.get(key)?.pause(now + millis, exempt)
     })
 
   const service: Service = { kind: "memory", acquire, pause }
@@ -236,14 +244,26 @@ const describe = (cause: unknown): string => {
   return text.split("\n")[0]! || "no answer"
 }
 
+// A budget's pause in Redis: the one that holds requests exempt from pauses is apart (a 429 one of them drew sets both).
+const pauseKey = (prefix: string, key: string, exempt: boolean): string =>
+  exempt ? `${prefix}${key}:pause:exempt` : `${prefix}${key}:pause`
+
 // The scripts, described when a Redis store is made rather than at the top of the module, so that a bundle without
 // the Redis store (a browser's) leaves Redis out.
 const scriptsOf = () => {
   const acquireScript = Redis.script(
-    (id: string, lease: number, ticket: string, endpoint: boolean, prefix: string, charges: ReadonlyArray<Charge>) => [
+    (
+      id: string,
+      lease: number,
+      ticket: string,
+      endpoint: boolean,
+      prefix: string,
+      charges: ReadonlyArray<Charge>,
+      exempt: boolean
+    ) => [
       ...charges.map((charge) => prefix + charge.key),
       ...charges.map((charge) => `${prefix}${charge.key}:used`),
-      ...charges.map((charge) => `${prefix}${charge.key}:pause`),
+      ...charges.map((charge) => pauseKey(prefix, charge.key, exempt)),
       ...charges.map((charge) => `${prefix}${charge.key}:queue`),
       id,
       Math.ceil(lease),
@@ -273,11 +293,12 @@ const scriptsOf = () => {
   )
 
   const pauseScript = Redis.script(
-    (prefix: string, keys: ReadonlyArray<string>, millis: number) => [
-      ...keys.map((key) => `${prefix}${key}:pause`),
+    (prefix: string, keys: ReadonlyArray<string>, millis: number, exempt: boolean) => [
+      ...keys.map((key) => pauseKey(prefix, key, false)),
+      ...(exempt ? keys.map((key) => pauseKey(prefix, key, true)) : []),
       Math.ceil(millis)
     ],
-    { lua: pauseLua, numberOfKeys: (_prefix, keys) => keys.length }
+    { lua: pauseLua, numberOfKeys: (_prefix, keys, _millis, exempt) => keys.length * (exempt ? 2 : 1) }
   )
   return { acquire: acquireScript, release: releaseScript, settle: settleScript, pause: pauseScript }
 }
@@ -373,18 +394,21 @@ export const makeRedis = (
       const settled = Effect.ignore(bounded(settleShared(id, prefix, charges)))
       const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.withFiber((fiber) => {
         asking = true
-        return Effect.flatMap(bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges)), (answer) => {
-          asking = false
-          if (answer[0] === 1) {
-            // Recorded on the fiber in the step that reads the grant, as the memory store records its own, so that a
-            // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`).
-            return Effect.succeed<Permit>(
-              RateLimiter.granted(fiber, { settle: Effect.andThen(mirror.settle, settled) })
-            )
+        return Effect.flatMap(
+          bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges, acquisition.pauseExempt === true)),
+          (answer) => {
+            asking = false
+            if (answer[0] === 1) {
+              // Recorded on the fiber in the step that reads the grant, as the memory store records its own, so that a
+              // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`).
+              return Effect.succeed<Permit>(
+                RateLimiter.granted(fiber, { settle: Effect.andThen(mirror.settle, settled) })
+              )
+            }
+            ticket = String(answer[3] ?? "")
+            return Effect.andThen(waiting(acquisition, answer), attempt)
           }
-          ticket = String(answer[3] ?? "")
-          return Effect.andThen(waiting(acquisition, answer), attempt)
-        })
+        )
       })
       // Given up while waiting: its place is given back at once, rather than when it lapses. Found by the acquisition's
       // id, not its ticket: an attempt interrupted after the script queued it never learnt the ticket (the release,
@@ -426,9 +450,9 @@ export const makeRedis = (
           return Effect.onError(guarded, () => mirror.revoke)
         }))
 
-    const pause = (keys: ReadonlyArray<string>, millis: number): Effect.Effect<void, SpotError.RateLimitStoreError> => {
-      const shared = bounded(pauseShared(prefix, keys, millis))
-      const both = Effect.andThen(local.service.pause(keys, millis), shared)
+    const pause: Service["pause"] = (keys, millis, exempt = false) => {
+      const shared = bounded(pauseShared(prefix, keys, millis, exempt))
+      const both = Effect.andThen(local.service.pause(keys, millis, exempt), shared)
       return failing ? shared : Effect.catch(both, () => Effect.void)
     }
 

@@ -68,8 +68,8 @@ export interface RateLimit {
  * `marginMillis`) from its answer. After a 429 the budget the request came from (the API user's for a signed request,
  * the address's for a public one) pauses for the venue's `Retry-After`, or one window, before any call charging it
  * sends again; a `Retry-After` beyond `maxRetryAfter` fails the call at once with a `RateLimitError` that says so
- * (and the pause lasts `maxRetryAfter`). Each field overrides its default; `false` for the whole option turns
- * limiting off.
+ * (and the pause lasts `maxRetryAfter`); the endpoints in `pauseExempt` go through a pause that another endpoint's
+ * request drew. Each field overrides its default; `false` for the whole option turns limiting off.
  *
  * The budgets live in the `RateLimitStore` in context, or in memory per client without one: provide
  * `RateLimitStore.layerRedis` (`@spotkit/node`: `SPOTKIT_REDIS_URL`) to share them between processes. Their names
@@ -102,6 +102,14 @@ export interface RateLimitOptions {
    * once with a `RateLimitError` naming both, rather than leaving it silent for that long. @default 60 seconds
    */
   readonly maxRetryAfter?: Duration.Input | undefined
+  /**
+   * Endpoints whose requests go through a 429's pause, e.g. `["cancelOrder", "cancelOrders", "cancelAll"]` for a
+   * program that would rather try to cancel at once than wait out the pause (one window of the budget: 10 s). They
+   * still charge every budget and wait for room in it; a 429 that one of them draws pauses them too, as it does every
+   * other request. The venue asks to wait after a 429, and a request sent during the pause may draw another.
+   * @default [] (every request waits out a pause)
+   */
+  readonly pauseExempt?: ReadonlyArray<Venue.EndpointName> | undefined
 }
 
 /**
@@ -571,6 +579,9 @@ const makeLimiter = (
         }
       }
     }
+    for (const name of overrides.pauseExempt ?? []) {
+      if (!(name in Venue.endpoints)) return yield* invalid(`rateLimit.pauseExempt: ${String(name)}: no such endpoint`)
+    }
     const maxRetryAfter = overrides.maxRetryAfter === undefined
       ? undefined
       : Duration.toMillis(Duration.fromInputUnsafe(overrides.maxRetryAfter))
@@ -591,7 +602,8 @@ const makeLimiter = (
       address: overrides.address ?? "default",
       // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
       leaseMillis: timeoutMillis + 5_000,
-      onWait: (wait) => reporter.waiting(wait.endpoint, wait.budget, wait.millis)
+      onWait: (wait) => reporter.waiting(wait.endpoint, wait.budget, wait.millis),
+      pauseExempt: overrides.pauseExempt
     })
   })
 

@@ -798,7 +798,8 @@ const refusing = (
   refusals: number,
   retryAfter: string | undefined,
   options: Partial<SpotClient.Options> = {},
-  body = (at: number) => envelope("429", "Too Many Requests", at, "null")
+  body = (at: number) => envelope("429", "Too Many Requests", at, "null"),
+  refused: string = Venue.endpoints.fundingBills.path
 ) => {
   const venue = new FakeVenue()
   const sent: Array<Sent> = []
@@ -806,7 +807,7 @@ const refusing = (
   const http = HttpClient.make((request, url) =>
     Effect.flatMap(now, (at) => {
       sent.push({ path: url.pathname, at })
-      if (url.pathname !== Venue.endpoints.fundingBills.path || left-- <= 0) return venue.client.execute(request)
+      if (url.pathname !== refused || left-- <= 0) return venue.client.execute(request)
       return Effect.succeed(
         new BufferedResponse.BufferedResponse({
           request,
@@ -959,6 +960,103 @@ const acquireAt = (limiter: Budget.Limiter, endpoint: Venue.Endpoint) =>
     yield* settle
     return () => at
   })
+
+describe("rateLimit.pauseExempt", () => {
+  const exempt: Partial<SpotClient.Options> = { rateLimit: { pauseExempt: ["cancelOrder", "cancelAll"] } }
+  const tooManyBody = (at: number) => envelope("429", "Too Many Requests", at, "null")
+
+  it.effect("an exempt endpoint's request goes through another's 429 pause; the others wait it out", () => {
+    const { layer, sent } = refusing(1, "3", exempt)
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const { orderId } = yield* client.placeOrder(order("resting"))
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      const placed = yield* Effect.forkChild(Effect.andThen(client.placeOrder(order("held")), now))
+      const cancelled = yield* Effect.forkChild(
+        Effect.andThen(client.cancelOrder({ symbol: SYMBOL, orderId }), now)
+      )
+      yield* settle
+      assert.strictEqual(cancelled.pollUnsafe()?._tag, "Success", "the cancel went at once")
+      assert.strictEqual(yield* Fiber.join(cancelled), NOW)
+      assert.deepStrictEqual(sent.map((entry) => entry.path), [
+        Venue.endpoints.placeOrder.path,
+        Venue.endpoints.fundingBills.path,
+        Venue.endpoints.cancelOrder.path
+      ])
+      yield* advanceTo(NOW + 3_100)
+      assert.strictEqual(yield* Fiber.join(placed), NOW + 3_000, "the placement waited the pause out")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a 429 an exempt request draws pauses it and the other exempt endpoints too", () => {
+    const { layer, sent } = refusing(1, "3", exempt, tooManyBody, Venue.endpoints.cancelOrder.path)
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const { orderId } = yield* client.placeOrder(order("resting"))
+      const refused = yield* Effect.flip(client.cancelOrder({ symbol: SYMBOL, orderId }))
+      assert.strictEqual(refused.reason._tag, "RateLimitError")
+      const again = yield* Effect.forkChild(Effect.andThen(client.cancelOrder({ symbol: SYMBOL, orderId }), now))
+      const all = yield* Effect.forkChild(Effect.andThen(client.cancelAll(SYMBOL), now))
+      yield* advanceTo(NOW + 2_999)
+      assert.strictEqual(sent.length, 2, "nothing sent during the pause")
+      yield* advanceTo(NOW + 3_100)
+      assert.strictEqual(yield* Fiber.join(again), NOW + 3_000)
+      assert.strictEqual(yield* Fiber.join(all), NOW + 3_000)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("without it, a cancel waits out another endpoint's 429 pause like every request", () => {
+    const { layer, sent } = refusing(1, "3")
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const { orderId } = yield* client.placeOrder(order("resting"))
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      const cancelled = yield* Effect.forkChild(
+        Effect.andThen(client.cancelOrder({ symbol: SYMBOL, orderId }), now)
+      )
+      yield* advanceTo(NOW + 2_999)
+      assert.strictEqual(sent.length, 2)
+      yield* advanceTo(NOW + 3_100)
+      assert.strictEqual(yield* Fiber.join(cancelled), NOW + 3_000)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an exempt request still waits for room in its budgets", () => {
+    const { layer, sent } = refusing(1, "3", {
+      rateLimit: { pauseExempt: ["cancelOrder"], perEndpoint: { limit: 1, windowMillis: 1_000 } }
+    })
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const client = yield* SpotClient.SpotClient
+      const { orderId } = yield* client.placeOrder(order("resting"))
+      yield* Effect.flip(client.fundingBillsPage({ pageSize: 10 }))
+      const first = yield* Effect.forkChild(Effect.andThen(client.cancelOrder({ symbol: SYMBOL, orderId }), now))
+      const second = yield* Effect.forkChild(Effect.andThen(client.cancelOrder({ symbol: SYMBOL, orderId }), now))
+      yield* advanceTo(NOW + 1_500)
+      assert.strictEqual(yield* Fiber.join(first), NOW)
+      assert.strictEqual(yield* Fiber.join(second), NOW + 1_000 + MARGIN, "one a second, as its endpoint allows")
+      assert.strictEqual(sent.length, 4)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an endpoint the venue does not have is refused when the client is made", () =>
+    Effect.gen(function*() {
+      const { layer } = refusing(0, undefined, {
+        rateLimit: { pauseExempt: ["cancel" as Venue.EndpointName] }
+      })
+      const exit = yield* Effect.exit(Layer.build(layer).pipe(Effect.scoped))
+      assert.isTrue(Exit.isFailure(exit))
+      if (Exit.isSuccess(exit)) return
+      const defect = Cause.findDefect(exit.cause)
+      assert.strictEqual(defect._tag, "Success", Cause.pretty(exit.cause))
+      if (defect._tag !== "Success") return
+      assert.instanceOf(defect.success, RangeError)
+      assert.strictEqual((defect.success as RangeError).message, "rateLimit.pauseExempt: cancel: no such endpoint")
+    }))
+})
 
 describe("a long Retry-After", () => {
   it.effect("beyond the cap (60 s by default), a call fails at once, not retried, and says why", () => {

@@ -353,6 +353,36 @@ describe("long waits through Redis: bounded, scoped to the venue and the budget,
   )
 })
 
+describe("requests exempt from pauses, through Redis (rateLimit.pauseExempt)", () => {
+  it.live(
+    "another process's pause holds them only when such a request drew it; every other request waits it out",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        // Two processes: the pauses reach the second through Redis alone.
+        const pausing = yield* redisStore(redis.url)
+        const store = yield* redisStore(redis.url)
+        const uid = { key: "uid:venue.test:k", limit: 100, windowMillis: 1_000, weight: 1 }
+        const plain: RateLimitStore.Acquisition = { endpoint: undefined, shared: [uid], leaseMillis: 5_000 }
+        const exempt: RateLimitStore.Acquisition = { ...plain, pauseExempt: true }
+        const took = (acquisition: RateLimitStore.Acquisition) =>
+          Effect.gen(function*() {
+            const start = yield* Clock.currentTimeMillis
+            yield* Effect.flatMap(store.acquire(acquisition), (permit) => permit.settle)
+            return (yield* Clock.currentTimeMillis) - start
+          })
+        yield* pausing.pause([uid.key], 1_500)
+        assert.isBelow(yield* took(exempt), 500, "an exempt request goes through another request's pause")
+        assert.isAtLeast(yield* took(plain), 1_300, "the others wait it out")
+        yield* pausing.pause([uid.key], 1_500, true)
+        assert.isAtLeast(yield* took(exempt), 1_300, "a pause an exempt request drew holds them too")
+        yield* pausing.pause([uid.key], 1_500, true)
+        assert.isAtLeast(yield* took(plain), 1_300, "and every other request")
+      })),
+    30_000
+  )
+})
+
 describe("Redis URLs", () => {
   const secret = "supersecretpw"
 

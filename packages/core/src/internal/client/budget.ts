@@ -39,6 +39,8 @@ export interface Config {
   readonly maxRetryAfterMillis?: number | undefined
   /** Told once before each wait, when given. */
   readonly onWait?: ((wait: Wait) => Effect.Effect<void>) | undefined
+  /** The endpoints whose requests a 429's pause does not hold, unless one of them drew it (`rateLimit.pauseExempt`). */
+  readonly pauseExempt?: ReadonlyArray<string> | undefined
 }
 
 /** The budgets one client charges. */
@@ -87,6 +89,7 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
   const onWait = config.onWait
   const budgetOf = (charge: RateLimitStore.Charge | undefined): Wait["budget"] =>
     charge === undefined ? "paused" : charge.key === uidKey ? "uid" : charge.key === ipKey ? "ip" : "endpoint"
+  const exempt = new Set(config.pauseExempt)
   const acquisitions = new Map<string, RateLimitStore.Acquisition>()
   // The budget a 429 of the endpoint pauses: the API user's for a signed request, the address's for a public one.
   const pauses = new Map<string, RateLimitStore.Charge>()
@@ -103,6 +106,7 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
         : undefined,
       shared: uid === undefined ? [ip] : [uid, ip],
       leaseMillis: config.leaseMillis,
+      pauseExempt: exempt.has(name),
       onWait: onWait === undefined
         ? undefined
         : (charge, millis) => onWait({ endpoint: name, budget: budgetOf(charge), millis })
@@ -125,7 +129,7 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
       const pause = Effect.ignore(
         Effect.andThen(
           Effect.logDebug(`spotkit: HTTP 429 on ${endpoint.name}: its budget (${paused.key}) pauses for ${millis} ms`),
-          store.pause([paused.key], millis)
+          store.pause([paused.key], millis, exempt.has(endpoint.name))
         )
       )
       if (asked === undefined || asked <= cap || reason._tag !== "RateLimitError") return pause

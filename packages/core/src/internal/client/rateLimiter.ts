@@ -134,6 +134,11 @@ export class Log {
   readonly window: number
   /** Monotonic time before which nothing is granted (a 429 pauses the budget). */
   pausedUntil = Number.NEGATIVE_INFINITY
+  /**
+   * The same for a request exempt from pauses (`RateLimitStore.Acquisition.pauseExempt`): only a 429 drawn by such a
+   * request holds them, and it holds every request (`pausedUntil` too).
+   */
+  exemptPausedUntil = Number.NEGATIVE_INFINITY
   // In flight: granted, not answered. The count makes the sum exactly 0 when none is left (weights may be fractions).
   private flying = 0
   private flyingCount = 0
@@ -178,9 +183,20 @@ export class Log {
     this.head = head
   }
 
+  /** Monotonic time before which a request (`exempt` from pauses or not) is held by a pause. */
+  pausedFor(exempt: boolean): number {
+    return exempt ? this.exemptPausedUntil : this.pausedUntil
+  }
+
+  /** Pauses the budget until `until`: every request when the 429 was an `exempt` request's, else all but those. */
+  pause(until: number, exempt: boolean): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until)
+    if (exempt) this.exemptPausedUntil = Math.max(this.exemptPausedUntil, until)
+  }
+
   /** Whether `weight` may be granted at `now` at once: nobody waits, no pause holds, and the window has room. */
-  free(now: number, weight: number): boolean {
-    if (this.waiters.length > 0 || now < this.pausedUntil) return false
+  free(now: number, weight: number, exempt = false): boolean {
+    if (this.waiters.length > 0 || now < this.pausedFor(exempt)) return false
     this.expire(now)
     return this.flying + this.answered + weight <= this.limit
   }
@@ -241,9 +257,9 @@ export class Log {
    * The earliest slot a new reservation may take: never before the last waiter's slot, nor before any waiter checks
    * its window next (first come, first served).
    */
-  start(now: number): number {
+  start(now: number, exempt = false): number {
     this.expire(now)
-    let start = Math.max(now, this.pausedUntil)
+    let start = Math.max(now, this.pausedFor(exempt))
     for (const waiter of this.waiters) start = Math.max(start, waiter.until)
     return start
   }
@@ -306,8 +322,8 @@ export class Log {
    * in flight, and the waiters ahead of it (granted in this instant before it, or still held). The waiters behind it
    * do not count: each counts it when its own turn comes (granted, it is in flight).
    */
-  fits(reservation: Reservation, at: number): boolean {
-    if (at < this.pausedUntil) return false
+  fits(reservation: Reservation, at: number, exempt = false): boolean {
+    if (at < this.pausedFor(exempt)) return false
     this.expire(at)
     let used = this.flying + this.answered
     for (const other of this.waiters) {
@@ -376,12 +392,15 @@ export class Plan {
   readonly logs: ReadonlyArray<Log>
   readonly weights: ReadonlyArray<number>
   readonly onWait: OnWait | undefined
+  /** Held only by the pauses that a request exempt from them drew (`Log.exemptPausedUntil`). */
+  readonly exempt: boolean
   readonly acquire: Effect.Effect<Revocable>
 
-  constructor(charges: ReadonlyArray<Charge>, onWait?: OnWait) {
+  constructor(charges: ReadonlyArray<Charge>, onWait?: OnWait, exempt = false) {
     this.logs = charges.map((charge) => charge.log)
     this.weights = charges.map((charge) => charge.log.clamp(charge.weight))
     this.onWait = onWait
+    this.exempt = exempt
     this.acquire = Effect.withFiber((fiber) => {
       const now = nowOf(fiber)
       return this.free(now) ? Effect.succeed(granted(fiber, this.grant())) : queue(this, now, fiber)
@@ -395,8 +414,8 @@ export class Plan {
 
   /** Whether every log has room at `now`, with nobody waiting and no pause. */
   free(now: number): boolean {
-    const { logs, weights } = this
-    for (let i = 0; i < logs.length; i++) if (!logs[i]!.free(now, weights[i]!)) return false
+    const { exempt, logs, weights } = this
+    for (let i = 0; i < logs.length; i++) if (!logs[i]!.free(now, weights[i]!, exempt)) return false
     return true
   }
 
@@ -459,7 +478,7 @@ const slotOf = (plan: Plan, now: number): { readonly slot: number; readonly by: 
   let slot = now
   let by = 0
   for (let i = 0; i < logs.length; i++) {
-    const start = logs[i]!.start(now)
+    const start = logs[i]!.start(now, plan.exempt)
     if (start > slot) {
       slot = start
       by = i
@@ -483,8 +502,9 @@ const slotOf = (plan: Plan, now: number): { readonly slot: number; readonly by: 
 // 429) is waited out first without reserving anything: a request held by one budget's pause must not hold the other
 // budgets it charges (another API key's requests charge the same address).
 const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<Revocable> => {
+  const { exempt } = plan
   let pausedUntil = now
-  for (const log of plan.logs) pausedUntil = Math.max(pausedUntil, log.pausedUntil)
+  for (const log of plan.logs) pausedUntil = Math.max(pausedUntil, log.pausedFor(exempt))
   if (pausedUntil > now) {
     const told = plan.onWait === undefined ? Effect.void : plan.onWait(undefined, pausedUntil - now)
     return Effect.andThen(Effect.andThen(told, Effect.sleep(pausedUntil - now)), plan.acquire)
@@ -501,11 +521,11 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
   // log (nobody behind it is granted first) and sleeps until it may fit, then checks again.
   const woken: Effect.Effect<Revocable> = Effect.withFiber((fiber) => {
     const woke = nowOf(fiber)
-    if (logs.some((log) => woke < log.pausedUntil)) {
+    if (logs.some((log) => woke < log.pausedFor(exempt))) {
       release()
       return queue(plan, woke, fiber)
     }
-    if (logs.every((log, i) => log.fits(reservations[i]!, woke))) {
+    if (logs.every((log, i) => log.fits(reservations[i]!, woke, exempt))) {
       logs.forEach((log, i) => log.admit(reservations[i]!))
       return Effect.succeed<Revocable>(granted(fiber, new Grant(plan)))
     }

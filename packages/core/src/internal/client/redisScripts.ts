@@ -10,6 +10,8 @@
 // lacks one (an empty budget's counter is deleted, not set to 0). A request that does
 // not fit is told how long to wait, and which of its budgets holds it (0: a pause): until enough weight expires (an
 // entry in flight counted as if answered now, the soonest it can be), or the longest pause of its budgets.
+// The pause keys it is given are `<key>:pause`, or `<key>:pause:exempt` for a request exempt from pauses: a 429 such a
+// request drew sets both (`pauseLua` is given both), any other only the first (RateLimitStore.ts `pauseKey`).
 //
 // First come, first served, as in memory: a refused acquisition takes a place in each budget's `<key>:queue` (members
 // `<ticket>:<id>:<weight>`, the ticket its first refusal's time, so that the members' order is the arrival order;
