@@ -571,7 +571,7 @@ const makeLimiter = (
     }
     const weights = overrides.weights ?? {}
     for (const [name, weight] of Object.entries(weights)) {
-      if (!(name in Venue.endpoints)) return yield* invalid(`rateLimit.weights.${name}: no such endpoint`)
+      if (!Object.hasOwn(Venue.endpoints, name)) return yield* invalid(`rateLimit.weights.${name}: no such endpoint`)
       for (const side of ["uid", "ip"] as const) {
         const value = weight?.[side]
         if (value !== undefined && !RateLimiter.isPositive(value)) {
@@ -580,7 +580,9 @@ const makeLimiter = (
       }
     }
     for (const name of overrides.pauseExempt ?? []) {
-      if (!(name in Venue.endpoints)) return yield* invalid(`rateLimit.pauseExempt: ${String(name)}: no such endpoint`)
+      if (!Object.hasOwn(Venue.endpoints, name)) {
+        return yield* invalid(`rateLimit.pauseExempt: ${String(name)}: no such endpoint`)
+      }
     }
     const maxRetryAfter = overrides.maxRetryAfter === undefined
       ? undefined

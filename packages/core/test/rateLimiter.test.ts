@@ -1042,19 +1042,29 @@ describe("rateLimit.pauseExempt", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("an endpoint the venue does not have is refused when the client is made", () =>
+  it.effect("an endpoint the venue does not have (an object's own property names too) is refused when the client is made", () =>
     Effect.gen(function*() {
-      const { layer } = refusing(0, undefined, {
-        rateLimit: { pauseExempt: ["cancel" as Venue.EndpointName] }
-      })
+      for (const name of ["cancel", "toString", "__proto__"]) {
+        const { layer } = refusing(0, undefined, { rateLimit: { pauseExempt: [name as Venue.EndpointName] } })
+        const exit = yield* Effect.exit(Layer.build(layer).pipe(Effect.scoped))
+        assert.isTrue(Exit.isFailure(exit), name)
+        if (Exit.isSuccess(exit)) return
+        const defect = Cause.findDefect(exit.cause)
+        assert.strictEqual(defect._tag, "Success", Cause.pretty(exit.cause))
+        if (defect._tag !== "Success") return
+        assert.instanceOf(defect.success, RangeError)
+        assert.strictEqual(
+          (defect.success as RangeError).message,
+          `rateLimit.pauseExempt: ${name}: no such endpoint`
+        )
+      }
+      // And a weight for one (before, an object's own property name passed for an endpoint).
+      const { layer } = refusing(0, undefined, { rateLimit: { weights: JSON.parse("{\"toString\":{\"uid\":1}}") } })
       const exit = yield* Effect.exit(Layer.build(layer).pipe(Effect.scoped))
-      assert.isTrue(Exit.isFailure(exit))
-      if (Exit.isSuccess(exit)) return
-      const defect = Cause.findDefect(exit.cause)
-      assert.strictEqual(defect._tag, "Success", Cause.pretty(exit.cause))
-      if (defect._tag !== "Success") return
-      assert.instanceOf(defect.success, RangeError)
-      assert.strictEqual((defect.success as RangeError).message, "rateLimit.pauseExempt: cancel: no such endpoint")
+      assert.include(
+        Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "",
+        "rateLimit.weights.toString: no such endpoint"
+      )
     }))
 })
 

@@ -23,9 +23,10 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Redacted, References, Result } from "effect"
+import { Config, Duration, Effect, Layer, Redacted, References, Result, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
+import * as RateLimitEnv from "./internal/rateLimitEnv.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 
@@ -425,7 +426,9 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
  * The default configuration: core's `SPOTKIT_BASE_URL`, `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY`,
  * `SPOTKIT_PASSPHRASE` (the three secrets read as `Redacted`), `SPOTKIT_LOCALE` (optional), and
  * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits (the venue's weight model)
- * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`); and `SPOTKIT_REDIS_URL`
+ * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`);
+ * `SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT` (optional): endpoint names, separated by commas, whose requests go through a 429's
+ * pause (`rateLimit.pauseExempt`), e.g. `cancelOrder,cancelOrders,cancelAll`; and `SPOTKIT_REDIS_URL`
  * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
  * budget; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
  * case, which wins, as curl reads them; the two proxies as `Redacted`, each checked: one that is no `http://` or
@@ -437,10 +440,13 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
  */
 export const defaultConfig: Config.Wrap<Options> = {
   ...SpotClient.defaultConfig,
-  rateLimit: Config.Literals(["on", "off"], "SPOTKIT_RATE_LIMIT").pipe(
-    Config.withDefault("on"),
-    Config.map((value) => value === "off" ? false as const : undefined)
-  ),
+  rateLimit: Config.all({
+    mode: Config.Literals(["on", "off"], "SPOTKIT_RATE_LIMIT").pipe(Config.withDefault("on")),
+    pauseExempt: Config.schema(
+      Schema.String.check(Schema.makeFilter((text: string) => RateLimitEnv.problem(text) ?? true)),
+      "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"
+    ).pipe(Config.withDefault(""))
+  }).pipe(Config.map(({ mode, pauseExempt }) => RateLimitEnv.rateLimitOf(mode === "off", pauseExempt))),
   redis: Config.Redacted("SPOTKIT_REDIS_URL").pipe(
     Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
     Config.withDefault(undefined)

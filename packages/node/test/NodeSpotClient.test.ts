@@ -230,6 +230,35 @@ describe("SPOTKIT_RATE_LIMIT", () => {
       assert.include(Exit.isFailure(bad) ? String(bad.cause) : "", "SPOTKIT_RATE_LIMIT")
     }))
 
+  it.effect("SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT names the endpoints that go through a 429's pause", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(
+        yield* rateLimitOf({ SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: " cancelOrder, cancelAll ,," }),
+        { pauseExempt: ["cancelOrder", "cancelAll"] }
+      )
+      assert.isUndefined(yield* rateLimitOf({ SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: " " }))
+      assert.strictEqual(
+        yield* rateLimitOf({ SPOTKIT_RATE_LIMIT: "off", SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder" }),
+        false,
+        "off wins"
+      )
+      const error = yield* Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({
+            SPOTKIT_BASE_URL: "http://127.0.0.1:1",
+            SPOTKIT_API_KEY: "k",
+            SPOTKIT_SECRET_KEY: "s",
+            SPOTKIT_PASSPHRASE: "p",
+            SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder,cancel,toString"
+          })
+        )
+      )
+      assert.deepStrictEqual(error.problems.map((problem) => problem.variable), ["SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"])
+      assert.include(error.message, "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT is invalid (names no endpoint: cancel, toString")
+      assert.include(error.message, "cancelOrders")
+    }))
+
   const LimitedSandbox = Sandbox.layer().pipe(
     Layer.provideMerge(TestExchange.layer(TestExchange.demo({ seed: 9, bills: 0 })))
   )

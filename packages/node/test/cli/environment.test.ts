@@ -54,6 +54,10 @@ describe("Environment", () => {
       [{ SPOTKIT_REDIS_URL: "redis://:6379" }, "SPOTKIT_REDIS_URL"],
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
       [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],
+      [
+        { SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder, nope" },
+        "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT names no endpoint: nope (the endpoints: placeOrder, placeOrders,"
+      ],
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "0" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
       [{ HTTPS_PROXY: "socks5://proxy.internal:1080" }, "HTTPS_PROXY must start with http:// or https://"],
@@ -76,6 +80,7 @@ describe("Environment", () => {
       no_proxy: "localhost,.internal",
       SPOTKIT_LOCALE: "zh-CN",
       SPOTKIT_RATE_LIMIT: "off",
+      SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder,cancelOrders, cancelAll",
       SPOTKIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2",
       SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
     }
@@ -179,6 +184,13 @@ describe("Environment", () => {
       assert.strictEqual(defaults.maxResponseBytes, Environment.CLI_MAX_RESPONSE_BYTES)
       assert.isUndefined(defaults.rateLimit)
       assert.isUndefined(defaults.redis)
+      const exempt = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+          ...good,
+          SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder, cancelAll"
+        })))
+      )
+      assert.deepStrictEqual(exempt.rateLimit, { pauseExempt: ["cancelOrder", "cancelAll"] })
       assert.strictEqual(
         yield* read({ SPOTKIT_BASE_URL: "https://x.example" }),
         "SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE are not set"

@@ -8,6 +8,7 @@ import { type SpotClient, Venue } from "@spotkit/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Proxies from "../proxy.ts"
+import * as RateLimitEnv from "../rateLimitEnv.ts"
 
 /** What a command needs: the venue's private endpoints (credentials required), or public data only. */
 export type Access = "private" | "public"
@@ -27,6 +28,7 @@ export const VARIABLES = [
   "SPOTKIT_PASSPHRASE",
   "SPOTKIT_LOCALE",
   "SPOTKIT_RATE_LIMIT",
+  "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT",
   "SPOTKIT_REDIS_URL",
   "SPOTKIT_MAX_RESPONSE_BYTES",
   "SPOTKIT_PUSH_URL"
@@ -79,6 +81,8 @@ export const problemOf = (variable: Variable, value: string): string | undefined
       return /^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/.test(value) ? undefined : "is not a locale such as en-US"
     case "SPOTKIT_RATE_LIMIT":
       return value === "on" || value === "off" ? undefined : "must be on or off"
+    case "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT":
+      return RateLimitEnv.problem(value)
     case "SPOTKIT_REDIS_URL": {
       const problem = urlProblem(value, ["redis:", "rediss:"], "redis://127.0.0.1:6379")
       if (problem !== undefined) return problem
@@ -217,7 +221,10 @@ export const read = (
       baseUrl: found.SPOTKIT_BASE_URL!,
       credentials,
       locale: found.SPOTKIT_LOCALE ?? "en-US",
-      rateLimit: found.SPOTKIT_RATE_LIMIT === "off" ? false as const : undefined,
+      rateLimit: RateLimitEnv.rateLimitOf(
+        found.SPOTKIT_RATE_LIMIT === "off",
+        found.SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT
+      ),
       redis: redis === undefined || redis.trim() === "" ? undefined : { url: Redacted.make(redis) },
       proxy: proxyOf(found),
       maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined
