@@ -141,6 +141,10 @@ const base64Forms = (secret: string): Array<string> => {
 
 const byLength = (a: string, b: string) => b.length - a.length
 
+// A secret that looks like a number, or a part of one (digits, a sign, a decimal point or separator): in data, where
+// amounts, ids and times are, it is searched for only where labelled.
+const NUMBER_LIKE = /^[0-9.,+-]+$/
+
 // A text cut short (a WebSocket close reason is at most 123 bytes; a venue may cut its messages, and mark the cut)
 // may end inside a secret it quoted: the start of a secret, of this many characters or more, at the very end of a
 // text (before an ellipsis, if any) is taken for a cut secret. Shorter, it would match ordinary endings by chance (a
@@ -183,6 +187,10 @@ export class Scrubber {
   private readonly cut: RegExp | undefined
   // The longest form of any secret: `FORM_LENGTH` characters per character at most.
   private readonly longest: number
+  // In data (`scrubData`): the secrets as whole tokens (raw and base64 forms, then every form), and those that look
+  // like numbers only where labelled.
+  private readonly dataPlain: RegExp | undefined
+  private readonly dataFull: RegExp | undefined
   private lastSignature = ""
   private lastSignaturePattern: RegExp | undefined
 
@@ -206,6 +214,22 @@ export class Scrubber {
     const starts = [...new Set(all)].flatMap((secret) => startsPattern(secret) ?? [])
     this.cut = starts.length === 0 ? undefined : new RegExp(`(?:${starts.join("|")})${AT_CUT}`)
     this.longest = FORM_LENGTH * Math.max(kept[0]?.length ?? 0, ...short.map(({ secret }) => secret.length))
+    const wordy = kept.filter((secret) => !NUMBER_LIKE.test(secret))
+    const dataLabelled = labelled
+      .filter(({ label, secret }) =>
+        secret.length > 0 && label.length > 0 && (secret.length < MIN_SECRET_LENGTH || NUMBER_LIKE.test(secret))
+      )
+      .map(labelledPattern)
+    const dataBase64 = [...new Set(wordy.flatMap(base64Forms))].sort(byLength).map(escapeRegExp)
+    const token = (pattern: string) => `(?<![A-Za-z0-9])${pattern}(?![A-Za-z0-9])`
+    const dataPlain = [...wordy.map((secret) => token(escapeRegExp(secret))), ...dataBase64, ...dataLabelled]
+    const dataFull = [
+      ...wordy.map((secret) => token(Array.from(secret, characterPattern).join(""))),
+      ...dataBase64,
+      ...dataLabelled
+    ]
+    this.dataPlain = dataPlain.length === 0 ? undefined : new RegExp(dataPlain.join("|"), "g")
+    this.dataFull = dataFull.length === 0 ? undefined : new RegExp(dataFull.join("|"), "g")
   }
 
   /**
@@ -228,6 +252,21 @@ export class Scrubber {
    */
   scrub(text: string, signature = ""): string {
     return this.scrubText(text, signature, true)
+  }
+
+  /**
+   * A text of data (records the venue sent: amounts, ids, times, names), printed or exported, without any credential
+   * the venue may have echoed into it, and otherwise exact: a secret is found only as a whole token (not inside a
+   * longer run of letters and digits, such as a generated id), and a secret that looks like a number (a passphrase of
+   * digits: a PIN, a year) only where its label names it, since an amount, an id or a time may contain it, or be it.
+   * No cut is looked for: data is not cut short.
+   *
+   * @since 0.1.0
+   */
+  scrubData(text: string): string {
+    if (this.dataFull === undefined) return text
+    const encoded = text.includes("\\") || text.includes("%") || text.includes("&") || (this.plus && text.includes("+"))
+    return text.replace(encoded ? this.dataFull : this.dataPlain!, REDACTED)
   }
 
   private scrubText(text: string, signature: string, whole: boolean): string {

@@ -190,6 +190,55 @@ describe("Scrubber", () => {
   })
 })
 
+describe("Scrubber.scrubData", () => {
+  const of = (passphrase: string, apiKey = "key5c3e9a17", secretKey = "sk-9f8e7d6c5b4a") =>
+    SafeText.Scrubber.of({
+      apiKey: Redacted.make(apiKey),
+      secretKey: Redacted.make(secretKey),
+      passphrase: Redacted.make(passphrase)
+    })
+
+  it("a passphrase of digits leaves amounts, ids and times exact; where labelled it is removed", () => {
+    for (const passphrase of ["1000", "0000", "13371337", "918273", "12.5"]) {
+      const data = of(passphrase)
+      for (
+        const row of [
+          "USDT,2,1000000,0,1000000",
+          "2005000000000304,2,USDT,deposit,50000,50068.90025509,0,1795926754832",
+          "99991337133,1203918273,602876318261234338,12345.6789,1000,0000,12.5",
+          `{"orderId":"1005000000000080","size":"${passphrase}"}`
+        ]
+      ) {
+        assert.strictEqual(data.scrubData(row), row, `${passphrase}: ${row}`)
+        // As a diagnostic it is searched for everywhere (the library's messages, stderr).
+        if (row.includes(passphrase) && passphrase.length >= SafeText.MIN_SECRET_LENGTH) {
+          assert.notStrictEqual(data.scrub(row), row, `${passphrase}: ${row}`)
+        }
+      }
+      assert.strictEqual(
+        data.scrubData(`a venue's message: passphrase=${passphrase}, "password":"${passphrase}"`),
+        `a venue's message: passphrase=<redacted>, "password":"<redacted>"`
+      )
+    }
+  })
+
+  it("another secret is removed as a whole token, in its forms, not inside a longer run of letters and digits", () => {
+    const data = of("word-pass", "ab12cd34")
+    assert.strictEqual(data.scrubData("key ab12cd34, again:ab12cd34"), "key <redacted>, again:<redacted>")
+    assert.strictEqual(data.scrubData("%61%62%31%32cd34 and ab12cd%33%34"), "<redacted> and <redacted>")
+    assert.strictEqual(data.scrubData("sk00ab12cd34zz,xab12cd34"), "sk00ab12cd34zz,xab12cd34", "a generated id")
+    assert.strictEqual(data.scrubData("echo word-pass."), "echo <redacted>.")
+    assert.include(data.scrubData(Buffer.from("the key ab12cd34!").toString("base64")), "<redacted>", "base64")
+    // No cut: data is not cut short.
+    assert.strictEqual(data.scrubData("ends with sk-9f8e7d"), "ends with sk-9f8e7d")
+  })
+
+  it("without credentials (before they are known) nothing is changed", () => {
+    const data = new SafeText.Scrubber([])
+    assert.strictEqual(data.scrubData("1000,ab12"), "1000,ab12")
+  })
+})
+
 describe("printable", () => {
   it("escapes controls, bidi controls, separators and lone surrogates; keeps other characters", () => {
     const text = "a\nb\r\u001b[2K\u0007\u009b\u202eexe\u2066\u2028\u0000 \ud83d\ude00 \ud800 € é"

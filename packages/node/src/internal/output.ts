@@ -122,13 +122,18 @@ const mapStrings = (value: unknown, redact: (text: string) => string, depth: num
 
 /**
  * Standard output (data) and standard error (diagnostics), both through the scrubber of the credentials once they are
- * known; files are opened through it too (`openFile`).
+ * known; files are opened through it too (`openFile`). Data (standard output, files, values passed through
+ * `redacted`) is scrubbed as data (`SafeText.Scrubber.scrubData`: a credential as a whole token, one that looks like a
+ * number only where labelled), so that the venue's amounts, ids and times are printed exactly even when a
+ * credential's characters occur in them (a passphrase of digits); diagnostics in full.
  */
 export class Output extends Context.Service<Output, {
   readonly stdout: Channel
   readonly stderr: Channel
-  /** Removes the credentials from a text: the identity until `protect`. */
+  /** Removes the credentials from a diagnostic text: the identity until `protect`. */
   readonly redact: (text: string) => string
+  /** Removes the credentials from a text of data, leaving the data exact (`SafeText.Scrubber.scrubData`). */
+  readonly redactData: (text: string) => string
   /** From now on, every text written (and every value passed through `redacted`) has these credentials removed. */
   readonly protect: (credentials: Signer.Credentials) => Effect.Effect<void>
 }>()("@spotkit/node/internal/output/Output") {}
@@ -137,10 +142,12 @@ export class Output extends Context.Service<Output, {
 export const make = (channels: { readonly stdout: Channel; readonly stderr: Channel }): Output["Service"] => {
   let scrubber: SafeText.Scrubber | undefined
   const redact = (text: string) => scrubber === undefined ? text : scrubber.scrub(text)
+  const redactData = (text: string) => scrubber === undefined ? text : scrubber.scrubData(text)
   return {
-    stdout: redacting(channels.stdout, redact),
+    stdout: redacting(channels.stdout, redactData),
     stderr: redacting(channels.stderr, redact),
     redact,
+    redactData,
     protect: (credentials) =>
       Effect.sync(() => {
         scrubber = SafeText.Scrubber.of(credentials)
@@ -200,9 +207,9 @@ export const layerLogger: Layer.Layer<never, never, Output> = Layer.unwrap(Effec
     })])
 ))
 
-/** The value with the credentials removed from every text in it (`redactStrings`), before it is formatted. */
+/** Data with the credentials removed from every text in it (`redactStrings`, as data), before it is formatted. */
 export const redacted = <A>(value: A): Effect.Effect<A, never, Output> =>
-  Effect.map(Effect.service(Output), ({ redact }) => redactStrings(value, redact))
+  Effect.map(Effect.service(Output), ({ redactData }) => redactStrings(value, redactData))
 
 /** A file being written: a `Channel` that can also be closed, which says whether everything written reached it. */
 export interface FileChannel extends Channel {
@@ -269,7 +276,7 @@ export const openFile = (
 ): Effect.Effect<FileChannel, OutputError, Output | Scope.Scope> =>
   Effect.flatMap(
     Effect.service(Output),
-    ({ redact }) => Effect.map(open(path, opening), (file) => redacting(file, redact))
+    ({ redactData }) => Effect.map(open(path, opening), (file) => redacting(file, redactData))
   )
 
 const flagsOf = (opening: Opening): string | number => {

@@ -185,7 +185,7 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
     // file holds them: credentials removed, a CSV cell neutralised).
     const bounds = { after: range.after, before: last === undefined ? range.before : last.time + 1 }
     const written = (record: A) => {
-      const id = output.redact(kind.id(record))
+      const id = output.redactData(kind.id(record))
       return last !== undefined && kind.time(record) === last.time && last.ids.has(csv ? Formats.csvText(id, mode) : id)
     }
     if (kind.total !== undefined && (flags.progress || (output.stderr.isTTY && !toTerminal))) {
@@ -222,7 +222,7 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
         Effect.flatMap(opened, (out) => {
           const page = Output.redactStrings(
             last === undefined ? records : records.filter((r) => !written(r)),
-            output.redact
+            output.redactData
           )
           rows += page.length
           pages++
