@@ -168,6 +168,53 @@ describe("placeOrders chunking", () => {
   })
 })
 
+describe("a batch answer that contradicts itself", () => {
+  type Result = { orderId: string; clientOrderId: string }
+  /** The batch's answer with its result list changed by `change`. */
+  const rewritten = (change: (list: Array<Result>) => Array<Result>) =>
+    // (Ids as strings: `JSON.parse` would round 19-digit numbers.)
+    new ScriptedVenue({ idsAsStrings: true }).answerNext(BATCH, (original) => {
+      const body = JSON.parse(original.body) as { data: { resultList: Array<Result> } }
+      body.data.resultList = change(body.data.resultList)
+      return { status: original.status, body: JSON.stringify(body) }
+    })
+
+  it.effect("one orderId for two orders: neither is reported with it; each is looked up and found under its own", () => {
+    const venue = rewritten((list) =>
+      list.map((result, i) => i === 1 ? { ...result, orderId: list[0]!.orderId } : result)
+    )
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.placeOrders(SYMBOL, ["c-1", "c-2", "c-3"].map(buyItem))
+        assert.deepStrictEqual(
+          result.outcomes.map(orderIdOf),
+          ["c-1", "c-2", "c-3"].map((id) => venueOrderId(venue, id))
+        )
+        assert.strictEqual(new Set(result.outcomes.map(orderIdOf)).size, 3)
+        assert.strictEqual(result.placed, 3)
+      }))
+  })
+
+  it.effect("one order named twice with two ids: looked up; not found, it may exist and says why", () => {
+    const venue = rewritten((list) => [...list, { ...list[0]!, orderId: "1999999999999999999" }])
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        // The venue forgets the order before the lookup, which so finds nothing.
+        venue.onHandled = (request) => {
+          if (request.path === BATCH) venue.orders.splice(0, venue.orders.length)
+        }
+        const result = yield* client.placeOrders(SYMBOL, ["d-1", "d-2"].map(buyItem))
+        const [first, second] = result.outcomes
+        assert.strictEqual(first?._tag, "Failed")
+        if (first?._tag !== "Failed") return
+        assert.strictEqual(first.code, "DecodeError")
+        assert.isTrue(first.mayExist)
+        assert.include(first.message, "garbled answer")
+        assert.strictEqual(second?._tag, "Placed", "the other item's answer is consistent")
+      }))
+  })
+})
+
 describe("batch items after an ambiguous attempt", () => {
   it.effect("items the lost attempt placed are Placed with their ids even if the retry calls them 43012", () => {
     const venue = new ScriptedVenue({ rejectItem: (item) => item.clientOrderId === "b-none" ? "43012" : undefined })

@@ -100,8 +100,21 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     const mayHaveApplied = answer._tag === "Failure" ? answer.failure.mayHaveApplied : answer.success.mayHaveApplied
     const accepted = new Map<string, OrderId>()
     const rejected = new Map<string, { readonly code: string; readonly message: string }>()
+    // Items the answer contradicts itself on: one orderId given to two of them, or two orderIds to one. The venue
+    // gives every order its own id, so such an answer is garbled for them (a gateway's bug, a man in the middle): they
+    // are looked up by clientOrderId as after an ambiguous attempt, never reported with an id the answer gave twice.
+    const contradicted = new Set<string>()
     if (answer._tag === "Success") {
-      for (const result of answer.success.value.resultList ?? []) accepted.set(result.clientOrderId, result.orderId)
+      const owners = new Map<OrderId, string>()
+      for (const { clientOrderId, orderId } of answer.success.value.resultList ?? []) {
+        const known = accepted.get(clientOrderId)
+        if (known !== undefined && known !== orderId) contradicted.add(clientOrderId)
+        const owner = owners.get(orderId)
+        if (owner !== undefined && owner !== clientOrderId) contradicted.add(owner).add(clientOrderId)
+        owners.set(orderId, clientOrderId)
+        accepted.set(clientOrderId, orderId)
+      }
+      for (const clientOrderId of contradicted) accepted.delete(clientOrderId)
       for (const failure of answer.success.value.failure ?? []) {
         rejected.set(failure.clientOrderId, {
           code: failure.errorCode ?? "unknown",
@@ -112,7 +125,9 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     // After an ambiguous attempt, every item not accepted by the last answer may have been placed by an earlier one,
     // whatever the last answer says of it (a venue may check the balance before duplicates): look them up. Only an
     // order created since the chunk was sent counts (a clientOrderId may be reused from an older order).
-    const unknown = mayHaveApplied ? chunk.filter(({ clientOrderId }) => !accepted.has(clientOrderId)) : []
+    const unknown = chunk.filter(({ clientOrderId }) =>
+      contradicted.has(clientOrderId) || (mayHaveApplied && !accepted.has(clientOrderId))
+    )
     // The earliest creation time of an order of this chunk, on the venue's clock: what `resolve` is told too. Read
     // after the lookup, whose answer taught the clock offset (`Recovery.placement`).
     const since = Effect.map(client.venueSpan(started), Recovery.sinceOf)
@@ -136,6 +151,18 @@ const placeChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Pe
     const outcomes = chunk.map(({ clientOrderId, index }): Order.BatchOutcome => {
       const orderId = accepted.get(clientOrderId) ?? recovered?.get(clientOrderId)
       if (orderId !== undefined) return { _tag: "Placed", index, clientOrderId, orderId }
+      if (contradicted.has(clientOrderId)) {
+        return {
+          _tag: "Failed",
+          index,
+          clientOrderId,
+          code: "DecodeError",
+          message: "the venue's answer gave this order's id to another order of the batch too, or two ids to it (a" +
+            " garbled answer), and its lookup by clientOrderId did not find it (or failed)",
+          mayExist: true,
+          ...bound
+        }
+      }
       if (answer._tag === "Failure") {
         return failed(index, clientOrderId, answer.failure.reason, mayHaveApplied, bound)
       }
