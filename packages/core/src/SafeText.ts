@@ -78,12 +78,14 @@ const entityPattern = (character: string): string => {
 // (form encoding), an HTML character reference.
 const characterPattern = (character: string): string => {
   const forms = new Set<string>([escapeRegExp(character)])
+  // JSON-escaped once, and twice: a JSON text quoted as a string in another (a gateway's answer quoting the request
+  // it forwarded) escapes the escapes again (`"` as `\\\"`).
   const json = JSON.stringify(character).slice(1, -1)
-  if (json !== character) forms.add(escapeRegExp(json))
-  if (character === "/") forms.add(escapeRegExp("\\/"))
+  if (json !== character) forms.add(escapeRegExp(json)).add(escapeRegExp(JSON.stringify(json).slice(1, -1)))
+  if (character === "/") forms.add(escapeRegExp("\\/")).add(escapeRegExp("\\\\/"))
   let unicode = ""
   for (let i = 0; i < character.length; i++) unicode += `\\\\u${anyCase(hex(character.charCodeAt(i), 4))}`
-  forms.add(unicode)
+  forms.add(unicode).add(`\\\\${unicode}`)
   let url = ""
   for (const byte of encoder.encode(character)) url += `%(?:25)?${anyCase(hex(byte, 2))}`
   forms.add(url)

@@ -40,6 +40,10 @@ const formsOf = (secret: string): ReadonlyArray<readonly [string, string]> => {
     ["raw", secret],
     ["JSON-escaped", json],
     ["JSON-escaped with \\/", json.replaceAll("/", "\\/")],
+    // A JSON text quoted as a string in another: a gateway's answer quoting the request it forwarded.
+    ["JSON-escaped twice", JSON.stringify(json).slice(1, -1)],
+    ["JSON-escaped twice, with \\/", JSON.stringify(json.replaceAll("/", "\\/")).slice(1, -1)],
+    ["\\u-escaped, then JSON-escaped", JSON.stringify(units.map((unit) => `\\u${hex(unit, 4)}`).join("")).slice(1, -1)],
     ["\\u-escaped", units.map((unit) => `\\u${hex(unit, 4)}`).join("")],
     ["\\u-escaped, upper case", units.map((unit) => `\\u${hex(unit, 4).toUpperCase()}`).join("")],
     ["URL-encoded", encodeURIComponent(secret)],
