@@ -12,6 +12,7 @@ import {
   OrderId,
   OrderIdFromWire,
   PageSize,
+  PositiveDecimalFromWire,
   TradingPair
 } from "./Primitives.ts"
 
@@ -31,9 +32,9 @@ export const FillRecord = Schema.Struct({
   fillId: IdFromWire,
   orderType: Schema.String,
   side: Schema.String,
-  fillPrice: Schema.Union([DecimalFromWire, Schema.Literal("")]),
-  fillQuantity: DecimalFromWire,
-  fillTotalAmount: DecimalFromWire,
+  fillPrice: Schema.Union([PositiveDecimalFromWire, Schema.Literal("")]),
+  fillQuantity: PositiveDecimalFromWire,
+  fillTotalAmount: PositiveDecimalFromWire,
   fees: DecimalFromWire,
   cTime: MillisFromWire
 })

@@ -129,6 +129,19 @@ export const DecimalFromWire = Schema.Union([
 ])
 
 /**
+ * A decimal on the wire (`DecimalFromWire`) strictly greater than zero: a fill's quantity, price and value, a trade's.
+ * A venue (or a gateway) sending `0` or a negative one sends something no trade can be: a `DecodeError`, never a fact.
+ *
+ * @since 0.1.0
+ * @category decimals
+ */
+export const PositiveDecimalFromWire = DecimalFromWire.check(
+  Schema.makeFilter((value: string) => isPositive(value) || "must be greater than 0", {
+    expected: "a decimal greater than 0"
+  })
+)
+
+/**
  * A spot trading pair, `<BASE><QUOTE>_SPBL` in upper case, e.g. `BTCUSDT_SPBL`.
  *
  * @since 0.1.0

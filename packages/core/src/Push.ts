@@ -16,7 +16,7 @@ import { Result, Schema, SchemaGetter } from "effect"
 import { candleProblem, TradeCount, wellFormedBook, wellFormedTrade } from "./internal/model/marketChecks.ts"
 import * as Json from "./Json.ts"
 import type * as Market from "./Market.ts"
-import { DecimalFromWire, IdFromWire, MillisFromWire } from "./Primitives.ts"
+import { DecimalFromWire, IdFromWire, MillisFromWire, PositiveDecimalFromWire } from "./Primitives.ts"
 import * as Venue from "./Venue.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -601,8 +601,8 @@ export const Fill = Schema.StructWithRest(
     baseCoin: Schema.optional(Schema.String),
     quoteCoin: Schema.optional(Schema.String),
     orderSide: Schema.String,
-    fillSize: DecimalFromWire,
-    fillValue: DecimalFromWire,
+    fillSize: PositiveDecimalFromWire,
+    fillValue: PositiveDecimalFromWire,
     fillFee: DecimalFromWire,
     direction: Schema.optional(Schema.String),
     createdTime: MillisFromWire,

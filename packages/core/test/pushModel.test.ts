@@ -61,6 +61,34 @@ const warningsInto = (warnings: Array<string>) =>
     })
   ])
 
+describe("a fill's amounts", () => {
+  it("a quantity, price or value of zero or below is undecodable, pushed or from REST; a fee may be either", () => {
+    const rest = {
+      accountId: "1",
+      symbol: "BTCUSDT_SPBL",
+      orderId: "9",
+      fillId: "1",
+      orderType: "market",
+      side: "sell",
+      fillPrice: "",
+      fillQuantity: "1",
+      fillTotalAmount: "10",
+      fees: "-0.01",
+      cTime: "100"
+    }
+    for (const bad of ["0", "0.000", "-0.003332", "-1e-3"]) {
+      for (const field of ["fillQuantity", "fillTotalAmount", "fillPrice"]) {
+        assert.throws(() => Schema.decodeUnknownSync(Fill.FillRecord)({ ...rest, [field]: bad }), /greater than 0/)
+      }
+      for (const field of ["fillSize", "fillValue"]) {
+        assert.throws(() => Schema.decodeUnknownSync(Push.Fill)({ ...wireFill("BUY"), [field]: bad }), /greater than 0/)
+      }
+    }
+    assert.strictEqual(Schema.decodeUnknownSync(Fill.FillRecord)(rest).fees, "-0.01")
+    assert.strictEqual(Schema.decodeUnknownSync(Push.Fill)({ ...wireFill("BUY"), fillFee: "-0.1" }).fillFee, "-0.1")
+  })
+})
+
 describe("PushModel: a side", () => {
   it("is typed buy or sell, on every element that has one", () => {
     const side: PushModel.Side = "buy"
