@@ -23,7 +23,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Redacted, References, Result, Schema } from "effect"
+import { Config, Duration, Effect, Layer, Redacted, References, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as RateLimitEnv from "./internal/rateLimitEnv.ts"
@@ -275,10 +275,6 @@ export const safeRedisUrl = (url: string): string => {
   return `${parsed.protocol}//${parsed.host}${/^\/\d+$/.test(parsed.pathname) ? parsed.pathname : ""}`
 }
 
-// A user name or password that node-redis cannot decode (a `%` not followed by two hex digits, or bytes that are not
-// UTF-8): it would throw (`decodeURIComponent`) while the client is created.
-const decodable = (text: string): boolean => Result.isSuccess(Result.try(() => decodeURIComponent(text)))
-
 // What keeps a URL from being one node-redis connects to, in words that quote nothing of it, or undefined. node-redis
 // throws for these while the client is created (Node's `ERR_INVALID_URL` carries the whole URL, password included).
 const redisUrlProblem = (url: string): string | undefined => {
@@ -291,7 +287,7 @@ const redisUrlProblem = (url: string): string | undefined => {
   if (parsed.search !== "" || parsed.hash !== "") {
     return "the URL has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
   }
-  if (!decodable(parsed.username) || !decodable(parsed.password)) {
+  if (!Proxies.decodable(parsed.username) || !Proxies.decodable(parsed.password)) {
     return "the URL's user name or password is not valid percent-encoding"
   }
   return undefined

@@ -229,6 +229,16 @@ describe("proxy resolution", () => {
       invalid: "the https proxy is not an http:// or https:// URL: socks5://p:1080; " +
         "the http proxy has neither a scheme nor a port (http://host:port or host:port): http://notaurl/"
     })
+    // A user name or password undici could not decode (it would throw a URIError building its agent), named, unquoted.
+    assert.deepStrictEqual(Proxies.resolve("http://user:Zq9Pw7Xk%ZZ@127.0.0.1:3128"), {
+      invalid: "the proxy has a user name or password that is not valid percent-encoding (write % as %25): " +
+        "http://127.0.0.1:3128/"
+    })
+    assert.strictEqual(
+      Proxies.problem("us%E0er:pw@proxy.internal:3128"),
+      "has a user name or password that is not valid percent-encoding (write % as %25)"
+    )
+    assert.isUndefined(Proxies.problem("http://user:p%25w%2F@proxy.internal:3128"), "well encoded")
     // Without a scheme, a port is needed: a bare word is refused rather than taken as a host on port 80.
     assert.deepStrictEqual(Proxies.resolve({ http: "notaurl" }), {
       invalid: "the http proxy has neither a scheme nor a port (http://host:port or host:port): http://notaurl/"

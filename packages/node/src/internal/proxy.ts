@@ -51,6 +51,12 @@ export const origin = (url: string): string => {
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i
 
 /**
+ * Whether a URL's user name or password decodes: a `%` not followed by two hex digits, or bytes that are not UTF-8,
+ * make a client that decodes them (undici's `ProxyAgent`, node-redis) throw a `URIError` while it is created.
+ */
+export const decodable = (text: string): boolean => Result.isSuccess(Result.try(() => decodeURIComponent(text)))
+
+/**
  * What keeps a proxy value from being a proxy, in words that quote nothing of it, or undefined: it must be an
  * `http://` or `https://` URL with a host, or, without a scheme, `host:port` (taken as `http://`). A bare word without
  * a port (`HTTP_PROXY=yes`, a host name alone) is refused: curl would reach it on port 1080, undici on port 80, and
@@ -61,6 +67,9 @@ export const problem = (value: string): string | undefined => {
   if (url === null) return "is not a URL; expected http://proxy.internal:3128"
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must start with http:// or https://"
   if (url.hostname === "") return "names no host; expected http://proxy.internal:3128"
+  if (!decodable(url.username) || !decodable(url.password)) {
+    return "has a user name or password that is not valid percent-encoding (write % as %25)"
+  }
   if (!SCHEME.test(value)) {
     const authority = value.split(/[/?#]/, 1)[0]!
     if (!/:\d+$/.test(authority.slice(authority.lastIndexOf("@") + 1))) {
@@ -129,6 +138,8 @@ export const resolve = (input: Input | undefined): Resolved | undefined | { read
       invalid.push(
         why.startsWith("has neither")
           ? `the ${name} has neither a scheme nor a port (http://host:port or host:port): ${safeUrl(url)}`
+          : why.startsWith("has a user name")
+          ? `the ${name} ${why}: ${safeUrl(url)}`
           : `the ${name} is not an http:// or https:// URL: ${safeUrl(url)}`
       )
     }

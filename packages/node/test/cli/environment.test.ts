@@ -52,6 +52,14 @@ describe("Environment", () => {
         "SPOTKIT_REDIS_URL has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
       ],
       [{ SPOTKIT_REDIS_URL: "redis://:6379" }, "SPOTKIT_REDIS_URL"],
+      [
+        { SPOTKIT_REDIS_URL: "redis://user:Zq9Pw7Xk%ZZ@127.0.0.1:6379" },
+        "SPOTKIT_REDIS_URL has a user name or password that is not valid percent-encoding (write % as %25)"
+      ],
+      [
+        { HTTPS_PROXY: "http://user:Zq9Pw7Xk%ZZ@127.0.0.1:3128" },
+        "HTTPS_PROXY has a user name or password that is not valid percent-encoding (write % as %25)"
+      ],
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
       [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],
       [

@@ -88,6 +88,9 @@ export const problemOf = (variable: Variable, value: string): string | undefined
       if (problem !== undefined) return problem
       const url = new URL(value)
       if (!/^(?:\/\d*)?$/.test(url.pathname)) return "has a path other than a database number (/0)"
+      if (!Proxies.decodable(url.username) || !Proxies.decodable(url.password)) {
+        return "has a user name or password that is not valid percent-encoding (write % as %25)"
+      }
       // The Redis client reads none of a query: `?db=4` would be database 0, a budget apart from the others' `/4`.
       return url.search === "" && url.hash === ""
         ? undefined
