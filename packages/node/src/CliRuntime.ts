@@ -23,13 +23,17 @@ import { fileURLToPath } from "node:url"
  * @category formatting
  */
 export const usageLine = (name: string, errors: ReadonlyArray<CliError.NonShowHelpErrors>): string =>
-  `${name}: ${
-    errors.map((error) =>
-      error._tag === "UnrecognizedOption" && error.suggestions.length > 0
-        ? `unrecognized flag ${error.option} (did you mean ${error.suggestions.join(" or ")}?)`
-        : error.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
-    ).join("; ")
-  } (see --help)`
+  // One printable line: the errors quote the command line, which may hold a terminal's escape sequences.
+  SafeText.printable(
+    `${name}: ${
+      errors.map((error) =>
+        error._tag === "UnrecognizedOption" && error.suggestions.length > 0
+          ? `unrecognized flag ${error.option} (did you mean ${error.suggestions.join(" or ")}?)`
+          : error.message.split("\n").map((line) => line.trim()).filter((line) => line.length > 0).join(" ")
+      ).join("; ")
+    } (see --help)`,
+    4096
+  )
 
 /**
  * Options of `layerPresenter`.

@@ -88,6 +88,19 @@ describe("layerPresenter", () => {
       assert.strictEqual(sub.exitCode, 0)
     }))
 
+  it.effect("a command line holding a terminal's escape sequences is quoted as one printable line", () =>
+    Effect.gen(function*() {
+      const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m"
+      for (const args of [["--format", hostile], [`--for${hostile}`, "csv"], ["--port", `8${hostile}`]]) {
+        const run = yield* runTool(args)
+        assert.strictEqual(run.exitCode, 2, args.join(" "))
+        assert.strictEqual(run.lines.length, 1)
+        // eslint-disable-next-line no-control-regex
+        assert.notMatch(run.lines[0]!, /[\u0000-\u001f\u007f-\u009f]/, JSON.stringify(run.lines[0]))
+        assert.include(run.lines[0]!, "\\u001b]0;pwned\\u0007", JSON.stringify(run.lines[0]))
+      }
+    }))
+
   it.effect("spotkit's presenter (Cli.layerPresenter) writes the line to its stderr, with a newline", () =>
     Effect.gen(function*() {
       const run = yield* runInProcess(["bills", "export", "--formt", "csv"], {})

@@ -99,6 +99,19 @@ describe("bills export, in process, against the sandbox", () => {
         }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
     }
 
+    it.effect("a file name holding a terminal's escape sequences: exported, and named as one printable line", () =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "spotkit-name-" })
+        const path = `${dir}/b\u001b]0;pwned\u0007\u001b[2J\u009b31m.csv`
+        const run = yield* exportWith(["--out", path])
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.isTrue(yield* fs.exists(path))
+        // eslint-disable-next-line no-control-regex
+        assert.notMatch(run.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, JSON.stringify(run.stderr))
+        assert.include(run.stderr, "b\\u001b]0;pwned\\u0007", JSON.stringify(run.stderr))
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
     it.effect("429s: the first announced once on stderr without --progress, with the venue's Retry-After; the export goes on", () =>
       Effect.gen(function*() {
         const exchange = yield* TestExchange.TestExchange

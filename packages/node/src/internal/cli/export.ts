@@ -2,7 +2,7 @@
 // inclusive, --until exclusive) turned into the client's exclusive bounds; and the export of a stream of records to
 // CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
 // `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
-import { type SpotClient, type SpotError, Telemetry, Venue } from "@spotkit/core"
+import { SafeText, type SpotClient, type SpotError, Telemetry, Venue } from "@spotkit/core"
 import { Cause, Clock, Effect, Exit, Metric, Option, Stream } from "effect"
 import { Flag } from "effect/cli"
 import * as Formats from "../formats.ts"
@@ -275,8 +275,9 @@ const waitOf = (event: Telemetry.Event, now: number): Progress.Wait | undefined 
 // A 429 without Retry-After pauses the budgets for one window (SpotClient.RateLimitOptions).
 const WINDOW = Venue.budgets.uid.windowMillis
 
+// (As one printable line: a file's name is the user's, and may hold a terminal's escape sequences.)
 const outName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
-  target._tag === "File" ? target.out : target.path
+  SafeText.printable(target._tag === "File" ? target.out : target.path, 4096)
 
 // Where a finished export went; a symbolic link it replaced is said, so that nobody waits for the linked file.
 const finishedName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" }>): string =>
