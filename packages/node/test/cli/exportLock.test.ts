@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
 import { Effect, Fiber, FileSystem } from "effect"
 import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { aliceEnv, runInProcess, sandboxLayer } from "../support/cli.ts"
 
@@ -79,6 +79,27 @@ describe("bills export --out FILE: one export at a time", () => {
         assert.strictEqual(nowhere.exitCode, 2, nowhere.stderr)
         assert.include(nowhere.stderr, `--out: directory ${dir}/missing does not exist`)
         assert.notInclude(nowhere.stderr, "another export")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+    it.effect("a FIFO, a link or a huge file under the lock's name: named, at once, never read (no hang)", () =>
+      Effect.gen(function*() {
+        const { dir } = yield* setup
+        const out = `${dir}/planted.csv`
+        const lockPath = `${out}.partial.lock`
+        const plants: ReadonlyArray<readonly [string, () => void]> = [
+          ["a FIFO", () => void spawnSync("mkfifo", [lockPath])],
+          ["a link to /dev/zero", () => symlinkSync("/dev/zero", lockPath)],
+          ["a file of 8 KiB", () => writeFileSync(lockPath, "x".repeat(8192))]
+        ]
+        for (const [name, plant] of plants) {
+          plant()
+          assert.isTrue(lstatSync(lockPath, { throwIfNoEntry: false }) !== undefined, name)
+          const refused = yield* cli(["--out", out]).pipe(Effect.timeout("10 seconds"))
+          assert.strictEqual(refused.exitCode, 2, `${name}: ${refused.stderr}`)
+          assert.include(refused.stderr, `if none runs, remove ${lockPath}`, name)
+          assert.isFalse(existsSync(out), name)
+          rmSync(lockPath)
+        }
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
     it.effect("--since 0 is every record: an export without --since resumed with --since 0", () =>

@@ -7,6 +7,7 @@
 // One export at a time writes FILE.partial: `FILE.partial.lock` names the process that does (`lock`).
 import { Effect, FileSystem, Option, Result, Stream } from "effect"
 import type { Scope } from "effect"
+import * as NodeFs from "node:fs"
 import { hostname } from "node:os"
 import { dirname } from "node:path"
 import * as Formats from "../formats.ts"
@@ -167,7 +168,7 @@ const lock = (
       return yield* Effect.fail(Output.outputError(path, taken.failure))
     }
     if (Result.isFailure(taken)) {
-      const holder = yield* Effect.orElseSucceed(fs.readFileString(path), () => "")
+      const holder = yield* readLock(path)
       const parsed = Result.try(() => JSON.parse(holder) as unknown)
       const value = Result.isSuccess(parsed) ? parsed.success : undefined
       const pid = typeof value === "object" && value !== null ? Reflect.get(value, "pid") : undefined
@@ -188,6 +189,28 @@ const lock = (
       )
     }
     yield* Effect.addFinalizer(() => Effect.ignore(fs.remove(path, { force: true })))
+  })
+
+// The most a lock holds: one line of JSON naming a process.
+const LOCK_BYTES = 4096
+
+// A lock's text, or "" when it is no regular file of at most `LOCK_BYTES` (then it names no process, and the user is
+// told to remove it). Opened without following a link and without blocking, then checked: a FIFO planted under the
+// lock's name (in a shared directory, by another user) would otherwise block the read, and the export, for good, and
+// a link to `/dev/zero` or a huge file would be read whole into memory.
+const readLock = (path: string): Effect.Effect<string> =>
+  Effect.callback<string>((resume) => {
+    const { O_NOFOLLOW = 0, O_NONBLOCK = 0, O_RDONLY } = NodeFs.constants
+    NodeFs.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, (opening, fd) => {
+      if (opening !== null) return resume(Effect.succeed(""))
+      const done = (text: string) => NodeFs.close(fd, () => resume(Effect.succeed(text)))
+      NodeFs.fstat(fd, (statting, stats) => {
+        if (statting !== null || !stats.isFile() || stats.size > LOCK_BYTES) return done("")
+        const buffer = Buffer.alloc(LOCK_BYTES)
+        NodeFs.read(fd, buffer, 0, LOCK_BYTES, 0, (reading, bytes) =>
+          done(reading === null ? buffer.toString("utf8", 0, bytes) : ""))
+      })
+    })
   })
 
 // Whether a process of this machine runs: signal 0 checks without sending anything (EPERM: it runs, as another user).
