@@ -823,6 +823,21 @@ describe("SpotPush.watchTrades and watchCandles: options REST would refuse later
       // Checked before any subscription: the stream fails when it starts, not when REST refuses its first backfill.
       assert.strictEqual((yield* venue.stats).attempts, 0)
     }).pipe(Effect.provide(setup())))
+
+  it.effect("a candle period the venue does not have (a string from configuration) fails the stream when it starts", () =>
+    Effect.gen(function*() {
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      for (const period of ["1min", "toString", ""]) {
+        const candles = yield* Effect.flip(Stream.runDrain(push.watchCandles(SYMBOL, period as Market.CandlePeriod)))
+        assert.strictEqual(candles.reason._tag, "ValidationError", period)
+        assert.include(candles.message, "period", period)
+        assert.include(candles.message, "must be one of 1m, 5m", period)
+        assert.notInclude(candles.message, "undefined", period)
+      }
+      // Nothing subscribed: no connection opened, no operation spent.
+      assert.strictEqual((yield* venue.stats).attempts, 0)
+    }).pipe(Effect.provide(setup())))
 })
 
 describe("SpotPush.watchTrades: REST failing for a while after a reconnection", () => {

@@ -199,6 +199,14 @@ const restLimit = (field: string, value: number): Effect.Effect<void, SpotError.
     ? Effect.void
     : invalid(field, `must be an integer from 1 to 1000, not ${String(value)}`)
 
+// A candle period the venue has (`Market.CandlePeriod`), checked when the stream starts: a caller's string typed as one
+// (a period read from configuration) would subscribe a channel named `...undefined`, which the venue refuses only after
+// it cost the connection two of its operations.
+const knownPeriod = (period: string): Effect.Effect<void, SpotError.ValidationError> =>
+  Object.hasOwn(Push.klineIntervals, period)
+    ? Effect.void
+    : invalid("period", `must be one of ${Object.keys(Push.klineIntervals).join(", ")}`)
+
 // The bars one candles backfill reads back at most: half a consumer's buffer (the bars go to it at once, with the
 // pushes kept meanwhile after them), and at most ten pages.
 const maxBackfillBars = (capacity: number): number => Math.max(1, Math.min(10_000, Math.floor(capacity / 2)))
@@ -290,7 +298,10 @@ export const marketStreams = (
     return stream(
       "SpotPush.watchCandles",
       Effect.andThen(
-        Effect.andThen(restLimit("history", history), listedSymbol(client)(symbol)),
+        Effect.andThen(
+          Effect.andThen(knownPeriod(period), restLimit("history", history)),
+          listedSymbol(client)(symbol)
+        ),
         registry.use<MarketFeeds.CandleFeed, MarketFeeds.CandleUpdate>({
           key: channel,
           hub: hubs.public,
