@@ -241,6 +241,26 @@ describe("a lost transfer is not taken for another of the client's own that is n
     })
   })
 
+  it.effect("an identical transfer interrupted before it was sent contests nothing: a later lost one is recovered", () => {
+    const venue = new FakeVenue()
+    // One transfer a second: the second call waits on the rate limiter, where it is interrupted, never sent.
+    const options: Partial<SpotClient.Options> = { rateLimit: { perEndpoint: { limit: 1, windowMillis: 1_000 } } }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.internalTransfer({ ...sampleTransfer, amount: "2" })
+        const waiting = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+        for (let i = 0; i < 20; i++) yield* realTick
+        yield* Fiber.interrupt(waiting)
+        assert.strictEqual(venue.count(TRANSFER), 1, "the interrupted transfer was never sent")
+        yield* TestClock.adjust("2 seconds")
+        // An identical transfer applied and its answer lost: the one match is its own.
+        venue.fail({ kind: "dropAfter" }, TRANSFER)
+        const result = yield* client.internalTransfer(sampleTransfer)
+        assert.strictEqual(venue.transfers.length, 2)
+        assert.strictEqual(result.id, venue.transfers[1]!.withdrawId)
+      }), options)
+  })
+
   /**
    * A transfer applied whose answer is lost and whose lookup fails (its outcome stays unknown); `meanwhile` passes;
    * then an identical one lost before the venue sees it: the one match is the first's, not the second's.

@@ -93,14 +93,18 @@ export const decode = <E extends Venue.Endpoint>(
 // ---------------------------------------------------------------------------------------------------------------
 // sending
 
-/** One attempt at an endpoint with a valid request: sent through the pipeline, its answer decoded. */
+/**
+ * One attempt at an endpoint with a valid request: sent through the pipeline, its answer decoded; `handed`, when given,
+ * called as the request is handed to the transport (`Pipeline.Outgoing.handed`).
+ */
 export const attempt = <E extends Venue.Endpoint>(
   pipeline: Pipeline.Pipeline,
   endpoint: E,
-  request: Venue.RequestOf<E>
+  request: Venue.RequestOf<E>,
+  handed?: () => void
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
   Effect.flatMap(
-    pipeline.execute({ endpoint, payload: encode(endpoint, request) }),
+    pipeline.execute({ endpoint, payload: encode(endpoint, request), handed }),
     (response) => decode(endpoint, response)
   )
 

@@ -37,13 +37,18 @@ export const make = (context: Context) => {
       // the monotonic clock too (transferRecovery.ts): a step of the wall clock during the call moves neither.
       const moment = Clock.clockWith((clock) => Effect.succeed(momentOf(clock)))
       const start = yield* moment
+      // Whether an attempt of the call was handed to the transport: until one is, the venue cannot hold its transfer.
+      let handed = false
+      const hand = () => {
+        handed = true
+      }
       // The call's entry among the unsettled is made and ended as a resource: no interruption can leave it in flight.
       return yield* Effect.acquireUseRelease(
         Effect.sync(() => unsettled.begin(transfer, start.mono)),
         (entry) =>
           retrying(
             transferEndpoint,
-            attempt(pipeline, transferEndpoint, transfer).pipe(
+            attempt(pipeline, transferEndpoint, transfer, hand).pipe(
               Effect.map((answer): Transfer.TransferResult => ({
                 id: answer.id,
                 timestamp: answer.timestamp ?? undefined
@@ -63,10 +68,13 @@ export const make = (context: Context) => {
                 }))
             )
           ),
-        // Settled by an id or a refusal; unknown when the outcome is, or when the caller stopped waiting for it.
+        // Settled by an id or a refusal, or when no attempt was sent (interrupted while it waited for a permit or the
+        // venue's time: it contests no later transfer); unknown when the outcome is, or when the caller stopped waiting
+        // for it once an attempt was sent.
         (entry, exit) => {
           const error = Exit.findErrorOption(exit)
-          return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
+          return !handed || Exit.isSuccess(exit) ||
+              (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
             ? Effect.sync(() => unsettled.settle(entry))
             : Effect.map(moment, (end) => unsettled.unknown(entry, end.mono))
         }
