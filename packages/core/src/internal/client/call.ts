@@ -105,7 +105,14 @@ export const attempt = <E extends Venue.Endpoint>(
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
   Effect.flatMap(
     pipeline.execute({ endpoint, payload: encode(endpoint, request), handed }),
-    (response) => decode(endpoint, response)
+    (response) => {
+      const decoded = decode(endpoint, response)
+      // An answer that contradicts the request (records of another symbol) is garbled, not the answer asked for.
+      return endpoint.contradiction === undefined ? decoded : flatMapNow(decoded, (answer) => {
+        const problem = endpoint.contradiction?.(request, answer)
+        return problem === undefined ? Effect.succeed(answer) : Effect.fail(response.schemaError(problem))
+      })
+    }
   )
 
 /** A call of an endpoint with a valid request: attempts retried under the client's policy, failing with how. */
