@@ -468,6 +468,12 @@ export interface Endpoint<
    * value, or `undefined` to leave the payload to the Schema (property-tested against it).
    */
   readonly fast?: ((payload: unknown) => Response["Type"] | undefined) | undefined
+  /**
+   * How an answer contradicts the request it answers (records of a symbol other than the one asked), or `undefined`
+   * when it does not: the client takes such an answer for a garbled one (a `DecodeError` naming both), never as the
+   * answer to what it asked. Absent where nothing in the answer can be checked against the request.
+   */
+  contradiction?(request: Request["Type"], response: Response["Type"]): string | undefined
   /** A request checked against `request`. */
   readonly decodeRequest: (input: unknown) => Effect.Effect<Request["Type"], Schema.SchemaError>
   /** An answer's payload decoded by `response`, through `fast` when it takes it. */
@@ -505,6 +511,19 @@ const endpoint = <const Name extends string, Request extends Codec, Response ext
       return value === undefined ? decode(payload) : Effect.succeed(value)
     }
   }
+}
+
+// An answer about one symbol whose records name another: a gateway that routed the request elsewhere, or a body
+// rewritten on the way. One string compare a record.
+const otherSymbol = (
+  asked: string,
+  records: ReadonlyArray<{ readonly symbol: string }> | null | undefined
+): string | undefined => {
+  if (records == null) return undefined
+  for (const record of records) {
+    if (record.symbol !== asked) return `the answer names symbol ${record.symbol}, not the symbol asked ${asked}`
+  }
+  return undefined
 }
 
 const asIs = (request: object): Readonly<Record<string, unknown>> => ({ ...request })
@@ -568,6 +587,7 @@ export const endpoints = {
     weight: weight(3, 3),
     request: Order.OpenOrdersQuery,
     response: Order.OpenOrdersPage,
+    contradiction: (query, page) => otherSymbol(query.symbol, page.orderInfoResultList),
     wire: asIs,
     fast: OrderFast.openOrdersPage
   }),
@@ -666,6 +686,7 @@ export const endpoints = {
     weight: weight(10, 10),
     request: Order.OrderHistoryQuery,
     response: Order.OrderHistoryPage,
+    contradiction: (query, page) => otherSymbol(query.symbol, page.orderInfoResultList),
     wire: asIs,
     fast: OrderFast.openOrdersPage
   }),
@@ -679,6 +700,7 @@ export const endpoints = {
     weight: weight(5, 5),
     request: Fill.FillsQuery,
     response: Fill.FillsPage,
+    contradiction: (query, page) => otherSymbol(query.symbol, page.fillsOrderResultList),
     // The order's id is a Long on the wire: a bare JSON number, written exactly.
     wire: (query) => ({ ...query, orderId: query.orderId === undefined ? undefined : Json.rawNumber(query.orderId) })
   }),
@@ -763,6 +785,7 @@ export const endpoints = {
     weight: weight(1, undefined),
     request: Schema.Struct({ symbol: TradingPair }),
     response: Market.Ticker,
+    contradiction: (query, ticker) => otherSymbol(query.symbol, [ticker]),
     wire: asIs
   }),
   tickers: endpoint({
@@ -812,6 +835,7 @@ export const endpoints = {
     weight: weight(5, undefined),
     request: Market.TradesQuery,
     response: Market.Trades,
+    contradiction: (query, trades) => otherSymbol(query.symbol, trades),
     wire: asIs
   }),
   products: endpoint({

@@ -100,6 +100,29 @@ describe("market data: the venue's samples", () => {
     )
   })
 
+  // A gateway that routes the request elsewhere, or a body rewritten on the way: the records say so, and the client
+  // reads them rather than answering another market's price as the asked symbol's.
+  it.effect("ticker, recent trades: an answer naming another symbol is garbled (a DecodeError naming both)", () =>
+    Effect.gen(function*() {
+      const eth = (text: string) => text.replaceAll("BTCUSDT_SPBL", "ETHUSDT_SPBL")
+      const ticker = yield* Effect.flip(clientOf(() => eth(TICKER)).run((client) => client.ticker("BTCUSDT_SPBL")))
+      // The second of two trades only.
+      const mixed = TRADES.replace(
+        "{\"symbol\":\"BTCUSDT_SPBL\",\"tradeId\":\"7\"",
+        "{\"symbol\":\"ETHUSDT_SPBL\",\"tradeId\":\"7\""
+      )
+      assert.notStrictEqual(mixed, TRADES)
+      const trades = yield* Effect.flip(clientOf(() => mixed).run((client) => client.recentTrades("BTCUSDT_SPBL")))
+      for (const [error, operation] of [[ticker, "ticker"], [trades, "recentTrades"]] as const) {
+        assert.strictEqual(error.operation, `SpotClient.${operation}`)
+        assert.strictEqual(error.reason._tag, "DecodeError", operation)
+        assert.include(error.message, "the answer names symbol ETHUSDT_SPBL, not the symbol asked BTCUSDT_SPBL")
+      }
+      // The symbol asked: answered as before.
+      const same = yield* clientOf(() => eth(TICKER)).run((client) => client.ticker("ETHUSDT_SPBL"))
+      assert.strictEqual(same.symbol, "ETHUSDT_SPBL")
+    }))
+
   it.effect("tickers: every symbol's, an absent list as none", () => {
     const { run } = clientOf(() => `[${TICKER},{"symbol":"ETHUSDT_SPBL","lastPrice":"1500"}]`)
     return run((client) =>

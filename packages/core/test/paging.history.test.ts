@@ -6,8 +6,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import type { Fill, Order } from "../src/index.ts"
-import { FakeVenue, FILLS, HISTORY, NOW, reasonOf, requestsTo, SYMBOL, withClient } from "./support/FakeVenue.ts"
+import type { Fill, Order, SpotClient, SpotError } from "../src/index.ts"
+import {
+  FakeVenue,
+  FILLS,
+  HISTORY,
+  NOW,
+  OPEN_ORDERS,
+  reasonOf,
+  requestsTo,
+  ScriptedVenue,
+  SYMBOL,
+  withClient
+} from "./support/FakeVenue.ts"
 
 let nextId = 710_000_000_000_000_000n
 
@@ -174,6 +185,38 @@ describe("fills", () => {
           fees: "0.001",
           orderId: "42"
         })
+      }))
+  })
+})
+
+// A gateway that routes the request elsewhere, or a body rewritten on the way: a record of another symbol in a page
+// of the asked one's is not taken for the asked symbol's.
+describe("a page naming another symbol than the one asked", () => {
+  const reads: ReadonlyArray<{
+    readonly path: string
+    readonly read: (client: SpotClient.Service) => Stream.Stream<unknown, SpotError.SpotError>
+  }> = [
+    { path: OPEN_ORDERS, read: (client: SpotClient.Service) => client.openOrders({ symbol: SYMBOL }) },
+    { path: HISTORY, read: (client: SpotClient.Service) => client.orderHistory({ symbol: SYMBOL }) },
+    { path: FILLS, read: (client: SpotClient.Service) => client.fills({ symbol: SYMBOL }) }
+  ]
+  it.effect.each(reads)("$path: fails with a DecodeError naming both symbols", ({ path, read }) => {
+    const venue = new ScriptedVenue()
+    addOrders(venue, 6, NOW - 1_000)
+    addFills(venue, 3, NOW - 1_000)
+    // The last record of the page only.
+    venue.answerNext(path, (original) => {
+      const at = original.body.lastIndexOf(`"symbol":"${SYMBOL}"`)
+      assert.isAbove(at, 0)
+      const body = original.body.slice(0, at) + original.body.slice(at).replace(SYMBOL, "ETHUSDT_SPBL")
+      return { ...original, body }
+    })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Stream.runCollect(read(client)))
+        reasonOf(error, "DecodeError")
+        assert.include(error.message, `the answer names symbol ETHUSDT_SPBL, not the symbol asked ${SYMBOL}`)
+        assert.strictEqual(requestsTo(venue, path).length, 1, "not sent again")
       }))
   })
 })

@@ -241,6 +241,37 @@ describe("a lost transfer is not taken for another of the client's own that is n
     })
   })
 
+  // A call none of whose attempts can have been applied has no record at the venue: interrupted, it is settled, and
+  // contests no later identical transfer.
+  it.effect.each([
+    { when: "before it was sent (waiting on the rate limiter)", refusal: undefined },
+    {
+      when: "after a 429 (provably not applied), waiting to retry",
+      refusal: { kind: "venue", code: "429", msg: "Too Many Requests", status: 429 } as const
+    }
+  ])("an identical transfer interrupted $when contests nothing: a later lost one is recovered", ({ refusal }) => {
+    const venue = new FakeVenue()
+    // One transfer a second: the second call waits on the rate limiter (a 429 pauses it a whole window).
+    const options: Partial<SpotClient.Options> = { rateLimit: { perEndpoint: { limit: 1, windowMillis: 1_000 } } }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        if (refusal === undefined) yield* client.internalTransfer({ ...sampleTransfer, amount: "2" })
+        else venue.fail(refusal, TRANSFER)
+        const waiting = yield* Effect.forkChild(client.internalTransfer(sampleTransfer))
+        for (let i = 0; i < 20; i++) yield* realTick
+        yield* Fiber.interrupt(waiting)
+        assert.strictEqual(venue.count(TRANSFER), 1, "the interrupted transfer was sent at most once")
+        assert.strictEqual(venue.transfers.length, refusal === undefined ? 1 : 0, "and never applied")
+        yield* TestClock.adjust("12 seconds")
+        // An identical transfer applied and its answer lost: the one match is its own.
+        venue.fail({ kind: "dropAfter" }, TRANSFER)
+        const result = yield* client.internalTransfer(sampleTransfer)
+        const applied = venue.transfers.filter((transfer) => transfer.amount === sampleTransfer.amount)
+        assert.strictEqual(applied.length, 1)
+        assert.strictEqual(result.id, applied[0]!.withdrawId)
+      }), options)
+  })
+
   /**
    * A transfer applied whose answer is lost and whose lookup fails (its outcome stays unknown); `meanwhile` passes;
    * then an identical one lost before the venue sees it: the one match is the first's, not the second's.

@@ -365,3 +365,22 @@ describe("market trades from a hostile venue", () => {
       }))
   })
 })
+
+describe("market ticker from a venue that answers about another symbol", () => {
+  // A gateway that routes the request to another market, or a body rewritten on the way.
+  const otherMarket = (path: string, body: string) =>
+    path.startsWith("/api/v2/market/ticker?") ? body.replaceAll(BTC, "ETHUSDT_SPBL") : body
+  const { layer } = sandboxLayer({ seed: 25, bills: 0, rewrite: otherMarket })
+
+  it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("against the sandbox", (it) => {
+    it.effect("is not printed as the asked symbol's: one line naming both symbols, exit code 1", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const run = yield* runInProcess(["market", "ticker", "--symbol", BTC], env)
+        assert.strictEqual(run.exitCode, 1, run.stdout)
+        assert.strictEqual(run.stdout, "")
+        assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
+        assert.include(run.stderr, `the answer names symbol ETHUSDT_SPBL, not the symbol asked ${BTC}`)
+      }))
+  })
+})

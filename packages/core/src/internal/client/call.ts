@@ -93,15 +93,26 @@ export const decode = <E extends Venue.Endpoint>(
 // ---------------------------------------------------------------------------------------------------------------
 // sending
 
-/** One attempt at an endpoint with a valid request: sent through the pipeline, its answer decoded. */
+/**
+ * One attempt at an endpoint with a valid request: sent through the pipeline, its answer decoded; `handed`, when given,
+ * called as the request is handed to the transport (`Pipeline.Outgoing.handed`).
+ */
 export const attempt = <E extends Venue.Endpoint>(
   pipeline: Pipeline.Pipeline,
   endpoint: E,
-  request: Venue.RequestOf<E>
+  request: Venue.RequestOf<E>,
+  handed?: () => void
 ): Effect.Effect<Venue.ResponseOf<E>, SpotError.SpotErrorReason> =>
   Effect.flatMap(
-    pipeline.execute({ endpoint, payload: encode(endpoint, request) }),
-    (response) => decode(endpoint, response)
+    pipeline.execute({ endpoint, payload: encode(endpoint, request), handed }),
+    (response) => {
+      const decoded = decode(endpoint, response)
+      // An answer that contradicts the request (records of another symbol) is garbled, not the answer asked for.
+      return endpoint.contradiction === undefined ? decoded : flatMapNow(decoded, (answer) => {
+        const problem = endpoint.contradiction?.(request, answer)
+        return problem === undefined ? Effect.succeed(answer) : Effect.fail(response.schemaError(problem))
+      })
+    }
   )
 
 /** A call of an endpoint with a valid request: attempts retried under the client's policy, failing with how. */

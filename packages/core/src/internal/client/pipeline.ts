@@ -75,6 +75,12 @@ export interface Options {
 export interface Outgoing {
   readonly endpoint: Venue.Endpoint
   readonly payload: string
+  /**
+   * Called when the request is handed to the transport (after its permit and signature): from then on it may reach
+   * the venue. A caller that must know whether any attempt of a call can have been applied (an interrupted transfer)
+   * gives it; others leave it out.
+   */
+  readonly handed?: (() => void) | undefined
 }
 
 /** A request stamped for sending: its path as signed, and (signed endpoints) its timestamp and signature. */
@@ -336,6 +342,7 @@ const sentOn = (
 ): Effect.Effect<VenueResponse, SpotError.SpotErrorReason> => {
   const exchange = exchanged(context, fiber, stamped)
   if (flight !== undefined) flight.stamped = stamped
+  if (stamped.handed !== undefined) stamped.handed()
   return Effect.matchEffect(
     flight === undefined ? Effect.onExitPrimitive(exchange, interrupted(context, fiber, stamped)) : exchange,
     {

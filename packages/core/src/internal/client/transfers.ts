@@ -1,6 +1,7 @@
 // The client's operations on transfers: an internal transfer (recovered by a lookup when its answer is lost, never
 // sent again blindly) and the venue's list of transfers with their status.
 import { Clock, Effect, Exit, Option } from "effect"
+import type * as SpotError from "../../SpotError.ts"
 import type * as Transfer from "../../Transfer.ts"
 import * as Venue from "../../Venue.ts"
 import { attempt, type Context, fail, send, validate } from "./call.ts"
@@ -37,13 +38,25 @@ export const make = (context: Context) => {
       // the monotonic clock too (transferRecovery.ts): a step of the wall clock during the call moves neither.
       const moment = Clock.clockWith((clock) => Effect.succeed(momentOf(clock)))
       const start = yield* moment
+      // Whether an attempt of the call may have been applied: one handed to the transport and not refused in a way that
+      // proves it was not (a 429, a refusal). A transfer is retried only after such a refusal, so the latest attempt
+      // tells: until one is handed, or after its refusal, the venue holds no transfer of this call.
+      let mayBeApplied = false
+      const hand = () => {
+        mayBeApplied = true
+      }
+      const refused = (reason: SpotError.SpotErrorReason) =>
+        Effect.sync(() => {
+          mayBeApplied = Venue.mayHaveApplied(reason)
+        })
       // The call's entry among the unsettled is made and ended as a resource: no interruption can leave it in flight.
       return yield* Effect.acquireUseRelease(
         Effect.sync(() => unsettled.begin(transfer, start.mono)),
         (entry) =>
           retrying(
             transferEndpoint,
-            attempt(pipeline, transferEndpoint, transfer).pipe(
+            attempt(pipeline, transferEndpoint, transfer, hand).pipe(
+              Effect.tapError(refused),
               Effect.map((answer): Transfer.TransferResult => ({
                 id: answer.id,
                 timestamp: answer.timestamp ?? undefined
@@ -63,10 +76,13 @@ export const make = (context: Context) => {
                 }))
             )
           ),
-        // Settled by an id or a refusal; unknown when the outcome is, or when the caller stopped waiting for it.
+        // Settled by an id or a refusal, or when no attempt may have been applied (interrupted while it waited for a
+        // permit, the venue's time or a retry after a 429: it contests no later transfer); unknown when the outcome is,
+        // or when the caller stopped waiting for an attempt that may have been applied.
         (entry, exit) => {
           const error = Exit.findErrorOption(exit)
-          return Exit.isSuccess(exit) || (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
+          return !mayBeApplied || Exit.isSuccess(exit) ||
+              (Option.isSome(error) && error.value._tag !== "OutcomeUnknownError")
             ? Effect.sync(() => unsettled.settle(entry))
             : Effect.map(moment, (end) => unsettled.unknown(entry, end.mono))
         }
