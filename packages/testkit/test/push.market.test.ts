@@ -9,7 +9,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient, SpotError } from "@spotkit/core"
-import type { Market, PushError } from "@spotkit/core"
+import type { Market, Push, PushError } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
@@ -824,10 +824,15 @@ describe("SpotPush.watchTrades and watchCandles: options REST would refuse later
       assert.strictEqual((yield* venue.stats).attempts, 0)
     }).pipe(Effect.provide(setup())))
 
-  it.effect("a candle period the venue does not have (a string from configuration) fails the stream when it starts", () =>
+  it.effect("a candle period or book depth the venue does not have (from configuration) fails the stream when it starts", () =>
     Effect.gen(function*() {
       const push = yield* SpotPush.SpotPush
       const venue = yield* PushVenue.PushVenue
+      for (const depth of [50, 0, "15"]) {
+        const book = yield* Effect.flip(Stream.runDrain(push.watchBook(SYMBOL, { depth: depth as Push.DepthLevel })))
+        assert.strictEqual(book.reason._tag, "ValidationError", String(depth))
+        assert.include(book.message, "invalid depth: must be 15 or 200", String(depth))
+      }
       for (const period of ["1min", "toString", ""]) {
         const candles = yield* Effect.flip(Stream.runDrain(push.watchCandles(SYMBOL, period as Market.CandlePeriod)))
         assert.strictEqual(candles.reason._tag, "ValidationError", period)

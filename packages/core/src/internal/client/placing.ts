@@ -37,7 +37,7 @@ const { placeOrder: placeOrderEndpoint, placeOrders: placeOrdersEndpoint } = Ven
 // may have been placed all the same (a DecodeError, which recovery settles by looking the order up).
 const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
   Effect.flatMap(
-    pipeline.execute({ endpoint: placeOrderEndpoint, payload: encode(placeOrderEndpoint, order) }),
+    pipeline.execute({ endpoint: placeOrderEndpoint, payload: encode(placeOrderEndpoint, order), handed: undefined }),
     (response) =>
       flatMapNow(decode(placeOrderEndpoint, response), (result) =>
         result.clientOrderId === order.clientOrderId
@@ -52,7 +52,11 @@ const placeOnce = (pipeline: Context["pipeline"], order: IdentifiedOrder) =>
 const sendBatch = ({ pipeline, retrying }: Context) => (request: Order.BatchRequest) =>
   retrying.tracked(
     placeOrdersEndpoint,
-    pipeline.execute({ endpoint: placeOrdersEndpoint, payload: encode(placeOrdersEndpoint, request) }).pipe(
+    pipeline.execute({
+      endpoint: placeOrdersEndpoint,
+      payload: encode(placeOrdersEndpoint, request),
+      handed: undefined
+    }).pipe(
       Effect.flatMap((response) =>
         Effect.map(
           decode(placeOrdersEndpoint, response),

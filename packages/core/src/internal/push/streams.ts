@@ -84,7 +84,11 @@ export const publicStreams = ({ client, continuity, emit, hubs, overflow, regist
       return stream(
         "SpotPush.watchBook",
         Effect.andThen(
-          listed(symbol),
+          // A depth the venue has, checked when the stream starts (a caller's number or string typed as one would
+          // subscribe a channel the venue refuses, or take `"15"` for 15).
+          depth === 15 || depth === 200
+            ? listed(symbol)
+            : Effect.andThen(invalid("depth", `must be 15 or 200, not ${JSON.stringify(depth)}`), listed(symbol)),
           registry.use<BookFeed, BookEvent>({
             key: channel,
             hub: hubs.public,
