@@ -490,7 +490,12 @@ export class TransportError extends Schema.Error<TransportError>("@spotkit/core/
    * True when the request provably never reached the venue: no connection could be made (refused, unknown host,
    * unreachable network, connect timeout). Then even a transfer is retried, and an order is known not to exist.
    */
-  notSent: Schema.optional(Schema.Boolean)
+  notSent: Schema.optional(Schema.Boolean),
+  /**
+   * True when the HTTP client was closed (its layer's scope ended: the connection pool is gone), under a request in
+   * flight or before one was made: not retried, since every attempt would fail the same way at once.
+   */
+  closed: Schema.optional(Schema.Boolean)
 }) {
   /** What the transport said (its error's message). */
   declare readonly description: string
@@ -499,9 +504,11 @@ export class TransportError extends Schema.Error<TransportError>("@spotkit/core/
    * unreachable network, connect timeout). Then even a transfer is retried, and an order is known not to exist.
    */
   declare readonly notSent: boolean | undefined
+  /** True when the HTTP client was closed (its layer released): not retried. */
+  declare readonly closed: boolean | undefined
 
   get isRetryable(): boolean {
-    return true
+    return this.closed !== true
   }
   override get message(): string {
     return `transport failure: ${printable(this.description, 400)}`

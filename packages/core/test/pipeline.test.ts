@@ -145,6 +145,51 @@ describe("HTTP, decode and transport failures", () => {
   })
 })
 
+describe("a closed HTTP client (its layer released under a call)", () => {
+  const destroyed = () =>
+    Object.assign(new Error("The client is destroyed"), { code: "UND_ERR_DESTROYED", name: "ClientDestroyedError" })
+
+  it.effect("fails at once, not retried, saying so; a placement's lookup is not retried either", () => {
+    let sent = 0
+    const closed = HttpClient.make((request) =>
+      Effect.suspend(() => {
+        sent++
+        return Effect.fail(
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause: destroyed() })
+          })
+        )
+      })
+    )
+    return Effect.gen(function*() {
+      const client = yield* SpotClient.SpotClient
+      const read = yield* Effect.flip(client.balances())
+      const reason = reasonOf(read, "TransportError")
+      assert.isTrue(reason.closed)
+      assert.isFalse(read.isRetryable)
+      assert.include(read.message, "the HTTP client was closed (its layer released): not retried")
+      assert.strictEqual(sent, 1, "one attempt, no retry")
+      sent = 0
+      const placed = yield* Effect.flip(client.placeOrder({
+        symbol: SYMBOL,
+        side: "buy",
+        orderType: "limit",
+        price: "100",
+        quantity: "1",
+        clientOrderId: "closed-1"
+      }))
+      // The order may have reached the venue before the pool went: it may exist, and its lookup failed at once.
+      reasonOf(placed, "OutcomeUnknownError")
+      assert.include(placed.message, "could not be looked up")
+      assert.strictEqual(sent, 2, "the placement and one lookup, neither retried")
+    }).pipe(Effect.provide(
+      SpotClient.layer({ ...clientOptions, rateLimit: false, syncServerTime: false, checkSymbolRules: false }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, closed))
+      )
+    ))
+  })
+})
+
 // ---------------------------------------------------------------------------------------------------------------
 // tolerance of unknown extra fields
 

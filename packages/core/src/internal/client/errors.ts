@@ -30,6 +30,10 @@ const NOT_SENT_CODES: ReadonlySet<unknown> = new Set([
   ...HEADER_REFUSAL_CODES
 ])
 
+// Codes of an HTTP client that was closed (undici's pool destroyed or closed when its layer's scope ended): every attempt
+// fails at once, so none is retried. A request in flight when it closed may have reached the venue.
+const CLOSED_CODES: ReadonlySet<unknown> = new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"])
+
 /** The first system error code (`ECONNREFUSED`, ...) along an error's `cause` chain. */
 const systemCode = (error: unknown): string | undefined => {
   let current: unknown = error
@@ -67,9 +71,14 @@ export const transportError = (
   }
   const code = systemCode(error.reason.cause)
   const text = failureText(error.reason)
+  const closed = code !== undefined && CLOSED_CODES.has(code)
   return new SpotError.TransportError({
-    description: scrub(code === undefined || text.includes(code) ? text : `${text} (${code})`),
-    notSent: code !== undefined && NOT_SENT_CODES.has(code)
+    description: scrub(
+      (code === undefined || text.includes(code) ? text : `${text} (${code})`) +
+        (closed ? "; the HTTP client was closed (its layer released): not retried" : "")
+    ),
+    notSent: code !== undefined && NOT_SENT_CODES.has(code),
+    ...(closed ? { closed } : {})
   })
 }
 
