@@ -146,7 +146,7 @@ describe("NodeSpotPush through a proxy", () => {
           const url = new URL(proxy.url)
           url.username = "trader"
           url.password = PASSWORD
-          const { balances, events } = yield* balancesAndEvents({ proxy: url.href }, 1, "1500 millis")
+          const { balances, events } = yield* balancesAndEvents({ proxy: url.href }, 1, "4 seconds")
           assert.strictEqual(balances._tag, "None")
           const reasons = events.flatMap((event) => event._tag === "Disconnected" ? [event.reason] : [])
           assert.isAbove(reasons.length, 0, inspect(events))
