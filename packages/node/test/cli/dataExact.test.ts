@@ -30,22 +30,8 @@ describe("data printed exactly under a passphrase of digits", () => {
             const balances = yield* runInProcess(["balances", "--format", "json"], env)
             assert.strictEqual(balances.exitCode, 0, balances.stderr)
             assert.deepStrictEqual(JSON.parse(balances.stdout), yield* exchange.spotBalances(userId))
-            const placed = yield* runInProcess([
-              "orders",
-              "place",
-              "--symbol",
-              "BTCUSDT_SPBL",
-              "--side",
-              "buy",
-              "--type",
-              "limit",
-              "--price",
-              "20000",
-              "--quantity",
-              "0.001",
-              "--format",
-              "json"
-            ], env)
+            const place = "orders place --symbol BTCUSDT_SPBL --side buy --type limit --price 20000 --quantity 0.001"
+            const placed = yield* runInProcess([...place.split(" "), "--format", "json"], env)
             assert.strictEqual(placed.exitCode, 0, placed.stderr)
             const { orderId } = JSON.parse(placed.stdout) as { orderId: string }
             const order = yield* exchange.order(orderId)
