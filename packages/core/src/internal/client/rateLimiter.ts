@@ -15,7 +15,9 @@ export interface Budget {
  * sleeps until it (on `Clock`, so `TestClock` drives it in tests). Reservations are made in one synchronous step, so
  * concurrent fibers queue in order, and nobody is granted ahead of a waiter. Time is the clock's monotonic time, so a
  * wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter that is interrupted gives its slot
- * back.
+ * back to those that come after it; the waiters already queued behind it keep the slots they planned with it counted
+ * (nothing wakes them to plan again), so a queue thinned by calls given up drains at its planned pace, not faster. A
+ * fix that woke them cost too much under mass interruption; the design to build is one re-plan sweep per budget.
  *
  * The venue counts a request when it receives it, which can be well after the slot was granted (a first request
  * that opens the connection, a pause of the process): the 101st of a burst granted exactly one window after the
