@@ -414,7 +414,7 @@ describe("push connection", () => {
         yield* connection.stop()
       }).pipe(Effect.scoped))
 
-    it.effect("a channel removed with no operation left to unsubscribe it occupies its place for the connection's life", () =>
+    it.effect("a channel removed with no operation left is unsubscribed once one frees; it holds its place till then", () =>
       Effect.gen(function*() {
         const { connection, peers } = yield* make(2)
         yield* connection.add(CHANNEL, quiet)
@@ -426,10 +426,38 @@ describe("push connection", () => {
         yield* settle
         yield* connection.remove(BOOK)
         assert.strictEqual(peers[0]!.written.length, 2, "no unsubscription sent: no operation left")
-        // The operations' window passes: an operation is free, but the venue still carries the book.
-        yield* TestClock.adjust(61_000)
+        // The venue carries the book on, and counts it, until its unsubscription is answered.
+        yield* TestClock.adjust(59_000)
+        yield* settle
+        assert.strictEqual(peers[0]!.written.length, 2, "no operation free yet")
         assert.isFalse(connection.fits(2))
-        assert.isTrue(connection.fits(3))
+        // The operations' window passes: the first operation freed is spent on the book's unsubscription.
+        yield* TestClock.adjust(2_000)
+        yield* settle
+        assert.strictEqual(peers[0]!.written.at(-1), JSON.stringify({ event: "unsubscribe", channel: BOOK }))
+        assert.isFalse(connection.fits(2), "counted until the venue confirms")
+        yield* Queue.offer(peers[0]!.inbox, ack("unsubscribed", BOOK))
+        yield* settle
+        assert.isTrue(connection.fits(2))
+        yield* connection.stop()
+      }).pipe(Effect.scoped))
+
+    it.effect("a channel removed with no operation left, then carried again before one frees, is not unsubscribed", () =>
+      Effect.gen(function*() {
+        const { connection, peers } = yield* make(2)
+        yield* connection.add(CHANNEL, quiet)
+        yield* connection.add(BOOK, quiet)
+        yield* connection.start(yield* Effect.scope)
+        yield* settle
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
+        yield* settle
+        yield* connection.remove(BOOK)
+        yield* connection.add(BOOK, quiet)
+        yield* TestClock.adjust(61_000)
+        yield* settle
+        const unsubscribe = JSON.stringify({ event: "unsubscribe", channel: BOOK })
+        assert.notInclude(peers[0]!.written, unsubscribe, "the book is carried: not unsubscribed")
         yield* connection.stop()
       }).pipe(Effect.scoped))
   })

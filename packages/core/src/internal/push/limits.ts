@@ -41,6 +41,11 @@ export class OperationLog {
     return this.limit - (this.times.length - this.head)
   }
 
+  /** When the next operation is allowed: `now` if one is, else when the oldest in the window leaves it. */
+  freeAt(now: number): number {
+    return this.remaining(now) >= 1 ? now : this.times[this.head]! + this.windowMillis
+  }
+
   /** Spends `n` operations at `now` if they fit; whether they did. */
   spend(n: number, now: number): boolean {
     if (this.remaining(now) < n) return false

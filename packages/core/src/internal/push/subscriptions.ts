@@ -140,9 +140,22 @@ export class Subscriptions {
     const live = this.live
     if (live === undefined || entry.state === "idle") return ended
     if (live.ops.spend(1, this.now())) return Effect.andThen(this.unsubscribe(live, channel), ended)
-    // Not unsubscribed: the venue carries it on, and counts it, for this connection's life.
+    // No operation left: the venue carries it on, and counts it, until one frees (`owe`) or the connection ends.
     live.lingering.add(channel)
-    return ended
+    return Effect.andThen(ended, this.owe(live, channel))
+  }
+
+  // Unsubscribes a channel removed when no operation was left, once one frees: a fiber of the connection's scope,
+  // sleeping on the Clock until the oldest operation leaves the window (and again if others took the freed ones).
+  // Left alone if the channel is carried again meanwhile, the venue no longer carries it, or the connection ended.
+  private owe(live: Live, channel: string): Effect.Effect<void> {
+    const attempt: Effect.Effect<void> = Effect.suspend(() => {
+      if (this.live !== live || this.channels.has(channel) || !live.lingering.has(channel)) return Effect.void
+      const now = this.now()
+      if (live.ops.spend(1, now)) return this.unsubscribe(live, channel)
+      return Effect.andThen(Effect.sleep(Math.max(1, live.ops.freeAt(now) - now)), attempt)
+    })
+    return Effect.asVoid(Effect.forkIn(attempt, live.scope))
   }
 
   // A first subscription that timed out is dropped by the client, but the venue may have subscribed it: it is
