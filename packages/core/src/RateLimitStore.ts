@@ -238,6 +238,19 @@ export interface RedisOptions {
   readonly retryAfter?: Duration.Input | undefined
 }
 
+// node-redis's refusal of a command on a client that was closed (its `ClientClosedError`: the client's socket is no
+// longer open because it was closed, not lost; a lost connection reconnects, and fails otherwise).
+const closedClient = (cause: unknown): boolean => {
+  const error = cause instanceof Redis.RedisError ? cause.cause : cause
+  return error instanceof Error && error.constructor.name === "ClientClosedError"
+}
+
+// A store's error from what Redis failed with; `onClosed` is told when its client was closed, not lost.
+const storeErrorOf = (store: string, cause: unknown, onClosed: () => void): SpotError.RateLimitStoreError => {
+  if (closedClient(cause)) onClosed()
+  return new SpotError.RateLimitStoreError({ store, description: describe(cause) })
+}
+
 const describe = (cause: unknown): string => {
   const error = cause instanceof Redis.RedisError ? cause.cause : cause
   const text = error instanceof Error ? error.message : String(error)
@@ -320,8 +333,8 @@ export const makeRedis = (
     const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(2))
     const retryAfter = Duration.toMillis(Duration.fromInputUnsafe(options.retryAfter ?? Duration.seconds(5)))
     const failing = options.onUnavailable === "fail"
-    const storeError = (cause: unknown) =>
-      new SpotError.RateLimitStoreError({ store: name, description: describe(cause) })
+    let closed = false // Redis's client closed under running calls (its layer released): no outage, not warned about
+    const storeError = (cause: unknown) => storeErrorOf(name, cause, () => void (closed = true))
     const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, SpotError.RateLimitStoreError> =>
       effect.pipe(
         Effect.timeoutOrElse({
@@ -354,7 +367,7 @@ export const makeRedis = (
       Effect.flatMap(RateLimiter.monotonicMillis, (now) => {
         const first = lostUntil === undefined
         lostUntil = now + retryAfter
-        return first
+        return first && !closed
           ? Effect.logWarning(
             `spotkit: the shared rate-limit budget (${printable(name, 200)}) is unreachable (${
               printable(error.description, 400)

@@ -8,7 +8,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, References } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, References, Scope } from "effect"
 import { inspect } from "node:util"
 import * as RateLimiter from "../../core/src/internal/client/rateLimiter.ts"
 import * as NodeSigner from "../src/NodeSigner.ts"
@@ -205,6 +205,31 @@ describe("a budget shared through Redis", () => {
           assert.isAtLeast((yield* Clock.currentTimeMillis) - start, 500)
         }).pipe(Effect.provide(logger))
         assert.strictEqual((yield* venueSummary(exchange, 5)).limited, 0)
+      })),
+    30_000
+  )
+
+  it.live(
+    "a store whose layer was released under a running client: calls go on in memory, and no outage is warned about",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const exchange = yield* exchangeOf()
+        const warnings: Array<string> = []
+        const logger = Logger.layer([
+          Logger.make((options) => {
+            if (options.logLevel === "Warn") warnings.push(String(options.message))
+          })
+        ])
+        yield* Effect.gen(function*() {
+          const storeScope = yield* Scope.make()
+          const store = yield* redisStore(redis.url).pipe(Scope.provide(storeScope))
+          const client = yield* clientOf(exchange, store)
+          yield* client.fundingBillsPage({ pageSize: 10 })
+          yield* Scope.close(storeScope, Exit.void)
+          for (let i = 0; i < 3; i++) yield* client.fundingBillsPage({ pageSize: 10 })
+          assert.deepStrictEqual(warnings, [], "Redis was closed, not lost")
+        }).pipe(Effect.provide(logger))
       })),
     30_000
   )
