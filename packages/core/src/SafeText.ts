@@ -70,7 +70,8 @@ const NAMED_ENTITIES: Readonly<Record<string, ReadonlyArray<string>>> = {
 const entityPattern = (character: string): string => {
   const code = character.codePointAt(0)!
   const named = (NAMED_ENTITIES[character] ?? []).map((name) => `&${name};`)
-  return [`&#0{0,4}${code};`, `&#[xX]0{0,4}${anyCase(code.toString(16))};`, ...named].join("|")
+  // (A numeric reference's `;` may be left out: HTML reads `&#34` as `&#34;`.)
+  return [`&#0{0,4}${code};?`, `&#[xX]0{0,4}${anyCase(code.toString(16))};?`, ...named].join("|")
 }
 
 // Every way one character (a code point) of a secret may be written in a text: as is, JSON-escaped, `\/`,
@@ -153,8 +154,9 @@ const NUMBER_LIKE = /^[0-9.,+-]+$/
 // host `venue.test` against a key `test-...`); five characters of a secret say little of it.
 const MIN_CUT = 6
 // (The cut may fall inside an escape: `%2`, `\u00`, `&#4`.)
+// A cut may be marked with more than an ellipsis: a bracketed note after it (`…[truncated]`, `... (300 more bytes)`).
 const AT_CUT = String
-  .raw`(?=(?:%(?:25?)?[0-9A-Fa-f]?|\\(?:u[0-9A-Fa-f]{0,3})?|&#?[0-9A-Za-z]{0,8})?(?:\.{2,3}|\u2026)?\s*$)`
+  .raw`(?=(?:%(?:25?)?[0-9A-Fa-f]?|\\(?:u[0-9A-Fa-f]{0,3})?|&#?[0-9A-Za-z]{0,8})?(?:\.{2,3}|\u2026)?\s*(?:[\[(<][^\])>]{0,40}[\])>])?\s*$)`
 
 // A secret's starts of `MIN_CUT` to all but one of its characters (the whole secret is found by the other patterns),
 // in every form of each character: `c0...c5(?:c6(?:c7)?)?`.

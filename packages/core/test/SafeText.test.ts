@@ -57,6 +57,11 @@ const formsOf = (secret: string): ReadonlyArray<readonly [string, string]> => {
     ["HTML-escaped, named", htmlEscaped(secret)],
     ["HTML-escaped as Go's html/template", goEscaped(secret)],
     ["HTML references, every character, decimal", Array.from(secret, (c) => `&#${c.codePointAt(0)};`).join("")],
+    // HTML reads a numeric reference without its `;` too.
+    [
+      "HTML references, every character, decimal, no semicolons",
+      Array.from(secret, (c) => `&#${c.codePointAt(0)}`).join("")
+    ],
     [
       "HTML references, every character, hexadecimal with a leading zero",
       Array.from(secret, (c) => `&#X0${c.codePointAt(0)!.toString(16).toUpperCase()};`).join("")
@@ -162,7 +167,7 @@ describe("Scrubber", () => {
             Array.from(secret).slice(0, end).join("")
           ).find(([f]) => f === form)![1]
           if (!text.startsWith(start)) continue
-          for (const tail of ["", "...", "\u2026", " "]) {
+          for (const tail of ["", "...", "\u2026", " ", "\u2026[truncated]", "... (300 more bytes)"]) {
             const scrubbed = cut.scrub(`${said}${start}${tail}`)
             assert.strictEqual(scrubbed, `${said}${SafeText.REDACTED}${tail}`, `${name}, ${form}, ${end}${tail}`)
           }
