@@ -414,17 +414,23 @@ describe("push connection", () => {
         yield* connection.stop()
       }).pipe(Effect.scoped))
 
+    // A connection of two operations an hour, both spent subscribing two channels, one of which (the book) is removed.
+    const bookRemovedWithNoOperationLeft = Effect.gen(function*() {
+      const { connection, peers } = yield* make(2)
+      yield* connection.add(CHANNEL, quiet)
+      yield* connection.add(BOOK, quiet)
+      yield* connection.start(yield* Effect.scope)
+      yield* settle
+      yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
+      yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
+      yield* settle
+      yield* connection.remove(BOOK)
+      return { connection, peers }
+    })
+
     it.effect("a channel removed with no operation left is unsubscribed once one frees; it holds its place till then", () =>
       Effect.gen(function*() {
-        const { connection, peers } = yield* make(2)
-        yield* connection.add(CHANNEL, quiet)
-        yield* connection.add(BOOK, quiet)
-        yield* connection.start(yield* Effect.scope)
-        yield* settle
-        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
-        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
-        yield* settle
-        yield* connection.remove(BOOK)
+        const { connection, peers } = yield* bookRemovedWithNoOperationLeft
         assert.strictEqual(peers[0]!.written.length, 2, "no unsubscription sent: no operation left")
         // The venue carries the book on, and counts it, until its unsubscription is answered.
         yield* TestClock.adjust(59_000)
@@ -444,15 +450,7 @@ describe("push connection", () => {
 
     it.effect("a channel removed with no operation left, then carried again before one frees, is not unsubscribed", () =>
       Effect.gen(function*() {
-        const { connection, peers } = yield* make(2)
-        yield* connection.add(CHANNEL, quiet)
-        yield* connection.add(BOOK, quiet)
-        yield* connection.start(yield* Effect.scope)
-        yield* settle
-        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", CHANNEL))
-        yield* Queue.offer(peers[0]!.inbox, ack("subscribed", BOOK))
-        yield* settle
-        yield* connection.remove(BOOK)
+        const { connection, peers } = yield* bookRemovedWithNoOperationLeft
         yield* connection.add(BOOK, quiet)
         yield* TestClock.adjust(61_000)
         yield* settle

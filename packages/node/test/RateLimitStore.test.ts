@@ -49,6 +49,17 @@ const clientOf = (
   return store === undefined ? make : Effect.provideService(make, RateLimitStore.RateLimitStore, store)
 }
 
+/** A logger that keeps the warnings logged. */
+const warningsLogged = () => {
+  const warnings: Array<string> = []
+  const logger = Logger.layer([
+    Logger.make((options) => {
+      if (options.logLevel === "Warn") warnings.push(String(options.message))
+    })
+  ])
+  return { logger, warnings }
+}
+
 /** A store of its own (its own connection), as one process has. */
 const redisStore = (url: string, options: Partial<NodeSpotClient.RedisOptions> = {}) =>
   Effect.map(
@@ -185,12 +196,7 @@ describe("a budget shared through Redis", () => {
       Effect.scoped(Effect.gen(function*() {
         const redis = yield* redisServer
         const exchange = yield* exchangeOf()
-        const warnings: Array<string> = []
-        const logger = Logger.layer([
-          Logger.make((options) => {
-            if (options.logLevel === "Warn") warnings.push(String(options.message))
-          })
-        ])
+        const { logger, warnings } = warningsLogged()
         yield* Effect.gen(function*() {
           const client = yield* Effect.flatMap(redisStore(redis.url), (store) => clientOf(exchange, store))
           for (let i = 0; i < 3; i++) yield* client.fundingBillsPage({ pageSize: 10 })
@@ -215,12 +221,7 @@ describe("a budget shared through Redis", () => {
       Effect.scoped(Effect.gen(function*() {
         const redis = yield* redisServer
         const exchange = yield* exchangeOf()
-        const warnings: Array<string> = []
-        const logger = Logger.layer([
-          Logger.make((options) => {
-            if (options.logLevel === "Warn") warnings.push(String(options.message))
-          })
-        ])
+        const { logger, warnings } = warningsLogged()
         yield* Effect.gen(function*() {
           const storeScope = yield* Scope.make()
           const store = yield* redisStore(redis.url).pipe(Scope.provide(storeScope))
