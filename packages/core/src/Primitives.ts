@@ -52,17 +52,18 @@ export const scale = (value: string): number => {
  */
 export const isPositive = (value: string): boolean => !value.startsWith("-") && /[1-9]/.test(value)
 
+// The check of a decimal greater than zero, for a decimal given and one read from the wire alike.
+const greaterThanZero = Schema.makeFilter((value: string) => isPositive(value) || "must be greater than 0", {
+  expected: "a decimal greater than 0"
+})
+
 /**
  * A decimal string strictly greater than zero.
  *
  * @since 0.1.0
  * @category decimals
  */
-export const PositiveDecimal = Decimal.check(
-  Schema.makeFilter((value: string) => isPositive(value) || "must be greater than 0", {
-    expected: "a decimal greater than 0"
-  })
-)
+export const PositiveDecimal = Decimal.check(greaterThanZero)
 
 // The digits before the point as in a plain decimal: no leading zeros ("01.5e0" is refused as "01.5" is).
 const EXPONENT = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?[eE]([+-]?\d{1,4})$/
@@ -135,11 +136,7 @@ export const DecimalFromWire = Schema.Union([
  * @since 0.1.0
  * @category decimals
  */
-export const PositiveDecimalFromWire = DecimalFromWire.check(
-  Schema.makeFilter((value: string) => isPositive(value) || "must be greater than 0", {
-    expected: "a decimal greater than 0"
-  })
-)
+export const PositiveDecimalFromWire = DecimalFromWire.check(greaterThanZero)
 
 /**
  * A spot trading pair, `<BASE><QUOTE>_SPBL` in upper case, e.g. `BTCUSDT_SPBL`.
