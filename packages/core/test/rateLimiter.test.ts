@@ -469,6 +469,112 @@ describe("rateLimiter", () => {
     )
   })
 
+  it("property: with waiters giving up at any time, the survivors keep every guarantee and wait no longer than needed", () => {
+    const scenario = fc.record({
+      limits: fc.tuple(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 8 })),
+      windows: fc.tuple(fc.integer({ min: 1, max: 800 }), fc.integer({ min: 1, max: 800 })),
+      arrivals: fc.array(
+        fc.record({
+          gap: fc.nat(300),
+          a: fc.nat(8),
+          b: fc.nat(8),
+          which: fc.constantFrom("a", "b", "both"),
+          // Given up this long after it arrived (most of them while they wait), or never.
+          gives: fc.option(fc.nat(2500), { nil: undefined })
+        }),
+        { minLength: 1, maxLength: 25 }
+      )
+    })
+    return fc.assert(
+      fc.asyncProperty(scenario, ({ arrivals, limits, windows }) => {
+        const logs = [0, 1].map((i) => new RateLimiter.Log({ limit: limits[i]!, windowMillis: windows[i]! }, 0))
+        let at = 0
+        const timed = arrivals.map((arrival) => {
+          at += arrival.gap % 3 === 0 ? 0 : arrival.gap
+          const charges = [
+            ...(arrival.which === "b" ? [] : [{ log: 0, weight: 1 + (arrival.a % limits[0]!) }]),
+            ...(arrival.which === "a" ? [] : [{ log: 1, weight: 1 + (arrival.b % limits[1]!) }])
+          ]
+          return { at, charges, gives: arrival.gives === undefined ? undefined : at + arrival.gives }
+        })
+        type Acquisition = typeof timed[number] & { grantedAt: number; gaveUpAt: number }
+        const all: Array<Acquisition> = timed.map((arrival) => ({ ...arrival, grantedAt: -1, gaveUpAt: -1 }))
+        const program = Effect.gen(function*() {
+          const fibers = yield* Effect.forEach(all, (acquisition) =>
+            Effect.forkChild(Effect.gen(function*() {
+              yield* Effect.sleep(acquisition.at)
+              const acquire = RateLimiter.acquireAll(
+                acquisition.charges.map((charge) => ({ log: logs[charge.log]!, weight: charge.weight }))
+              )
+              // Granted and recorded in one step: an interruption lands while it waits, or not at all.
+              const waiter = yield* Effect.forkChild(
+                Effect.uninterruptibleMask((restore) =>
+                  Effect.flatMap(restore(acquire), (permit) =>
+                    Effect.andThen(Effect.map(now, (t) => acquisition.grantedAt = t), permit.settle))
+                ),
+                { startImmediately: true }
+              )
+              if (acquisition.gives !== undefined) {
+                yield* Effect.sleep(acquisition.gives - acquisition.at)
+                if (acquisition.grantedAt === -1) {
+                  acquisition.gaveUpAt = yield* now
+                }
+                yield* Fiber.interrupt(waiter)
+              }
+              yield* Fiber.await(waiter)
+            })))
+          yield* TestClock.adjust(at + 3000 + (timed.length + 1) * 2 * Math.max(...windows))
+          yield* Fiber.joinAll(fibers)
+        })
+        return Effect.runPromise(program.pipe(Effect.provide(TestClock.layer()))).then(() => {
+          const granted = all.filter((a) => a.grantedAt !== -1)
+          for (const acquisition of all) {
+            assert.isTrue(acquisition.grantedAt !== -1 || acquisition.gaveUpAt !== -1, "every survivor is granted")
+          }
+          for (const i of [0, 1]) {
+            const mine = granted.flatMap((g) =>
+              g.charges.filter((c) => c.log === i).map((c) => ({ t: g.grantedAt, w: c.weight, at: g.at }))
+            )
+            const used = (t: number) => mine.reduce((sum, o) => o.t > t - windows[i]! && o.t <= t ? sum + o.w : sum, 0)
+            for (const grant of mine) {
+              assert.isAtLeast(grant.t, grant.at)
+              assert.isAtMost(used(grant.t), limits[i]!, `budget ${i}: the window ending at ${grant.t}`)
+            }
+            // In each log, never granted before an earlier acquisition of that log.
+            for (let k = 1; k < mine.length; k++) {
+              assert.isAtLeast(mine[k]!.t, Math.max(...mine.slice(0, k).map((m) => m.t)))
+            }
+          }
+          // No longer than needed: one that waited past every earlier acquisition of its logs (granted, or given up)
+          // had no room in some log the instant before.
+          all.forEach((acquisition, n) => {
+            if (acquisition.grantedAt === -1) return
+            const logsOf = acquisition.charges.map((c) => c.log)
+            const earlier = all.slice(0, n).filter((e) => e.charges.some((c) => logsOf.includes(c.log)))
+            const notBefore = Math.max(
+              acquisition.at,
+              ...earlier.map((e) => e.grantedAt !== -1 ? e.grantedAt : Math.max(e.at, e.gaveUpAt))
+            )
+            if (acquisition.grantedAt <= notBefore) return
+            const t = acquisition.grantedAt - 1
+            const full = acquisition.charges.some((charge) => {
+              const used = granted.reduce(
+                (sum, g) =>
+                  g === acquisition || g.grantedAt > t || g.grantedAt <= t - windows[charge.log]!
+                    ? sum
+                    : sum + g.charges.filter((c) => c.log === charge.log).reduce((w, c) => w + c.weight, 0),
+                0
+              )
+              return used + charge.weight > limits[charge.log]!
+            })
+            assert.isTrue(full, `acquisition ${n} waited until ${acquisition.grantedAt}, past ${notBefore}, with room`)
+          })
+        })
+      }),
+      { numRuns: 150 }
+    )
+  })
+
   it.effect("a wall clock stepping back an hour does not stall the queue (monotonic time)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
@@ -508,6 +614,28 @@ describe("rateLimiter", () => {
       const next = yield* acquireMany(limiter, 1)
       yield* TestClock.adjust(1000)
       assert.strictEqual(next.granted(), 1, "granted when the first window has passed, not after five")
+    }))
+
+  it.effect("waiters behind interrupted ones take their slots: the survivors go at the budget's rate", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const limiter = RateLimiter.make({ limit: 3, windowMillis: 1000 }, 0)
+      yield* acquireMany(limiter, 3)
+      // 20 waiters take the slots of the next seven seconds; every second one gives up 50 ms later.
+      const grantedAt: Array<number> = []
+      const waiters = yield* Effect.forEach(Array.from({ length: 20 }), () =>
+        Effect.forkChild(
+          Effect.tap(
+            limiter.acquire(1),
+            (permit) => Effect.andThen(permit.settle, Effect.map(now, (at) => grantedAt.push(at - NOW)))
+          ),
+          { startImmediately: true }
+        ))
+      yield* TestClock.adjust(50)
+      yield* Fiber.interruptAll(waiters.filter((_, i) => i % 2 === 1))
+      for (let t = 50; t < 8000; t += 50) yield* TestClock.adjust(50)
+      // The ten left go three a second, as ten waiters alone would (before, at their old slots: 1, 1, 2, 3, 3, … 7 s).
+      assert.deepStrictEqual(grantedAt, [1000, 1000, 1000, 2000, 2000, 2000, 3000, 3000, 3000, 4000])
     }))
 
   it.effect("given up while it waits for the shared budgets, a request gives its endpoint's slot back (nothing sent)", () =>
@@ -669,11 +797,12 @@ describe("rate limits under latency", () => {
       const third = yield* Effect.forkChild(Effect.andThen(limiter.acquire(1), now), { startImmediately: true })
       yield* TestClock.adjust(500)
       yield* first.settle
-      // The second wakes at 1000 and waits in its place until 1500; interrupted at 1200, it holds nobody up.
+      // The second wakes at 1000 and waits in its place until 1500; interrupted at 1200, it holds nobody up: the third
+      // takes its place, one window after the first's answer (before, at its own slot, 2000).
       yield* TestClock.adjust(700)
       yield* Fiber.interrupt(second)
       yield* TestClock.adjust(800)
-      assert.strictEqual(yield* Fiber.join(third), start + 2000)
+      assert.strictEqual(yield* Fiber.join(third), start + 1500)
     }))
 
   it.effect("a call that ends before its request is sent (a signer that dies) gives its permit back", () => {

@@ -1,4 +1,4 @@
-import { Clock, Effect, Effectable, type Fiber } from "effect"
+import { Clock, Deferred, Effect, Effectable, type Fiber } from "effect"
 
 /** A budget: at most `limit` weight in any window of `windowMillis`. */
 export interface Budget {
@@ -15,9 +15,11 @@ export interface Budget {
  * sleeps until it (on `Clock`, so `TestClock` drives it in tests). Reservations are made in one synchronous step, so
  * concurrent fibers queue in order, and nobody is granted ahead of a waiter. Time is the clock's monotonic time, so a
  * wall clock stepping back (NTP, a resumed VM) cannot stall the queue. A waiter that is interrupted gives its slot
- * back to those that come after it; the waiters already queued behind it keep the slots they planned with it counted
- * (nothing wakes them to plan again), so a queue thinned by calls given up drains at its planned pace, not faster. A
- * fix that woke them cost too much under mass interruption; the design to build is one re-plan sweep per budget.
+ * back, to the waiters behind it too: one re-plan sweep (`sweep`), run once the scheduler's current batch of work is
+ * done, computes the slots of every waiter of the budgets concerned in one ordered pass, counting only the waiters
+ * ahead of each, and those whose slot moved earlier sleep until the new one (each woken once, by the waiter ahead of
+ * it). A queue thinned by calls given up (a timeout storm, a scope closing) so goes at the budget's rate, and one
+ * interrupted all at once is re-planned once, not once per waiter behind each.
  *
  * The venue counts a request when it receives it, which can be well after the slot was granted (a first request
  * that opens the connection, a pause of the process): the 101st of a burst granted exactly one window after the
@@ -96,10 +98,28 @@ export const grantsAtOnce = new WeakMap<object, (acquisition: object) => (now: n
 /**
  * A waiter's place in a log: the slot it sleeps until, the weight it charges there, and when it checks its window
  * next (its slot, or later once it woke to a window that a late answer still fills: it keeps its place meanwhile).
+ * A sweep moves both earlier when waiters ahead left the queue.
  */
 export interface Reservation {
-  readonly slot: number
+  slot: number
   readonly weight: number
+  until: number
+  readonly waiter: Waiter
+}
+
+/**
+ * A sweep's place in one log (`Log.cursor`): how many of the log's waiters it re-planned (`passed`, the first of the
+ * queue), the slot it stands at and the weight in force there with them counted, where it stands in the answers
+ * (`answer`) and in the waiters passed (`expired`: those whose weight left the window), and the latest time one of the
+ * waiters passed checks its window next.
+ */
+export interface Cursor {
+  at: number
+  used: number
+  flying: boolean
+  answer: number
+  expired: number
+  passed: number
   until: number
 }
 
@@ -141,6 +161,10 @@ export class Log {
    * request holds them, and it holds every request (`pausedUntil` too).
    */
   exemptPausedUntil = Number.NEGATIVE_INFINITY
+  /** A waiter left the queue with waiters behind it: a sweep is to re-plan them (`Waiter.leave`). */
+  stale = false
+  /** Where the sweep under way stands in this log (`sweep`). */
+  cursor: Cursor | undefined = undefined
   // In flight: granted, not answered. The count makes the sum exactly 0 when none is left (weights may be fractions).
   private flying = 0
   private flyingCount = 0
@@ -298,24 +322,86 @@ export class Log {
     }
   }
 
-  /** Queues a waiter at `slot` (>= `start`). */
-  reserve(slot: number, weight: number): Reservation {
-    const reservation: Reservation = { slot, weight, until: slot }
+  /** Queues `waiter` at `slot` (>= `start`). */
+  reserve(slot: number, weight: number, waiter: Waiter): Reservation {
+    const reservation: Reservation = { slot, weight, until: slot, waiter }
     this.waiters.push(reservation)
     return reservation
   }
 
-  // An interrupted waiter never sends: its weight stops counting, and its place in the queue is given up so that
-  // newcomers do not queue behind it.
-  release(reservation: Reservation): void {
+  /**
+   * A waiter that leaves the queue without being granted (interrupted, or held by a pause) never sends: its weight
+   * stops counting, and its place is given up so that newcomers do not queue behind it. Whether waiters were behind
+   * it (their slots counted it: a sweep is to re-plan them).
+   */
+  release(reservation: Reservation): boolean {
     const at = this.waiters.indexOf(reservation)
-    if (at !== -1) this.waiters.splice(at, 1)
+    if (at === -1) return false
+    this.waiters.splice(at, 1)
+    return at < this.waiters.length
   }
 
-  /** A waiter that woke and fits is granted: in flight from now. */
+  /** A waiter that woke and fits is granted: in flight from now (at its slot, as those behind it planned). */
   admit(reservation: Reservation): void {
-    this.release(reservation)
+    const at = this.waiters.indexOf(reservation)
+    if (at !== -1) this.waiters.splice(at, 1)
     this.grant(reservation.weight)
+  }
+
+  /** The waiters, in their order. */
+  get queued(): ReadonlyArray<Reservation> {
+    return this.waiters
+  }
+
+  /** A sweep's cursor at `now`, before the first waiter. */
+  cursorAt(now: number): Cursor {
+    this.expire(now)
+    const used = this.flying + this.answered
+    return { at: now, used, flying: this.flying > 0, answer: this.head, expired: 0, passed: 0, until: now }
+  }
+
+  /**
+   * For a sweep: the earliest slot at or after `from` where the next waiter's `weight` fits, counting the waiters
+   * ahead of it that the cursor passed, at their slots. As `earliest`, but from where the cursor stands, and moving it
+   * on: a sweep asks for slots that only grow, so its pass over a log is linear. (A `from` before the cursor answers
+   * from the cursor: a slot later than it could be, never earlier; `fits` decides the grant when the waiter wakes.)
+   */
+  advance(from: number, now: number, weight: number): number {
+    const { limit, times, waiters, weights, window } = this
+    const cursor = this.cursor!
+    const passed = cursor.passed
+    let { answer: i, expired: j, flying, used } = cursor
+    let slot = Math.max(from, cursor.at)
+    for (;;) {
+      while (i < times.length && times[i]! + window <= slot) used -= weights[i++]!
+      while (j < passed && Math.max(waiters[j]!.slot, now) + window <= slot) used -= waiters[j++]!.weight
+      if (flying && now + window <= slot) {
+        used -= this.flying
+        flying = false
+      }
+      if (used + weight <= limit) break
+      let next = Number.POSITIVE_INFINITY
+      if (i < times.length) next = times[i]! + window
+      if (j < passed) next = Math.min(next, Math.max(waiters[j]!.slot, now) + window)
+      if (flying) next = Math.min(next, now + window)
+      // Nothing left to expire: only rounding in the sums (fractional weights) can say it is still full.
+      if (next === Number.POSITIVE_INFINITY) break
+      slot = next
+    }
+    cursor.at = slot
+    cursor.answer = i
+    cursor.expired = j
+    cursor.flying = flying
+    cursor.used = used
+    return slot
+  }
+
+  /** For a sweep: the cursor's next waiter was re-planned; it counts for those behind it. */
+  pass(reservation: Reservation): void {
+    const cursor = this.cursor!
+    cursor.passed++
+    cursor.used += reservation.weight
+    cursor.until = Math.max(cursor.until, reservation.until)
   }
 
   /**
@@ -350,7 +436,7 @@ export class Log {
     let used = this.flying + this.answered
     let after = at
     // The weights that leave at one window after now or later, by time: those in flight, and the waiters ahead.
-    const later: Array<Reservation> = [{ slot: at, weight: this.flying, until: at }]
+    const later: Array<Pick<Reservation, "until" | "weight">> = [{ weight: this.flying, until: at }]
     for (const other of this.waiters) {
       if (other === reservation) break
       used += other.weight
@@ -472,6 +558,161 @@ class Grant extends EffectBase implements Revocable {
   }
 }
 
+// Orders the waiters of every log: a waiter's reservations are made in one synchronous step, so each log's queue is in
+// this order too.
+let sequence = 0
+// Numbers the sweeps, to mark the waiters one has seen.
+let sweeps = 0
+
+/**
+ * A queued acquisition: its reservations (one in each log of its plan, in the plan's order, sharing one slot and one
+ * time to check) and the signal by which it is woken to sleep until an earlier time.
+ *
+ * A waiter that a sweep moved earlier is `pending` until it is woken to read its new time. Only the first of the
+ * queue is woken by the sweep; every other is woken by the waiter ahead of it, when that one wakes at its own time
+ * (`relay`), which is never after the new one (a waiter's time is never before those ahead of it). So a queue
+ * re-planned by many sweeps in a row (a timeout storm from its head) costs each waiter one wake-up, not one a sweep.
+ */
+export class Waiter {
+  readonly seq = sequence++
+  readonly plan: Plan
+  readonly reservations: ReadonlyArray<Reservation>
+  pending = false
+  /** The last sweep that saw it. */
+  swept = 0
+  private signal: Deferred.Deferred<void> | undefined = undefined
+
+  constructor(plan: Plan, slot: number) {
+    this.plan = plan
+    this.reservations = plan.logs.map((log, i) => log.reserve(slot, plan.weights[i]!, this))
+  }
+
+  /** When it checks its window next. */
+  get until(): number {
+    return this.reservations[0]!.until
+  }
+
+  /** Checks its window next at `until` (later than now: a late answer still fills it), keeping its place. */
+  checkAt(until: number): void {
+    for (const reservation of this.reservations) reservation.until = until
+  }
+
+  /** A sweep found room for it at `slot`, earlier than it planned: it is to sleep until then. */
+  moveTo(slot: number): void {
+    for (const reservation of this.reservations) {
+      reservation.slot = Math.min(reservation.slot, slot)
+      reservation.until = slot
+    }
+    this.pending = true
+  }
+
+  /** Wakes it (asleep, or as soon as it sleeps) to read its time again. */
+  wake(): void {
+    this.pending = false
+    if (this.signal !== undefined) Deferred.doneUnsafe(this.signal, Effect.void)
+  }
+
+  /** Awake at its time: the waiters right behind it that a sweep moved are woken in turn. */
+  relay(): void {
+    this.pending = false
+    this.plan.logs.forEach((log, i) => {
+      const queued = log.queued
+      const at = queued.indexOf(this.reservations[i]!)
+      const next = at === -1 ? undefined : queued[at + 1]
+      if (next !== undefined && next.waiter.pending) next.waiter.wake()
+    })
+  }
+
+  /** Sleeps from `now` until its time to check, or until a sweep moved that time (it reads it again on waking). */
+  nap(now: number): Effect.Effect<void> {
+    const millis = this.until - now
+    if (millis <= 0) return Effect.void
+    // A signal already given was for a time read just now.
+    if (this.signal === undefined || Deferred.isDoneUnsafe(this.signal)) this.signal = Deferred.makeUnsafe<void>()
+    return Effect.raceFirst(Effect.sleep(millis), Deferred.await(this.signal))
+  }
+
+  /** Granted: it leaves every queue at its slot, as those behind it planned, and is in flight from now. */
+  admit(): void {
+    this.plan.logs.forEach((log, i) => log.admit(this.reservations[i]!))
+  }
+
+  /** Leaves every queue without a grant; the waiters that were behind it are re-planned by a sweep. */
+  leave(fiber: Fiber.Fiber<unknown, unknown>): void {
+    const stale: Array<Log> = []
+    this.plan.logs.forEach((log, i) => {
+      if (log.release(this.reservations[i]!) && !log.stale) {
+        log.stale = true
+        stale.push(log)
+      }
+    })
+    if (stale.length === 0) return
+    // Once the scheduler's current batch is done: waiters interrupted together are re-planned once.
+    const clock = fiber.getRef(Clock.Clock)
+    fiber.currentDispatcher.scheduleTask(() => sweep(stale, millisOf(clock.monotonicTimeNanosUnsafe())), 0)
+  }
+}
+
+/**
+ * Re-plans the waiters of the stale logs among `logs`, and of every log their waiters charge too (moving one earlier
+ * frees room in each of its logs), at `now`: in one pass in their order, each at the earliest slot where every log
+ * of its plan has room with the waiters ahead of it counted, never before a waiter ahead of it checks its window
+ * (first come, first served), nor before a pause ends. A waiter whose slot so moved earlier than it planned is to
+ * sleep until the new one (`Waiter.pending`: the first of a queue is woken now, the others by the waiter ahead); none
+ * is moved later (those behind it counted it where it is). The time is only a plan: `fits` decides each grant when its
+ * waiter wakes.
+ */
+export const sweep = (logs: ReadonlyArray<Log>, now: number): void => {
+  const component: Array<Log> = []
+  for (const log of logs) {
+    if (log.stale) {
+      log.stale = false
+      log.cursor = log.cursorAt(now)
+      component.push(log)
+    }
+  }
+  const pass = ++sweeps
+  const waiters: Array<Waiter> = []
+  for (let k = 0; k < component.length; k++) {
+    for (const { waiter } of component[k]!.queued) {
+      if (waiter.swept === pass) continue
+      waiter.swept = pass
+      waiters.push(waiter)
+      for (const log of waiter.plan.logs) {
+        if (log.cursor !== undefined) continue
+        log.stale = false
+        log.cursor = log.cursorAt(now)
+        component.push(log)
+      }
+    }
+  }
+  // One log's queue is in order already.
+  if (component.length > 1) waiters.sort((a, b) => a.seq - b.seq)
+  // Woken once the pass is done: a waiter woken may run at once, and relay to one the pass has yet to move.
+  const first: Array<Waiter> = []
+  for (const waiter of waiters) {
+    const { exempt, logs, weights } = waiter.plan
+    let slot = now
+    for (const log of logs) slot = Math.max(slot, log.pausedFor(exempt), log.cursor!.until)
+    for (let moved = true; moved;) {
+      moved = false
+      for (let i = 0; i < logs.length; i++) {
+        const next = logs[i]!.advance(slot, now, weights[i]!)
+        if (next > slot) {
+          slot = next
+          moved = true
+        }
+      }
+    }
+    if (slot < waiter.until) waiter.moveTo(slot)
+    // The first of a queue has nobody ahead to wake it.
+    if (waiter.pending && logs.some((log) => log.cursor!.passed === 0)) first.push(waiter)
+    for (let i = 0; i < logs.length; i++) logs[i]!.pass(waiter.reservations[i]!)
+  }
+  for (const log of component) log.cursor = undefined
+  for (const waiter of first) waiter.wake()
+}
+
 // The slot where every log of the plan has room, and which log decided it. In each log the
 // slot is never before the last waiter's, so every log stays first come, first served; and since a log's room only
 // grows as the slot moves on, raising the slot until every log agrees ends at the earliest common one.
@@ -513,22 +754,33 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
   }
   const { slot, by } = slotOf(plan, now)
   if (slot <= now) return Effect.succeed(granted(fiber, plan.grant()))
-  const { logs, weights } = plan
-  const reservations = logs.map((log, i) => log.reserve(slot, weights[i]!))
-  const release = () => logs.forEach((log, i) => log.release(reservations[i]!))
+  const { logs } = plan
+  const waiter = new Waiter(plan, slot)
+  const { reservations } = waiter
   const told = plan.onWait === undefined ? Effect.void : plan.onWait(by, slot - now)
+  // Sleeps until its time to check; woken earlier by a sweep that moved it, it sleeps until the new time. The wait is
+  // not told again: it only got shorter.
+  const sleep = (at: number): Effect.Effect<Revocable> =>
+    Effect.andThen(
+      waiter.nap(at),
+      Effect.withFiber((fiber) => {
+        const woke = nowOf(fiber)
+        return woke >= waiter.until ? woken : sleep(woke)
+      })
+    )
   // On waking: granted if every log has room and nobody ahead still waits. A 429 that paused a budget meanwhile
   // gives the place back and waits the pause out, as a new acquisition would. Otherwise an earlier request settled
   // later than assumed, or is still in flight, or a waiter ahead waits for one: the waiter keeps its place in every
   // log (nobody behind it is granted first) and sleeps until it may fit, then checks again.
   const woken: Effect.Effect<Revocable> = Effect.withFiber((fiber) => {
     const woke = nowOf(fiber)
+    waiter.relay()
     if (logs.some((log) => woke < log.pausedFor(exempt))) {
-      release()
+      waiter.leave(fiber)
       return queue(plan, woke, fiber)
     }
     if (logs.every((log, i) => log.fits(reservations[i]!, woke, exempt))) {
-      logs.forEach((log, i) => log.admit(reservations[i]!))
+      waiter.admit()
       return Effect.succeed<Revocable>(granted(fiber, new Grant(plan)))
     }
     let until = woke
@@ -542,17 +794,21 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
     }
     // (Never reached while `retry` keeps its word: without a later time to check, the place is given back.)
     if (until <= woke) {
-      release()
+      waiter.leave(fiber)
       return queue(plan, woke, fiber)
     }
-    for (const reservation of reservations) reservation.until = until
+    waiter.checkAt(until)
     const again = plan.onWait === undefined ? Effect.void : plan.onWait(holder, until - woke)
-    return Effect.andThen(Effect.andThen(again, Effect.sleep(until - woke)), woken)
+    return Effect.andThen(again, sleep(woke))
   })
   // However the wait ends but by being granted (interrupted, or the listener died), the place is given back.
   return Effect.onError(
-    Effect.andThen(Effect.andThen(told, Effect.sleep(slot - now)), woken),
-    () => Effect.sync(release)
+    Effect.andThen(told, sleep(now)),
+    () =>
+      Effect.withFiber((fiber) => {
+        waiter.leave(fiber)
+        return Effect.void
+      })
   )
 }
 
