@@ -27,6 +27,7 @@ import { Config, Duration, Effect, Layer, Redacted, References, Schema } from "e
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as RateLimitEnv from "./internal/rateLimitEnv.ts"
+import * as RedisEnv from "./internal/redisEnv.ts"
 import * as UndiciClient from "./internal/undiciClient.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 
@@ -424,9 +425,10 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
  * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits (the venue's weight model)
  * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`);
  * `SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT` (optional): endpoint names, separated by commas, whose requests go through a 429's
- * pause (`rateLimit.pauseExempt`), e.g. `cancelOrder,cancelOrders,cancelAll`; and `SPOTKIT_REDIS_URL`
+ * pause (`rateLimit.pauseExempt`), e.g. `cancelOrder,cancelOrders,cancelAll`; `SPOTKIT_REDIS_URL`
  * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
- * budget; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
+ * budget, with `SPOTKIT_REDIS_ON_UNAVAILABLE` (`memory` or `fail`, `RedisOptions.onUnavailable`) and
+ * `SPOTKIT_REDIS_TIMEOUT_MS` (whole milliseconds, `RedisOptions.timeout`), both optional; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
  * case, which wins, as curl reads them; the two proxies as `Redacted`, each checked: one that is no `http://` or
  * `https://` URL nor `host:port` is a problem naming its variable, reported with every other one by
  * `SpotClient.readConfig`).
@@ -443,10 +445,7 @@ export const defaultConfig: Config.Wrap<Options> = {
       "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"
     ).pipe(Config.withDefault(""))
   }).pipe(Config.map(({ mode, pauseExempt }) => RateLimitEnv.rateLimitOf(mode === "off", pauseExempt))),
-  redis: Config.Redacted("SPOTKIT_REDIS_URL").pipe(
-    Config.map((url): RedisOptions | undefined => Redacted.value(url).trim() === "" ? undefined : { url }),
-    Config.withDefault(undefined)
-  ),
+  redis: RedisEnv.config,
   proxy: Proxies.config
 }
 

@@ -31,9 +31,11 @@
  */
 import * as NodeWS from "@effect/platform-node/NodeWS"
 import { SpotClient, SpotError, SpotPush } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import type { Redacted } from "effect"
+import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Proxies from "./internal/proxy.ts"
+import * as RedisEnv from "./internal/redisEnv.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 import * as NodeSpotClient from "./NodeSpotClient.ts"
 
@@ -190,8 +192,8 @@ export const layer = (
 
 /**
  * The default configuration: `SPOTKIT_PUSH_URL` (a `ws://` or `wss://` URL, the sandbox prints it), the credentials
- * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), `SPOTKIT_REDIS_URL`
- * (optional), and the proxy from `HTTPS_PROXY` (for `wss:`), `HTTP_PROXY` (for `ws:`) and `NO_PROXY`, read as
+ * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), `SPOTKIT_REDIS_URL` with
+ * `SPOTKIT_REDIS_ON_UNAVAILABLE` and `SPOTKIT_REDIS_TIMEOUT_MS` (optional), and the proxy from `HTTPS_PROXY` (for `wss:`), `HTTP_PROXY` (for `ws:`) and `NO_PROXY`, read as
  * `NodeSpotClient.defaultConfig` reads them (the lower-case names win; each checked, every problem named at once).
  *
  * @since 0.1.0
@@ -207,12 +209,7 @@ export const defaultConfig: Config.Wrap<Options> = {
     secretKey: Config.Redacted("SPOTKIT_SECRET_KEY"),
     passphrase: Config.Redacted("SPOTKIT_PASSPHRASE")
   },
-  redis: Config.Redacted("SPOTKIT_REDIS_URL").pipe(
-    Config.map((url): NodeSpotClient.RedisOptions | undefined =>
-      Redacted.value(url).trim() === "" ? undefined : { url }
-    ),
-    Config.withDefault(undefined)
-  ),
+  redis: RedisEnv.config,
   proxy: Proxies.config
 }
 

@@ -259,6 +259,51 @@ describe("SPOTKIT_RATE_LIMIT", () => {
       assert.include(error.message, "cancelOrders")
     }))
 
+  it.effect("SPOTKIT_REDIS_ON_UNAVAILABLE and SPOTKIT_REDIS_TIMEOUT_MS set the Redis store's policy and timeout", () =>
+    Effect.gen(function*() {
+      const redisOf = (env: Record<string, string>) =>
+        Config.unwrap(NodeSpotClient.defaultConfig).parse(ConfigProvider.fromEnvRecord({
+          SPOTKIT_BASE_URL: "http://127.0.0.1:1",
+          SPOTKIT_API_KEY: "k",
+          SPOTKIT_SECRET_KEY: "s",
+          SPOTKIT_PASSPHRASE: "p",
+          ...env
+        })).pipe(Effect.map((options) => options.redis))
+      const url = "redis://127.0.0.1:6379"
+      const set = yield* redisOf({
+        SPOTKIT_REDIS_URL: url,
+        SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
+        SPOTKIT_REDIS_TIMEOUT_MS: "750"
+      })
+      assert.isTrue(set !== undefined && Redacted.isRedacted(set.url) && Redacted.value(set.url) === url)
+      assert.strictEqual(set?.onUnavailable, "fail")
+      assert.strictEqual(set?.timeout, 750)
+      const plain = yield* redisOf({ SPOTKIT_REDIS_URL: url })
+      assert.isUndefined(plain?.onUnavailable)
+      assert.isUndefined(plain?.timeout)
+      assert.isUndefined(yield* redisOf({ SPOTKIT_REDIS_ON_UNAVAILABLE: "memory" }), "no Redis without a URL")
+      // Written wrong, each is named, with the URL set or not (a fleet's setting is not silently dropped).
+      const problemOf = (env: Record<string, string>) =>
+        Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
+          Effect.provideService(
+            ConfigProvider.ConfigProvider,
+            ConfigProvider.fromEnvRecord({
+              SPOTKIT_BASE_URL: "http://127.0.0.1:1",
+              SPOTKIT_API_KEY: "k",
+              SPOTKIT_SECRET_KEY: "s",
+              SPOTKIT_PASSPHRASE: "p",
+              ...env
+            })
+          )
+        )
+      const policy = yield* problemOf({ SPOTKIT_REDIS_ON_UNAVAILABLE: "crash" })
+      assert.deepStrictEqual(policy.problems.map((problem) => problem.variable), ["SPOTKIT_REDIS_ON_UNAVAILABLE"])
+      assert.include(policy.message, "SPOTKIT_REDIS_ON_UNAVAILABLE is invalid (must be memory or fail)")
+      const timeout = yield* problemOf({ SPOTKIT_REDIS_URL: url, SPOTKIT_REDIS_TIMEOUT_MS: "2 seconds" })
+      assert.deepStrictEqual(timeout.problems.map((problem) => problem.variable), ["SPOTKIT_REDIS_TIMEOUT_MS"])
+      assert.include(timeout.message, "SPOTKIT_REDIS_TIMEOUT_MS is invalid (must be a whole number of milliseconds")
+    }))
+
   const LimitedSandbox = Sandbox.layer().pipe(
     Layer.provideMerge(TestExchange.layer(TestExchange.demo({ seed: 9, bills: 0 })))
   )

@@ -8,7 +8,22 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimitStore, Signer, SpotClient, type SpotError } from "@spotkit/core"
 import { TestExchange } from "@spotkit/testkit"
-import { Cause, Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Option, References, Scope } from "effect"
+import {
+  Cause,
+  Clock,
+  Config,
+  ConfigProvider,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Logger,
+  Option,
+  References,
+  Scope
+} from "effect"
 import { inspect } from "node:util"
 import * as RateLimiter from "../../core/src/internal/client/rateLimiter.ts"
 import * as NodeSigner from "../src/NodeSigner.ts"
@@ -235,30 +250,52 @@ describe("a budget shared through Redis", () => {
     30_000
   )
 
-  it.live(
-    "Redis lost mid-run, with onUnavailable \"fail\": calls fail with RateLimitStoreError, nothing sent",
-    () =>
-      Effect.scoped(Effect.gen(function*() {
-        const redis = yield* redisServer
-        const exchange = yield* exchangeOf()
-        const client = yield* Effect.flatMap(
-          redisStore(redis.url, { onUnavailable: "fail" }),
-          (store) => clientOf(exchange, store)
-        )
-        yield* client.fundingBillsPage({ pageSize: 10 })
-        yield* redis.stop
-        const sent = (yield* exchange.requests).length
-        const error = reasonOf(yield* Effect.exit(client.fundingBillsPage({ pageSize: 10 })))
-        assert.strictEqual(error?.reason._tag, "RateLimitStoreError")
-        assert.include(error!.message, `redis://127.0.0.1:${redis.port}`)
-        assert.strictEqual((yield* exchange.requests).length, sent, "nothing was sent")
-        // Back once Redis is: the same client goes on.
-        yield* redis.start
-        yield* Effect.sleep(500)
-        yield* client.fundingBillsPage({ pageSize: 10 })
-      })),
-    30_000
-  )
+  // The store with `onUnavailable: "fail"`, given as the option, or read from the environment as
+  // `NodeSpotClient.layerConfig` (and the CLI) read it.
+  const failing = {
+    "onUnavailable \"fail\"": (url: string) => redisStore(url, { onUnavailable: "fail" }),
+    "SPOTKIT_REDIS_ON_UNAVAILABLE=fail in the environment": (url: string) =>
+      Effect.flatMap(
+        Config.unwrap(NodeSpotClient.defaultConfig).parse(ConfigProvider.fromEnvRecord({
+          SPOTKIT_BASE_URL: "http://venue.test",
+          SPOTKIT_API_KEY: "k",
+          SPOTKIT_SECRET_KEY: "s",
+          SPOTKIT_PASSPHRASE: "p",
+          SPOTKIT_REDIS_URL: url,
+          SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
+          SPOTKIT_REDIS_TIMEOUT_MS: "1000"
+        })),
+        (options) =>
+          Effect.map(
+            Layer.build(NodeSpotClient.layerRedisStore(options.redis!)),
+            (context) => Context.get(context, RateLimitStore.RateLimitStore)
+          )
+      )
+  }
+
+  for (const [how, storeOf] of Object.entries(failing)) {
+    it.live(
+      `Redis lost mid-run, with ${how}: calls fail with RateLimitStoreError, nothing sent`,
+      () =>
+        Effect.scoped(Effect.gen(function*() {
+          const redis = yield* redisServer
+          const exchange = yield* exchangeOf()
+          const client = yield* Effect.flatMap(storeOf(redis.url), (store) => clientOf(exchange, store))
+          yield* client.fundingBillsPage({ pageSize: 10 })
+          yield* redis.stop
+          const sent = (yield* exchange.requests).length
+          const error = reasonOf(yield* Effect.exit(client.fundingBillsPage({ pageSize: 10 })))
+          assert.strictEqual(error?.reason._tag, "RateLimitStoreError")
+          assert.include(error!.message, `redis://127.0.0.1:${redis.port}`)
+          assert.strictEqual((yield* exchange.requests).length, sent, "nothing was sent")
+          // Back once Redis is: the same client goes on.
+          yield* redis.start
+          yield* Effect.sleep(500)
+          yield* client.fundingBillsPage({ pageSize: 10 })
+        })),
+      30_000
+    )
+  }
 })
 
 describe("long waits through Redis: bounded, scoped to the venue and the budget, and told", () => {

@@ -60,6 +60,13 @@ describe("Environment", () => {
         { HTTPS_PROXY: "http://user:Zq9Pw7Xk%ZZ@127.0.0.1:3128" },
         "HTTPS_PROXY has a user name or password that is not valid percent-encoding (write % as %25)"
       ],
+      [{ SPOTKIT_REDIS_ON_UNAVAILABLE: "Fail" }, "SPOTKIT_REDIS_ON_UNAVAILABLE must be memory or fail"],
+      [
+        { SPOTKIT_REDIS_TIMEOUT_MS: "2s" },
+        "SPOTKIT_REDIS_TIMEOUT_MS must be a whole number of milliseconds from 1 to 600000"
+      ],
+      [{ SPOTKIT_REDIS_TIMEOUT_MS: "-5" }, "SPOTKIT_REDIS_TIMEOUT_MS must be a whole number of milliseconds"],
+      [{ SPOTKIT_REDIS_TIMEOUT_MS: "600001" }, "SPOTKIT_REDIS_TIMEOUT_MS must be a whole number of milliseconds"],
       [{ SPOTKIT_LOCALE: "en US" }, "SPOTKIT_LOCALE is not a locale such as en-US"],
       [{ SPOTKIT_RATE_LIMIT: "ON" }, "SPOTKIT_RATE_LIMIT must be on or off"],
       [
@@ -90,6 +97,8 @@ describe("Environment", () => {
       SPOTKIT_RATE_LIMIT: "off",
       SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder,cancelOrders, cancelAll",
       SPOTKIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2",
+      SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
+      SPOTKIT_REDIS_TIMEOUT_MS: "600000",
       SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
     }
     assert.isUndefined(Environment.problems({ ...good, ...optional }, "private"))
@@ -186,6 +195,19 @@ describe("Environment", () => {
       assert.strictEqual(options.rateLimit, false)
       assert.strictEqual(options.maxResponseBytes, 1024)
       assert.isTrue(options.redis !== undefined && Redacted.isRedacted(options.redis.url))
+      // The Redis store's policy and timeout are the store's defaults unless set.
+      assert.isUndefined(options.redis?.onUnavailable)
+      assert.isUndefined(options.redis?.timeout)
+      const fleet = yield* Environment.read("private").pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+          ...good,
+          SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379",
+          SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
+          SPOTKIT_REDIS_TIMEOUT_MS: "250"
+        })))
+      )
+      assert.strictEqual(fleet.redis?.onUnavailable, "fail")
+      assert.strictEqual(fleet.redis?.timeout, 250)
       const defaults = yield* Environment.read("private").pipe(
         Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(good)))
       )

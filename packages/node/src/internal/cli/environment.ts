@@ -9,6 +9,7 @@ import { Config, Effect, Option, Redacted } from "effect"
 import type * as NodeSpotClient from "../../NodeSpotClient.ts"
 import * as Proxies from "../proxy.ts"
 import * as RateLimitEnv from "../rateLimitEnv.ts"
+import * as RedisEnv from "../redisEnv.ts"
 
 /** What a command needs: the venue's private endpoints (credentials required), or public data only. */
 export type Access = "private" | "public"
@@ -30,6 +31,8 @@ export const VARIABLES = [
   "SPOTKIT_RATE_LIMIT",
   "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT",
   "SPOTKIT_REDIS_URL",
+  "SPOTKIT_REDIS_ON_UNAVAILABLE",
+  "SPOTKIT_REDIS_TIMEOUT_MS",
   "SPOTKIT_MAX_RESPONSE_BYTES",
   "SPOTKIT_PUSH_URL"
 ] as const
@@ -96,6 +99,10 @@ export const problemOf = (variable: Variable, value: string): string | undefined
         ? undefined
         : "has a query or a fragment, which the Redis client ignores; give the database as the path (/4)"
     }
+    case "SPOTKIT_REDIS_ON_UNAVAILABLE":
+      return RedisEnv.onUnavailableProblem(value)
+    case "SPOTKIT_REDIS_TIMEOUT_MS":
+      return RedisEnv.timeoutProblem(value)
     case "SPOTKIT_MAX_RESPONSE_BYTES":
       return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
     case "SPOTKIT_PUSH_URL": {
@@ -219,7 +226,6 @@ export const read = (
       secretKey: secret("SPOTKIT_SECRET_KEY"),
       passphrase: secret("SPOTKIT_PASSPHRASE")
     }
-    const redis = found.SPOTKIT_REDIS_URL
     return Effect.succeed({
       baseUrl: found.SPOTKIT_BASE_URL!,
       credentials,
@@ -228,7 +234,11 @@ export const read = (
         found.SPOTKIT_RATE_LIMIT === "off",
         found.SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT
       ),
-      redis: redis === undefined || redis.trim() === "" ? undefined : { url: Redacted.make(redis) },
+      redis: RedisEnv.redisOf(
+        found.SPOTKIT_REDIS_URL === undefined ? undefined : Redacted.make(found.SPOTKIT_REDIS_URL),
+        found.SPOTKIT_REDIS_ON_UNAVAILABLE,
+        found.SPOTKIT_REDIS_TIMEOUT_MS
+      ),
       proxy: proxyOf(found),
       maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined
         ? CLI_MAX_RESPONSE_BYTES
