@@ -605,6 +605,7 @@ const makeLimiter = (
       // A request in flight longer than its timeout has ended, however; a little more for the answer's way back.
       leaseMillis: timeoutMillis + 5_000,
       onWait: (wait) => reporter.waiting(wait.endpoint, wait.budget, wait.millis),
+      onWaited: reporter.waited,
       pauseExempt: overrides.pauseExempt
     })
   })

@@ -85,15 +85,16 @@ export const rateLimited = Metric.counter("spotkit_rate_limited_total", {
 
 /**
  * Time spent waiting for a rate-limit budget before sending, in milliseconds, by `budget` (`uid`, `ip`, `endpoint`,
- * or `paused` after a 429). Each wait is counted as it begins, for as long as it is expected to last: a wait cut short
- * (the call interrupted or timed out, the process stopping) counts whole, so over a short run or one that abandons
- * waits the total can exceed the time that passed.
+ * or `paused` after a 429). Each wait is counted when it ends, for as long as it really lasted: a wait cut short (the
+ * call interrupted or timed out, a waiter ahead giving up its place) counts the time it took, one longer than told (an
+ * answer later than assumed) the whole of it. (The `Waiting` event and span event tell a wait as it begins, for as
+ * long as it is expected to last.)
  *
  * @since 0.1.0
  * @category metrics
  */
 export const rateLimitWait = Metric.counter("spotkit_rate_limit_wait_ms_total", {
-  description: "Milliseconds of waits for a rate-limit budget before sending, counted as each wait begins, by budget",
+  description: "Milliseconds spent waiting for a rate-limit budget before sending, counted as each wait ends, by budget",
   incremental: true
 })
 

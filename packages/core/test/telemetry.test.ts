@@ -174,6 +174,48 @@ describe("telemetry", () => {
       assert.strictEqual((yield* count(Telemetry.budgetWeight, { budget: "ip" })) - ipBefore, 6)
     }))
 
+  // The wait metric counted each wait as it began, for as long as it was told to last: a wait cut short by its call's
+  // timeout counted whole (r67-ops F2), so a process that abandons waits reported more time waited than it ran.
+  it.effect("the wait metric counts the time a wait really lasted: a wait cut short counts what it took", () =>
+    Effect.gen(function*() {
+      const events: Array<Telemetry.Event> = []
+      const layer = SpotClient.layer({
+        ...clientOptions,
+        rateLimit: { uid: { limit: 10, windowMillis: 1_000 }, marginMillis: 0 },
+        syncServerTime: false,
+        checkSymbolRules: false,
+        retry: false,
+        onEvent: (event) => Effect.sync(() => events.push(event))
+      }).pipe(Layer.provide([new FakeVenue().layer, syncSigner]))
+      yield* TestClock.setTime(NOW)
+      const waited = count(Telemetry.rateLimitWait, { budget: "uid" })
+      yield* Effect.gen(function*() {
+        const client = yield* SpotClient.SpotClient
+        const place = (clientOrderId: string) => client.placeOrder({ ...order, clientOrderId })
+        // Two orders of weight 5 fill the user's 10 a second; a third is told to wait the window, 1,000 ms.
+        yield* place("m-1")
+        yield* place("m-2")
+        const before = yield* waited
+        const third = yield* Effect.forkChild(place("m-3"), { startImmediately: true })
+        for (let step = 0; step < 10_000 && events.length === 0; step++) yield* Effect.yieldNow
+        assert.deepStrictEqual(events.map((event) => event._tag === "Waiting" ? event.millis : event._tag), [1_000])
+        // Given up 300 ms into it: 300 ms waited, not the 1,000 told.
+        yield* TestClock.adjust(300)
+        yield* Fiber.interrupt(third)
+        assert.strictEqual((yield* waited) - before, 300)
+        // A wait that runs its course counts all of it: the fourth goes when the window has passed.
+        const fourth = yield* Effect.forkChild(place("m-4"), { startImmediately: true })
+        for (let step = 0; step < 10_000 && events.length === 1; step++) yield* Effect.yieldNow
+        assert.deepStrictEqual(events.map((event) => event._tag === "Waiting" ? event.millis : event._tag), [
+          1_000,
+          700
+        ])
+        yield* TestClock.adjust(700)
+        yield* Fiber.join(fourth)
+        assert.strictEqual((yield* waited) - before, 1_000)
+      }).pipe(Effect.provide(layer))
+    }))
+
   it.effect("the program's own metric attributes (Metric.CurrentMetricAttributes) join the client's", () =>
     Effect.gen(function*() {
       const layer = plainClient(new FakeVenue())

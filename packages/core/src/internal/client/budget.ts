@@ -5,7 +5,7 @@
 // sends one, otherwise one window, which holds every call of every client on the store. Every key names the venue's
 // host, so that two venues (or two API keys) on one store never hold each other up. A `Retry-After` beyond the cap
 // fails the call at once, and the pause is never longer than the cap.
-import { Clock, Effect } from "effect"
+import { Clock, Effect, type Fiber } from "effect"
 import type * as RateLimitStore from "../../RateLimitStore.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
@@ -39,6 +39,12 @@ export interface Config {
   readonly maxRetryAfterMillis?: number | undefined
   /** Told once before each wait, when given. */
   readonly onWait?: ((wait: Wait) => Effect.Effect<void>) | undefined
+  /**
+   * Told how long each wait told to `onWait` really lasted (ms), when it ends: at the next one, when the request is
+   * granted, or when its call gives up. It may be shorter than told (a waiter ahead gave up its place, the call was
+   * interrupted), or longer (an answer came later than the limiter assumed).
+   */
+  readonly onWaited?: ((budget: Wait["budget"], millis: number) => Effect.Effect<void>) | undefined
   /** The endpoints whose requests a 429's pause does not hold, unless one of them drew it (`rateLimit.pauseExempt`). */
   readonly pauseExempt?: ReadonlyArray<string> | undefined
 }
@@ -90,6 +96,25 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
   const budgetOf = (charge: RateLimitStore.Charge | undefined): Wait["budget"] =>
     charge === undefined ? "paused" : charge.key === uidKey ? "uid" : charge.key === ipKey ? "ip" : "endpoint"
   const exempt = new Set(config.pauseExempt)
+  const onWaited = config.onWaited
+  // The wait under way on each acquiring fiber (an acquisition runs on its caller's fiber): which budget holds it and
+  // since when (monotonic ms). It is closed, and how long it lasted told, at the next wait or when the acquisition ends.
+  const open = new WeakMap<Fiber.Fiber<unknown, unknown>, { readonly budget: Wait["budget"]; readonly since: number }>()
+  const close = (fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> => {
+    const wait = open.get(fiber)
+    if (wait === undefined || onWaited === undefined) return Effect.void
+    open.delete(fiber)
+    return onWaited(wait.budget, Math.max(0, RateLimiter.nowOf(fiber) - wait.since))
+  }
+  const told = (name: string, charge: RateLimitStore.Charge | undefined, millis: number): Effect.Effect<void> =>
+    Effect.withFiber((fiber) => {
+      const budget = budgetOf(charge)
+      const closed = close(fiber)
+      if (onWaited !== undefined) open.set(fiber, { budget, since: RateLimiter.nowOf(fiber) })
+      return onWait === undefined
+        ? closed
+        : Effect.andThen(closed, onWait({ endpoint: name, budget, millis }))
+    })
   const acquisitions = new Map<string, RateLimitStore.Acquisition>()
   // The budget a 429 of the endpoint pauses: the API user's for a signed request, the address's for a public one.
   const pauses = new Map<string, RateLimitStore.Charge>()
@@ -107,9 +132,9 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
       shared: uid === undefined ? [ip] : [uid, ip],
       leaseMillis: config.leaseMillis,
       pauseExempt: exempt.has(name),
-      onWait: onWait === undefined
+      onWait: onWait === undefined && onWaited === undefined
         ? undefined
-        : (charge, millis) => onWait({ endpoint: name, budget: budgetOf(charge), millis })
+        : (charge, millis) => told(name, charge, millis)
     })
   }
 
@@ -118,7 +143,11 @@ export const make = (store: RateLimitStore.Service, config: Config): Limiter => 
   if (atOnce !== undefined) { for (const [name, acquisition] of acquisitions) grants.set(name, atOnce(acquisition)) }
 
   return {
-    acquire: (endpoint) => store.acquire(acquisitions.get(endpoint.name)!),
+    // (Only an acquisition that may wait: one granted at once goes by `grantNow`, or by a store's single step.)
+    acquire: (endpoint) =>
+      onWaited === undefined
+        ? store.acquire(acquisitions.get(endpoint.name)!)
+        : Effect.ensuring(store.acquire(acquisitions.get(endpoint.name)!), Effect.withFiber(close)),
     grantNow: atOnce === undefined ? undefined : (endpoint, now) => grants.get(endpoint.name)!(now),
     failed: (endpoint, reason) => {
       const status = reason._tag === "RateLimitError" || reason._tag === "HttpStatusError" ? reason.httpStatus : 0

@@ -30,12 +30,14 @@ export interface Reporter {
     delayMillis: number,
     reason: SpotError.SpotErrorReason
   ) => Effect.Effect<void>
-  /** A request waits `millis` for a budget before it is sent. */
+  /** A request waits `millis` for a budget before it is sent (as the limiter expects it to last). */
   readonly waiting: (
     endpoint: string,
     budget: "uid" | "ip" | "endpoint" | "paused",
     millis: number
   ) => Effect.Effect<void>
+  /** A wait told to `waiting` ended, after `millis`: the time it really lasted. */
+  readonly waited: (budget: "uid" | "ip" | "endpoint" | "paused", millis: number) => Effect.Effect<void>
   /** Entries of the symbol rules could not be read, and are left out (none: nothing reported). */
   readonly unreadableSymbols: (entries: ReadonlyArray<Market.UnreadableSymbol>) => Effect.Effect<void>
 }
@@ -179,11 +181,11 @@ export const make = (
         listen({ _tag: "Retrying", endpoint: endpoint.name, attempt, delayMillis, reason })
       ], { discard: true }),
     waiting: (endpoint, budget, millis) =>
-      Effect.all([
-        Metric.update(waits(budget, { budget }), millis),
+      Effect.andThen(
         spanEvent("spotkit.rate_limit_wait", { endpoint, budget, "wait.ms": millis }),
         listen({ _tag: "Waiting", endpoint, budget, millis })
-      ], { discard: true }),
+      ),
+    waited: (budget, millis) => Metric.update(waits(budget, { budget }), millis),
     unreadableSymbols: (entries) =>
       entries.length === 0 ? Effect.void : Effect.all([
         Effect.logWarning(unreadableLine(entries)),
@@ -210,6 +212,7 @@ export const none: Reporter = {
   rateLimited: () => Effect.void,
   retrying: () => Effect.void,
   waiting: () => Effect.void,
+  waited: () => Effect.void,
   unreadableSymbols: () => Effect.void
 }
 
