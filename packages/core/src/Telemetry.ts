@@ -94,7 +94,8 @@ export const rateLimited = Metric.counter("spotkit_rate_limited_total", {
  * @category metrics
  */
 export const rateLimitWait = Metric.counter("spotkit_rate_limit_wait_ms_total", {
-  description: "Milliseconds spent waiting for a rate-limit budget before sending, counted as each wait ends, by budget",
+  description:
+    "Milliseconds spent waiting for a rate-limit budget before sending, counted as each wait ends, by budget",
   incremental: true
 })
 
