@@ -349,6 +349,27 @@ const acquireMany = (limiter: RateLimiter.Limiter, count: number) =>
     return { fibers, granted: () => granted }
   })
 
+// Two logs of the given limits and windows, for the properties over two budgets.
+const twoLogs = (limits: readonly [number, number], windows: readonly [number, number]) =>
+  [0, 1].map((i) => new RateLimiter.Log({ limit: limits[i]!, windowMillis: windows[i]! }, 0))
+
+// Arrivals at their times (a gap divisible by 3 arrives in the same instant as the one before), each charging one log
+// or both a weight that fits its limit.
+const timedArrivals = (
+  arrivals: ReadonlyArray<{ readonly gap: number; readonly a: number; readonly b: number; readonly which: string }>,
+  limits: readonly [number, number]
+) => {
+  let at = 0
+  return arrivals.map((arrival) => {
+    at += arrival.gap % 3 === 0 ? 0 : arrival.gap
+    const charges = [
+      ...(arrival.which === "b" ? [] : [{ log: 0, weight: 1 + (arrival.a % limits[0]) }]),
+      ...(arrival.which === "a" ? [] : [{ log: 1, weight: 1 + (arrival.b % limits[1]) }])
+    ]
+    return { at, charges }
+  })
+}
+
 describe("rateLimiter", () => {
   it.effect("grants at once while there is room, then at the first instant the window has room", () =>
     Effect.gen(function*() {
@@ -417,16 +438,8 @@ describe("rateLimiter", () => {
     })
     return fc.assert(
       fc.asyncProperty(scenario, ({ arrivals, limits, windows }) => {
-        const logs = [0, 1].map((i) => new RateLimiter.Log({ limit: limits[i]!, windowMillis: windows[i]! }, 0))
-        let at = 0
-        const timed = arrivals.map((arrival) => {
-          at += arrival.gap % 3 === 0 ? 0 : arrival.gap
-          const charges = [
-            ...(arrival.which === "b" ? [] : [{ log: 0, weight: 1 + (arrival.a % limits[0]!) }]),
-            ...(arrival.which === "a" ? [] : [{ log: 1, weight: 1 + (arrival.b % limits[1]!) }])
-          ]
-          return { at, charges }
-        })
+        const logs = twoLogs(limits, windows)
+        const timed = timedArrivals(arrivals, limits)
         const grants: Array<
           { readonly at: number; grantedAt: number; readonly charges: typeof timed[number]["charges"] }
         > = []
@@ -442,7 +455,7 @@ describe("rateLimiter", () => {
               grant.grantedAt = yield* now
               yield* permit.settle
             })))
-          yield* TestClock.adjust(at + (timed.length + 1) * 2 * Math.max(...windows))
+          yield* TestClock.adjust(timed.at(-1)!.at + (timed.length + 1) * 2 * Math.max(...windows))
           yield* Fiber.joinAll(fibers)
         })
         return Effect.runPromise(program.pipe(Effect.provide(TestClock.layer()))).then(() => {
@@ -487,16 +500,11 @@ describe("rateLimiter", () => {
     })
     return fc.assert(
       fc.asyncProperty(scenario, ({ arrivals, limits, windows }) => {
-        const logs = [0, 1].map((i) => new RateLimiter.Log({ limit: limits[i]!, windowMillis: windows[i]! }, 0))
-        let at = 0
-        const timed = arrivals.map((arrival) => {
-          at += arrival.gap % 3 === 0 ? 0 : arrival.gap
-          const charges = [
-            ...(arrival.which === "b" ? [] : [{ log: 0, weight: 1 + (arrival.a % limits[0]!) }]),
-            ...(arrival.which === "a" ? [] : [{ log: 1, weight: 1 + (arrival.b % limits[1]!) }])
-          ]
-          return { at, charges, gives: arrival.gives === undefined ? undefined : at + arrival.gives }
-        })
+        const logs = twoLogs(limits, windows)
+        const timed = timedArrivals(arrivals, limits).map((arrival, i) => ({
+          ...arrival,
+          gives: arrivals[i]!.gives === undefined ? undefined : arrival.at + arrivals[i]!.gives!
+        }))
         type Acquisition = typeof timed[number] & { grantedAt: number; gaveUpAt: number }
         const all: Array<Acquisition> = timed.map((arrival) => ({ ...arrival, grantedAt: -1, gaveUpAt: -1 }))
         const program = Effect.gen(function*() {
@@ -523,7 +531,7 @@ describe("rateLimiter", () => {
               }
               yield* Fiber.await(waiter)
             })))
-          yield* TestClock.adjust(at + 3000 + (timed.length + 1) * 2 * Math.max(...windows))
+          yield* TestClock.adjust(timed.at(-1)!.at + 3000 + (timed.length + 1) * 2 * Math.max(...windows))
           yield* Fiber.joinAll(fibers)
         })
         return Effect.runPromise(program.pipe(Effect.provide(TestClock.layer()))).then(() => {

@@ -45,6 +45,18 @@ const plainClient = (venue: FakeVenue) =>
 const count = (metric: Metric.Counter<number>, attributes: Record<string, string>) =>
   Effect.map(Metric.value(Metric.withAttributes(metric, attributes)), (state) => Number(state.count))
 
+// A client whose user budget is 10 a second, its events into `events`: placeOrder weighs 5 against it, so two orders
+// fill it and a third waits for the window.
+const limitedClient = (events: Array<Telemetry.Event>) =>
+  SpotClient.layer({
+    ...clientOptions,
+    rateLimit: { uid: { limit: 10, windowMillis: 1_000 }, marginMillis: 0 },
+    syncServerTime: false,
+    checkSymbolRules: false,
+    retry: false,
+    onEvent: (event) => Effect.sync(() => events.push(event))
+  }).pipe(Layer.provide([new FakeVenue().layer, syncSigner]))
+
 describe("telemetry", () => {
   it.effect("requests by endpoint and outcome, their latency, a retry and a 429: metrics, span events, events", () =>
     Effect.gen(function*() {
@@ -135,17 +147,8 @@ describe("telemetry", () => {
 
   it.effect("a wait for a budget: an event naming the budget, the wait's metric and span event; the budgets' use", () =>
     Effect.gen(function*() {
-      const venue = new FakeVenue()
       const events: Array<Telemetry.Event> = []
-      const layer = SpotClient.layer({
-        ...clientOptions,
-        // placeOrder weighs 5 against the user's budget: two fill it, the third waits for the window.
-        rateLimit: { uid: { limit: 10, windowMillis: 1_000 }, marginMillis: 0 },
-        syncServerTime: false,
-        checkSymbolRules: false,
-        retry: false,
-        onEvent: (event) => Effect.sync(() => events.push(event))
-      }).pipe(Layer.provide([venue.layer, syncSigner]))
+      const layer = limitedClient(events)
       yield* TestClock.setTime(NOW)
       const uidBefore = yield* count(Telemetry.budgetWeight, { budget: "uid" })
       const ipBefore = yield* count(Telemetry.budgetWeight, { budget: "ip" })
@@ -179,14 +182,7 @@ describe("telemetry", () => {
   it.effect("the wait metric counts the time a wait really lasted: a wait cut short counts what it took", () =>
     Effect.gen(function*() {
       const events: Array<Telemetry.Event> = []
-      const layer = SpotClient.layer({
-        ...clientOptions,
-        rateLimit: { uid: { limit: 10, windowMillis: 1_000 }, marginMillis: 0 },
-        syncServerTime: false,
-        checkSymbolRules: false,
-        retry: false,
-        onEvent: (event) => Effect.sync(() => events.push(event))
-      }).pipe(Layer.provide([new FakeVenue().layer, syncSigner]))
+      const layer = limitedClient(events)
       yield* TestClock.setTime(NOW)
       const waited = count(Telemetry.rateLimitWait, { budget: "uid" })
       yield* Effect.gen(function*() {

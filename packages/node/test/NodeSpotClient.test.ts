@@ -211,14 +211,22 @@ describe("layerConfig: every problem at once", () => {
 // SPOTKIT_RATE_LIMIT: on (the default) keeps core's client-side limits (`rateLimit` undefined: docs/venue/limits.md's
 // defaults), off turns them off (`false`), so a burst reaches a venue that enforces its limits at once.
 describe("SPOTKIT_RATE_LIMIT", () => {
-  const rateLimitOf = (env: Record<string, string>) =>
-    Config.unwrap(NodeSpotClient.defaultConfig).parse(ConfigProvider.fromEnvRecord({
+  // The required variables, and `env`.
+  const provider = (env: Record<string, string>) =>
+    ConfigProvider.fromEnvRecord({
       SPOTKIT_BASE_URL: "http://127.0.0.1:1",
       SPOTKIT_API_KEY: "k",
       SPOTKIT_SECRET_KEY: "s",
       SPOTKIT_PASSPHRASE: "p",
       ...env
-    })).pipe(Effect.map((options) => options.rateLimit))
+    })
+  const optionsOf = (env: Record<string, string>) => Config.unwrap(NodeSpotClient.defaultConfig).parse(provider(env))
+  // The one problem `readConfig` reports.
+  const problemOf = (env: Record<string, string>) =>
+    Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, provider(env))
+    )
+  const rateLimitOf = (env: Record<string, string>) => Effect.map(optionsOf(env), (options) => options.rateLimit)
 
   it.effect("on and unset keep the client's limits; off turns them off; anything else fails naming it", () =>
     Effect.gen(function*() {
@@ -242,18 +250,7 @@ describe("SPOTKIT_RATE_LIMIT", () => {
         false,
         "off wins"
       )
-      const error = yield* Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
-        Effect.provideService(
-          ConfigProvider.ConfigProvider,
-          ConfigProvider.fromEnvRecord({
-            SPOTKIT_BASE_URL: "http://127.0.0.1:1",
-            SPOTKIT_API_KEY: "k",
-            SPOTKIT_SECRET_KEY: "s",
-            SPOTKIT_PASSPHRASE: "p",
-            SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder,cancel,toString"
-          })
-        )
-      )
+      const error = yield* problemOf({ SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder,cancel,toString" })
       assert.deepStrictEqual(error.problems.map((problem) => problem.variable), ["SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"])
       assert.include(error.message, "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT is invalid (names no endpoint: cancel, toString")
       assert.include(error.message, "cancelOrders")
@@ -261,14 +258,7 @@ describe("SPOTKIT_RATE_LIMIT", () => {
 
   it.effect("SPOTKIT_REDIS_ON_UNAVAILABLE and SPOTKIT_REDIS_TIMEOUT_MS set the Redis store's policy and timeout", () =>
     Effect.gen(function*() {
-      const redisOf = (env: Record<string, string>) =>
-        Config.unwrap(NodeSpotClient.defaultConfig).parse(ConfigProvider.fromEnvRecord({
-          SPOTKIT_BASE_URL: "http://127.0.0.1:1",
-          SPOTKIT_API_KEY: "k",
-          SPOTKIT_SECRET_KEY: "s",
-          SPOTKIT_PASSPHRASE: "p",
-          ...env
-        })).pipe(Effect.map((options) => options.redis))
+      const redisOf = (env: Record<string, string>) => Effect.map(optionsOf(env), (options) => options.redis)
       const url = "redis://127.0.0.1:6379"
       const set = yield* redisOf({
         SPOTKIT_REDIS_URL: url,
@@ -283,19 +273,6 @@ describe("SPOTKIT_RATE_LIMIT", () => {
       assert.isUndefined(plain?.timeout)
       assert.isUndefined(yield* redisOf({ SPOTKIT_REDIS_ON_UNAVAILABLE: "memory" }), "no Redis without a URL")
       // Written wrong, each is named, with the URL set or not (a fleet's setting is not silently dropped).
-      const problemOf = (env: Record<string, string>) =>
-        Effect.flip(SpotClient.readConfig(NodeSpotClient.defaultConfig)).pipe(
-          Effect.provideService(
-            ConfigProvider.ConfigProvider,
-            ConfigProvider.fromEnvRecord({
-              SPOTKIT_BASE_URL: "http://127.0.0.1:1",
-              SPOTKIT_API_KEY: "k",
-              SPOTKIT_SECRET_KEY: "s",
-              SPOTKIT_PASSPHRASE: "p",
-              ...env
-            })
-          )
-        )
       const policy = yield* problemOf({ SPOTKIT_REDIS_ON_UNAVAILABLE: "crash" })
       assert.deepStrictEqual(policy.problems.map((problem) => problem.variable), ["SPOTKIT_REDIS_ON_UNAVAILABLE"])
       assert.include(policy.message, "SPOTKIT_REDIS_ON_UNAVAILABLE is invalid (must be memory or fail)")
