@@ -5,7 +5,7 @@
  * answer reports the caller's own cancel as `Cancelled`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import type { Cancel, Order } from "../src/index.ts"
 import * as Cancels from "../src/internal/client/cancel.ts"
 import {
@@ -117,6 +117,32 @@ describe("cancelOrder", () => {
         assert.strictEqual(venue.count(ORDER_INFO), 1)
       }))
   })
+
+  // A cancel given up in flight (a timeout around it, a strategy stopped) may have gone through: sent again, the
+  // venue's "final" was answered NotOpen(final), whether the earlier call cancelled the order or it had filled.
+  for (const [status, expected] of [["open", "Cancelled"], ["full_fill", "NotOpen"]] as const) {
+    it.effect(`a cancel given up in flight, sent again: 'final' is checked against the order (${status})`, () => {
+      const venue = withOrders(["gone-c"]).fail({ kind: "hangAfter" }, CANCEL)
+      if (status !== "open") venue.orders[0] = { ...venue.orders[0]!, status }
+      return withClient(venue, (client) =>
+        Effect.gen(function*() {
+          const ref = { symbol: SYMBOL, clientOrderId: "gone-c" }
+          const first = yield* Effect.forkChild(client.cancelOrder(ref), { startImmediately: true })
+          for (let step = 0; step < 1_000 && venue.count(CANCEL) === 0; step++) yield* Effect.yieldNow
+          assert.strictEqual(venue.count(CANCEL), 1, "the first cancel reached the venue")
+          yield* Fiber.interrupt(first)
+          assert.strictEqual(statusOf(venue, "gone-c"), status === "open" ? "cancelled" : status)
+          const outcome = yield* client.cancelOrder(ref)
+          assert.strictEqual(outcome._tag, expected)
+          if (outcome._tag === "Cancelled") assert.strictEqual(outcome.orderId, venueOrderId(venue, "gone-c"))
+          else assert.deepInclude<unknown>(outcome, { reason: "final" })
+          assert.strictEqual(venue.count(ORDER_INFO), 1)
+          // Settled by that answer: a third cancel's "final" is the venue's word again, not looked up.
+          assert.deepInclude<unknown>(yield* client.cancelOrder(ref), { _tag: "NotOpen", reason: "final" })
+          assert.strictEqual(venue.count(ORDER_INFO), 1)
+        }))
+    })
+  }
 
   it.effect("after a lost answer, an order that filled meanwhile stays NotOpen(final)", () => {
     const venue = withOrders(["filled-c"]).fail({ kind: "dropBefore" }, CANCEL)
@@ -249,6 +275,20 @@ describe("cancelOrders", () => {
           venueOrderId(venue, "s-0"),
           venueOrderId(venue, "s-1")
         ])
+        assert.strictEqual(venue.count(CANCEL_BATCH), 2)
+      }))
+  })
+
+  it.effect("a chunk given up in flight, sent again: its 'final' answers are settled by the orders' status", () => {
+    const venue = withOrders(["g-0", "g-1"]).fail({ kind: "hangAfter" }, CANCEL_BATCH)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const refs = [{ clientOrderId: "g-0" }, { clientOrderId: "g-1" }]
+        const first = yield* Effect.forkChild(client.cancelOrders(SYMBOL, refs), { startImmediately: true })
+        for (let step = 0; step < 1_000 && venue.count(CANCEL_BATCH) === 0; step++) yield* Effect.yieldNow
+        yield* Fiber.interrupt(first)
+        const result = yield* client.cancelOrders(SYMBOL, refs)
+        assert.deepInclude(result, { cancelled: 2, notOpen: 0, failed: 0 })
         assert.strictEqual(venue.count(CANCEL_BATCH), 2)
       }))
   })

@@ -43,6 +43,8 @@ export type Fault =
   | { readonly kind: "dropAfter" }
   /** The venue applies the request, then answers with this body text. */
   | { readonly kind: "garbleAfter"; readonly body: string }
+  /** The venue applies the request, and its answer never comes (the caller gives up, or its timeout ends it). */
+  | { readonly kind: "hangAfter" }
 
 export interface FakeOrder {
   readonly orderId: bigint
@@ -212,6 +214,7 @@ export class FakeVenue {
     this.onHandled(received)
     if (fault?.kind === "dropAfter") return lost()
     if (fault?.kind === "garbleAfter") return respond(200, fault.body)
+    if (fault?.kind === "hangAfter") return Effect.never
     return respond(answer.status, answer.text)
   }
 

@@ -6,14 +6,15 @@
 //
 // Cancels are idempotent and retried like reads; a retried cancel whose first attempt went through is answered
 // "already final" by the venue, so when an attempt may have been applied such an answer is checked against the
-// order's status: a cancelled order is reported `Cancelled`.
-import { Effect, Option } from "effect"
+// order's status: a cancelled order is reported `Cancelled`. So is a cancel sent again by the caller after an earlier
+// call of the same order that was given up (interrupted) after it was handed to the transport (`Unanswered`).
+import { Cause, Effect, Exit, Option } from "effect"
 import type * as Cancel from "../../Cancel.ts"
 import type * as Order from "../../Order.ts"
 import { type OrderId, TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
-import { type Context, fail, sendTracked, validate } from "./call.ts"
+import { attempt, type Context, fail, validate } from "./call.ts"
 import type * as OrderState from "./orderState.ts"
 import type * as Retry from "./retry.ts"
 import * as Validate from "./validate.ts"
@@ -24,6 +25,48 @@ const { notOpen, notOpenCode: codeOf } = Venue
 export type Lookup = OrderState.Lookup
 
 type Named = { readonly orderId?: OrderId | undefined; readonly clientOrderId?: string | undefined }
+
+/**
+ * The orders (by symbol and id) whose cancel may have gone through in a call given up by its caller (interrupted)
+ * after an attempt was handed to the transport, the 10,000 latest: a later cancel of one that the venue answers
+ * "already final" may be answering that call's, and is checked against the order's status. An answered cancel of the
+ * order settles it.
+ */
+export class Unanswered {
+  private readonly keys = new Set<string>()
+  private readonly capacity: number
+  constructor(capacity = 10_000) {
+    this.capacity = capacity
+  }
+  add(key: string): void {
+    this.keys.delete(key)
+    this.keys.add(key)
+    if (this.keys.size > this.capacity) this.keys.delete(this.keys.values().next().value!)
+  }
+  has(key: string): boolean {
+    return this.keys.has(key)
+  }
+  delete(key: string): void {
+    this.keys.delete(key)
+  }
+  /**
+   * `call`, a cancel of the orders of `keys` whose attempts call `handed` as each is handed to the transport:
+   * answered, it settles them; interrupted after one was handed, it records them.
+   */
+  around<A, E>(keys: ReadonlyArray<string>, call: (handed: () => void) => Effect.Effect<A, E>): Effect.Effect<A, E> {
+    return Effect.suspend(() => {
+      let handed = false
+      return Effect.onExit(call(() => handed = true), (exit) =>
+        Effect.sync(() => {
+          if (Exit.isSuccess(exit)) { for (const key of keys) this.delete(key) }
+          else if (handed && Cause.hasInterrupts(exit.cause)) { for (const key of keys) this.add(key) }
+        }))
+    })
+  }
+}
+
+const keyOf = (symbol: string, named: Named): string =>
+  named.orderId !== undefined ? `${symbol} o${named.orderId}` : `${symbol} c${named.clientOrderId}`
 
 // After an attempt that may have been applied, "already final" may be our own earlier cancel: the order's status
 // says. A lookup that fails leaves the outcome as the venue gave it.
@@ -65,11 +108,15 @@ const named = (request: typeof Cancel.CancelOrderRequest.Type, answer?: Cancel.C
   }
 }
 
-/** The outcome of a cancel of one order: its answer, or the refusal that says the order is not open. */
+/**
+ * The outcome of a cancel of one order: its answer, or the refusal that says the order is not open. `earlier`: an
+ * earlier call's cancel of the order may have gone through unanswered (`Unanswered`).
+ */
 export const one = (
   request: typeof Cancel.CancelOrderRequest.Type,
   sent: Effect.Effect<Retry.Succeeded<Cancel.CancelOrderResponse>, Retry.Failure>,
-  lookup: Lookup
+  lookup: Lookup,
+  earlier = false
 ): Effect.Effect<Cancel.CancelOutcome, SpotError.SpotErrorReason> =>
   Effect.matchEffect(sent, {
     onFailure: (failure) => {
@@ -85,7 +132,7 @@ export const one = (
         code,
         message: reason.message
       }
-      return settle(lookup, outcome, failure.mayHaveApplied)
+      return settle(lookup, outcome, failure.mayHaveApplied || earlier)
     },
     onSuccess: ({ mayHaveApplied, value: answer }) => {
       if (answer.result) return Effect.succeed<Cancel.CancelOutcome>({ _tag: "Cancelled", ...named(request, answer) })
@@ -102,7 +149,7 @@ export const one = (
         code: codeOf(code, how),
         message: message ?? Venue.message(codeOf(code, how))
       }
-      return settle(lookup, outcome, mayHaveApplied)
+      return settle(lookup, outcome, mayHaveApplied || earlier)
     }
   })
 
@@ -115,11 +162,14 @@ const validateSymbol = Validate.input(TradingPair, "symbol")
 
 /** What cancelling many orders needs from the client. */
 export interface Client {
-  /** Sends one request (retried): orderIds or clientOids of one symbol. */
+  /** Sends one request (retried): orderIds or clientOids of one symbol; `handed` as each attempt is handed over. */
   readonly send: (
-    request: Cancel.CancelOrdersRequest
+    request: Cancel.CancelOrdersRequest,
+    handed?: () => void
   ) => Effect.Effect<Retry.Succeeded<Cancel.CancelBatchResponse>, Retry.Failure>
   readonly lookup: Lookup
+  /** The orders whose earlier cancel may have gone through unanswered; none when not given. */
+  readonly unanswered?: Unanswered | undefined
 }
 
 interface Item {
@@ -200,7 +250,14 @@ const sendChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Ite
     const request: Cancel.CancelOrdersRequest = byOrderId
       ? { symbol, orderIds: chunk.map((item) => item.orderId!) }
       : { symbol, clientOids: chunk.map((item) => item.clientOrderId!) }
-    const answer = yield* Effect.result(client.send(request))
+    const keys = chunk.map((item) => keyOf(symbol, item))
+    const unanswered = client.unanswered
+    const earlier = new Set(keys.filter((key) => unanswered?.has(key)))
+    const answer = yield* Effect.result(
+      unanswered === undefined
+        ? client.send(request)
+        : unanswered.around(keys, (handed) => client.send(request, handed))
+    )
     if (answer._tag === "Failure") {
       const reason = answer.failure.reason
       const code = "code" in reason ? reason.code : reason._tag
@@ -218,7 +275,7 @@ const sendChunk = (client: Client, symbol: TradingPair, chunk: ReadonlyArray<Ite
         )
       }
       return Effect.map(
-        settle(client.lookup, outcome, answer.success.mayHaveApplied),
+        settle(client.lookup, outcome, answer.success.mayHaveApplied || earlier.has(keyOf(symbol, item))),
         (settled): Outcome => ({ ...settled, index: item.index })
       )
     }, { concurrency: 4 })
@@ -326,6 +383,9 @@ const tally = (outcomes: ReadonlyArray<Outcome>, complete = true): Cancel.Cancel
 /** The cancel operations of one client, over the order lookup of `orderState.ts`. */
 export const make = (context: Context, lookup: Lookup) => {
   const { cancelAll: allEndpoint, cancelOrder: oneEndpoint, cancelOrders: manyEndpoint } = Venue.endpoints
+  const unanswered = new Unanswered()
+  const sendTracked = <E extends Venue.Endpoint>(endpoint: E, request: Venue.RequestOf<E>, handed?: () => void) =>
+    context.retrying.tracked(endpoint, attempt(context.pipeline, endpoint, request, handed))
 
   const cancelOrder = Effect.fnUntraced(
     function*(input: Cancel.CancelOrderInput) {
@@ -335,13 +395,22 @@ export const make = (context: Context, lookup: Lookup) => {
           ? { symbol: request.symbol, orderId: request.orderId }
           : { symbol: request.symbol, clientOrderId: request.clientOrderId }
       )
-      return yield* one(request, sendTracked(context, oneEndpoint, request), lookup)
+      const key = keyOf(request.symbol, request)
+      const earlier = unanswered.has(key)
+      return yield* unanswered.around(
+        [key],
+        (handed) => one(request, sendTracked(oneEndpoint, request, handed), lookup, earlier)
+      )
     },
     Effect.mapError(fail("cancelOrder")),
     context.traced("SpotClient.cancelOrder")
   )
 
-  const client: Client = { send: (request) => sendTracked(context, manyEndpoint, request), lookup }
+  const client: Client = {
+    send: (request, handed) => sendTracked(manyEndpoint, request, handed),
+    lookup,
+    unanswered
+  }
 
   const cancelOrders = Effect.fnUntraced(
     function*(symbolInput: string, orders: Iterable<Order.OrderRef>) {
@@ -359,7 +428,7 @@ export const make = (context: Context, lookup: Lookup) => {
       const request = yield* validate(allEndpoint, { symbol: symbolInput })
       yield* Effect.annotateCurrentSpan({ symbol: request.symbol })
       // An attempt whose answer was lost may have cancelled orders; a later one's answer does not list them.
-      const sent = yield* Effect.mapError(sendTracked(context, allEndpoint, request), (failure) => failure.reason)
+      const sent = yield* Effect.mapError(sendTracked(allEndpoint, request), (failure) => failure.reason)
       return all(sent.value, !sent.mayHaveApplied)
     },
     Effect.mapError(fail("cancelAll")),
