@@ -646,6 +646,106 @@ describe("rateLimiter", () => {
       assert.deepStrictEqual(grantedAt, [1000, 1000, 1000, 2000, 2000, 2000, 3000, 3000, 3000, 4000])
     }))
 
+  // A waiter woken to take an earlier slot was resumed on the waker's stack: a chain of such wake-ups nested one run
+  // loop per waiter, and some hundreds deep the stack overflowed, a call died with a RangeError and the waiters behind
+  // it were never woken (review r69-sw F6).
+  it.effect(
+    "thousands of waiters moved to one instant by a give-up are all granted then, none lost",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(0)
+        const n = 3_000
+        const log = new RateLimiter.Log({ limit: n + 1, windowMillis: 1000 }, 0)
+        yield* Effect.flatMap(RateLimiter.acquireAll([{ log, weight: n + 1 }]), (permit) => permit.settle)
+        const grantedAt: Array<number> = []
+        const failures: Array<unknown> = []
+        const take = (weight: number) =>
+          Effect.forkChild(
+            Effect.flatMap(
+              RateLimiter.acquireAll([{ log, weight }]),
+              (permit) => Effect.andThen(permit.settle, Effect.map(now, (at) => void grantedAt.push(at)))
+            ).pipe(Effect.catchCause((cause) => Effect.sync(() => void failures.push(Cause.squash(cause))))),
+            { startImmediately: true }
+          )
+        yield* take(1)
+        // A heavy one at 2000, and 3,000 behind it from 3000 on; it gives up, and they all move to 1000.
+        const heavy = yield* take(n + 1)
+        for (let i = 0; i < n; i++) yield* take(1)
+        yield* TestClock.adjust(1)
+        yield* Fiber.interrupt(heavy)
+        for (let t = 1; t < 1100; t += 10) yield* TestClock.adjust(10)
+        assert.deepStrictEqual(failures, [])
+        assert.strictEqual(grantedAt.filter((at) => at === 1000).length, n + 1)
+        assert.strictEqual(log.queued.length, 0, "no waiter left queued")
+      }),
+    60_000
+  )
+
+  // A waiter moved earlier was woken by the one ahead of it before that one had made its own check, and was granted
+  // ahead of it when that one then found a late answer (review r69-sw F5).
+  it.effect("a waiter moved by a give-up is never granted ahead of a waiter it queued behind", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(0)
+      const l0 = new RateLimiter.Log({ limit: 1, windowMillis: 530 }, 0)
+      const l1 = new RateLimiter.Log({ limit: 1, windowMillis: 1 }, 0)
+      const l2 = new RateLimiter.Log({ limit: 2, windowMillis: 1 }, 0)
+      const order: Array<string> = []
+      const take = (name: string, logs: ReadonlyArray<RateLimiter.Log>, latency = 0) =>
+        Effect.forkChild(
+          Effect.flatMap(RateLimiter.acquireAll(logs.map((log) => ({ log, weight: 1 }))), (permit) =>
+            Effect.gen(function*() {
+              order.push(`${name}@${yield* now}`)
+              yield* Effect.sleep(latency)
+              yield* permit.settle
+            })),
+          { startImmediately: true }
+        )
+      yield* take("A0", [l0])
+      // Granted at 530 and answered at 531: l0 has room again at 1061, not at 1060 as A2 planned.
+      yield* take("A1", [l0], 1)
+      const a2 = yield* take("A2", [l0, l1, l2])
+      const a3 = yield* take("A3", [l2])
+      const a4 = yield* take("A4", [l2])
+      yield* TestClock.adjust(1)
+      // A3 gives up: A4 moves to 1060, behind A2 in l2.
+      yield* Fiber.interrupt(a3)
+      for (let t = 1; t < 1200; t++) yield* TestClock.adjust(1)
+      yield* Fiber.join(a2)
+      yield* Fiber.join(a4)
+      assert.deepStrictEqual(order, ["A0@0", "A1@530", "A2@1061", "A4@1061"])
+    }))
+
+  // A grant taken back (a call given up while it waited for the shared budgets after its endpoint's slot was granted)
+  // freed room only for newcomers: a waiter already queued behind it kept its slot (review r69-sw F1).
+  it.effect("a waiter queued behind a grant that is revoked takes the room at once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const store = yield* RateLimitStore.makeMemory
+      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1000, weight: 1 }
+      const uid = { key: "uid:venue.test:k", limit: 1, windowMillis: 10_000, weight: 1 }
+      // The user's budget is full: an order takes its endpoint's slot, then waits for the UID budget.
+      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 5_000 })
+      const order = yield* Effect.forkChild(
+        store.acquire({ endpoint, shared: [uid], leaseMillis: 5_000 }),
+        { startImmediately: true }
+      )
+      yield* TestClock.adjust(10)
+      // A call on the endpoint's budget alone queues behind the order's slot (until 1010).
+      let grantedAt = -1
+      yield* Effect.forkChild(
+        Effect.flatMap(
+          store.acquire({ endpoint: undefined, shared: [endpoint], leaseMillis: 5_000 }),
+          () => Effect.map(now, (at) => grantedAt = at - NOW)
+        ),
+        { startImmediately: true }
+      )
+      yield* TestClock.adjust(10)
+      // The order gives up at 20: its endpoint slot is revoked, and the queued call goes then.
+      yield* Fiber.interrupt(order)
+      for (let t = 0; t < 1100; t += 5) yield* TestClock.adjust(5)
+      assert.strictEqual(grantedAt, 20)
+    }))
+
   it.effect("given up while it waits for the shared budgets, a request gives its endpoint's slot back (nothing sent)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)

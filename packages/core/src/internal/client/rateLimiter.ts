@@ -541,7 +541,10 @@ class Grant extends EffectBase implements Revocable {
     return this
   }
   get revoke(): Effect.Effect<void> {
-    return Effect.sync(() => this.revokeNow())
+    return Effect.withFiber((fiber) => {
+      if (this.revokeNow()) replanSoon(this.plan.logs, fiber)
+      return Effect.void
+    })
   }
   settleAt(now: number): void {
     if (this.settled) return
@@ -550,11 +553,13 @@ class Grant extends EffectBase implements Revocable {
     for (let i = 0; i < logs.length; i++) logs[i]!.settle(weights[i]!, now)
   }
   // Not on the path of a request that is sent: only a shared store's grant that was not made takes its own back.
-  private revokeNow(): void {
-    if (this.settled) return
+  // Whether it did (its weight left the logs: the waiters queued behind it may go sooner).
+  private revokeNow(): boolean {
+    if (this.settled) return false
     this.settled = true
     const { logs, weights } = this.plan
     for (let i = 0; i < logs.length; i++) logs[i]!.revoke(weights[i]!)
+    return true
   }
 }
 
@@ -581,9 +586,12 @@ export class Waiter {
   /** The last sweep that saw it. */
   swept = 0
   private signal: Deferred.Deferred<void> | undefined = undefined
+  // Where its wake-ups are scheduled: its fiber's dispatcher.
+  private readonly dispatcher: Fiber.Fiber<unknown, unknown>["currentDispatcher"]
 
-  constructor(plan: Plan, slot: number) {
+  constructor(plan: Plan, slot: number, fiber: Fiber.Fiber<unknown, unknown>) {
     this.plan = plan
+    this.dispatcher = fiber.currentDispatcher
     this.reservations = plan.logs.map((log, i) => log.reserve(slot, plan.weights[i]!, this))
   }
 
@@ -606,10 +614,18 @@ export class Waiter {
     this.pending = true
   }
 
-  /** Wakes it (asleep, or as soon as it sleeps) to read its time again. */
+  /**
+   * Wakes it (asleep, or as soon as it sleeps) to read its time again: in a task of its own, never on the waker's
+   * stack. A fiber awaiting a signal resumes at once when the signal is given, so a wake-up given inline would run the
+   * waiter's check inside the waker's, before the waker has made its own (a waiter ahead not yet checked then looks
+   * checked), and a chain of relays would nest one run loop per waiter until the stack overflows.
+   */
   wake(): void {
     this.pending = false
-    if (this.signal !== undefined) Deferred.doneUnsafe(this.signal, Effect.void)
+    this.dispatcher.scheduleTask(() => {
+      // The signal of the nap under way (or none: it reads its time as it naps).
+      if (this.signal !== undefined) Deferred.doneUnsafe(this.signal, Effect.void)
+    }, 0)
   }
 
   /** Awake at its time: the waiters right behind it that a sweep moved are woken in turn. */
@@ -639,18 +655,25 @@ export class Waiter {
 
   /** Leaves every queue without a grant; the waiters that were behind it are re-planned by a sweep. */
   leave(fiber: Fiber.Fiber<unknown, unknown>): void {
-    const stale: Array<Log> = []
-    this.plan.logs.forEach((log, i) => {
-      if (log.release(this.reservations[i]!) && !log.stale) {
-        log.stale = true
-        stale.push(log)
-      }
-    })
-    if (stale.length === 0) return
-    // Once the scheduler's current batch is done: waiters interrupted together are re-planned once.
-    const clock = fiber.getRef(Clock.Clock)
-    fiber.currentDispatcher.scheduleTask(() => sweep(stale, millisOf(clock.monotonicTimeNanosUnsafe())), 0)
+    replanSoon(this.plan.logs.filter((log, i) => log.release(this.reservations[i]!)), fiber)
   }
+}
+
+/**
+ * Weight left `logs` (a waiter gave up its place, a grant was revoked): the waiters queued in them are re-planned by
+ * one sweep, once the scheduler's current batch is done, so that waiters interrupted together are re-planned once.
+ */
+const replanSoon = (logs: ReadonlyArray<Log>, fiber: Fiber.Fiber<unknown, unknown>): void => {
+  const stale: Array<Log> = []
+  for (const log of logs) {
+    if (!log.stale && log.queued.length > 0) {
+      log.stale = true
+      stale.push(log)
+    }
+  }
+  if (stale.length === 0) return
+  const clock = fiber.getRef(Clock.Clock)
+  fiber.currentDispatcher.scheduleTask(() => sweep(stale, millisOf(clock.monotonicTimeNanosUnsafe())), 0)
 }
 
 /**
@@ -755,7 +778,7 @@ const queue = (plan: Plan, now: number, fiber: Fiber.Fiber<unknown, unknown>): E
   const { slot, by } = slotOf(plan, now)
   if (slot <= now) return Effect.succeed(granted(fiber, plan.grant()))
   const { logs } = plan
-  const waiter = new Waiter(plan, slot)
+  const waiter = new Waiter(plan, slot, fiber)
   const { reservations } = waiter
   const told = plan.onWait === undefined ? Effect.void : plan.onWait(by, slot - now)
   // Sleeps until its time to check; woken earlier by a sweep that moved it, it sleeps until the new time. The wait is
