@@ -463,6 +463,44 @@ describe("waiters that give up, through Redis", () => {
   }
 })
 
+describe("a call given up while Redis makes it wait", () => {
+  // Its local grant is taken back (nothing was sent); the call queued behind that grant in the process went at its
+  // old slot, as if the grant were still in flight (review r69-sw F1).
+  it.live(
+    "the call queued behind its local grant goes once Redis has room, not at the slot planned with it",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const redis = yield* redisServer
+        const here = yield* redisStore(redis.url)
+        const other = yield* redisStore(redis.url)
+        const budget = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1_000, weight: 1 }
+        const acquisition: RateLimitStore.Acquisition = { endpoint: budget, shared: [], leaseMillis: 5_000 }
+        const start = yield* Clock.currentTimeMillis
+        // Another process takes the budget's one slot at 0: Redis has room again at about 1000.
+        yield* Effect.flatMap(other.acquire(acquisition), (permit) => permit.settle)
+        // Call A is granted this process's own budget and waits in Redis.
+        const a = yield* Effect.forkChild(here.acquire(acquisition), { startImmediately: true })
+        yield* Effect.sleep(600)
+        // Call B queues behind A's local grant (in flight: as if answered now, so until about 1600).
+        let grantedAt = -1
+        yield* Effect.forkChild(
+          Effect.flatMap(here.acquire(acquisition), (permit) =>
+            Effect.andThen(
+              Effect.map(Clock.currentTimeMillis, (now) => grantedAt = now - start),
+              permit.settle
+            )),
+          { startImmediately: true }
+        )
+        yield* Effect.sleep(100)
+        yield* Fiber.interrupt(a)
+        yield* Effect.sleep(1_500)
+        assert.isAbove(grantedAt, 0)
+        assert.isBelow(grantedAt, 1_300, `B granted at ${grantedAt} ms; Redis and the local budget had room from ~1000`)
+      })),
+    30_000
+  )
+})
+
 describe("requests exempt from pauses, through Redis (rateLimit.pauseExempt)", () => {
   it.live(
     "another process's pause holds them only when such a request drew it; every other request waits it out",
