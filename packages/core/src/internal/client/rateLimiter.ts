@@ -163,6 +163,11 @@ export class Log {
   exemptPausedUntil = Number.NEGATIVE_INFINITY
   /** A waiter left the queue with waiters behind it: a sweep is to re-plan them (`Waiter.leave`). */
   stale = false
+  /**
+   * The first waiter (`Waiter.seq`) a sweep may move here: the earliest that left behind those still queued, or
+   * every one (`-Infinity`) after a grant was revoked. Those ahead of it planned with nothing that has gone.
+   */
+  staleFrom = Number.POSITIVE_INFINITY
   /** Where the sweep under way stands in this log (`sweep`). */
   cursor: Cursor | undefined = undefined
   // In flight: granted, not answered. The count makes the sum exactly 0 when none is left (weights may be fractions).
@@ -542,7 +547,7 @@ class Grant extends EffectBase implements Revocable {
   }
   get revoke(): Effect.Effect<void> {
     return Effect.withFiber((fiber) => {
-      if (this.revokeNow()) replanSoon(this.plan.logs, fiber)
+      if (this.revokeNow()) replanSoon(this.plan.logs, fiber, Number.NEGATIVE_INFINITY)
       return Effect.void
     })
   }
@@ -655,18 +660,21 @@ export class Waiter {
 
   /** Leaves every queue without a grant; the waiters that were behind it are re-planned by a sweep. */
   leave(fiber: Fiber.Fiber<unknown, unknown>): void {
-    replanSoon(this.plan.logs.filter((log, i) => log.release(this.reservations[i]!)), fiber)
+    replanSoon(this.plan.logs.filter((log, i) => log.release(this.reservations[i]!)), fiber, this.seq)
   }
 }
 
 /**
- * Weight left `logs` (a waiter gave up its place, a grant was revoked): the waiters queued in them are re-planned by
- * one sweep, once the scheduler's current batch is done, so that waiters interrupted together are re-planned once.
+ * Weight left `logs` (a waiter gave up its place, a grant was revoked): the waiters queued in them from `from` on
+ * (`Waiter.seq`) are re-planned by one sweep, once the scheduler's current batch is done, so that waiters interrupted
+ * together are re-planned once.
  */
-const replanSoon = (logs: ReadonlyArray<Log>, fiber: Fiber.Fiber<unknown, unknown>): void => {
+const replanSoon = (logs: ReadonlyArray<Log>, fiber: Fiber.Fiber<unknown, unknown>, from: number): void => {
   const stale: Array<Log> = []
   for (const log of logs) {
-    if (!log.stale && log.queued.length > 0) {
+    if (log.queued.length === 0) continue
+    log.staleFrom = Math.min(log.staleFrom, from)
+    if (!log.stale) {
       log.stale = true
       stale.push(log)
     }
@@ -687,34 +695,39 @@ const replanSoon = (logs: ReadonlyArray<Log>, fiber: Fiber.Fiber<unknown, unknow
  */
 export const sweep = (logs: ReadonlyArray<Log>, now: number): void => {
   const component: Array<Log> = []
-  for (const log of logs) {
-    if (log.stale) {
-      log.stale = false
-      log.cursor = log.cursorAt(now)
-      component.push(log)
-    }
+  // The first waiter that may move: those ahead of every one that left only count for those behind.
+  let from = Number.POSITIVE_INFINITY
+  const join = (log: Log) => {
+    if (log.stale) from = Math.min(from, log.staleFrom)
+    log.stale = false
+    log.staleFrom = Number.POSITIVE_INFINITY
+    log.cursor = log.cursorAt(now)
+    component.push(log)
   }
+  for (const log of logs) if (log.stale) join(log)
   const pass = ++sweeps
-  const waiters: Array<Waiter> = []
+  let waiters: Array<Waiter> = []
   for (let k = 0; k < component.length; k++) {
     for (const { waiter } of component[k]!.queued) {
       if (waiter.swept === pass) continue
       waiter.swept = pass
       waiters.push(waiter)
-      for (const log of waiter.plan.logs) {
-        if (log.cursor !== undefined) continue
-        log.stale = false
-        log.cursor = log.cursorAt(now)
-        component.push(log)
-      }
+      for (const log of waiter.plan.logs) if (log.cursor === undefined) join(log)
     }
   }
-  // One log's queue is in order already.
-  if (component.length > 1) waiters.sort((a, b) => a.seq - b.seq)
+  // In their order: a log's queue is in order already, and one that holds them all (the address's budget, which
+  // every request charges) orders them all.
+  const all = component.find((log) => log.queued.length === waiters.length)
+  if (all !== undefined) waiters = all.queued.map((reservation) => reservation.waiter)
+  else waiters.sort((a, b) => a.seq - b.seq)
   // Woken once the pass is done: a waiter woken may run at once, and relay to one the pass has yet to move.
   const first: Array<Waiter> = []
   for (const waiter of waiters) {
     const { exempt, logs, weights } = waiter.plan
+    if (waiter.seq < from) {
+      for (let i = 0; i < logs.length; i++) logs[i]!.pass(waiter.reservations[i]!)
+      continue
+    }
     let slot = now
     for (const log of logs) slot = Math.max(slot, log.pausedFor(exempt), log.cursor!.until)
     for (let moved = true; moved;) {
