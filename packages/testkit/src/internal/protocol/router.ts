@@ -49,8 +49,8 @@ export class Router {
     const queryAt = request.path.indexOf("?")
     const path = queryAt < 0 ? request.path : request.path.slice(0, queryAt)
     const endpoint = Venue.endpointByPath.get(path)
-    // Faults strike signed endpoints only.
-    const strike = endpoint?.permission === undefined ? undefined : this.faults.strike(path)
+    // A rule with a path strikes that path, public or signed; one without strikes signed requests only.
+    const strike = this.faults.strike(path, endpoint?.permission !== undefined)
     const fault = strike?.fault
     // Whether the fault acted on this request (one that acts after applying does not act on a refused request).
     let acted = fault !== undefined && !afterApplying(fault)
