@@ -1,8 +1,9 @@
 // Authentication (docs/venue/signing.md): the API keys the exchange knows, and the checks of a signed request in the
 // venue's order: headers present (40001, 40002, 40003, 40011), JSON content type (40007), timestamp well formed
 // (40005), key known (40006), passphrase (40012), timestamp within the window (40008), signature over the bytes
-// received (40009), the permission the endpoint declares (40014), and, for a request that changes state, that this key,
-// timestamp and signature were not admitted before within the window (40409: an exact replay). A request is remembered
+// received (40009), the permission the endpoint declares (40014), and, for a request a replay of which would place or
+// move again (the router says which), that this key, timestamp and signature were not admitted before within the
+// window (40409: an exact replay). A request is remembered
 // only once admitted (`admitted`, after the rate limits): one refused with 429 was not processed and may be sent again.
 import { Venue } from "@spotkit/core"
 import type { KeyObject } from "node:crypto"
