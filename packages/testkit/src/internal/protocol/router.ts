@@ -114,7 +114,7 @@ export class Router {
       if (request.bodyBytes !== undefined && !isUtf8(request.bodyBytes)) {
         return refuse(new Refusal("40017", "Request body is not UTF-8"))
       }
-      if (this.limits.refuses(endpoint.name, caller.userId, request.clientAddress, now)) return refuse(tooMany())
+      if (this.limits.refuses(endpoint.name, caller, request.clientAddress, now)) return refuse(tooMany())
       this.auth.admitted(caller)
       const body = endpoint.method === "GET" ? parseQuery(request.path) : parseBody(request.body)
       if (body instanceof Refusal) return refuse(body)
