@@ -397,7 +397,8 @@ describe("public: exchangeInfo, products, time", () => {
         makerFeeRate: "0.001",
         buyLimitPriceRatio: "0.99",
         sellLimitPriceRatio: "0.99",
-        marketBuyLimitSize: "90071992.547409",
+        // No largest market buy configured: the most of the quote coin that can exist, at the quote precision.
+        marketBuyLimitSize: "90071992.54",
         marketSellLimitSize: "90071992.547409",
         marketFallbackPriceRatio: "0",
         enableTrade: true,

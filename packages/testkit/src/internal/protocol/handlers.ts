@@ -326,7 +326,7 @@ const exchangeInfo: Handler = (engine, _userId, body) => {
       makerFeeRate: r.makerFeeRate,
       buyLimitPriceRatio: "0.99",
       sellLimitPriceRatio: "0.99",
-      marketBuyLimitSize: r.maxTradeAmount,
+      marketBuyLimitSize: r.marketBuyLimitSize,
       marketSellLimitSize: r.maxTradeAmount,
       marketFallbackPriceRatio: "0",
       enableTrade: r.enableTrade,
