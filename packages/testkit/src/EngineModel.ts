@@ -63,6 +63,12 @@ export interface ProductSpec {
    * it as `maxTradeAmount`. @default none: served as the most of the base coin that can exist (its supply cap)
    */
   readonly maxQuantity?: string | undefined
+  /**
+   * Largest quote amount of a market buy (whose quantity is counted in the quote coin), a multiple of
+   * 10^-quotePrecision (`40020` above it). `exchangeInfo` serves it as `marketBuyLimitSize`, and `maxQuantity` as
+   * `marketSellLimitSize`. @default none: served as the most of the quote coin that can exist (its supply cap)
+   */
+  readonly maxMarketBuyValue?: string | undefined
   /** Whether the symbol trades: orders on a symbol that does not are refused (`40020`), cancels still work. @default true */
   readonly enableTrade?: boolean | undefined
 }
@@ -485,6 +491,8 @@ export interface SymbolRules {
   readonly stepSize: string
   readonly minTradeAmount: string
   readonly maxTradeAmount: string
+  /** The largest market buy, in the quote coin; a market sell's largest is `maxTradeAmount`. */
+  readonly marketBuyLimitSize: string
   readonly minOrderValue: string
   readonly makerFeeRate: string
   readonly takerFeeRate: string

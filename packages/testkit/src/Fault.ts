@@ -111,7 +111,12 @@ export const appliedLost: Fault = { _tag: "AppliedLost" }
  */
 export interface Rule {
   readonly fault: Fault
-  /** Only requests to this path (e.g. `Venue.endpoints.placeOrder.path`). @default every API path */
+  /**
+   * Only requests to this path (e.g. `Venue.endpoints.placeOrder.path`, or a public one such as
+   * `Venue.endpoints.ticker.path`).
+   * @default every signed path: without a path, a rule passes over the public market data (ticker, book, candles,
+   * trades, symbol rules, server time) and strikes the next requests on the account
+   */
   readonly path?: string | undefined
   /** The next `times` matching requests. */
   readonly times?: number | undefined

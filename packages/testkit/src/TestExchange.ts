@@ -53,7 +53,7 @@ export type RequestRecord = RequestLog.RequestRecord
 
 /**
  * Venue-side rate limits: the venue's weight model (docs/venue/limits.md) — budgets per API user (`uid`), per client
- * address (`ip`) and per endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
+ * address (`ip`) and per API key and endpoint (`perEndpoint`, on placing, batching, cancelling and transfers), weights by endpoint
  * over the declared ones (`Venue.endpoints[name].weight`), and the `Retry-After` (seconds) a 429 carries, if any —
  * and the failed authentications an API key may make from an address in a window before that key is answered 429
  * from there (`authFailures`, default 20 a minute; the keys the exchange does not know count as one).

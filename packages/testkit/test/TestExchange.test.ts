@@ -51,3 +51,35 @@ describe("TestExchange.layerSpotClient: acts as any demo user", () => {
       assert.include(named.message, "bob")
     }))
 })
+
+describe("TestExchange: two clients of one key", () => {
+  // Under the TestClock both clients sign at the same millisecond, so the same cancel from each is the same signed
+  // bytes. No venue source shows a refusal of a repeated signature, and a repeated cancel moves nothing: both are
+  // answered as cancels (docs/venue/signing.md#error-codes, 40409).
+  it.effect("the same cancels from two clients of one key in one millisecond are both answered", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const mine = yield* SpotClient.SpotClient
+      const other = yield* SpotClient.make({
+        baseUrl: "http://exchange.test",
+        credentials: exchange.accounts[0]!.credentials,
+        rateLimit: false
+      }).pipe(Effect.provide(TestExchange.layerHttpClient))
+      const placed = yield* mine.placeOrder({
+        symbol: "BTCUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        force: "normal",
+        price: "20000",
+        quantity: "0.01"
+      })
+      for (const client of [mine, other]) {
+        yield* client.cancelOrder({ symbol: "BTCUSDT_SPBL", orderId: placed.orderId })
+        yield* client.cancelAll("BTCUSDT_SPBL")
+      }
+      const answered = (yield* exchange.requests)
+        .filter((record) => record.path.includes("cancel"))
+        .map((record) => `${record.status} ${record.code}`)
+      assert.deepStrictEqual(answered, ["200 00000", "200 00000", "200 00000", "200 00000"])
+    }).pipe(Effect.provide(TestExchange.layerSpotClient())))
+})

@@ -6,9 +6,10 @@ import { Venue } from "@spotkit/core"
 import { Effect } from "effect"
 import type { Fault } from "../src/index.ts"
 import { TestExchange } from "../src/index.ts"
-import { signed, statusOf } from "./support/signed.ts"
+import { signed, statusOf, unsigned } from "./support/signed.ts"
 
 const OPEN_ORDERS = Venue.endpoints.openOrders.path
+const TICKER = `${Venue.endpoints.ticker.path}?symbol=BTCUSDT_SPBL`
 
 describe("faults", () => {
   // Built as literals so that the test does not depend on whether the constructors validate their arguments.
@@ -32,4 +33,32 @@ describe("faults", () => {
         }
       }))
   }
+
+  // Fault.Rule.path: "Only requests to this path"; nothing exempts the market data, whose retries a user tests too.
+  it.effect("a rule with a public endpoint's path strikes that endpoint", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      yield* exchange.injectFault({
+        fault: { _tag: "HttpError", status: 503 },
+        path: Venue.endpoints.ticker.path,
+        times: 1
+      })
+      const now = 1_000_000
+      const first = statusOf(exchange.handleAt(unsigned("GET", TICKER), now))
+      const second = statusOf(exchange.handleAt(unsigned("GET", TICKER), now))
+      assert.deepStrictEqual([first, second], [503, 200])
+    }))
+
+  // Fault.Rule.path's default: a rule without a path strikes the next signed requests, so that the market data a
+  // program reads in between does not use it up.
+  it.effect("a rule without a path passes over public requests and strikes the next signed one", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+      yield* exchange.injectFault({ fault: { _tag: "HttpError", status: 503 }, times: 1 })
+      const now = 1_000_000
+      const body = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
+      const ticker = statusOf(exchange.handleAt(unsigned("GET", TICKER), now))
+      const orders = statusOf(exchange.handleAt(signed(TestExchange.demoKeys.alice, OPEN_ORDERS, body, now), now))
+      assert.deepStrictEqual([ticker, orders], [200, 503])
+    }))
 })

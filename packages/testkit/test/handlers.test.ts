@@ -377,6 +377,26 @@ describe("GET: assets and transfer status", () => {
         assert.deepStrictEqual([refused.status, refused.json.code, refused.json.data], [400, "40020", null], query)
       }
     }))
+
+  // account.md#transfer-status: "only the past month is served" (30 days, on the exchange's clock), whatever the
+  // bounds asked; the exchange's own inspection (`transfers`) keeps every one.
+  it.effect("transfer status serves the past 30 days only, with or without a startTime", () =>
+    Effect.gen(function*() {
+      const { bobId, exchange, get, post } = yield* setup
+      const sent = post(
+        E.internalTransfer.path,
+        `{"toUserId":${bobId},"coin":"USDT","amount":"1","fromAccountType":"SPOT","toAccountType":"SPOT"}`
+      ).json.id as string
+      const DAY = 86_400_000
+      const ids = (query: string, now: number) =>
+        get(`${E.transferStatus.path}${query}`, alice, now).json.list.map((t: { withdrawId: string }) => t.withdrawId)
+      assert.deepStrictEqual(ids("", NOW + 30 * DAY), [sent], "30 days old: served")
+      assert.deepStrictEqual(ids("", NOW + 30 * DAY + 1), [], "older than 30 days: not served")
+      const later = NOW + 40 * DAY
+      assert.deepStrictEqual(ids(`?startTime=${NOW}&endTime=${later}`, later), [], "a startTime 40 days back")
+      assert.deepStrictEqual(ids(`?withdrawID=${sent}`, later), [], "by its id")
+      assert.strictEqual((yield* exchange.transfers()).length, 1)
+    }))
 })
 
 describe("public: exchangeInfo, products, time", () => {
@@ -397,7 +417,8 @@ describe("public: exchangeInfo, products, time", () => {
         makerFeeRate: "0.001",
         buyLimitPriceRatio: "0.99",
         sellLimitPriceRatio: "0.99",
-        marketBuyLimitSize: "90071992.547409",
+        // No largest market buy configured: the most of the quote coin that can exist, at the quote precision.
+        marketBuyLimitSize: "90071992.54",
         marketSellLimitSize: "90071992.547409",
         marketFallbackPriceRatio: "0",
         enableTrade: true,

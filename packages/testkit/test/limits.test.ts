@@ -142,4 +142,30 @@ describe("rate limits by endpoint", () => {
       // Another address has its own budget.
       assert.strictEqual(statusOf(configured.handleAt({ ...info, clientAddress: "10.0.0.2" }, t)), 200)
     }))
+
+  // limits.md#budgets: "10 requests per second per key" on placing, batching, cancelling and transfers; the user's
+  // budget (500 per 10 s) stays one for all the user's keys.
+  it.effect("the per-endpoint limit is counted per API key: two keys of one user get 10 cancels a second each", () =>
+    Effect.gen(function*() {
+      const one = { apiKey: "key-one", secretKey: "secret-one", passphrase: "pass-one" }
+      const two = { apiKey: "key-two", secretKey: "secret-two", passphrase: "pass-two" }
+      const exchange = yield* TestExchange.make({
+        accounts: [{ keys: [one, two], balances: [{ accountType: "SPOT", coin: "USDT", amount: "1000" }] }]
+      })
+      const t = 4_000_000
+      const cancel = (key: typeof one, i: number) =>
+        statusOf(exchange.handleAt(
+          signed(
+            key,
+            Venue.endpoints.cancelOrder.path,
+            JSON.stringify({ symbol: "BTCUSDT_SPBL", orderId: `${100 + i}` }),
+            t
+          ),
+          t
+        ))
+      const answered = Array.from({ length: 10 }, (_, i) => [cancel(one, i), cancel(two, i)]).flat()
+      assert.deepStrictEqual(answered, Array.from({ length: 20 }, () => 200))
+      // The 11th of a key within the second is over its own budget.
+      assert.strictEqual(cancel(one, 10), 429)
+    }))
 })

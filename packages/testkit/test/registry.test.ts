@@ -37,6 +37,8 @@ describe("Engine.symbolRules", () => {
         stepSize: "0.00001",
         minTradeAmount: "0.0001",
         maxTradeAmount: "99999",
+        // Without a largest market buy, the most USDT that can exist, at the quote precision (1, the price's).
+        marketBuyLimitSize: "90071992.5",
         minOrderValue: "5",
         makerFeeRate: "0",
         takerFeeRate: "0.0025",
@@ -51,6 +53,8 @@ describe("Engine.symbolRules", () => {
         // One step; without a maximum, the most ETH (8 decimals) that can exist: floor((2^53 - 1) / 10^8).
         minTradeAmount: "1",
         maxTradeAmount: "90071992",
+        // Without a largest market buy, the most USDT (8 decimals) that can exist, at the quote precision (2).
+        marketBuyLimitSize: "90071992.54",
         minOrderValue: "0",
         makerFeeRate: "0",
         takerFeeRate: "0.0025",
@@ -143,5 +147,36 @@ describe("orders against the product's rules", () => {
     place(engine, user, limit("sell", "100000", "0.0001", "step"))
     const rules = engine.symbolRules()[0]!
     assert.deepStrictEqual([rules.minTradeAmount, rules.maxTradeAmount], ["0.0001", "90071992.5474"])
+  })
+
+  // market-data.md#symbol-rules: `marketBuyLimitSize` is "the largest market order"; what exchangeInfo publishes, the
+  // engine holds. A market buy's quantity is its quote amount, so its limit is one too.
+  it("a market buy above the product's largest market buy is refused with 40020, and exchangeInfo publishes it", () => {
+    const engine = new Engine.Engine({ seed: 7 })
+    engine.addProduct({
+      symbol: SYMBOL,
+      base: "BTC",
+      quote: "USDT",
+      pricePrecision: 2,
+      quantityPrecision: 4,
+      maxQuantity: "1",
+      maxMarketBuyValue: "1000"
+    })
+    const user = addUser(engine, { USDT: "100000", BTC: "10" })
+    // Two asks of the largest quantity: the market buy of 1000 USDT takes both, above the largest base quantity.
+    place(engine, user, limit("sell", "500", "1", "ask-1"))
+    place(engine, user, limit("sell", "500", "1", "ask-2"))
+    const before = snapshot(engine, [user])
+    const above = engine.placeOrder(user, market("buy", "1000.01", "mb-above"), T0)
+    assert.deepStrictEqual(above, {
+      ok: false,
+      code: "40020",
+      msg: "Parameter quantity error: above the largest market buy 1000"
+    })
+    assert.strictEqual(snapshot(engine, [user]), before, "the refusal changes nothing")
+    const mb = place(engine, user, market("buy", "1000", "mb-max"))
+    assert.deepStrictEqual([engine.order(mb)?.status, engine.order(mb)?.fillQuantity], ["full_fill", "2.0000"])
+    const rules = engine.symbolRules()[0]!
+    assert.deepStrictEqual([rules.maxTradeAmount, rules.marketBuyLimitSize], ["1", "1000"])
   })
 })

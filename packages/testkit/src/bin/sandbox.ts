@@ -88,7 +88,7 @@ const parseRateLimits = (text: string): Partial<TestExchange.RateLimits> | false
 
 const rateLimits = Flag.String("rate-limits").pipe(
   Flag.withDescription(
-    "Enforce the venue's rate limits (weights against 500 per 10 s per user and per address, 10 per second on " +
+    "Enforce the venue's rate limits (weights against 500 per 10 s per user and per address, 10 per second per key on " +
       "placing, cancelling and transfers, 20 failed authentications a minute per key and address), answering HTTP 429 " +
       "beyond them: on, off, or overrides such as uid=500/10s,ip=1000/10s,endpoint=10/1s,auth=20/60s,retry-after=10 " +
       "(default on)"

@@ -55,6 +55,7 @@ export const REJECT_PARAMETER = -6
 export const REJECT_NOT_TRADABLE = -7
 export const REJECT_MIN_QUANTITY = -8
 export const REJECT_MAX_QUANTITY = -9
+export const REJECT_MAX_MARKET_BUY = -10
 
 // The bizTypes a fill writes, as plain constants for the hot path.
 const BUY_SUCCESS = BIZ.buy_success
@@ -152,6 +153,8 @@ export class Matching {
     if ((market === 0 || !buy) && (quantity < product.minLots || quantity > product.maxLots)) {
       return quantity < product.minLots ? REJECT_MIN_QUANTITY : REJECT_MAX_QUANTITY
     }
+    // A market buy's quote amount against the largest the product publishes (`marketBuyLimitSize`).
+    if (market === 1 && buy && quantity > product.maxMarketBuy) return REJECT_MAX_MARKET_BUY
     const opposite = buy ? product.asks : product.bids
     // What the order freezes: a limit buy its full value at its price, a market buy its quote amount, a sell its
     // base quantity. The value check doubles as the minimum-value check.

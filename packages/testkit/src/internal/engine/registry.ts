@@ -37,6 +37,9 @@ export interface Product {
   /** The same, in the base coin, as `exchangeInfo` serves them. */
   readonly minQuantity: string
   readonly maxQuantity: string
+  /** The largest market buy, in units of its quantity (`marketBuyUnit`; `Infinity`: none), and in the quote coin. */
+  readonly maxMarketBuy: number
+  readonly maxMarketBuyValue: string
   readonly enableTrade: boolean
   readonly bids: BookSide
   readonly asks: BookSide
@@ -111,6 +114,13 @@ export class Registry {
       throw new EngineError(`${spec.symbol}: maxQuantity must be a multiple of the step, at least minQuantity`)
     }
     const lot = pow10(base.scale - qp)
+    const marketBuyUnit = pow10(quote.scale - quotePrecision)
+    const maxMarketBuy = spec.maxMarketBuyValue === undefined
+      ? Infinity
+      : toUnits(spec.maxMarketBuyValue, quotePrecision)
+    if (typeof maxMarketBuy !== "number" || maxMarketBuy === 0) {
+      throw new EngineError(`${spec.symbol}: maxMarketBuyValue must be a positive multiple of 10^-quotePrecision`)
+    }
     const product: Product = {
       index: this.products.length,
       symbol: spec.symbol,
@@ -121,7 +131,7 @@ export class Registry {
       quotePrecision,
       notional: pow10(quote.scale - pp - qp),
       lot,
-      marketBuyUnit: pow10(quote.scale - quotePrecision),
+      marketBuyUnit,
       minValue,
       minOrderValue: trimmed(minValue, quote.scale),
       minLots,
@@ -129,6 +139,12 @@ export class Registry {
       minQuantity: trimmed(minLots, qp),
       // Without a maximum: the most of the base coin that can exist (a supply stays below 2^53 units), in whole lots.
       maxQuantity: trimmed(maxLots === Infinity ? Math.floor(Number.MAX_SAFE_INTEGER / lot) : maxLots, qp),
+      maxMarketBuy,
+      // Without a maximum: the most of the quote coin that can exist, in whole units of a market buy's quantity.
+      maxMarketBuyValue: trimmed(
+        maxMarketBuy === Infinity ? Math.floor(Number.MAX_SAFE_INTEGER / marketBuyUnit) : maxMarketBuy,
+        quotePrecision
+      ),
       enableTrade: spec.enableTrade ?? true,
       bids: new BookSide(true),
       asks: new BookSide(false)
@@ -163,6 +179,7 @@ export class Registry {
       stepSize: trimmed(1, p.quantityPrecision),
       minTradeAmount: p.minQuantity,
       maxTradeAmount: p.maxQuantity,
+      marketBuyLimitSize: p.maxMarketBuyValue,
       minOrderValue: p.minOrderValue,
       makerFeeRate: trimmed(makerRate, RATE_SCALE),
       takerFeeRate: trimmed(takerRate, RATE_SCALE),

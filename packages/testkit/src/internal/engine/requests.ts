@@ -7,6 +7,7 @@ import { accountTypes } from "./accounts.ts"
 import {
   REJECT_BALANCE,
   REJECT_DUPLICATE,
+  REJECT_MAX_MARKET_BUY,
   REJECT_MAX_QUANTITY,
   REJECT_MIN_QUANTITY,
   REJECT_MIN_VALUE,
@@ -120,6 +121,8 @@ export class Requests {
         return refusal("45110", product!.minQuantity)
       case REJECT_MAX_QUANTITY:
         return refusal("40020", "quantity", `above the maximum order quantity ${product!.maxQuantity}`)
+      case REJECT_MAX_MARKET_BUY:
+        return refusal("40020", "quantity", `above the largest market buy ${product!.maxMarketBuyValue}`)
       default:
         return refusal("40034")
     }

@@ -1,8 +1,9 @@
 // Authentication (docs/venue/signing.md): the API keys the exchange knows, and the checks of a signed request in the
 // venue's order: headers present (40001, 40002, 40003, 40011), JSON content type (40007), timestamp well formed
 // (40005), key known (40006), passphrase (40012), timestamp within the window (40008), signature over the bytes
-// received (40009), the permission the endpoint declares (40014), and, for a request that changes state, that this key,
-// timestamp and signature were not admitted before within the window (40409: an exact replay). A request is remembered
+// received (40009), the permission the endpoint declares (40014), and, for a request a replay of which would place or
+// move again (the router says which), that this key, timestamp and signature were not admitted before within the
+// window (40409: an exact replay). A request is remembered
 // only once admitted (`admitted`, after the rate limits): one refused with 429 was not processed and may be sent again.
 import { Venue } from "@spotkit/core"
 import type { KeyObject } from "node:crypto"
@@ -34,7 +35,7 @@ const present = (value: string | undefined): value is string => value !== undefi
 /** The refusals that say a credential was wrong: what someone guessing keys, passphrases or secrets meets. */
 export const FAILED_CREDENTIALS: ReadonlySet<string> = new Set(["40006", "40009", "40012"])
 
-/** An authenticated caller; `replay`: how `Auth.admitted` remembers a request that changes state. */
+/** An authenticated caller; `replay`: how `Auth.admitted` remembers a request whose replay is refused. */
 export interface Caller {
   readonly userId: string
   readonly apiKey: string
@@ -46,7 +47,7 @@ export class Auth {
   // HMAC keys imported once per secret, not per request.
   private readonly hmacKeys = new Map<string, KeyObject>()
   private readonly windowMillis: number
-  // The signed requests that changed state and may still be replayed (their timestamp within the window), by key,
+  // The signed requests good once that may still be replayed (their timestamp within the window), by key,
   // timestamp and signature, with the time after which the window refuses them anyway; in the order they came.
   private readonly seen = new Map<string, number>()
   private seenOrder: Array<string> = []
@@ -69,8 +70,8 @@ export class Auth {
   }
 
   /**
-   * The caller of a signed request to an endpoint that needs `permission`, or why it is refused. `once`: the request
-   * changes state, so its signature is good once (a replay of an admitted one within the window is refused); the
+   * The caller of a signed request to an endpoint that needs `permission`, or why it is refused. `once`: a replay of
+   * the request would place or move again, so its signature is good once (a replay of an admitted one within the window is refused); the
    * caller's `replay` is what `admitted` remembers.
    */
   authenticate(

@@ -72,14 +72,16 @@ export class Faults {
   }
 
   /**
-   * The rule that strikes a request to `path`, if any. A rule whose fault acts only on an applied request is used up
-   * only when the request is applied: see `spend`.
+   * The rule that strikes a request to `path` (`signed` when its endpoint takes a signature), if any. A rule without
+   * a path strikes signed requests only: "the next request" of a test is its next call on the account, and the
+   * market data a program reads in between (a ticker, a book) would otherwise use the rule up. A rule whose fault acts
+   * only on an applied request is used up only when the request is applied: see `spend`.
    */
-  strike(path: string): Strike | undefined {
+  strike(path: string, signed: boolean): Strike | undefined {
     for (let i = 0; i < this.rules.length; i++) {
       const entry = this.rules[i]!
       const rule = entry.rule
-      if (rule.path !== undefined && rule.path !== path) continue
+      if (rule.path === undefined ? !signed : rule.path !== path) continue
       if (rule.share !== undefined && this.random() >= rule.share) continue
       if (!afterApplying(rule.fault)) this.spend(entry)
       return { fault: rule.fault, entry }

@@ -263,9 +263,13 @@ const accountTypeField = (body: Body, name: string): Engine.AccountType | undefi
     : refusal("40020", name)
 }
 
-// docs/venue/account.md#transfer-status: the caller's transfers, in the transfer's envelope (`{total, code: "200",
-// list, timestamp}`), user ids as JSON numbers. The venue spells the id parameter `withdrawID`.
-const transferStatus: Handler = (engine, userId, body) => {
+// How far back transfer status serves: "only the past month" (account.md#transfer-status), taken as 30 days.
+const TRANSFER_STATUS_MILLIS = 30 * 86_400_000
+
+// docs/venue/account.md#transfer-status: the caller's transfers of the past 30 days, in the transfer's envelope
+// (`{total, code: "200", list, timestamp}`), user ids as JSON numbers. The venue spells the id parameter `withdrawID`.
+// An earlier `startTime` is clipped to the 30 days rather than refused: the venue's answer to one is not known.
+const transferStatus: Handler = (engine, userId, body, now) => {
   const withdrawId = stringField(body, "withdrawID", false)
   if (withdrawId instanceof Refusal) return withdrawId
   const coin = stringField(body, "coin", false)
@@ -282,10 +286,11 @@ const transferStatus: Handler = (engine, userId, body) => {
   if (page instanceof Refusal) return page
   const pageSize = integerField(body, "pageSize", 1, 200)
   if (pageSize instanceof Refusal) return pageSize
+  const oldest = now - TRANSFER_STATUS_MILLIS
   const found = engine.transferStatus(userId, {
     withdrawId,
     coin,
-    startTime,
+    startTime: startTime === undefined || startTime < oldest ? oldest : startTime,
     endTime,
     fromAccountType,
     toAccountType,
@@ -326,7 +331,7 @@ const exchangeInfo: Handler = (engine, _userId, body) => {
       makerFeeRate: r.makerFeeRate,
       buyLimitPriceRatio: "0.99",
       sellLimitPriceRatio: "0.99",
-      marketBuyLimitSize: r.maxTradeAmount,
+      marketBuyLimitSize: r.marketBuyLimitSize,
       marketSellLimitSize: r.maxTradeAmount,
       marketFallbackPriceRatio: "0",
       enableTrade: r.enableTrade,

@@ -1,7 +1,7 @@
 // Venue-side rate limits: the venue's weight model (docs/venue/limits.md, `Venue.budgets` and each endpoint's
 // `Venue.Weight`) with the exchange's overrides. A signed request weighs its UID weight against its user's budget and
 // its IP weight against its address's, and placing, batching, cancelling and transfers count one request against the
-// endpoint's own budget per user; a public request weighs against its address only. Sliding-window logs, counted on
+// endpoint's own budget per API key; a public request weighs against its address only. Sliding-window logs, counted on
 // the time the protocol is given (the exchange's Clock). Also the failed authentications (a wrong key, passphrase or
 // signature) of each API key from each address: past a burst of them that key is answered 429 from that address
 // before any check, until the failures age out of the window, so that holding an API key is no licence to guess its
@@ -17,7 +17,7 @@ export type RateLimits = {
   readonly uid: Budget
   /** Per client address. */
   readonly ip: Budget
-  /** Requests per user on each endpoint whose weight says `perSecond`. */
+  /** Requests per API key on each endpoint whose weight says `perSecond`. */
   readonly perEndpoint: Budget
   /** Weights by endpoint name, over the declared ones. */
   readonly weights: { readonly [name: string]: Partial<Venue.Weight> | undefined }
@@ -112,18 +112,26 @@ export class Limits {
   }
 
   /**
-   * Whether a request to the endpoint is over a budget: its user's (`userId` undefined for a public request), its
-   * address's, or its endpoint's. Every budget must have room; a refused request charges none, an admitted one all.
+   * Whether a request to the endpoint is over a budget: its user's (`caller` undefined for a public request), its
+   * address's, or its endpoint's, which is counted per API key (docs/venue/limits.md#budgets: "10 requests per second
+   * per key"), so that two keys of one user each have their own. Every budget must have room; a refused request
+   * charges none, an admitted one all.
    */
-  refuses(endpoint: string, userId: string | undefined, address: string, now: number): boolean {
+  refuses(
+    endpoint: string,
+    caller: { readonly userId: string; readonly apiKey: string } | undefined,
+    address: string,
+    now: number
+  ): boolean {
     const options = this.options
     const weight = this.weights.get(endpoint)
     if (options === false || weight === undefined) return false
     const charges: Array<Charge> = [{ log: logOf(this.byAddress, address), budget: options.ip, weight: weight.ip }]
-    if (userId !== undefined) {
-      charges.push({ log: logOf(this.byUser, userId), budget: options.uid, weight: weight.uid ?? weight.ip })
+    if (caller !== undefined) {
+      charges.push({ log: logOf(this.byUser, caller.userId), budget: options.uid, weight: weight.uid ?? weight.ip })
       if (weight.perSecond) {
-        charges.push({ log: logOf(this.byEndpoint, `${userId} ${endpoint}`), budget: options.perEndpoint, weight: 1 })
+        const log = logOf(this.byEndpoint, `${caller.apiKey}\n${endpoint}`)
+        charges.push({ log, budget: options.perEndpoint, weight: 1 })
       }
     }
     for (const charge of charges) if (!charge.log.hasRoom(now, charge.weight, charge.budget)) return true

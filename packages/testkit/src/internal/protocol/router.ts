@@ -1,7 +1,7 @@
 // The venue's HTTP protocol over the engine: a request and the time in, an outcome out; the transports (in-process
 // HttpClient, loopback server) only carry bytes. Routes by `Venue.endpointByPath`; checks the method, the body's
 // size, the caller's key and address against their failed authentications, the caller (auth, over the path, query and body
-// bytes exactly as received; an exact replay of a request that changes state refused) against the endpoint's declared
+// bytes exactly as received; an exact replay of a placement or a transfer refused) against the endpoint's declared
 // permission, and its declared weights; dispatches to the endpoint's handler with the request's fields (a GET's and a
 // public endpoint's from the query string, a POST's from its JSON body) and writes the answer in its declared
 // envelope. Faults strike first (or, for those that act after applying, last), and every request is logged with what
@@ -49,8 +49,8 @@ export class Router {
     const queryAt = request.path.indexOf("?")
     const path = queryAt < 0 ? request.path : request.path.slice(0, queryAt)
     const endpoint = Venue.endpointByPath.get(path)
-    // Faults strike signed endpoints only.
-    const strike = endpoint?.permission === undefined ? undefined : this.faults.strike(path)
+    // A rule with a path strikes that path, public or signed; one without strikes signed requests only.
+    const strike = this.faults.strike(path, endpoint?.permission !== undefined)
     const fault = strike?.fault
     // Whether the fault acted on this request (one that acts after applying does not act on a refused request).
     let acted = fault !== undefined && !afterApplying(fault)
@@ -101,7 +101,10 @@ export class Router {
       // nothing more. Other keys from the address are not.
       const key = this.limits.countsAuthFailures ? this.auth.knownKey(request) : ""
       if (this.limits.authBlocked(key, request.clientAddress, now)) return refuse(tooMany())
-      const caller = this.auth.authenticate(request, permission, now, endpoint.idempotency !== "read")
+      // An exact replay is refused only where it would place or move again (placements, transfers); a repeated
+      // cancel moves nothing, and two clients of one key signing the same cancel in one millisecond must both pass.
+      const once = endpoint.idempotency === "none" || endpoint.idempotency === "clientOrderId"
+      const caller = this.auth.authenticate(request, permission, now, once)
       if (caller instanceof Refusal) {
         if (FAILED_CREDENTIALS.has(caller.code)) this.limits.authFailed(key, request.clientAddress, now)
         return refuse(caller)
@@ -111,7 +114,7 @@ export class Router {
       if (request.bodyBytes !== undefined && !isUtf8(request.bodyBytes)) {
         return refuse(new Refusal("40017", "Request body is not UTF-8"))
       }
-      if (this.limits.refuses(endpoint.name, caller.userId, request.clientAddress, now)) return refuse(tooMany())
+      if (this.limits.refuses(endpoint.name, caller, request.clientAddress, now)) return refuse(tooMany())
       this.auth.admitted(caller)
       const body = endpoint.method === "GET" ? parseQuery(request.path) : parseBody(request.body)
       if (body instanceof Refusal) return refuse(body)
