@@ -234,6 +234,38 @@ describe("SpotPush.watchBook", () => {
       assert.strictEqual((yield* venue.stats).open, 0)
     }).pipe(Effect.provide(setup())))
 
+  it.effect("another program subscribing the same book, after a change below the top 15: no Resync, the book right", () =>
+    Effect.gen(function*() {
+      const { engine, exchange, push, venue } = yield* context
+      const alice = exchange.accounts[0]!.userId
+      const bid = (clientOrderId: string, price: string) =>
+        exchange.placeOrder(alice, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price,
+          quantity: "0.01",
+          clientOrderId
+        })
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* bid("near", "29999")
+      // Far below the top 15: a new version of the book, nothing for this channel.
+      yield* bid("far", "20000")
+      yield* settle
+      const other = venue.webSocket("ws://exchange.test/v2/ws/public")
+      yield* settle
+      other.send(JSON.stringify({ event: "subscribe", channel: `depth.${SYMBOL}.15` }))
+      yield* settle
+      yield* bid("near2", "29998")
+      yield* advance(2_000, 100)
+      assert.deepStrictEqual(book.items.filter((e) => e._tag === "Resync"), [])
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      other.close()
+    }).pipe(Effect.provide(setup())))
+
   it.effect("an unknown symbol (not in the venue's list) and a malformed one are refused before anything is sent", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* context

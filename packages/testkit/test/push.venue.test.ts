@@ -281,6 +281,43 @@ describe("PushVenue", () => {
       assert.deepStrictEqual(messages[1]![1].bids as unknown, [{ price: "99.5", size: "0" }])
     }))
 
+  for (const continuity of ["next", "previousEnd"] as const) {
+    it.effect(`depth (${continuity}): another connection subscribing gets its snapshot; no one's versions jump`, () =>
+      Effect.gen(function*() {
+        const venue = yield* venueWith({ initialVersion: "100", continuity })
+        const channel = "depth.BTCUSDT_SPBL.15"
+        const versions = (raw: Raw) =>
+          raw.data().map((f) => {
+            const d = (f.data as Array<Push.Depth>)[0]!
+            return `${d.depthType} ${d.startVersion}-${d.endVersion}`
+          })
+        const first = yield* connect(venue, Push.paths.public)
+        yield* subscribe(first, channel)
+        // 101 at the top, 102 below the top 15 (nothing for this channel), then a second subscriber at 102.
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["99.5", "2"]], asks: [] })
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["70.5", "3"]], asks: [] })
+        const second = yield* connect(venue, Push.paths.public)
+        yield* subscribe(second, channel)
+        // 103 below the top 15 again, a third subscriber at 103, then 104 at the top for all three.
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["71.5", "3"]], asks: [] })
+        const third = yield* connect(venue, Push.paths.public)
+        yield* subscribe(third, channel)
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [], asks: [["100.5", "2"]] })
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [], asks: [["100.5", "3"]] })
+        yield* settle
+        // One frame for everyone: it continues the first subscriber's chain and covers the later ones' snapshots.
+        const [from, after] = continuity === "next" ? ["102", "105"] : ["101", "104"]
+        assert.deepStrictEqual(versions(first), [
+          "SNAPSHOT 100-100",
+          `CHANGED ${continuity === "next" ? "101" : "100"}-101`,
+          `CHANGED ${from}-104`,
+          `CHANGED ${after}-105`
+        ])
+        assert.deepStrictEqual(versions(second), ["SNAPSHOT 102-102", `CHANGED ${from}-104`, `CHANGED ${after}-105`])
+        assert.deepStrictEqual(versions(third), ["SNAPSHOT 103-103", `CHANGED ${from}-104`, `CHANGED ${after}-105`])
+      }))
+  }
+
   it.effect("private frames go to their user's subscribed connections only, in the trade-event envelope", () =>
     Effect.gen(function*() {
       const venue = yield* venueWith()

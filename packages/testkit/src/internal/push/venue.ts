@@ -289,7 +289,10 @@ export class Venue implements Host {
     if (parsed?.kind === "depth") {
       const state = this.bookState(parsed.symbol)
       const view = state.book!.snapshot(parsed.level)
-      state.sent.set(parsed.level, state.version)
+      // The channel's next change starts after the last one sent; only the first subscriber starts the chain. With
+      // subscribers already there it stays theirs: the next change, sent to all, then covers versions the new
+      // subscriber's snapshot already holds, which continues its book too (it starts at most one past the snapshot).
+      if ((this.subscribers.get(channel)?.size ?? 0) <= 1) state.sent.set(parsed.level, state.version)
       // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
       if (this.currentFaults.noSnapshot === true) return
       const version = String(state.version)
