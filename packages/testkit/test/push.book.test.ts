@@ -435,4 +435,36 @@ describe("SpotPush.watchTicker", () => {
       assert.strictEqual(seen.at(-1), "30020.5")
       assert.isAtMost(seen.length, 3)
     }).pipe(Effect.provide(setup())))
+
+  it.effect("a new subscriber gets no ticker from before it subscribed: the first is the next change's, as REST's", () =>
+    Effect.gen(function*() {
+      const { exchange, push } = yield* context
+      const alice = exchange.accounts[0]!.userId
+      const buy = (clientOrderId: string, quantity: string) =>
+        exchange.placeOrder(alice, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "market",
+          force: "normal",
+          quantity,
+          clientOrderId
+        })
+      const restLast = () => exchange.engine.ticker(SYMBOL, exchange.engine.now).lastPrice
+      const first = yield* collect(push.watchTicker(SYMBOL))
+      yield* settle
+      yield* buy("seen", "100")
+      yield* settle
+      assert.deepStrictEqual(first.items.map((t) => t.lastPrice), [restLast()])
+      yield* first.stop
+      yield* settle
+      // Nobody watches while the price moves on.
+      yield* buy("unseen", "30000")
+      assert.notStrictEqual(restLast(), first.items[0]!.lastPrice)
+      const second = yield* collect(push.watchTicker(SYMBOL))
+      yield* advance(2_000, 100)
+      assert.deepStrictEqual(second.items, [])
+      yield* buy("next", "100")
+      yield* settle
+      assert.deepStrictEqual(second.items.map((t) => t.lastPrice), [restLast()])
+    }).pipe(Effect.provide(setup())))
 })

@@ -81,7 +81,6 @@ export class Venue implements Host {
   // Failed authentications by `${apiKey}\n${address}` (`apiKey` "" for keys the venue does not know).
   private readonly failures = new Map<string, Array<number>>()
   private readonly books = new Map<string, BookState>()
-  private readonly tickers = new Map<string, unknown>()
   private readonly userVersions = new Map<string, number>()
   // Private subscriptions by user, for `wantsUser`.
   private readonly userSubscriptions = new Map<string, number>()
@@ -225,11 +224,8 @@ export class Venue implements Host {
         for (const connection of Array.from(subscribers)) connection.data(frame)
         return
       }
-      case "Ticker": {
-        const data = { ...event.fields, symbol: event.symbol }
-        this.tickers.set(event.symbol, data)
-        return this.toChannel(Push.channels.ticker(event.symbol), [data])
-      }
+      case "Ticker":
+        return this.toChannel(Push.channels.ticker(event.symbol), [{ ...event.fields, symbol: event.symbol }])
       case "Order":
         return this.toUser(event.userId, "orders", event.time, Frames.dataOf.orders([Frames.order(event.order)]))
       case "Fill":
@@ -284,31 +280,29 @@ export class Venue implements Host {
     }
   }
 
+  // A depth channel's snapshot; nothing for the others. A ticker is pushed on a change only, as the venue's: one kept
+  // from an earlier push would be stale after trades nobody watched (the feed builds tickers only for a subscriber).
   initial(connection: VenueConnection, channel: string): void {
     const parsed = Push.parseChannel(channel)
-    if (parsed?.kind === "depth") {
-      const state = this.bookState(parsed.symbol)
-      const view = state.book!.snapshot(parsed.level)
-      // The channel's next change starts after the last one sent; only the first subscriber starts the chain. With
-      // subscribers already there it stays theirs: the next change, sent to all, then covers versions the new
-      // subscriber's snapshot already holds, which continues its book too (it starts at most one past the snapshot).
-      if ((this.subscribers.get(channel)?.size ?? 0) <= 1) state.sent.set(parsed.level, state.version)
-      // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
-      if (this.currentFaults.noSnapshot === true) return
-      const version = String(state.version)
-      connection.data(Push.frames.payload(channel, [{
-        startVersion: version,
-        endVersion: version,
-        level: parsed.level,
-        depthType: "SNAPSHOT",
-        symbol: parsed.symbol,
-        asks: levels(view.asks),
-        bids: levels(view.bids)
-      }]))
-    } else if (parsed?.kind === "ticker") {
-      const ticker = this.tickers.get(parsed.symbol)
-      if (ticker !== undefined) connection.data(Push.frames.payload(channel, [ticker]))
-    }
+    if (parsed?.kind !== "depth") return
+    const state = this.bookState(parsed.symbol)
+    const view = state.book!.snapshot(parsed.level)
+    // The channel's next change starts after the last one sent; only the first subscriber starts the chain. With
+    // subscribers already there it stays theirs: the next change, sent to all, then covers versions the new
+    // subscriber's snapshot already holds, which continues its book too (it starts at most one past the snapshot).
+    if ((this.subscribers.get(channel)?.size ?? 0) <= 1) state.sent.set(parsed.level, state.version)
+    // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
+    if (this.currentFaults.noSnapshot === true) return
+    const version = String(state.version)
+    connection.data(Push.frames.payload(channel, [{
+      startVersion: version,
+      endVersion: version,
+      level: parsed.level,
+      depthType: "SNAPSHOT",
+      symbol: parsed.symbol,
+      asks: levels(view.asks),
+      bids: levels(view.bids)
+    }]))
   }
 
   closed(connection: VenueConnection): void {
