@@ -6,10 +6,12 @@
  * a backfill the venue refuses for good fails the streams; a transient one reconnects and backfills again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient, Venue } from "@spotkit/core"
+import { Push, SpotClient, Venue } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { createHmac } from "node:crypto"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
+import { bodyOf, signedGet } from "./support/signed.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -445,6 +447,61 @@ describe("SpotPush private streams", () => {
       const error = yield* Effect.flip(Stream.runDrain(push.watchOrders()))
       assert.strictEqual(error.reason._tag, "ValidationError")
     }).pipe(Effect.provide(PushVenue.layerWebSocketConstructor), Effect.provide(setup())))
+})
+
+describe("the private handshake's keys", () => {
+  const first = { apiKey: "first-key", secretKey: "first-secret", passphrase: "first-pass" }
+  const second = { apiKey: "second-key", secretKey: "second-secret", passphrase: "second-pass", permissions: ["read"] }
+  const later = { apiKey: "later-key", secretKey: "later-secret", passphrase: "later-pass" }
+  const exchange = TestExchange.layer({ accounts: [{ keys: [first, second] }], rateLimits: false })
+
+  // A raw private connection signed with a key, subscribed to `account`: whether it opened, and its data frames.
+  const connect = (venue: PushVenue.Service, key: typeof first) =>
+    Effect.gen(function*() {
+      const timestamp = String(venue.venue.now())
+      const sign = createHmac("sha256", key.secretKey).update(Push.prehash(timestamp)).digest("base64")
+      const ws = venue.webSocket("ws://exchange.test/v2/ws/private", {
+        headers: {
+          [Push.headers.key]: key.apiKey,
+          [Push.headers.passphrase]: key.passphrase,
+          [Push.headers.timestamp]: timestamp,
+          [Push.headers.sign]: sign
+        }
+      })
+      const seen = { opened: false, frames: [] as Array<string> }
+      ws.addEventListener("open", () => (seen.opened = true))
+      ws.addEventListener("message", (event) => seen.frames.push(String(event.data)))
+      yield* settle
+      if (seen.opened) ws.send(JSON.stringify({ event: "subscribe", channel: "account" }))
+      yield* settle
+      return seen
+    })
+
+  it.effect("every key REST accepts opens it, for its own user: an account's second key, one added since", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const venue = yield* PushVenue.PushVenue
+      const added = yield* exchange.addAccount({ keys: [later] })
+      for (
+        const [key, userId] of [[first, exchange.accounts[0]!.userId], [second, exchange.accounts[0]!.userId], [
+          later,
+          added.userId
+        ]] as const
+      ) {
+        const now = venue.venue.now()
+        const rest = exchange.handleAt(signedGet(key, Venue.endpoints.balances.path, now), now)
+        assert.strictEqual(JSON.parse(bodyOf(rest)).code, "00000", key.apiKey)
+        const seen = yield* connect(venue, key)
+        assert.isTrue(seen.opened, `${key.apiKey}: the handshake was refused`)
+        // Its user's pushes reach it.
+        yield* exchange.deposit(userId, "SPOT", "USDT", "1")
+        yield* settle
+        assert.isTrue(seen.frames.some((frame) => frame.includes("accountAsset")), key.apiKey)
+      }
+      // A key no one has is still refused.
+      const unknown = yield* connect(venue, { ...later, apiKey: "nobody" })
+      assert.isFalse(unknown.opened)
+    }).pipe(Effect.provide(PushVenue.layer().pipe(Layer.provideMerge(exchange)))))
 })
 
 describe("layerSpotPush as another user than alice", () => {

@@ -74,6 +74,9 @@ export class Venue implements Host {
   readonly settings: Settings
   readonly limits: Limits
   private readonly keys = new Map<string, Key & { readonly hmac: KeyObject }>()
+  // The keys of an exchange's table (`useKeyTable`), read at each handshake; their HMAC keys imported once per secret.
+  private keyTable: ((apiKey: string) => Key | undefined) | undefined = undefined
+  private readonly hmacKeys = new Map<string, KeyObject>()
   private currentFaults: Faults = {}
   private readonly connections = new Set<VenueConnection>()
   private readonly subscribers = new Map<string, Set<VenueConnection>>()
@@ -103,6 +106,14 @@ export class Venue implements Host {
     this.keys.set(key.apiKey, { ...key, hmac: hmacKey(key.secretKey) })
   }
 
+  /**
+   * Accepts the keys of a table (an exchange's, as REST authenticates with) besides those added: looked up at each
+   * handshake, so that keys the table gains later are accepted too.
+   */
+  useKeyTable(table: (apiKey: string) => Key | undefined): void {
+    this.keyTable = table
+  }
+
   stats(): Stats {
     return { ...this.counts, open: this.connections.size }
   }
@@ -124,7 +135,7 @@ export class Venue implements Host {
     if (apiKey === undefined || timestamp === undefined || sign === undefined || passphrase === undefined) {
       return this.refuse(401, "missing authentication headers")
     }
-    const key = this.keys.get(apiKey)
+    const key = this.keyOf(apiKey)
     const failures = this.failuresOf(key === undefined ? "" : apiKey, address)
     if (failures.length >= this.limits.authFailures.limit) {
       return this.refuse(429, "too many failed authentications")
@@ -321,6 +332,16 @@ export class Venue implements Host {
     const since = this.now() - this.limits.authFailures.windowMillis
     while (log.length > 0 && log[0]! <= since) log.shift()
     return log
+  }
+
+  private keyOf(apiKey: string): (Key & { readonly hmac: KeyObject }) | undefined {
+    const added = this.keys.get(apiKey)
+    if (added !== undefined || this.keyTable === undefined) return added
+    const key = this.keyTable(apiKey)
+    if (key === undefined) return undefined
+    let hmac = this.hmacKeys.get(key.secretKey)
+    if (hmac === undefined) this.hmacKeys.set(key.secretKey, hmac = hmacKey(key.secretKey))
+    return { ...key, hmac }
   }
 
   private refuse(status: number, message: string): Handshake {
