@@ -3,7 +3,8 @@
  * connection's headers signed over `timestamp + "/v2/ws/private"` within the 30 s window; a bad signature is refused),
  * subscription acknowledgements, server pings (`{"event":"ping"}`, or `{"type":"ping"}`) and the close after five
  * unanswered ones, the limits (connection attempts and connections per address, operations and channels per
- * connection, closing with 1008 when one is broken; 20 failed authentications of a key from an address a minute,
+ * connection, closing with 1008 when one is broken; every handshake is an attempt, refused ones too, and one over the
+ * limit is closed with 1008 before its key is checked; 20 failed authentications of a key from an address a minute,
  * beyond which its handshakes are refused with 429, as REST's; a client's message of 64 KiB at most, closing with
  * 1009 beyond it on real sockets), depth snapshots then versioned changes per depth (15 or 200
  * levels), trades, tickers, and the private `trade-event` frames of orders, fills (whose `id` is the REST `fillId`) and

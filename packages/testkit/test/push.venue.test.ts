@@ -245,6 +245,38 @@ describe("PushVenue", () => {
       assert.deepStrictEqual(sixth.state.closed, { code: 1008, reason: "connection attempts exceeded" })
     }))
 
+  it.effect("connection attempts: refused handshakes count too; one over the limit is closed 1008, unauthenticated", () =>
+    Effect.gen(function*() {
+      const venue = yield* venueWith({ limits: { connectionAttempts: { limit: 5, windowMillis: 60_000 } } })
+      const now = () => String(venue.venue.now())
+      // Four refused (a bad signature: 401; then a path the venue does not serve: 404), one opened: five attempts.
+      for (let i = 0; i < 3; i++) {
+        const refused = yield* connect(venue, Push.paths.private, signed(ALICE, now(), { [Push.headers.sign]: "AAAA" }))
+        assert.isFalse(refused.state.opened)
+      }
+      assert.isFalse((yield* connect(venue, "/v2/ws/other")).state.opened)
+      const fifth = yield* connect(venue, Push.paths.public)
+      assert.isUndefined(fifth.state.closed)
+      // The sixth is over the limit, public or private, whatever its credentials: closed at once, before its key is
+      // checked (no failed authentication counted, nothing subscribed).
+      const over = [
+        yield* connect(venue, Push.paths.public),
+        yield* connect(venue, Push.paths.private, signed(ALICE, now())),
+        yield* connect(venue, Push.paths.private, signed(BOB, now(), { [Push.headers.sign]: "AAAA" }))
+      ]
+      for (const raw of over) {
+        raw.send({ event: "subscribe", channel: "orders" })
+        yield* settle
+        assert.deepStrictEqual(raw.state.closed, { code: 1008, reason: "connection attempts exceeded" })
+        assert.deepStrictEqual(raw.data(), [])
+        assert.isFalse(raw.frames.some((frame) => frame.event === "subscribe"))
+      }
+      assert.deepStrictEqual(yield* venue.stats, { attempts: 8, refused: 4, opened: 4, open: 1 })
+      // Once the window has passed them, attempts go through again.
+      yield* TestClock.adjust(60_000)
+      assert.isUndefined((yield* connect(venue, Push.paths.private, signed(ALICE, now()))).state.closed)
+    }))
+
   it.effect("depth: a snapshot of each depth, then changes with consecutive versions; levels entering the top 15", () =>
     Effect.gen(function*() {
       const venue = yield* venueWith({ initialVersion: "9007199254740993" })

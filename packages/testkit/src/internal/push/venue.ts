@@ -45,9 +45,17 @@ export interface Settings {
   readonly continuity: "next" | "previousEnd"
 }
 
-/** The handshake's outcome: a connection of an endpoint (a private one for its user), or an HTTP refusal. */
+/**
+ * The handshake's outcome: a connection of an endpoint (a private one for its user), or an HTTP refusal. `overLimit`:
+ * the attempt is over its address's limit, so the connection is closed as soon as it opens (1008), unauthenticated.
+ */
 export type Handshake =
-  | { readonly ok: true; readonly endpoint: Push.Endpoint; readonly userId: string | undefined }
+  | {
+    readonly ok: true
+    readonly endpoint: Push.Endpoint
+    readonly userId: string | undefined
+    readonly overLimit?: true | undefined
+  }
   | { readonly ok: false; readonly status: number; readonly message: string }
 
 /** Counts for tests: attempts made, connections refused at the handshake, open now. */
@@ -119,13 +127,18 @@ export class Venue implements Host {
   }
 
   /**
-   * Judges a handshake from an address: the path, and for the private endpoint the signed headers. Failed
-   * authentications count against the key's budget from that address (`Limits.authFailures`).
+   * Judges a handshake from an address: the path, and for the private endpoint the signed headers. Every handshake is
+   * an attempt against the address's limit (`Limits.connectionAttempts`), refused ones too; failed authentications
+   * count against the key's budget from that address (`Limits.authFailures`).
    */
   handshake(path: string, header: (name: string) => string | undefined, address: string): Handshake {
     this.counts.attempts++
+    const overLimit = this.attempt(address)
     const endpoint = path === Push.paths.public ? "public" : path === Push.paths.private ? "private" : undefined
     if (endpoint === undefined) return this.refuse(404, "no such push endpoint")
+    // Over the limit: closed with 1008 as soon as it opens (`open`), as the venue's limits are; its key is not checked,
+    // so it counts no failed authentication and opens nothing of a user's.
+    if (overLimit) return { ok: true, endpoint, userId: undefined, overLimit: true }
     if (endpoint === "public") return { ok: true, endpoint, userId: undefined }
     if (this.currentFaults.refuseAuth === true) return this.refuse(401, "authentication refused (fault)")
     const apiKey = header(Push.headers.key.toLowerCase())
@@ -161,16 +174,10 @@ export class Venue implements Host {
     const connection = new VenueConnection(++this.nextId, handshake.endpoint, handshake.userId, address, peer, this)
     this.connections.add(connection)
     this.counts.opened++
-    const { connectionAttempts, connections } = this.limits
-    const log = this.attempts.get(address) ?? []
-    this.attempts.set(address, log)
-    const now = this.now()
-    while (log.length > 0 && log[0]! <= now - connectionAttempts.windowMillis) log.shift()
-    log.push(now)
     let open = 0
     for (const other of this.connections) if (other.address === address) open++
-    if (log.length > connectionAttempts.limit) connection.close(Push.CLOSE_POLICY, "connection attempts exceeded")
-    else if (open > connections) connection.close(Push.CLOSE_POLICY, "too many connections")
+    if (handshake.overLimit === true) connection.close(Push.CLOSE_POLICY, "connection attempts exceeded")
+    else if (open > this.limits.connections) connection.close(Push.CLOSE_POLICY, "too many connections")
     else if (this.currentFaults.storm === true) connection.terminate()
     return connection
   }
@@ -323,6 +330,17 @@ export class Venue implements Host {
   }
 
   // --- events
+
+  // Logs a connection attempt from an address: whether it is over the limit of its window (older ones dropped).
+  private attempt(address: string): boolean {
+    const { limit, windowMillis } = this.limits.connectionAttempts
+    const log = this.attempts.get(address) ?? []
+    this.attempts.set(address, log)
+    const now = this.now()
+    while (log.length > 0 && log[0]! <= now - windowMillis) log.shift()
+    log.push(now)
+    return log.length > limit
+  }
 
   // The failed authentications of a key from an address within the window (older ones dropped).
   private failuresOf(apiKey: string, address: string): Array<number> {
