@@ -3,7 +3,8 @@
  * connection's headers signed over `timestamp + "/v2/ws/private"` within the 30 s window; a bad signature is refused),
  * subscription acknowledgements, server pings (`{"event":"ping"}`, or `{"type":"ping"}`) and the close after five
  * unanswered ones, the limits (connection attempts and connections per address, operations and channels per
- * connection, closing with 1008 when one is broken; 20 failed authentications of a key from an address a minute,
+ * connection, closing with 1008 when one is broken; every handshake is an attempt, refused ones too, and one over the
+ * limit is closed with 1008 before its key is checked; 20 failed authentications of a key from an address a minute,
  * beyond which its handshakes are refused with 429, as REST's; a client's message of 64 KiB at most, closing with
  * 1009 beyond it on real sockets), depth snapshots then versioned changes per depth (15 or 200
  * levels), trades, tickers, and the private `trade-event` frames of orders, fills (whose `id` is the REST `fillId`) and
@@ -28,6 +29,7 @@ import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { EngineError } from "./Engine.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as EngineFeed from "./internal/push/engineFeed.ts"
 import type * as Events from "./internal/push/events.ts"
 import { parseFaults as parse } from "./internal/push/events.ts"
@@ -121,7 +123,10 @@ export interface Options {
    * @default "next"
    */
   readonly continuity?: "next" | "previousEnd" | undefined
-  /** Keys accepted on the private endpoint (the exchange's accounts' keys are added by `layer`). */
+  /**
+   * Keys accepted on the private endpoint. `layer` accepts besides every key its exchange's REST accepts, as REST has
+   * them at each handshake (every key of an account, those of accounts added later too).
+   */
   readonly keys?: ReadonlyArray<Key> | undefined
 }
 
@@ -197,9 +202,10 @@ export const make = (options: Options & { readonly source: Source }): Effect.Eff
   })
 
 /**
- * The push venue of the `TestExchange`: books from its engine, its accounts' keys, and what its engine does pushed as
- * it happens — orders placed, filled and cancelled, fills, balances (trading, deposits, transfers), public trades and
- * book levels — each built only for a subscriber (no subscriber: nearly nothing).
+ * The push venue of the `TestExchange`: books from its engine, every key its REST accepts (an account's every key, and
+ * those of accounts added later), and what its engine does pushed as it happens — orders placed, filled and cancelled,
+ * fills, balances (trading, deposits, transfers), public trades and book levels — each built only for a subscriber (no
+ * subscriber: nearly nothing).
  *
  * @since 0.1.0
  * @category layers
@@ -210,15 +216,8 @@ export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, Test
     Effect.gen(function*() {
       const exchange = yield* TestExchange
       const engine = exchange.engine
-      const keys = exchange.accounts.filter((a) => Redacted.value(a.credentials.apiKey) !== "").map((a) => ({
-        apiKey: Redacted.value(a.credentials.apiKey),
-        secretKey: Redacted.value(a.credentials.secretKey),
-        passphrase: Redacted.value(a.credentials.passphrase),
-        userId: a.userId
-      }))
       const service = yield* make({
         ...options,
-        keys: [...keys, ...(options.keys ?? [])],
         source: {
           depth: (symbol) => {
             if (!engine.hasProduct(symbol)) return undefined
@@ -230,6 +229,8 @@ export const layer = (options: Options = {}): Layer.Layer<PushVenue, never, Test
           }
         }
       })
+      // Every key REST accepts, as REST has it at each handshake (an account's every key, accounts added later too).
+      service.venue.useKeyTable((apiKey) => KeyTable.lookup(engine, apiKey))
       // What the engine does is pushed from now on, until the layer ends.
       const detach = EngineFeed.attach(engine, service.venue)
       yield* Effect.addFinalizer(() => Effect.sync(detach))

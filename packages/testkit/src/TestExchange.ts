@@ -21,6 +21,7 @@ import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
 import * as InProcess from "./internal/inProcess.ts"
+import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
 import { Router } from "./internal/protocol/router.ts"
@@ -258,6 +259,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     requestLogBytes: options.requestLogBytes ?? 16 * 1024 * 1024,
     seed: engine.seed
   })
+  // The push venue of this exchange (`PushVenue.layer`) authenticates with the same keys.
+  KeyTable.attach(engine, router.auth)
   for (const product of options.products ?? defaultProducts) yield* attempt(() => engine.addProduct(product))
 
   const addAccount = (spec: AccountSpec): Effect.Effect<Account, Engine.EngineError> =>

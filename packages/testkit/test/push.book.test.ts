@@ -234,6 +234,38 @@ describe("SpotPush.watchBook", () => {
       assert.strictEqual((yield* venue.stats).open, 0)
     }).pipe(Effect.provide(setup())))
 
+  it.effect("another program subscribing the same book, after a change below the top 15: no Resync, the book right", () =>
+    Effect.gen(function*() {
+      const { engine, exchange, push, venue } = yield* context
+      const alice = exchange.accounts[0]!.userId
+      const bid = (clientOrderId: string, price: string) =>
+        exchange.placeOrder(alice, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "limit",
+          force: "normal",
+          price,
+          quantity: "0.01",
+          clientOrderId
+        })
+      const book = yield* collect(push.watchBook(SYMBOL))
+      yield* settle
+      yield* bid("near", "29999")
+      // Far below the top 15: a new version of the book, nothing for this channel.
+      yield* bid("far", "20000")
+      yield* settle
+      const other = venue.webSocket("ws://exchange.test/v2/ws/public")
+      yield* settle
+      other.send(JSON.stringify({ event: "subscribe", channel: `depth.${SYMBOL}.15` }))
+      yield* settle
+      yield* bid("near2", "29998")
+      yield* advance(2_000, 100)
+      assert.deepStrictEqual(book.items.filter((e) => e._tag === "Resync"), [])
+      const final = lastBook(book.items)!
+      assert.deepStrictEqual({ bids: final.bids, asks: final.asks }, engineBook(engine, SYMBOL, 15))
+      other.close()
+    }).pipe(Effect.provide(setup())))
+
   it.effect("an unknown symbol (not in the venue's list) and a malformed one are refused before anything is sent", () =>
     Effect.gen(function*() {
       const { push, venue } = yield* context
@@ -402,5 +434,37 @@ describe("SpotPush.watchTicker", () => {
       assert.strictEqual(seen[0], "30001.5")
       assert.strictEqual(seen.at(-1), "30020.5")
       assert.isAtMost(seen.length, 3)
+    }).pipe(Effect.provide(setup())))
+
+  it.effect("a new subscriber gets no ticker from before it subscribed: the first is the next change's, as REST's", () =>
+    Effect.gen(function*() {
+      const { exchange, push } = yield* context
+      const alice = exchange.accounts[0]!.userId
+      const buy = (clientOrderId: string, quantity: string) =>
+        exchange.placeOrder(alice, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "market",
+          force: "normal",
+          quantity,
+          clientOrderId
+        })
+      const restLast = () => exchange.engine.ticker(SYMBOL, exchange.engine.now).lastPrice
+      const first = yield* collect(push.watchTicker(SYMBOL))
+      yield* settle
+      yield* buy("seen", "100")
+      yield* settle
+      assert.deepStrictEqual(first.items.map((t) => t.lastPrice), [restLast()])
+      yield* first.stop
+      yield* settle
+      // Nobody watches while the price moves on.
+      yield* buy("unseen", "30000")
+      assert.notStrictEqual(restLast(), first.items[0]!.lastPrice)
+      const second = yield* collect(push.watchTicker(SYMBOL))
+      yield* advance(2_000, 100)
+      assert.deepStrictEqual(second.items, [])
+      yield* buy("next", "100")
+      yield* settle
+      assert.deepStrictEqual(second.items.map((t) => t.lastPrice), [restLast()])
     }).pipe(Effect.provide(setup())))
 })

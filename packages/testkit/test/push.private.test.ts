@@ -6,10 +6,12 @@
  * a backfill the venue refuses for good fails the streams; a transient one reconnects and backfills again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient, Venue } from "@spotkit/core"
+import { Push, SpotClient, Venue } from "@spotkit/core"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { createHmac } from "node:crypto"
 import { Fault, PushVenue, TestExchange } from "../src/index.ts"
 import { advance, collect, engineBook, lastBook, settle, setup, SpotPush } from "./support/push.ts"
+import { bodyOf, signedGet } from "./support/signed.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 
@@ -445,6 +447,101 @@ describe("SpotPush private streams", () => {
       const error = yield* Effect.flip(Stream.runDrain(push.watchOrders()))
       assert.strictEqual(error.reason._tag, "ValidationError")
     }).pipe(Effect.provide(PushVenue.layerWebSocketConstructor), Effect.provide(setup())))
+})
+
+// A raw private connection signed with a key, subscribed to `channel`: whether it opened, and the frames it got.
+const connectPrivate = (venue: PushVenue.Service, key: TestExchange.KeySpec, channel: string) =>
+  Effect.gen(function*() {
+    const timestamp = String(venue.venue.now())
+    const sign = createHmac("sha256", key.secretKey).update(Push.prehash(timestamp)).digest("base64")
+    const ws = venue.webSocket("ws://exchange.test/v2/ws/private", {
+      headers: {
+        [Push.headers.key]: key.apiKey,
+        [Push.headers.passphrase]: key.passphrase,
+        [Push.headers.timestamp]: timestamp,
+        [Push.headers.sign]: sign
+      }
+    })
+    const seen = { opened: false, frames: [] as Array<string> }
+    ws.addEventListener("open", () => (seen.opened = true))
+    ws.addEventListener("message", (event) => seen.frames.push(String(event.data)))
+    yield* settle
+    if (seen.opened) ws.send(JSON.stringify({ event: "subscribe", channel }))
+    yield* settle
+    return seen
+  })
+
+describe("the private handshake's keys", () => {
+  const first = { apiKey: "first-key", secretKey: "first-secret", passphrase: "first-pass" }
+  const second = {
+    apiKey: "second-key",
+    secretKey: "second-secret",
+    passphrase: "second-pass",
+    permissions: ["read"] as const
+  }
+  const later = { apiKey: "later-key", secretKey: "later-secret", passphrase: "later-pass" }
+  const exchange = TestExchange.layer({ accounts: [{ keys: [first, second] }], rateLimits: false })
+
+  it.effect("every key REST accepts opens it, for its own user: an account's second key, one added since", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const venue = yield* PushVenue.PushVenue
+      const added = yield* exchange.addAccount({ keys: [later] })
+      const owner = exchange.accounts[0]!.userId
+      const keys: ReadonlyArray<readonly [TestExchange.KeySpec, string]> = [
+        [first, owner],
+        [second, owner],
+        [later, added.userId]
+      ]
+      for (const [key, userId] of keys) {
+        const now = venue.venue.now()
+        const rest = exchange.handleAt(signedGet(key, Venue.endpoints.balances.path, now), now)
+        assert.strictEqual(JSON.parse(bodyOf(rest)).code, "00000", key.apiKey)
+        const seen = yield* connectPrivate(venue, key, "account")
+        assert.isTrue(seen.opened, `${key.apiKey}: the handshake was refused`)
+        // Its user's pushes reach it.
+        yield* exchange.deposit(userId, "SPOT", "USDT", "1")
+        yield* settle
+        assert.isTrue(seen.frames.some((frame) => frame.includes("accountAsset")), key.apiKey)
+      }
+      // A key no one has is still refused.
+      const unknown = yield* connectPrivate(venue, { ...later, apiKey: "nobody" }, "account")
+      assert.isFalse(unknown.opened)
+    }).pipe(Effect.provide(PushVenue.layer().pipe(Layer.provideMerge(exchange)))))
+})
+
+describe("orders pushes", () => {
+  it.effect("timeInForce: IOC for a market order, whatever force it was sent with; the force's for a limit order", () =>
+    Effect.gen(function*() {
+      const { alice, exchange, venue } = yield* context
+      const raw = yield* connectPrivate(venue, TestExchange.demoKeys.alice, "orders")
+      assert.isTrue(raw.opened)
+      const market = { symbol: SYMBOL, orderType: "market", force: "normal" } as const
+      yield* exchange.placeOrder(alice, { ...market, side: "buy", quantity: "100", clientOrderId: "mb" })
+      yield* exchange.placeOrder(alice, { ...market, side: "sell", quantity: "0.001", clientOrderId: "ms" })
+      const limit = { symbol: SYMBOL, side: "buy", orderType: "limit", price: "29000.00", quantity: "0.01" } as const
+      yield* exchange.placeOrder(alice, { ...limit, force: "normal", clientOrderId: "gtc" })
+      yield* exchange.placeOrder(alice, { ...limit, force: "postOnly", clientOrderId: "post" })
+      yield* exchange.placeOrder(alice, { ...limit, force: "ioc", clientOrderId: "ioc" })
+      yield* exchange.placeOrder(alice, { ...limit, force: "fok", clientOrderId: "fok" })
+      yield* settle
+      const pushed = new Map<string, string>()
+      for (const frame of raw.frames) {
+        const decoded = Push.decodeFrame(frame)
+        if (decoded?._tag !== "TradeEvent" || decoded.channel !== "orders") continue
+        for (const item of Push.privateItems("orders", decoded.data) as Array<Record<string, string>>) {
+          pushed.set(item.clientOrderId!, `${item.type} ${item.timeInForce}`)
+        }
+      }
+      assert.deepStrictEqual(Object.fromEntries(pushed), {
+        mb: "MARKET IOC",
+        ms: "MARKET IOC",
+        gtc: "LIMIT GTC",
+        post: "LIMIT POST_ONLY",
+        ioc: "LIMIT IOC",
+        fok: "LIMIT FOK"
+      })
+    }).pipe(Effect.provide(setup())))
 })
 
 describe("layerSpotPush as another user than alice", () => {

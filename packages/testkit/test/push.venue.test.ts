@@ -245,6 +245,38 @@ describe("PushVenue", () => {
       assert.deepStrictEqual(sixth.state.closed, { code: 1008, reason: "connection attempts exceeded" })
     }))
 
+  it.effect("connection attempts: refused handshakes count too; one over the limit is closed 1008, unauthenticated", () =>
+    Effect.gen(function*() {
+      const venue = yield* venueWith({ limits: { connectionAttempts: { limit: 5, windowMillis: 60_000 } } })
+      const now = () => String(venue.venue.now())
+      // Four refused (a bad signature: 401; then a path the venue does not serve: 404), one opened: five attempts.
+      for (let i = 0; i < 3; i++) {
+        const refused = yield* connect(venue, Push.paths.private, signed(ALICE, now(), { [Push.headers.sign]: "AAAA" }))
+        assert.isFalse(refused.state.opened)
+      }
+      assert.isFalse((yield* connect(venue, "/v2/ws/other")).state.opened)
+      const fifth = yield* connect(venue, Push.paths.public)
+      assert.isUndefined(fifth.state.closed)
+      // The sixth is over the limit, public or private, whatever its credentials: closed at once, before its key is
+      // checked (no failed authentication counted, nothing subscribed).
+      const over = [
+        yield* connect(venue, Push.paths.public),
+        yield* connect(venue, Push.paths.private, signed(ALICE, now())),
+        yield* connect(venue, Push.paths.private, signed(BOB, now(), { [Push.headers.sign]: "AAAA" }))
+      ]
+      for (const raw of over) {
+        raw.send({ event: "subscribe", channel: "orders" })
+        yield* settle
+        assert.deepStrictEqual(raw.state.closed, { code: 1008, reason: "connection attempts exceeded" })
+        assert.deepStrictEqual(raw.data(), [])
+        assert.isFalse(raw.frames.some((frame) => frame.event === "subscribe"))
+      }
+      assert.deepStrictEqual(yield* venue.stats, { attempts: 8, refused: 4, opened: 4, open: 1 })
+      // Once the window has passed them, attempts go through again.
+      yield* TestClock.adjust(60_000)
+      assert.isUndefined((yield* connect(venue, Push.paths.private, signed(ALICE, now()))).state.closed)
+    }))
+
   it.effect("depth: a snapshot of each depth, then changes with consecutive versions; levels entering the top 15", () =>
     Effect.gen(function*() {
       const venue = yield* venueWith({ initialVersion: "9007199254740993" })
@@ -280,6 +312,43 @@ describe("PushVenue", () => {
       }])
       assert.deepStrictEqual(messages[1]![1].bids as unknown, [{ price: "99.5", size: "0" }])
     }))
+
+  for (const continuity of ["next", "previousEnd"] as const) {
+    it.effect(`depth (${continuity}): another connection subscribing gets its snapshot; no one's versions jump`, () =>
+      Effect.gen(function*() {
+        const venue = yield* venueWith({ initialVersion: "100", continuity })
+        const channel = "depth.BTCUSDT_SPBL.15"
+        const versions = (raw: Raw) =>
+          raw.data().map((f) => {
+            const d = (f.data as Array<Push.Depth>)[0]!
+            return `${d.depthType} ${d.startVersion}-${d.endVersion}`
+          })
+        const first = yield* connect(venue, Push.paths.public)
+        yield* subscribe(first, channel)
+        // 101 at the top, 102 below the top 15 (nothing for this channel), then a second subscriber at 102.
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["99.5", "2"]], asks: [] })
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["70.5", "3"]], asks: [] })
+        const second = yield* connect(venue, Push.paths.public)
+        yield* subscribe(second, channel)
+        // 103 below the top 15 again, a third subscriber at 103, then 104 at the top for all three.
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [["71.5", "3"]], asks: [] })
+        const third = yield* connect(venue, Push.paths.public)
+        yield* subscribe(third, channel)
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [], asks: [["100.5", "2"]] })
+        yield* venue.publish({ _tag: "Book", symbol: "BTCUSDT_SPBL", bids: [], asks: [["100.5", "3"]] })
+        yield* settle
+        // One frame for everyone: it continues the first subscriber's chain and covers the later ones' snapshots.
+        const [from, after] = continuity === "next" ? ["102", "105"] : ["101", "104"]
+        assert.deepStrictEqual(versions(first), [
+          "SNAPSHOT 100-100",
+          `CHANGED ${continuity === "next" ? "101" : "100"}-101`,
+          `CHANGED ${from}-104`,
+          `CHANGED ${after}-105`
+        ])
+        assert.deepStrictEqual(versions(second), ["SNAPSHOT 102-102", `CHANGED ${from}-104`, `CHANGED ${after}-105`])
+        assert.deepStrictEqual(versions(third), ["SNAPSHOT 103-103", `CHANGED ${from}-104`, `CHANGED ${after}-105`])
+      }))
+  }
 
   it.effect("private frames go to their user's subscribed connections only, in the trade-event envelope", () =>
     Effect.gen(function*() {

@@ -433,28 +433,28 @@ describe("spotkit watch", () => {
           const env = yield* envOf("alice")
           const venue = yield* PushVenue.PushVenue
           const hostile = "\u001b]0;owned\u0007\u202egnp.exe\u009b2J"
-          // The venue shows the latest ticker to a new subscriber.
-          yield* venue.publish({
-            _tag: "Ticker",
-            symbol: SYMBOL,
-            fields: { lastPrice: "30000.00", ts: "1700000000000", note: hostile }
-          })
-          const ndjson = yield* runInProcess([
-            "watch",
-            "ticker",
-            "--symbol",
-            SYMBOL,
-            "--for",
-            "3s",
-            "--format",
-            "ndjson"
-          ], env)
+          // The venue pushes a ticker on a change only: this one once the command has subscribed (the one before it
+          // gone).
+          const subscribed = () => Effect.sync(() => venue.venue.wantsChannel(`ticker.${SYMBOL}`))
+          const withTicker = (args: ReadonlyArray<string>) =>
+            Effect.gen(function*() {
+              assert.isTrue(yield* until(() => Effect.map(subscribed(), (yes) => !yes), 20), "still subscribed")
+              const run = yield* Effect.forkChild(runInProcess(args, env))
+              assert.isTrue(yield* until(subscribed, 20), "the command never subscribed")
+              yield* venue.publish({
+                _tag: "Ticker",
+                symbol: SYMBOL,
+                fields: { lastPrice: "30000.00", ts: "1700000000000", note: hostile }
+              })
+              return yield* Fiber.join(run)
+            })
+          const ndjson = yield* withTicker(["watch", "ticker", "--symbol", SYMBOL, "--for", "3s", "--format", "ndjson"])
           assert.strictEqual(ndjson.exitCode, 0, ndjson.stderr)
           // eslint-disable-next-line no-control-regex
           assert.notMatch(ndjson.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
           // The pushed one (REST's current ticker may come first, if it answered before the push).
           assert.strictEqual(objects(ndjson.stdout).find((o) => o.source === "push")?.note, hostile)
-          const table = yield* runInProcess(["watch", "ticker", "--symbol", SYMBOL, "--for", "3s"], env)
+          const table = yield* withTicker(["watch", "ticker", "--symbol", SYMBOL, "--for", "3s"])
           assert.strictEqual(table.exitCode, 0, table.stderr)
           const pushed = linesOf(table.stdout).find((line) => line.endsWith("push"))
           assert.match(pushed ?? table.stdout, /^2023-11-14T22:13:20\.000Z\s+BTCUSDT_SPBL\s+30000\.00/)

@@ -69,6 +69,11 @@ export class Auth {
     this.keys.set(key.apiKey, key)
   }
 
+  /** A key the exchange knows (for the push venue's handshakes). */
+  key(apiKey: string): ApiKey | undefined {
+    return this.keys.get(apiKey)
+  }
+
   /**
    * The caller of a signed request to an endpoint that needs `permission`, or why it is refused. `once`: a replay of
    * the request would place or move again, so its signature is good once (a replay of an admitted one within the window is refused); the

@@ -26,7 +26,7 @@ export interface Host {
   /** Subscribes (answers an error message when the channel cannot be subscribed on this connection). */
   readonly subscribe: (connection: VenueConnection, channel: string) => string | undefined
   readonly unsubscribe: (connection: VenueConnection, channel: string) => void
-  /** After the acknowledgement: what the channel shows a new subscriber (a depth snapshot, the latest ticker). */
+  /** After the acknowledgement: what the channel shows a new subscriber (a depth snapshot). */
   readonly initial: (connection: VenueConnection, channel: string) => void
   readonly closed: (connection: VenueConnection) => void
 }

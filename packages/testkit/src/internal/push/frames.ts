@@ -15,7 +15,8 @@ export const order = (view: OrderView) => ({
   clientOrderId: view.clientOrderId,
   orderSide: view.side.toUpperCase(),
   type: view.orderType.toUpperCase(),
-  timeInForce: FORCE[view.force],
+  // A market order takes what it can at once: the venue pushes it as IOC, whatever force it was sent with (ignored).
+  timeInForce: view.orderType === "market" ? FORCE.ioc : FORCE[view.force],
   price: view.price,
   size: view.quantity,
   status: pushStatus(view),

@@ -45,9 +45,17 @@ export interface Settings {
   readonly continuity: "next" | "previousEnd"
 }
 
-/** The handshake's outcome: a connection of an endpoint (a private one for its user), or an HTTP refusal. */
+/**
+ * The handshake's outcome: a connection of an endpoint (a private one for its user), or an HTTP refusal. `overLimit`:
+ * the attempt is over its address's limit, so the connection is closed as soon as it opens (1008), unauthenticated.
+ */
 export type Handshake =
-  | { readonly ok: true; readonly endpoint: Push.Endpoint; readonly userId: string | undefined }
+  | {
+    readonly ok: true
+    readonly endpoint: Push.Endpoint
+    readonly userId: string | undefined
+    readonly overLimit?: true | undefined
+  }
   | { readonly ok: false; readonly status: number; readonly message: string }
 
 /** Counts for tests: attempts made, connections refused at the handshake, open now. */
@@ -74,6 +82,9 @@ export class Venue implements Host {
   readonly settings: Settings
   readonly limits: Limits
   private readonly keys = new Map<string, Key & { readonly hmac: KeyObject }>()
+  // The keys of an exchange's table (`useKeyTable`), read at each handshake; their HMAC keys imported once per secret.
+  private keyTable: ((apiKey: string) => Key | undefined) | undefined = undefined
+  private readonly hmacKeys = new Map<string, KeyObject>()
   private currentFaults: Faults = {}
   private readonly connections = new Set<VenueConnection>()
   private readonly subscribers = new Map<string, Set<VenueConnection>>()
@@ -81,7 +92,6 @@ export class Venue implements Host {
   // Failed authentications by `${apiKey}\n${address}` (`apiKey` "" for keys the venue does not know).
   private readonly failures = new Map<string, Array<number>>()
   private readonly books = new Map<string, BookState>()
-  private readonly tickers = new Map<string, unknown>()
   private readonly userVersions = new Map<string, number>()
   // Private subscriptions by user, for `wantsUser`.
   private readonly userSubscriptions = new Map<string, number>()
@@ -104,18 +114,31 @@ export class Venue implements Host {
     this.keys.set(key.apiKey, { ...key, hmac: hmacKey(key.secretKey) })
   }
 
+  /**
+   * Accepts the keys of a table (an exchange's, as REST authenticates with) besides those added: looked up at each
+   * handshake, so that keys the table gains later are accepted too.
+   */
+  useKeyTable(table: (apiKey: string) => Key | undefined): void {
+    this.keyTable = table
+  }
+
   stats(): Stats {
     return { ...this.counts, open: this.connections.size }
   }
 
   /**
-   * Judges a handshake from an address: the path, and for the private endpoint the signed headers. Failed
-   * authentications count against the key's budget from that address (`Limits.authFailures`).
+   * Judges a handshake from an address: the path, and for the private endpoint the signed headers. Every handshake is
+   * an attempt against the address's limit (`Limits.connectionAttempts`), refused ones too; failed authentications
+   * count against the key's budget from that address (`Limits.authFailures`).
    */
   handshake(path: string, header: (name: string) => string | undefined, address: string): Handshake {
     this.counts.attempts++
+    const overLimit = this.attempt(address)
     const endpoint = path === Push.paths.public ? "public" : path === Push.paths.private ? "private" : undefined
     if (endpoint === undefined) return this.refuse(404, "no such push endpoint")
+    // Over the limit: closed with 1008 as soon as it opens (`open`), as the venue's limits are; its key is not checked,
+    // so it counts no failed authentication and opens nothing of a user's.
+    if (overLimit) return { ok: true, endpoint, userId: undefined, overLimit: true }
     if (endpoint === "public") return { ok: true, endpoint, userId: undefined }
     if (this.currentFaults.refuseAuth === true) return this.refuse(401, "authentication refused (fault)")
     const apiKey = header(Push.headers.key.toLowerCase())
@@ -125,7 +148,7 @@ export class Venue implements Host {
     if (apiKey === undefined || timestamp === undefined || sign === undefined || passphrase === undefined) {
       return this.refuse(401, "missing authentication headers")
     }
-    const key = this.keys.get(apiKey)
+    const key = this.keyOf(apiKey)
     const failures = this.failuresOf(key === undefined ? "" : apiKey, address)
     if (failures.length >= this.limits.authFailures.limit) {
       return this.refuse(429, "too many failed authentications")
@@ -151,16 +174,10 @@ export class Venue implements Host {
     const connection = new VenueConnection(++this.nextId, handshake.endpoint, handshake.userId, address, peer, this)
     this.connections.add(connection)
     this.counts.opened++
-    const { connectionAttempts, connections } = this.limits
-    const log = this.attempts.get(address) ?? []
-    this.attempts.set(address, log)
-    const now = this.now()
-    while (log.length > 0 && log[0]! <= now - connectionAttempts.windowMillis) log.shift()
-    log.push(now)
     let open = 0
     for (const other of this.connections) if (other.address === address) open++
-    if (log.length > connectionAttempts.limit) connection.close(Push.CLOSE_POLICY, "connection attempts exceeded")
-    else if (open > connections) connection.close(Push.CLOSE_POLICY, "too many connections")
+    if (handshake.overLimit === true) connection.close(Push.CLOSE_POLICY, "connection attempts exceeded")
+    else if (open > this.limits.connections) connection.close(Push.CLOSE_POLICY, "too many connections")
     else if (this.currentFaults.storm === true) connection.terminate()
     return connection
   }
@@ -225,11 +242,8 @@ export class Venue implements Host {
         for (const connection of Array.from(subscribers)) connection.data(frame)
         return
       }
-      case "Ticker": {
-        const data = { ...event.fields, symbol: event.symbol }
-        this.tickers.set(event.symbol, data)
-        return this.toChannel(Push.channels.ticker(event.symbol), [data])
-      }
+      case "Ticker":
+        return this.toChannel(Push.channels.ticker(event.symbol), [{ ...event.fields, symbol: event.symbol }])
       case "Order":
         return this.toUser(event.userId, "orders", event.time, Frames.dataOf.orders([Frames.order(event.order)]))
       case "Fill":
@@ -284,28 +298,29 @@ export class Venue implements Host {
     }
   }
 
+  // A depth channel's snapshot; nothing for the others. A ticker is pushed on a change only, as the venue's: one kept
+  // from an earlier push would be stale after trades nobody watched (the feed builds tickers only for a subscriber).
   initial(connection: VenueConnection, channel: string): void {
     const parsed = Push.parseChannel(channel)
-    if (parsed?.kind === "depth") {
-      const state = this.bookState(parsed.symbol)
-      const view = state.book!.snapshot(parsed.level)
-      state.sent.set(parsed.level, state.version)
-      // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
-      if (this.currentFaults.noSnapshot === true) return
-      const version = String(state.version)
-      connection.data(Push.frames.payload(channel, [{
-        startVersion: version,
-        endVersion: version,
-        level: parsed.level,
-        depthType: "SNAPSHOT",
-        symbol: parsed.symbol,
-        asks: levels(view.asks),
-        bids: levels(view.bids)
-      }]))
-    } else if (parsed?.kind === "ticker") {
-      const ticker = this.tickers.get(parsed.symbol)
-      if (ticker !== undefined) connection.data(Push.frames.payload(channel, [ticker]))
-    }
+    if (parsed?.kind !== "depth") return
+    const state = this.bookState(parsed.symbol)
+    const view = state.book!.snapshot(parsed.level)
+    // The channel's next change starts after the last one sent; only the first subscriber starts the chain. With
+    // subscribers already there it stays theirs: the next change, sent to all, then covers versions the new
+    // subscriber's snapshot already holds, which continues its book too (it starts at most one past the snapshot).
+    if ((this.subscribers.get(channel)?.size ?? 0) <= 1) state.sent.set(parsed.level, state.version)
+    // The fault loses the snapshot on the way: the venue's side goes on as if it had been sent.
+    if (this.currentFaults.noSnapshot === true) return
+    const version = String(state.version)
+    connection.data(Push.frames.payload(channel, [{
+      startVersion: version,
+      endVersion: version,
+      level: parsed.level,
+      depthType: "SNAPSHOT",
+      symbol: parsed.symbol,
+      asks: levels(view.asks),
+      bids: levels(view.bids)
+    }]))
   }
 
   closed(connection: VenueConnection): void {
@@ -316,6 +331,17 @@ export class Venue implements Host {
 
   // --- events
 
+  // Logs a connection attempt from an address: whether it is over the limit of its window (older ones dropped).
+  private attempt(address: string): boolean {
+    const { limit, windowMillis } = this.limits.connectionAttempts
+    const log = this.attempts.get(address) ?? []
+    this.attempts.set(address, log)
+    const now = this.now()
+    while (log.length > 0 && log[0]! <= now - windowMillis) log.shift()
+    log.push(now)
+    return log.length > limit
+  }
+
   // The failed authentications of a key from an address within the window (older ones dropped).
   private failuresOf(apiKey: string, address: string): Array<number> {
     const id = `${apiKey}\n${address}`
@@ -324,6 +350,16 @@ export class Venue implements Host {
     const since = this.now() - this.limits.authFailures.windowMillis
     while (log.length > 0 && log[0]! <= since) log.shift()
     return log
+  }
+
+  private keyOf(apiKey: string): (Key & { readonly hmac: KeyObject }) | undefined {
+    const added = this.keys.get(apiKey)
+    if (added !== undefined || this.keyTable === undefined) return added
+    const key = this.keyTable(apiKey)
+    if (key === undefined) return undefined
+    let hmac = this.hmacKeys.get(key.secretKey)
+    if (hmac === undefined) this.hmacKeys.set(key.secretKey, hmac = hmacKey(key.secretKey))
+    return { ...key, hmac }
   }
 
   private refuse(status: number, message: string): Handshake {
