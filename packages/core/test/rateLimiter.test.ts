@@ -715,20 +715,26 @@ describe("rateLimiter", () => {
       assert.deepStrictEqual(order, ["A0@0", "A1@530", "A2@1061", "A4@1061"])
     }))
 
+  // A memory store whose user budget is full (a request in flight), and an order that took its endpoint's slot (one a
+  // second) and waits for the user budget.
+  const endpointHeld = Effect.gen(function*() {
+    yield* TestClock.setTime(NOW)
+    const store = yield* RateLimitStore.makeMemory
+    const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1000, weight: 1 }
+    const uid = { key: "uid:venue.test:k", limit: 1, windowMillis: 10_000, weight: 1 }
+    yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 5_000 })
+    const order = yield* Effect.forkChild(
+      store.acquire({ endpoint, shared: [uid], leaseMillis: 5_000 }),
+      { startImmediately: true }
+    )
+    return { endpoint, order, store }
+  })
+
   // A grant taken back (a call given up while it waited for the shared budgets after its endpoint's slot was granted)
   // freed room only for newcomers: a waiter already queued behind it kept its slot (review r69-sw F1).
   it.effect("a waiter queued behind a grant that is revoked takes the room at once", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(NOW)
-      const store = yield* RateLimitStore.makeMemory
-      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1000, weight: 1 }
-      const uid = { key: "uid:venue.test:k", limit: 1, windowMillis: 10_000, weight: 1 }
-      // The user's budget is full: an order takes its endpoint's slot, then waits for the UID budget.
-      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 5_000 })
-      const order = yield* Effect.forkChild(
-        store.acquire({ endpoint, shared: [uid], leaseMillis: 5_000 }),
-        { startImmediately: true }
-      )
+      const { endpoint, order, store } = yield* endpointHeld
       yield* TestClock.adjust(10)
       // A call on the endpoint's budget alone queues behind the order's slot (until 1010).
       let grantedAt = -1
@@ -748,13 +754,7 @@ describe("rateLimiter", () => {
 
   it.effect("given up while it waits for the shared budgets, a request gives its endpoint's slot back (nothing sent)", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(NOW)
-      const store = yield* RateLimitStore.makeMemory
-      const endpoint = { key: "endpoint:venue.test:k:placeOrder", limit: 1, windowMillis: 1000, weight: 1 }
-      const uid = { key: "uid:venue.test:k", limit: 1, windowMillis: 10_000, weight: 1 }
-      // The user's budget is full (a request in flight): an order takes its endpoint's slot, then waits for it.
-      yield* store.acquire({ endpoint: undefined, shared: [uid], leaseMillis: 5_000 })
-      const order = yield* Effect.forkChild(store.acquire({ endpoint, shared: [uid], leaseMillis: 5_000 }))
+      const { endpoint, order, store } = yield* endpointHeld
       yield* TestClock.adjust(10)
       yield* Fiber.interrupt(order)
       // Nothing was sent: the endpoint's budget has room at once (before, the slot counted as answered for a window).

@@ -16,6 +16,7 @@ import * as SpotError from "../../SpotError.ts"
 import * as Venue from "../../Venue.ts"
 import { attempt, type Context, fail, validate } from "./call.ts"
 import type * as OrderState from "./orderState.ts"
+import { Recent } from "./recent.ts"
 import type * as Retry from "./retry.ts"
 import * as Validate from "./validate.ts"
 
@@ -32,23 +33,7 @@ type Named = { readonly orderId?: OrderId | undefined; readonly clientOrderId?: 
  * "already final" may be answering that call's, and is checked against the order's status. An answered cancel of the
  * order settles it.
  */
-export class Unanswered {
-  private readonly keys = new Set<string>()
-  private readonly capacity: number
-  constructor(capacity = 10_000) {
-    this.capacity = capacity
-  }
-  add(key: string): void {
-    this.keys.delete(key)
-    this.keys.add(key)
-    if (this.keys.size > this.capacity) this.keys.delete(this.keys.values().next().value!)
-  }
-  has(key: string): boolean {
-    return this.keys.has(key)
-  }
-  delete(key: string): void {
-    this.keys.delete(key)
-  }
+export class Unanswered extends Recent {
   /**
    * `call`, a cancel of the orders of `keys` whose attempts call `handed` as each is handed to the transport:
    * answered, it settles them; interrupted after one was handed, it records them.

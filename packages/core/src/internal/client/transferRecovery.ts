@@ -16,27 +16,14 @@ import type {
   TransferStatusResponse
 } from "../../Transfer.ts"
 import * as Decimal from "../model/decimal.ts"
+import { Recent } from "./recent.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
 import type { Moment, Span } from "./serverClock.ts"
 import * as Telemetry from "./telemetry.ts"
 
 /** Ids of the transfers a client knows, the most recent `capacity` of them. */
-export class Known {
-  private readonly ids = new Set<string>()
-  private readonly capacity: number
-  constructor(capacity = 10_000) {
-    this.capacity = capacity
-  }
-  add(id: string): void {
-    this.ids.delete(id)
-    this.ids.add(id)
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value!)
-  }
-  has(id: string): boolean {
-    return this.ids.has(id)
-  }
-}
+export class Known extends Recent {}
 
 /** A transfer of this client whose outcome no id settles: in flight (`end` undefined), or ended unknown. */
 export interface Entry {
