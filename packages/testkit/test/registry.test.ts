@@ -85,7 +85,8 @@ describe("Engine.symbolRules", () => {
 })
 
 describe("orders against the product's rules", () => {
-  const setup = () => {
+  // An engine with BTCUSDT_SPBL (prices in cents, quantities in four decimals) and its `limits`.
+  const withBtc = (limits: Partial<Engine.ProductSpec>) => {
     const engine = new Engine.Engine({ seed: 7 })
     engine.addProduct({
       symbol: SYMBOL,
@@ -93,9 +94,12 @@ describe("orders against the product's rules", () => {
       quote: "USDT",
       pricePrecision: 2,
       quantityPrecision: 4,
-      minQuantity: "0.01",
-      maxQuantity: "2"
+      ...limits
     })
+    return engine
+  }
+  const setup = () => {
+    const engine = withBtc({ minQuantity: "0.01", maxQuantity: "2" })
     engine.addProduct({
       symbol: "ETHUSDT_SPBL",
       base: "ETH",
@@ -152,16 +156,7 @@ describe("orders against the product's rules", () => {
   // market-data.md#symbol-rules: `marketBuyLimitSize` is "the largest market order"; what exchangeInfo publishes, the
   // engine holds. A market buy's quantity is its quote amount, so its limit is one too.
   it("a market buy above the product's largest market buy is refused with 40020, and exchangeInfo publishes it", () => {
-    const engine = new Engine.Engine({ seed: 7 })
-    engine.addProduct({
-      symbol: SYMBOL,
-      base: "BTC",
-      quote: "USDT",
-      pricePrecision: 2,
-      quantityPrecision: 4,
-      maxQuantity: "1",
-      maxMarketBuyValue: "1000"
-    })
+    const engine = withBtc({ maxQuantity: "1", maxMarketBuyValue: "1000" })
     const user = addUser(engine, { USDT: "100000", BTC: "10" })
     // Two asks of the largest quantity: the market buy of 1000 USDT takes both, above the largest base quantity.
     place(engine, user, limit("sell", "500", "1", "ask-1"))
