@@ -720,7 +720,7 @@ export const sweep = (logs: ReadonlyArray<Log>, now: number): void => {
   const all = component.find((log) => log.queued.length === waiters.length)
   if (all !== undefined) waiters = all.queued.map((reservation) => reservation.waiter)
   else waiters.sort((a, b) => a.seq - b.seq)
-  // Woken once the pass is done: a waiter woken may run at once, and relay to one the pass has yet to move.
+  // The heads of queues moved, woken once the pass is done (each in a task of its own: `Waiter.wake`).
   const first: Array<Waiter> = []
   for (const waiter of waiters) {
     const { exempt, logs, weights } = waiter.plan
