@@ -583,6 +583,30 @@ describe("rateLimiter", () => {
     )
   })
 
+  // The float sum of fractional weights that add up to the limit exactly came out above it (3.0000000000000004), and
+  // the last one waited a whole window (review r69-sw F3); a weight beyond the limit still waits.
+  it.effect("fractional weights that add up to the limit exactly fit; one more hundredth does not", () =>
+    Effect.gen(function*() {
+      const grantedAfter = (weights: ReadonlyArray<number>, last: number) =>
+        Effect.gen(function*() {
+          const log = new RateLimiter.Log({ limit: 3, windowMillis: 1000 }, 0)
+          for (const weight of weights) {
+            yield* Effect.flatMap(RateLimiter.acquireAll([{ log, weight }]), (permit) => permit.settle)
+          }
+          const start = yield* now
+          let at = -1
+          yield* Effect.forkChild(
+            Effect.andThen(RateLimiter.acquireAll([{ log, weight: last }]), Effect.map(now, (t) => at = t - start)),
+            { startImmediately: true }
+          )
+          for (let t = 0; t < 1200; t += 100) yield* TestClock.adjust(100)
+          return at
+        })
+      assert.strictEqual(yield* grantedAfter([0.1, 1, 1, 0.8], 0.1), 0, "0.1 + 1 + 1 + 0.8 + 0.1 = 3")
+      assert.strictEqual(yield* grantedAfter([0.1, 1, 1, 0.8], 0.11), 1000, "3.01 waits for the window")
+      assert.strictEqual(yield* grantedAfter([1, 1, 1], 1e-6), 1000, "a millionth over a whole limit waits too")
+    }))
+
   it.effect("a wall clock stepping back an hour does not stall the queue (monotonic time)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(NOW)

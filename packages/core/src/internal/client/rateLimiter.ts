@@ -154,6 +154,12 @@ export const monotonicMillis: Effect.Effect<number> = Effect.map(Clock.monotonic
 export class Log {
   readonly limit: number
   readonly window: number
+  /**
+   * The largest weight in force taken as within the limit: the limit, and a billionth of it for the rounding of float
+   * sums (0.1 + 1 + 1 + 0.8 + 0.1 is 3.0000000000000004). No sum of weights written in fewer than nine significant
+   * digits exceeds a limit by less than that, so the budget itself is never exceeded.
+   */
+  private readonly ceiling: number
   /** Monotonic time before which nothing is granted (a 429 pauses the budget). */
   pausedUntil = Number.NEGATIVE_INFINITY
   /**
@@ -183,6 +189,7 @@ export class Log {
 
   constructor(budget: Budget, marginMillis: number) {
     this.limit = budget.limit
+    this.ceiling = budget.limit * (1 + 1e-9)
     this.window = budget.windowMillis + Math.max(0, marginMillis)
   }
 
@@ -229,7 +236,7 @@ export class Log {
   free(now: number, weight: number, exempt = false): boolean {
     if (this.waiters.length > 0 || now < this.pausedFor(exempt)) return false
     this.expire(now)
-    return this.flying + this.answered + weight <= this.limit
+    return this.flying + this.answered + weight <= this.ceiling
   }
 
   /** Charges `weight` as in flight from now. */
@@ -302,7 +309,7 @@ export class Log {
    * after now for one whose slot has passed: it is not granted yet).
    */
   earliest(from: number, now: number, weight: number): number {
-    const { limit, times, waiters, weights, window } = this
+    const { ceiling, times, waiters, weights, window } = this
     let slot = from
     let used = this.flying + this.answered
     let flying = this.flying > 0
@@ -316,7 +323,7 @@ export class Log {
         used -= this.flying
         flying = false
       }
-      if (used + weight <= limit) return slot
+      if (used + weight <= ceiling) return slot
       let next = Number.POSITIVE_INFINITY
       if (i < times.length) next = times[i]! + window
       if (j < waiters.length) next = Math.min(next, Math.max(waiters[j]!.slot, now) + window)
@@ -372,7 +379,7 @@ export class Log {
    * from the cursor: a slot later than it could be, never earlier; `fits` decides the grant when the waiter wakes.)
    */
   advance(from: number, now: number, weight: number): number {
-    const { limit, times, waiters, weights, window } = this
+    const { ceiling, times, waiters, weights, window } = this
     const cursor = this.cursor!
     const passed = cursor.passed
     let { answer: i, expired: j, flying, used } = cursor
@@ -384,7 +391,7 @@ export class Log {
         used -= this.flying
         flying = false
       }
-      if (used + weight <= limit) break
+      if (used + weight <= ceiling) break
       let next = Number.POSITIVE_INFINITY
       if (i < times.length) next = times[i]! + window
       if (j < passed) next = Math.min(next, Math.max(waiters[j]!.slot, now) + window)
@@ -424,7 +431,7 @@ export class Log {
       if (other.until > at) return false
       used += other.weight
     }
-    return used + reservation.weight <= this.limit
+    return used + reservation.weight <= this.ceiling
   }
 
   /**
@@ -436,8 +443,8 @@ export class Log {
    */
   retry(reservation: Reservation, at: number): number {
     this.expire(at)
-    const { limit, times, weights, window } = this
-    const room = limit - reservation.weight
+    const { ceiling, times, weights, window } = this
+    const room = ceiling - reservation.weight
     let used = this.flying + this.answered
     let after = at
     // The weights that leave at one window after now or later, by time: those in flight, and the waiters ahead.
