@@ -261,6 +261,34 @@ const describe = (cause: unknown): string => {
 const pauseKey = (prefix: string, key: string, exempt: boolean): string =>
   exempt ? `${prefix}${key}:pause:exempt` : `${prefix}${key}:pause`
 
+// What a process knows of the fleet's epoch in Redis (`acquireLua`): the one it last read (`known`, empty before its
+// first answer) and the name it writes into a new one (`maker`).
+interface Epoch {
+  known: string
+  readonly maker: string
+}
+
+// The fleet's epoch as one process follows it. Every answer of `acquireLua` carries it: a new one, after this process
+// read another, means that Redis forgot the window (restarted empty, flushed), and every process is held for one
+// window. Said once per epoch.
+const epochOf = (name: string, maker: string) => {
+  const epoch: Epoch = { known: "", maker }
+  const readEpoch = (answer: ReadonlyArray<number | string>): Effect.Effect<void> => {
+    const read = String(answer[answer[0] === 1 ? 2 : 4] ?? "")
+    if (read === epoch.known || read === "") return Effect.void
+    const forgot = epoch.known !== ""
+    epoch.known = read
+    return forgot
+      ? Effect.logWarning(
+        `spotkit: the shared rate-limit budget (${printable(name, 200)}) forgot its window (Redis restarted ` +
+          "empty or was flushed); every process on it waits one window before its next request, for what the " +
+          "venue still counts"
+      )
+      : Effect.void
+  }
+  return { epoch, readEpoch }
+}
+
 // The scripts, described when a Redis store is made rather than at the top of the module, so that a bundle without
 // the Redis store (a browser's) leaves Redis out.
 const scriptsOf = () => {
@@ -272,20 +300,24 @@ const scriptsOf = () => {
       endpoint: boolean,
       prefix: string,
       charges: ReadonlyArray<Charge>,
-      exempt: boolean
+      exempt: boolean,
+      epoch: Epoch
     ) => [
       ...charges.map((charge) => prefix + charge.key),
       ...charges.map((charge) => `${prefix}${charge.key}:used`),
       ...charges.map((charge) => pauseKey(prefix, charge.key, exempt)),
       ...charges.map((charge) => `${prefix}${charge.key}:queue`),
+      `${prefix}epoch`,
       id,
       Math.ceil(lease),
       ...charges.flatMap((charge) => [charge.limit, Math.ceil(charge.windowMillis), charge.weight]),
       ticket,
       QUEUE_GRACE_MILLIS,
-      endpoint ? 1 : 0
+      endpoint ? 1 : 0,
+      epoch.known,
+      epoch.maker
     ],
-    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _endpoint, _prefix, charges) => charges.length * 4 }
+    { lua: acquireLua, numberOfKeys: (_id, _lease, _ticket, _endpoint, _prefix, charges) => charges.length * 4 + 1 }
   ).withReturnType<ReadonlyArray<number | string>>()
 
   const releaseScript = Redis.script(
@@ -318,7 +350,9 @@ const scriptsOf = () => {
 
 /**
  * Budgets in Redis, shared by every process that uses the same Redis (and prefix). Needs `Redis`; fails with a
- * `RateLimitStoreError` when Redis does not answer at start.
+ * `RateLimitStoreError` when Redis does not answer at start. A Redis that forgot the window (restarted empty, flushed)
+ * is noticed by the first process that used it before (the key `<prefix>epoch`, which lapses a day after the last
+ * request), which logs a warning; every process then waits one window before its next request.
  *
  * @since 0.1.0
  * @category constructors
@@ -358,6 +392,7 @@ export const makeRedis = (
     const idPrefix = (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36) +
       (yield* Random.nextIntBetween(0, 2 ** 30)).toString(36)
     let sequence = 0
+    const { epoch, readEpoch } = epochOf(name, idPrefix)
 
     // The process's own budget: acquired before Redis (see `acquire`), and all there is while Redis is lost under
     // "memory", until it is tried again.
@@ -408,18 +443,19 @@ export const makeRedis = (
       const attempt: Effect.Effect<Permit, SpotError.RateLimitStoreError> = Effect.withFiber((fiber) => {
         asking = true
         return Effect.flatMap(
-          bounded(acquireShared(id, lease, ticket, endpoint, prefix, charges, acquisition.pauseExempt === true)),
+          bounded(
+            acquireShared(id, lease, ticket, endpoint, prefix, charges, acquisition.pauseExempt === true, epoch)
+          ),
           (answer) => {
             asking = false
             if (answer[0] === 1) {
               // Recorded on the fiber in the step that reads the grant, as the memory store records its own, so that a
               // caller interrupted before the permit reaches it can still settle it (`RateLimiter.granted`).
-              return Effect.succeed<Permit>(
-                RateLimiter.granted(fiber, { settle: Effect.andThen(mirror.settle, settled) })
-              )
+              const permit = RateLimiter.granted(fiber, { settle: Effect.andThen(mirror.settle, settled) })
+              return Effect.as(readEpoch(answer), permit)
             }
             ticket = String(answer[3] ?? "")
-            return Effect.andThen(waiting(acquisition, answer), attempt)
+            return Effect.andThen(readEpoch(answer), Effect.andThen(waiting(acquisition, answer), attempt))
           }
         )
       })
@@ -435,10 +471,10 @@ export const makeRedis = (
     }
 
     // The process's own budget is acquired first, Redis then: in memory the process keeps every request it sent, the
-    // ones Redis granted and those it sent on its own while Redis was lost, so that when Redis answers again (empty,
-    // after a restart, or not knowing what was sent meanwhile) the process does not send another budget's worth within
-    // the window. While Redis answers, the process's own budget holds nothing back that Redis would grant (it counts a
-    // subset of Redis's requests, from no later).
+    // ones Redis granted and those it sent on its own while Redis was lost, so that when Redis answers again not
+    // knowing what was sent meanwhile the process does not send another budget's worth within the window (and an empty
+    // Redis holds everyone one window: `acquireLua`'s epoch). While Redis answers, the process's own budget holds
+    // nothing back that Redis would grant (it counts a subset of Redis's requests, from no later).
     const acquire = (acquisition: Acquisition): Effect.Effect<Permit, SpotError.RateLimitStoreError> =>
       Effect.flatMap(local.acquire(acquisition), (mirror) =>
         Effect.flatMap(RateLimiter.monotonicMillis, (now) => {

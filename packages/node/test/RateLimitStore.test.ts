@@ -652,6 +652,87 @@ describe("the Redis store's accounting", () => {
       for (const key of keys) assert.isAbove(Number(redis.cli("PTTL", key).trim()), 0, key)
     })), 30_000)
 
+  // A Redis restarted empty or flushed forgot what the fleet sent within the window, which the venue still counts.
+  describe("a Redis that forgot the window", () => {
+    const key = "uid:venue.test:k"
+    // Taken and answered at once: it counts one window from now.
+    const spend = (store: RateLimitStore.Service, weight: number) =>
+      Effect.flatMap(store.acquire(one(key, 4, 1_000, weight, 10_000)), (permit) => permit.settle)
+    const storeOf = (url: string) => redisStore(url, { onUnavailable: "fail" })
+    // The test, with the warnings its processes log (each store logs in the fiber that acquires).
+    const logging = (test: (warnings: Array<string>) => Effect.Effect<void, unknown, Scope.Scope>) =>
+      Effect.scoped(Effect.suspend(() => {
+        const { logger, warnings } = warningsLogged()
+        return Effect.provide(test(warnings), logger)
+      }))
+
+    it.live(
+      "holds every process for one window, and each says so once",
+      () =>
+        logging((warnings) =>
+          Effect.gen(function*() {
+            const redis = yield* redisServer
+            const a = yield* storeOf(redis.url)
+            const b = yield* storeOf(redis.url)
+            // The fleet's budget spent, half by each process; each process's own log holds its half only.
+            yield* spend(a, 2)
+            yield* spend(b, 2)
+            redis.cli("FLUSHALL")
+            const flushed = yield* Clock.currentTimeMillis
+            // Before, an empty Redis granted b at once: 5 within the window at the venue, where 4 fit.
+            assert.isFalse(yield* grantedWithin(b, one(key, 4, 1_000, 1, 10_000), 600), "b waits")
+            yield* spend(b, 1)
+            assert.isAtLeast((yield* Clock.currentTimeMillis) - flushed, 900, "one window after the loss")
+            yield* spend(a, 1)
+            const said = warnings.filter((warning) => warning.includes("forgot its window"))
+            assert.strictEqual(said.length, 2, said.join("\n"))
+            assert.include(said[0]!, "Redis restarted empty or was flushed")
+          })
+        ),
+      30_000
+    )
+
+    it.live(
+      "holds a process started after the loss too, once one that knew the old window tells",
+      () =>
+        logging((warnings) =>
+          Effect.gen(function*() {
+            const redis = yield* redisServer
+            const old = yield* storeOf(redis.url)
+            yield* spend(old, 2)
+            redis.cli("FLUSHALL")
+            // A process started since cannot know: its first request goes at once.
+            const late = yield* storeOf(redis.url)
+            assert.isTrue(yield* grantedWithin(late, one(key, 4, 1_000, 1, 10_000), 300), "the newcomer's first")
+            // The process that knew the old window finds a new one: from then on, both wait out the window.
+            assert.isFalse(yield* grantedWithin(old, one(key, 4, 1_000, 1, 10_000), 300), "the old process waits")
+            assert.isFalse(yield* grantedWithin(late, one(key, 4, 1_000, 1, 10_000), 300), "so does the newcomer")
+            assert.strictEqual(warnings.filter((warning) => warning.includes("forgot its window")).length, 1)
+          })
+        ),
+      30_000
+    )
+
+    it.live(
+      "a fleet's first request on a Redis it never used goes at once, and the epoch key lapses",
+      () =>
+        logging((warnings) =>
+          Effect.gen(function*() {
+            const redis = yield* redisServer
+            const first = yield* storeOf(redis.url)
+            assert.isTrue(yield* grantedWithin(first, one(key, 4, 1_000, 1, 10_000), 200))
+            const second = yield* storeOf(redis.url)
+            assert.isTrue(yield* grantedWithin(second, one(key, 4, 1_000, 1, 10_000), 200))
+            const ttl = Number(redis.cli("PTTL", "spotkit:{budget}:epoch").trim())
+            assert.isAbove(ttl, 12 * 3_600_000)
+            assert.isAtMost(ttl, 24 * 3_600_000)
+            assert.deepStrictEqual(warnings, [])
+          })
+        ),
+      30_000
+    )
+  })
+
   it.live("a weight written in exponent form (1e-7) is counted as itself", () =>
     Effect.scoped(Effect.gen(function*() {
       const redis = yield* redisServer

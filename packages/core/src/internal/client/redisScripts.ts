@@ -23,18 +23,48 @@
 // endpoint budget (the first) is checked there first: held by it, it queues there only, and takes its places in the
 // shared budgets (by its first ticket) once the endpoint's budget has room, so that it holds up no other endpoint's
 // request in them meanwhile.
+//
+// A Redis that forgot the fleet's window (restarted empty, flushed) holds every budget for one window, as a pause
+// would: the requests the processes sent before it forgot leave the venue's window meanwhile. It is told by the epoch
+// key (`<prefix>epoch`, the last key), `<born>:<maker>:<lost>`, which the first acquisition to find it missing writes:
+// `lost` is 1 when that process had read an earlier epoch (its `known`), and an acquisition of a process that knew an
+// earlier one and finds a newer epoch made by a process that did not (one started since) sets it. Every answer
+// carries the epoch without its flag, for the process to keep as its `known`. The key lives a day past the last
+// acquisition: an idle fleet's next request after that is held for one window.
 export const acquireLua = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local n = #KEYS / 4
+local n = (#KEYS - 1) / 4
 local ticket = ARGV[3 * n + 3]
 local grace = tonumber(ARGV[3 * n + 4])
+local epochKey = KEYS[4 * n + 1]
+local known = ARGV[3 * n + 6]
+local epoch = redis.call("GET", epochKey)
+local born, maker, lost
+if epoch then born, maker, lost = string.match(epoch, "^(%d+):([^:]*):([01])$") end
+if not born then
+  born = string.format("%.0f", now)
+  maker = ARGV[3 * n + 7]
+  lost = known ~= "" and "1" or "0"
+  redis.call("SET", epochKey, born .. ":" .. maker .. ":" .. lost, "PX", 86400000)
+elseif redis.call("PTTL", epochKey) < 43200000 then
+  redis.call("PEXPIRE", epochKey, 86400000)
+end
+local id = born .. ":" .. maker
+if lost == "0" and known ~= "" and known ~= id then
+  lost = "1"
+  redis.call("SET", epochKey, id .. ":1", "KEEPTTL")
+end
 local wait = 0
 for i = 1, n do
   local left = redis.call("PTTL", KEYS[2 * n + i])
   if left > wait then wait = left end
+  if lost == "1" then
+    local held = tonumber(born) + tonumber(ARGV[3 * i + 1]) - now
+    if held > wait then wait = held end
+  end
 end
-if wait > 0 then return {0, wait, 0, ticket} end
+if wait > 0 then return {0, wait, 0, ticket, id} end
 local lease = tonumber(ARGV[2])
 local by = 0
 local weightOf = function(member) return tonumber(string.match(member, ":([^:]+)$")) end
@@ -108,7 +138,7 @@ if ARGV[3 * n + 5] == "1" then
       if mine[i] then redis.call("ZREM", KEYS[3 * n + i], mine[i]) end
     end
     join(1)
-    return {0, wait, 1, ticket}
+    return {0, wait, 1, ticket, id}
   end
   from = 2
 end
@@ -122,7 +152,7 @@ end
 if wait > 0 then
   if ticket == "" then ticket = string.format("%015.0f", now) end
   for i = 1, n do join(i) end
-  return {0, wait, by, ticket}
+  return {0, wait, by, ticket, id}
 end
 for i = 1, n do
   local key = KEYS[i]
@@ -134,7 +164,7 @@ for i = 1, n do
   if redis.call("PTTL", key) < ttl then redis.call("PEXPIRE", key, ttl) end
   if redis.call("PTTL", KEYS[n + i]) < ttl then redis.call("PEXPIRE", KEYS[n + i], ttl) end
 end
-return {1, now}
+return {1, now, id}
 `
 
 export const settleLua = `
