@@ -26,8 +26,12 @@ export { type Budget, isPositive, isValidBudget, Log, millisOf, monotonicMillis,
  * venue received it; until then it counts as if it arrived now, so it never leaves the window while in flight. A
  * waiter checks its window again when it wakes, and waits longer if a request that settled late, or is still in
  * flight, now fills it: it keeps its place meanwhile, waiting only until the window may have room, and nobody behind
- * it is granted first. Every permit must be settled (the transport does so when the exchange ends, however it
- * ends); an unsettled one keeps its weight.
+ * it is granted first. One exception, kept: in the instant a waiter is due, before its fiber has checked, a request
+ * that fits in a budget with the waiter's weight counted may be granted there (a newcomer, or a waiter behind whose
+ * check runs first); if the waiter then finds another of its budgets still full, that request went first, though it
+ * took nothing the waiter was planned to use (review r69-sw F2: holding it back needs a mark per waiter checked, and
+ * a naive yield spins under `TestClock`). Every permit must be settled (the transport does so when the exchange ends,
+ * however it ends); an unsettled one keeps its weight.
  *
  * One acquisition may charge several logs at once (the venue's UID and IP budgets): it gets the earliest slot where
  * every one of them has room, queueing in order in each. A log can be paused (after a 429): nothing is granted
