@@ -65,8 +65,9 @@ export const command = Command.make(NAME).pipe(
       "from SPOTKIT_API_KEY, SPOTKIT_SECRET_KEY and SPOTKIT_PASSPHRASE (public data, such as symbols and market, " +
       "needs none); " +
       "optional: SPOTKIT_LOCALE, SPOTKIT_RATE_LIMIT (on or off), SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT (endpoints that " +
-      "go through a 429's pause, such as cancelOrder,cancelAll), SPOTKIT_REDIS_URL (a rate-limit budget shared " +
-      "through Redis; SPOTKIT_REDIS_ON_UNAVAILABLE memory or fail when it is lost, SPOTKIT_REDIS_TIMEOUT_MS), SPOTKIT_MAX_RESPONSE_BYTES, SPOTKIT_PUSH_URL (the push endpoint, for watch), and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
+      "go through a 429's pause, such as cancelOrder,cancelAll), SPOTKIT_RATE_LIMIT_ADDRESS (the address's budget " +
+      "name), SPOTKIT_REDIS_URL (a rate-limit budget shared through Redis; SPOTKIT_REDIS_ON_UNAVAILABLE memory or " +
+      "fail when it is lost, SPOTKIT_REDIS_TIMEOUT_MS, SPOTKIT_REDIS_PREFIX), SPOTKIT_MAX_RESPONSE_BYTES, SPOTKIT_PUSH_URL (the push endpoint, for watch), and a proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Exit codes: 0 success; 1 the venue or the network failed; 2 bad " +
       "usage, configuration or input, caught before sending; 130 after Ctrl-C; 143 after SIGTERM. CSV cells a " +
       "spreadsheet would run as formulas get a leading ' (--csv-raw writes them as they are)"
   ),

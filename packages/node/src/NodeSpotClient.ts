@@ -425,10 +425,12 @@ export const layer = (options: Options): Layer.Layer<SpotClient.SpotClient, Spot
  * `SPOTKIT_RATE_LIMIT` (`on` or `off`, default `on`): `off` turns the client-side limits (the venue's weight model)
  * off, for a venue that does not enforce them (the sandbox started with `--rate-limits off`);
  * `SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT` (optional): endpoint names, separated by commas, whose requests go through a 429's
- * pause (`rateLimit.pauseExempt`), e.g. `cancelOrder,cancelOrders,cancelAll`; `SPOTKIT_REDIS_URL`
- * (optional, read as `Redacted`): the Redis through which every process on the same API key shares one rate-limit
- * budget, with `SPOTKIT_REDIS_ON_UNAVAILABLE` (`memory` or `fail`, `RedisOptions.onUnavailable`) and
- * `SPOTKIT_REDIS_TIMEOUT_MS` (whole milliseconds, `RedisOptions.timeout`), both optional; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
+ * pause (`rateLimit.pauseExempt`), e.g. `cancelOrder,cancelOrders,cancelAll`; `SPOTKIT_RATE_LIMIT_ADDRESS`
+ * (optional): the name of the address's budget in a shared store (`rateLimit.address`: processes behind different
+ * addresses name theirs apart); `SPOTKIT_REDIS_URL` (optional, read as `Redacted`): the Redis through which every
+ * process on the same API key shares one rate-limit budget, with `SPOTKIT_REDIS_ON_UNAVAILABLE` (`memory` or `fail`,
+ * `RedisOptions.onUnavailable`), `SPOTKIT_REDIS_TIMEOUT_MS` (whole milliseconds, `RedisOptions.timeout`) and
+ * `SPOTKIT_REDIS_PREFIX` (the keys' prefix, `RedisOptions.prefix`), all optional; and the proxy (`HttpOptions.proxy`) from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (each also in lower
  * case, which wins, as curl reads them; the two proxies as `Redacted`, each checked: one that is no `http://` or
  * `https://` URL nor `host:port` is a problem naming its variable, reported with every other one by
  * `SpotClient.readConfig`).
@@ -443,8 +445,11 @@ export const defaultConfig: Config.Wrap<Options> = {
     pauseExempt: Config.schema(
       Schema.String.check(Schema.makeFilter((text: string) => RateLimitEnv.problem(text) ?? true)),
       "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"
-    ).pipe(Config.withDefault(""))
-  }).pipe(Config.map(({ mode, pauseExempt }) => RateLimitEnv.rateLimitOf(mode === "off", pauseExempt))),
+    ).pipe(Config.withDefault("")),
+    address: RateLimitEnv.addressConfig
+  }).pipe(
+    Config.map(({ address, mode, pauseExempt }) => RateLimitEnv.rateLimitOf(mode === "off", pauseExempt, address))
+  ),
   redis: RedisEnv.config,
   proxy: Proxies.config
 }

@@ -35,6 +35,7 @@ import type { Redacted } from "effect"
 import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
 import * as Socket from "effect/socket/Socket"
 import * as Proxies from "./internal/proxy.ts"
+import * as RateLimitEnv from "./internal/rateLimitEnv.ts"
 import * as RedisEnv from "./internal/redisEnv.ts"
 import * as NodeSigner from "./NodeSigner.ts"
 import * as NodeSpotClient from "./NodeSpotClient.ts"
@@ -193,7 +194,9 @@ export const layer = (
 /**
  * The default configuration: `SPOTKIT_PUSH_URL` (a `ws://` or `wss://` URL, the sandbox prints it), the credentials
  * of `SPOTKIT_API_KEY`, `SPOTKIT_SECRET_KEY` and `SPOTKIT_PASSPHRASE` (as `Redacted`), `SPOTKIT_REDIS_URL` with
- * `SPOTKIT_REDIS_ON_UNAVAILABLE` and `SPOTKIT_REDIS_TIMEOUT_MS` (optional), and the proxy from `HTTPS_PROXY` (for `wss:`), `HTTP_PROXY` (for `ws:`) and `NO_PROXY`, read as
+ * `SPOTKIT_REDIS_ON_UNAVAILABLE`, `SPOTKIT_REDIS_TIMEOUT_MS` and `SPOTKIT_REDIS_PREFIX` (optional),
+ * `SPOTKIT_RATE_LIMIT_ADDRESS` (optional: the name of the address's connection-attempt budget, `address`), and the
+ * proxy from `HTTPS_PROXY` (for `wss:`), `HTTP_PROXY` (for `ws:`) and `NO_PROXY`, read as
  * `NodeSpotClient.defaultConfig` reads them (the lower-case names win; each checked, every problem named at once).
  *
  * @since 0.1.0
@@ -210,6 +213,7 @@ export const defaultConfig: Config.Wrap<Options> = {
     passphrase: Config.Redacted("SPOTKIT_PASSPHRASE")
   },
   redis: RedisEnv.config,
+  address: RateLimitEnv.addressConfig,
   proxy: Proxies.config
 }
 

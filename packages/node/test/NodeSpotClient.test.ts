@@ -256,6 +256,40 @@ describe("SPOTKIT_RATE_LIMIT", () => {
       assert.include(error.message, "cancelOrders")
     }))
 
+  it.effect("SPOTKIT_RATE_LIMIT_ADDRESS names the address's budget, SPOTKIT_REDIS_PREFIX the store's keys", () =>
+    Effect.gen(function*() {
+      const url = "redis://127.0.0.1:6379"
+      assert.deepStrictEqual(yield* rateLimitOf({ SPOTKIT_RATE_LIMIT_ADDRESS: "host-b.eu:1" }), {
+        address: "host-b.eu:1"
+      })
+      assert.deepStrictEqual(
+        yield* rateLimitOf({ SPOTKIT_RATE_LIMIT_ADDRESS: "nat_2", SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder" }),
+        { address: "nat_2", pauseExempt: ["cancelOrder"] }
+      )
+      assert.strictEqual(yield* rateLimitOf({ SPOTKIT_RATE_LIMIT: "off", SPOTKIT_RATE_LIMIT_ADDRESS: "b" }), false)
+      const redis = yield* Effect.map(
+        optionsOf({ SPOTKIT_REDIS_URL: url, SPOTKIT_REDIS_PREFIX: "desk-a:{budget}:" }),
+        (options) => options.redis
+      )
+      assert.strictEqual(redis?.prefix, "desk-a:{budget}:")
+      // The push connections' budget of the address is named alike.
+      const push = yield* Config.unwrap(NodeSpotPush.defaultConfig).parse(
+        provider({ SPOTKIT_PUSH_URL: "ws://127.0.0.1:1", SPOTKIT_RATE_LIMIT_ADDRESS: "host-b" })
+      )
+      assert.strictEqual(push.address, "host-b")
+      for (
+        const [variable, value, said] of [
+          ["SPOTKIT_RATE_LIMIT_ADDRESS", "host b", "must be 1 to 64 letters, digits, dots, colons, dashes"],
+          ["SPOTKIT_RATE_LIMIT_ADDRESS", "x".repeat(65), "must be 1 to 64 letters"],
+          ["SPOTKIT_REDIS_PREFIX", "desk a:", "must be 1 to 100 printable characters, without spaces"]
+        ] as const
+      ) {
+        const error = yield* problemOf({ SPOTKIT_REDIS_URL: url, [variable]: value })
+        assert.deepStrictEqual(error.problems.map((problem) => problem.variable), [variable])
+        assert.include(error.message, `${variable} is invalid (${said}`)
+      }
+    }))
+
   it.effect("SPOTKIT_REDIS_ON_UNAVAILABLE and SPOTKIT_REDIS_TIMEOUT_MS set the Redis store's policy and timeout", () =>
     Effect.gen(function*() {
       const redisOf = (env: Record<string, string>) => Effect.map(optionsOf(env), (options) => options.redis)

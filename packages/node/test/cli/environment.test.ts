@@ -73,6 +73,12 @@ describe("Environment", () => {
         { SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT: "cancelOrder, nope" },
         "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT names no endpoint: nope (the endpoints: placeOrder, placeOrders,"
       ],
+      [{ SPOTKIT_RATE_LIMIT_ADDRESS: "host b" }, "SPOTKIT_RATE_LIMIT_ADDRESS must be 1 to 64 letters, digits"],
+      [{ SPOTKIT_REDIS_PREFIX: "a\tb" }, "SPOTKIT_REDIS_PREFIX has a control character"],
+      [
+        { SPOTKIT_REDIS_PREFIX: "desk a" },
+        "SPOTKIT_REDIS_PREFIX must be 1 to 100 printable characters, without spaces"
+      ],
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "0" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
       [{ SPOTKIT_MAX_RESPONSE_BYTES: "1e6" }, "SPOTKIT_MAX_RESPONSE_BYTES must be a positive whole number of bytes"],
       [{ HTTPS_PROXY: "socks5://proxy.internal:1080" }, "HTTPS_PROXY must start with http:// or https://"],
@@ -99,6 +105,8 @@ describe("Environment", () => {
       SPOTKIT_REDIS_URL: "rediss://:pw@cache.internal:6380/2",
       SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
       SPOTKIT_REDIS_TIMEOUT_MS: "600000",
+      SPOTKIT_REDIS_PREFIX: "desk-a:{budget}:",
+      SPOTKIT_RATE_LIMIT_ADDRESS: "host-b",
       SPOTKIT_MAX_RESPONSE_BYTES: "1048576"
     }
     assert.isUndefined(Environment.problems({ ...good, ...optional }, "private"))
@@ -203,11 +211,15 @@ describe("Environment", () => {
           ...good,
           SPOTKIT_REDIS_URL: "redis://127.0.0.1:6379",
           SPOTKIT_REDIS_ON_UNAVAILABLE: "fail",
-          SPOTKIT_REDIS_TIMEOUT_MS: "250"
+          SPOTKIT_REDIS_TIMEOUT_MS: "250",
+          SPOTKIT_REDIS_PREFIX: "desk-a:{budget}:",
+          SPOTKIT_RATE_LIMIT_ADDRESS: "host-b"
         })))
       )
       assert.strictEqual(fleet.redis?.onUnavailable, "fail")
       assert.strictEqual(fleet.redis?.timeout, 250)
+      assert.strictEqual(fleet.redis?.prefix, "desk-a:{budget}:")
+      assert.deepStrictEqual(fleet.rateLimit, { address: "host-b" })
       const defaults = yield* Environment.read("private").pipe(
         Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(good)))
       )

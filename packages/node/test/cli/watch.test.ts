@@ -20,6 +20,7 @@ import * as Rows from "../../src/internal/cli/watchRows.ts"
 import * as Output from "../../src/internal/output.ts"
 import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
 import { proxyServer } from "../support/proxyServer.ts"
+import { redisServer } from "../support/redisServer.ts"
 
 const SYMBOL = "BTCUSDT_SPBL"
 const SUMMARY = /^spotkit: \d+ events?, \d+ reconnects?, \d+ resyncs?, \d+ gaps? in \d+\.\d s$/
@@ -380,6 +381,27 @@ describe("spotkit watch", () => {
           assert.strictEqual(yield* ticker.stop, 130)
           assert.strictEqual(yield* candles.stop, 130)
         }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "SPOTKIT_RATE_LIMIT_ADDRESS names the address's budgets in Redis, the push connections' and REST's alike",
+      () =>
+        Effect.scoped(Effect.gen(function*() {
+          const redis = yield* redisServer
+          const env: Record<string, string> = {
+            ...(yield* envOf("alice")),
+            SPOTKIT_RATE_LIMIT: "on",
+            SPOTKIT_REDIS_URL: redis.url,
+            SPOTKIT_RATE_LIMIT_ADDRESS: "host-b"
+          }
+          const run = yield* runInProcess(["watch", "book", "--symbol", SYMBOL, "--count", "1"], env)
+          assert.strictEqual(run.exitCode, 0, run.stderr)
+          const keys = redis.cli("--scan").split("\n").filter((key) => key !== "")
+          assert.isTrue(keys.some((key) => /:push:[^:]+:\d+:host-b$/.test(key)), keys.join(", "))
+          assert.isTrue(keys.some((key) => /:ip:[^:]+:\d+:host-b$/.test(key)), keys.join(", "))
+          assert.isFalse(keys.some((key) => /:default$/.test(key)), keys.join(", "))
+        })),
       { timeout: 60_000 }
     )
 

@@ -30,9 +30,11 @@ export const VARIABLES = [
   "SPOTKIT_LOCALE",
   "SPOTKIT_RATE_LIMIT",
   "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT",
+  "SPOTKIT_RATE_LIMIT_ADDRESS",
   "SPOTKIT_REDIS_URL",
   "SPOTKIT_REDIS_ON_UNAVAILABLE",
   "SPOTKIT_REDIS_TIMEOUT_MS",
+  "SPOTKIT_REDIS_PREFIX",
   "SPOTKIT_MAX_RESPONSE_BYTES",
   "SPOTKIT_PUSH_URL"
 ] as const
@@ -86,6 +88,8 @@ export const problemOf = (variable: Variable, value: string): string | undefined
       return value === "on" || value === "off" ? undefined : "must be on or off"
     case "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT":
       return RateLimitEnv.problem(value)
+    case "SPOTKIT_RATE_LIMIT_ADDRESS":
+      return RateLimitEnv.addressProblem(value)
     case "SPOTKIT_REDIS_URL": {
       const problem = urlProblem(value, ["redis:", "rediss:"], "redis://127.0.0.1:6379")
       if (problem !== undefined) return problem
@@ -103,6 +107,8 @@ export const problemOf = (variable: Variable, value: string): string | undefined
       return RedisEnv.onUnavailableProblem(value)
     case "SPOTKIT_REDIS_TIMEOUT_MS":
       return RedisEnv.timeoutProblem(value)
+    case "SPOTKIT_REDIS_PREFIX":
+      return textProblem(value) ?? RedisEnv.prefixProblem(value)
     case "SPOTKIT_MAX_RESPONSE_BYTES":
       return /^\d{1,15}$/.test(value) && Number(value) > 0 ? undefined : "must be a positive whole number of bytes"
     case "SPOTKIT_PUSH_URL": {
@@ -232,12 +238,14 @@ export const read = (
       locale: found.SPOTKIT_LOCALE ?? "en-US",
       rateLimit: RateLimitEnv.rateLimitOf(
         found.SPOTKIT_RATE_LIMIT === "off",
-        found.SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT
+        found.SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT,
+        found.SPOTKIT_RATE_LIMIT_ADDRESS
       ),
       redis: RedisEnv.redisOf(
         found.SPOTKIT_REDIS_URL === undefined ? undefined : Redacted.make(found.SPOTKIT_REDIS_URL),
         found.SPOTKIT_REDIS_ON_UNAVAILABLE,
-        found.SPOTKIT_REDIS_TIMEOUT_MS
+        found.SPOTKIT_REDIS_TIMEOUT_MS,
+        found.SPOTKIT_REDIS_PREFIX
       ),
       proxy: proxyOf(found),
       maxResponseBytes: found.SPOTKIT_MAX_RESPONSE_BYTES === undefined

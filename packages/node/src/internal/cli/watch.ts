@@ -182,6 +182,7 @@ const pushOf = (
         credentials: access === "private" ? options.credentials : undefined,
         // SPOTKIT_RATE_LIMIT=off turns the shared budgets off, the connection attempts' too, as REST's commands do.
         redis: options.rateLimit === false ? undefined : options.redis,
+        address: options.rateLimit === false ? undefined : options.rateLimit?.address,
         proxy: options.proxy
       }).pipe(Layer.provide(Layer.succeed(SpotClient.SpotClient, client)))
     ),
