@@ -530,14 +530,15 @@ const asIs = (request: object): Readonly<Record<string, unknown>> => ({ ...reque
 const nothing = (): Readonly<Record<string, unknown>> => ({})
 const NoParameters = Schema.Struct({})
 
-// An order as the venue's usage shape sends it: `force` always, a zero price on market orders, and the client's
-// clientOrderId; one literal, led by the symbol of a single order (undefined, so left out, for a batch's items).
+// An order as the venue's usage shape sends it: `force` always, a zero price on market orders (whatever price one was
+// given: the venue ignores it, and a price that reached it would read as a limit the order does not have), and the
+// client's clientOrderId; one literal, led by the symbol of a single order (undefined, so left out, for a batch's items).
 const orderWire = (order: Order.BatchItem, symbol: string | undefined) => ({
   symbol,
   side: order.side,
   orderType: order.orderType,
   force: order.force ?? "normal",
-  price: order.price ?? "0",
+  price: order.orderType === "market" ? "0" : order.price ?? "0",
   quantity: order.quantity,
   clientOrderId: order.clientOrderId
 })
