@@ -104,6 +104,17 @@ describe("the check", () => {
     })
   })
 
+  it("with no minimum published, a quantity below the step is offered the step, never zero", () => {
+    const unbounded = checkerOf({ minTradeAmount: "0", stepSize: "0.000001" })
+    assert.deepStrictEqual<unknown>(brief(unbounded.check(limit("100", "0.0000004"))), {
+      rule: "stepSize",
+      field: "quantity",
+      value: "0.0000004",
+      limit: "0.000001",
+      nearest: ["0.000001"]
+    })
+  })
+
   it("a symbol that does not trade refuses every order", () => {
     const closed = checkerOf({ enableTrade: false })
     assert.deepStrictEqual<unknown>(brief(closed.check(limit("100", "1"))), {

@@ -41,8 +41,9 @@ export const check = (rules: Rules): (order: Checked) => SpotError.SymbolRuleErr
     limit: string,
     nearest: ReadonlyArray<string>
   ) => new SpotError.SymbolRuleError({ symbol: rules.symbol, rule, field, value, limit, nearest })
+  // A valid quantity: above zero (no order is of nothing) and within the bounds.
   const within = (quantity: string) =>
-    (min === undefined || Decimal.compare(quantity, min) >= 0) &&
+    nonZero(quantity) && (min === undefined || Decimal.compare(quantity, min) >= 0) &&
     (max === undefined || Decimal.compare(quantity, max) <= 0)
   // The valid quantity closest to a bound: the bound itself when it is on the step, else the next step inside.
   const inside = (bound: string, direction: "up" | "down") => {
