@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { DecimalFromWire } from "./Primitives.ts"
+import { CoinIdFromWire, DecimalFromWire } from "./Primitives.ts"
 
 /**
  * One coin of the spot account: what is free to use, what open orders hold, and their sum.
@@ -13,7 +13,7 @@ import { DecimalFromWire } from "./Primitives.ts"
  * @category responses
  */
 export const Balance = Schema.Struct({
-  coinId: Schema.Int,
+  coinId: CoinIdFromWire,
   coinName: Schema.String,
   available: DecimalFromWire,
   frozen: DecimalFromWire,

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import * as Fast from "./internal/model/fast.ts"
 import { DIGITS } from "./internal/model/patterns.ts"
-import { DecimalFromWire, IdFromWire, MAX_MILLIS, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
+import { CoinIdFromWire, DecimalFromWire, IdFromWire, MAX_MILLIS, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
 
 /**
  * Business type of a bill (docs/venue/account.md#bill-business-types).
@@ -61,7 +61,7 @@ export const BizTypeFromWire = Schema.Union([BizType, Schema.String])
  */
 export const Bill = Schema.Struct({
   billId: IdFromWire,
-  coinId: Schema.Int,
+  coinId: CoinIdFromWire,
   coinName: Schema.String,
   bizType: BizTypeFromWire,
   deltaAmount: DecimalFromWire,

@@ -235,6 +235,24 @@ export const IdFromWire = Schema.Union([
 ])
 
 /**
+ * A coin's id (`coinId` of balances and bills) as the venue gives it: a JSON integer or its digits as a string
+ * (`"2"`), read as the number. Ids elsewhere are read as numbers or strings alike (DESIGN.md); a page of bills must not
+ * fail for the way one of them writes its coin.
+ *
+ * @since 0.1.0
+ * @category ids
+ */
+export const CoinIdFromWire = Schema.Union([
+  Schema.Int,
+  Schema.String.check(Schema.isPattern(DIGITS, { expected: "a coin id as digits" })).pipe(
+    Schema.decodeTo(Schema.Int, {
+      decode: SchemaGetter.transform((s: string) => Number(s)),
+      encode: SchemaGetter.transform((n: number) => String(n))
+    })
+  )
+])
+
+/**
  * A code or an echoed reference the venue gives as a string or a number (a response's `code`, a batch item's
  * `errorCode`, a cancel answer's `orderId`), as text; it may be empty.
  *

@@ -212,6 +212,25 @@ describe("bills page decoding", () => {
     assert.strictEqual(decoded.items![0]!.billId, "7")
     assert.strictEqual(decoded.items![0]!.deltaAmount, "0.00000000")
   })
+
+  it("a coinId written as digits is the coin's number; any other text, or digits past 2^53, fail the page", () => {
+    const page = (coinId: unknown) => ({
+      items: [{
+        billId: "9",
+        coinId,
+        coinName: "USDT",
+        bizType: "deposit",
+        deltaAmount: "1",
+        afterAmount: "1",
+        fees: "0",
+        cTime: 5
+      }]
+    })
+    assert.strictEqual(Effect.runSync(decodeBillPage(page("2"))).items![0]!.coinId, 2)
+    for (const bad of ["2.0", "-2", "", "USDT", "9007199254740993"]) {
+      assert.isTrue(Exit.isFailure(Effect.runSyncExit(decodeBillPage(page(bad)))), bad)
+    }
+  })
 })
 
 describe("tolerance of newer bizTypes and exponent decimals", () => {

@@ -54,6 +54,25 @@ describe("balances", () => {
       }))
   })
 
+  it.effect("a coinId written as digits is read as the coin's number", () => {
+    const venue = new ScriptedVenue().answerNext(ASSETS, () => ({
+      status: 200,
+      body: `{"code":"00000","msg":"success","requestTime":${NOW},"data":[` +
+        `{"coinId":"2","coinName":"USDT","available":"12.5","frozen":"0","equity":"12.5"}]}`
+    }))
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const [usdt] = yield* client.balances()
+        assert.deepStrictEqual<unknown>(usdt, {
+          coinId: 2,
+          coinName: "USDT",
+          available: "12.5",
+          frozen: "0",
+          equity: "12.5"
+        })
+      }))
+  })
+
   it.effect("a refusal is a failure of SpotClient.balances", () => {
     const venue = new FakeVenue().fail({ kind: "venue", code: "40014", msg: "Incorrect permissions" }, ASSETS)
     return withClient(venue, (client) =>
