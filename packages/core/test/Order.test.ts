@@ -7,7 +7,7 @@
  * limit-price rule on market orders.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { Envelope, Json, Order, Venue } from "../src/index.ts"
@@ -262,6 +262,11 @@ describe("fast decoders", () => {
       }
       const page = OrderFast.openOrdersPage({ orderInfoResultList: [order, order], nextPage: null, totals: null })
       assert.strictEqual(page?.orderInfoResultList?.[1]?.cTime, 1795353817335)
+      // An empty accountId is no id (the Schema refuses it): the fast path leaves the page to it, so that a list and
+      // a lookup of the same order agree.
+      const emptied = { orderInfoResultList: [{ ...order, accountId: "" }], nextPage: null, totals: null }
+      assert.isUndefined(OrderFast.openOrdersPage(emptied))
+      assert.isTrue(Exit.isFailure(Schema.decodeUnknownExit(Order.OpenOrdersPage)(emptied)))
     }))
 })
 

@@ -17,7 +17,7 @@ import * as fc from "fast-check"
 
 export const ids = fc.oneof(
   fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
-  fc.constantFrom("0", "007", "18446744073709551615", "18446744073709551616", "99999999999999999999", "-1", "1.5"),
+  fc.constantFrom("", "0", "007", "18446744073709551615", "18446744073709551616", "99999999999999999999", "-1", "1.5"),
   fc.integer({ min: -5, max: 2 ** 31 }),
   fc.constantFrom(1.5, null, "", "abc", true)
 )

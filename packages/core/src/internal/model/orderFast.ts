@@ -69,7 +69,7 @@ const openOrder = (input: unknown): Order.OpenOrder | undefined => {
   const cTime = Fast.millis(input.cTime)
   const uTime = Fast.millis(input.uTime)
   if (
-    typeof accountId !== "string" || typeof symbol !== "string" || !Fast.u64(orderId) ||
+    typeof accountId !== "string" || accountId === "" || typeof symbol !== "string" || !Fast.u64(orderId) ||
     typeof clientOrderId !== "string" || !Fast.decimal(price) || !Fast.decimal(quantity) ||
     (orderType !== "limit" && orderType !== "market") || (side !== "buy" && side !== "sell") ||
     typeof status !== "string" || !Fast.decimal(latestFillPrice) || !Fast.decimal(maxFillPrice) ||
