@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as Decimal from "./internal/model/decimal.ts"
 import {
   DecimalFromWire,
   IdFromWire,
@@ -45,16 +46,27 @@ export const AccountType = Schema.Literals(["SPOT", "SPOT_V2", "FUND"])
 export type AccountType = typeof AccountType.Type
 
 /**
- * A transfer amount: greater than 0, at most 6 decimal places.
+ * A transfer amount: greater than 0, at most 6 decimal places, zeros after them aside (`"100.19000000"`, a balance as
+ * the venue writes it, is `100.19`). An amount written with more places is sent without those zeros (`"100.19"`);
+ * one of 6 places or fewer, as written.
  *
  * @since 0.1.0
  * @category requests
  */
 export const TransferAmount = PositiveDecimal.check(
-  Schema.makeFilter((s: string) => scale(s) <= 6 || "must have at most 6 decimal places", {
+  Schema.makeFilter((s: string) => scale(Decimal.normalize(s)) <= 6 || "must have at most 6 decimal places", {
     expected: "at most 6 decimal places"
   })
 )
+
+/**
+ * The amount as a transfer sends it: as written, unless written with more than 6 decimal places (zeros, then, which
+ * the venue's rule may count): without the zeros that end it.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const wireAmount = (amount: string): string => scale(amount) > 6 ? Decimal.normalize(amount) : amount
 
 /**
  * The transfer request. `toUserId` is exact digits and is sent as a JSON number without loss.

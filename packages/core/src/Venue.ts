@@ -619,7 +619,7 @@ export const endpoints = {
     wire: (transfer) => ({
       toUserId: Json.rawNumber(transfer.toUserId),
       coin: transfer.coin,
-      amount: transfer.amount,
+      amount: Transfer.wireAmount(transfer.amount),
       fromAccountType: transfer.fromAccountType,
       toAccountType: transfer.toAccountType
     })

@@ -106,6 +106,7 @@ const orderCases: ReadonlyArray<Case> = [
 
 const transferCases: ReadonlyArray<Case> = [
   { name: "amount with 7 decimals", call: internalTransfer({ amount: "1.1234567" }), field: "amount" },
+  { name: "amount with 7 decimals, zeros after", call: internalTransfer({ amount: "1.12345670" }), field: "amount" },
   { name: "amount \"0\"", call: internalTransfer({ amount: "0" }), field: "amount" },
   ...badUserIds.map((toUserId) => ({
     name: `toUserId ${JSON.stringify(toUserId)}`,
@@ -201,6 +202,18 @@ describe("validation", () => {
         const request = yield* expectSent(internalTransfer({ amount: "0.000001", toUserId: "18446744073709551615" }))
         assert.strictEqual(request.json.amount, "0.000001")
         assert.include(request.body, "\"toUserId\":18446744073709551615")
+      }))
+
+    it.effect("a transfer amount written with 8 decimals, as balances are, goes when the last two are zeros", () =>
+      Effect.gen(function*() {
+        // Sent without the zeros past the 6th place, which the venue's rule counts as written; the value is the same.
+        const written = yield* expectSent(internalTransfer({ amount: "100.19000000" }))
+        assert.strictEqual(written.json.amount, "100.19")
+        const whole = yield* expectSent(internalTransfer({ amount: "1.0000000" }))
+        assert.strictEqual(whole.json.amount, "1")
+        // Six places or fewer go as written.
+        const six = yield* expectSent(internalTransfer({ amount: "2.500000" }))
+        assert.strictEqual(six.json.amount, "2.500000")
       }))
 
     it.effect.each([1, 100])("sends openOrdersPage with limit %s", (limit) =>
