@@ -6,7 +6,15 @@
 import { Schema } from "effect"
 import * as Fast from "./internal/model/fast.ts"
 import { DIGITS } from "./internal/model/patterns.ts"
-import { CoinIdFromWire, DecimalFromWire, IdFromWire, MAX_MILLIS, Millis, MillisFromWire, PageSize } from "./Primitives.ts"
+import {
+  CoinIdFromWire,
+  DecimalFromWire,
+  IdFromWire,
+  MAX_MILLIS,
+  Millis,
+  MillisFromWire,
+  PageSize
+} from "./Primitives.ts"
 
 /**
  * Business type of a bill (docs/venue/account.md#bill-business-types).
