@@ -543,6 +543,10 @@ export class SpotClient extends Context.Service<SpotClient, Service>()("@spotkit
 // After symbol rules failed to load, placing orders sends them unchecked for this long before loading is tried again.
 const RULES_RETRY_MILLIS = 60_000
 
+// The longest an order waits for the symbol rules' load (a cold cache's, or the reload after a refusal): the rules are
+// optional, the load is retried for up to a minute, and an order that waited that long would execute at another price.
+const RULES_WAIT_MILLIS = 3_000
+
 const invalid = (message: string) => Effect.die(new RangeError(message))
 
 // The API key's hash (SHA-256, hex), which names its budgets in a store: never the key itself.
@@ -651,7 +655,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     ),
     {
       maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
-      retryMillis: RULES_RETRY_MILLIS
+      retryMillis: RULES_RETRY_MILLIS,
+      waitMillis: RULES_WAIT_MILLIS,
+      refreshAfter: 0
     }
   )
   const context: Call.Context = {

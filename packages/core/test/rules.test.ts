@@ -267,7 +267,8 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
-  it.effect("rules older than symbolRulesMaxAge are loaded again", () => {
+  // An order does not wait for the reload of expired rules: they serve while one reload runs in the background.
+  it.effect("rules older than symbolRulesMaxAge are loaded again, in the background, serving meanwhile", () => {
     const venue = new FakeVenue()
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
     return withClient(venue, (client) =>
@@ -276,9 +277,17 @@ describe("the client checks orders before sending", () => {
         yield* TestClock.adjust("59 seconds")
         yield* client.placeOrder(limitOrderAt("age-2"))
         assert.strictEqual(infoRequests(), 1)
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
         yield* TestClock.adjust("2 seconds")
-        yield* client.placeOrder(limitOrderAt("age-3"))
-        assert.strictEqual(infoRequests(), 2)
+        // Checked against the expired rules (tick 0.01), and sent.
+        yield* client.placeOrder(limitOrderAt("age-3", "100.01", "1"))
+        yield* Effect.all([client.placeOrder(limitOrderAt("age-4")), client.placeOrder(limitOrderAt("age-5"))], {
+          concurrency: "unbounded"
+        })
+        yield* TestClock.adjust("10 millis")
+        assert.strictEqual(infoRequests(), 2, "one reload")
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt("age-6", "100.01", "1"))), "SymbolRuleError")
+        assert.strictEqual(venue.count(ORDERS), 5)
       }), { symbolRulesMaxAge: "1 minute" })
   })
 })

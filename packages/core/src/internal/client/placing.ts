@@ -91,13 +91,13 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   // The symbol's rules when orders are checked (loaded on first use, best effort).
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
 
-  // A refusal for a rule (40808, 45110) means the cached rules are stale: they are loaded again (once per call, and
-  // not when another call did since this one checked its order), and the order is checked against them for a better
-  // message.
+  // A refusal for a rule (40808, 45110) may mean the cached rules are stale: the order is checked against newer ones
+  // for a better message, when they are at hand or can be loaded in a few seconds (`Rules.Cache.revalidated`); the
+  // refusal is never held back longer.
   const ruleRefused = (order: Order.PlaceOrder, since: number) => (reason: SpotError.SpotErrorReason) =>
     context.checkRules && reason._tag === "InvalidOrderError" && Venue.isRuleRefusal(reason.code)
-      ? Effect.flatMap(context.rules.refreshedSince(order.symbol, since), (rules) => {
-        const broken = rules?.check(order)
+      ? Effect.flatMap(context.rules.revalidated(order.symbol, since), (rules) => {
+        const broken = rules === Rules.Unchanged ? undefined : rules?.check(order)
         return Effect.fail(broken ?? reason)
       })
       : Effect.fail(reason)
@@ -186,7 +186,7 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     rules: rulesFor,
     rulesGeneration: context.rules.generation,
     ruleRefused: (symbol, since) =>
-      context.checkRules ? Effect.asVoid(context.rules.refreshedSince(symbol, since)) : Effect.void,
+      context.checkRules ? Effect.asVoid(context.rules.revalidated(symbol, since)) : Effect.void,
     newClientOrderId
   }
 
