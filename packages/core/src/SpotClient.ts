@@ -547,6 +547,11 @@ const RULES_RETRY_MILLIS = 60_000
 // optional, the load is retried for up to a minute, and an order that waited that long would execute at another price.
 const RULES_WAIT_MILLIS = 3_000
 
+// A refusal for a rule reloads the symbol rules only when they are older than this: a refusal the rules cannot explain
+// (an order value below the venue's minimum, which they do not carry) would otherwise reload every symbol's rules
+// (weight 10) on every refused order.
+const RULES_REFRESH_AFTER_MILLIS = 30_000
+
 const invalid = (message: string) => Effect.die(new RangeError(message))
 
 // The API key's hash (SHA-256, hex), which names its budgets in a store: never the key itself.
@@ -657,7 +662,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
       retryMillis: RULES_RETRY_MILLIS,
       waitMillis: RULES_WAIT_MILLIS,
-      refreshAfter: 0
+      refreshAfter: RULES_REFRESH_AFTER_MILLIS
     }
   )
   const context: Call.Context = {

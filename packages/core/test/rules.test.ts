@@ -1,7 +1,7 @@
 /**
  * Symbol rules (src/internal/rules.ts): the check of an order against its symbol's tick, step, minimum and maximum
  * quantity and `enableTrade`, with the nearest valid values; the client's cache of exchangeInfo (loaded on first use,
- * once for concurrent callers, again when older than its maximum age, refreshed once after a 40808 or 45110), and the
+ * once for concurrent callers, again when older than its maximum age, again after a 40808 or 45110 when older than 30 s), and the
  * option that turns the check off. Checked orders that break a rule never reach the network.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -240,8 +240,9 @@ describe("the client checks orders before sending", () => {
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         yield* client.placeOrder(limitOrderAt("r-0"))
-        // The venue's tick becomes 0.1; the cached rules still say 0.01.
+        // The venue's tick becomes 0.1; the cached rules still say 0.01 (and are older than a refusal's reload needs).
         venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
+        yield* TestClock.adjust("31 seconds")
         const error = yield* Effect.flip(client.placeOrder(limitOrderAt("r-1", "100.05", "1")))
         const reason = reasonOf(error, "SymbolRuleError")
         assert.deepInclude(reason, { rule: "tickSize", limit: "0.1" })
@@ -260,10 +261,54 @@ describe("the client checks orders before sending", () => {
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
     return withClient(venue, (client) =>
       Effect.gen(function*() {
+        yield* client.symbols()
+        yield* TestClock.adjust("31 seconds")
         const error = yield* Effect.flip(client.placeOrder(limitOrderAt("m-1")))
         assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "45110")
         assert.strictEqual(infoRequests(), 2, "loaded, then refreshed once")
         assert.strictEqual(venue.count(ORDERS), 1, "not sent again")
+      }))
+  })
+
+  // Each refused order reloaded every symbol's rules (weight 10): 30 refusals, 30 loads, the IP budget spent on
+  // answers that could not change. A refusal reloads them only when they are older than 30 s (so at most once per
+  // 30 s), and never for a market buy, whose quantity (quote coin) the rules do not describe.
+  it.effect("refusals for a rule reload the rules at most once per 30 s, and never for a market buy", () => {
+    const venue = new FakeVenue({ rejectItem: (item) => item.orderType === "market" ? "40808" : "45110" })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    const marketBuy: Order.PlaceOrderInput = { symbol: SYMBOL, side: "buy", orderType: "market", quantity: "10.001" }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.symbols()
+        for (let i = 0; i < 20; i++) {
+          const error = yield* Effect.flip(client.placeOrder(limitOrderAt(`min-${i}`)))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "45110")
+        }
+        for (let i = 0; i < 10; i++) {
+          const error = yield* Effect.flip(client.placeOrder({ ...marketBuy, clientOrderId: `mb-${i}` }))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "40808")
+        }
+        const batch = yield* client.placeOrders(SYMBOL, [{
+          side: "buy",
+          orderType: "limit",
+          price: "100",
+          quantity: "1"
+        }])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", code: "45110" })
+        assert.strictEqual(infoRequests(), 1, "rules loaded 0 s ago: not again")
+        yield* TestClock.adjust("31 seconds")
+        for (let i = 0; i < 10; i++) {
+          const error = yield* Effect.flip(client.placeOrder({ ...marketBuy, clientOrderId: `mb2-${i}` }))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "40808")
+        }
+        assert.strictEqual(infoRequests(), 1, "a market buy's refusal: not a rule the rules carry")
+        for (let i = 0; i < 10; i++) yield* Effect.flip(client.placeOrder(limitOrderAt(`min2-${i}`)))
+        assert.strictEqual(infoRequests(), 2, "once, then younger than 30 s")
+        yield* TestClock.adjust("31 seconds")
+        yield* client.placeOrders(SYMBOL, [{ side: "buy", orderType: "limit", price: "100", quantity: "1" }])
+        yield* client.placeOrders(SYMBOL, [{ side: "buy", orderType: "limit", price: "100", quantity: "1" }])
+        assert.strictEqual(infoRequests(), 3)
+        assert.strictEqual(venue.count(ORDERS), 50)
       }))
   })
 

@@ -10,7 +10,7 @@ import * as Venue from "../../Venue.ts"
 import * as InFlight from "./inFlight.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
-import type * as Rules from "./rules.ts"
+import * as Rules from "./rules.ts"
 import { type Estimate, type Moment, momentOf, type Span } from "./serverClock.ts"
 import * as Validate from "./validate.ts"
 
@@ -261,7 +261,13 @@ export const placeOrders = (
         outcomes[outcome.index] = outcome
       }
     }
-    if (outcomes.some((outcome) => outcome?._tag === "Failed" && Venue.isRuleRefusal(outcome.code))) {
+    const items = new Map(pending.map(({ index, item }) => [index, item]))
+    const ruleRefused = outcomes.some((outcome) => {
+      const item = outcome === undefined ? undefined : items.get(outcome.index)
+      return outcome?._tag === "Failed" && Venue.isRuleRefusal(outcome.code) && item !== undefined &&
+        !Rules.isMarketBuy(item)
+    })
+    if (ruleRefused) {
       yield* client.ruleRefused(symbol, since)
     }
     return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)

@@ -92,10 +92,12 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
 
   // A refusal for a rule (40808, 45110) may mean the cached rules are stale: the order is checked against newer ones
-  // for a better message, when they are at hand or can be loaded in a few seconds (`Rules.Cache.revalidated`); the
-  // refusal is never held back longer.
+  // for a better message, when they are at hand or can be loaded in a few seconds (`Rules.Cache.revalidated`, at most
+  // once per `refreshAfter`); the refusal is never held back longer. A market buy's refusal is no news of the rules:
+  // they describe nothing of its quantity (quote coin).
   const ruleRefused = (order: Order.PlaceOrder, since: number) => (reason: SpotError.SpotErrorReason) =>
-    context.checkRules && reason._tag === "InvalidOrderError" && Venue.isRuleRefusal(reason.code)
+    context.checkRules && reason._tag === "InvalidOrderError" && Venue.isRuleRefusal(reason.code) &&
+      !Rules.isMarketBuy(order)
       ? Effect.flatMap(context.rules.revalidated(order.symbol, since), (rules) => {
         const broken = rules === Rules.Unchanged ? undefined : rules?.check(order)
         return Effect.fail(broken ?? reason)

@@ -24,6 +24,14 @@ export interface Checker {
 /** Prepares a symbol's rules for checking orders. */
 export const checker = (rules: Market.SymbolRules): Checker => ({ rules, check: SymbolRules.check(rules) })
 
+/**
+ * Whether the order is a market buy: its quantity is an amount of the quote coin, which the rules describe nothing of
+ * (their step and bounds are the base coin's), so a refusal of it for a rule (40808: the quote coin's scale, 45110:
+ * the venue's minimum value) tells nothing of the rules.
+ */
+export const isMarketBuy = (order: { readonly side: string; readonly orderType: string }): boolean =>
+  order.side === "buy" && order.orderType === "market"
+
 /** What the cache needs: one request for every symbol's rules, already retried (and its unreadable entries reported). */
 export type Load = Effect.Effect<Market.SymbolList, SpotError.SpotErrorReason>
 
