@@ -270,6 +270,62 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
+  // Rules cached during a halt (or before a finer tick) refused valid orders, unsent, until they expired (an hour). A
+  // refusal by rules older than 30 s now loads them again (as a refusal by the venue does) and refuses only if the
+  // fresh rules still refuse.
+  it.effect("a refusal by rules older than 30 s checks the order against fresh rules: a halt that ended", () => {
+    const venue = new FakeVenue()
+    venue.rules[0] = Surface.rulesOf(SYMBOL, { enableTrade: false })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt("h-0"))), "SymbolRuleError")
+        // Still halted: refused, the rules loaded again at most once per 30 s.
+        for (let i = 1; i <= 12; i++) {
+          yield* TestClock.adjust("10 seconds")
+          reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt(`h-${i}`))), "SymbolRuleError")
+        }
+        assert.strictEqual(infoRequests(), 1 + 4)
+        const batch = yield* client.placeOrders(SYMBOL, [{
+          side: "buy",
+          orderType: "limit",
+          price: "100",
+          quantity: "1"
+        }])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", code: "SymbolRuleError" })
+        // Trading resumes: the next order is placed, a single one as a batch's item.
+        venue.rules[0] = Surface.rulesOf(SYMBOL)
+        yield* TestClock.adjust("31 seconds")
+        yield* client.placeOrder(limitOrderAt("h-open"))
+        // Halted again, seen by a reload; resumed again.
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { enableTrade: false })
+        yield* client.refreshSymbols()
+        venue.rules[0] = Surface.rulesOf(SYMBOL)
+        yield* TestClock.adjust("31 seconds")
+        const resumed = yield* client.placeOrders(SYMBOL, [
+          { side: "buy", orderType: "limit", price: "100", quantity: "1" },
+          { side: "buy", orderType: "limit", price: "100.001", quantity: "1" }
+        ])
+        assert.deepStrictEqual(resumed.outcomes.map((outcome) => outcome._tag), ["Placed", "Failed"])
+        assert.strictEqual(venue.count(ORDERS), 1)
+      }))
+  })
+
+  it.effect("a refusal by rules older than 30 s checks the order against fresh rules: a tick made finer", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("t-1", "100.01", "1"))
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.001" })
+        yield* TestClock.adjust("30 minutes")
+        yield* client.placeOrder(limitOrderAt("t-2", "100.005", "1"))
+        // Still refused at the fresh tick, with its nearest values.
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("t-3", "100.0005", "1")))
+        assert.deepStrictEqual(reasonOf(error, "SymbolRuleError").nearest, ["100.000", "100.001"])
+        assert.strictEqual(venue.count(ORDERS), 2)
+      }))
+  })
+
   // Each refused order reloaded every symbol's rules (weight 10): 30 refusals, 30 loads, the IP budget spent on
   // answers that could not change. A refusal reloads them only when they are older than 30 s (so at most once per
   // 30 s), and never for a market buy, whose quantity (quote coin) the rules do not describe.

@@ -1,7 +1,8 @@
 // Symbol rules (exchangeInfo): the cache a client keeps of them, and the check of an order against them before it is
 // sent. The cache loads every symbol's rules in one request, on first use, shared by concurrent callers; it loads
-// again when they are older than `maxAge`, when asked to (`refresh`), and when an order was refused for a rule the
-// cached copy may have missed (40808, 45110: the rules may have changed). The rules are optional on the order path, and
+// again when they are older than `maxAge`, when asked to (`refresh`), and when an order was refused for a rule, by the
+// venue (40808, 45110: the rules may have changed) or by cached rules that may be stale (a halt that ended, a finer
+// tick), if they are older than `refreshAfter`. The rules are optional on the order path, and
 // their load (a public request, retried for up to a minute) never holds an order back for more than a few seconds:
 // expired rules serve while one reload runs in the background; a cold cache waits for its load `waitMillis` at most;
 // a refusal waits as long at most for the reload that may name the rule. Placing never fails because the rules could
@@ -171,3 +172,16 @@ export const make = (load: Load, options: Options) =>
       })
     return { all, refresh: joined, forOrder, known, generation, revalidated } satisfies Cache
   })
+
+/**
+ * Why `order` breaks its symbol's rules by the newer rules `Cache.revalidated` has (undefined when it keeps them, or
+ * the symbol is no longer listed), or `broken` (what the rules of generation `checked` said) when it has none.
+ */
+export const recheck = (
+  cache: Cache,
+  symbol: string,
+  order: SymbolRules.Checked,
+  checked: number,
+  broken?: SpotError.SymbolRuleError
+): Effect.Effect<SpotError.SymbolRuleError | undefined> =>
+  Effect.map(cache.revalidated(symbol, checked), (fresh) => fresh === Unchanged ? broken : fresh?.check(order))
