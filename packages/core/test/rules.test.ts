@@ -256,6 +256,30 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
+  // The batch reloaded the rules after the venue's refusal, but left the refused items with the venue's bare code.
+  it.effect("a batch item the venue refused for a rule is explained with the fresh rules, as a single order", () => {
+    const venue = new FakeVenue({ rejectItem: (item) => String(item.price).endsWith("5") ? "40808" : undefined })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("r-0"))
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
+        yield* TestClock.adjust("31 seconds")
+        const batch = yield* client.placeOrders(SYMBOL, [
+          { side: "buy", orderType: "limit", price: "100.05", quantity: "1", clientOrderId: "b-1" },
+          { side: "buy", orderType: "limit", price: "100.1", quantity: "1", clientOrderId: "b-2" },
+          { side: "buy", orderType: "market", price: "105", quantity: "15", clientOrderId: "b-3" }
+        ])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", clientOrderId: "b-1", code: "SymbolRuleError" })
+        assert.include(
+          (batch.outcomes[0] as { message: string }).message,
+          "breaks tickSize 0.1; nearest valid: 100.0 or 100.1"
+        )
+        assert.deepInclude(batch.outcomes[1], { _tag: "Placed", clientOrderId: "b-2" })
+        // A market buy's refusal is not one the rules describe: it stays the venue's.
+        assert.deepInclude(batch.outcomes[2], { _tag: "Failed", clientOrderId: "b-3", code: "40808" })
+      }))
+  })
+
   it.effect("a 45110 the fresh rules do not explain stays the venue's InvalidOrderError", () => {
     const venue = new FakeVenue({ rejectItem: () => "45110" })
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length

@@ -282,14 +282,19 @@ export const placeOrders = (
         outcomes[outcome.index] = outcome
       }
     }
-    const items = new Map(pending.map(({ index, item }) => [index, item]))
-    const ruleRefused = outcomes.some((outcome) => {
-      const item = outcome === undefined ? undefined : items.get(outcome.index)
-      return outcome?._tag === "Failed" && Venue.isRuleRefusal(outcome.code) && item !== undefined &&
+    // Items the venue refused for a rule (40808, 45110; a market buy's refusal is no news of the rules, which describe
+    // nothing of its quote-coin quantity): explained with newer rules when they are had, as a single order's refusal.
+    const ruleRefused = pending.filter(({ index, item }) => {
+      const outcome = outcomes[index]
+      return outcome?._tag === "Failed" && !outcome.mayExist && Venue.isRuleRefusal(outcome.code) &&
         !Rules.isMarketBuy(item)
     })
-    if (ruleRefused) {
-      yield* client.revalidated(symbol, since)
+    if (ruleRefused.length > 0) {
+      const fresh = yield* client.revalidated(symbol, since)
+      for (const { clientOrderId, index, item } of ruleRefused) {
+        const broken = fresh === Rules.Unchanged ? undefined : fresh?.check(item)
+        if (broken !== undefined) outcomes[index] = failed(index, clientOrderId, broken)
+      }
     }
     return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)
   })
