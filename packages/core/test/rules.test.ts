@@ -5,7 +5,7 @@
  * option that turns the check off. Checked orders that break a rule never reach the network.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, Option, Schema } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Option, Schema, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { Market, type Order, type SpotError, type Telemetry } from "../src/index.ts"
 import * as Rules from "../src/internal/client/rules.ts"
@@ -415,6 +415,42 @@ describe("the client checks orders before sending", () => {
         assert.strictEqual(venue.count(ORDERS), 5)
       }), { symbolRulesMaxAge: "1 minute" })
   })
+})
+
+describe("the cache (Rules.make)", () => {
+  const list = Schema.decodeUnknownSync(Market.ExchangeInfo)([Surface.rulesOf(SYMBOL)])
+  const options = { maxAge: 3_600_000, retryMillis: 60_000, waitMillis: 3_000, refreshAfter: 30_000 }
+
+  it.effect("a cold cache: an order waits waitMillis at most, the next one not at all; the load goes on", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      let loads = 0
+      const cache = yield* Rules.make(
+        Effect.andThen(Effect.sync(() => loads++), Effect.as(Deferred.await(gate), list)),
+        options
+      )
+      const first = yield* Effect.forkChild(cache.forOrder(SYMBOL))
+      yield* TestClock.adjust("3 seconds")
+      assert.isUndefined(yield* Fiber.join(first))
+      assert.isUndefined(yield* cache.forOrder(SYMBOL), "no wait on a load an order gave up on")
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust("1 milli")
+      assert.strictEqual((yield* cache.forOrder(SYMBOL))?.rules.symbol, SYMBOL)
+      assert.strictEqual(loads, 1)
+    }))
+
+  // The loads run in the scope the cache was made in (a client's layer): once it closed, a load is interrupted at
+  // once, and an order goes unchecked; it is never interrupted itself.
+  it.effect("a load interrupted with its scope leaves orders unchecked, never interrupted", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const cache = yield* Effect.provideService(Rules.make(Effect.never, options), Scope.Scope, scope)
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Effect.exit(cache.forOrder(SYMBOL))
+      assert.isTrue(Exit.isSuccess(exit) && exit.value === undefined, String(exit))
+      const again = yield* Effect.exit(cache.revalidated(SYMBOL, 0))
+      assert.isTrue(Exit.isSuccess(again) && again.value === Rules.Unchanged, String(again))
+    }))
 })
 
 describe("symbols, symbol, refreshSymbols", () => {

@@ -9,7 +9,7 @@
 // not be loaded: the order is then sent unchecked, and the load is not tried again for a while. An entry of the list
 // that cannot be read (Market.readSymbolList) costs only its own symbol: it is left out, as a symbol the venue does
 // not list, so an order on it is sent unchecked too (and the venue judges it).
-import { Deferred, Effect, Option, Scope } from "effect"
+import { Deferred, Effect, Exit, Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import type * as SpotError from "../../SpotError.ts"
 import * as SymbolRules from "../model/symbolRules.ts"
@@ -120,24 +120,28 @@ export const make = (load: Load, options: Options) =>
       if (running !== undefined) return Effect.succeed(running)
       const run: Run = { done: Deferred.makeUnsafe(), outwaited: false }
       running = run
-      const task = Effect.onExit(fetch, (exit) =>
-        Effect.sync(() => {
+      // Settled by the fiber's end, however it ends: a fiber forked in a scope already closed never runs `fetch`.
+      const fork = scope._tag === "Some" ? Effect.forkIn(fetch, scope.value) : Effect.forkDetach(fetch)
+      return Effect.map(fork, (fiber) => {
+        fiber.addObserver((exit) => {
           running = undefined
           Deferred.doneUnsafe(run.done, exit)
-        }))
-      return Effect.as(scope._tag === "Some" ? Effect.forkIn(task, scope.value) : Effect.forkDetach(task), run)
+        })
+        return run
+      })
     })
     const joined = Effect.flatMap(start, (run) => Deferred.await(run.done))
     // An order's wait for a load: `waitMillis` at most, and none once an order gave up on the same load. Undefined
-    // when the load failed or took longer (it goes on without the order).
+    // when the load failed (or was interrupted: the scope it runs in closed) or took longer (it goes on without the
+    // order).
     const briefly = Effect.flatMap(start, (run) =>
       run.outwaited ? Effect.undefined : Deferred.await(run.done).pipe(
+        Effect.exit,
         Effect.timeoutOption(options.waitMillis),
         Effect.map((answer) => {
           if (answer._tag === "None") run.outwaited = true
-          return Option.getOrUndefined(answer)
-        }),
-        Effect.orElseSucceed(() => undefined)
+          return answer._tag === "Some" && Exit.isSuccess(answer.value) ? answer.value.value : undefined
+        })
       ))
 
     const all = Effect.flatMap(
