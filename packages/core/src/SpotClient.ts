@@ -174,12 +174,17 @@ export interface Options {
   /**
    * Whether orders are checked against their symbol's trading rules (tick, step, minimum and maximum quantity,
    * trading enabled) before they are sent. The rules are loaded on first use and cached; a symbol the venue does not
-   * list, or rules that cannot be loaded, leave the order unchecked. A `SymbolRuleError` names the rule and the
-   * nearest valid values.
+   * list, or rules that cannot be loaded, leave the order unchecked. Their load never holds an order back more than
+   * 3 seconds (the first order's; expired rules serve while they are reloaded in the background). Rules older than 30
+   * seconds that refuse an order, or after the venue refused one for a rule (`40808`, `45110`), are reloaded, at most
+   * once per 30 seconds. A `SymbolRuleError` names the rule and the nearest valid values.
    * @default true
    */
   readonly checkSymbolRules?: boolean | undefined
-  /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
+  /**
+   * How long cached symbol rules are used before they are loaded again (for orders, in the background: the expired
+   * rules serve meanwhile). @default 1 hour
+   */
   readonly symbolRulesMaxAge?: Duration.Input | undefined
   /**
    * Request and response hooks: a transform of the platform's `HttpClient` (e.g. `HttpClient.tapRequest`,
