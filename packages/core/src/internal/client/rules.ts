@@ -1,14 +1,14 @@
 // Symbol rules (exchangeInfo): the cache a client keeps of them, and the check of an order against them before it is
-// sent. The cache loads every symbol's rules in one request, on first use, shared by concurrent callers; it loads
-// again when they are older than `maxAge`, when asked to (`refresh`), and when an order was refused for a rule, by the
-// venue (40808, 45110: the rules may have changed) or by cached rules that may be stale (a halt that ended, a finer
-// tick), if they are older than `refreshAfter`. The rules are optional on the order path, and
-// their load (a public request, retried for up to a minute) never holds an order back for more than a few seconds:
-// expired rules serve while one reload runs in the background; a cold cache waits for its load `waitMillis` at most;
+// sent. The cache loads every symbol's rules in one request, on first use, shared by concurrent callers; it loads again
+// when they are older than `maxAge`, when asked to (`refresh`), and when an order was refused for a rule, by the venue
+// (40808, 45110: the rules may have changed) or by cached rules that may be stale (a halt that ended, a finer tick), if
+// they are older than `refreshAfter`. The rules are optional on the order path, and their load (a public request,
+// retried for up to a minute) never holds an order back for more than a few seconds: expired rules serve while one
+// reload runs in the background; a cold cache waits for its first load `waitMillis` at most (none after a failed one);
 // a refusal waits as long at most for the reload that may name the rule. Placing never fails because the rules could
 // not be loaded: the order is then sent unchecked, and the load is not tried again for a while. An entry of the list
-// that cannot be read (Market.readSymbolList) costs only its own symbol: it is left out, as a symbol the venue does
-// not list, so an order on it is sent unchecked too (and the venue judges it).
+// that cannot be read (Market.readSymbolList) costs only its own symbol: it is left out, as a symbol the venue does not
+// list, so an order on it is sent unchecked too (and the venue judges it).
 import { Deferred, Effect, Exit, Scope } from "effect"
 import type * as Market from "../../Market.ts"
 import type * as SpotError from "../../SpotError.ts"
@@ -45,8 +45,8 @@ export interface Cache {
   /**
    * For placing an order: the symbol's rules when they are known, undefined when the symbol is not listed or no rules
    * could be had in time. Rules older than `maxAge` are answered at once while one reload runs in the background; with
-   * none loaded yet, the order waits for the load `waitMillis` at most (and not at all once an order gave up on that
-   * load, or within `retryMillis` of a failed one). Never fails.
+   * none loaded yet, the order waits for the first load `waitMillis` at most (and not at all once an order gave up on
+   * it); once a load failed, orders go unchecked without waiting while the next runs. Never fails.
    */
   readonly forOrder: (symbol: string) => Effect.Effect<Checker | undefined>
   /**
@@ -161,8 +161,9 @@ export const make = (load: Load, options: Options) =>
       Effect.clockWith((clock) => {
         const rules = known(symbol, millisOf(clock.monotonicTimeNanosUnsafe()))
         if (rules !== NotLoaded) return Effect.succeed(rules)
-        // Expired rules serve while they are loaded again in the background.
-        if (loaded !== undefined) return Effect.as(start, loaded.bySymbol.get(symbol))
+        // Expired rules serve while they are loaded again in the background; so does no rules at all once a load
+        // failed (an outage would otherwise hold an order at every retry).
+        if (loaded !== undefined || failedAt !== -Infinity) return Effect.as(start, loaded?.bySymbol.get(symbol))
         return Effect.map(briefly, (bySymbol) => bySymbol?.get(symbol))
       })
     const generation = () => loaded?.generation ?? 0
