@@ -174,12 +174,17 @@ export interface Options {
   /**
    * Whether orders are checked against their symbol's trading rules (tick, step, minimum and maximum quantity,
    * trading enabled) before they are sent. The rules are loaded on first use and cached; a symbol the venue does not
-   * list, or rules that cannot be loaded, leave the order unchecked. A `SymbolRuleError` names the rule and the
-   * nearest valid values.
+   * list, or rules that cannot be loaded, leave the order unchecked. Their load never holds an order back more than
+   * 3 seconds (the first order's; expired rules serve while they are reloaded in the background). Rules older than 30
+   * seconds that refuse an order, or after the venue refused one for a rule (`40808`, `45110`), are reloaded, at most
+   * once per 30 seconds. A `SymbolRuleError` names the rule and the nearest valid values.
    * @default true
    */
   readonly checkSymbolRules?: boolean | undefined
-  /** How long cached symbol rules are used before they are loaded again. @default 1 hour */
+  /**
+   * How long cached symbol rules are used before they are loaded again (for orders, in the background: the expired
+   * rules serve meanwhile). @default 1 hour
+   */
   readonly symbolRulesMaxAge?: Duration.Input | undefined
   /**
    * Request and response hooks: a transform of the platform's `HttpClient` (e.g. `HttpClient.tapRequest`,
@@ -543,6 +548,15 @@ export class SpotClient extends Context.Service<SpotClient, Service>()("@spotkit
 // After symbol rules failed to load, placing orders sends them unchecked for this long before loading is tried again.
 const RULES_RETRY_MILLIS = 60_000
 
+// The longest an order waits for the symbol rules' load (a cold cache's, or the reload after a refusal): the rules are
+// optional, the load is retried for up to a minute, and an order that waited that long would execute at another price.
+const RULES_WAIT_MILLIS = 3_000
+
+// A refusal for a rule reloads the symbol rules only when they are older than this: a refusal the rules cannot explain
+// (an order value below the venue's minimum, which they do not carry) would otherwise reload every symbol's rules
+// (weight 10) on every refused order.
+const RULES_REFRESH_AFTER_MILLIS = 30_000
+
 const invalid = (message: string) => Effect.die(new RangeError(message))
 
 // The API key's hash (SHA-256, hex), which names its budgets in a store: never the key itself.
@@ -651,7 +665,9 @@ export const make = Effect.fnUntraced(function*(options: Options) {
     ),
     {
       maxAge: Duration.toMillis(Duration.fromInputUnsafe(options.symbolRulesMaxAge ?? Duration.hours(1))),
-      retryMillis: RULES_RETRY_MILLIS
+      retryMillis: RULES_RETRY_MILLIS,
+      waitMillis: RULES_WAIT_MILLIS,
+      refreshAfter: RULES_REFRESH_AFTER_MILLIS
     }
   )
   const context: Call.Context = {

@@ -1,11 +1,11 @@
 /**
  * Symbol rules (src/internal/rules.ts): the check of an order against its symbol's tick, step, minimum and maximum
  * quantity and `enableTrade`, with the nearest valid values; the client's cache of exchangeInfo (loaded on first use,
- * once for concurrent callers, again when older than its maximum age, refreshed once after a 40808 or 45110), and the
+ * once for concurrent callers, again when older than its maximum age, again after a 40808 or 45110 when older than 30 s), and the
  * option that turns the check off. Checked orders that break a rule never reach the network.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, Option, Schema } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Option, Schema, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { Market, type Order, type SpotError, type Telemetry } from "../src/index.ts"
 import * as Rules from "../src/internal/client/rules.ts"
@@ -229,6 +229,7 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
+  // After a failed load, orders do not wait for the next one: it runs in the background, and serves once loaded.
   it.effect("rules that cannot be loaded leave orders unchecked, and are not asked for again for a minute", () => {
     const venue = new FakeVenue().fail({ kind: "http", status: 404, body: "Not Found" }, EXCHANGE_INFO)
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
@@ -239,9 +240,12 @@ describe("the client checks orders before sending", () => {
         assert.strictEqual(venue.count(ORDERS), 2)
         assert.strictEqual(infoRequests(), 1)
         yield* TestClock.adjust("61 seconds")
-        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("u-3", "100.005", "1")))
-        reasonOf(error, "SymbolRuleError")
+        yield* client.placeOrder(limitOrderAt("u-3", "100.005", "1"))
+        yield* TestClock.adjust("10 millis")
         assert.strictEqual(infoRequests(), 2)
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("u-4", "100.005", "1")))
+        reasonOf(error, "SymbolRuleError")
+        assert.strictEqual(venue.count(ORDERS), 3)
       }))
   })
 
@@ -251,8 +255,9 @@ describe("the client checks orders before sending", () => {
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         yield* client.placeOrder(limitOrderAt("r-0"))
-        // The venue's tick becomes 0.1; the cached rules still say 0.01.
+        // The venue's tick becomes 0.1; the cached rules still say 0.01 (and are older than a refusal's reload needs).
         venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
+        yield* TestClock.adjust("31 seconds")
         const error = yield* Effect.flip(client.placeOrder(limitOrderAt("r-1", "100.05", "1")))
         const reason = reasonOf(error, "SymbolRuleError")
         assert.deepInclude(reason, { rule: "tickSize", limit: "0.1" })
@@ -266,11 +271,37 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
+  // The batch reloaded the rules after the venue's refusal, but left the refused items with the venue's bare code.
+  it.effect("a batch item the venue refused for a rule is explained with the fresh rules, as a single order", () => {
+    const venue = new FakeVenue({ rejectItem: (item) => String(item.price).endsWith("5") ? "40808" : undefined })
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("r-0"))
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
+        yield* TestClock.adjust("31 seconds")
+        const batch = yield* client.placeOrders(SYMBOL, [
+          { side: "buy", orderType: "limit", price: "100.05", quantity: "1", clientOrderId: "b-1" },
+          { side: "buy", orderType: "limit", price: "100.1", quantity: "1", clientOrderId: "b-2" },
+          { side: "buy", orderType: "market", price: "105", quantity: "15", clientOrderId: "b-3" }
+        ])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", clientOrderId: "b-1", code: "SymbolRuleError" })
+        assert.include(
+          (batch.outcomes[0] as { message: string }).message,
+          "breaks tickSize 0.1; nearest valid: 100.0 or 100.1"
+        )
+        assert.deepInclude(batch.outcomes[1], { _tag: "Placed", clientOrderId: "b-2" })
+        // A market buy's refusal is not one the rules describe: it stays the venue's.
+        assert.deepInclude(batch.outcomes[2], { _tag: "Failed", clientOrderId: "b-3", code: "40808" })
+      }))
+  })
+
   it.effect("a 45110 the fresh rules do not explain stays the venue's InvalidOrderError", () => {
     const venue = new FakeVenue({ rejectItem: () => "45110" })
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
     return withClient(venue, (client) =>
       Effect.gen(function*() {
+        yield* client.symbols()
+        yield* TestClock.adjust("31 seconds")
         const error = yield* Effect.flip(client.placeOrder(limitOrderAt("m-1")))
         assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "45110")
         assert.strictEqual(infoRequests(), 2, "loaded, then refreshed once")
@@ -278,7 +309,106 @@ describe("the client checks orders before sending", () => {
       }))
   })
 
-  it.effect("rules older than symbolRulesMaxAge are loaded again", () => {
+  // Rules cached during a halt (or before a finer tick) refused valid orders, unsent, until they expired (an hour). A
+  // refusal by rules older than 30 s now loads them again (as a refusal by the venue does) and refuses only if the
+  // fresh rules still refuse.
+  it.effect("a refusal by rules older than 30 s checks the order against fresh rules: a halt that ended", () => {
+    const venue = new FakeVenue()
+    venue.rules[0] = Surface.rulesOf(SYMBOL, { enableTrade: false })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt("h-0"))), "SymbolRuleError")
+        // Still halted: refused, the rules loaded again at most once per 30 s.
+        for (let i = 1; i <= 12; i++) {
+          yield* TestClock.adjust("10 seconds")
+          reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt(`h-${i}`))), "SymbolRuleError")
+        }
+        assert.strictEqual(infoRequests(), 1 + 4)
+        const batch = yield* client.placeOrders(SYMBOL, [{
+          side: "buy",
+          orderType: "limit",
+          price: "100",
+          quantity: "1"
+        }])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", code: "SymbolRuleError" })
+        // Trading resumes: the next order is placed, a single one as a batch's item.
+        venue.rules[0] = Surface.rulesOf(SYMBOL)
+        yield* TestClock.adjust("31 seconds")
+        yield* client.placeOrder(limitOrderAt("h-open"))
+        // Halted again, seen by a reload; resumed again.
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { enableTrade: false })
+        yield* client.refreshSymbols()
+        venue.rules[0] = Surface.rulesOf(SYMBOL)
+        yield* TestClock.adjust("31 seconds")
+        const resumed = yield* client.placeOrders(SYMBOL, [
+          { side: "buy", orderType: "limit", price: "100", quantity: "1" },
+          { side: "buy", orderType: "limit", price: "100.001", quantity: "1" }
+        ])
+        assert.deepStrictEqual(resumed.outcomes.map((outcome) => outcome._tag), ["Placed", "Failed"])
+        assert.strictEqual(venue.count(ORDERS), 1)
+      }))
+  })
+
+  it.effect("a refusal by rules older than 30 s checks the order against fresh rules: a tick made finer", () => {
+    const venue = new FakeVenue()
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.placeOrder(limitOrderAt("t-1", "100.01", "1"))
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.001" })
+        yield* TestClock.adjust("30 minutes")
+        yield* client.placeOrder(limitOrderAt("t-2", "100.005", "1"))
+        // Still refused at the fresh tick, with its nearest values.
+        const error = yield* Effect.flip(client.placeOrder(limitOrderAt("t-3", "100.0005", "1")))
+        assert.deepStrictEqual(reasonOf(error, "SymbolRuleError").nearest, ["100.000", "100.001"])
+        assert.strictEqual(venue.count(ORDERS), 2)
+      }))
+  })
+
+  // Each refused order reloaded every symbol's rules (weight 10): 30 refusals, 30 loads, the IP budget spent on
+  // answers that could not change. A refusal reloads them only when they are older than 30 s (so at most once per
+  // 30 s), and never for a market buy, whose quantity (quote coin) the rules do not describe.
+  it.effect("refusals for a rule reload the rules at most once per 30 s, and never for a market buy", () => {
+    const venue = new FakeVenue({ rejectItem: (item) => item.orderType === "market" ? "40808" : "45110" })
+    const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
+    const marketBuy: Order.PlaceOrderInput = { symbol: SYMBOL, side: "buy", orderType: "market", quantity: "10.001" }
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        yield* client.symbols()
+        for (let i = 0; i < 20; i++) {
+          const error = yield* Effect.flip(client.placeOrder(limitOrderAt(`min-${i}`)))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "45110")
+        }
+        for (let i = 0; i < 10; i++) {
+          const error = yield* Effect.flip(client.placeOrder({ ...marketBuy, clientOrderId: `mb-${i}` }))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "40808")
+        }
+        const batch = yield* client.placeOrders(SYMBOL, [{
+          side: "buy",
+          orderType: "limit",
+          price: "100",
+          quantity: "1"
+        }])
+        assert.deepInclude(batch.outcomes[0], { _tag: "Failed", code: "45110" })
+        assert.strictEqual(infoRequests(), 1, "rules loaded 0 s ago: not again")
+        yield* TestClock.adjust("31 seconds")
+        for (let i = 0; i < 10; i++) {
+          const error = yield* Effect.flip(client.placeOrder({ ...marketBuy, clientOrderId: `mb2-${i}` }))
+          assert.strictEqual(reasonOf(error, "InvalidOrderError").code, "40808")
+        }
+        assert.strictEqual(infoRequests(), 1, "a market buy's refusal: not a rule the rules carry")
+        for (let i = 0; i < 10; i++) yield* Effect.flip(client.placeOrder(limitOrderAt(`min2-${i}`)))
+        assert.strictEqual(infoRequests(), 2, "once, then younger than 30 s")
+        yield* TestClock.adjust("31 seconds")
+        yield* client.placeOrders(SYMBOL, [{ side: "buy", orderType: "limit", price: "100", quantity: "1" }])
+        yield* client.placeOrders(SYMBOL, [{ side: "buy", orderType: "limit", price: "100", quantity: "1" }])
+        assert.strictEqual(infoRequests(), 3)
+        assert.strictEqual(venue.count(ORDERS), 50)
+      }))
+  })
+
+  // An order does not wait for the reload of expired rules: they serve while one reload runs in the background.
+  it.effect("rules older than symbolRulesMaxAge are loaded again, in the background, serving meanwhile", () => {
     const venue = new FakeVenue()
     const infoRequests = () => venue.publicRequests.filter((r) => r.pathname === EXCHANGE_INFO).length
     return withClient(venue, (client) =>
@@ -287,11 +417,55 @@ describe("the client checks orders before sending", () => {
         yield* TestClock.adjust("59 seconds")
         yield* client.placeOrder(limitOrderAt("age-2"))
         assert.strictEqual(infoRequests(), 1)
+        venue.rules[0] = Surface.rulesOf(SYMBOL, { tickSize: "0.1" })
         yield* TestClock.adjust("2 seconds")
-        yield* client.placeOrder(limitOrderAt("age-3"))
-        assert.strictEqual(infoRequests(), 2)
+        // Checked against the expired rules (tick 0.01), and sent.
+        yield* client.placeOrder(limitOrderAt("age-3", "100.01", "1"))
+        yield* Effect.all([client.placeOrder(limitOrderAt("age-4")), client.placeOrder(limitOrderAt("age-5"))], {
+          concurrency: "unbounded"
+        })
+        yield* TestClock.adjust("10 millis")
+        assert.strictEqual(infoRequests(), 2, "one reload")
+        reasonOf(yield* Effect.flip(client.placeOrder(limitOrderAt("age-6", "100.01", "1"))), "SymbolRuleError")
+        assert.strictEqual(venue.count(ORDERS), 5)
       }), { symbolRulesMaxAge: "1 minute" })
   })
+})
+
+describe("the cache (Rules.make)", () => {
+  const list = Schema.decodeUnknownSync(Market.ExchangeInfo)([Surface.rulesOf(SYMBOL)])
+  const options = { maxAge: 3_600_000, retryMillis: 60_000, waitMillis: 3_000, refreshAfter: 30_000 }
+
+  it.effect("a cold cache: an order waits waitMillis at most, the next one not at all; the load goes on", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      let loads = 0
+      const cache = yield* Rules.make(
+        Effect.andThen(Effect.sync(() => loads++), Effect.as(Deferred.await(gate), list)),
+        options
+      )
+      const first = yield* Effect.forkChild(cache.forOrder(SYMBOL))
+      yield* TestClock.adjust("3 seconds")
+      assert.isUndefined(yield* Fiber.join(first))
+      assert.isUndefined(yield* cache.forOrder(SYMBOL), "no wait on a load an order gave up on")
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust("1 milli")
+      assert.strictEqual((yield* cache.forOrder(SYMBOL))?.rules.symbol, SYMBOL)
+      assert.strictEqual(loads, 1)
+    }))
+
+  // The loads run in the scope the cache was made in (a client's layer): once it closed, a load is interrupted at
+  // once, and an order goes unchecked; it is never interrupted itself.
+  it.effect("a load interrupted with its scope leaves orders unchecked, never interrupted", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const cache = yield* Effect.provideService(Rules.make(Effect.never, options), Scope.Scope, scope)
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Effect.exit(cache.forOrder(SYMBOL))
+      assert.isTrue(Exit.isSuccess(exit) && exit.value === undefined, String(exit))
+      const again = yield* Effect.exit(cache.revalidated(SYMBOL, 0))
+      assert.isTrue(Exit.isSuccess(again) && again.value === Rules.Unchanged, String(again))
+    }))
 })
 
 describe("symbols, symbol, refreshSymbols", () => {

@@ -10,7 +10,7 @@ import * as Venue from "../../Venue.ts"
 import * as InFlight from "./inFlight.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
-import type * as Rules from "./rules.ts"
+import * as Rules from "./rules.ts"
 import { type Estimate, type Moment, momentOf, type Span } from "./serverClock.ts"
 import * as Validate from "./validate.ts"
 
@@ -43,8 +43,14 @@ export interface Client {
   readonly rules: (symbol: TradingPair) => Effect.Effect<Rules.Checker | undefined>
   /** The generation of the cached rules (`Rules.Cache.generation`). */
   readonly rulesGeneration: () => number
-  /** Told when the venue refused items for a rule (40808, 45110), with the rules' generation the call checked with. */
-  readonly ruleRefused: (symbol: TradingPair, generation: number) => Effect.Effect<void>
+  /**
+   * After items were refused for a rule (by the venue, or by the rules of the generation the call checked with): newer
+   * rules, when at hand or loaded in a few seconds (`Rules.Cache.revalidated`).
+   */
+  readonly revalidated: (
+    symbol: TradingPair,
+    generation: number
+  ) => Effect.Effect<Rules.Checker | undefined | typeof Rules.Unchanged>
   readonly newClientOrderId: Effect.Effect<string>
 }
 
@@ -213,13 +219,28 @@ export const placeOrders = (
 ): Effect.Effect<Order.BatchResult> => {
   const claimed: Array<string> = []
   const placing = Effect.gen(function*() {
-    const rules = yield* client.rules(symbol)
-    const since = client.rulesGeneration()
+    const validated = []
+    for (const input of inputs) validated.push(yield* Effect.result(validateItem(input)))
+    let rules = yield* client.rules(symbol)
+    let since = client.rulesGeneration()
+    // Rules that refuse an item may be stale (a halt that ended, a tick made finer): checked against fresh ones when
+    // they are old enough (`Client.revalidated`), as a single order is.
+    const checked = rules
+    if (
+      checked !== undefined &&
+      validated.some((result) => result._tag === "Success" && checked.check(result.success) !== undefined)
+    ) {
+      const fresh = yield* client.revalidated(symbol, since)
+      if (fresh !== Rules.Unchanged) {
+        rules = fresh
+        since = client.rulesGeneration()
+      }
+    }
     const outcomes: Array<Order.BatchOutcome | undefined> = new Array(inputs.length)
     const pending: Array<Pending> = []
     const used = new Set<string>()
     for (let index = 0; index < inputs.length; index++) {
-      const result = yield* Effect.result(validateItem(inputs[index]))
+      const result = validated[index]!
       if (result._tag === "Failure") {
         const reason = new SpotError.ValidationError({
           field: `items[${index}].${result.failure.field}`,
@@ -261,8 +282,19 @@ export const placeOrders = (
         outcomes[outcome.index] = outcome
       }
     }
-    if (outcomes.some((outcome) => outcome?._tag === "Failed" && Venue.isRuleRefusal(outcome.code))) {
-      yield* client.ruleRefused(symbol, since)
+    // Items the venue refused for a rule (40808, 45110; a market buy's refusal is no news of the rules, which describe
+    // nothing of its quote-coin quantity): explained with newer rules when they are had, as a single order's refusal.
+    const ruleRefused = pending.filter(({ index, item }) => {
+      const outcome = outcomes[index]
+      return outcome?._tag === "Failed" && !outcome.mayExist && Venue.isRuleRefusal(outcome.code) &&
+        !Rules.isMarketBuy(item)
+    })
+    if (ruleRefused.length > 0) {
+      const fresh = yield* client.revalidated(symbol, since)
+      for (const { clientOrderId, index, item } of ruleRefused) {
+        const broken = fresh === Rules.Unchanged ? undefined : fresh?.check(item)
+        if (broken !== undefined) outcomes[index] = failed(index, clientOrderId, broken)
+      }
     }
     return tally(outcomes as ReadonlyArray<Order.BatchOutcome>)
   })

@@ -77,6 +77,19 @@ const placeOrderFailed = fail("placeOrder")
 
 const inFlightRefused = (clientOrderId: string) => placeOrderFailed(InFlight.refusal("clientOrderId", clientOrderId))
 
+// A refusal for a rule (40808, 45110) may mean the cached rules are stale: the order is checked against newer ones
+// for a better message, when they are at hand or can be loaded in a few seconds (`Rules.Cache.revalidated`, at most
+// once per `refreshAfter`); the refusal is never held back longer. A market buy's refusal is no news of the rules:
+// they describe nothing of its quantity (quote coin).
+const ruleRefused = (context: Context, order: Order.PlaceOrder, since: number) => (reason: SpotError.SpotErrorReason) =>
+  context.checkRules && reason._tag === "InvalidOrderError" && Venue.isRuleRefusal(reason.code) &&
+    !Rules.isMarketBuy(order)
+    ? Effect.flatMap(
+      Rules.recheck(context.rules, order.symbol, order, since),
+      (broken) => Effect.fail(broken ?? reason)
+    )
+    : Effect.fail(reason)
+
 /** The operations that place orders, over the lookups of `orderState.ts`. */
 export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   const { pipeline, retrying } = context
@@ -87,20 +100,6 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
   // The clientOrderIds of batch outcomes that may exist, not settled by `resolve` yet, and any order placed under them
   // since by this client.
   const unsettled = new InFlight.Unsettled()
-
-  // The symbol's rules when orders are checked (loaded on first use, best effort).
-  const rulesFor = (symbol: string) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined
-
-  // A refusal for a rule (40808, 45110) means the cached rules are stale: they are loaded again (once per call, and
-  // not when another call did since this one checked its order), and the order is checked against them for a better
-  // message.
-  const ruleRefused = (order: Order.PlaceOrder, since: number) => (reason: SpotError.SpotErrorReason) =>
-    context.checkRules && reason._tag === "InvalidOrderError" && Venue.isRuleRefusal(reason.code)
-      ? Effect.flatMap(context.rules.refreshedSince(order.symbol, since), (rules) => {
-        const broken = rules?.check(order)
-        return Effect.fail(broken ?? reason)
-      })
-      : Effect.fail(reason)
 
   // How a placement that failed ends: a duplicate named by its clientOrderId, an order that may have been placed
   // looked up (recovery.ts; only an order created since the call started counts), a refusal for a rule checked against
@@ -114,15 +113,26 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     const recovering = { ...failure, reason }
     const since = Effect.map(pipeline.venueSpan(started), Recovery.sinceOf)
     const recovered = Recovery.placement(lookupByClientIds, order, clientOrderId, recovering, since)
-    return Effect.catch(recovered, ruleRefused(order, generation))
+    return Effect.catch(recovered, ruleRefused(context, order, generation))
   }
 
-  // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. An
-  // attempt that succeeds passes one `catch`; the retries, the recovery and the error of the operation come after a
-  // failure.
+  // A valid order with its clientOrderId and its symbol's rules (when known): checked against them, and sent. Rules
+  // that refuse it may be stale (a halt that ended, a tick made finer): when they are older than `refreshAfter`, the
+  // order is checked again against fresh ones (`Rules.Cache.revalidated`) and refused only if those refuse it too.
   const checkedSend = (order: IdentifiedOrder, rules: Rules.Checker | undefined, started: Moment) => {
+    const since = context.rules.generation()
     const broken = rules?.check(order)
-    if (broken !== undefined) return Effect.fail(placeOrderFailed(broken))
+    return broken === undefined
+      ? sendChecked(order, started)
+      : Effect.flatMap(
+        Rules.recheck(context.rules, order.symbol, order, since, broken),
+        (still) => still === undefined ? sendChecked(order, started) : Effect.fail(placeOrderFailed(still))
+      )
+  }
+
+  // An order that passed the rules' check, sent. An attempt that succeeds passes one `catch`; the retries, the recovery
+  // and the error of the operation come after a failure.
+  const sendChecked = (order: IdentifiedOrder, started: Moment) => {
     const since = context.rules.generation()
     const sending = placeOnce(pipeline, order)
     return Effect.catch(sending, (first) =>
@@ -183,10 +193,11 @@ export const make = (context: Context, lookupByClientIds: Recovery.Lookup) => {
     clockEstimate: pipeline.clockEstimate,
     venueSpan: pipeline.venueSpan,
     starts,
-    rules: rulesFor,
+    // The symbol's rules when orders are checked (loaded on first use, best effort).
+    rules: (symbol) => context.checkRules ? context.rules.forOrder(symbol) : Effect.undefined,
     rulesGeneration: context.rules.generation,
-    ruleRefused: (symbol, since) =>
-      context.checkRules ? Effect.asVoid(context.rules.refreshedSince(symbol, since)) : Effect.void,
+    revalidated: (symbol, since) =>
+      context.checkRules ? context.rules.revalidated(symbol, since) : Effect.succeed(Rules.Unchanged),
     newClientOrderId
   }
 
