@@ -505,7 +505,10 @@ export interface Service {
   ) => Effect.Effect<ReadonlyArray<Market.Candle>, SpotError.SpotError>
   /**
    * Candles of a long range, ascending by open time, fetched as the stream is pulled: paged by time windows that
-   * never skip or repeat a candle, whatever the venue's bounds and limits do.
+   * never skip or repeat a candle, whatever the venue's bounds and limits do. A window answered short of the limit
+   * asked, by a venue that serves fewer, is asked for the rest; an answer about another window (a replayed answer,
+   * or a venue that ignores `startTime`/`endTime`) is asked again, and the third in a row fails the stream with a
+   * `DecodeError` rather than skip candles.
    */
   readonly candleHistory: (
     symbol: string,

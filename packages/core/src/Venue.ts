@@ -469,9 +469,10 @@ export interface Endpoint<
    */
   readonly fast?: ((payload: unknown) => Response["Type"] | undefined) | undefined
   /**
-   * How an answer contradicts the request it answers (records of a symbol other than the one asked), or `undefined`
-   * when it does not: the client takes such an answer for a garbled one (a `DecodeError` naming both), never as the
-   * answer to what it asked. Absent where nothing in the answer can be checked against the request.
+   * How an answer contradicts the request it answers (records of a symbol, a coin or an order other than the one
+   * asked), or `undefined` when it does not: the client takes such an answer for a garbled one (a `DecodeError`
+   * naming both), never as the answer to what it asked. Absent where nothing in the answer can be checked against
+   * the request.
    */
   contradiction?(request: Request["Type"], response: Response["Type"]): string | undefined
   /** A request checked against `request`. */
@@ -522,6 +523,21 @@ const otherSymbol = (
   if (records == null) return undefined
   for (const record of records) {
     if (record.symbol !== asked) return `the answer names symbol ${record.symbol}, not the symbol asked ${asked}`
+  }
+  return undefined
+}
+
+// The same for the other filters a paged read is asked with: a record of another coin (bills) or another order (fills)
+// than the one asked. Unchecked when none was asked. Ids compare as their exact digits (no leading zeros either side).
+const otherThanAsked = <K extends string, V extends string | number>(
+  noun: string,
+  key: K,
+  asked: V | undefined,
+  records: ReadonlyArray<{ readonly [_ in K]: V }> | null | undefined
+): string | undefined => {
+  if (asked === undefined || records == null) return undefined
+  for (const record of records) {
+    if (record[key] !== asked) return `the answer names ${noun} ${record[key]}, not the ${noun} asked ${asked}`
   }
   return undefined
 }
@@ -602,6 +618,7 @@ export const endpoints = {
     weight: weight(5, 5),
     request: Bill.BillPageQuery,
     response: Bill.BillPage,
+    contradiction: (query, page) => otherThanAsked("coin", "coinId", query.coinId, page.items),
     wire: asIs,
     fast: Bill.fastBillPage
   }),
@@ -701,7 +718,9 @@ export const endpoints = {
     weight: weight(5, 5),
     request: Fill.FillsQuery,
     response: Fill.FillsPage,
-    contradiction: (query, page) => otherSymbol(query.symbol, page.fillsOrderResultList),
+    contradiction: (query, page) =>
+      otherSymbol(query.symbol, page.fillsOrderResultList) ??
+        otherThanAsked("order", "orderId", query.orderId, page.fillsOrderResultList),
     // The order's id is a Long on the wire: a bare JSON number, written exactly.
     wire: (query) => ({ ...query, orderId: query.orderId === undefined ? undefined : Json.rawNumber(query.orderId) })
   }),

@@ -324,22 +324,30 @@ describe("market data: the venue's samples", () => {
 describe("candleHistory", () => {
   const PERIODS = ["1m", "15m", "1h", "1d", "1w", "1M"] as const
 
-  /** How a venue may read a candles query: which end `limit` counts from, and whether its bounds include. */
+  /**
+   * How a venue may read a candles query: which end `limit` counts from, whether its bounds include, and the most
+   * candles it serves in one answer whatever `limit` asks (an undocumented cap).
+   */
   const semantics = fc.record({
     fromEnd: fc.boolean(),
     startInclusive: fc.boolean(),
     endInclusive: fc.boolean(),
-    newestFirst: fc.boolean()
+    newestFirst: fc.boolean(),
+    cap: fc.option(fc.integer({ min: 2, max: 30 }), { nil: undefined })
   })
 
   it.effect(
-    "every candle of [since, until) once, ascending, whatever the venue's semantics (property)",
+    "every candle of [since, until) once, ascending, whatever the venue's semantics and cap on limit (property)",
     () =>
       Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(
             fc.constantFrom(...PERIODS),
-            fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 120 }),
+            // Sparse candles, or one in every period (where a cap on `limit` cuts windows short).
+            fc.oneof(
+              fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 120 }),
+              fc.constant(Array.from({ length: 401 }, (_, slot) => slot))
+            ),
             fc.integer({ min: 1, max: 40 }),
             fc.integer({ min: 0, max: 300 }),
             fc.integer({ min: 1, max: 200 }),
@@ -357,7 +365,7 @@ describe("candleHistory", () => {
               const { run } = clientOf((_path, query) => {
                 const start = Number(query.get("startTime"))
                 const end = Number(query.get("endTime"))
-                const limit = Number(query.get("limit"))
+                const limit = Math.min(Number(query.get("limit")), how.cap ?? Infinity)
                 const inRange = times.filter((t) =>
                   (how.startInclusive ? t >= start : t > start) && (how.endInclusive ? t <= end : t < end)
                 )
@@ -371,6 +379,7 @@ describe("candleHistory", () => {
                 )
               )
               const expected = times.filter((t) => t >= since && t < until)
+              console.log("DBG", how.cap, pageSize, expected.length, got.length)
               assert.deepStrictEqual(got.map((candle) => candle.openTime), expected)
             }
           ),
@@ -411,6 +420,90 @@ describe("candleHistory", () => {
       })
     )
   })
+
+  const candleRows = (times: ReadonlyArray<number>) => times.map((t) => [t, "1", "2", "0.5", "1.5", "10", "15"])
+
+  it.effect("a window answered with the window before's candles (a replayed answer) is asked again: none missing", () => {
+    const base = 1_700_000_040_000 - (1_700_000_040_000 % 60_000)
+    const times = Array.from({ length: 30 }, (_, i) => base + i * 60_000)
+    let previous: ReadonlyArray<number> = []
+    const { run, seen } = clientOf((_path, query) => {
+      const start = Number(query.get("startTime"))
+      const end = Number(query.get("endTime"))
+      const owed = times.filter((t) => t >= start && t < end).slice(0, Number(query.get("limit")))
+      // The third request is answered with the second's answer again (a cache or a load balancer replaying).
+      const answer = seen.length === 3 ? previous : owed
+      previous = owed
+      return candleRows(answer)
+    })
+    return run((client) =>
+      Effect.gen(function*() {
+        const candles = yield* Stream.runCollect(
+          client.candleHistory("BTCUSDT_SPBL", "1m", { since: base, until: base + 30 * 60_000, pageSize: 5 })
+        )
+        assert.deepStrictEqual(candles.map((candle) => candle.openTime), times)
+        // Seven windows (30 minutes in windows of 5 minutes less 2 ms), the third asked twice.
+        assert.strictEqual(seen.length, 8)
+        assert.strictEqual(seen[3]!.query.get("startTime"), seen[2]!.query.get("startTime"))
+      })
+    )
+  })
+
+  it.effect("a host that ignores startTime/endTime (answering the newest candles) fails the stream, not an empty one", () => {
+    const base = 1_700_000_040_000
+    const times = Array.from({ length: 300 }, (_, i) => base + i * 60_000)
+    const { run, seen } = clientOf((_path, query) => candleRows(times.slice(-Number(query.get("limit")))))
+    return run((client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Stream.runCollect(
+          client.candleHistory("BTCUSDT_SPBL", "1m", { since: base, until: base + 30 * 60_000, pageSize: 5 })
+        ))
+        assert.strictEqual(error.reason._tag, "DecodeError")
+        assert.include(error.message, "SpotClient.candleHistory: cannot decode the answer (schema)")
+        assert.include(error.message, "startTime/endTime")
+        // The first window asked three times, then the stream fails.
+        assert.strictEqual(seen.length, 3)
+      })
+    )
+  })
+
+  it.effect("a host that ignores the bounds and answers the oldest candles fails the stream too", () => {
+    const base = 1_700_000_040_000
+    const times = Array.from({ length: 300 }, (_, i) => base + i * 60_000)
+    const { run } = clientOf((_path, query) => candleRows(times.slice(0, Number(query.get("limit")))))
+    const since = base + 100 * 60_000
+    return run((client) =>
+      Effect.map(
+        Effect.flip(Stream.runCollect(
+          client.candleHistory("BTCUSDT_SPBL", "1m", { since, until: since + 30 * 60_000, pageSize: 5 })
+        )),
+        (error) => assert.strictEqual(error.reason._tag, "DecodeError")
+      )
+    )
+  })
+
+  it.effect("a venue capping limit below the one asked: the rest of each window is asked, every candle once", () =>
+    Effect.forEach([false, true], (fromEnd) => {
+      const base = 1_700_000_040_000
+      const times = Array.from({ length: 1500 }, (_, i) => base + i * 60_000)
+      const { run, seen } = clientOf((_path, query) => {
+        const start = Number(query.get("startTime"))
+        const end = Number(query.get("endTime"))
+        const limit = Math.min(200, Number(query.get("limit")))
+        const inRange = times.filter((t) => t >= start && t < end)
+        return candleRows((fromEnd ? inRange.slice(-limit) : inRange.slice(0, limit)).reverse())
+      })
+      return run((client) =>
+        Effect.gen(function*() {
+          const candles = yield* Stream.runCollect(
+            client.candleHistory("BTCUSDT_SPBL", "1m", { since: base, until: base + 1500 * 60_000 })
+          )
+          assert.deepStrictEqual(candles.map((candle) => candle.openTime), times, `fromEnd ${fromEnd}`)
+          // 1,500 candles 200 an answer: 8 answers, and at most one more a window that finds nothing.
+          assert.isAtMost(seen.length, 10)
+        })
+      )
+    }))
 
   it.effect("a since still to come without until: no bars and no request; an until before since is refused", () => {
     const { run, seen } = clientOf(() => "[]")

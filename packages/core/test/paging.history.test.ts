@@ -221,6 +221,31 @@ describe("a page naming another symbol than the one asked", () => {
   })
 })
 
+// The same for the order a fills query asks about: a fill of another order is not taken for one of the asked order's.
+describe("a fills page naming another order than the one asked", () => {
+  it.effect("fails with a DecodeError naming both orders, not sent again; without an order asked, any is kept", () => {
+    const venue = new ScriptedVenue()
+    addFills(venue, 3, NOW - 1_000, 1, 42n)
+    const rewrite = (original: { readonly status: number; readonly body: string }) => {
+      const at = original.body.lastIndexOf(`"orderId":"42"`)
+      assert.isAbove(at, 0)
+      const body = original.body.slice(0, at) + original.body.slice(at).replace(`"42"`, `"1001000000000000001"`)
+      return { ...original, body }
+    }
+    venue.answerNext(FILLS, rewrite)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Stream.runCollect(client.fills({ symbol: SYMBOL, orderId: "42" })))
+        reasonOf(error, "DecodeError")
+        assert.include(error.message, "the answer names order 1001000000000000001, not the order asked 42")
+        assert.strictEqual(requestsTo(venue, FILLS).length, 1, "not sent again")
+        venue.answerNext(FILLS, rewrite)
+        const any = yield* Stream.runCollect(client.fills({ symbol: SYMBOL }))
+        assert.deepStrictEqual(any.map((fill) => String(fill.orderId)), ["42", "42", "1001000000000000001"])
+      }))
+  })
+})
+
 describe("pages and validation", () => {
   it.effect("the streams send nothing until pulled", () => {
     const venue = new FakeVenue()

@@ -847,6 +847,39 @@ class HostileBillsVenue extends ScriptedVenue {
   }
 }
 
+// A gateway that routed the request elsewhere, or a body rewritten on the way: a bill of another coin in a page of the
+// asked coin's is not taken for the asked coin's (a sum of the export's amounts would silently be wrong).
+describe("a bills page naming another coin than the one asked", () => {
+  it.effect("fails with a DecodeError naming both coins, not sent again; without a coin asked, any coin is kept", () => {
+    const venue = new ScriptedVenue()
+    venue.addBills(6, NOW - 1_000, 1, 2)
+    // The last bill of the page only.
+    const rewrite = (original: Answer): Answer => {
+      const at = original.body.lastIndexOf(`"coinId":2`)
+      assert.isAbove(at, 0)
+      return {
+        ...original,
+        body: original.body.slice(0, at) + original.body.slice(at).replace(`"coinId":2`, `"coinId":1`)
+      }
+    }
+    venue.answerNext(BILLS, rewrite)
+    return withClient(venue, (client) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Stream.runCollect(client.fundingBills({ coinId: 2 })))
+        reasonOf(error, "DecodeError")
+        assert.include(error.message, "the answer names coin 1, not the coin asked 2")
+        assert.strictEqual(bodiesTo(venue, BILLS).length, 1, "not sent again")
+        const page = yield* Effect.flip(
+          Effect.andThen(Effect.sync(() => venue.answerNext(BILLS, rewrite)), client.fundingBillsPage({ coinId: 2 }))
+        )
+        reasonOf(page, "DecodeError")
+        venue.answerNext(BILLS, rewrite)
+        const any = yield* Stream.runCollect(client.fundingBills({}))
+        assert.deepStrictEqual(any.map((bill) => bill.coinId), [2, 2, 2, 2, 2, 1])
+      }))
+  })
+})
+
 describe("bills stream against a hostile venue", () => {
   it(
     "property: the bills inside the bounds at the start, each once, or a failure saying the venue does not page",

@@ -332,6 +332,51 @@ it.layer(SandboxLayer, { excludeTestServices: true, timeout: "60 seconds" })(
         }))
     })
 
+    describe("bills export on a disk that fills up", () => {
+      it.effect("the message counts the rows FILE.partial holds whole, and --resume finishes it", () =>
+        Effect.gen(function*() {
+          const file = join(dir, "full-disk.csv")
+          const partial = `${file}.partial`
+          const all = yield* expected()
+          const env = yield* aliceEnv
+          // A file size limit of 64 KiB (with SIGXFSZ ignored, a write past it fails with EFBIG) stands in for a disk
+          // that fills up: the export (some 300 KB) fails part of the way, a row cut at the limit.
+          const run = yield* Effect.callback<Run>((resume) => {
+            const args = ["bills", "export", "--out", file]
+            const child = spawnChild(
+              "bash",
+              ["-c", `trap '' XFSZ; ulimit -f 64; exec "$0" "$@"`, process.execPath, builtCli, ...args],
+              { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }
+            )
+            let stdout = ""
+            let stderr = ""
+            child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+            child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+            child.on("close", (code) => resume(Effect.succeed({ args, exitCode: code ?? -1, stdout, stderr })))
+            return Effect.sync(() => child.kill())
+          })
+          runs.push(run)
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.include(run.stderr, "EFBIG")
+          const text = readFileSync(partial, "utf8")
+          // The whole rows (a last line without its line break was cut by the limit), below the header.
+          const whole = linesOf(text.slice(0, text.lastIndexOf("\n") + 1)).slice(1)
+          assert.isAbove(whole.length, 0)
+          assert.isBelow(whole.length, all.length)
+          assert.deepStrictEqual(whole, all.slice(0, whole.length).map(csvRow))
+          const count = new Intl.NumberFormat("en-US").format(whole.length)
+          assert.include(
+            run.stderr,
+            `spotkit: the export failed after ${count} rows; the ${count} rows are in ${partial} (--resume continues ` +
+              `it); ${file} was not written`
+          )
+          const resumed = yield* cli(["bills", "export", "--out", file, "--resume"])
+          assert.strictEqual(resumed.exitCode, 0, resumed.stderr)
+          assert.include(resumed.stderr, `to ${file}, after the ${count} rows of an earlier run`)
+          assert.strictEqual(readFileSync(file, "utf8"), csvOf(all))
+        }))
+    })
+
     describe("exit codes", () => {
       it.effect("0: --help of every command, and --version", () =>
         Effect.gen(function*() {

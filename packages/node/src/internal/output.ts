@@ -218,6 +218,11 @@ export interface FileChannel extends Channel {
    * disk) only shows now: it fails here rather than going unnoticed.
    */
   readonly close: Effect.Effect<void, OutputError>
+  /**
+   * Ends the file as it is, unfinished (its permissions as they were: `close` gives the final ones), and waits until
+   * it is closed: whether every write made reached it (false: one failed, and what the file holds is to be read back).
+   */
+  readonly end: Effect.Effect<boolean>
 }
 
 // Ends the stream if nobody did and waits for its `close`: every write made has then reached the file or failed.
@@ -411,7 +416,8 @@ const open = (path: string, opening: Opening): Effect.Effect<FileChannel, Output
             const cause: unknown = stream.errored
             return cause === null || cause === undefined ? Effect.void : Effect.fail(outputError(path, cause))
           }))
-        )
+        ),
+        end: Effect.map(ended(stream), () => stream.errored === null || stream.errored === undefined)
       }
     })
   )

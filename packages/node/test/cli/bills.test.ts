@@ -187,3 +187,30 @@ describe("bills export, in process, against the sandbox", () => {
       }))
   })
 })
+
+describe("bills export from a venue that answers about another coin than the one asked", () => {
+  // A gateway that routes the request elsewhere, or a body rewritten on the way: the bills say BTC (coin 1).
+  let rewriting = false
+  const otherCoin = (path: string, body: string) =>
+    rewriting && path.startsWith("/api/v2/account/fundingBills")
+      ? body.replaceAll(`"coinId":2,"coinName":"USDT"`, `"coinId":1,"coinName":"BTC"`)
+      : body
+  const { layer } = sandboxLayer({ seed: 73, bills: 40, rewrite: otherCoin })
+
+  it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("against the sandbox", (it) => {
+    it.effect("--coin-id 2 writes no bill of coin 1: one line naming both coins, exit code 1", () =>
+      Effect.gen(function*() {
+        const env = yield* aliceEnv
+        const clean = yield* runInProcess(["bills", "export", "--coin-id", "2"], env)
+        assert.strictEqual(clean.exitCode, 0, clean.stderr)
+        assert.isAbove(linesOf(clean.stdout).length, 1, "the sandbox has USDT bills")
+        rewriting = true
+        const run = yield* runInProcess(["bills", "export", "--coin-id", "2"], env)
+        rewriting = false
+        assert.strictEqual(run.exitCode, 1, run.stdout)
+        assert.deepStrictEqual(linesOf(run.stdout).slice(1), [])
+        assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
+        assert.include(run.stderr, "the answer names coin 1, not the coin asked 2")
+      }))
+  })
+})

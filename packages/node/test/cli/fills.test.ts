@@ -172,3 +172,42 @@ describe("fills export", () => {
       }))
   })
 })
+
+describe("fills export from a venue that answers about another order than the one asked", () => {
+  // A gateway that routes the request elsewhere, or a body rewritten on the way: the fills name another order.
+  let asked = ""
+  const otherOrder = (path: string, body: string) =>
+    asked !== "" && path.startsWith("/api/v2/trade/fills")
+      ? body.replaceAll(`"orderId":"${asked}"`, `"orderId":"1001000000000000001"`)
+      : body
+  const { layer } = sandboxLayer({ seed: 73, bills: 0, rewrite: otherOrder })
+
+  it.layer(layer, { excludeTestServices: true, timeout: "60 seconds" })("against the sandbox", (it) => {
+    it.effect("--order-id writes no fill of another order: one line naming both orders, exit code 1", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const env = yield* aliceEnv
+        const placed = yield* exchange.placeOrder(exchange.accounts[0]!.userId, {
+          symbol: SYMBOL,
+          side: "buy",
+          orderType: "market",
+          force: "normal",
+          quantity: "100",
+          clientOrderId: "other-order"
+        })
+        assert.isTrue(placed.ok)
+        const orderId = (placed as { readonly orderId: string }).orderId
+        const args = ["fills", "export", "--symbol", SYMBOL, "--order-id", orderId]
+        const clean = yield* runInProcess(args, env)
+        assert.strictEqual(clean.exitCode, 0, clean.stderr)
+        assert.isAbove(linesOf(clean.stdout).length, 1, "the order filled")
+        asked = orderId
+        const run = yield* runInProcess(args, env)
+        asked = ""
+        assert.strictEqual(run.exitCode, 1, run.stdout)
+        assert.deepStrictEqual(linesOf(run.stdout).slice(1), [])
+        assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
+        assert.include(run.stderr, `the answer names order 1001000000000000001, not the order asked ${orderId}`)
+      }))
+  })
+})

@@ -9,7 +9,7 @@ import * as PushError from "../../PushError.ts"
 import type * as PushModel from "../../PushModel.ts"
 import type * as Signer from "../../Signer.ts"
 import type { SpotClient } from "../../SpotClient.ts"
-import type * as SpotError from "../../SpotError.ts"
+import * as SpotError from "../../SpotError.ts"
 import { history as candlePages, shortestPeriod } from "../client/market.ts"
 import type { Continuity } from "./book.ts"
 import { BookFeed, TickerFeed } from "./feeds.ts"
@@ -289,11 +289,14 @@ export const marketStreams = (
         // A period past now: a bar opening as REST is asked is read too (the offset is an estimate).
         const until = Math.round(now() + offset) + length
         const from = Math.max(latest, until - maxBackfillBars(resolved.capacity) * length)
-        // Windows that hold every bar whatever the venue's bounds and limits do (`candleHistory`'s), each one request.
+        // Windows that hold every bar whatever the venue's bounds and limits do (`candleHistory`'s): one request each,
+        // more where the venue serves fewer bars than asked.
         const pages = candlePages(
           (query) => client.candles(symbol, period, query),
           { symbol, period },
-          { since: from, until, pageSize: 1000 }
+          { since: from, until, pageSize: 1000 },
+          // Failed as the call whose answers they were.
+          (reason) => new SpotError.SpotError({ operation: "SpotClient.candles", reason })
         )
         const bars = yield* Stream.runCollect(pages)
         if (from > latest) emit({ _tag: "Gap", channel, from: latest, to: from - 1 })

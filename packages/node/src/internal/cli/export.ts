@@ -3,7 +3,8 @@
 // CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
 // `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
 import { SafeText, type SpotClient, type SpotError, Telemetry, Venue } from "@spotkit/core"
-import { Cause, Clock, Effect, Exit, Metric, Option, Stream } from "effect"
+import type { FileSystem } from "effect"
+import { Cause, Clock, Effect, Exit, Metric, Option, Result, Stream } from "effect"
 import { Flag } from "effect/cli"
 import * as Formats from "../formats.ts"
 import * as Output from "../output.ts"
@@ -168,15 +169,12 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
     }
     const csv = flags.format === "csv"
     const header = csv ? Records.csvHeader(kind.shape) : undefined
-    const target = yield* OutFile.plan(Option.getOrUndefined(flags.out), {
-      resume: flags.resume,
-      description,
-      keys: {
-        header: header ?? "",
-        id: { column: 0, field: kind.shape.columns[0]! },
-        time: { column: kind.shape.times[0]!, field: kind.shape.columns[kind.shape.times[0]!]! }
-      }
-    })
+    const keys: OutFile.Keys = {
+      header: header ?? "",
+      id: { column: 0, field: kind.shape.columns[0]! },
+      time: { column: kind.shape.times[0]!, field: kind.shape.columns[kind.shape.times[0]!]! }
+    }
+    const target = yield* OutFile.plan(Option.getOrUndefined(flags.out), { resume: flags.resume, description, keys })
     const toTerminal = target._tag === "Stdout" && output.stdout.isTTY
     const mode: Formats.CsvMode = { safe: !flags.csvRaw, terminal: toTerminal }
     const resumed = target._tag === "File" ? target.resumed : undefined
@@ -233,9 +231,11 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
         })
       ),
       Effect.onExit((exit) =>
-        Effect.suspend(() => {
-          const line = Exit.isSuccess(exit) ? "" : stopped(exit, target, rows, channel !== undefined)
-          return line === "" ? Effect.void : Effect.ignore(progress.note(line))
+        Effect.gen(function*() {
+          if (Exit.isSuccess(exit)) return
+          const held = yield* heldRows(exit, target, file, rows, flags.format, keys)
+          const line = stopped(exit, target, held, channel !== undefined)
+          if (line !== "") yield* Effect.ignore(progress.note(line))
         })
       )
     )
@@ -285,11 +285,44 @@ const finishedName = (target: Exclude<OutFile.Target, { readonly _tag: "Stdout" 
     ? `${target.out} (it was a symbolic link: replaced by the file, the file it pointed to unchanged)`
     : outName(target)
 
+/** The rows an export that did not finish wrote: exactly, or at most that many when they could not be read back. */
+interface Held {
+  readonly rows: number
+  readonly exact: boolean
+}
+
+/**
+ * The rows of this run in FILE.partial once a failed export ended it. `rows` counts the pages handed to the file,
+ * which buffers them: after a write failed (a full disk, a file too large) the last of them, and the page of the
+ * failed write, never reached it whole, so the partial file is read back (as `--resume` will) for its whole rows.
+ * An interrupted export's writes all reach the file as it closes: `rows` then.
+ */
+const heldRows = (
+  exit: Exit.Exit<unknown, unknown>,
+  target: OutFile.Target,
+  file: Output.FileChannel | undefined,
+  rows: number,
+  format: "csv" | "ndjson",
+  keys: OutFile.Keys
+): Effect.Effect<Held, never, FileSystem.FileSystem | Output.Output> =>
+  Effect.gen(function*() {
+    const counted = { rows, exact: true }
+    if (target._tag !== "File" || file === undefined || (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause))) {
+      return counted
+    }
+    if (yield* file.end) return counted
+    const found = yield* Effect.result(OutFile.scan(target.partial, format, keys))
+    return Result.isSuccess(found)
+      ? { rows: found.success.rows - (target.resumed?.rows ?? 0), exact: true }
+      : { ...counted, exact: false }
+  })
+
 /**
  * What an export that did not finish says about its rows: where they are, and that FILE is as it was. Never "after
  * 0 rows to FILE" for a file it never opened.
  */
-const stopped = (exit: Exit.Exit<unknown, unknown>, target: OutFile.Target, rows: number, opened: boolean): string => {
+const stopped = (exit: Exit.Exit<unknown, unknown>, target: OutFile.Target, held: Held, opened: boolean): string => {
+  const rows = held.rows
   const interrupted = Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
   const how = interrupted ? "interrupted" : "the export failed"
   if (target._tag === "Stdout") {
@@ -303,7 +336,9 @@ const stopped = (exit: Exit.Exit<unknown, unknown>, target: OutFile.Target, rows
   const kept = rows + (target.resumed?.rows ?? 0)
   const untouched = `${target.out} ${target.mode === undefined ? "was not written" : "is untouched"}`
   if (!opened && kept === 0) return interrupted ? `${NAME}: interrupted before any row was written; ${untouched}\n` : ""
-  return `${NAME}: ${how} after ${thousands(rows)} rows${
+  const upTo = held.exact ? "" : "up to "
+  return `${NAME}: ${how} after ${upTo}${thousands(rows)} rows${
     target.resumed === undefined || target.resumed.rows === 0 ? "" : ` (and ${thousands(target.resumed.rows)} before)`
-  }; the ${thousands(kept)} rows are in ${target.partial} (--resume continues it); ${untouched}\n`
+  }; ${held.exact ? "the" : "up to"} ${thousands(kept)} rows are in ${target.partial} (--resume continues it); ` +
+    `${untouched}\n`
 }
