@@ -33,10 +33,14 @@ const round = (modules: Awaited<ReturnType<typeof load>>) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(modules.node.layerRedisStore({ url: `redis://127.0.0.1:${port}` }))
     const store = Context.get(context, modules.core.RateLimitStore)
-    for (let i = 0; i < 200; i++) yield* Effect.flatMap(store.acquire(acquisition), (p: { settle: Effect.Effect<void> }) => p.settle)
+    for (let i = 0; i < 200; i++) {
+      yield* Effect.flatMap(store.acquire(acquisition), (p: { settle: Effect.Effect<void> }) => p.settle)
+    }
     cli("CONFIG", "RESETSTAT")
     const start = performance.now()
-    for (let i = 0; i < N; i++) yield* Effect.flatMap(store.acquire(acquisition), (p: { settle: Effect.Effect<void> }) => p.settle)
+    for (let i = 0; i < N; i++) {
+      yield* Effect.flatMap(store.acquire(acquisition), (p: { settle: Effect.Effect<void> }) => p.settle)
+    }
     const wall = ((performance.now() - start) * 1000) / N
     const { calls, usec } = stats()
     return { wall, perScript: usec / calls }
@@ -45,12 +49,27 @@ const after = await load(here)
 const before = await load(path.resolve(baseDir!))
 const totals = { before: { wall: 0, script: 0 }, after: { wall: 0, script: 0 } }
 for (let r = 0; r < 8; r++) {
-  for (const [name, modules] of (r % 2 === 0 ? [["before", before], ["after", after]] : [["after", after], ["before", before]]) as const) {
+  for (
+    const [name, modules]
+      of (r % 2 === 0 ? [["before", before], ["after", after]] : [["after", after], ["before", before]]) as const
+  ) {
     cli("FLUSHALL")
     const result = await round(modules)
     totals[name].wall += result.wall / 8
     totals[name].script += result.perScript / 8
-    console.log(`round ${r} ${name}: ${result.wall.toFixed(1)} µs per acquisition, Redis ${result.perScript.toFixed(2)} µs per script call`)
+    console.log(
+      `round ${r} ${name}: ${result.wall.toFixed(1)} µs per acquisition, Redis ${
+        result.perScript.toFixed(2)
+      } µs per script call`
+    )
   }
 }
-console.log(`mean of 8 rounds: before ${totals.before.wall.toFixed(1)} µs (Redis ${totals.before.script.toFixed(2)} µs/script), after ${totals.after.wall.toFixed(1)} µs (Redis ${totals.after.script.toFixed(2)} µs/script); after ÷ before: wall ${(totals.after.wall / totals.before.wall).toFixed(3)}, script ${(totals.after.script / totals.before.script).toFixed(3)}`)
+console.log(
+  `mean of 8 rounds: before ${totals.before.wall.toFixed(1)} µs (Redis ${
+    totals.before.script.toFixed(2)
+  } µs/script), after ${totals.after.wall.toFixed(1)} µs (Redis ${
+    totals.after.script.toFixed(2)
+  } µs/script); after ÷ before: wall ${(totals.after.wall / totals.before.wall).toFixed(3)}, script ${
+    (totals.after.script / totals.before.script).toFixed(3)
+  }`
+)
