@@ -492,6 +492,19 @@ interface Deviation {
   readonly ignoresPageIndex?: boolean
   /** The answer's `hasNextPage`; by default whether bills follow the requested page. */
   readonly hasNextPage?: boolean | null | undefined
+  /**
+   * Orders the bills of one millisecond anew for each request, from a generator seeded with this (a venue sorting by
+   * time alone: docs/venue/account.md does not show the order within a millisecond).
+   */
+  readonly unstableTies?: number
+}
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sequence. */
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
 /** Past this many bills requests the venue answers empty pages, so that a looping client ends the test. */
@@ -500,9 +513,11 @@ const GUARD = 50
 /** The fake venue, whose bills pages bend the rules as `deviation` says. */
 class DeviantBillsVenue extends ScriptedVenue {
   readonly deviation: Deviation
+  private readonly random: (() => number) | undefined
   constructor(deviation: Deviation) {
     super()
     this.deviation = deviation
+    this.random = deviation.unstableTies === undefined ? undefined : seeded(deviation.unstableTies)
   }
 
   protected override answerFor(path: string, original: Answer, request: Received): Answer {
@@ -517,9 +532,12 @@ class DeviantBillsVenue extends ScriptedVenue {
       bound === undefined || (d.inclusiveBounds ? t >= Number(bound) : t > Number(bound))
     const before = (t: number, bound: unknown) =>
       bound === undefined || (d.inclusiveBounds ? t <= Number(bound) : t < Number(bound))
-    const matching = newestFirst(
-      this.bills.filter((bill) => after(bill.cTime, json.startTime) && before(bill.cTime, json.endTime))
-    )
+    const inRange = this.bills.filter((bill) => after(bill.cTime, json.startTime) && before(bill.cTime, json.endTime))
+    const random = this.random
+    const matching = random === undefined
+      ? newestFirst(inRange)
+      : inRange.map((bill) => ({ bill, key: random() })).sort((a, b) => b.bill.cTime - a.bill.cTime || a.key - b.key)
+        .map(({ bill }) => bill)
     if (d.oldestFirst) matching.reverse()
     const items = this.count(BILLS) > GUARD ? [] : matching.slice((pageIndex - 1) * size, pageIndex * size)
     return answer(200, "00000", {
@@ -777,6 +795,28 @@ describe("bills stream against a venue that bends the rules", () => {
         assert.isBelow(venue.count(BILLS), 20)
       })
     }
+  )
+
+  it.effect.each([11, 15, 25, 60])(
+    "ties in another order for each request, %i bills in one millisecond over 20 older: each once, or a failure",
+    (cluster) =>
+      Effect.gen(function*() {
+        // Pages of 10: the index steps under a fixed bound through the cluster, and a later index may hold a bill an
+        // earlier one held (the cluster's order moved) while the bill it displaced is on no page read.
+        for (let seed = 1; seed <= 16; seed++) {
+          const venue = new DeviantBillsVenue({ unstableTies: seed })
+          venue.addBills(cluster, NOW - 1000, cluster)
+          venue.addBills(20, NOW - 1100)
+          const result = yield* Effect.result(streamBills(venue, { pageSize: 10 }))
+          if (result._tag === "Failure") {
+            assert.match(reasonOf(result.failure, "DecodeError").description, /made no progress/, `seed ${seed}`)
+          } else {
+            assert.sameMembers(idsOf(result.success), idsOf(venue.bills), `seed ${seed}: every bill`)
+            assert.strictEqual(result.success.length, venue.bills.length, `seed ${seed}: none twice`)
+          }
+          assert.isBelow(venue.count(BILLS), 20, `seed ${seed}: no loop`)
+        }
+      })
   )
 
   it.effect("hasNextPage true on a short page keeps paging", () => {

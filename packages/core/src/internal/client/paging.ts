@@ -97,7 +97,8 @@ interface Cursor {
  * size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
  * stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound cannot
  * move, the answer to another request (a page answered again, an overlapping page, one without the bound) is dropped
- * and the request asked again, and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
+ * and the request asked again (so is a page of a stepped index that holds a record read before under the bound: the
+ * venue ordered that millisecond's records anew), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
  * (an inclusive venue's pages of records at the bound itself excepted: the index steps through them).
  */
 export const byTime = <Item, Page>(
@@ -170,8 +171,12 @@ export const byTime = <Item, Page>(
           // request gets the same answer twice (an inclusive venue's records at its bound).
           const newest = time(items[0]!)
           const atBound = stuck && newest === cursor.end
-          const reread = stuck && items.some((item) => cursor.readIds.has(list.id(item)))
-          const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
+          // A page asked by a stepped index overlaps a page read under this bound also when it reaches older
+          // records: the bound's last millisecond came in another order (a venue that orders a millisecond's records
+          // anew for each request), so the record this one displaced is on no page read.
+          const stepped = cursor.pageIndex > list.firstPage
+          const reread = (stuck || stepped) && items.some((item) => cursor.readIds.has(list.id(item)))
+          const strayed = reread || (stuck && (newest > cursor.end! || (atBound && cursor.asked !== ids)))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
           stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
