@@ -126,11 +126,12 @@ describe("openOrders stream", () => {
   it.effect.each([
     { count: 95, pageSize: 10, requests: 10 },
     { count: 100, pageSize: 10, requests: 11 },
-    { count: 7, pageSize: 100, requests: 1 },
+    // A first page shorter than asked may be a venue's cap: the next page is asked at the size served (empty here).
+    { count: 7, pageSize: 100, requests: 2, limits: [100, 7] },
     { count: 250, pageSize: undefined, requests: 3 },
     { count: 200, pageSize: undefined, requests: 3 },
     { count: 0, pageSize: 10, requests: 1 }
-  ])("$count orders by pages of $pageSize take $requests requests", ({ count, pageSize, requests }) => {
+  ])("$count orders by pages of $pageSize take $requests requests", ({ count, limits, pageSize, requests }) => {
     const venue = new FakeVenue()
     addOrders(venue, count, NOW - 1000, 3)
     addOrders(venue, 5, NOW - 500, 1, "ETHUSDT_SPBL")
@@ -140,9 +141,9 @@ describe("openOrders stream", () => {
       assert.strictEqual(venue.requests.length, requests)
       const bodies = bodiesTo(venue, OPEN_ORDERS)
       assert.deepStrictEqual(bodies.map((body) => body.pageNo), Array.from({ length: requests }, (_, i) => i))
-      for (const body of bodies) {
+      for (const [i, body] of bodies.entries()) {
         assert.strictEqual(body.symbol, SYMBOL)
-        assert.strictEqual(body.limit, pageSize ?? 100)
+        assert.strictEqual(body.limit, limits?.[i] ?? pageSize ?? 100)
       }
     })
   })
@@ -199,6 +200,31 @@ describe("openOrders stream", () => {
       assert.deepStrictEqual(ids.filter((id) => before.includes(id)), before, "no order that existed is skipped")
     })
   })
+
+  it.effect.each([
+    { count: 120, requests: 3, limits: [100, 50, 50] },
+    { count: 100, requests: 3, limits: [100, 50, 50] },
+    { count: 30, requests: 2, limits: [100, 30] }
+  ])(
+    "a venue serving at most 50 of the 100 asked, $count orders: each once, in $requests requests",
+    ({ count, limits, requests }) => {
+      // The venue cuts each page after placing it at pageNo × the limit asked: a next page asked at 100 would start
+      // past orders never served. Asked at the size served, the pages follow one another.
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== OPEN_ORDERS) return text
+        const page = JSON.parse(text)
+        page.data.orderInfoResultList = page.data.orderInfoResultList.slice(0, 50)
+        return JSON.stringify(page)
+      })
+      addOrders(venue, count, NOW - 1000)
+      return Effect.gen(function*() {
+        const ids = yield* collectOpenOrderIds(venue)
+        assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+        assert.deepStrictEqual(bodiesTo(venue, OPEN_ORDERS).map((body) => body.limit), limits)
+        assert.strictEqual(venue.count(OPEN_ORDERS), requests)
+      })
+    }
+  )
 
   it.effect("fails instead of looping when the venue ignores pageNo", () => {
     let first: string | undefined

@@ -13,8 +13,9 @@ import type { PushError } from "../src/index.ts"
 import type * as Model from "../src/internal/push/model.ts"
 import { makeOverflow } from "../src/internal/push/overflow.ts"
 import { PrivateSession } from "../src/internal/push/private.ts"
-import type { Rest } from "../src/internal/push/privateRest.ts"
+import { readOpenOrders, type Rest, restOf } from "../src/internal/push/privateRest.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
+import { type Answer, OPEN_ORDERS, type Received, ScriptedVenue, SYMBOL, withClient } from "./support/FakeVenue.ts"
 
 const fill = (id: string, time: number): Model.Fill => ({
   fillId: id,
@@ -1105,6 +1106,39 @@ describe("push private session: open orders read while some leave the book", () 
       assert.deepStrictEqual(range(0, 30).map((i) => last.get(String(5_000 + i))), range(0, 30).map(() => "cancelled"))
       assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
     }))
+})
+
+describe("push private session: open orders read over the client", () => {
+  it.effect("a venue serving 50 of the 100 asked: every open order, not the first page's", () => {
+    // The venue cuts each page to 50 after placing it at pageNo × the limit asked.
+    class CappingVenue extends ScriptedVenue {
+      protected override answerFor(path: string, original: Answer, request: Received): Answer {
+        if (path !== OPEN_ORDERS || original.status !== 200) return super.answerFor(path, original, request)
+        const page = JSON.parse(original.body)
+        page.data.orderInfoResultList = page.data.orderInfoResultList.slice(0, 50)
+        return { ...original, body: JSON.stringify(page) }
+      }
+    }
+    const venue = new CappingVenue()
+    for (let i = 0; i < 120; i++) {
+      venue.orders.push({
+        orderId: 720_000_000_000_000_000n + BigInt(i),
+        symbol: SYMBOL,
+        clientOrderId: `b${i}`,
+        side: "buy",
+        orderType: "limit",
+        price: "100",
+        quantity: "1",
+        cTime: 1_000 + i
+      })
+    }
+    return Effect.gen(function*() {
+      const read = yield* withClient(venue, (client) => readOpenOrders(restOf(client), SYMBOL))
+      assert.strictEqual(new Set(read.orders.map((order) => order.orderId)).size, 120)
+      assert.deepStrictEqual(read.gone, [])
+      assert.isAbove(venue.count(OPEN_ORDERS), 1)
+    })
+  })
 })
 
 describe("push private session: the stream's start", () => {

@@ -35,7 +35,11 @@ export const restOf = (client: SpotClient["Service"]): Rest => ({
     Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
 })
 
-/** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
+/**
+ * Orders in a page of REST's open orders (the client's default): a read of fewer found them in one answer (the
+ * request after it, asked at the size served, finds none), on a venue that serves the pages asked. One that serves
+ * fewer pages a read of fewer in several answers, which this does not see.
+ */
 const OPEN_ORDERS_PAGE = 100
 /** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
 const OPEN_ORDER_PASSES = 3
