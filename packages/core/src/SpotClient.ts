@@ -419,7 +419,9 @@ export interface Service {
    * Every open order of a symbol, newest first, fetched page by page as the stream is pulled, until a page is empty or
    * shorter than one served before. An order is never yielded twice, even when new orders push older ones to later
    * pages. A first page shorter than asked may be the venue's cap: the next is asked at the size served, so a list
-   * shorter than a page costs one more request (answered empty). The venue pages by offset with no cursor, so
+   * shorter than a page costs one more request (answered empty). A full page of orders all yielded before is asked
+   * again once (newer orders pushing them down answer the same; a replayed answer is followed by the page owed), and
+   * after three such pages in a row the stream fails rather than loop. The venue pages by offset with no cursor, so
    * an order can be missed if older orders leave the book (fill, cancel) while the stream pages: such a stream is a
    * snapshot taken over time, not an atomic one.
    */

@@ -226,6 +226,26 @@ describe("openOrders stream", () => {
     }
   )
 
+  it.effect.each([{ replayed: [2] }, { replayed: [2, 4] }, { replayed: [3] }])(
+    "the answer to the request before given again for requests $replayed: asked again, none skipped",
+    ({ replayed }) => {
+      // A cache or a load balancer answers a request with the answer to the one before: a full page of orders all
+      // yielded already, as newer orders pushing them down would give. The same request asked again is answered.
+      const answers: Array<string> = []
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== OPEN_ORDERS) return text
+        answers.push(text)
+        return replayed.includes(answers.length) ? answers[answers.length - 2]! : text
+      })
+      addOrders(venue, 30, NOW - 1000)
+      return Effect.gen(function*() {
+        const ids = yield* collectOpenOrderIds(venue, 10)
+        assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+        assert.strictEqual(venue.count(OPEN_ORDERS), 4 + replayed.length)
+      })
+    }
+  )
+
   it.effect("fails instead of looping when the venue ignores pageNo", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === OPEN_ORDERS ? (first ??= text) : text)

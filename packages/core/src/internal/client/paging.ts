@@ -18,8 +18,10 @@ const stalled = (description: string) =>
  * move between pages while paging (new orders push older ones down) are never yielded twice. A first page shorter than
  * asked may be the venue's cap rather than the end: the next page is asked at the size served (one more request at the
  * end of a list shorter than a page), so that a venue placing pages at pageNo × the size asked and cutting them serves
- * the orders that follow. A venue that ignores `pageNo` would answer the same full page forever: after `STALE_PAGES`
- * full pages without a new order the stream fails.
+ * the orders that follow. A full page of orders all yielded before is asked again once before the stream moves on:
+ * newer orders that pushed them down answer the same, while an answer to the request before (a cache replaying it)
+ * is followed by the page owed. A venue that ignores `pageNo` would answer the same full page forever: after
+ * `STALE_PAGES` full pages in a row without a new order (the page asked again included) the stream fails.
  */
 export const openOrders = (
   page: (query: typeof Order.OpenOrdersQuery.Type) => Effect.Effect<Order.OpenOrdersPage, SpotError.SpotErrorReason>,
@@ -30,7 +32,7 @@ export const openOrders = (
     const seen = new Set<string>()
     let stale = 0
     let largest = 0
-    return Stream.paginate({ pageNo: 0, size: limit }, ({ pageNo, size }) =>
+    return Stream.paginate({ pageNo: 0, size: limit, again: false }, ({ again, pageNo, size }) =>
       Effect.flatMap(page({ symbol, limit: size, pageNo }), (answer) => {
         const list = answer.orderInfoResultList ?? []
         const fresh = list.filter((order) =>
@@ -43,14 +45,17 @@ export const openOrders = (
         const capped = short && list.length > 0 && list.length >= largest
         largest = Math.max(largest, list.length)
         const last = (short && !capped) || answer.nextPage === false
-        stale = !last && fresh.length === 0 ? stale + 1 : 0
+        const nothingNew = !last && fresh.length === 0
+        stale = nothingNew ? stale + 1 : 0
         if (stale >= STALE_PAGES) {
           return stalled(
             `open-orders paging made no progress: ${STALE_PAGES} full pages without a new order` +
               ` (pageNo ${pageNo}); does the venue honour pageNo?`
           )
         }
-        const next = { pageNo: pageNo + 1, size: capped ? list.length : size }
+        const next = nothingNew && !again
+          ? { pageNo, size, again: true }
+          : { pageNo: pageNo + 1, size: capped ? list.length : size, again: false }
         return Effect.succeed([fresh, last ? Option.none<typeof next>() : Option.some(next)] as const)
       }))
   })
