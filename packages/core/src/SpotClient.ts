@@ -422,8 +422,10 @@ export interface Service {
    * shorter than a page costs one more request (answered empty). A full page of orders all yielded before is asked
    * again once (newer orders pushing them down answer the same; a replayed answer is followed by the page owed), and
    * after three such pages in a row the stream fails rather than loop. The venue pages by offset with no cursor, so
-   * an order can be missed if older orders leave the book (fill, cancel) while the stream pages: such a stream is a
-   * snapshot taken over time, not an atomic one.
+   * an order can be missed if orders already listed (newer ones, on pages read) leave the book (fill, cancel) while the
+   * stream pages: each moves the older orders up one place, and the first of the next page slides onto a page read.
+   * Older orders leaving hide none. Such a stream is a snapshot taken over time, not an atomic one; to be sure of a
+   * whole list, read it again until two reads agree.
    */
   readonly openOrders: (options: OpenOrdersOptions) => Stream.Stream<Order.OpenOrder, SpotError.SpotError>
   /** One page of open orders. */

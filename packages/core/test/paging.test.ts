@@ -246,6 +246,28 @@ describe("openOrders stream", () => {
     }
   )
 
+  it.effect.each([
+    { leaving: "an order already listed", index: 2, missed: 1 },
+    { leaving: "an order not yet listed", index: 25, missed: 0 }
+  ])("$leaving leaving the book while it pages hides $missed other", ({ index, missed }) => {
+    // Offset paging (SpotClient.openOrders' doc): once page 1 is read, an order of it leaving moves every older order
+    // up one place, and the first of page 2 slides onto page 1, read already. An older order leaving moves only
+    // orders not read yet.
+    const venue = new FakeVenue()
+    addOrders(venue, 40, NOW - 1000)
+    const before = openOrderIds(venue.orders)
+    const gone = before[index]!
+    afterRequest(venue, OPEN_ORDERS, 1, () => {
+      const order = venue.orders.find((o) => String(o.orderId) === gone)!
+      venue.orders[venue.orders.indexOf(order)] = { ...order, status: "cancelled" }
+    })
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 10)
+      const hidden = before.filter((id) => id !== gone && !ids.includes(id))
+      assert.deepStrictEqual(hidden, missed === 0 ? [] : [before[10]!])
+    })
+  })
+
   it.effect("fails instead of looping when the venue ignores pageNo", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === OPEN_ORDERS ? (first ??= text) : text)
