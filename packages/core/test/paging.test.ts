@@ -877,7 +877,8 @@ describe("bills stream against a venue that bends the rules", () => {
           venue.addBills(20, NOW - 1100)
           const result = yield* Effect.result(streamBills(venue, { pageSize: 10 }))
           if (result._tag === "Failure") {
-            assert.match(reasonOf(result.failure, "DecodeError").description, /made no progress/, `seed ${seed}`)
+            const { description } = reasonOf(result.failure, "DecodeError")
+            assert.match(description, /made no progress.*order of one millisecond's bills/, `seed ${seed}`)
           } else {
             assert.sameMembers(idsOf(result.success), idsOf(venue.bills), `seed ${seed}: every bill`)
             assert.strictEqual(result.success.length, venue.bills.length, `seed ${seed}: none twice`)

@@ -213,7 +213,13 @@ export const byTime = <Item, Page>(
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
           stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
-            return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
+            return stalled(
+              `${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}` +
+                (reread
+                  ? ` (pages asked under one bound overlapped: does the venue keep the order of one millisecond's` +
+                    ` ${noun} from one request to the next?)`
+                  : "")
+            )
           }
           if (strayed) return Effect.succeed([fresh.slice(0, 0), Option.some({ ...cursor, asked: ids })] as const)
           const boundary = stuck ? cursor.end! - 1 : oldest
