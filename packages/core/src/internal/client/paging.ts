@@ -116,12 +116,13 @@ interface Cursor {
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps the
  * size (it says the size it served; if it says neither that nor whether a next page follows, the first short page is
  * followed by pages asked at its size, and the stream ends at a page shorter than that: one more request at the end
- * of a list), a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
- * stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound cannot
- * move, the answer to another request (a page answered again, an overlapping page, one without the bound) is dropped
- * and the request asked again (so is a page of a stepped index that holds a record read before under the bound: the
- * venue ordered that millisecond's records anew), and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
- * (an inclusive venue's pages of records at the bound itself excepted: the index steps through them).
+ * of a list), a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row
+ * end the stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound
+ * cannot move, the answer to another request (a page answered again, an overlapping page, one without the bound) is
+ * dropped and the request asked again (so is a page of a stepped index that holds a record read before under the
+ * bound: the venue ordered that millisecond's records anew), and pages that bring nothing new `STALE_PAGES` times in a
+ * row fail it rather than loop (an inclusive venue's pages of records at the bound itself excepted: the index steps
+ * through them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
