@@ -421,10 +421,16 @@ export interface Service {
    */
   readonly order: (ref: Order.OrderRef) => Effect.Effect<Option.Option<Order.OrderRecord>, SpotError.SpotError>
   /**
-   * Every open order of a symbol, newest first, fetched page by page as the stream is pulled. An order is never
-   * yielded twice, even when new orders push older ones to later pages. The venue pages by offset with no cursor, so
-   * an order can be missed if older orders leave the book (fill, cancel) while the stream pages: such a stream is a
-   * snapshot taken over time, not an atomic one.
+   * Every open order of a symbol, newest first, fetched page by page as the stream is pulled, until a page is empty or
+   * shorter than one served before. An order is never yielded twice, even when new orders push older ones to later
+   * pages. A first page shorter than asked may be the venue's cap: the next is asked at the size served, so a list
+   * shorter than a page costs one more request (answered empty). A full page of orders all yielded before is asked
+   * again once (newer orders pushing them down answer the same; a replayed answer is followed by the page owed), and
+   * after three such pages in a row the stream fails rather than loop. The venue pages by offset with no cursor, so
+   * an order can be missed if orders already listed (newer ones, on pages read) leave the book (fill, cancel) while the
+   * stream pages: each moves the older orders up one place, and the first of the next page slides onto a page read.
+   * Older orders leaving hide none. Such a stream is a snapshot taken over time, not an atomic one; to be sure of a
+   * whole list, read it again until two reads agree.
    */
   readonly openOrders: (options: OpenOrdersOptions) => Stream.Stream<Order.OpenOrder, SpotError.SpotError>
   /** One page of open orders. */
@@ -449,7 +455,9 @@ export interface Service {
   /**
    * The order history of a symbol (every order, any status), newest first, fetched as the stream is pulled. Pages by
    * time like `fundingBills`: never yields an order twice and never skips one that existed when the stream began,
-   * whether the venue's time bounds are inclusive or exclusive.
+   * whether the venue's time bounds are inclusive or exclusive. When a page's `nextPage` is not a boolean, a short
+   * page may be the venue's cap: the stream asks below it, at the size served, and ends at a page shorter than that
+   * (one more request at the end of the list).
    */
   readonly orderHistory: (filter: Order.OrderHistoryFilter) => Stream.Stream<Order.OrderRecord, SpotError.SpotError>
   /** One page of order history (`pageIndex` from 0). */

@@ -8,12 +8,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import type { Fill, Order, SpotClient, SpotError } from "../src/index.ts"
 import {
+  type Answer,
   FakeVenue,
   FILLS,
   HISTORY,
   NOW,
   OPEN_ORDERS,
   reasonOf,
+  type Received,
   requestsTo,
   ScriptedVenue,
   SYMBOL,
@@ -157,6 +159,45 @@ for (const inclusiveBounds of [false, true]) {
     })
   })
 }
+
+describe("a venue serving fewer than asked, nextPage null", () => {
+  // The venue cuts each page to 50 of the 100 asked and says nothing of what follows: a short page is not the end
+  // until a request below its oldest record finds nothing.
+  const capped = (path: string, field: string) =>
+    new (class extends ScriptedVenue {
+      protected override answerFor(p: string, original: Answer, request: Received): Answer {
+        const served = super.answerFor(p, original, request)
+        if (p !== path || served.status !== 200) return served
+        const page = JSON.parse(served.body)
+        page.data[field] = page.data[field].slice(0, 50)
+        page.data.nextPage = null
+        return { ...served, body: JSON.stringify(page) }
+      }
+    })()
+
+  it.effect.each([{ count: 120, requests: 3 }, { count: 30, requests: 2 }])(
+    "orderHistory, $count orders: each once, in $requests requests",
+    ({ count, requests }) => {
+      const venue = capped(HISTORY, "orderInfoResultList")
+      addOrders(venue, count, NOW - 1_000)
+      return Effect.gen(function*() {
+        const ids = yield* historyIds(venue, { symbol: SYMBOL })
+        assert.deepStrictEqual(ids, expectedOrders(venue))
+        assert.strictEqual(venue.count(HISTORY), requests)
+      })
+    }
+  )
+
+  it.effect("fills, 120 in clusters of 60 per millisecond: each once", () => {
+    // Clusters larger than the venue's cap step the index under one bound, at the size the venue served.
+    const venue = capped(FILLS, "fillsOrderResultList")
+    addFills(venue, 120, NOW - 1_000, 60)
+    return Effect.gen(function*() {
+      const ids = yield* fillIds(venue, { symbol: SYMBOL })
+      assert.deepStrictEqual(ids, expectedFills(venue))
+    })
+  })
+})
 
 describe("fills", () => {
   it.effect("of one order: its orderId is sent as a bare JSON number, exact", () => {

@@ -126,11 +126,12 @@ describe("openOrders stream", () => {
   it.effect.each([
     { count: 95, pageSize: 10, requests: 10 },
     { count: 100, pageSize: 10, requests: 11 },
-    { count: 7, pageSize: 100, requests: 1 },
+    // A first page shorter than asked may be a venue's cap: the next page is asked at the size served (empty here).
+    { count: 7, pageSize: 100, requests: 2, limits: [100, 7] },
     { count: 250, pageSize: undefined, requests: 3 },
     { count: 200, pageSize: undefined, requests: 3 },
     { count: 0, pageSize: 10, requests: 1 }
-  ])("$count orders by pages of $pageSize take $requests requests", ({ count, pageSize, requests }) => {
+  ])("$count orders by pages of $pageSize take $requests requests", ({ count, limits, pageSize, requests }) => {
     const venue = new FakeVenue()
     addOrders(venue, count, NOW - 1000, 3)
     addOrders(venue, 5, NOW - 500, 1, "ETHUSDT_SPBL")
@@ -140,9 +141,9 @@ describe("openOrders stream", () => {
       assert.strictEqual(venue.requests.length, requests)
       const bodies = bodiesTo(venue, OPEN_ORDERS)
       assert.deepStrictEqual(bodies.map((body) => body.pageNo), Array.from({ length: requests }, (_, i) => i))
-      for (const body of bodies) {
+      for (const [i, body] of bodies.entries()) {
         assert.strictEqual(body.symbol, SYMBOL)
-        assert.strictEqual(body.limit, pageSize ?? 100)
+        assert.strictEqual(body.limit, limits?.[i] ?? pageSize ?? 100)
       }
     })
   })
@@ -197,6 +198,73 @@ describe("openOrders stream", () => {
       const ids = yield* collectOpenOrderIds(venue, 10)
       assert.strictEqual(new Set(ids).size, ids.length, "no order twice")
       assert.deepStrictEqual(ids.filter((id) => before.includes(id)), before, "no order that existed is skipped")
+    })
+  })
+
+  it.effect.each([
+    { count: 120, requests: 3, limits: [100, 50, 50] },
+    { count: 100, requests: 3, limits: [100, 50, 50] },
+    { count: 30, requests: 2, limits: [100, 30] }
+  ])(
+    "a venue serving at most 50 of the 100 asked, $count orders: each once, in $requests requests",
+    ({ count, limits, requests }) => {
+      // The venue cuts each page after placing it at pageNo × the limit asked: a next page asked at 100 would start
+      // past orders never served. Asked at the size served, the pages follow one another.
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== OPEN_ORDERS) return text
+        const page = JSON.parse(text)
+        page.data.orderInfoResultList = page.data.orderInfoResultList.slice(0, 50)
+        return JSON.stringify(page)
+      })
+      addOrders(venue, count, NOW - 1000)
+      return Effect.gen(function*() {
+        const ids = yield* collectOpenOrderIds(venue)
+        assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+        assert.deepStrictEqual(bodiesTo(venue, OPEN_ORDERS).map((body) => body.limit), limits)
+        assert.strictEqual(venue.count(OPEN_ORDERS), requests)
+      })
+    }
+  )
+
+  it.effect.each([{ replayed: [2] }, { replayed: [2, 4] }, { replayed: [3] }])(
+    "the answer to the request before given again for requests $replayed: asked again, none skipped",
+    ({ replayed }) => {
+      // A cache or a load balancer answers a request with the answer to the one before: a full page of orders all
+      // yielded already, as newer orders pushing them down would give. The same request asked again is answered.
+      const answers: Array<string> = []
+      const venue = new RewritingVenue((text, request) => {
+        if (request.path !== OPEN_ORDERS) return text
+        answers.push(text)
+        return replayed.includes(answers.length) ? answers[answers.length - 2]! : text
+      })
+      addOrders(venue, 30, NOW - 1000)
+      return Effect.gen(function*() {
+        const ids = yield* collectOpenOrderIds(venue, 10)
+        assert.deepStrictEqual(ids, openOrderIds(venue.orders))
+        assert.strictEqual(venue.count(OPEN_ORDERS), 4 + replayed.length)
+      })
+    }
+  )
+
+  it.effect.each([
+    { leaving: "an order already listed", index: 2, missed: 1 },
+    { leaving: "an order not yet listed", index: 25, missed: 0 }
+  ])("$leaving leaving the book while it pages hides $missed other", ({ index, missed }) => {
+    // Offset paging (SpotClient.openOrders' doc): once page 1 is read, an order of it leaving moves every older order
+    // up one place, and the first of page 2 slides onto page 1, read already. An older order leaving moves only
+    // orders not read yet.
+    const venue = new FakeVenue()
+    addOrders(venue, 40, NOW - 1000)
+    const before = openOrderIds(venue.orders)
+    const gone = before[index]!
+    afterRequest(venue, OPEN_ORDERS, 1, () => {
+      const order = venue.orders.find((o) => String(o.orderId) === gone)!
+      venue.orders[venue.orders.indexOf(order)] = { ...order, status: "cancelled" }
+    })
+    return Effect.gen(function*() {
+      const ids = yield* collectOpenOrderIds(venue, 10)
+      const hidden = before.filter((id) => id !== gone && !ids.includes(id))
+      assert.deepStrictEqual(hidden, missed === 0 ? [] : [before[10]!])
     })
   })
 
@@ -492,6 +560,19 @@ interface Deviation {
   readonly ignoresPageIndex?: boolean
   /** The answer's `hasNextPage`; by default whether bills follow the requested page. */
   readonly hasNextPage?: boolean | null | undefined
+  /**
+   * Orders the bills of one millisecond anew for each request, from a generator seeded with this (a venue sorting by
+   * time alone: docs/venue/account.md does not show the order within a millisecond).
+   */
+  readonly unstableTies?: number
+}
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same sequence. */
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
 /** Past this many bills requests the venue answers empty pages, so that a looping client ends the test. */
@@ -500,9 +581,11 @@ const GUARD = 50
 /** The fake venue, whose bills pages bend the rules as `deviation` says. */
 class DeviantBillsVenue extends ScriptedVenue {
   readonly deviation: Deviation
+  private readonly random: (() => number) | undefined
   constructor(deviation: Deviation) {
     super()
     this.deviation = deviation
+    this.random = deviation.unstableTies === undefined ? undefined : seeded(deviation.unstableTies)
   }
 
   protected override answerFor(path: string, original: Answer, request: Received): Answer {
@@ -517,9 +600,12 @@ class DeviantBillsVenue extends ScriptedVenue {
       bound === undefined || (d.inclusiveBounds ? t >= Number(bound) : t > Number(bound))
     const before = (t: number, bound: unknown) =>
       bound === undefined || (d.inclusiveBounds ? t <= Number(bound) : t < Number(bound))
-    const matching = newestFirst(
-      this.bills.filter((bill) => after(bill.cTime, json.startTime) && before(bill.cTime, json.endTime))
-    )
+    const inRange = this.bills.filter((bill) => after(bill.cTime, json.startTime) && before(bill.cTime, json.endTime))
+    const random = this.random
+    const matching = random === undefined
+      ? newestFirst(inRange)
+      : inRange.map((bill) => ({ bill, key: random() })).sort((a, b) => b.bill.cTime - a.bill.cTime || a.key - b.key)
+        .map(({ bill }) => bill)
     if (d.oldestFirst) matching.reverse()
     const items = this.count(BILLS) > GUARD ? [] : matching.slice((pageIndex - 1) * size, pageIndex * size)
     return answer(200, "00000", {
@@ -777,6 +863,29 @@ describe("bills stream against a venue that bends the rules", () => {
         assert.isBelow(venue.count(BILLS), 20)
       })
     }
+  )
+
+  it.effect.each([11, 15, 25, 60])(
+    "ties in another order for each request, %i bills in one millisecond over 20 older: each once, or a failure",
+    (cluster) =>
+      Effect.gen(function*() {
+        // Pages of 10: the index steps under a fixed bound through the cluster, and a later index may hold a bill an
+        // earlier one held (the cluster's order moved) while the bill it displaced is on no page read.
+        for (let seed = 1; seed <= 16; seed++) {
+          const venue = new DeviantBillsVenue({ unstableTies: seed })
+          venue.addBills(cluster, NOW - 1000, cluster)
+          venue.addBills(20, NOW - 1100)
+          const result = yield* Effect.result(streamBills(venue, { pageSize: 10 }))
+          if (result._tag === "Failure") {
+            const { description } = reasonOf(result.failure, "DecodeError")
+            assert.match(description, /made no progress.*order of one millisecond's bills/, `seed ${seed}`)
+          } else {
+            assert.sameMembers(idsOf(result.success), idsOf(venue.bills), `seed ${seed}: every bill`)
+            assert.strictEqual(result.success.length, venue.bills.length, `seed ${seed}: none twice`)
+          }
+          assert.isBelow(venue.count(BILLS), 20, `seed ${seed}: no loop`)
+        }
+      })
   )
 
   it.effect("hasNextPage true on a short page keeps paging", () => {

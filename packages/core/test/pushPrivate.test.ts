@@ -13,8 +13,9 @@ import type { PushError } from "../src/index.ts"
 import type * as Model from "../src/internal/push/model.ts"
 import { makeOverflow } from "../src/internal/push/overflow.ts"
 import { PrivateSession } from "../src/internal/push/private.ts"
-import type { Rest } from "../src/internal/push/privateRest.ts"
+import { readOpenOrders, type Rest, restOf } from "../src/internal/push/privateRest.ts"
 import type { Control, DataFrame } from "../src/internal/push/subscriptions.ts"
+import { type Answer, OPEN_ORDERS, type Received, ScriptedVenue, SYMBOL, withClient } from "./support/FakeVenue.ts"
 
 const fill = (id: string, time: number): Model.Fill => ({
   fillId: id,
@@ -399,7 +400,7 @@ describe("push private session", () => {
           ...rest([], calls),
           openOrders: (symbol) =>
             symbol === "ETHUSDT_SPBL"
-              ? Effect.andThen(Deferred.await(gate), Effect.sync(() => [eth("new", "0", 20)]))
+              ? Effect.andThen(Deferred.await(gate), Effect.sync(() => [[eth("new", "0", 20)]]))
               : Effect.succeed([])
         },
         emit: (event) => events.push(event._tag)
@@ -1001,7 +1002,8 @@ describe("push private session: a backfill larger than a consumer's queue", () =
   // 250 open orders and 250 fills to read, for queues of 100.
   const big: Rest = {
     balances: Effect.succeed([]),
-    openOrders: () => Effect.succeed(range(250).map(open)),
+    // Three answers of REST, as pages of 100 would give.
+    openOrders: () => Effect.succeed([0, 100, 200].map((from) => range(250).slice(from, from + 100).map(open))),
     ordersAfter: () => Effect.succeed([]),
     fillsAfter: () => Effect.succeed(range(250).map((i) => fill(`f${i}`, 60 + i))),
     order: () => Effect.succeed(undefined)
@@ -1085,8 +1087,8 @@ describe("push private session: open orders read while some leave the book", () 
           Effect.sync(() => {
             reads++
             return reads === 1
-              ? [...range(0, 100), ...range(130, 150)].map((i) => order(i, "open"))
-              : range(30, 150).map((i) => order(i, "open"))
+              ? [range(0, 100), range(130, 150)].map((page) => page.map((i) => order(i, "open")))
+              : [range(30, 130), range(130, 150)].map((page) => page.map((i) => order(i, "open")))
           }),
         ordersAfter: () => Effect.succeed([]),
         fillsAfter: () => Effect.succeed([]),
@@ -1105,6 +1107,65 @@ describe("push private session: open orders read while some leave the book", () 
       assert.deepStrictEqual(range(0, 30).map((i) => last.get(String(5_000 + i))), range(0, 30).map(() => "cancelled"))
       assert.deepStrictEqual(range(30, 150).map((i) => last.get(String(5_000 + i))), range(30, 150).map(() => "open"))
     }))
+})
+
+describe("push private session: open orders read over the client", () => {
+  // The venue cuts each page to 50 after placing it at pageNo × the limit asked.
+  class CappingVenue extends ScriptedVenue {
+    protected override answerFor(path: string, original: Answer, request: Received): Answer {
+      if (path !== OPEN_ORDERS || original.status !== 200) return super.answerFor(path, original, request)
+      const page = JSON.parse(original.body)
+      page.data.orderInfoResultList = page.data.orderInfoResultList.slice(0, 50)
+      return { ...original, body: JSON.stringify(page) }
+    }
+  }
+  const addOpen = (venue: ScriptedVenue, count: number) => {
+    for (let i = 0; i < count; i++) {
+      venue.orders.push({
+        orderId: 720_000_000_000_000_000n + BigInt(venue.orders.length),
+        symbol: SYMBOL,
+        clientOrderId: `b${venue.orders.length}`,
+        side: "buy",
+        orderType: "limit",
+        price: "100",
+        quantity: "1",
+        cTime: 1_000 + i
+      })
+    }
+  }
+
+  it.effect("a venue serving 50 of the 100 asked: every open order, not the first page's", () => {
+    const venue = new CappingVenue()
+    addOpen(venue, 120)
+    return Effect.gen(function*() {
+      const read = yield* withClient(venue, (client) => readOpenOrders(restOf(client), SYMBOL))
+      assert.strictEqual(new Set(read.orders.map((order) => order.orderId)).size, 120)
+      assert.deepStrictEqual(read.gone, [])
+      assert.isAbove(venue.count(OPEN_ORDERS), 1)
+    })
+  })
+
+  it.effect("fewer than a page of the client's but more than the venue serves: read again, as any read of pages", () => {
+    // 70 orders in answers of 50 and 20: an order of the first leaving before the second is asked would hide one, so
+    // the read is not whole as one answer is, and is read again until two reads agree (50, 20, then 50, 20 again).
+    const venue = new CappingVenue()
+    addOpen(venue, 70)
+    return Effect.gen(function*() {
+      const read = yield* withClient(venue, (client) => readOpenOrders(restOf(client), SYMBOL))
+      assert.strictEqual(new Set(read.orders.map((order) => order.orderId)).size, 70)
+      assert.strictEqual(venue.count(OPEN_ORDERS), 4)
+    })
+  })
+
+  it.effect("a read in one answer (the next asked finds none) is whole: not read again", () => {
+    const venue = new CappingVenue()
+    addOpen(venue, 30)
+    return Effect.gen(function*() {
+      const read = yield* withClient(venue, (client) => readOpenOrders(restOf(client), SYMBOL))
+      assert.strictEqual(read.orders.length, 30)
+      assert.strictEqual(venue.count(OPEN_ORDERS), 2)
+    })
+  })
 })
 
 describe("push private session: the stream's start", () => {

@@ -196,3 +196,82 @@ describe("transfer status from a venue that ignores `page`", () => {
       }))
   })
 })
+
+describe("transfer status from a venue serving fewer transfers a page than asked", () => {
+  // The venue places each page at (page - 1) × the size asked and cuts it to 2 transfers: a short page is not the end.
+  let requests: Array<string> = []
+  const rewrite = (path: string, body: string) => {
+    if (!path.startsWith(STATUS_PATH)) return body
+    requests.push(new URL(path, "http://venue").searchParams.get("pageSize") ?? "")
+    const page = JSON.parse(body)
+    if (Array.isArray(page.list)) page.list = page.list.slice(0, 2)
+    return JSON.stringify(page)
+  }
+  const { layer } = sandboxLayer({ seed: 43, bills: 0, rewrite })
+
+  it.layer(layer, { excludeTestServices: true })("against the sandbox", (it) => {
+    it.effect("every transfer, the pages after the first asked at the size served", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const env = yield* aliceEnv
+        const bob = exchange.accounts[1]!.userId
+        for (let i = 1; i <= 5; i++) {
+          const args = ["--to-user", bob, "--coin", "USDT", "--amount", String(i), "--from-account", "SPOT"]
+          const made = yield* runInProcess(["transfer", ...args, "--to-account", "FUND"], env)
+          assert.strictEqual(made.exitCode, 0, made.stderr)
+        }
+        const sent = (yield* exchange.transfers(exchange.accounts[0]!.userId)).filter((t) =>
+          t.fromUserId === exchange.accounts[0]!.userId
+        )
+        requests = []
+        const run = yield* runInProcess(["transfer", "status", "--format", "ndjson"], env)
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.deepStrictEqual(
+          linesOf(run.stdout).map((line) => JSON.parse(line).withdrawId),
+          sent.map((t) => t.id).reverse()
+        )
+        // 2, 2, then 1: shorter than a page served before, the last.
+        assert.deepStrictEqual(requests, ["200", "2", "2"])
+      }))
+  })
+})
+
+describe("transfer status from a venue answering a request with the answer to the one before", () => {
+  // A cache or a load balancer replays: the second page asked is answered with the first page's answer, whose
+  // transfers were all written already, as newer transfers pushing them down would give.
+  let requests = 0
+  let previous = ""
+  const rewrite = (path: string, body: string) => {
+    if (!path.startsWith(STATUS_PATH)) return body
+    const answer = ++requests === 2 ? previous : body
+    previous = body
+    return answer
+  }
+  const { layer } = sandboxLayer({ seed: 44, bills: 0, rewrite })
+
+  it.layer(layer, { excludeTestServices: true })("against the sandbox", (it) => {
+    it.effect("the page is asked again: every transfer, none skipped", () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.TestExchange
+        const env = yield* aliceEnv
+        const bob = exchange.accounts[1]!.userId
+        for (let i = 1; i <= 9; i++) {
+          const args = ["--to-user", bob, "--coin", "USDT", "--amount", String(i), "--from-account", "SPOT"]
+          const made = yield* runInProcess(["transfer", ...args, "--to-account", "FUND"], env)
+          assert.strictEqual(made.exitCode, 0, made.stderr)
+        }
+        const sent = (yield* exchange.transfers(exchange.accounts[0]!.userId)).filter((t) =>
+          t.fromUserId === exchange.accounts[0]!.userId
+        )
+        requests = 0
+        const run = yield* runInProcess(["transfer", "status", "--page-size", "3", "--format", "ndjson"], env)
+        assert.strictEqual(run.exitCode, 0, run.stderr)
+        assert.deepStrictEqual(
+          linesOf(run.stdout).map((line) => JSON.parse(line).withdrawId),
+          sent.map((t) => t.id).reverse()
+        )
+        // Pages 1, 2 (the replay), 2, 3 and an empty 4.
+        assert.strictEqual(requests, 5)
+      }))
+  })
+})

@@ -14,9 +14,14 @@ const stalled = (description: string) =>
   Effect.fail(new SpotError.DecodeError({ kind: "schema", description, excerpt: "" }))
 
 /**
- * Open orders, newest first, from pageNo 0 until a page is shorter than the page size. Orders that move between
- * pages while paging (new orders push older ones down) are never yielded twice. A venue that ignores `pageNo` would
- * answer the same full page forever: after `STALE_PAGES` full pages without a new order the stream fails.
+ * Open orders, newest first, from pageNo 0 until a page is empty or shorter than a page served before. Orders that
+ * move between pages while paging (new orders push older ones down) are never yielded twice. A first page shorter than
+ * asked may be the venue's cap rather than the end: the next page is asked at the size served (one more request at the
+ * end of a list shorter than a page), so that a venue placing pages at pageNo × the size asked and cutting them serves
+ * the orders that follow. A full page of orders all yielded before is asked again once before the stream moves on:
+ * newer orders that pushed them down answer the same, while an answer to the request before (a cache replaying it)
+ * is followed by the page owed. A venue that ignores `pageNo` would answer the same full page forever: after
+ * `STALE_PAGES` full pages in a row without a new order (the page asked again included) the stream fails.
  */
 export const openOrders = (
   page: (query: typeof Order.OpenOrdersQuery.Type) => Effect.Effect<Order.OpenOrdersPage, SpotError.SpotErrorReason>,
@@ -26,20 +31,32 @@ export const openOrders = (
   Stream.suspend(() => {
     const seen = new Set<string>()
     let stale = 0
-    return Stream.paginate(0, (pageNo: number) =>
-      Effect.flatMap(page({ symbol, limit, pageNo }), (answer) => {
+    let largest = 0
+    return Stream.paginate({ pageNo: 0, size: limit, again: false }, ({ again, pageNo, size }) =>
+      Effect.flatMap(page({ symbol, limit: size, pageNo }), (answer) => {
         const list = answer.orderInfoResultList ?? []
-        const fresh = list.filter((order) => !seen.has(order.orderId))
+        const fresh = list.filter((order) =>
+          !seen.has(order.orderId)
+        )
         for (const order of fresh) seen.add(order.orderId)
-        const last = list.length < limit || answer.nextPage === false
-        stale = !last && fresh.length === 0 ? stale + 1 : 0
+        // A short page as large as any served before is the first one short (every page before it was full at the
+        // size asked): a cap, or the end. It can only be pageNo 0, so pageNo 1 at its size starts right after it.
+        const short = list.length < size
+        const capped = short && list.length > 0 && list.length >= largest
+        largest = Math.max(largest, list.length)
+        const last = (short && !capped) || answer.nextPage === false
+        const nothingNew = !last && fresh.length === 0
+        stale = nothingNew ? stale + 1 : 0
         if (stale >= STALE_PAGES) {
           return stalled(
             `open-orders paging made no progress: ${STALE_PAGES} full pages without a new order` +
               ` (pageNo ${pageNo}); does the venue honour pageNo?`
           )
         }
-        return Effect.succeed([fresh, last ? Option.none<number>() : Option.some(pageNo + 1)] as const)
+        const next = nothingNew && !again
+          ? { pageNo, size, again: true }
+          : { pageNo: pageNo + 1, size: capped ? list.length : size, again: false }
+        return Effect.succeed([fresh, last ? Option.none<typeof next>() : Option.some(next)] as const)
       }))
   })
 
@@ -62,7 +79,10 @@ export interface TimeList<Item, Page> {
   readonly items: (page: Page) => ReadonlyArray<Item>
   /** The venue's "there is a next page" when it sends a boolean; anything else is not trusted. */
   readonly hasNext: (page: Page) => unknown
-  /** The page size the venue says it served, when it says one (a venue may cap the size asked for). */
+  /**
+   * The page size the venue says it served, when it says one (a venue may cap the size asked for). Without it and
+   * without a boolean `hasNext`, a short page is the end only once a page as large was served before (see `byTime`).
+   */
   readonly served: (page: Page) => unknown
   readonly time: (item: Item) => number
   readonly id: (item: Item) => string
@@ -94,11 +114,15 @@ interface Cursor {
  *
  * It also defends against venues that bend the rules: records outside the exclusive bounds are dropped (an inclusive
  * bound would repeat the boundary), a page smaller than asked for is not mistaken for the last when the venue caps the
- * size, a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row end the
- * stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound cannot
- * move, the answer to another request (a page answered again, an overlapping page, one without the bound) is dropped
- * and the request asked again, and pages that bring nothing new `STALE_PAGES` times in a row fail it rather than loop
- * (an inclusive venue's pages of records at the bound itself excepted: the index steps through them).
+ * size (it says the size it served; if it says neither that nor whether a next page follows, the first short page is
+ * followed by pages asked at its size, and the stream ends at a page shorter than that: one more request at the end
+ * of a list), a boolean "next page" is trusted (an empty page said not to be the last is asked again: three in a row
+ * end the stream), records out of newest-first order fail the stream (paging by time would be wrong), where the bound
+ * cannot move, the answer to another request (a page answered again, an overlapping page, one without the bound) is
+ * dropped and the request asked again (so is a page of a stepped index that holds a record read before under the
+ * bound: the venue ordered that millisecond's records anew), and pages that bring nothing new `STALE_PAGES` times in a
+ * row fail it rather than loop (an inclusive venue's pages of records at the bound itself excepted: the index steps
+ * through them).
  */
 export const byTime = <Item, Page>(
   list: TimeList<Item, Page>,
@@ -106,7 +130,9 @@ export const byTime = <Item, Page>(
 ): Stream.Stream<Item, SpotError.SpotErrorReason> =>
   Stream.suspend(() => {
     const { noun, time } = list
-    const pageSize = bounds.pageSize
+    // The size asked: the one given, or a venue's cap once seen (below).
+    let pageSize = bounds.pageSize
+    let largest = 0
     const first: Cursor = {
       end: bounds.end,
       pageIndex: list.firstPage,
@@ -148,8 +174,16 @@ export const byTime = <Item, Page>(
             )
           }
           const said = list.served(answer)
-          const served = typeof said === "number" && said > 0 ? Math.min(said, pageSize) : pageSize
+          const told = typeof said === "number" && said > 0
+          const served = told ? Math.min(said, pageSize) : pageSize
           const hasNext = list.hasNext(answer)
+          const flagged = typeof hasNext === "boolean"
+          // Told neither the size served nor whether a page follows, a short page as large as any before is the first
+          // one short (every page before it was full): a cap, or the end. The stream goes on below it, asking at its
+          // size (so a stepped index places pages right), and a page shorter than that ends it.
+          const short = items.length < served
+          const capped = !flagged && !told && short && items.length > 0 && items.length >= largest
+          largest = Math.max(largest, items.length)
           // An empty page the venue says is not the last (a glitch in the middle of the list) is asked for again;
           // only `STALE_PAGES` of them in a row end the stream there.
           empties = items.length === 0 && hasNext === true ? empties + 1 : 0
@@ -157,8 +191,9 @@ export const byTime = <Item, Page>(
           const oldest = items.length === 0 ? undefined : time(items[items.length - 1]!)
           // A page that reached the start bound (an inclusive venue's) leaves nothing wanted after it.
           const done = oldest === undefined || (bounds.start !== undefined && oldest <= bounds.start) ||
-            (typeof hasNext === "boolean" ? !hasNext : items.length < served)
+            (flagged ? !hasNext : short && !capped)
           if (done) return Effect.succeed([fresh, Option.none<Cursor>()] as const)
+          if (capped) pageSize = items.length
           // Nothing older than the bound's last millisecond: the bound cannot move. That millisecond stays the
           // boundary (an inclusive venue's page may hold only records at the bound itself, all yielded before).
           const stuck = cursor.end !== undefined && oldest + 1 >= cursor.end
@@ -170,12 +205,22 @@ export const byTime = <Item, Page>(
           // request gets the same answer twice (an inclusive venue's records at its bound).
           const newest = time(items[0]!)
           const atBound = stuck && newest === cursor.end
-          const reread = stuck && items.some((item) => cursor.readIds.has(list.id(item)))
-          const strayed = stuck && (newest > cursor.end! || reread || (atBound && cursor.asked !== ids))
+          // A page asked by a stepped index overlaps a page read under this bound also when it reaches older
+          // records: the bound's last millisecond came in another order (a venue that orders a millisecond's records
+          // anew for each request), so the record this one displaced is on no page read.
+          const stepped = cursor.pageIndex > list.firstPage
+          const reread = (stuck || stepped) && items.some((item) => cursor.readIds.has(list.id(item)))
+          const strayed = reread || (stuck && (newest > cursor.end! || (atBound && cursor.asked !== ids)))
           // Stepping the index through an inclusive venue's records at its bound is progress, however many pages.
           stale = !strayed && (fresh.length > 0 || atBound) ? 0 : stale + 1
           if (stale >= STALE_PAGES) {
-            return stalled(`${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}`)
+            return stalled(
+              `${noun} paging made no progress: ${STALE_PAGES} pages without a new ${noun.slice(0, -1)}` +
+                (reread
+                  ? ` (pages asked under one bound overlapped: does the venue keep the order of one millisecond's` +
+                    ` ${noun} from one request to the next?)`
+                  : "")
+            )
           }
           if (strayed) return Effect.succeed([fresh.slice(0, 0), Option.some({ ...cursor, asked: ids })] as const)
           const boundary = stuck ? cursor.end! - 1 : oldest

@@ -11,7 +11,10 @@ import * as Model from "./model.ts"
 /** The REST side of the backfill (the client's operations, in the models of the streams). */
 export interface Rest {
   readonly balances: Effect.Effect<ReadonlyArray<Model.Balance>, SpotError.SpotError>
-  readonly openOrders: (symbol: string) => Effect.Effect<ReadonlyArray<Model.OrderUpdate>, SpotError.SpotError>
+  /** A symbol's open orders, as REST's answers that held orders (one array each): a read in one answer is whole. */
+  readonly openOrders: (
+    symbol: string
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<Model.OrderUpdate>>, SpotError.SpotError>
   /** Orders of a symbol created after `after` (ms, exclusive). */
   readonly ordersAfter: (
     symbol: string,
@@ -25,7 +28,9 @@ export interface Rest {
 // The REST side of the private backfill, through the client, in the models of the streams.
 export const restOf = (client: SpotClient["Service"]): Rest => ({
   balances: Effect.map(client.balances(), (list) => list.map(Model.balanceFromRest)),
-  openOrders: (symbol) => Stream.runCollect(Stream.map(client.openOrders({ symbol }), Model.orderFromRest)),
+  // The stream yields each answer's new orders as one chunk.
+  openOrders: (symbol) =>
+    Stream.runCollect(Stream.chunks(Stream.map(client.openOrders({ symbol }), Model.orderFromRest))),
   // A bound at or before the epoch bounds nothing (and `after` is exclusive: 0 would leave out time 0).
   ordersAfter: (symbol, after) =>
     Stream.runCollect(Stream.map(client.orderHistory(after > 0 ? { symbol, after } : { symbol }), Model.orderFromRest)),
@@ -35,8 +40,6 @@ export const restOf = (client: SpotClient["Service"]): Rest => ({
     Effect.map(client.order({ orderId }), (found) => Option.getOrUndefined(Option.map(found, Model.orderFromRest)))
 })
 
-/** Orders in a page of REST's open orders (the client's default): a read of fewer was one request. */
-const OPEN_ORDERS_PAGE = 100
 /** Reads of a symbol's open orders at most, until one finds the same orders as the one before. */
 const OPEN_ORDER_PASSES = 3
 
@@ -57,19 +60,21 @@ export interface OpenOrders {
 // A symbol's open orders, read so that none is missed. REST pages them by offset, newest first: an order of a page
 // read that leaves the book (filled, cancelled) before the next page is asked for moves an older one onto the page
 // already read, and no page of that read has it. Orders placed meanwhile only move orders the other way (read twice,
-// not missed). A read of one page is one answer, whole; a longer one is read again from the first page until a read
-// finds the same orders as the read before (nothing left while it paged), at most `OPEN_ORDER_PASSES` reads. The
+// not missed). A read whose orders all came in one answer is whole (however many the venue serves a page); a longer
+// one is read again from the first page until a read finds the same orders as the read before (nothing left while it
+// paged), at most `OPEN_ORDER_PASSES` reads. The
 // orders of all reads count: one hidden from a read was found by another unless the book changed during every read,
 // and the orders that left are told as `gone`, so that their outcome is asked for.
 export const readOpenOrders = (rest: Rest, symbol: string): Effect.Effect<OpenOrders, SpotError.SpotError> => {
   const reads: Array<ReadonlyArray<Model.OrderUpdate>> = []
   const ids = (orders: ReadonlyArray<Model.OrderUpdate>) => new Set(orders.map((order) => order.orderId))
-  const read: Effect.Effect<OpenOrders, SpotError.SpotError> = Effect.flatMap(rest.openOrders(symbol), (orders) => {
+  const read: Effect.Effect<OpenOrders, SpotError.SpotError> = Effect.flatMap(rest.openOrders(symbol), (answers) => {
+    const orders = answers.flat()
     const previous = reads.at(-1)
     reads.push(orders)
     const now = ids(orders)
     const settled = previous === undefined
-      ? orders.length < OPEN_ORDERS_PAGE
+      ? answers.length <= 1
       : previous.length === orders.length && previous.every((order) => now.has(order.orderId))
     if (!settled && reads.length < OPEN_ORDER_PASSES) return read
     const gone = new Set<string>()

@@ -64,24 +64,39 @@ const transferStatus = Command.make(
       (range.since === undefined || record.createTime >= range.since) &&
       (range.until === undefined || record.createTime < range.until)
     const spot = yield* client()
-    // Page by page until a short page; the venue pages by offset, so a transfer seen twice (newer ones pushed it to
-    // the next page meanwhile) is written once. A venue that ignores `page` answers the same full page forever: after
-    // `STALE_PAGES` full pages without a transfer not seen before, the command fails rather than loop.
+    // Page by page until a page is empty or shorter than one served before; the venue pages by offset, so a transfer
+    // seen twice (newer ones pushed it to the next page meanwhile) is written once. A first page shorter than asked
+    // may be the venue's cap rather than the end (the docs say 200 at most; a gateway may serve fewer): page 2 is asked
+    // at the size served, which places it right after page 1 whether the venue offsets by the size asked or by the
+    // size it serves; one more request ends a list shorter than a page. A full page of transfers all seen before is
+    // asked again once before moving on: newer transfers that pushed them down answer the same, while an answer to
+    // the request before (a cache replaying it) is followed by the page owed. A venue that ignores `page` answers the
+    // same full page forever: after `STALE_PAGES` full pages in a row without a transfer not seen before (the page
+    // asked again included), the command fails rather than loop.
     const seen = new Set<string>()
     let stale = 0
+    let largest = 0
     const records = Stream.paginate(
-      1,
-      (page: number) =>
-        Effect.flatMap(spot.transferStatus({ ...query, page }), (list) => {
+      { page: 1, size: flags.pageSize, again: false },
+      ({ again, page, size }) =>
+        Effect.flatMap(spot.transferStatus({ ...query, page, pageSize: size }), (list) => {
           const unseen = list.filter((record) => !seen.has(record.withdrawId))
           for (const record of unseen) seen.add(record.withdrawId)
-          const last = list.length < flags.pageSize
-          stale = !last && unseen.length === 0 ? stale + 1 : 0
+          // A short page as large as any before is the first one short (every page before was full): page 1.
+          const short = list.length < size
+          const capped = short && list.length > 0 && list.length >= largest
+          largest = Math.max(largest, list.length)
+          const last = short && !capped
+          const nothingNew = !last && unseen.length === 0
+          stale = nothingNew ? stale + 1 : 0
+          const next = nothingNew && !again
+            ? { page, size, again: true }
+            : { page: page + 1, size: capped ? list.length : size, again: false }
           return stale >= STALE_PAGES
             ? failure(
               `the venue answered ${STALE_PAGES} full pages without a new transfer (page ${page}); does it honour page?`
             )
-            : Effect.succeed([unseen.filter(inRange), last ? Option.none<number>() : Option.some(page + 1)] as const)
+            : Effect.succeed([unseen.filter(inRange), last ? Option.none<typeof next>() : Option.some(next)] as const)
         })
     )
     if (flags.format === "ndjson" && Option.isNone(flags.id)) {
