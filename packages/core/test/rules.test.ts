@@ -273,7 +273,10 @@ describe("the client checks orders before sending", () => {
 
   // The batch reloaded the rules after the venue's refusal, but left the refused items with the venue's bare code.
   it.effect("a batch item the venue refused for a rule is explained with the fresh rules, as a single order", () => {
-    const venue = new FakeVenue({ rejectItem: (item) => String(item.price).endsWith("5") ? "40808" : undefined })
+    // A limit price off the new tick, and a market buy (whose quote precision the rules do not carry), refused.
+    const venue = new FakeVenue({
+      rejectItem: (item) => String(item.price).endsWith("5") || item.orderType === "market" ? "40808" : undefined
+    })
     return withClient(venue, (client) =>
       Effect.gen(function*() {
         yield* client.placeOrder(limitOrderAt("r-0"))
