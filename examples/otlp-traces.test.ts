@@ -153,10 +153,7 @@ describe("otlp-traces.ts", () => {
           `${operation.name}: its public GETs`
         )
         const own = http.filter((span) => !gets.includes(span))
-        // The open orders, fewer than a page, are asked once more at the size served (a page shorter than asked may be
-        // a venue's cap), which answers empty: two exchanges.
-        const expected = operation === open ? 2 : 1
-        assert.strictEqual(own.length, expected, `${operation.name}: ${own.length} HTTP spans of its own`)
+        assert.strictEqual(own.length, 1, `${operation.name}: ${own.length} HTTP spans of its own`)
         for (const span of own) {
           const attrs = attributes(span.attributes)
           assert.strictEqual(attrs["http.request.method"], "POST")
@@ -179,9 +176,7 @@ describe("otlp-traces.ts", () => {
         requests.set(`${endpoint} ${outcome}`, Number(point.asInt ?? point.asDouble))
       }
       for (const name of ["placeOrder", "openOrders", "fundingBills", "serverTime", "exchangeInfo"]) {
-        // The open orders in two requests, as their spans above.
-        const expected = name === "openOrders" ? 2 : 1
-        assert.strictEqual(requests.get(`${name} ok`), expected, `requests of ${name}: ${[...requests].join(", ")}`)
+        assert.strictEqual(requests.get(`${name} ok`), 1, `requests of ${name}: ${[...requests].join(", ")}`)
       }
       const latency = points("spotkit_request_duration_ms")
         .filter((point) => attributes(point.attributes ?? [])["endpoint"] === "placeOrder")

@@ -421,10 +421,9 @@ export interface Service {
    */
   readonly order: (ref: Order.OrderRef) => Effect.Effect<Option.Option<Order.OrderRecord>, SpotError.SpotError>
   /**
-   * Every open order of a symbol, newest first, fetched page by page as the stream is pulled, until a page is empty or
-   * shorter than one served before. An order is never yielded twice, even when new orders push older ones to later
-   * pages. A first page shorter than asked may be the venue's cap: the next is asked at the size served, so a list
-   * shorter than a page costs one more request (answered empty). A full page of orders all yielded before is asked
+   * Every open order of a symbol, newest first, fetched page by page as the stream is pulled, until a page is shorter
+   * than the page size (100 by default, the venue's documented maximum: a venue serving fewer than asked would end the
+   * list early). An order is never yielded twice, even when new orders push older ones to later pages. A full page of orders all yielded before is asked
    * again once (newer orders pushing them down answer the same; a replayed answer is followed by the page owed), and
    * after three such pages in a row the stream fails rather than loop. The venue pages by offset with no cursor, so
    * an order can be missed if orders already listed (newer ones, on pages read) leave the book (fill, cancel) while the
