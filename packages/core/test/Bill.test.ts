@@ -107,6 +107,21 @@ const validPage = fc.record({
   extra: fc.string()
 }, { requiredKeys: ["items"], noNullPrototype: true })
 
+/** A page of one plain bill, with `fields` in place of its own. */
+const pageOfOne = (fields: Record<string, unknown>) => ({
+  items: [{
+    billId: "9",
+    coinId: 2,
+    coinName: "USDT",
+    bizType: "deposit",
+    deltaAmount: "1",
+    afterAmount: "1",
+    fees: "0",
+    cTime: 5,
+    ...fields
+  }]
+})
+
 describe("bills page decoding", () => {
   it("the fast path answers exactly the schema's value, or leaves the page to the schema", () => {
     let fast = 0
@@ -178,18 +193,7 @@ describe("bills page decoding", () => {
   })
 
   it("a bill with an empty id is refused, by the fast path as by the schema", () => {
-    const input = {
-      items: [{
-        billId: "",
-        coinId: 2,
-        coinName: "USDT",
-        bizType: "deposit",
-        deltaAmount: "1",
-        afterAmount: "1",
-        fees: "0",
-        cTime: 5
-      }]
-    }
+    const input = pageOfOne({ billId: "" })
     assert.isUndefined(fastBillPage(input))
     assert.isTrue(Exit.isFailure(Effect.runSyncExit(decodeBillPage(input))))
   })
@@ -214,18 +218,7 @@ describe("bills page decoding", () => {
   })
 
   it("a coinId written as digits is the coin's number; any other text, or digits past 2^53, fail the page", () => {
-    const page = (coinId: unknown) => ({
-      items: [{
-        billId: "9",
-        coinId,
-        coinName: "USDT",
-        bizType: "deposit",
-        deltaAmount: "1",
-        afterAmount: "1",
-        fees: "0",
-        cTime: 5
-      }]
-    })
+    const page = (coinId: unknown) => pageOfOne({ coinId })
     assert.strictEqual(Effect.runSync(decodeBillPage(page("2"))).items![0]!.coinId, 2)
     for (const bad of ["2.0", "-2", "", "USDT", "9007199254740993"]) {
       assert.isTrue(Exit.isFailure(Effect.runSyncExit(decodeBillPage(page(bad)))), bad)
