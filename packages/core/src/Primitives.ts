@@ -216,6 +216,15 @@ export type UserId = typeof UserId.Type
  */
 export const UserIdFromWire = idFromWire(UserId)
 
+// A number the venue may write as its digits (`"2"`, `"1622697148000"`): the digits, read as `to`'s number.
+const digitsOf = <S extends Schema.Codec<number>>(to: S, expected: string) =>
+  Schema.String.check(Schema.isPattern(DIGITS, { expected })).pipe(
+    Schema.decodeTo(to, {
+      decode: SchemaGetter.transform((s: string) => Number(s)),
+      encode: SchemaGetter.transform((n: number) => String(n))
+    })
+  )
+
 const intAsText = Schema.Int.pipe(Schema.decodeTo(Schema.String, {
   decode: SchemaGetter.transform((n: number) => String(n)),
   encode: SchemaGetter.transform((s: string) => Number(s))
@@ -244,12 +253,7 @@ export const IdFromWire = Schema.Union([
  */
 export const CoinIdFromWire = Schema.Union([
   Schema.Int,
-  Schema.String.check(Schema.isPattern(DIGITS, { expected: "a coin id as digits" })).pipe(
-    Schema.decodeTo(Schema.Int, {
-      decode: SchemaGetter.transform((s: string) => Number(s)),
-      encode: SchemaGetter.transform((n: number) => String(n))
-    })
-  )
+  digitsOf(Schema.Int, "a coin id as digits")
 ])
 
 /**
@@ -288,12 +292,7 @@ export const Millis = Schema.Int.check(
  */
 export const MillisFromWire = Schema.Union([
   Millis,
-  Schema.String.check(Schema.isPattern(DIGITS, { expected: "a millisecond epoch as digits" })).pipe(
-    Schema.decodeTo(Millis, {
-      decode: SchemaGetter.transform((s: string) => Number(s)),
-      encode: SchemaGetter.transform((n: number) => String(n))
-    })
-  )
+  digitsOf(Millis, "a millisecond epoch as digits")
 ])
 
 /**
