@@ -23,7 +23,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { RateLimitStore, SafeText, SpotClient, SpotError } from "@spotkit/core"
-import { Config, Duration, Effect, Layer, Redacted, References, Schema } from "effect"
+import { Config, Duration, Effect, Layer, Redacted, References } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError } from "effect/http"
 import * as Proxies from "./internal/proxy.ts"
 import * as RateLimitEnv from "./internal/rateLimitEnv.ts"
@@ -442,10 +442,7 @@ export const defaultConfig: Config.Wrap<Options> = {
   ...SpotClient.defaultConfig,
   rateLimit: Config.all({
     mode: Config.Literals(["on", "off"], "SPOTKIT_RATE_LIMIT").pipe(Config.withDefault("on")),
-    pauseExempt: Config.schema(
-      Schema.String.check(Schema.makeFilter((text: string) => RateLimitEnv.problem(text) ?? true)),
-      "SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT"
-    ).pipe(Config.withDefault("")),
+    pauseExempt: RedisEnv.checked("SPOTKIT_RATE_LIMIT_PAUSE_EXEMPT", RateLimitEnv.problem),
     address: RateLimitEnv.addressConfig
   }).pipe(
     Config.map(({ address, mode, pauseExempt }) => RateLimitEnv.rateLimitOf(mode === "off", pauseExempt, address))

@@ -3,7 +3,8 @@
 // separated by commas (blanks around them and empty ones left out), and `SPOTKIT_RATE_LIMIT_ADDRESS`, the name of the
 // address's budget in a shared store (`rateLimit.address`, and the push connections' `address`).
 import { SafeText, type SpotClient, Venue } from "@spotkit/core"
-import { Config, Schema } from "effect"
+import { Config } from "effect"
+import * as RedisEnv from "./redisEnv.ts"
 
 /** The names of a comma-separated list. */
 export const namesOf = (text: string): ReadonlyArray<Venue.EndpointName> =>
@@ -28,10 +29,10 @@ export const addressOf = (value: string | undefined): string | undefined =>
   value === undefined || value === "" ? undefined : value
 
 /** `SPOTKIT_RATE_LIMIT_ADDRESS`, checked: the address's budget name, or none (`default`). */
-export const addressConfig: Config.Config<string | undefined> = Config.schema(
-  Schema.String.check(Schema.makeFilter((text: string) => addressProblem(text) ?? true)),
-  "SPOTKIT_RATE_LIMIT_ADDRESS"
-).pipe(Config.withDefault(undefined), Config.map(addressOf))
+export const addressConfig: Config.Config<string | undefined> = RedisEnv.checked(
+  "SPOTKIT_RATE_LIMIT_ADDRESS",
+  addressProblem
+).pipe(Config.map(addressOf))
 
 /**
  * The client's `rateLimit`: none (`false`) when off, the pause's exempt endpoints and the address's budget name when

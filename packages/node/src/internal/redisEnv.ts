@@ -47,7 +47,8 @@ export const redisOf = (
     ...(prefix === undefined || prefix === "" ? {} : { prefix })
   }
 
-const checked = (name: string, problem: (value: string) => string | undefined) =>
+/** A variable read as text and checked by `problem` (its words name what is wrong), or none when unset. */
+export const checked = (name: string, problem: (value: string) => string | undefined) =>
   Config.schema(Schema.String.check(Schema.makeFilter((text: string) => problem(text) ?? true)), name).pipe(
     Config.withDefault(undefined)
   )
