@@ -543,6 +543,16 @@ export interface Service {
   readonly internalTransfer: (
     transfer: Transfer.InternalTransferInput
   ) => Effect.Effect<Transfer.TransferResult, SpotError.SpotError>
+  /**
+   * The venue's internal transfers with their status (about the past month), newest first, every page, as a lazy
+   * stream: no request before the first pull, one a page (200 by default, the venue's most). A transfer is never
+   * yielded twice, even when newer ones push it to a later page. The venue may serve fewer than asked, so a short page
+   * is not taken for the last until a page shorter than one served before: the end of a list costs one more request.
+   * A full page of transfers all yielded before is asked again once, and after three such pages in a row the stream
+   * fails rather than loop. Transfers made while it pages are not sought (the list has no cursor): read from the
+   * start to see them.
+   */
+  readonly transfers: (filter?: Transfer.TransferFilter) => Stream.Stream<Transfer.TransferRecord, SpotError.SpotError>
   /** One page of the venue's list of internal transfers with their status (`page` from 1, up to 200 a page). */
   readonly transferStatus: (
     query?: Transfer.TransferStatusQuery

@@ -183,6 +183,21 @@ export const TransferStatusResponse = Schema.Struct({
  */
 export type TransferStatusResponse = typeof TransferStatusResponse.Type
 
+const PageSize = Schema.Int.check(
+  Schema.isBetween({ minimum: 1, maximum: 200 }, { message: "must be an integer from 1 to 200" })
+)
+
+const statusFields = {
+  withdrawId: Schema.optional(
+    Schema.String.check(Schema.isPattern(/^\S{1,64}$/, { message: "must be 1 to 64 characters without whitespace" }))
+  ),
+  coin: Schema.optional(Coin),
+  startTime: Schema.optional(Millis),
+  endTime: Schema.optional(Millis),
+  fromAccountType: Schema.optional(AccountType),
+  toAccountType: Schema.optional(AccountType)
+}
+
 /**
  * Query of the transfer status list; every field optional. `withdrawId` is a transfer's id (sent as the venue's
  * `withdrawID`); times in ms (the venue serves the past month); `page` from 1, `pageSize` up to 200 (default 100).
@@ -191,18 +206,9 @@ export type TransferStatusResponse = typeof TransferStatusResponse.Type
  * @category requests
  */
 export const TransferStatusQuery = Schema.Struct({
-  withdrawId: Schema.optional(
-    Schema.String.check(Schema.isPattern(/^\S{1,64}$/, { message: "must be 1 to 64 characters without whitespace" }))
-  ),
-  coin: Schema.optional(Coin),
-  startTime: Schema.optional(Millis),
-  endTime: Schema.optional(Millis),
-  fromAccountType: Schema.optional(AccountType),
-  toAccountType: Schema.optional(AccountType),
+  ...statusFields,
   page: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
-  pageSize: Schema.optional(
-    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 }, { message: "must be an integer from 1 to 200" }))
-  )
+  pageSize: Schema.optional(PageSize)
 })
 
 /**
@@ -210,3 +216,18 @@ export const TransferStatusQuery = Schema.Struct({
  * @category requests
  */
 export type TransferStatusQuery = typeof TransferStatusQuery.Encoded
+
+/**
+ * What `SpotClient.transfers` lists: the status query without its page. `pageSize` is the size asked of each page
+ * (default 200, the most the venue serves).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const TransferFilter = Schema.Struct({ ...statusFields, pageSize: Schema.optional(PageSize) })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type TransferFilter = typeof TransferFilter.Encoded

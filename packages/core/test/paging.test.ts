@@ -260,6 +260,20 @@ describe("openOrders stream", () => {
     })
   })
 
+  it.effect("an order a page holds twice is yielded once", () => {
+    const venue = new RewritingVenue((text, request) => {
+      if (request.path !== OPEN_ORDERS) return text
+      const page = JSON.parse(text)
+      const list = page.data.orderInfoResultList
+      if (list.length > 0) list.splice(1, 0, list[0])
+      return JSON.stringify(page)
+    })
+    addOrders(venue, 25, NOW - 1000)
+    return Effect.gen(function*() {
+      assert.deepStrictEqual(yield* collectOpenOrderIds(venue, 10), openOrderIds(venue.orders))
+    })
+  })
+
   it.effect("fails instead of looping when the venue ignores pageNo", () => {
     let first: string | undefined
     const venue = new RewritingVenue((text, request) => request.path === OPEN_ORDERS ? (first ??= text) : text)
@@ -269,6 +283,10 @@ describe("openOrders stream", () => {
       assert.strictEqual(error.operation, "SpotClient.openOrders")
       assert.strictEqual(error.reason._tag, "DecodeError")
       assert.isAtMost(venue.count(OPEN_ORDERS), 10, "gave up after a few pages without a new order")
+      assert.include(
+        (error.reason as SpotError.DecodeError).description,
+        "3 full pages without a new order (pageNo 2); does the venue honour pageNo?"
+      )
     })
   })
 

@@ -86,6 +86,10 @@ export interface FakeVenueOptions {
   readonly cancelErrorsAsEnvelope?: boolean
   /** Paths the venue does not serve: answered HTTP 404 (a venue without orderInfo, say). */
   readonly notServed?: ReadonlyArray<string>
+  /** The most transfers a status page holds, whatever the size asked (pages still placed by the size asked). */
+  readonly transfersServed?: number
+  /** Every transfer status page answers page 1. */
+  readonly ignoresTransferPage?: boolean
 }
 
 /** A realistic "now" for tests: set it with `TestClock.setTime(NOW)` (the venue wants 13-digit timestamps). */

@@ -247,14 +247,15 @@ export const signedAnswer = (venue: FakeVenue, path: string, received: Received,
     case "/api/v2/rebate/affiliate/getInternalWithdrawalStatus": {
       const q = received.query
       const size = Number(q.pageSize ?? 100)
-      const index = Number(q.page ?? 1)
+      const index = venue.options.ignoresTransferPage === true ? 1 : Number(q.page ?? 1)
       const matching = venue.transfers.filter((transfer) =>
         (q.withdrawID === undefined || transfer.withdrawId === q.withdrawID) &&
         (q.coin === undefined || transfer.coin === q.coin) &&
         (q.startTime === undefined || transfer.createTime >= Number(q.startTime)) &&
         (q.endTime === undefined || transfer.createTime <= Number(q.endTime))
       )
-      const list = matching.slice((index - 1) * size, index * size).map((transfer) =>
+      const served = Math.min(size, venue.options.transfersServed ?? size)
+      const list = matching.slice((index - 1) * size, (index - 1) * size + served).map((transfer) =>
         // User ids are JSON numbers, written from their digits.
         `{"fromUserId":${transfer.fromUserId},"toUserId":${transfer.toUserId},"withdrawId":"${transfer.withdrawId}",` +
         `"coin":"${transfer.coin}","status":"${transfer.status}","amount":"${transfer.amount}",` +

@@ -559,6 +559,30 @@ const transferScenarios: ReadonlyArray<Scenario> = [
       })
   },
   {
+    name: "transfers: every transfer of the filter, newest first, each once, over pages; the engine's list",
+    run: ({ alice, aliceId, bobId, exchange }) =>
+      Effect.gen(function*() {
+        for (let i = 1; i <= 5; i++) yield* alice.internalTransfer(transfer(bobId, String(i)))
+        yield* alice.internalTransfer(transfer(bobId, "0.5", "BTC"))
+        yield* exchange.clearRequests
+        const listed = yield* Stream.runCollect(alice.transfers({ coin: "USDT", pageSize: 2 }))
+        const engine = (yield* Effect.orDie(exchange.transfers(aliceId))).filter((t) => t.coin === "USDT")
+        assert.deepStrictEqual(
+          listed.map((r) => r.withdrawId),
+          newestFirst(engine, (t) => t.createTime, (t) => t.id).map((t) => t.id)
+        )
+        assert.deepStrictEqual(listed.map((r) => dec(r.amount)), ["5", "4", "3", "2", "1"])
+        const wire = yield* wireLog(exchange)
+        // Pages of 2, 2 and 1: the short third is shorter than the pages served before, the last.
+        assert.deepStrictEqual(wire.map((r) => [r.endpoint, r.status, r.code]), [
+          ["transferStatus", 200, "200"],
+          ["transferStatus", 200, "200"],
+          ["transferStatus", 200, "200"]
+        ])
+        return { listed: listed.map((r) => [r.withdrawId, dec(r.amount)]), wire }
+      })
+  },
+  {
     name: "internalTransfer — AppliedLost on the second of two like transfers: the one the client knows is left " +
       "out, the lost one answered with its id; a client that knows neither gets the candidates",
     run: ({ alice, aliceId, bobId, client, exchange }) =>

@@ -6,6 +6,7 @@ import type * as Fill from "../../Fill.ts"
 import type * as Order from "../../Order.ts"
 import type { TradingPair } from "../../Primitives.ts"
 import * as SpotError from "../../SpotError.ts"
+import type * as Transfer from "../../Transfer.ts"
 
 /** Pages in a row that may bring nothing new before a stream decides the venue does not page. */
 const STALE_PAGES = 3
@@ -14,44 +15,132 @@ const stalled = (description: string) =>
   Effect.fail(new SpotError.DecodeError({ kind: "schema", description, excerpt: "" }))
 
 /**
- * Open orders, newest first, from pageNo 0 until a page is shorter than the page size. Orders that move between pages
- * while paging (new orders push older ones down) are never yielded twice. A full page of orders all yielded before is
- * asked again once before the stream moves on: newer orders that pushed them down answer the same, while an answer to
- * the request before (a cache replaying it) is followed by the page owed. A venue that ignores `pageNo` would answer
- * the same full page forever: after `STALE_PAGES` full pages in a row without a new order (the page asked again
- * included) the stream fails. A page shorter than asked ends the list: the venue documents pages of up to 100 (the
- * size asked by default), and asking past a short page would cost every short list a second request and fail on a
- * venue that ignores `pageNo` (review r70-pg F3: a venue serving fewer than asked would end the list early; not
- * guarded against, documented).
+ * A list the venue pages by offset (a page number and a size), newest first: how to ask for a page and how to read
+ * one.
+ */
+export interface OffsetList<Item, Page> {
+  /** What the list holds, for messages: the plural and one of them ("open orders", "order"). */
+  readonly noun: string
+  readonly one: string
+  /** The name of the page number on the wire, for messages ("pageNo", "page"). */
+  readonly pageParameter: string
+  /** The first page's number. */
+  readonly firstPage: number
+  readonly fetch: (request: {
+    readonly page: number
+    readonly pageSize: number
+  }) => Effect.Effect<Page, SpotError.SpotErrorReason>
+  readonly items: (page: Page) => ReadonlyArray<Item>
+  /** The venue's "there is a next page", when it says it: `false` ends the list. */
+  readonly hasNext: (page: Page) => unknown
+  readonly id: (item: Item) => string
+  /**
+   * Whether a page shorter than asked may be the venue's cap rather than the end (its docs leave the size it serves
+   * open). Then the first short page as large as any before (every page before it was full) is followed by pages asked
+   * at its size, which places them right whether the venue offsets by the size asked or by the size served, and a
+   * page shorter than that ends the list: one more request at the end of a list. Without it a short page ends the
+   * list.
+   */
+  readonly mayCap: boolean
+}
+
+/**
+ * A list paged by offset, newest first, as a stream from the first page until a page is short (or said to be the
+ * last). Records that move between pages while paging (newer ones push older ones down) are never yielded twice, nor
+ * is a record a page holds twice. A full page of records all yielded before is asked again once before the stream
+ * moves on: newer records that pushed them down answer the same, while an answer to the request before (a cache
+ * replaying it) is followed by the page owed. A venue that ignores the page number would answer the same full page
+ * forever: after `STALE_PAGES` full pages in a row without a new record (the page asked again included) the stream
+ * fails. Records newer than the first page's that arrive while paging are not sought: an offset list gives no way to
+ * find them but from the start.
+ */
+export const byOffset = <Item, Page>(
+  list: OffsetList<Item, Page>,
+  pageSize: number
+): Stream.Stream<Item, SpotError.SpotErrorReason> =>
+  Stream.suspend(() => {
+    const seen = new Set<string>()
+    let stale = 0
+    let largest = 0
+    return Stream.paginate(
+      { page: list.firstPage, size: pageSize, again: false },
+      ({ again, page, size }) =>
+        Effect.flatMap(list.fetch({ page, pageSize: size }), (answer) => {
+          const items = list.items(answer)
+          const fresh = items.filter((item) => {
+            const id = list.id(item)
+            if (seen.has(id)) return false
+            seen.add(id)
+            return true
+          })
+          const short = items.length < size
+          // A short page as large as any before is the first one short: a cap, or the end (see `mayCap`).
+          const capped = list.mayCap && short && items.length > 0 && items.length >= largest
+          largest = Math.max(largest, items.length)
+          const last = (short && !capped) || list.hasNext(answer) === false
+          const nothingNew = !last && fresh.length === 0
+          stale = nothingNew ? stale + 1 : 0
+          if (stale >= STALE_PAGES) {
+            return stalled(
+              `${list.noun} paging made no progress: ${STALE_PAGES} full pages without a new ${list.one}` +
+                ` (${list.pageParameter} ${page}); does the venue honour ${list.pageParameter}?`
+            )
+          }
+          const next = nothingNew && !again
+            ? { page, size, again: true }
+            : { page: page + 1, size: capped ? items.length : size, again: false }
+          return Effect.succeed([fresh, last ? Option.none<typeof next>() : Option.some(next)] as const)
+        })
+    )
+  })
+
+/**
+ * Open orders, newest first, by offset from pageNo 0 (`byOffset`). A page shorter than asked ends the list: the venue
+ * documents pages of up to 100 (the size asked by default), and asking past a short page would cost every short list
+ * a second request and fail on a venue that ignores `pageNo` (review r70-pg F3: a venue serving fewer than asked would
+ * end the list early; not guarded against, documented).
  */
 export const openOrders = (
   page: (query: typeof Order.OpenOrdersQuery.Type) => Effect.Effect<Order.OpenOrdersPage, SpotError.SpotErrorReason>,
   symbol: TradingPair,
   limit: number
 ): Stream.Stream<Order.OpenOrder, SpotError.SpotErrorReason> =>
-  Stream.suspend(() => {
-    const seen = new Set<string>()
-    let stale = 0
-    return Stream.paginate({ pageNo: 0, again: false }, ({ again, pageNo }) =>
-      Effect.flatMap(page({ symbol, limit, pageNo }), (answer) => {
-        const list = answer.orderInfoResultList ?? []
-        const fresh = list.filter((order) =>
-          !seen.has(order.orderId)
-        )
-        for (const order of fresh) seen.add(order.orderId)
-        const last = list.length < limit || answer.nextPage === false
-        const nothingNew = !last && fresh.length === 0
-        stale = nothingNew ? stale + 1 : 0
-        if (stale >= STALE_PAGES) {
-          return stalled(
-            `open-orders paging made no progress: ${STALE_PAGES} full pages without a new order` +
-              ` (pageNo ${pageNo}); does the venue honour pageNo?`
-          )
-        }
-        const next = nothingNew && !again ? { pageNo, again: true } : { pageNo: pageNo + 1, again: false }
-        return Effect.succeed([fresh, last ? Option.none<typeof next>() : Option.some(next)] as const)
-      }))
-  })
+  byOffset({
+    noun: "open-orders",
+    one: "order",
+    pageParameter: "pageNo",
+    firstPage: 0,
+    fetch: ({ page: pageNo, pageSize }) => page({ symbol, limit: pageSize, pageNo }),
+    items: (answer) => answer.orderInfoResultList ?? [],
+    hasNext: (answer) => answer.nextPage,
+    id: (order) => order.orderId,
+    mayCap: false
+  }, limit)
+
+/**
+ * The internal transfers with their status, newest first, by offset from page 1 (`byOffset`). With `mayCap` (the
+ * default) a short page may be a cap: the venue documents 200 at most a page and a gateway may serve fewer, so the end
+ * of a list costs one more request, of weight 100. The lookup of a lost transfer goes without (see
+ * `transferRecovery.ts`).
+ */
+export const transfers = (
+  page: (
+    query: typeof Transfer.TransferStatusQuery.Type
+  ) => Effect.Effect<Transfer.TransferStatusResponse, SpotError.SpotErrorReason>,
+  filter: typeof Transfer.TransferFilter.Type,
+  mayCap = true
+): Stream.Stream<Transfer.TransferRecord, SpotError.SpotErrorReason> =>
+  byOffset({
+    noun: "transfers",
+    one: "transfer",
+    pageParameter: "page",
+    firstPage: 1,
+    fetch: ({ page: pageNo, pageSize }) => page({ ...filter, page: pageNo, pageSize }),
+    items: (answer) => answer.list ?? [],
+    hasNext: () => undefined,
+    id: (record) => record.withdrawId,
+    mayCap
+  }, filter.pageSize ?? 200)
 
 /**
  * A list the venue pages by time, newest first: how to ask for a page and how to read one. The bounds of a request

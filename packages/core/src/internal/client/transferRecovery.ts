@@ -6,7 +6,7 @@
 // match is the transfer, unless another transfer of this client of the same coin, receiver and amount is unsettled
 // (still in flight, or ended with its outcome unknown) in that window: the match may be that one's. Otherwise, none or
 // several leave the outcome unknown, and the error carries the candidates.
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import * as SpotError from "../../SpotError.ts"
 import type {
   InternalTransfer,
@@ -16,6 +16,7 @@ import type {
   TransferStatusResponse
 } from "../../Transfer.ts"
 import * as Decimal from "../model/decimal.ts"
+import * as Paging from "./paging.ts"
 import { Recent } from "./recent.ts"
 import * as Recovery from "./recovery.ts"
 import type * as Retry from "./retry.ts"
@@ -94,9 +95,11 @@ export type Lookup = (
   query: typeof TransferStatusQuery.Type
 ) => Effect.Effect<TransferStatusResponse, SpotError.SpotErrorReason>
 
-const PAGE_SIZE = 200
-/** Pages read at most: a window of a minute or two holds far fewer transfers of one user. */
-const MAX_PAGES = 5
+/**
+ * Transfers read at most: a window of a minute or two holds far fewer transfers of one user (five pages of the
+ * venue's most, 200).
+ */
+const MAX_RECORDS = 1_000
 
 /**
  * How far (ms) the venue's record of the transfer may be from the call's own window on the client's clock: the margin
@@ -104,40 +107,37 @@ const MAX_PAGES = 5
  */
 export const MARGIN_MILLIS = Recovery.MARGIN_MILLIS
 
-/** The transfers of the window that could be this one. */
+/**
+ * The transfers of the window that could be this one, read as `SpotClient.transfers` reads the list (`Paging`), except
+ * that a page shorter than asked is the last: taking it for a possible cap would cost every recovery that finds its
+ * transfer a second lookup of weight 100 (a fifth of the UID budget's 500 per 10 s, when the connection is already in
+ * trouble), and a venue capping its pages below the transfers of one user in a window of a few seconds is not
+ * plausible. On such a venue the lookup may stop short: the call ends with `OutcomeUnknownError`, never a second
+ * transfer.
+ */
 const candidates = (
   lookup: Lookup,
   transfer: InternalTransfer,
   window: { readonly start: number; readonly end: number },
   known: Known
 ): Effect.Effect<ReadonlyArray<TransferRecord>, SpotError.SpotErrorReason> =>
-  Effect.gen(function*() {
-    const found = new Map<string, TransferRecord>()
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const answer = yield* lookup({
-        coin: transfer.coin,
-        startTime: window.start,
-        endTime: window.end,
-        fromAccountType: transfer.fromAccountType,
-        toAccountType: transfer.toAccountType,
-        page,
-        pageSize: PAGE_SIZE
-      })
-      const list = answer.list ?? []
-      for (const record of list) {
-        // The venue's filters are not relied upon: every criterion is checked here again.
-        if (
-          record.toUserId === transfer.toUserId && record.coin === transfer.coin &&
-          Decimal.equal(record.amount, transfer.amount) && record.createTime >= window.start &&
-          record.createTime <= window.end && !known.has(record.withdrawId)
-        ) {
-          found.set(record.withdrawId, record)
-        }
-      }
-      if (list.length < PAGE_SIZE) break
-    }
-    return [...found.values()]
-  })
+  Paging.transfers(lookup, {
+    coin: transfer.coin,
+    startTime: window.start,
+    endTime: window.end,
+    fromAccountType: transfer.fromAccountType,
+    toAccountType: transfer.toAccountType,
+    pageSize: 200
+  }, false).pipe(
+    Stream.take(MAX_RECORDS),
+    // The venue's filters are not relied upon: every criterion is checked here again.
+    Stream.filter((record) =>
+      record.toUserId === transfer.toUserId && record.coin === transfer.coin &&
+      Decimal.equal(record.amount, transfer.amount) && record.createTime >= window.start &&
+      record.createTime <= window.end && !known.has(record.withdrawId)
+    ),
+    Stream.runCollect
+  )
 
 /** What the recovery of a failed transfer is given. */
 export interface Recovering {

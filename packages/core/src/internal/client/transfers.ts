@@ -1,14 +1,18 @@
 // The client's operations on transfers: an internal transfer (recovered by a lookup when its answer is lost, never
 // sent again blindly) and the venue's list of transfers with their status.
-import { Clock, Effect, Exit, Option } from "effect"
+import { Clock, Effect, Exit, Option, Stream } from "effect"
 import type * as SpotError from "../../SpotError.ts"
-import type * as Transfer from "../../Transfer.ts"
+import * as Transfer from "../../Transfer.ts"
 import * as Venue from "../../Venue.ts"
 import { attempt, type Context, fail, send, validate } from "./call.ts"
+import * as Paging from "./paging.ts"
 import { momentOf } from "./serverClock.ts"
 import * as TransferRecovery from "./transferRecovery.ts"
+import * as Validate from "./validate.ts"
 
 const { internalTransfer: transferEndpoint, transferStatus: statusEndpoint } = Venue.endpoints
+
+const validateFilter = Validate.input(Transfer.TransferFilter)
 
 /** The operations on transfers of one client. */
 export const make = (context: Context) => {
@@ -28,6 +32,12 @@ export const make = (context: Context) => {
     Effect.mapError(fail("transferStatus")),
     context.traced("SpotClient.transferStatus")
   )
+
+  const transfers = (filter: Transfer.TransferFilter = {}) =>
+    Stream.unwrap(Effect.map(validateFilter(filter), (valid) => Paging.transfers(statusOf, valid))).pipe(
+      Stream.mapError(fail("transfers")),
+      Stream.withSpan("SpotClient.transfers")
+    )
 
   const internalTransfer = Effect.fnUntraced(
     function*(input: Transfer.InternalTransferInput) {
@@ -92,5 +102,5 @@ export const make = (context: Context) => {
     context.traced("SpotClient.internalTransfer")
   )
 
-  return { internalTransfer, transferStatus }
+  return { internalTransfer, transfers, transferStatus }
 }

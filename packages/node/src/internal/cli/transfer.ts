@@ -27,9 +27,6 @@ const accountType = (name: string, description: string) =>
 
 const PAGE_MAX = 200
 
-/** Full pages in a row without a transfer not seen before, before `transfer status` decides the venue does not page. */
-const STALE_PAGES = 3
-
 const transferStatus = Command.make(
   "status",
   {
@@ -49,7 +46,7 @@ const transferStatus = Command.make(
   },
   Effect.fnUntraced(function*(flags) {
     const range = yield* Export.checked(flags, PAGE_MAX)
-    const query: Transfer.TransferStatusQuery = {
+    const filter: Transfer.TransferFilter = {
       withdrawId: optional(flags.id),
       coin: optional(flags.coin),
       // Whether the venue's bounds are inclusive is not known: ask a millisecond wider on each side, then keep
@@ -64,41 +61,9 @@ const transferStatus = Command.make(
       (range.since === undefined || record.createTime >= range.since) &&
       (range.until === undefined || record.createTime < range.until)
     const spot = yield* client()
-    // Page by page until a page is empty or shorter than one served before; the venue pages by offset, so a transfer
-    // seen twice (newer ones pushed it to the next page meanwhile) is written once. A first page shorter than asked
-    // may be the venue's cap rather than the end (the docs say 200 at most; a gateway may serve fewer): page 2 is asked
-    // at the size served, which places it right after page 1 whether the venue offsets by the size asked or by the
-    // size it serves; one more request ends a list shorter than a page. A full page of transfers all seen before is
-    // asked again once before moving on: newer transfers that pushed them down answer the same, while an answer to
-    // the request before (a cache replaying it) is followed by the page owed. A venue that ignores `page` answers the
-    // same full page forever: after `STALE_PAGES` full pages in a row without a transfer not seen before (the page
-    // asked again included), the command fails rather than loop.
-    const seen = new Set<string>()
-    let stale = 0
-    let largest = 0
-    const records = Stream.paginate(
-      { page: 1, size: flags.pageSize, again: false },
-      ({ again, page, size }) =>
-        Effect.flatMap(spot.transferStatus({ ...query, page, pageSize: size }), (list) => {
-          const unseen = list.filter((record) => !seen.has(record.withdrawId))
-          for (const record of unseen) seen.add(record.withdrawId)
-          // A short page as large as any before is the first one short (every page before was full): page 1.
-          const short = list.length < size
-          const capped = short && list.length > 0 && list.length >= largest
-          largest = Math.max(largest, list.length)
-          const last = short && !capped
-          const nothingNew = !last && unseen.length === 0
-          stale = nothingNew ? stale + 1 : 0
-          const next = nothingNew && !again
-            ? { page, size, again: true }
-            : { page: page + 1, size: capped ? list.length : size, again: false }
-          return stale >= STALE_PAGES
-            ? failure(
-              `the venue answered ${STALE_PAGES} full pages without a new transfer (page ${page}); does it honour page?`
-            )
-            : Effect.succeed([unseen.filter(inRange), last ? Option.none<typeof next>() : Option.some(next)] as const)
-        })
-    )
+    // Every page, each transfer once (`SpotClient.transfers`: a venue serving fewer than asked a page, replaying an
+    // answer or ignoring `page` loses nothing and loops not).
+    const records = Stream.filter(spot.transfers(filter), inRange)
     if (flags.format === "ndjson" && Option.isNone(flags.id)) {
       return yield* Stream.runForEachArray(
         records,
