@@ -443,6 +443,9 @@ export class SymbolRuleError extends Schema.Error<SymbolRuleError>("@spotkit/cor
     return false
   }
   override get message(): string {
+    if (this.rule === "enableTrade") {
+      return `${this.symbol} does not trade now: its rules say enableTrade ${this.limit}`
+    }
     const nearest = this.nearest.length === 0 ? "" : `; nearest valid: ${this.nearest.join(" or ")}`
     return `invalid ${this.field} ${this.value} for ${this.symbol}: breaks ${this.rule} ${this.limit}${nearest}`
   }

@@ -124,6 +124,10 @@ describe("the check", () => {
       limit: "false",
       nearest: []
     })
+    assert.strictEqual(
+      closed.check(limit("100", "1"))?.message,
+      `${SYMBOL} does not trade now: its rules say enableTrade false`
+    )
   })
 
   it("a market buy's quantity is quote coin: the base step and bounds do not apply; a market sell's do", () => {
