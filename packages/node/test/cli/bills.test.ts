@@ -42,6 +42,22 @@ describe("bills export, in process, against the sandbox", () => {
         })
     )
 
+    it.effect.skipIf(!hasDevFull)(
+      "--out on a full disk after rows were handed to it: says \"up to\" those rows, not that they are complete",
+      () =>
+        Effect.gen(function*() {
+          const run = yield* exportWith(["--out", "/dev/full", "--page-size", "10"])
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          assert.include(run.stderr, "ENOSPC")
+          assert.notInclude(run.stderr, "every row written is complete")
+          assert.match(
+            run.stderr,
+            /the export failed after up to [\d,]+ rows to \/dev\/full; the last may be incomplete/
+          )
+        })
+    )
+
     it.effect("reads one page ahead: the next page is requested while a page is written, and no more", () =>
       Effect.gen(function*() {
         const env = yield* aliceEnv

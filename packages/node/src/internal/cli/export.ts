@@ -329,9 +329,12 @@ const stopped = (exit: Exit.Exit<unknown, unknown>, target: OutFile.Target, held
     return interrupted ? `${NAME}: interrupted after ${thousands(rows)} rows; every row written is complete\n` : ""
   }
   if (target._tag === "Direct") {
-    return opened
+    // A pipe or a device buffers what it is handed: after a failed write, the rows handed are not all written, and
+    // the last may be cut short. Nothing can be read back to count them.
+    if (!opened) return ""
+    return interrupted
       ? `${NAME}: ${how} after ${thousands(rows)} rows to ${target.path}; every row written is complete\n`
-      : ""
+      : `${NAME}: ${how} after up to ${thousands(rows)} rows to ${target.path}; the last may be incomplete\n`
   }
   const kept = rows + (target.resumed?.rows ?? 0)
   const untouched = `${target.out} ${target.mode === undefined ? "was not written" : "is untouched"}`
