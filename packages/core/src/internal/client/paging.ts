@@ -14,26 +14,27 @@ const STALE_PAGES = 3
 const stalled = (description: string) =>
   Effect.fail(new SpotError.DecodeError({ kind: "schema", description, excerpt: "" }))
 
-/**
- * A list the venue pages by offset (a page number and a size), newest first: how to ask for a page and how to read
- * one.
- */
-export interface OffsetList<Item, Page> {
-  /** What the list holds, for messages: the plural and one of them ("open orders", "order"). */
+/** A list the venue pages, newest first: how to ask for a page and how to read one. */
+interface PagedList<Request, Item, Page> {
+  /** What the list holds, for messages ("bills", "orders", "fills", "open-orders", "transfers"). */
   readonly noun: string
+  /** The first page's number (bills and transfers count from 1, the others from 0). */
+  readonly firstPage: number
+  readonly fetch: (request: Request) => Effect.Effect<Page, SpotError.SpotErrorReason>
+  readonly items: (page: Page) => ReadonlyArray<Item>
+  /** The venue's "there is a next page" when it sends a boolean; anything else is not trusted. */
+  readonly hasNext: (page: Page) => unknown
+  readonly id: (item: Item) => string
+}
+
+/** A list the venue pages by offset (a page number and a size). */
+export interface OffsetList<Item, Page>
+  extends PagedList<{ readonly page: number; readonly pageSize: number }, Item, Page>
+{
+  /** One of what the list holds, for messages ("order", "transfer"). */
   readonly one: string
   /** The name of the page number on the wire, for messages ("pageNo", "page"). */
   readonly pageParameter: string
-  /** The first page's number. */
-  readonly firstPage: number
-  readonly fetch: (request: {
-    readonly page: number
-    readonly pageSize: number
-  }) => Effect.Effect<Page, SpotError.SpotErrorReason>
-  readonly items: (page: Page) => ReadonlyArray<Item>
-  /** The venue's "there is a next page", when it says it: `false` ends the list. */
-  readonly hasNext: (page: Page) => unknown
-  readonly id: (item: Item) => string
   /**
    * Whether a page shorter than asked may be the venue's cap rather than the end (its docs leave the size it serves
    * open). Then the first short page as large as any before (every page before it was full) is followed by pages asked
@@ -143,31 +144,27 @@ export const transfers = (
   }, filter.pageSize ?? 200)
 
 /**
- * A list the venue pages by time, newest first: how to ask for a page and how to read one. The bounds of a request
- * are exclusive on the client's side; whether the venue honours them inclusively or exclusively, nothing at a bound is
- * lost (see `byTime`).
+ * A list the venue pages by time. The bounds of a request are exclusive on the client's side; whether the venue
+ * honours them inclusively or exclusively, nothing at a bound is lost (see `byTime`).
  */
-export interface TimeList<Item, Page> {
-  /** What the list holds, for messages ("bills", "orders", "fills"). */
-  readonly noun: string
-  /** The first page's index (bills count from 1, history and fills from 0). */
-  readonly firstPage: number
-  readonly fetch: (request: {
-    readonly start: number | undefined
-    readonly end: number | undefined
-    readonly pageIndex: number
-    readonly pageSize: number
-  }) => Effect.Effect<Page, SpotError.SpotErrorReason>
-  readonly items: (page: Page) => ReadonlyArray<Item>
-  /** The venue's "there is a next page" when it sends a boolean; anything else is not trusted. */
-  readonly hasNext: (page: Page) => unknown
+export interface TimeList<Item, Page> extends
+  PagedList<
+    {
+      readonly start: number | undefined
+      readonly end: number | undefined
+      readonly pageIndex: number
+      readonly pageSize: number
+    },
+    Item,
+    Page
+  >
+{
   /**
    * The page size the venue says it served, when it says one (a venue may cap the size asked for). Without it and
    * without a boolean `hasNext`, a short page is the end only once a page as large was served before (see `byTime`).
    */
   readonly served: (page: Page) => unknown
   readonly time: (item: Item) => number
-  readonly id: (item: Item) => string
 }
 
 interface Cursor {
