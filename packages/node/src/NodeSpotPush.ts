@@ -1,11 +1,12 @@
 /**
  * Push streams on Node: core's `SpotPush` over the `ws` package (`@effect/platform-node`'s `NodeWS`), which sends the
- * private handshake's headers and stops reading a connection whose consumer fell behind (back-pressure to the venue
- * rather than memory), signing with `node:crypto`. A message larger than `maxFrameBytes` (1 MiB by default) is refused
- * before it is read whole, and no compression is offered to the venue (a small compressed frame cannot become a large
- * message): the connection is closed (1009) and dialled again like any lost one, its `Disconnected` event saying why.
- * With `redis`, the connection-attempt budget (the venue's 300 per 5 minutes per address) is shared through Redis by
- * every process of the address.
+ * private handshake's headers and pauses reading a connection while the session has not taken what was read (a
+ * process falling behind holds the venue back rather than buffering), signing with `node:crypto`. A consumer that
+ * falls behind its stream is not waited for: its queue and `slowConsumerAfter` bound it (`SpotPush`). A message
+ * larger than `maxFrameBytes` (1 MiB by default) is refused before it is read whole, and no compression is offered to
+ * the venue (a small compressed frame cannot become a large message): the connection is closed (1009) and dialled
+ * again like any lost one, its `Disconnected` event saying why. With `redis`, the connection-attempt budget (the
+ * venue's 300 per 5 minutes per address) is shared through Redis by every process of the address.
  *
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
