@@ -6,7 +6,7 @@
  * - `watchBook(symbol)`: a consistent order book, rebuilt from the channel's snapshot and versioned changes. A gap in
  *   the versions, an undecodable message or a reconnect is announced as a `Resync` element and the book is rebuilt
  *   from a new snapshot: no book is ever delivered across a gap (a stale change, one the book already holds, is
- *   skipped). Whether a change starts at the previous one's end or one after it is learned from the venue's first
+ *   skipped; one inside the last change applied says that change claimed an end the venue had not reached, a gap). Whether a change starts at the previous one's end or one after it is learned from the venue's first
  *   changes in a row, so a lost change covering one version is a gap too (docs/venue/push.md). A subscription with
  *   no snapshot within `ackTimeout` of its
  *   acknowledgement is subscribed again; three in a row fail the stream (`SnapshotTimeoutError`).

@@ -75,6 +75,38 @@ describe("push book", () => {
     assert.strictEqual(book.snapshot().version, "3")
   })
 
+  // A bad message that claims an end far ahead would otherwise leave every real change after it stale: skipped, with
+  // no gap and no resync, the book frozen until the connection is replaced.
+  it("a change inside the last one applied (that one claimed an end far ahead) is a gap; a copy of one applied is stale", () => {
+    const v = 3_644_174_246n
+    for (const reading of ["next", "previousEnd"] as const) {
+      const book = new Book("BTCUSDT_SPBL", 15)
+      // Under `next` a change starts one after the book's version, under `previousEnd` at it.
+      const from = (version: bigint) => reading === "next" ? version + 1n : version
+      assert.strictEqual(book.apply(message("SNAPSHOT", v, v, [["100", "1"]])), "applied")
+      // Stale changes the snapshot holds (they start at or before it) are no gap.
+      assert.strictEqual(book.apply(message("CHANGED", v - 3n, v - 1n, [["100", "7"]])), "stale")
+      assert.strictEqual(book.apply(message("CHANGED", v - 1n, v, [["100", "7"]])), "stale")
+      assert.strictEqual(book.apply(message("CHANGED", from(v), v + 1n, [["100", "2"]])), "applied")
+      // One starting where it should, that claims to end 10^12 versions later: nothing says yet it is wrong.
+      assert.strictEqual(
+        book.apply(message("CHANGED", from(v + 1n), v + 1_000_000_000_000n, [["100", "3"]])),
+        "applied"
+      )
+      // Copies of the changes applied (a duplicated frame) are stale, as before.
+      assert.strictEqual(book.apply(message("CHANGED", from(v + 1n), v + 1_000_000_000_000n, [["100", "3"]])), "stale")
+      assert.strictEqual(book.apply(message("CHANGED", from(v), v + 1n, [["100", "2"]])), "stale")
+      // The venue goes on from where it really is: its next change lies inside the last one applied, a gap.
+      assert.strictEqual(book.apply(message("CHANGED", from(v + 2n), v + 3n, [["100", "4"]])), "gap", reading)
+      assert.strictEqual(book.snapshot().bids[0]!.size, "3")
+      // Rebuilt from a new snapshot (a new subscription resets the book), it follows the venue again.
+      book.reset()
+      assert.strictEqual(book.apply(message("SNAPSHOT", v + 3n, v + 3n, [["100", "4"]])), "applied")
+      assert.strictEqual(book.apply(message("CHANGED", from(v + 3n), v + 4n, [["100", "5"]])), "applied")
+      assert.strictEqual(book.snapshot().bids[0]!.size, "5")
+    }
+  })
+
   it("removes a price at size zero in any form, and a removal of an unknown price is no change", () => {
     const book = new Book("BTCUSDT_SPBL", 200)
     book.apply(message("SNAPSHOT", 1, 1, [["100.0", "1"]], [["101", "1"], ["102", "2"]]))

@@ -120,6 +120,23 @@ describe("push book feed: levels no book holds", () => {
     }))
 })
 
+describe("push book feed: a change that claims an end far ahead", () => {
+  it.effect("the next real change is a gap: a resync, and the book rebuilt from a new snapshot (not frozen)", () =>
+    Effect.gen(function*() {
+      const { control, events, feed, resyncs, scope } = yield* harness
+      yield* feed.onActive(CHANNEL, scope, control)
+      feed.onFrame(frame(depth("SNAPSHOT", 10, 10, "100")), control)
+      feed.onFrame(frame(depth("CHANGED", 11, 1_000_000_000_000, "101")), control)
+      assert.deepStrictEqual(yield* events, ["10", "1000000000000"])
+      feed.onFrame(frame(depth("CHANGED", 12, 12, "102")), control)
+      assert.deepStrictEqual(yield* events, ["Resync"])
+      assert.deepStrictEqual(resyncs, [CHANNEL])
+      feed.onFrame(frame(depth("SNAPSHOT", 12, 12, "102")), control)
+      feed.onFrame(frame(depth("CHANGED", 13, 13, "103")), control)
+      assert.deepStrictEqual(yield* events, ["12", "13"])
+    }))
+})
+
 describe("push book feed: a consumer whose queue is full", () => {
   // A queue of 2 and a live book, then ten changes at once.
   const full = Effect.gen(function*() {

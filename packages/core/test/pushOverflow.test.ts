@@ -108,4 +108,31 @@ describe("Overflow", () => {
       assert.deepStrictEqual(slow, [])
       assert.deepStrictEqual(yield* Queue.clear(queue), [0])
     }))
+
+  it.effect("whenFree: done once what waited was handed over, or dropped with its consumer behind; at once if none", () =>
+    Effect.gen(function*() {
+      const overflow = yield* makeOverflow()
+      const queue = yield* sink(1)
+      const sinks = new Set([queue])
+      yield* overflow.whenFree(queue)
+      for (let i = 0; i < 3; i++) overflow.offer(sinks, queue, i, () => undefined)
+      const free = yield* Effect.forkChild(overflow.whenFree(queue))
+      // 0 had room; 1 then 2 wait for it, one at a time.
+      assert.deepStrictEqual(yield* Queue.take(queue), 0)
+      yield* Effect.yieldNow
+      assert.isUndefined(free.pollUnsafe(), "2 still waits")
+      assert.deepStrictEqual(yield* Queue.take(queue), 1)
+      yield* Effect.yieldNow
+      assert.isDefined(free.pollUnsafe(), "2 is in the queue: nothing waits")
+      assert.deepStrictEqual(yield* Queue.take(queue), 2)
+      // A blocked consumer: free once it is found behind.
+      const blocked = yield* sink(1)
+      for (let i = 0; i < 3; i++) overflow.offer(new Set([blocked]), blocked, i, () => undefined)
+      const freed = yield* Effect.forkChild(overflow.whenFree(blocked))
+      yield* TestClock.adjust(SLOW_CONSUMER_MILLIS - 1)
+      assert.isUndefined(freed.pollUnsafe())
+      yield* TestClock.adjust(1)
+      assert.isDefined(freed.pollUnsafe())
+      assert.isTrue(overflow.idle)
+    }))
 })

@@ -393,6 +393,56 @@ describe("SpotPush private streams", () => {
       assert.include(orders.items.map((o) => o.clientOrderId), "m-0")
     }).pipe(Effect.provide(setup({ push: { bufferSize: 8 } }))))
 
+  // A burst the consumer is still taking when the connection drops waits in the overflow, each push with the grace to be
+  // taken; the catch-up's records must go behind it in order, yet with no such limit, as `bufferSize` says.
+  for (const drained of [true, false]) {
+    it.effect(
+      `a catch-up's records reach a consumer that keeps up whole and in order, the burst before the drop ${
+        drained ? "taken" : "still waiting"
+      }`,
+      () =>
+        Effect.gen(function*() {
+          const { alice, exchange, push, venue } = yield* context
+          // One order update every 10 ms (100 a second), steadily.
+          const taken: Array<string> = []
+          const consumer = yield* Effect.forkChild(Stream.runForEach(
+            push.watchOrders({ symbols: [SYMBOL] }),
+            (order) =>
+              Effect.andThen(Effect.sync(() => taken.push(order.clientOrderId ?? "")), Effect.sleep("10 millis"))
+          ))
+          yield* advance(3_000, 100)
+          const place = (from: number, to: number) =>
+            Effect.forEach(Array.from({ length: to - from }, (_, i) => from + i), (k) =>
+              Effect.flatMap(
+                exchange.placeOrder(alice, {
+                  symbol: SYMBOL,
+                  side: "buy",
+                  orderType: "limit",
+                  force: "normal",
+                  price: `${20000 + k}.00`,
+                  quantity: "0.001",
+                  clientOrderId: `o${k}`
+                }),
+                (placed) => Effect.sync(() => assert.isTrue(placed.ok))
+              ), { discard: true })
+          // 60 pushes at once: 0.6 s of the consumer's pace, within the grace of the last one.
+          yield* place(0, 60)
+          yield* settle
+          if (drained) yield* advance(3_000, 10)
+          // The connection drops; 300 orders are placed while it is down, for the catch-up to read.
+          yield* venue.dropAll
+          yield* place(60, 360)
+          yield* advance(8_000, 10)
+          assert.isUndefined(consumer.pollUnsafe(), "the consumer failed (SlowConsumerError) though it keeps up")
+          const expected = Array.from({ length: 360 }, (_, k) => `o${k}`)
+          // The burst first, as pushed; then the outage's orders (REST's order among them), each once.
+          assert.deepStrictEqual(taken.slice(0, 60), expected.slice(0, 60))
+          assert.deepStrictEqual([...taken].sort(), [...expected].sort())
+        }).pipe(Effect.provide(setup({ push: { bufferSize: 2 } }))),
+      { timeout: 120_000 }
+    )
+  }
+
   it.effect("a symbol the venue does not list fails the stream that names it, not the session the others share", () =>
     Effect.gen(function*() {
       const { push } = yield* context

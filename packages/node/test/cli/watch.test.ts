@@ -251,7 +251,7 @@ describe("spotkit watch", () => {
             "spotkit: listening: the private streams are in sync with REST"
           )
           assert.match(linesOf(counted.stderr)[1]!, /^spotkit: 2 events, 0 reconnects, 0 resyncs, 0 gaps in \d+\.\d s$/)
-          const timed = yield* runInProcess(["watch", "fills", "--for", "300ms"], env)
+          const timed = yield* runInProcess(["watch", "fills", "--symbol", SYMBOL, "--for", "300ms"], env)
           assert.strictEqual(timed.exitCode, 0, timed.stderr)
           assert.strictEqual(linesOf(timed.stdout)[0]!.split(/\s+/).slice(0, 3).join(" "), "time fillId orderId")
           assert.match(linesOf(timed.stderr).at(-1)!, /^spotkit: 0 events, 0 reconnects, 0 resyncs, 0 gaps in 0\.\d s$/)
@@ -301,7 +301,11 @@ describe("spotkit watch", () => {
             [["watch", "book"], env, "--symbol"],
             // A symbol of no trading pair's form: refused by the stream, before it subscribes; no header printed.
             [["watch", "ticker", "--symbol", "BTCUSDT"], env, "invalid symbol"],
-            [["watch", "fills", "--symbol", "BTCUSDT"], env, "invalid symbol"]
+            [["watch", "fills", "--symbol", "BTCUSDT"], env, "invalid symbol"],
+            [["watch", "fills", "--symbol", SYMBOL, "--symbol", "ETHUSDT"], env, "invalid symbol"],
+            // Orders and fills need the pairs whose open orders and fills REST reads back after a reconnect.
+            [["watch", "fills", "--for", "1s"], env, "watch fills needs --symbol for each pair you trade"],
+            [["watch", "orders", "--count", "1"], env, "watch orders needs --symbol for each pair you trade"]
           ]
           for (const [args, vars, expected] of cases) {
             const run = yield* runInProcess(args, vars)
@@ -314,6 +318,54 @@ describe("spotkit watch", () => {
             SPOTKIT_PUSH_URL: env.SPOTKIT_PUSH_URL!
           })
           assert.strictEqual(publicOnly.exitCode, 0, publicOnly.stderr)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.effect(
+      "watch orders and fills take --symbol once for each pair: the open orders of every pair given first, only theirs",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const exchange = yield* TestExchange.TestExchange
+          const alice = exchange.accounts[0]!.userId
+          const resting = [
+            { symbol: SYMBOL, price: "29000.00", quantity: "0.01", clientOrderId: "resting-btc" },
+            { symbol: "ETHUSDT_SPBL", price: "1900.00", quantity: "0.01", clientOrderId: "resting-eth" }
+          ]
+          for (const order of resting) {
+            const placed = yield* exchange.placeOrder(alice, {
+              ...order,
+              side: "buy",
+              orderType: "limit",
+              force: "normal"
+            })
+            assert.isTrue(placed.ok)
+          }
+          const printed = (run: { readonly stdout: string }) =>
+            objects(run.stdout).map((order) => String(order.clientOrderId)).sort()
+          const both = yield* runInProcess(
+            ["watch", "orders", "--symbol", SYMBOL, "--symbol", "ETHUSDT_SPBL", "--format", "ndjson", "--count", "2"],
+            env
+          )
+          assert.strictEqual(both.exitCode, 0, both.stderr)
+          assert.deepStrictEqual(printed(both), ["resting-btc", "resting-eth"])
+          // One pair: the other's open order (pushed or read) is not printed.
+          const one = yield* runInProcess(
+            ["watch", "orders", "--symbol", "ETHUSDT_SPBL", "--format", "ndjson", "--for", "2s"],
+            env
+          )
+          assert.strictEqual(one.exitCode, 0, one.stderr)
+          assert.deepStrictEqual(printed(one), ["resting-eth"])
+          const fills = yield* runInProcess(
+            ["watch", "fills", "--symbol", SYMBOL, "--symbol", "ETHUSDT_SPBL", "--for", "300ms"],
+            env
+          )
+          assert.strictEqual(fills.exitCode, 0, fills.stderr)
+          assert.include(fills.stderr, "listening: the private streams are in sync with REST")
+          for (const order of resting) {
+            yield* exchange.cancelOrder(alice, { clientOrderId: order.clientOrderId })
+          }
         }),
       { timeout: 60_000 }
     )

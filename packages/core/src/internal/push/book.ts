@@ -1,6 +1,8 @@
 // One order book rebuilt from a depth channel (the venue's V2 rules, and our choices where its documents are silent):
-// nothing counts before a SNAPSHOT; a CHANGED message is stale when it ends at or before the book's version, a gap
-// when it starts past where the venue's next change starts (`Continuity`), and applied otherwise. A size of zero
+// nothing counts before a SNAPSHOT; a CHANGED message is stale when it ends at or before the book's version (a copy of
+// one applied, or one the snapshot holds), a gap when it starts past where the venue's next change starts
+// (`Continuity`) or lies inside the last change applied (that change claimed an end the venue had not reached), and
+// applied otherwise. A size of zero
 // removes a price; prices are ordered as decimals, never as strings; the 15-level channel keeps its best 15 levels per
 // side. Versions are compared as BigInts.
 import { isPositive } from "../../Primitives.ts"
@@ -88,6 +90,9 @@ export class Book {
   private versionText = ""
   // Whether the book's version is the end of a change (not of a snapshot): the next change is one in a row.
   private changed = false
+  // Where the last change applied started (a snapshot's version, after a snapshot): a copy of a change applied, or one
+  // a snapshot holds, starts at or before it.
+  private appliedFrom: bigint | undefined = undefined
   private readonly continuity: Continuity
 
   /** `continuity` is the service's, shared by all its books (a fresh one for a book alone). */
@@ -109,6 +114,7 @@ export class Book {
     this.version = undefined
     this.versionText = ""
     this.changed = false
+    this.appliedFrom = undefined
   }
 
   apply(message: Push.Depth): Outcome {
@@ -126,12 +132,18 @@ export class Book {
       this.version = BigInt(message.endVersion)
       this.versionText = message.endVersion
       this.changed = false
+      this.appliedFrom = this.version
       return "applied"
     }
     if (this.version === undefined) return "ignored"
     const end = BigInt(message.endVersion)
-    if (end <= this.version) return "stale"
     const start = BigInt(message.startVersion)
+    if (end <= this.version) {
+      // A change that starts after the last one applied started, and ends within it, is no copy of a change applied:
+      // that one claimed an end the venue had not reached (a bad message), and every real change would now be skipped
+      // as stale, the book frozen with nothing said. The book and the venue disagree: rebuilt from a snapshot.
+      return this.appliedFrom !== undefined && start > this.appliedFrom ? "gap" : "stale"
+    }
     // A one-version change shows its reading before the gap check (see `Continuity`).
     this.continuity.learn(start, end, this.changed ? this.version : undefined)
     if (start > this.continuity.limit(this.version)) return "gap"
@@ -141,6 +153,7 @@ export class Book {
     this.version = end
     this.versionText = message.endVersion
     this.changed = true
+    this.appliedFrom = start
     return "applied"
   }
 

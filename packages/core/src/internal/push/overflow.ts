@@ -44,6 +44,8 @@ interface Waiting {
   readonly since: Array<number>
   head: number
   fiber: Fiber.Fiber<void> | undefined
+  // Told when nothing waits here for the consumer any more (`whenFree`), however that came.
+  readonly freed: Array<() => void>
 }
 
 export interface OverflowOptions {
@@ -78,6 +80,27 @@ export class Overflow {
   }
 
   /**
+   * Done when nothing waits here for this consumer (at once if nothing does): handed over, dropped, or its consumer
+   * found behind. What must reach the consumer after what waits here (a private backfill's records, `privateSinks.ts`)
+   * waits for this rather than here, where the grace would apply to it.
+   */
+  whenFree<A>(sink: Sink<A>): Effect.Effect<void> {
+    return Effect.callback<void>((resume) => {
+      const waiting = this.waiting.get(sink as Sink<unknown>)
+      const freed = () => resume(Effect.void)
+      if (waiting === undefined) {
+        freed()
+        return
+      }
+      waiting.freed.push(freed)
+      return Effect.sync(() => {
+        const at = waiting.freed.indexOf(freed)
+        if (at >= 0) waiting.freed.splice(at, 1)
+      })
+    })
+  }
+
+  /**
    * An element for a consumer: into its queue if it has room and nothing waits for it, otherwise behind what waits (or
    * in the place of the last one waiting, when it `replaces` it; never of the first, which is being handed over).
    */
@@ -101,7 +124,8 @@ export class Overflow {
       values: [value],
       since: [this.options.now()],
       head: 0,
-      fiber: undefined
+      fiber: undefined,
+      freed: []
     }
     this.waiting.set(sink as Sink<unknown>, started)
     started.fiber = this.options.fork(this.deliver(sink as Sink<unknown>, started))
@@ -111,14 +135,21 @@ export class Overflow {
   drop<A>(sink: Sink<A>): void {
     const waiting = this.waiting.get(sink as Sink<unknown>)
     if (waiting === undefined) return
-    this.waiting.delete(sink as Sink<unknown>)
     waiting.fiber?.interruptUnsafe()
+    this.release(sink as Sink<unknown>, waiting)
   }
 
   /** The service is closing: every delivery ends. */
   close(): void {
-    for (const waiting of this.waiting.values()) waiting.fiber?.interruptUnsafe()
-    this.waiting.clear()
+    const all = Array.from(this.waiting)
+    for (const [, waiting] of all) waiting.fiber?.interruptUnsafe()
+    for (const [sink, waiting] of all) this.release(sink, waiting)
+  }
+
+  // Nothing waits for the consumer any more: whoever waited for that (`whenFree`) goes on.
+  private release(sink: Sink<unknown>, waiting: Waiting): void {
+    if (this.waiting.get(sink) === waiting) this.waiting.delete(sink)
+    for (const freed of waiting.freed.splice(0)) freed()
   }
 
   // Hands over what fits, then waits for room for the next, no longer than its grace.
@@ -129,7 +160,7 @@ export class Overflow {
         waiting.head++
       }
       if (waiting.head === waiting.values.length) {
-        this.waiting.delete(sink)
+        this.release(sink, waiting)
         return Effect.void
       }
       if (waiting.head >= 1024) {
@@ -149,7 +180,7 @@ export class Overflow {
           }
           // Not offered: the consumer's queue is done (it left, or failed).
           if (!offered.value) {
-            this.waiting.delete(sink)
+            this.release(sink, waiting)
             return Effect.void
           }
           waiting.head++
@@ -163,6 +194,7 @@ export class Overflow {
   private behind(sink: Sink<unknown>, waiting: Waiting): void {
     this.waiting.delete(sink)
     waiting.slow(waiting.sinks, sink)
+    this.release(sink, waiting)
   }
 }
 

@@ -3,8 +3,9 @@
 // has no room for waits in that consumer's backlog, delivered by a fiber as room comes (`deliver`); outside, a live
 // element a queue has no room for waits in the service's overflow (`overflow.ts`: a read of the socket is handed over
 // at once too), and a consumer that leaves one waiting longer than its grace fails with `SlowConsumerError` rather
-// than miss it. The session owns which consumers there are (the sets of sinks); this, what waits for each and its
-// delivery.
+// than miss it. A backlog begun while live elements still wait in the overflow for that consumer is delivered after
+// them (`Overflow.whenFree`): they keep their grace, the backfill's records have none. The session owns which
+// consumers there are (the sets of sinks); this, what waits for each and its delivery.
 import { Cause, Effect, Queue } from "effect"
 import type { Fiber } from "effect"
 import * as PushError from "../../PushError.ts"
@@ -46,8 +47,14 @@ export class Backlogs {
   // that leaves one waiting too long); either keeps the later ones behind it.
   offer<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
     const { overflow } = this.limits
-    if (!overflow.idle && overflow.holds(sink)) return overflow.offer(sinks, sink, value, this.slow)
     const backlog = this.backlogs.get(sink as Sink<unknown>)
+    if (backlog === undefined && !overflow.idle && overflow.holds(sink)) {
+      // Live pushes still wait in the overflow (a burst the consumer was taking when the connection dropped): a
+      // backfill's records go behind them, but in a backlog, whose delivery starts once the overflow handed those
+      // over. In the overflow, each would have the grace to be taken, and a consumer that keeps up could fail.
+      if (this.holding) return this.start(sinks, sink, value)
+      return overflow.offer(sinks, sink, value, this.slow)
+    }
     if (backlog !== undefined) {
       backlog.values.push({ value, live: !this.holding })
       if (!this.holding && ++backlog.live > this.limits.bufferLimit) {
@@ -60,17 +67,19 @@ export class Backlogs {
       return
     }
     if (Queue.offerUnsafe(sink, value)) return
-    if (this.holding) {
-      this.backlogs.set(sink as Sink<unknown>, {
-        sinks: sinks as Set<Sink<unknown>>,
-        values: [{ value, live: false }],
-        head: 0,
-        live: 0,
-        fiber: undefined
-      })
-      return
-    }
+    if (this.holding) return this.start(sinks, sink, value)
     overflow.offer(sinks, sink, value, this.slow)
+  }
+
+  // A backlog, of a backfill's element the consumer's queue has no room for (or that must wait behind the overflow).
+  private start<A>(sinks: Set<Sink<A>>, sink: Sink<A>, value: A): void {
+    this.backlogs.set(sink as Sink<unknown>, {
+      sinks: sinks as Set<Sink<unknown>>,
+      values: [{ value, live: false }],
+      head: 0,
+      live: 0,
+      fiber: undefined
+    })
   }
 
   // A live element waited its grace for room (the overflow's rule).
@@ -107,15 +116,20 @@ export class Backlogs {
   }
 
   // A fiber per backlog, until it is delivered. Detached from the connection: its elements are merged already, so no
-  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails.
+  // later backfill would deliver them again; it ends when delivered, or when its consumer leaves or fails. It starts
+  // once the live elements that were waiting in the overflow for the consumer before the backlog began are handed
+  // over (or dropped, the consumer failed), so that the consumer gets everything in order.
   deliver(): Effect.Effect<void> {
     return Effect.suspend(() =>
       Effect.forEach(
         Array.from(this.backlogs).filter(([, backlog]) => backlog.fiber === undefined),
         ([sink, backlog]) =>
-          Effect.map(Effect.forkDetach(this.deliverTo(sink, backlog)), (fiber) => {
-            backlog.fiber = fiber
-          }),
+          Effect.map(
+            Effect.forkDetach(Effect.andThen(this.limits.overflow.whenFree(sink), this.deliverTo(sink, backlog))),
+            (fiber) => {
+              backlog.fiber = fiber
+            }
+          ),
         { discard: true }
       )
     )

@@ -168,6 +168,41 @@ export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
     plural(tally.gaps, "gap")
   } in ${seconds(elapsedMillis)}${tally.failed > 0 ? `; ${plural(tally.failed, "failed connection attempt")}` : ""}`
 
+// `--symbol` as many times as the user gave it, each once (in the order given).
+const symbolsOf = (symbols: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(symbols)]
+
+const symbolsFlag = (description: string) =>
+  Flag.String("symbol").pipe(Flag.withDescription(description), Flag.withMetavar("SYMBOL"), Flag.atLeast(0))
+
+// Orders and fills: REST reads a pair's open orders and fills only when asked for that pair, so without one the
+// catch-up after a reconnect reads no order and no fill, and `watch orders` would print no open order. A trader who
+// relies on "each fill once, across reconnects" would then miss an outage's fills with nothing said: refused instead.
+const tradedSymbols = symbolsFlag(
+  "A pair you trade, e.g. BTCUSDT_SPBL; required, and given once for each pair (--symbol BTCUSDT_SPBL --symbol " +
+    "ETHUSDT_SPBL): its open orders are printed first (orders), its open orders and fills are read by REST after " +
+    "each reconnect, and only its events are printed"
+)
+
+const balanceSymbols = symbolsFlag(
+  "A pair you trade, e.g. BTCUSDT_SPBL, given once for each (optional: balances are read whole after a reconnect)"
+)
+
+// No `--symbol` for orders or fills: bad usage (exit code 2), before anything is sent.
+const requireSymbols = (command: string, symbols: ReadonlyArray<string>) =>
+  symbols.length > 0 ? Effect.void : Shared.usage(
+    `watch ${command} needs --symbol for each pair you trade (e.g. --symbol BTCUSDT_SPBL --symbol ETHUSDT_SPBL): ` +
+      "REST reads a pair's orders and fills only when asked for it, so without one what happens while the " +
+      "connection is down would be missed"
+  )
+
+// Only the events of the pairs asked for: a push of another pair (the private channels carry every pair) is not one.
+const onlySymbols =
+  <A extends { readonly symbol: string }>(symbols: ReadonlyArray<string>) =>
+  (stream: Stream.Stream<A, PushError.PushError>) => {
+    const wanted = new Set(symbols)
+    return Stream.filter(stream, (a) => wanted.has(a.symbol))
+  }
+
 // The push service for the command's scope, over the client (clock offset, REST backfill); credentials only for the
 // private channels.
 const pushOf = (
@@ -192,6 +227,8 @@ const pushOf = (
 /** What one `watch` command streams and how it prints it. */
 interface Plan<A> {
   readonly access: Environment.Access
+  /** The pairs a private watch needs (`--symbol`), checked after the other flags and the environment. */
+  readonly required?: { readonly command: string; readonly symbols: ReadonlyArray<string> } | undefined
   readonly stream: (
     push: SpotPush.Service,
     client: SpotClient.Service
@@ -203,6 +240,7 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
   Effect.gen(function*() {
     const { count, millis } = yield* checked(flags)
     const options = yield* Shared.environment(plan.access, true)
+    if (plan.required !== undefined) yield* requireSymbols(plan.required.command, plan.required.symbols)
     const client = yield* Shared.clientOf(options)
     const push = yield* pushOf(options, client, plan.access)
     const output = yield* Output.Output
@@ -266,29 +304,15 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
 // ---------------------------------------------------------------------------------------------------------------
 // commands
 
-const symbolsOf = (symbol: Option.Option<string>) =>
-  Option.match(symbol, { onNone: () => undefined, onSome: (s) => [s] })
-
-const optionalSymbol = Flag.String("symbol").pipe(
-  Flag.withDescription(
-    "A symbol whose open orders and fills are read by REST after each reconnect, e.g. BTCUSDT_SPBL (symbols seen in " +
-      "pushes are added); for fills and orders, only its events are printed"
-  ),
-  Flag.optional
-)
-
-const onlySymbol =
-  <A extends { readonly symbol: string }>(symbol: Option.Option<string>) =>
-  (stream: Stream.Stream<A, PushError.PushError>) =>
-    Option.isNone(symbol) ? stream : Stream.filter(stream, (a) => a.symbol === symbol.value)
-
 const fillsCommand = Command.make(
   "fills",
-  { symbol: optionalSymbol, ...commonFlags },
+  { symbol: tradedSymbols, ...commonFlags },
   Effect.fnUntraced(function*(flags) {
+    const symbols = symbolsOf(flags.symbol)
     yield* run({
       access: "private",
-      stream: (push) => push.watchFills({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
+      required: { command: "fills", symbols },
+      stream: (push) => push.watchFills({ symbols }).pipe(onlySymbols(symbols)),
       renderer: Rows.renderers.fills
     }, flags)
   }, Shared.handled)
@@ -297,39 +321,41 @@ const fillsCommand = Command.make(
   Command.withDescription(
     "Prints every fill of your orders from now on, once each, with its fillId (the REST fills' fillId) and orderId: " +
       "after every reconnect the gap is closed by REST before pushes resume, so a fill made while the connection was " +
-      "down is printed too (source rest) — of the symbols in play: give --symbol for each pair you trade (one seen " +
-      "in a push counts too)"
+      "down is printed too (source rest). REST reads a pair's fills only when asked for it: give --symbol for each " +
+      "pair you trade (required); only their fills are printed"
   ),
   Command.withExamples([
     {
-      command: `${Shared.NAME} watch fills --symbol BTCUSDT_SPBL --format ndjson`,
-      description: "Fills as NDJSON, one object per fill"
+      command: `${Shared.NAME} watch fills --symbol BTCUSDT_SPBL --symbol ETHUSDT_SPBL --format ndjson`,
+      description: "Fills of two pairs as NDJSON, one object per fill"
     }
   ])
 )
 
 const ordersCommand = Command.make(
   "orders",
-  { symbol: optionalSymbol, ...commonFlags },
+  { symbol: tradedSymbols, ...commonFlags },
   Effect.fnUntraced(function*(flags) {
+    const symbols = symbolsOf(flags.symbol)
     yield* run({
       access: "private",
-      stream: (push) => push.watchOrders({ symbols: symbolsOf(flags.symbol) }).pipe(onlySymbol(flags.symbol)),
+      required: { command: "orders", symbols },
+      stream: (push) => push.watchOrders({ symbols }).pipe(onlySymbols(symbols)),
       renderer: Rows.renderers.orders
     }, flags)
   }, Shared.handled)
 ).pipe(
   Command.withShortDescription("Changes of your orders as they happen"),
   Command.withDescription(
-    "Prints the open orders, then every change of your orders: status (open, partial_fill, full_fill, cancelled), " +
-      "filled quantity, final. Across reconnects no change is lost: an order's filled quantity never goes back and a " +
-      "final state sticks"
+    "Prints the open orders of the pairs given with --symbol (required, once for each pair you trade), then every " +
+      "change of their orders: status (open, partial_fill, full_fill, cancelled), filled quantity, final. Across " +
+      "reconnects no change is lost: an order's filled quantity never goes back and a final state sticks"
   )
 )
 
 const balancesCommand = Command.make(
   "balances",
-  { symbol: optionalSymbol, ...commonFlags },
+  { symbol: balanceSymbols, ...commonFlags },
   Effect.fnUntraced(function*(flags) {
     yield* run({
       access: "private",
