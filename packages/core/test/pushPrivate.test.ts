@@ -122,6 +122,8 @@ const setup = (
     const session = new PrivateSession({
       rest: options.rest ?? rest(fills, calls, options.available),
       now,
+      // The venue's clock well ahead of the times these tests push (at most seconds): none is stamped in the future.
+      clockOffset: Effect.succeed(1_000_000),
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,

@@ -47,6 +47,11 @@ export interface Options {
   readonly retentionMillis: number
   /** This machine's clock (ms): when a fill arrived, an order ended. */
   readonly now: () => number
+  /**
+   * The venue's clock less this machine's (ms), as the client estimates it: read at each REST read, it bounds the
+   * watermarks (`raise`).
+   */
+  readonly clockOffset: Effect.Effect<number>
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
   readonly onFailed: Effect.Effect<void>
@@ -122,6 +127,8 @@ export class PrivateSession implements Feed {
   // pushed late behind a later one of another, and lost with a connection, is still after its own symbol's watermark.
   private readonly fillMarks = new Map<string, number>()
   private readonly orderMarks = new Map<string, number>()
+  // The clock offset as last read (before every merge: each follows a REST read, which reads it first).
+  private offset = 0
   private merged = 0
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
@@ -160,8 +167,14 @@ export class PrivateSession implements Feed {
     }
   }
 
+  // A watermark moves to an event's time, but never past this machine's estimate of the venue's time: one event
+  // stamped ahead (a push node whose clock is off, a time in microseconds) would otherwise have every later backfill
+  // read from there, and miss the outages before it without a word. The event itself is still delivered. A watermark
+  // held back to now only makes the next backfill read a little more, which merging by id makes harmless; none is
+  // added on top of the estimate, so that the overlap still covers an estimate a few seconds off.
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
-    if (time > this.mark(marks, symbol)) marks.set(symbol, time)
+    const bounded = Math.min(time, this.options.now() + this.offset)
+    if (bounded > this.mark(marks, symbol)) marks.set(symbol, bounded)
   }
 
   /** How much the session remembers to deliver each event once (its memory, which pruning bounds). */
@@ -268,6 +281,7 @@ export class PrivateSession implements Feed {
     const rest = this.options.rest
     // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
     const read = Effect.gen({ self: this }, function*() {
+      this.offset = yield* this.options.clockOffset
       const { fills, gone, orders, refused } = yield* readEach(symbols, (symbol) =>
         this.late.has(symbol)
           ? readSymbol(rest, symbol, this.bounds(symbol))
@@ -335,6 +349,7 @@ export class PrivateSession implements Feed {
   private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
     const { rest } = this.options
     return Effect.gen({ self: this }, function*() {
+      this.offset = yield* this.options.clockOffset
       const before = this.buffer.length
       const held = Array.from(this.unsure.keys())
       const balances = yield* rest.balances
@@ -574,9 +589,9 @@ export class PrivateSession implements Feed {
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
   // A fill id, and a final order, is also kept for the retention after it arrived (ended): pushes are delivered
   // whatever their time, and a venue that pushes a fill or an order's end again (on a new connection, at least once)
-  // would otherwise have it delivered twice once a later event (minutes later, or one stamped in the future) moved the
-  // watermark past it. Refusing pushes behind the watermark instead would drop genuine ones after an event stamped in
-  // the future; kept by arrival, memory stays bounded by what arrives within the retention.
+  // would otherwise have it delivered twice once a later event (minutes later) moved the watermark past it. Refusing
+  // pushes behind the watermark instead would drop genuine ones; kept by arrival, memory stays bounded by what arrives
+  // within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
     const arrivedBefore = this.options.now() - retentionMillis
