@@ -657,6 +657,85 @@ describe("push private session: what is remembered", () => {
     }))
 })
 
+describe("push private session: the shape of a push", () => {
+  const order = {
+    id: "11",
+    symbolName: "BTCUSDT_SPBL",
+    orderSide: "BUY",
+    type: "LIMIT",
+    status: "NEW",
+    price: "1",
+    size: "1",
+    cumFillSize: "0",
+    createdTime: "100",
+    updatedTime: "100"
+  }
+  const fillRecord = {
+    id: "21",
+    symbolName: "BTCUSDT_SPBL",
+    orderId: "9",
+    orderSide: "BUY",
+    fillSize: "1",
+    fillValue: "10",
+    fillFee: "0",
+    direction: "TAKER",
+    createdTime: "100"
+  }
+  const balance = { coinId: 1, coinName: "BTC", available: "5", frozen: "0", equity: "5" }
+
+  // A live session with a consumer of each stream; what each got from a push, and the reconnections it asked.
+  const live = Effect.gen(function*() {
+    const { activate, balanceSink, control, fillSink, reconnects, session } = yield* setup([])
+    const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+    session.attachOrders(orderSink)
+    yield* activate
+    yield* Effect.yieldNow
+    drain(balanceSink)
+    const got = (channel: string, data: unknown) => {
+      session.onFrame(frame(channel, 2, data), control)
+      return {
+        orders: drain(orderSink).map((o) => o.orderId),
+        fills: drain(fillSink).map((f) => f.fillId),
+        balances: drain(balanceSink).map((b) => b.available),
+        reconnects: reconnects.splice(0)
+      }
+    }
+    return got
+  })
+  const nothing = { orders: [], fills: [], balances: [], reconnects: [] }
+
+  it.effect("a single record, not in an array, is one item: delivered", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      assert.deepStrictEqual(got("orders", { orderInfo: order }), { ...nothing, orders: ["11"] })
+      assert.deepStrictEqual(got("orders", { ...order, id: "12" }), { ...nothing, orders: ["12"] })
+      assert.deepStrictEqual(got("fill", { orderFillTransaction: fillRecord }), { ...nothing, fills: ["21"] })
+      assert.deepStrictEqual(got("account", { accountAsset: balance }), { ...nothing, balances: ["5"] })
+    }))
+
+  it.effect("a shape that is neither a list nor a record of the channel replaces the connection, as a bad item does", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      const decode = (what: string) => ({ ...nothing, reconnects: [`an undecodable ${what} push`] })
+      assert.deepStrictEqual(got("fill", "21"), decode("fill"))
+      assert.deepStrictEqual(got("fill", 21), decode("fill"))
+      assert.deepStrictEqual(got("fill", null), decode("fill"))
+      assert.deepStrictEqual(got("fill", { other: [fillRecord] }), decode("fill"))
+      assert.deepStrictEqual(got("account", { other: balance }), decode("account"))
+      assert.deepStrictEqual(got("orders", "11"), decode("order"))
+      assert.deepStrictEqual(got("orders", { other: [{ id: "11" }] }), decode("order"))
+    }))
+
+  it.effect("an empty list is no item: nothing delivered, the connection kept", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      assert.deepStrictEqual(got("fill", { orderFillTransaction: [] }), nothing)
+      assert.deepStrictEqual(got("account", { accountAsset: [] }), nothing)
+      assert.deepStrictEqual(got("orders", { orderInfo: [] }), nothing)
+      assert.deepStrictEqual(got("orders", []), nothing)
+    }))
+})
+
 describe("push private session: fills pushed again", () => {
   const pushedAt = (id: string, time: number) => pushedFillOf(id, "BTCUSDT_SPBL", time, "9")
 
