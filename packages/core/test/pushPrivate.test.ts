@@ -195,6 +195,31 @@ describe("push private session", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.side]), [["6", "buy"]])
     }))
 
+  it.effect("an account push without equity has it as available + frozen; the same balance from REST is no news", () =>
+    Effect.gen(function*() {
+      const { activate, balanceSink, control, session } = yield* setup([], { available: "5" })
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // The coin moves by push, with no equity in the pushes, and back to where REST had it.
+      const pushed = (version: number, available: string, frozen: string) =>
+        frame("account", version, { accountAsset: [{ coinId: 1, coinName: "BTC", available, frozen }] })
+      session.onFrame(pushed(1, "4", "0.5"), control)
+      session.onFrame(pushed(2, "5", "0"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.available, b.equity, b.source]), [
+        ["5", "5", "rest"],
+        ["4", "4.5", "push"],
+        ["5", "5", "push"]
+      ])
+      // Reconnections: REST's balance, equity included, is the one known: not delivered again.
+      for (let i = 0; i < 3; i++) {
+        yield* down
+        yield* activate
+        yield* Effect.yieldNow
+      }
+      assert.deepStrictEqual(drain(balanceSink), [])
+    }))
+
   it.effect("an account push older than one applied does not undo it", () =>
     Effect.gen(function*() {
       const { activate, balanceSink, control, session } = yield* setup([])
