@@ -401,7 +401,7 @@ describe("push private session", () => {
       assert.deepStrictEqual(asked, [])
     }))
 
-  it.effect("a symbol brought to a live session: its open orders read alone, merged as they come, pushes not held", () =>
+  it.effect("a symbol new to the session brought to a live session: its reads merged as they come, pushes not held", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const calls: Array<string> = []
@@ -465,9 +465,24 @@ describe("push private session", () => {
       yield* Deferred.succeed(gate, undefined)
       for (let i = 0; i < 5; i++) yield* Effect.yieldNow
       assert.deepStrictEqual(drain(orderSink).map((o) => o.filledQuantity), ["0.5"])
-      // Nothing else asked of REST, and no "Resynced": this was no resynchronisation.
-      assert.deepStrictEqual(calls, [])
+      // Besides its open orders, its fills since the session's start (50, less the overlap): a symbol new to the session
+      // was read by no backfill. No "Resynced": this was no resynchronisation.
+      assert.deepStrictEqual(calls, ["fills>45"])
       assert.deepStrictEqual(events, [])
+    }))
+
+  it.effect("a symbol known from pushes brought to a live session: its open orders read alone", () =>
+    Effect.gen(function*() {
+      const calls: Array<string> = []
+      const { activate, control, session } = yield* setup([], { rest: rest([], calls) })
+      yield* activate
+      yield* Effect.yieldNow
+      // ETH is learnt from a push on this live connection: its events from then on are pushed.
+      session.onFrame(pushedOrderOf("77", "ETHUSDT_SPBL", 60), control)
+      calls.length = 0
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(calls, [])
     }))
 
   it.effect("a balance written otherwise (trailing zeros) is no change: not delivered again", () =>

@@ -5,8 +5,9 @@
 // pushes are merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
-// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
-// that joins while a backfill runs, after it took its list, gets that backfill's reads of the symbol after it.
+// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile, and
+// for a symbol new to the session its orders and fills since the session's start; one that joins while a backfill
+// runs, after it took its list, gets that backfill's reads of the symbol after it.
 // This module owns the session's state (phase, buffer, symbols, watermarks, what it remembers) and applies the merges;
 // what is asked of REST and how it is read is `privateRest.ts`, the merge rules `privateMerge.ts`, and what waits for
 // a consumer's queue to have room `privateSinks.ts`.
@@ -111,7 +112,8 @@ export class PrivateSession implements Feed {
   // Symbols brought while a backfill ran (after it took its list), with the bounds their REST reads start from: their
   // watermarks as they stood before the pushes buffered meanwhile were merged (those moved them past the outage).
   // They get the backfill's reads, not the open orders alone: the outage that backfill closes was not closed for them.
-  // Kept until one read of them (this one's, or a later backfill's) is merged.
+  // So do symbols new to the session, from its start (`addSymbols`). Kept until one read of them (this one's, or a
+  // later backfill's) is merged.
   private readonly late = new Map<string, Bounds>()
   // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
   private readonly fills = new Map<
@@ -211,12 +213,18 @@ export class PrivateSession implements Feed {
    * Symbols a consumer joining brings. One whose open orders REST has not read on this connection (a symbol new to the
    * session, or one it knows only from pushes) has them read: at once when the session is live, after the backfill
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
-   * the session is down. Only the open orders on a live connection, where every other event of the symbol is pushed;
-   * after a backfill under way, that backfill's reads (the outage it closes was not closed for the symbol).
+   * the session is down. A symbol new to the session also has its orders created and fills made since the session's
+   * start read (no outage was closed for it, nor the time before the first connection); one it knows only from pushes,
+   * its open orders alone on a live connection, where every other event of the symbol is pushed, and after a backfill
+   * under way that backfill's reads (the outage it closes was not closed for the symbol).
    */
   addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
+        // New to the session: nothing of it was seen (an event of it, pushed or read, would have made it known), so
+        // every outage since the session's start was closed without it. Its reads start where a symbol not seen
+        // starts (`bounds`: the session's start), and so reach back before the earliest of them, whenever it joins.
+        if (!this.symbols.has(symbol) && !this.late.has(symbol)) this.late.set(symbol, this.bounds(symbol))
         this.symbols.add(symbol)
         const brought = this.given.get(symbol) ?? new Set()
         if (sink !== undefined) brought.add(sink as Sink<unknown>)
@@ -267,10 +275,13 @@ export class PrivateSession implements Feed {
   }
 
   // The open orders of the symbols consumers brought, read on the live connection and merged as they come. Pushes are
-  // not held meanwhile: the connection is live, so nothing else of these symbols was missed (the channels carry every
-  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it. A symbol
-  // brought while the backfill ran gets that backfill's reads instead (its orders and fills of the outage, and the
-  // outcome of orders they leave unknown), from its bounds as they stood before the buffered pushes moved them.
+  // not held meanwhile: the connection is live, so nothing else of these symbols was missed since it came up (the
+  // channels carry every symbol), and an order only moves forward, so a push that overtakes REST's answer is not
+  // undone by it. A symbol brought while the backfill ran gets that backfill's reads instead (its orders and fills of
+  // the outage, and the outcome of orders they leave unknown), from its bounds as they stood before the buffered
+  // pushes moved them; a symbol new to the session, the same reads from the session's start: every outage before
+  // this connection (and the time before the first) was closed without it. What they read that the session saw
+  // (nothing, for a new symbol: an event of it would have made it known) is merged as no news.
   private readAsked(): Effect.Effect<void> {
     const connection = this.connection
     if (connection === undefined || this.reading || this.asked.size === 0) return Effect.void
