@@ -776,6 +776,25 @@ describe("push private session: the shape of a push", () => {
     }))
 })
 
+describe("push private session: an event stamped ahead of the venue's clock", () => {
+  it.effect("is delivered, but moves its watermark no further than the venue's time as estimated", () =>
+    Effect.gen(function*() {
+      const { activate, calls, control, fillSink, session } = yield* setup([])
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue's time is this machine's clock (0) plus the offset (1,000,000); a fill stamped ten minutes past it.
+      session.onFrame(pushedFillOf("f1", "BTCUSDT_SPBL", 1_000_000 + 600_000, "9"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
+      calls.length = 0
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The next backfill reads from the venue's time when it arrived, less the overlap: not from ten minutes ahead.
+      assert.deepStrictEqual(calls, ["balances", `fills>${1_000_000 - 5}`])
+    }))
+})
+
 describe("push private session: fills pushed again", () => {
   const pushedAt = (id: string, time: number) => pushedFillOf(id, "BTCUSDT_SPBL", time, "9")
 
