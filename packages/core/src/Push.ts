@@ -673,25 +673,32 @@ export const Order = Schema.StructWithRest(
 export type Order = typeof Order.Type
 
 /**
- * The items of a private push's `msg.data`: the array under `orderFillTransaction` (`fill`), `accountAsset`
+ * The items of a private push's `msg.data`: what is under `orderFillTransaction` (`fill`) or `accountAsset`
  * (`account`), or, for `orders` (whose key is not documented), the first array whose items carry `id` and
- * `orderSide`. An array `data` is its own items.
+ * `orderSide`, else the first value, or `data` itself, that carries them (else an empty array: no item). An array is
+ * its items, a single record one item. Any other `data` (a string, a number, a record without the key) is one item
+ * that does not decode as a record of the channel: the push is unreadable, as one with a bad item is, never read as
+ * carrying nothing.
  *
  * @since 0.1.0
  * @category codecs
  */
 export const privateItems = (channel: string, data: unknown): ReadonlyArray<unknown> => {
   if (Array.isArray(data)) return data
-  if (!isRecord(data)) return []
-  const named = channel === "fill" ? data.orderFillTransaction : channel === "account" ? data.accountAsset : undefined
-  if (Array.isArray(named)) return named
-  if (channel !== "orders") return []
-  for (const value of Object.values(data)) {
-    if (Array.isArray(value) && value.some((item) => isRecord(item) && "id" in item && "orderSide" in item)) {
-      return value
-    }
+  if (!isRecord(data)) return [data]
+  if (channel !== "orders") {
+    const named = channel === "fill" ? data.orderFillTransaction : channel === "account" ? data.accountAsset : undefined
+    return Array.isArray(named) ? named : [named ?? data]
   }
-  return []
+  const isOrder = (item: unknown) => isRecord(item) && "id" in item && "orderSide" in item
+  const values = Object.values(data)
+  const list = values.find((value) => Array.isArray(value) && value.some(isOrder))
+  if (list !== undefined) return list as ReadonlyArray<unknown>
+  const single = values.find(isOrder)
+  if (single !== undefined) return [single]
+  if (isOrder(data)) return [data]
+  // An empty array (under whatever key) is a list of no order; without one, the push carries nothing readable.
+  return values.some((value) => Array.isArray(value) && value.length === 0) ? [] : [data]
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -177,7 +177,7 @@ export interface Balance {
   readonly available: string
   /** What is held, not available (by open orders, for one). */
   readonly frozen: string
-  /** `available + frozen`, when the source says. */
+  /** `available + frozen`: as REST and the push say it, or added up when a push leaves it out. */
   readonly equity: string | undefined
   readonly source: Source
 }

@@ -270,8 +270,11 @@ export interface PrivateOptions {
   /**
    * The symbols whose open orders and fills the backfill asks for after a reconnect (REST needs a symbol); symbols
    * seen in pushes are added (a trading pair's form only; one REST then refuses for good, such as a delisted pair, is
-   * no longer read, with a warning logged, and its pushes are still delivered). A stream that joins a running private session with a symbol whose open orders were not
-   * read on its connection has them read then (the session's other pushes are not held meanwhile). A symbol the venue
+   * no longer read, with a warning logged, and its pushes are still delivered). A stream that joins a running private
+   * session with a symbol whose open orders were not read on its connection has them read then (the session's other
+   * pushes are not held meanwhile). A symbol new to the session (none of its events seen yet) also has its orders
+   * created and fills made since the session's start read then, for every stream: the outages the session caught up
+   * before it joined were read back without it. A symbol the venue
    * does not list (the client's symbol rules) fails that stream with a `ValidationError` before it joins; while the
    * rules cannot be read, it joins unchecked, and REST's refusal of it fails that stream alone (with a
    * `BackfillError`), not the session the other private streams share.

@@ -172,9 +172,21 @@ describe("Push", () => {
       id: "1",
       orderSide: "BUY"
     }])
-    assert.deepStrictEqual(Push.privateItems("orders", { other: [{ id: "1" }] }), [])
     assert.deepStrictEqual(Push.privateItems("fill", [2]), [2])
-    assert.deepStrictEqual(Push.privateItems("fill", null), [])
+    assert.deepStrictEqual(Push.privateItems("fill", { orderFillTransaction: [] }), [])
+    assert.deepStrictEqual(Push.privateItems("orders", { orderInfo: [] }), [])
+  })
+
+  it("privateItems: a single record is one item; any other shape one item that does not decode, never none", () => {
+    const order = { id: "1", orderSide: "BUY" }
+    assert.deepStrictEqual(Push.privateItems("account", { accountAsset: { coinId: 1 } }), [{ coinId: 1 }])
+    assert.deepStrictEqual(Push.privateItems("orders", { whatever: order }), [order])
+    assert.deepStrictEqual(Push.privateItems("orders", order), [order])
+    // Not a record of the channel: the push is unreadable (its one item fails to decode), not empty.
+    assert.deepStrictEqual(Push.privateItems("orders", { other: [{ id: "1" }] }), [{ other: [{ id: "1" }] }])
+    assert.deepStrictEqual(Push.privateItems("fill", null), [null])
+    assert.deepStrictEqual(Push.privateItems("fill", "x"), ["x"])
+    assert.deepStrictEqual(Push.privateItems("fill", { other: 1 }), [{ other: 1 }])
   })
 
   it("codecs: depth versions as digits (numbers too, beyond 2^53 as text), exact decimals", () => {

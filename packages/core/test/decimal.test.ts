@@ -42,6 +42,20 @@ describe("decimal", () => {
     )
   })
 
+  it("add agrees with BigInt, written with the finer scale's decimals", () => {
+    fc.assert(
+      fc.property(decimal, decimal, (a, b) => {
+        const scale = Math.max(scaleOf(a), scaleOf(b))
+        const sum = Decimal.add(a, b)
+        assert.strictEqual(scaleOf(sum), scale)
+        assert.strictEqual(units(sum, scale), units(a, scale) + units(b, scale))
+      }),
+      { numRuns: RUNS }
+    )
+    assert.strictEqual(Decimal.add("1.50", "2"), "3.50")
+    assert.strictEqual(Decimal.add("0.0040000000000000", "0"), "0.0040000000000000")
+  })
+
   it("isMultiple agrees with BigInt, for powers of ten and other steps", () => {
     fc.assert(
       fc.property(decimal, step, (value, by) => {

@@ -38,6 +38,9 @@ const tradeFeed = (capacity: number) =>
       overflow,
       start: Effect.succeed(0),
       overlapMillis: 5_000,
+      // The venue's time well after every trade pushed here: none is stamped ahead of it.
+      now: () => START + 1_000_000_000,
+      clockOffset: Effect.succeed(0),
       limit: 100,
       onGap: () => undefined,
       backfill: () => Effect.succeed([]),

@@ -122,6 +122,8 @@ const setup = (
     const session = new PrivateSession({
       rest: options.rest ?? rest(fills, calls, options.available),
       now,
+      // The venue's clock well ahead of the times these tests push (at most seconds): none is stamped in the future.
+      clockOffset: Effect.succeed(1_000_000),
       since: 50,
       symbols: ["BTCUSDT_SPBL"],
       capacity: 100,
@@ -191,6 +193,31 @@ describe("push private session", () => {
       assert.deepStrictEqual(reconnects, ["an undecodable fill push"])
       session.onFrame(pushedFill("6"), control)
       assert.deepStrictEqual(drain(fillSink).map((f) => [f.fillId, f.side]), [["6", "buy"]])
+    }))
+
+  it.effect("an account push without equity has it as available + frozen; the same balance from REST is no news", () =>
+    Effect.gen(function*() {
+      const { activate, balanceSink, control, session } = yield* setup([], { available: "5" })
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // The coin moves by push, with no equity in the pushes, and back to where REST had it.
+      const pushed = (version: number, available: string, frozen: string) =>
+        frame("account", version, { accountAsset: [{ coinId: 1, coinName: "BTC", available, frozen }] })
+      session.onFrame(pushed(1, "4", "0.5"), control)
+      session.onFrame(pushed(2, "5", "0"), control)
+      assert.deepStrictEqual(drain(balanceSink).map((b) => [b.available, b.equity, b.source]), [
+        ["5", "5", "rest"],
+        ["4", "4.5", "push"],
+        ["5", "5", "push"]
+      ])
+      // Reconnections: REST's balance, equity included, is the one known: not delivered again.
+      for (let i = 0; i < 3; i++) {
+        yield* down
+        yield* activate
+        yield* Effect.yieldNow
+      }
+      assert.deepStrictEqual(drain(balanceSink), [])
     }))
 
   it.effect("an account push older than one applied does not undo it", () =>
@@ -374,7 +401,7 @@ describe("push private session", () => {
       assert.deepStrictEqual(asked, [])
     }))
 
-  it.effect("a symbol brought to a live session: its open orders read alone, merged as they come, pushes not held", () =>
+  it.effect("a symbol new to the session brought to a live session: its reads merged as they come, pushes not held", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const calls: Array<string> = []
@@ -438,9 +465,24 @@ describe("push private session", () => {
       yield* Deferred.succeed(gate, undefined)
       for (let i = 0; i < 5; i++) yield* Effect.yieldNow
       assert.deepStrictEqual(drain(orderSink).map((o) => o.filledQuantity), ["0.5"])
-      // Nothing else asked of REST, and no "Resynced": this was no resynchronisation.
-      assert.deepStrictEqual(calls, [])
+      // Besides its open orders, its fills since the session's start (50, less the overlap): a symbol new to the session
+      // was read by no backfill. No "Resynced": this was no resynchronisation.
+      assert.deepStrictEqual(calls, ["fills>45"])
       assert.deepStrictEqual(events, [])
+    }))
+
+  it.effect("a symbol known from pushes brought to a live session: its open orders read alone", () =>
+    Effect.gen(function*() {
+      const calls: Array<string> = []
+      const { activate, control, session } = yield* setup([], { rest: rest([], calls) })
+      yield* activate
+      yield* Effect.yieldNow
+      // ETH is learnt from a push on this live connection: its events from then on are pushed.
+      session.onFrame(pushedOrderOf("77", "ETHUSDT_SPBL", 60), control)
+      calls.length = 0
+      yield* session.addSymbols(["ETHUSDT_SPBL"])
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(calls, [])
     }))
 
   it.effect("a balance written otherwise (trailing zeros) is no change: not delivered again", () =>
@@ -652,6 +694,104 @@ describe("push private session: what is remembered", () => {
       assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
       const buys = drain(orderSink).filter((o) => o.orderId === "the-buy").map((o) => o.status)
       assert.deepStrictEqual(buys, ["full_fill"])
+    }))
+})
+
+describe("push private session: the shape of a push", () => {
+  const order = {
+    id: "11",
+    symbolName: "BTCUSDT_SPBL",
+    orderSide: "BUY",
+    type: "LIMIT",
+    status: "NEW",
+    price: "1",
+    size: "1",
+    cumFillSize: "0",
+    createdTime: "100",
+    updatedTime: "100"
+  }
+  const fillRecord = {
+    id: "21",
+    symbolName: "BTCUSDT_SPBL",
+    orderId: "9",
+    orderSide: "BUY",
+    fillSize: "1",
+    fillValue: "10",
+    fillFee: "0",
+    direction: "TAKER",
+    createdTime: "100"
+  }
+  const balance = { coinId: 1, coinName: "BTC", available: "5", frozen: "0", equity: "5" }
+
+  // A live session with a consumer of each stream; what each got from a push, and the reconnections it asked.
+  const live = Effect.gen(function*() {
+    const { activate, balanceSink, control, fillSink, reconnects, session } = yield* setup([])
+    const orderSink = yield* Queue.bounded<Model.OrderUpdate, PushError.PushErrorReason | Cause.Done>(100)
+    session.attachOrders(orderSink)
+    yield* activate
+    yield* Effect.yieldNow
+    drain(balanceSink)
+    const got = (channel: string, data: unknown) => {
+      session.onFrame(frame(channel, 2, data), control)
+      return {
+        orders: drain(orderSink).map((o) => o.orderId),
+        fills: drain(fillSink).map((f) => f.fillId),
+        balances: drain(balanceSink).map((b) => b.available),
+        reconnects: reconnects.splice(0)
+      }
+    }
+    return got
+  })
+  const nothing = { orders: [], fills: [], balances: [], reconnects: [] }
+
+  it.effect("a single record, not in an array, is one item: delivered", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      assert.deepStrictEqual(got("orders", { orderInfo: order }), { ...nothing, orders: ["11"] })
+      assert.deepStrictEqual(got("orders", { ...order, id: "12" }), { ...nothing, orders: ["12"] })
+      assert.deepStrictEqual(got("fill", { orderFillTransaction: fillRecord }), { ...nothing, fills: ["21"] })
+      assert.deepStrictEqual(got("account", { accountAsset: balance }), { ...nothing, balances: ["5"] })
+    }))
+
+  it.effect("a shape that is neither a list nor a record of the channel replaces the connection, as a bad item does", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      const decode = (what: string) => ({ ...nothing, reconnects: [`an undecodable ${what} push`] })
+      assert.deepStrictEqual(got("fill", "21"), decode("fill"))
+      assert.deepStrictEqual(got("fill", 21), decode("fill"))
+      assert.deepStrictEqual(got("fill", null), decode("fill"))
+      assert.deepStrictEqual(got("fill", { other: [fillRecord] }), decode("fill"))
+      assert.deepStrictEqual(got("account", { other: balance }), decode("account"))
+      assert.deepStrictEqual(got("orders", "11"), decode("order"))
+      assert.deepStrictEqual(got("orders", { other: [{ id: "11" }] }), decode("order"))
+    }))
+
+  it.effect("an empty list is no item: nothing delivered, the connection kept", () =>
+    Effect.gen(function*() {
+      const got = yield* live
+      assert.deepStrictEqual(got("fill", { orderFillTransaction: [] }), nothing)
+      assert.deepStrictEqual(got("account", { accountAsset: [] }), nothing)
+      assert.deepStrictEqual(got("orders", { orderInfo: [] }), nothing)
+      assert.deepStrictEqual(got("orders", []), nothing)
+    }))
+})
+
+describe("push private session: an event stamped ahead of the venue's clock", () => {
+  it.effect("is delivered, but moves its watermark no further than the venue's time as estimated", () =>
+    Effect.gen(function*() {
+      const { activate, calls, control, fillSink, session } = yield* setup([])
+      const down = Effect.forEach(["orders", "fill", "account"], (channel) => session.onInactive(channel))
+      yield* activate
+      yield* Effect.yieldNow
+      // The venue's time is this machine's clock (0) plus the offset (1,000,000); a fill stamped ten minutes past it.
+      session.onFrame(pushedFillOf("f1", "BTCUSDT_SPBL", 1_000_000 + 600_000, "9"), control)
+      assert.deepStrictEqual(drain(fillSink).map((f) => f.fillId), ["f1"])
+      calls.length = 0
+      yield* down
+      yield* activate
+      yield* Effect.yieldNow
+      // The next backfill reads from the venue's time when it arrived, less the overlap: not from ten minutes ahead.
+      assert.deepStrictEqual(calls, ["balances", `fills>${1_000_000 - 5}`])
     }))
 })
 

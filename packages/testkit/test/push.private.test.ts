@@ -341,6 +341,40 @@ describe("SpotPush private streams", () => {
       assert.include(orders.items.map((o) => o.clientOrderId), "eth-buy")
     }).pipe(Effect.provide(setup())))
 
+  it.effect("a symbol a consumer brings just after a reconnection's backfill ended gets the outage's fills too", () =>
+    Effect.gen(function*() {
+      const { alice, engine, exchange, push, venue } = yield* context
+      const btc = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+      yield* settle
+      yield* advance(2_000)
+      // An outage in which alice buys ETH, a symbol no consumer brought and none pushed yet.
+      yield* venue.setFaults({ refuseAuth: true })
+      yield* venue.dropAll
+      yield* advance(2_000)
+      const placed = yield* exchange.placeOrder(alice, {
+        symbol: "ETHUSDT_SPBL",
+        side: "buy",
+        orderType: "market",
+        force: "normal",
+        quantity: "100",
+        clientOrderId: "eth-buy"
+      })
+      assert.isTrue(placed.ok)
+      yield* venue.setFaults({})
+      // The backfill runs and ends without ETH; a moment later a consumer of ETH joins.
+      yield* advance(30_000, 1_000)
+      const eth = yield* collect(push.watchFills({ symbols: ["ETHUSDT_SPBL"] }))
+      yield* advance(20_000, 1_000)
+      const owed = engine.fillList(alice).filter((f) => f.symbol === "ETHUSDT_SPBL").map((f) => f.fillId)
+      assert.isAbove(owed.length, 0)
+      // Read back from the session's start, as had it joined during the backfill, for every consumer, once.
+      assert.deepStrictEqual(eth.items.map((f) => f.fillId).sort(), [...owed].sort())
+      assert.deepStrictEqual(
+        btc.items.filter((f) => f.symbol === "ETHUSDT_SPBL").map((f) => f.fillId).sort(),
+        [...owed].sort()
+      )
+    }).pipe(Effect.provide(setup())))
+
   it.effect("a consumer that falls a buffer behind fails with SlowConsumerError; others go on", () =>
     Effect.gen(function*() {
       const { push } = yield* context

@@ -64,6 +64,12 @@ export const compare = (a: string, b: string): -1 | 0 | 1 => {
   return 0
 }
 
+/** `a + b`, exactly, with the decimals of the finer of the two ("1.50" + "2" → "3.50"). */
+export const add = (a: string, b: string): string => {
+  const [x, y, scale] = aligned(a, b)
+  return format(x + y, scale)
+}
+
 /** Whether two decimals are the same number regardless of formatting ("1.50" = "1.5", "2.0" = "2"). */
 export const equal = (a: string, b: string): boolean => normalize(a) === normalize(b)
 

@@ -61,6 +61,10 @@ export interface Options<R> {
 // The most trades' keys a trades feed keeps: twice the largest answer REST gives (its `limit` is at most 1000).
 const RECENT_LIMIT = 2_000
 
+// How far past this machine's estimate of the venue's time a pushed trade's time still moves the trades' floor: the
+// estimate's error (half a round trip, a clock's step since it was learned), far less than a second in practice.
+const AHEAD_MILLIS = 1_000
+
 // The bars a candle feed keeps: the current one and the two before, those that can still change or come from REST.
 const KEPT_BARS = 3
 
@@ -206,6 +210,10 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private since: number | undefined = undefined
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
+  private readonly now: () => number
+  private readonly clockOffset: Effect.Effect<number>
+  // The clock offset as last read (at each backfill, before its merge and the pushes after it).
+  private offset = 0
 
   // The most trades one REST answer holds: the largest `backfillLimit` of the consumers; `asked` the latest backfill's.
   private most: number
@@ -217,6 +225,10 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
       readonly start: Effect.Effect<number>
       readonly overlapMillis: number
+      /** This machine's clock (ms). */
+      readonly now: () => number
+      /** The venue's clock less this machine's (ms), as the client estimates it: it bounds the floor. */
+      readonly clockOffset: Effect.Effect<number>
       /** The most trades one REST answer holds (the `limit` the backfill asks for), until a consumer asks more. */
       readonly limit: number
       /** Told of trades that may be missing: from `from` to `to`, both milliseconds included (the venue's ms). */
@@ -226,6 +238,8 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     super(options)
     this.start = options.start
     this.overlapMillis = options.overlapMillis
+    this.now = options.now
+    this.clockOffset = options.clockOffset
     this.most = options.limit
     this.asked = options.limit
     this.onGap = options.onGap
@@ -254,7 +268,12 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     latest: number | undefined
   ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
     this.asked = this.most
-    const answer = super.fetch(latest)
+    const answer = Effect.andThen(
+      Effect.map(this.clockOffset, (offset) => {
+        this.offset = offset
+      }),
+      super.fetch(latest)
+    )
     return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
       Effect.map(this.start, (since) => {
         this.since = since
@@ -346,9 +365,15 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
         if (this.recent.size <= RECENT_LIMIT) break
       }
     }
-    if (this.latest === undefined || trade.time > this.latest) {
-      this.latest = trade.time
-      const before = trade.time - this.overlapMillis
+    // The floor of the next merge moves to the trade's time, but never more than `AHEAD_MILLIS` past this machine's
+    // estimate of the venue's time: one trade stamped further ahead (a push node whose clock is off) would otherwise
+    // have every later merge drop the trades REST reads back of an outage before that time, with no `Gap` told (none
+    // is older than the floor). The margin takes the estimate's error: a floor held below a genuine trade's time
+    // would have a full answer reaching back just to it told as a `Gap`.
+    const bounded = Math.min(trade.time, this.now() + this.offset + AHEAD_MILLIS)
+    if (this.latest === undefined || bounded > this.latest) {
+      this.latest = bounded
+      const before = bounded - this.overlapMillis
       for (const [old, entry] of this.recent) if (entry.time < before) this.recent.delete(old)
     }
     this.emit(trade)

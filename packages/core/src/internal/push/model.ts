@@ -7,6 +7,7 @@ import * as Order_ from "../../Order.ts"
 import type * as Push from "../../Push.ts"
 import type * as PushModel from "../../PushModel.ts"
 import { printable } from "../../SafeText.ts"
+import * as Decimal from "../model/decimal.ts"
 
 export type Level = PushModel.Level
 export type OrderBook = PushModel.OrderBook
@@ -157,12 +158,15 @@ export const orderFromRest = (order: Order_.OrderRecord): OrderUpdate => {
   }
 }
 
+// A push that leaves out `equity` (the codec takes it as optional) has it as REST defines it, `available + frozen`:
+// left out, the known equity would be dropped, and the next backfill's balance (REST always has it) would be a change
+// though nothing changed.
 export const balanceFromPush = (asset: Push.AccountAsset): Balance => ({
   coinId: asset.coinId,
   coinName: asset.coinName,
   available: asset.available,
   frozen: asset.frozen,
-  equity: asset.equity,
+  equity: asset.equity ?? Decimal.add(asset.available, asset.frozen),
   source: "push"
 })
 

@@ -5,8 +5,9 @@
 // pushes are merged as they come until the connection ends. Merging makes delivery exactly once: a fill once by its id (the push
 // `id` is the REST `fillId`), an order only when it moved forward (its filled quantity never goes back, a final state
 // sticks), a balance only when it changed. A consumer that joins a live session with a symbol whose open orders REST
-// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile; one
-// that joins while a backfill runs, after it took its list, gets that backfill's reads of the symbol after it.
+// has not read on this connection has them read then (`addSymbols`), merged as they come, nothing held meanwhile, and
+// for a symbol new to the session its orders and fills since the session's start; one that joins while a backfill
+// runs, after it took its list, gets that backfill's reads of the symbol after it.
 // This module owns the session's state (phase, buffer, symbols, watermarks, what it remembers) and applies the merges;
 // what is asked of REST and how it is read is `privateRest.ts`, the merge rules `privateMerge.ts`, and what waits for
 // a consumer's queue to have room `privateSinks.ts`.
@@ -47,6 +48,11 @@ export interface Options {
   readonly retentionMillis: number
   /** This machine's clock (ms): when a fill arrived, an order ended. */
   readonly now: () => number
+  /**
+   * The venue's clock less this machine's (ms), as the client estimates it: read at each REST read, it bounds the
+   * watermarks (`raise`).
+   */
+  readonly clockOffset: Effect.Effect<number>
   readonly emit: (event: Model.Event) => void
   /** The session failed for good: forget it. */
   readonly onFailed: Effect.Effect<void>
@@ -106,7 +112,8 @@ export class PrivateSession implements Feed {
   // Symbols brought while a backfill ran (after it took its list), with the bounds their REST reads start from: their
   // watermarks as they stood before the pushes buffered meanwhile were merged (those moved them past the outage).
   // They get the backfill's reads, not the open orders alone: the outage that backfill closes was not closed for them.
-  // Kept until one read of them (this one's, or a later backfill's) is merged.
+  // So do symbols new to the session, from its start (`addSymbols`). Kept until one read of them (this one's, or a
+  // later backfill's) is merged.
   private readonly late = new Map<string, Bounds>()
   // Fill ids with the fill's symbol, time and arrival (on this machine's clock), to deliver each once.
   private readonly fills = new Map<
@@ -122,6 +129,8 @@ export class PrivateSession implements Feed {
   // pushed late behind a later one of another, and lost with a connection, is still after its own symbol's watermark.
   private readonly fillMarks = new Map<string, number>()
   private readonly orderMarks = new Map<string, number>()
+  // The clock offset as last read (before every merge: each follows a REST read, which reads it first).
+  private offset = 0
   private merged = 0
   // The version of the last account push applied since the last REST snapshot: an account push is a state, not a
   // change, so an older one arriving late (or again) must not undo a newer one.
@@ -160,8 +169,14 @@ export class PrivateSession implements Feed {
     }
   }
 
+  // A watermark moves to an event's time, but never past this machine's estimate of the venue's time: one event
+  // stamped ahead (a push node whose clock is off, a time in microseconds) would otherwise have every later backfill
+  // read from there, and miss the outages before it without a word. The event itself is still delivered. A watermark
+  // held back to now only makes the next backfill read a little more, which merging by id makes harmless; none is
+  // added on top of the estimate, so that the overlap still covers an estimate a few seconds off.
   private raise(marks: Map<string, number>, symbol: string, time: number): void {
-    if (time > this.mark(marks, symbol)) marks.set(symbol, time)
+    const bounded = Math.min(time, this.options.now() + this.offset)
+    if (bounded > this.mark(marks, symbol)) marks.set(symbol, bounded)
   }
 
   /** How much the session remembers to deliver each event once (its memory, which pruning bounds). */
@@ -198,12 +213,18 @@ export class PrivateSession implements Feed {
    * Symbols a consumer joining brings. One whose open orders REST has not read on this connection (a symbol new to the
    * session, or one it knows only from pushes) has them read: at once when the session is live, after the backfill
    * under way when one runs (its list of symbols was taken when it began), with the next connection's backfill when
-   * the session is down. Only the open orders on a live connection, where every other event of the symbol is pushed;
-   * after a backfill under way, that backfill's reads (the outage it closes was not closed for the symbol).
+   * the session is down. A symbol new to the session also has its orders created and fills made since the session's
+   * start read (no outage was closed for it, nor the time before the first connection); one it knows only from pushes,
+   * its open orders alone on a live connection, where every other event of the symbol is pushed, and after a backfill
+   * under way that backfill's reads (the outage it closes was not closed for the symbol).
    */
   addSymbols<A>(symbols: Iterable<string>, sink?: Sink<A>): Effect.Effect<void> {
     return Effect.suspend(() => {
       for (const symbol of symbols) {
+        // New to the session: nothing of it was seen (an event of it, pushed or read, would have made it known), so
+        // every outage since the session's start was closed without it. Its reads start where a symbol not seen
+        // starts (`bounds`: the session's start), and so reach back before the earliest of them, whenever it joins.
+        if (!this.symbols.has(symbol) && !this.late.has(symbol)) this.late.set(symbol, this.bounds(symbol))
         this.symbols.add(symbol)
         const brought = this.given.get(symbol) ?? new Set()
         if (sink !== undefined) brought.add(sink as Sink<unknown>)
@@ -254,10 +275,13 @@ export class PrivateSession implements Feed {
   }
 
   // The open orders of the symbols consumers brought, read on the live connection and merged as they come. Pushes are
-  // not held meanwhile: the connection is live, so nothing else of these symbols was missed (the channels carry every
-  // symbol), and an order only moves forward, so a push that overtakes REST's answer is not undone by it. A symbol
-  // brought while the backfill ran gets that backfill's reads instead (its orders and fills of the outage, and the
-  // outcome of orders they leave unknown), from its bounds as they stood before the buffered pushes moved them.
+  // not held meanwhile: the connection is live, so nothing else of these symbols was missed since it came up (the
+  // channels carry every symbol), and an order only moves forward, so a push that overtakes REST's answer is not
+  // undone by it. A symbol brought while the backfill ran gets that backfill's reads instead (its orders and fills of
+  // the outage, and the outcome of orders they leave unknown), from its bounds as they stood before the buffered
+  // pushes moved them; a symbol new to the session, the same reads from the session's start: every outage before
+  // this connection (and the time before the first) was closed without it. What they read that the session saw
+  // (nothing, for a new symbol: an event of it would have made it known) is merged as no news.
   private readAsked(): Effect.Effect<void> {
     const connection = this.connection
     if (connection === undefined || this.reading || this.asked.size === 0) return Effect.void
@@ -268,6 +292,7 @@ export class PrivateSession implements Feed {
     const rest = this.options.rest
     // A symbol REST refuses is dropped (failing the streams that brought it); any other failure fails the read.
     const read = Effect.gen({ self: this }, function*() {
+      this.offset = yield* this.options.clockOffset
       const { fills, gone, orders, refused } = yield* readEach(symbols, (symbol) =>
         this.late.has(symbol)
           ? readSymbol(rest, symbol, this.bounds(symbol))
@@ -335,6 +360,7 @@ export class PrivateSession implements Feed {
   private fetch(): Effect.Effect<Fetched, SpotError.SpotError> {
     const { rest } = this.options
     return Effect.gen({ self: this }, function*() {
+      this.offset = yield* this.options.clockOffset
       const before = this.buffer.length
       const held = Array.from(this.unsure.keys())
       const balances = yield* rest.balances
@@ -574,9 +600,9 @@ export class PrivateSession implements Feed {
   // which stands still while orders are placed and not filled: such an order is kept until both watermarks passed it.
   // A fill id, and a final order, is also kept for the retention after it arrived (ended): pushes are delivered
   // whatever their time, and a venue that pushes a fill or an order's end again (on a new connection, at least once)
-  // would otherwise have it delivered twice once a later event (minutes later, or one stamped in the future) moved the
-  // watermark past it. Refusing pushes behind the watermark instead would drop genuine ones after an event stamped in
-  // the future; kept by arrival, memory stays bounded by what arrives within the retention.
+  // would otherwise have it delivered twice once a later event (minutes later) moved the watermark past it. Refusing
+  // pushes behind the watermark instead would drop genuine ones; kept by arrival, memory stays bounded by what arrives
+  // within the retention.
   private prune(): void {
     const { retentionMillis } = this.options
     const arrivedBefore = this.options.now() - retentionMillis

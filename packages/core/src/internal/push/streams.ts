@@ -172,6 +172,7 @@ export const privateStreams = (
               overlapMillis: 5_000,
               retentionMillis: 600_000,
               now,
+              clockOffset: client.clockOffset,
               emit,
               onFailed: release(),
               onBackfilled: (outcome) => telemetry.backfilled("private", outcome)
@@ -252,6 +253,8 @@ export const marketStreams = (
               overflow,
               start,
               overlapMillis: 5_000,
+              now,
+              clockOffset: client.clockOffset,
               limit,
               onGap: (from, to) => emit({ _tag: "Gap", channel, from, to }),
               // The largest `backfillLimit` of the consumers, whoever created the stream.
