@@ -57,7 +57,9 @@ const candleFeed = (capacity: number) =>
       overflow,
       backfill: () => Effect.succeed([]),
       onFailed: () => Effect.void,
-      bufferLimit: 100_000
+      bufferLimit: 100_000,
+      now: () => START + 1_000_000_000,
+      clockOffset: Effect.succeed(0)
     }))
 
 // A pushed one-minute bar at an open time, of a base (and quote) volume.

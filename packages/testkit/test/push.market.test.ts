@@ -421,6 +421,39 @@ describe("SpotPush.watchCandles", () => {
     }).pipe(Effect.provide(layerWith(padded))))
 })
 
+describe("SpotPush.watchCandles: a bar pushed ahead of the venue's clock", () => {
+  const state = published()
+  it.effect("is delivered, and the bars of a later outage still come from REST", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(10 * 60_000)
+      const push = yield* SpotPush.SpotPush
+      const venue = yield* PushVenue.PushVenue
+      state.bars.set(600_000, { ...FIRST_BAR, openTime: 600_000 } as Market.Candle)
+      const candles = yield* collect(push.watchCandles(SYMBOL, "1m"))
+      yield* settle
+      // A bar opening an hour ahead (a push node whose clock is off): REST never has it.
+      yield* venue.publish({
+        _tag: "Kline",
+        symbol: SYMBOL,
+        interval: "MINUTE_1",
+        bar: { klineTime: 4_200_000, open: "100", high: "100", low: "100", close: "100", size: "1", value: "100" }
+      })
+      yield* settle
+      // Two minutes down, in which two bars open.
+      yield* outage(Effect.gen(function*() {
+        yield* TestClock.adjust("2 minutes")
+        yield* bar(state, 660_000, "104")
+        yield* bar(state, 720_000, "105")
+      }))
+      assert.deepStrictEqual(candles.items.map((c) => [c.openTime, c.close, c.source]), [
+        [600_000, "100", "rest"],
+        [4_200_000, "100", "push"],
+        [660_000, "104", "rest"],
+        [720_000, "105", "rest"]
+      ])
+    }).pipe(Effect.provide(layerWith(state))))
+})
+
 describe("SpotPush.watchCandles: the last consumer leaving during the backfill", () => {
   // REST answers the candles when the test opens the gate, with a failure a reconnection may mend.
   const rest = { gate: Deferred.makeUnsafe<void>(), started: 0, interrupted: 0 }

@@ -56,13 +56,18 @@ export interface Options<R> {
   readonly bufferLimit: number
   /** Told how each backfill that asked REST ended (not one given up: its connection ended, or the buffer overflowed). */
   readonly onBackfilled?: ((outcome: BackfillOutcome) => void) | undefined
+  /** This machine's clock (ms). */
+  readonly now: () => number
+  /** The venue's clock less this machine's (ms), as the client estimates it: it bounds the latest time (`ahead`). */
+  readonly clockOffset: Effect.Effect<number>
 }
 
 // The most trades' keys a trades feed keeps: twice the largest answer REST gives (its `limit` is at most 1000).
 const RECENT_LIMIT = 2_000
 
-// How far past this machine's estimate of the venue's time a pushed trade's time still moves the trades' floor: the
-// estimate's error (half a round trip, a clock's step since it was learned), far less than a second in practice.
+// How far past this machine's estimate of the venue's time a pushed time (a trade's, a bar's opening) still moves the
+// latest time delivered, from which the next backfill reads: the estimate's error (half a round trip, a clock's step
+// since it was learned), far less than a second in practice.
 const AHEAD_MILLIS = 1_000
 
 // The bars a candle feed keeps: the current one and the two before, those that can still change or come from REST.
@@ -81,6 +86,8 @@ abstract class GapClosing<A, R> {
   private overflowed = false
   protected readonly options: Options<R>
   protected readonly slow: Slow<A>
+  // The clock offset as last read (at each backfill, before its merge and the pushes after it).
+  private offset = 0
 
   constructor(options: Options<R>) {
     this.options = options
@@ -183,7 +190,24 @@ abstract class GapClosing<A, R> {
 
   /** What REST answers after this (re)subscription, given the latest time delivered. */
   protected fetch(latest: number | undefined): Effect.Effect<ReadonlyArray<R>, SpotError.SpotError> {
-    return this.options.backfill(latest)
+    return Effect.andThen(
+      Effect.map(this.options.clockOffset, (offset) => {
+        this.offset = offset
+      }),
+      this.options.backfill(latest)
+    )
+  }
+
+  /**
+   * A pushed time as the latest delivered may take it: never more than `AHEAD_MILLIS` past this machine's estimate of
+   * the venue's time. One push stamped further ahead (a push node whose clock is off, a time in microseconds) would
+   * otherwise have every later backfill read from there, and its merge drop what REST reads back of an outage before
+   * that time, with no `Gap` told. The push itself is still delivered. The margin takes the estimate's error: a latest
+   * time held below a genuine one would have a backfill read a little more (a trades' answer reaching back just to it
+   * told as a `Gap`).
+   */
+  protected ahead(time: number): number {
+    return Math.min(time, this.options.now() + this.offset + AHEAD_MILLIS)
   }
 
   /** The latest time (a trade's, a bar's open time) delivered so far. */
@@ -210,10 +234,6 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
   private since: number | undefined = undefined
   private readonly start: Effect.Effect<number>
   private readonly overlapMillis: number
-  private readonly now: () => number
-  private readonly clockOffset: Effect.Effect<number>
-  // The clock offset as last read (at each backfill, before its merge and the pushes after it).
-  private offset = 0
 
   // The most trades one REST answer holds: the largest `backfillLimit` of the consumers; `asked` the latest backfill's.
   private most: number
@@ -225,10 +245,6 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
       /** The stream's start on the venue's clock (ms), as well as the client knows it when asked. */
       readonly start: Effect.Effect<number>
       readonly overlapMillis: number
-      /** This machine's clock (ms). */
-      readonly now: () => number
-      /** The venue's clock less this machine's (ms), as the client estimates it: it bounds the floor. */
-      readonly clockOffset: Effect.Effect<number>
       /** The most trades one REST answer holds (the `limit` the backfill asks for), until a consumer asks more. */
       readonly limit: number
       /** Told of trades that may be missing: from `from` to `to`, both milliseconds included (the venue's ms). */
@@ -238,8 +254,6 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     super(options)
     this.start = options.start
     this.overlapMillis = options.overlapMillis
-    this.now = options.now
-    this.clockOffset = options.clockOffset
     this.most = options.limit
     this.asked = options.limit
     this.onGap = options.onGap
@@ -268,12 +282,7 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
     latest: number | undefined
   ): Effect.Effect<ReadonlyArray<Market.Trade>, SpotError.SpotError> {
     this.asked = this.most
-    const answer = Effect.andThen(
-      Effect.map(this.clockOffset, (offset) => {
-        this.offset = offset
-      }),
-      super.fetch(latest)
-    )
+    const answer = super.fetch(latest)
     return latest !== undefined ? answer : Effect.flatMap(answer, (records) =>
       Effect.map(this.start, (since) => {
         this.since = since
@@ -365,12 +374,8 @@ export class TradeFeed extends GapClosing<PublicTrade, Market.Trade> {
         if (this.recent.size <= RECENT_LIMIT) break
       }
     }
-    // The floor of the next merge moves to the trade's time, but never more than `AHEAD_MILLIS` past this machine's
-    // estimate of the venue's time: one trade stamped further ahead (a push node whose clock is off) would otherwise
-    // have every later merge drop the trades REST reads back of an outage before that time, with no `Gap` told (none
-    // is older than the floor). The margin takes the estimate's error: a floor held below a genuine trade's time
-    // would have a full answer reaching back just to it told as a `Gap`.
-    const bounded = Math.min(trade.time, this.now() + this.offset + AHEAD_MILLIS)
+    // The floor of the next merge moves to the trade's time, never far past the venue's (`ahead`).
+    const bounded = this.ahead(trade.time)
     if (this.latest === undefined || bounded > this.latest) {
       this.latest = bounded
       const before = bounded - this.overlapMillis
@@ -474,11 +479,13 @@ export class CandleFeed extends GapClosing<CandleUpdate, Market.Candle> {
       Decimals.equal(old.baseVolume, candle.baseVolume) && Decimals.equal(old.quoteVolume, candle.quoteVolume)
     ) return
     this.bars.set(candle.openTime, candle)
-    if (this.latest === undefined || candle.openTime > this.latest) {
-      this.latest = candle.openTime
+    // The next backfill reads from the latest open time, never one far past the venue's time (`ahead`).
+    const bounded = this.ahead(candle.openTime)
+    if (this.latest === undefined || bounded > this.latest) {
+      this.latest = bounded
       // Only the bars that can still change, or come again from REST, are kept.
       for (const openTime of this.bars.keys()) {
-        if (openTime < candle.openTime && this.bars.size > KEPT_BARS) {
+        if (openTime < bounded && this.bars.size > KEPT_BARS) {
           this.bars.delete(openTime)
           if (this.forgotten === undefined || openTime > this.forgotten) this.forgotten = openTime
         }

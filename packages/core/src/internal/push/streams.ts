@@ -326,7 +326,9 @@ export const marketStreams = (
                 latest === undefined ? client.candles(symbol, period, { limit: history }) : readBack(latest),
               onFailed: release,
               bufferLimit: resolved.backfillBuffer,
-              onBackfilled: (outcome) => telemetry.backfilled("candles", outcome)
+              onBackfilled: (outcome) => telemetry.backfilled("candles", outcome),
+              now,
+              clockOffset: client.clockOffset
             }),
           // A consumer joining a running stream and asking more than its current bar: its bars read for it, then it
           // joins (the stream's creator has its own from the first backfill).
