@@ -233,6 +233,11 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       Effect.onExit((exit) =>
         Effect.gen(function*() {
           if (Exit.isSuccess(exit)) return
+          // Stdout's reader went away (`| head`): a normal way to stop (exit code 0), yet the export still ends with
+          // its summary, of the rows handed to stdout before it closed.
+          if (target._tag === "Stdout" && closedStdout(exit)) {
+            return yield* Effect.ignore(progress.finish("stdout was closed (its reader went away) after", ""))
+          }
           const held = yield* heldRows(exit, target, file, rows, flags.format, keys)
           const line = stopped(exit, target, held, channel !== undefined)
           if (line !== "") yield* Effect.ignore(progress.note(line))
@@ -251,6 +256,13 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       ? ""
       : `, after the ${thousands(resumed.rows)} rows of an earlier run`
     yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${finishedName(target)}`}${earlier}`)
+  })
+
+// Whether the export ended because stdout's reader went away.
+const closedStdout = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.match(Cause.findErrorOption(exit.cause), {
+    onNone: () => false,
+    onSome: (error) => error instanceof Output.OutputError && error.code === "EPIPE"
   })
 
 // What the progress line says the export waits for (nothing for an event that is no wait: the log says those).
