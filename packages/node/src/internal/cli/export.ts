@@ -1,4 +1,4 @@
-// What the commands over a time range share: `--since` / `--until` (a millisecond epoch or ISO-8601; --since
+// What the commands over a time range share: `--since` / `--until` (a millisecond epoch or ISO-8601: `time.ts`; --since
 // inclusive, --until exclusive) turned into the client's exclusive bounds; and the export of a stream of records to
 // CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
 // `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
@@ -21,9 +21,12 @@ const time = (name: string, description: string) =>
 export const rangeFlags = (what: string) => ({
   since: time(
     "since",
-    `Only ${what} at or after this time: a millisecond epoch or ISO-8601 (2024-05-01T00:00:00Z)`
+    `Only ${what} at or after this time: a millisecond epoch (0, or since 2001) or ISO-8601 (2024-05-01T00:00:00Z)`
   ),
-  until: time("until", `Only ${what} before this time (exclusive): a millisecond epoch or ISO-8601`)
+  until: time(
+    "until",
+    `Only ${what} before this time (exclusive): a millisecond epoch (0, or since 2001) or ISO-8601`
+  )
 })
 
 /** A time range: as given (`since` inclusive, `until` exclusive) and as the client's exclusive bounds. */
