@@ -40,7 +40,7 @@ describe("bills export --resume after SIGKILL at random points", () => {
   it.layer(layer, { excludeTestServices: true, timeout: "600 seconds" })("the built CLI against the sandbox", (it) => {
     const scenarios = [
       { name: "csv", seed: 1, args: [] as ReadonlyArray<string> },
-      { name: "ndjson, --since", seed: 2, args: ["--format", "ndjson", "--since", "1"] }
+      { name: "ndjson, --since", seed: 2, args: ["--format", "ndjson", "--since", "978307200000"] }
     ]
     for (const scenario of scenarios) {
       it.effect(`${scenario.name}: the resumed file equals an uninterrupted export`, () =>

@@ -10,6 +10,7 @@ const MAY_1 = 1_714_521_600_000 // 2024-05-01T00:00:00Z
 describe("parseTime", () => {
   const accepted: ReadonlyArray<readonly [string, number]> = [
     ["0", 0],
+    ["978307200000", 978_307_200_000],
     ["1714521600000", MAY_1],
     [" 1714521600123 ", MAY_1 + 123],
     ["2024-05-01", MAY_1],
@@ -37,6 +38,12 @@ describe("parseTime", () => {
     ["", "neither a millisecond epoch nor an ISO-8601 date"],
     ["-5", "neither a millisecond epoch nor an ISO-8601 date"],
     ["1e12", "neither a millisecond epoch nor an ISO-8601 date"],
+    // Read as milliseconds these would be times in 1970, and an export would hold everything without a word.
+    ["2024", "not a millisecond epoch since 2001"],
+    ["20240501", "not a millisecond epoch since 2001"],
+    ["1714521600", "not a millisecond epoch since 2001 (a year, a date without dashes, or seconds?)"],
+    ["1", "not a millisecond epoch since 2001"],
+    ["978307199999", "not a millisecond epoch since 2001"],
     ["2024/05/01", "neither a millisecond epoch nor an ISO-8601 date"],
     ["99999999999999999999", "too large"],
     ["2024-13-01", "not a valid date"],

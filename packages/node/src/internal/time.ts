@@ -1,7 +1,9 @@
-// Times given on the command line: a millisecond epoch, or an ISO-8601 date (UTC) or date-time with a zone.
+// Times given on the command line: a millisecond epoch (0, or since 2001), or an ISO-8601 date (UTC) or date-time with a zone.
 import { DateTime, Option } from "effect"
 
 const DIGITS = /^\d+$/
+// 2001-01-01T00:00:00Z: a bare number below it (but 0) is not taken as a millisecond epoch.
+const EARLIEST = 978_307_200_000
 // A date, or a date-time that says its zone: a local time would mean something else on every machine.
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i
 const ISO_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
@@ -19,7 +21,18 @@ export const parseTime = (text: string): { readonly millis: number } | { readonl
   const trimmed = text.trim()
   if (DIGITS.test(trimmed)) {
     const millis = Number(trimmed)
-    return Number.isSafeInteger(millis) ? { millis } : { error: `${text} is too large for a millisecond epoch` }
+    if (!Number.isSafeInteger(millis)) return { error: `${text} is too large for a millisecond epoch` }
+    // A year (2024), a date without its dashes (20240501) or an epoch in seconds would be a time in 1970 as
+    // milliseconds, and an export would then hold everything (or nothing) without a word. No venue record is that
+    // old: 0 alone (every record) stays.
+    if (millis !== 0 && millis < EARLIEST) {
+      return {
+        error: `${text} is not a millisecond epoch since 2001 (a year, a date without dashes, or seconds?): give ` +
+          "milliseconds such as 1714521600000 (0 for every record) or an ISO-8601 date such as 2024-05-01 or " +
+          "2024-05-01T12:00:00Z"
+      }
+    }
+    return { millis }
   }
   if (!ISO.test(trimmed)) {
     return {

@@ -203,7 +203,7 @@ describe("a trading command interrupted while it waits for the venue", () => {
         assert.strictEqual(lines.length, 1, run.stderr)
         assert.match(
           lines[0]!,
-          /^spotkit: interrupted while transferring: the transfer may have been made; check with `spotkit transfer status --coin USDT --since \d+` before transferring again$/
+          /^spotkit: interrupted while transferring: the transfer may have been made; check with `spotkit transfer status --coin USDT --since \d+` and do not send it again before you know: sent again, it is a second transfer$/
         )
         const check = yield* runBuilt(commandIn(lines[0]!).concat(["--format", "json"]), run.env)
         assert.strictEqual(check.exitCode, 0, check.stderr)

@@ -1,7 +1,7 @@
 /**
  * `spotkit orders batch --file` (`internal/cli/orders.ts`), in process against a sandbox on a loopback port: the
- * items file as a JSON array or NDJSON, numbers as their exact source text, bad files refused with exit code 2
- * before anything is sent.
+ * items file as a JSON array or NDJSON, numbers as their exact source text, bad files (and items with a field the
+ * client would drop, or another symbol) refused with exit code 2 before anything is sent. `orders place`'s refusals.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
@@ -85,7 +85,25 @@ describe("orders batch --file", () => {
       ["a JSON array cut short", "[{\"side\":\"buy\"", "not valid JSON"],
       ["a bad NDJSON line", "{\"side\":\"buy\"}\n\n{side: buy}\n", "line 3 is not valid JSON"],
       ["an empty file", "\n  \n", "no items"],
-      ["an empty array", "[]", "no items"]
+      ["an empty array", "[]", "no items"],
+      // Fields the client's schema would drop without a word, the order then placed as something else than written.
+      [
+        "an item naming another symbol",
+        "{\"symbol\":\"ETHUSDT_SPBL\",\"side\":\"buy\",\"orderType\":\"limit\",\"price\":\"2000.00\"," +
+        "\"quantity\":\"0.01\",\"clientOrderId\":\"eth-bid\"}\n",
+        "line 1: its symbol \"ETHUSDT_SPBL\" is not --symbol BTCUSDT_SPBL"
+      ],
+      [
+        "a misspelt field",
+        "[{\"side\":\"buy\",\"orderType\":\"limit\",\"price\":\"28000\",\"quantity\":\"0.01\"}," +
+        "{\"side\":\"buy\",\"orderType\":\"limit\",\"price\":\"28000\",\"quantity\":\"0.01\",\"clientOrderID\":\"x\"}]",
+        "item 2: unknown field \"clientOrderID\""
+      ],
+      [
+        "a field of another API",
+        "\n{\"side\":\"buy\",\"orderType\":\"limit\",\"price\":\"28000\",\"quantity\":\"0.01\",\"timeInForce\":\"ioc\"}\n",
+        "line 2: unknown field \"timeInForce\""
+      ]
     ]
     for (const [name, content, message] of refused) {
       it.effect(`${name}: exit code 2, one line on stderr, nothing sent`, () =>
@@ -102,6 +120,20 @@ describe("orders batch --file", () => {
           })))
     }
 
+    it.effect("an item whose symbol is --symbol is placed", () =>
+      withFile(
+        "{\"symbol\":\"BTCUSDT_SPBL\",\"side\":\"buy\",\"orderType\":\"limit\",\"price\":\"26000\"," +
+          "\"quantity\":\"0.01\",\"clientOrderId\":\"same-symbol\"}\n",
+        (path) =>
+          Effect.gen(function*() {
+            const run = yield* batch(path)
+            assert.strictEqual(run.exitCode, 0, run.stderr)
+            const exchange = yield* TestExchange.TestExchange
+            const order = exchange.engine.orderByClientId(exchange.accounts[0]!.userId, "same-symbol")
+            assert.strictEqual(order?.symbol, "BTCUSDT_SPBL")
+          })
+      ))
+
     it.effect("a file that cannot be read: exit code 2 naming it and saying why", () =>
       Effect.gen(function*() {
         const missing = yield* batch("/nonexistent/spotkit-items.json")
@@ -110,6 +142,43 @@ describe("orders batch --file", () => {
         const directory = yield* batch(tmpdir())
         assert.strictEqual(directory.exitCode, 2)
         assert.include(directory.stderr, `--file: cannot read ${tmpdir()}: not a readable file (a directory?)`)
+      }))
+  })
+})
+
+describe("orders place", () => {
+  const { layer } = sandboxLayer({ seed: 74, bills: 0 })
+
+  it.layer(layer, { excludeTestServices: true })("against the sandbox", (it) => {
+    it.effect("--type market with --price: exit code 2 before sending, nothing placed", () =>
+      Effect.gen(function*() {
+        const run = yield* runInProcess([
+          "orders",
+          "place",
+          "--symbol",
+          "BTCUSDT_SPBL",
+          "--side",
+          "sell",
+          "--type",
+          "market",
+          "--price",
+          "99999",
+          "--quantity",
+          "0.001",
+          "--client-order-id",
+          "market-with-price"
+        ], yield* aliceEnv)
+        assert.strictEqual(run.exitCode, 2, run.stderr)
+        assert.strictEqual(run.stdout, "")
+        assert.strictEqual(
+          run.stderr,
+          "spotkit: --price is for limit orders: a market order fills at the book's prices whatever --price says; " +
+            "use --type limit for a price, or leave --price out\n"
+        )
+        const exchange = yield* TestExchange.TestExchange
+        // Without the check it was a market sell, filled at the best bid.
+        assert.isUndefined(exchange.engine.orderByClientId(exchange.accounts[0]!.userId, "market-with-price"))
+        assert.isFalse((yield* exchange.requests).some((request) => request.path === "/api/v2/trade/orders"))
       }))
   })
 })

@@ -69,21 +69,29 @@ const ordersCancel = Command.make(
     const watch = sendWatch()
     const spot = yield* client("private", { transformClient: watch.transformClient })
     const check = `check with \`${NAME} orders open --symbol ${flags.symbol}\``
-    // What an interruption before the answer leaves, said of the orders as this command named them: one order, the
-    // orders of a file, or every open order of the symbol (whose orders may be cancelled in part).
+    // What an interruption before the answer, or a failure whose outcome is unknown, leaves, said of the orders as
+    // this command named them: one order, the orders of a file, or every open order of the symbol (whose orders may
+    // be cancelled in part).
     const one = ref === undefined
       ? undefined
       : ref.orderId !== undefined
       ? { label: `orderId ${ref.orderId}`, flag: `--order-id ${ref.orderId}` }
       : { label: `clientOrderId ${ref.clientOrderId}`, flag: `--client-order-id ${ref.clientOrderId}` }
-    const pending = one !== undefined
-      ? `cancelling the order (${one.label}): it may have been cancelled; check with \`${NAME} orders get ` +
-        `${one.flag}\` (cancelling again does no harm)`
+    const [doing, unknown] = one !== undefined
+      ? [
+        `cancelling the order (${one.label})`,
+        `it may have been cancelled; check with \`${NAME} orders get ${one.flag}\` (cancelling again does no harm)`
+      ]
       : refs !== undefined
-      ? `cancelling the orders the file names: some or all may have been cancelled; ${check} (cancelling again does ` +
-        `no harm)`
-      : `cancelling every open order of ${flags.symbol}: some or all may have been cancelled; ${check}, or cancel ` +
-        `what is left with \`${NAME} orders cancel --symbol ${flags.symbol} --all\` (cancelling again does no harm)`
+      ? [
+        "cancelling the orders the file names",
+        `some or all may have been cancelled; ${check} (cancelling again does no harm)`
+      ]
+      : [
+        `cancelling every open order of ${flags.symbol}`,
+        `some or all may have been cancelled; ${check}, or cancel what is left with ` +
+        `\`${NAME} orders cancel --symbol ${flags.symbol} --all\` (cancelling again does no harm)`
+      ]
     yield* sending(
       ref !== undefined
         ? Effect.map(
@@ -95,7 +103,8 @@ const ordersCancel = Command.make(
         ? spot.cancelOrders(flags.symbol, refs as ReadonlyArray<Order.OrderRef>)
         : spot.cancelAll(flags.symbol),
       {
-        pending,
+        doing,
+        unknown,
         unsent: { watch, line: "the cancel was sent: nothing was cancelled" },
         answered: (result) => `writing the outcomes: the venue answered (${summary(result).text}); ${check}`
       },

@@ -1,4 +1,4 @@
-// What the commands over a time range share: `--since` / `--until` (a millisecond epoch or ISO-8601; --since
+// What the commands over a time range share: `--since` / `--until` (a millisecond epoch or ISO-8601: `time.ts`; --since
 // inclusive, --until exclusive) turned into the client's exclusive bounds; and the export of a stream of records to
 // CSV or NDJSON (`bills export`, `fills export`) with `--out` (written beside as FILE.partial, renamed when whole:
 // `outFile.ts`), `--resume`, `--progress`, `--page-size` and `--csv-raw`.
@@ -21,9 +21,12 @@ const time = (name: string, description: string) =>
 export const rangeFlags = (what: string) => ({
   since: time(
     "since",
-    `Only ${what} at or after this time: a millisecond epoch or ISO-8601 (2024-05-01T00:00:00Z)`
+    `Only ${what} at or after this time: a millisecond epoch (0, or since 2001) or ISO-8601 (2024-05-01T00:00:00Z)`
   ),
-  until: time("until", `Only ${what} before this time (exclusive): a millisecond epoch or ISO-8601`)
+  until: time(
+    "until",
+    `Only ${what} before this time (exclusive): a millisecond epoch (0, or since 2001) or ISO-8601`
+  )
 })
 
 /** A time range: as given (`since` inclusive, `until` exclusive) and as the client's exclusive bounds. */
@@ -233,6 +236,11 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       Effect.onExit((exit) =>
         Effect.gen(function*() {
           if (Exit.isSuccess(exit)) return
+          // Stdout's reader went away (`| head`): a normal way to stop (exit code 0), yet the export still ends with
+          // its summary, of the rows handed to stdout before it closed.
+          if (target._tag === "Stdout" && closedStdout(exit)) {
+            return yield* Effect.ignore(progress.finish("stdout was closed (its reader went away) after", ""))
+          }
           const held = yield* heldRows(exit, target, file, rows, flags.format, keys)
           const line = stopped(exit, target, held, channel !== undefined)
           if (line !== "") yield* Effect.ignore(progress.note(line))
@@ -251,6 +259,13 @@ export const run = <A>(kind: Kind<A>, flags: ExportFlags, range: Range) =>
       ? ""
       : `, after the ${thousands(resumed.rows)} rows of an earlier run`
     yield* progress.finish("exported", `${target._tag === "Stdout" ? "" : ` to ${finishedName(target)}`}${earlier}`)
+  })
+
+// Whether the export ended because stdout's reader went away.
+const closedStdout = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.match(Cause.findErrorOption(exit.cause), {
+    onNone: () => false,
+    onSome: (error) => error instanceof Output.OutputError && error.code === "EPIPE"
   })
 
 // What the progress line says the export waits for (nothing for an event that is no wait: the log says those).

@@ -14,7 +14,7 @@ import { CliFailure, note, readFlagFile, usage, write } from "./shared.ts"
 export const parse = (
   text: string,
   bare?: (line: string) => unknown
-): { readonly items: ReadonlyArray<unknown> } | { readonly error: string } => {
+): { readonly items: ReadonlyArray<unknown>; readonly where: ReadonlyArray<string> } | { readonly error: string } => {
   const json = (source: string, where: string) =>
     Result.try({
       try: () => Json.parse(source, "text"),
@@ -24,36 +24,53 @@ export const parse = (
   if (trimmed.startsWith("[")) {
     const result = json(trimmed, "not valid JSON")
     if (result._tag === "Failure") return { error: result.failure }
-    return Array.isArray(result.success) ? { items: result.success } : { error: "not a JSON array" }
+    return Array.isArray(result.success)
+      ? { items: result.success, where: result.success.map((_, i) => `item ${i + 1}`) }
+      : { error: "not a JSON array" }
   }
   const items: Array<unknown> = []
+  const where: Array<string> = []
   const lines = text.split("\n")
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim()
     if (line.length === 0) continue
     if (bare !== undefined && !/^[{["]/.test(line)) {
       items.push(bare(line))
+      where.push(`line ${i + 1}`)
       continue
     }
     const result = json(line, `line ${i + 1} is not valid JSON`)
     if (result._tag === "Failure") return { error: result.failure }
     items.push(result.success)
+    where.push(`line ${i + 1}`)
   }
-  return { items }
+  return { items, where }
 }
 
-/** The items of the file `--file` names; a file that cannot be read or parsed, or holds none, is bad usage (2). */
-export const read = (path: string, bare?: (line: string) => unknown) =>
+/**
+ * The items of the file `--file` names; a file that cannot be read or parsed, or holds none, is bad usage (2). So is
+ * an item `problem` finds fault with (what it says, after where the item is: "line 3", "item 2"), before anything is
+ * sent: an item the command would otherwise take as something else than written (a field it does not know, dropped).
+ */
+export const read = (
+  path: string,
+  bare?: (line: string) => unknown,
+  problem?: (item: unknown) => string | undefined
+) =>
   Effect.gen(function*() {
     const parsed = parse(yield* readFlagFile("--file", path), bare)
     if ("error" in parsed) return yield* usage(`--file ${path}: ${parsed.error}`)
     if (parsed.items.length === 0) return yield* usage(`--file ${path}: no items`)
+    for (let i = 0; problem !== undefined && i < parsed.items.length; i++) {
+      const found = problem(parsed.items[i])
+      if (found !== undefined) return yield* usage(`--file ${path}: ${parsed.where[i]}: ${found}; nothing was sent`)
+    }
     return parsed.items
   })
 
 /**
  * Writes the outcomes (`text`) on stdout and `summary` on stderr; fails with exit code 1 when `failed` items failed,
- * else with stdout's EPIPE if its reader went away (exit code 0).
+ * else with exit code 0 if stdout's reader went away (the summary says what was done all the same).
  */
 export const report = (text: string, summary: string, failed: number) =>
   Effect.gen(function*() {
@@ -65,5 +82,6 @@ export const report = (text: string, summary: string, failed: number) =>
     )
     yield* note(summary)
     if (failed > 0) return yield* Effect.fail(new CliFailure({ message: `${failed} items failed`, exitCode: 1 }))
-    if (closed !== undefined) return yield* Effect.fail(closed)
+    // Exit code 0, as for any reader that stopped reading (`| head`), the summary already said.
+    if (closed !== undefined) return yield* Effect.fail(new CliFailure({ message: closed.message, exitCode: 0 }))
   })

@@ -1,7 +1,7 @@
 // `spotkit orders`: `open` lists, `place` places one order, `batch` places the orders of a file; `cancel` (in
 // `cancel.ts`), `get` and `history` (in `orderState.ts`).
 import { Order } from "@spotkit/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Records from "../records.ts"
 import { cancel } from "./cancel.ts"
@@ -21,6 +21,7 @@ import {
   sendWatch,
   sinceNow,
   symbol,
+  usage,
   writeResult
 } from "./shared.ts"
 
@@ -43,7 +44,10 @@ const ordersPlace = Command.make(
       Flag.withDescription("Time in force; ignored for market orders"),
       Flag.withDefault("normal")
     ),
-    price: Flag.String("price").pipe(Flag.withDescription("Limit price (limit orders)"), Flag.optional),
+    price: Flag.String("price").pipe(
+      Flag.withDescription("Limit price (limit orders only: refused with --type market)"),
+      Flag.optional
+    ),
     quantity: Flag.String("quantity").pipe(
       Flag.withDescription("Quantity in the base coin; for a market buy, the amount of quote coin to spend")
     ),
@@ -54,6 +58,14 @@ const ordersPlace = Command.make(
     format: resultFormat
   },
   Effect.fnUntraced(function*(flags) {
+    // The client sends a market order without its price: a price meant as a limit ("sell, but not below") would be
+    // dropped, the order filled at whatever the book holds.
+    if (flags.type === "market" && Option.isSome(flags.price)) {
+      return yield* usage(
+        "--price is for limit orders: a market order fills at the book's prices whatever --price says; use " +
+          "--type limit for a price, or leave --price out"
+      )
+    }
     const watch = sendWatch()
     const spot = yield* client("private", { transformClient: watch.transformClient })
     const clientOrderId = optional(flags.clientOrderId) ?? (yield* Order.newClientOrderId)
@@ -68,8 +80,9 @@ const ordersPlace = Command.make(
         clientOrderId
       }),
       {
-        pending: `placing the order (clientOrderId ${clientOrderId}): it may have been placed; check with ` +
-          `\`${NAME} orders get --client-order-id ${clientOrderId}\` before placing it again`,
+        doing: `placing the order (clientOrderId ${clientOrderId})`,
+        unknown: `it may have been placed; check with \`${NAME} orders get --client-order-id ${clientOrderId}\` ` +
+          "before placing it again",
         unsent: { watch, line: `the order was sent (clientOrderId ${clientOrderId}): nothing was placed` },
         answered: (p) =>
           `writing the result: the order was placed (orderId ${p.orderId}, clientOrderId ${p.clientOrderId})`
@@ -94,18 +107,43 @@ const ordersPlace = Command.make(
   ])
 )
 
+// The fields of a batch item (`Order.BatchItem`). Any other would be dropped without a word by the client's schema,
+// and the order placed as something else than written: a misspelt `clientOrderID` with a generated id, a
+// `timeInForce` as `normal`, an item's own `symbol` on --symbol.
+const BATCH_FIELDS: ReadonlyArray<string> = ["side", "orderType", "force", "price", "quantity", "clientOrderId"]
+
+// What is wrong with a batch item's fields, if anything. An item that is no object is left to the client, which
+// fails it alone; a `symbol` equal to --symbol says nothing new.
+const batchItemProblem = (symbol: string) => (item: unknown): string | undefined => {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return undefined
+  for (const [key, value] of Object.entries(item)) {
+    if (key === "symbol") {
+      if (value !== symbol) {
+        return `its symbol ${JSON.stringify(value)} is not --symbol ${symbol}: every item is placed on --symbol (run ` +
+          "one batch per symbol)"
+      }
+    } else if (!BATCH_FIELDS.includes(key)) {
+      return `unknown field ${JSON.stringify(key)}: an item has ${BATCH_FIELDS.join(", ")} (and symbol, if --symbol)`
+    }
+  }
+  return undefined
+}
+
 const ordersBatch = Command.make(
   "batch",
   {
     symbol,
     file: Flag.String("file").pipe(
-      Flag.withDescription("Items as a JSON array or NDJSON: side, orderType, force, price, quantity, clientOrderId"),
+      Flag.withDescription(
+        "Items as a JSON array or NDJSON: side, orderType, force, price, quantity, clientOrderId (and symbol, equal to " +
+          "--symbol). An item with any other field, or another symbol, refuses the file before anything is sent"
+      ),
       Flag.withMetavar("FILE")
     ),
     ...listFlags(["json", "ndjson"], "How to print the outcome of each item: table, csv, json or ndjson")
   },
   Effect.fnUntraced(function*(flags) {
-    const items = yield* Items.read(flags.file)
+    const items = yield* Items.read(flags.file, undefined, batchItemProblem(flags.symbol))
     const watch = sendWatch()
     const spot = yield* client("private", { transformClient: watch.transformClient })
     const since = yield* sinceNow
@@ -115,7 +153,9 @@ const ordersBatch = Command.make(
     yield* sending(
       spot.placeOrders(flags.symbol, items as ReadonlyArray<Order.BatchItemInput>),
       {
-        pending: `placing the batch: some of its orders may have been placed; ${check} before placing them again`,
+        doing: "placing the batch",
+        // Not "the open orders": a market, IOC or FOK order, or one already filled, is never among them.
+        unknown: `some of its orders may have been placed; ${check} before placing them again`,
         unsent: { watch, line: "the batch was sent: nothing was placed" },
         answered: (result) => `writing the outcomes: the venue answered the batch (${placed(result)}); ${check}`
       },
@@ -127,7 +167,7 @@ const ordersBatch = Command.make(
               ? json(yield* redacted(result))
               : yield* formatRecords(Records.batchOutcome, result.outcomes, flags),
             `${placed(result)}, ${result.failed} failed${
-              unknown > 0 ? ` (${unknown} may exist: check the open orders before placing them again)` : ""
+              unknown > 0 ? ` (${unknown} may exist: ${check} before placing them again)` : ""
             }`,
             result.failed
           )

@@ -4,7 +4,7 @@
 //
 // A command is one flat effect: `Effect.fnUntraced(function*(flags) { const client = yield* Shared.client(); ... },
 // Shared.handled)`.
-import { SafeText, SpotClient, type SpotError, type Telemetry } from "@spotkit/core"
+import { SafeText, SpotClient, SpotError, type Telemetry, Venue } from "@spotkit/core"
 import type { Config } from "effect"
 import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Runtime, type Scope } from "effect"
 import { Flag } from "effect/cli"
@@ -82,34 +82,77 @@ export const sendWatch = (): SendWatch => {
 }
 
 /**
- * `call`, a request that changes state at the venue, then `then` with its answer (the result printed), with a line on
- * stderr when Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted <what>`. While the call runs, `what` is
- * `while <pending>`: what may have happened, and the command that tells — or, when `unsent` is given and its watch
- * saw nothing that could be the write handed to the transport, `before <unsent.line>`: nothing was sent. Once the
- * venue answered, it is `while <answered(answer)>`: what the venue did, since the interruption then cuts off only the
- * printing (a stdout nobody reads holds it up).
+ * What a command that changes state at the venue says about its request (`sending`). `doing` is what it was doing
+ * ("placing the order (clientOrderId X)"); `unknown` is what may have happened when its outcome is not known, and the
+ * command that tells ("it may have been placed; check with `...`"). The two say the same whether Ctrl-C cut the
+ * request short or it failed with its outcome unknown.
+ */
+export interface Say<A> {
+  readonly doing: string
+  readonly unknown: string
+  /** What the venue did, once it answered: "writing the result: the order was placed (orderId ...)". */
+  readonly answered: (answer: A) => string
+  /** Said in place of `doing` when the watch saw nothing that could be the write leave: nothing was sent. */
+  readonly unsent?: { readonly watch: SendWatch; readonly line: string } | undefined
+}
+
+// Reasons after which a request that changes state may or may not have been applied: the client's own lookup could
+// not tell (an order or a transfer), a retry met the order's own clientOrderId and could not find it, or the answer
+// was lost (a transport failure once connected, a 5xx: `Venue.mayHaveApplied`).
+const outcomeUnknown = (error: unknown): error is SpotError.SpotError => {
+  if (!SpotError.isSpotError(error)) return false
+  const reason = error.reason
+  return reason._tag === "OutcomeUnknownError" ||
+    (reason._tag === "DuplicateOrderError" && reason.afterRetry) ||
+    Venue.mayHaveApplied(reason)
+}
+
+/**
+ * `call`, a request that changes state at the venue, then `then` with its answer (the result printed), said on
+ * stderr wherever its outcome would otherwise be lost:
+ *
+ * - Ctrl-C or SIGTERM interrupts either: `spotkit: interrupted <what>`. While the call runs, `what` is
+ *   `while <doing>: <unknown>` — or, when `unsent` is given and its watch saw nothing that could be the write handed
+ *   to the transport, `before <unsent.line>`: nothing was sent. Once the venue answered, it is
+ *   `while <answered(answer)>`: what the venue did, since the interruption then cuts off only the printing (a stdout
+ *   nobody reads holds it up).
+ * - The call fails with its outcome unknown (`OutcomeUnknownError`, a lost answer, ...) once the write may have left:
+ *   the error's line ends with `; <unknown>` (exit code 1), so that the command that tells is named there too.
+ * - The answer cannot be printed because stdout's reader went away (EPIPE): `spotkit: stdout was closed while
+ *   <answered(answer)>` on stderr, exit code 0 (the venue did what was asked; the result was said).
  */
 export const sending = <A, E, R, B, E2, R2>(
   call: Effect.Effect<A, E, R>,
-  say: {
-    readonly pending: string
-    readonly answered: (answer: A) => string
-    readonly unsent?: { readonly watch: SendWatch; readonly line: string } | undefined
-  },
+  say: Say<A>,
   then: (answer: A) => Effect.Effect<B, E2, R2>
-): Effect.Effect<B, E | E2, R | R2 | Output.Output> =>
+): Effect.Effect<B, E | E2 | CliFailure, R | R2 | Output.Output> =>
   Effect.suspend(() => {
     let answer: { readonly value: A } | undefined
+    const sent = () => say.unsent === undefined || say.unsent.watch.sent()
     const what = () =>
       answer !== undefined
         ? `while ${say.answered(answer.value)}`
-        : say.unsent !== undefined && !say.unsent.watch.sent()
+        : !sent() && say.unsent !== undefined
         ? `before ${say.unsent.line}`
-        : `while ${say.pending}`
+        : `while ${say.doing}: ${say.unknown}`
+    const called = Effect.catch(
+      call,
+      (error): Effect.Effect<never, E | CliFailure, Output.Output> =>
+        outcomeUnknown(error) && sent() ? failure(`${spotErrorLine(error)}; ${say.unknown}`) : Effect.fail(error)
+    )
     return Effect.onInterrupt(
-      Effect.flatMap(call, (value) => {
+      Effect.flatMap(called, (value) => {
         answer = { value }
-        return then(value)
+        return Effect.catch(
+          then(value),
+          (error): Effect.Effect<never, E2 | CliFailure, Output.Output> =>
+            error instanceof Output.OutputError && error.code === "EPIPE"
+              ? Effect.andThen(
+                Effect.ignore(note(`stdout was closed while ${say.answered(value)}`)),
+                Effect.fail(new CliFailure({ message: error.message, exitCode: 0 }))
+              )
+              : Effect.fail(error)
+        )
       }),
       () => Effect.ignore(note(`interrupted ${what()}`))
     )

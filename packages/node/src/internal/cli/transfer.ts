@@ -121,8 +121,11 @@ export const transfer = Command.make(
         toAccountType: flags.toAccount
       }),
       {
-        pending: `transferring: the transfer may have been made; check with ` +
-          `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` before transferring again`,
+        doing: "transferring",
+        // A transfer has no idempotency key: sent again, it is a second transfer.
+        unknown: `the transfer may have been made; check with ` +
+          `\`${NAME} transfer status --coin ${flags.coin} --since ${since}\` and do not send it again before ` +
+          "you know: sent again, it is a second transfer",
         unsent: { watch, line: "the transfer was sent: nothing was transferred" },
         answered: (r) => `writing the result: the transfer was made (id ${r.id})`
       },
