@@ -9,6 +9,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
+import type { Market, Push } from "@spotkit/core"
 import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
 import { ConfigProvider, Context, Effect, Fiber, Layer, Redacted, Schedule, Stream } from "effect"
 import { Command } from "effect/cli"
@@ -18,6 +19,7 @@ import { NodeSpotClient } from "../../src/index.ts"
 import * as Watch from "../../src/internal/cli/watch.ts"
 import * as Rows from "../../src/internal/cli/watchRows.ts"
 import * as Output from "../../src/internal/output.ts"
+import * as Records from "../../src/internal/records.ts"
 import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
 import { proxyServer } from "../support/proxyServer.ts"
 import { redisServer } from "../support/redisServer.ts"
@@ -649,6 +651,35 @@ describe("spotkit watch", () => {
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),
       [30_000, 300_000, 5_400_000, 500, undefined, undefined, undefined, 2_000]
     )
+  })
+
+  // `watch ticker` printed the venue's fraction as it is under `change%` (`-0.011451`), where `market ticker` prints the
+  // same field of the same REST ticker as a percentage (`-1.1451`): a move a hundred times smaller than it was.
+  it("watch ticker's change% is a percentage, as market ticker's is; its NDJSON keeps the venue's fraction", () => {
+    const ticker = {
+      symbol: SYMBOL,
+      lastPrice: "84320.5",
+      open: "85286.1",
+      high: "85500",
+      low: "84000",
+      priceChange: "-965.6",
+      priceChangePercent: "-0.011451",
+      size: "1234.5",
+      value: "104000000",
+      trades: 105901,
+      ts: 1714564800000
+    } as unknown as Market.Ticker
+    const cell = (text: string) => {
+      const [header, row] = text.split("\n")
+      return row!.split(/\s+/)[header!.split(/\s+/).indexOf("change%")]
+    }
+    assert.strictEqual(cell(Records.table(Records.ticker, [ticker])), "-1.1451")
+    const table = Rows.renderers.ticker("table")
+    assert.strictEqual(cell(table.start + table.render({ ticker, source: "rest" })!), "-1.1451")
+    const pushed = { ...ticker, priceChangePercent: "0.0025" } as unknown as Push.Ticker
+    assert.strictEqual(cell(table.start + table.render({ ticker: pushed, source: "push" })!), "0.25")
+    const ndjson = Rows.renderers.ticker("ndjson").render({ ticker, source: "rest" })!
+    assert.strictEqual(JSON.parse(ndjson).priceChangePercent, "-0.011451")
   })
 
   // The summary did not count gaps: a user who watched trades for an hour could not tell from it whether trades may
