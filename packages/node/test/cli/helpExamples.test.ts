@@ -26,7 +26,8 @@ const examples = examplesOf(Cli.command)
 const needsMore = (line: string) => / --(?:out|file|resume)\b/.test(line) || line.startsWith("spotkit watch ")
 // An order or transfer id only the user's own venue has: looked up, the sandbox's answer is "no such" (exit code 1);
 // exported, it has nothing to export (exit code 0).
-const expectedExit = (line: string) => / --(?:order-id|client-order-id|id) /.test(line) && !/ export /.test(line) ? 1 : 0
+const expectedExit = (line: string) =>
+  / --(?:order-id|client-order-id|id) /.test(line) && !/ export /.test(line) ? 1 : 0
 
 describe("--help examples run as written", () => {
   const { layer } = sandboxLayer({ seed: 1, bills: 0 })

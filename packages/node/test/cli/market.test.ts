@@ -320,7 +320,8 @@ describe("market", () => {
         )
         // With --since the range has no upper bound on candles: the message names the bound there is.
         assert.strictEqual(
-          (yield* market(["candles", "--symbol", BTC, "--period", "1m", "--since", "2024-05-01", "--limit", "0"])).stderr,
+          (yield* market(["candles", "--symbol", BTC, "--period", "1m", "--since", "2024-05-01", "--limit", "0"]))
+            .stderr,
           "spotkit: --limit: 0 is not at least 1\n"
         )
         assert.strictEqual(
