@@ -260,6 +260,40 @@ describe("market", () => {
         assert.deepStrictEqual(linesOf(none), ["openTime  open  high  low  close  baseVolume  quoteVolume"])
       }))
 
+    // The CSV header was written before the first page was asked for: a refused command left a header-only CSV on
+    // stdout (`> candles.csv` then looked like a range without candles).
+    it.effect("candles --since as CSV: nothing on stdout when refused; a range without candles is the header alone", () =>
+      Effect.gen(function*() {
+        const csv = (symbol: string, env?: Record<string, string>) => {
+          const args = ["candles", "--symbol", symbol, "--period", "1h", "--since", "2024-05-01", "--format", "csv"]
+          return env === undefined ? market(args) : runInProcess(["market", ...args], env)
+        }
+        const badInput = yield* csv("btcusdt")
+        assert.strictEqual(badInput.exitCode, 2, badInput.stderr)
+        assert.strictEqual(badInput.stdout, "")
+        const unlisted = yield* csv("XYZUSDT_SPBL")
+        assert.strictEqual(unlisted.exitCode, 1, unlisted.stderr)
+        assert.strictEqual(unlisted.stdout, "")
+        const unreachable = yield* csv(BTC, { SPOTKIT_BASE_URL: "http://127.0.0.1:1" })
+        assert.strictEqual(unreachable.exitCode, 1, unreachable.stderr)
+        assert.strictEqual(unreachable.stdout, "")
+        // No trade in May 2024: the stream ends well with no candle, and the CSV is its header.
+        const empty = yield* ok([
+          "candles",
+          "--symbol",
+          BTC,
+          "--period",
+          "1h",
+          "--since",
+          "2024-05-01",
+          "--until",
+          "2024-05-02",
+          "--format",
+          "csv"
+        ])
+        assert.strictEqual(empty, "openTime,open,high,low,close,baseVolume,quoteVolume\n")
+      }))
+
     it.effect("bad flags: exit code 2 before anything is sent; an unknown symbol: the venue's refusal, exit code 1", () =>
       Effect.gen(function*() {
         const depth = yield* requestsTo("/api/v2/market/depth")
@@ -283,6 +317,16 @@ describe("market", () => {
         assert.strictEqual(
           (yield* market(["book", "--symbol", BTC, "--limit", "20"])).stderr,
           "spotkit: --limit: 20 is not 15 or 200\n"
+        )
+        // With --since the range has no upper bound on candles: the message names the bound there is.
+        assert.strictEqual(
+          (yield* market(["candles", "--symbol", BTC, "--period", "1m", "--since", "2024-05-01", "--limit", "0"]))
+            .stderr,
+          "spotkit: --limit: 0 is not at least 1\n"
+        )
+        assert.strictEqual(
+          (yield* market(["candles", "--symbol", BTC, "--period", "1m", "--limit", "1001"])).stderr,
+          "spotkit: --limit: 1001 is not between 1 and 1000\n"
         )
         assert.strictEqual(yield* requestsTo("/api/v2/market/depth"), depth)
         const unknown = yield* market(["ticker", "--symbol", "DOGEUSDT_SPBL"])

@@ -9,15 +9,18 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
-import { PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
+import type { Market, Push } from "@spotkit/core"
+import { Fault, PushVenue, Sandbox, TestExchange } from "@spotkit/testkit"
 import { ConfigProvider, Context, Effect, Fiber, Layer, Redacted, Schedule, Stream } from "effect"
 import { Command } from "effect/cli"
+import { type AddressInfo, createServer, type Socket } from "node:net"
 import * as Cli from "../../src/Cli.ts"
 import * as CliRuntime from "../../src/CliRuntime.ts"
 import { NodeSpotClient } from "../../src/index.ts"
 import * as Watch from "../../src/internal/cli/watch.ts"
 import * as Rows from "../../src/internal/cli/watchRows.ts"
 import * as Output from "../../src/internal/output.ts"
+import * as Records from "../../src/internal/records.ts"
 import { capture, decodeAll, linesOf, runInProcess, spawn } from "../support/cli.ts"
 import { proxyServer } from "../support/proxyServer.ts"
 import { redisServer } from "../support/redisServer.ts"
@@ -100,6 +103,27 @@ const until = (done: () => Effect.Effect<boolean, unknown>, seconds: number) =>
     }
     return false
   })
+
+// A TCP server on loopback that takes connections and never writes a byte: a push endpoint whose handshake never
+// completes (a firewall or proxy that holds connections, a port of another service, a slow host).
+const blackhole = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly close: () => void }>((resume) => {
+    const sockets: Array<Socket> = []
+    const server = createServer((socket) => {
+      sockets.push(socket)
+      socket.on("error", () => undefined)
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => {
+          for (const socket of sockets) socket.destroy()
+          server.close()
+        }
+      })))
+  }),
+  ({ close }) => Effect.sync(close)
+)
 
 // alice and bob cross orders over HTTP: bob quotes a small ask inside the spread, alice buys it with a limit order;
 // every third round alice also sells into bob's bids at market. Each round makes fills for both.
@@ -588,6 +612,62 @@ describe("spotkit watch", () => {
       { timeout: 60_000 }
     )
 
+    // An attempt still waiting for the handshake when --for ran out was not counted as failed: the watch exited 0 with
+    // the table's header, as a quiet market that was really connected does (review r71).
+    it.effect(
+      "a push endpoint that never answers the handshake: exit 1 once --for runs out, said so, nothing on stdout",
+      () =>
+        Effect.gen(function*() {
+          const { url } = yield* blackhole
+          const env = { ...(yield* envOf("alice")), SPOTKIT_PUSH_URL: url }
+          const run = yield* runInProcess(["watch", "trades", "--symbol", SYMBOL, "--for", "2s"], env)
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          const lines = linesOf(run.stderr)
+          assert.match(lines[0]!, /^spotkit: 0 events, 0 reconnects, 0 resyncs, 0 gaps in 2\.\d s$/)
+          assert.strictEqual(
+            lines[1]!.replace(/in 2\.\d s/, "in 2.x s"),
+            "spotkit: no push connection opened in 2.x s, and none was refused: the push endpoint did not answer, or " +
+              "REST did not before connecting (check SPOTKIT_PUSH_URL and SPOTKIT_BASE_URL)"
+          )
+          assert.strictEqual(lines.length, 2, run.stderr)
+        }).pipe(Effect.scoped),
+      { timeout: 60_000 }
+    )
+
+    // The push connection opened, the catch-up by REST never succeeded: no `listening` line, nothing received, and
+    // yet exit code 0 with the header (review r71).
+    it.effect(
+      "a private watch that never got in sync with REST: exit 1 with the catch-up's failure, stdout empty",
+      () =>
+        Effect.gen(function*() {
+          const env = yield* envOf("alice")
+          const exchange = yield* TestExchange.TestExchange
+          // Every signed request fails (the venue's time and symbols still answer): the catch-up by REST cannot. The
+          // client gives a 503 up after its retries, some 3 s: the connection is then lost, for the backfill.
+          yield* exchange.injectFault({ fault: Fault.httpError(503), times: 1_000 })
+          const run = yield* runInProcess(["watch", "fills", "--symbol", SYMBOL, "--for", "6s"], env).pipe(
+            Effect.ensuring(exchange.clearFaults)
+          )
+          assert.strictEqual(run.exitCode, 1, run.stderr)
+          assert.strictEqual(run.stdout, "")
+          assert.notInclude(run.stderr, "listening")
+          assert.match(
+            linesOf(run.stderr).at(-1)!,
+            /^spotkit: never in sync: the catch-up by REST failed \(.*503.*\) \(check SPOTKIT_BASE_URL\)$/
+          )
+          // REST out of reach altogether: no connection in time, or none in sync; a failure either way.
+          const unreachable = yield* runInProcess(["watch", "fills", "--symbol", SYMBOL, "--for", "3s"], {
+            ...env,
+            SPOTKIT_BASE_URL: "http://127.0.0.1:1"
+          })
+          assert.strictEqual(unreachable.exitCode, 1, unreachable.stderr)
+          assert.strictEqual(unreachable.stdout, "")
+          assert.match(linesOf(unreachable.stderr).at(-1)!, /^spotkit: (no push connection opened|never in sync)/)
+        }),
+      { timeout: 60_000 }
+    )
+
     it.effect("the built CLI: Ctrl-C (SIGINT) exits 130 with the summary line on stderr", () =>
       Effect.gen(function*() {
         const env = yield* envOf("alice")
@@ -649,6 +729,79 @@ describe("spotkit watch", () => {
       ["30s", "5m", "1.5h", "500ms", "0s", "10", "1d", " 2s "].map(Watch.parseDuration),
       [30_000, 300_000, 5_400_000, 500, undefined, undefined, undefined, 2_000]
     )
+  })
+
+  it("a watch ended by --for or --count fails when it never connected or (private) never got in sync", () => {
+    const tally = (fields: Partial<Watch.Tally>) => ({ ...Watch.emptyTally(), ...fields })
+    const ending = (fields: Partial<Watch.Ending>): Watch.Ending => ({
+      access: "public",
+      counted: false,
+      lost: undefined,
+      elapsedMillis: 3_000,
+      ...fields
+    })
+    const check = "(check SPOTKIT_PUSH_URL)"
+    // Every attempt failed: ended by --for or by --count (watch ticker's REST row) alike.
+    assert.strictEqual(Watch.unfinished(tally({ failed: 2 }), ending({})), `no push connection opened ${check}`)
+    assert.strictEqual(
+      Watch.unfinished(tally({ failed: 1, events: 1 }), ending({ counted: true })),
+      `no push connection opened ${check}`
+    )
+    // None answered when --for ran out; --count reached by REST's ticker before one was is no failure.
+    assert.strictEqual(
+      Watch.unfinished(tally({}), ending({})),
+      "no push connection opened in 3.0 s, and none was refused: the push endpoint did not answer, or REST did not " +
+        "before connecting (check SPOTKIT_PUSH_URL and SPOTKIT_BASE_URL)"
+    )
+    assert.isUndefined(Watch.unfinished(tally({ events: 1 }), ending({ counted: true })))
+    // Connected: a quiet public market is a success; a private watch needs its first catch-up by REST.
+    assert.isUndefined(Watch.unfinished(tally({ connected: true }), ending({})))
+    assert.isUndefined(Watch.unfinished(tally({ connected: true, resynced: 1 }), ending({ access: "private" })))
+    assert.strictEqual(
+      Watch.unfinished(tally({ connected: true }), ending({ access: "private" })),
+      "never in sync: the catch-up by REST had not answered after 3.0 s (check SPOTKIT_BASE_URL)"
+    )
+    assert.strictEqual(
+      Watch.unfinished(
+        tally({ connected: true, reconnects: 1 }),
+        ending({ access: "private", lost: "backfill: SpotClient.balances: transport failure: connect ECONNREFUSED" })
+      ),
+      "never in sync: the catch-up by REST failed (SpotClient.balances: transport failure: connect ECONNREFUSED) " +
+        "(check SPOTKIT_BASE_URL)"
+    )
+    assert.strictEqual(
+      Watch.unfinished(tally({ connected: true, reconnects: 1 }), ending({ access: "private", lost: "closed (1006)" })),
+      "never in sync: the private connection was lost before its catch-up by REST answered (closed (1006))"
+    )
+  })
+
+  // `watch ticker` printed the venue's fraction as it is under `change%` (`-0.011451`), where `market ticker` prints the
+  // same field of the same REST ticker as a percentage (`-1.1451`): a move a hundred times smaller than it was.
+  it("watch ticker's change% is a percentage, as market ticker's is; its NDJSON keeps the venue's fraction", () => {
+    const ticker = {
+      symbol: SYMBOL,
+      lastPrice: "84320.5",
+      open: "85286.1",
+      high: "85500",
+      low: "84000",
+      priceChange: "-965.6",
+      priceChangePercent: "-0.011451",
+      size: "1234.5",
+      value: "104000000",
+      trades: 105901,
+      ts: 1714564800000
+    } as unknown as Market.Ticker
+    const cell = (text: string) => {
+      const [header, row] = text.split("\n")
+      return row!.split(/\s+/)[header!.split(/\s+/).indexOf("change%")]
+    }
+    assert.strictEqual(cell(Records.table(Records.ticker, [ticker])), "-1.1451")
+    const table = Rows.renderers.ticker("table")
+    assert.strictEqual(cell(table.start + table.render({ ticker, source: "rest" })!), "-1.1451")
+    const pushed = { ...ticker, priceChangePercent: "0.0025" } as unknown as Push.Ticker
+    assert.strictEqual(cell(table.start + table.render({ ticker: pushed, source: "push" })!), "0.25")
+    const ndjson = Rows.renderers.ticker("ndjson").render({ ticker, source: "rest" })!
+    assert.strictEqual(JSON.parse(ndjson).priceChangePercent, "-0.011451")
   })
 
   // The summary did not count gaps: a user who watched trades for an hour could not tell from it whether trades may

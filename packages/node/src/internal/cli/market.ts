@@ -13,7 +13,6 @@ import {
   listFlags,
   type ListFormat,
   NAME,
-  optional,
   redacted,
   symbol,
   usage,
@@ -29,11 +28,16 @@ const MOST = 1000
 const limitFlag = (description: string) =>
   Flag.Int("limit").pipe(Flag.withDescription(description), Flag.withMetavar("N"), Flag.optional)
 
-/** `--limit` within 1..`most`, or bad usage (exit code 2) before anything is sent. */
-const checkedLimit = (limit: Option.Option<number>, most: number) =>
-  Option.isSome(limit) && !(limit.value >= 1 && limit.value <= most)
-    ? usage(`--limit: ${limit.value} is not between 1 and ${most}`)
-    : Effect.succeed(optional(limit))
+/**
+ * `--limit` within 1..`most` (at least 1 when there is no bound: a range paged by time), or bad usage (exit code 2)
+ * before anything is sent.
+ */
+const checkedLimit = (limit: Option.Option<number>, most: number | undefined) => {
+  if (Option.isNone(limit)) return Effect.succeed(undefined)
+  const n = limit.value
+  if (most === undefined) return n >= 1 ? Effect.succeed(n) : usage(`--limit: ${n} is not at least 1`)
+  return n >= 1 && n <= most ? Effect.succeed(n) : usage(`--limit: ${n} is not between 1 and ${most}`)
+}
 
 /**
  * Records of a stream on stdout: a table or a JSON array once all have come (a table's widths need them all); CSV
@@ -49,12 +53,20 @@ const writeStream = <A>(
       return yield* writeRecords(shape, yield* Stream.runCollect(stream), as)
     }
     const mode = yield* csvMode(as.csvRaw)
-    if (as.format === "csv") yield* write(Formats.csv([shape.columns], mode))
+    // The CSV header goes with the first rows, or once the stream ended well without any: a command refused (bad
+    // input, a symbol the venue does not list, a venue out of reach) leaves stdout empty, as every refused one does.
+    let header = as.format === "csv" ? Formats.csv([shape.columns], mode) : ""
+    const headed = (text: string) => {
+      const first = header
+      header = ""
+      return first + text
+    }
     yield* Stream.runForEachArray(stream, (records) =>
-      Effect.flatMap(
+      records.length === 0 ? Effect.void : Effect.flatMap(
         redacted(records),
-        (clean) => write(as.format === "csv" ? Records.csv(shape, clean, mode) : Formats.ndjson(clean))
+        (clean) => write(headed(as.format === "csv" ? Records.csv(shape, clean, mode) : Formats.ndjson(clean)))
       ))
+    if (header !== "") yield* write(headed(""))
   })
 
 const ticker = Command.make(
@@ -146,7 +158,7 @@ const candles = Command.make(
   Effect.fnUntraced(function*(flags) {
     // Checked before anything is sent.
     const range = yield* Export.range(flags)
-    const limit = yield* checkedLimit(flags.limit, range.since === undefined ? MOST : Number.MAX_SAFE_INTEGER)
+    const limit = yield* checkedLimit(flags.limit, range.since === undefined ? MOST : undefined)
     const spot = yield* client("public")
     if (range.since === undefined) {
       const newest = yield* spot.candles(flags.symbol, flags.period, { limit, endTime: range.until })

@@ -136,7 +136,7 @@ export const transfer = Command.make(
   Command.withDescription("Transfers a coin to another user's account; `transfer status` lists the transfers made"),
   Command.withExamples([{
     command:
-      `${NAME} transfer --to-user 4001000000000002 --coin USDT --amount 25 --from-account SPOT --to-account FUND`,
+      `${NAME} transfer --to-user 4001000000000000002 --coin USDT --amount 25 --from-account SPOT --to-account FUND`,
     description: "25 USDT from your spot account to another user's funding account"
   }]),
   Command.withSubcommands([transferStatus])

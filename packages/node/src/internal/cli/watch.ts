@@ -2,7 +2,8 @@
 // private ones (orders, fills, balances) gap-free across reconnects, the book never printed across a gap. One object
 // per event as NDJSON, or table rows (times as ISO-8601 in UTC); the book is redrawn in place on a terminal and
 // printed as successive tables elsewhere. Reconnects and resyncs are one line each on stderr. It runs until Ctrl-C
-// (exit code 130), `--count` events or `--for` a duration (exit code 0), and ends with a one-line summary on stderr.
+// (exit code 130), `--count` events or `--for` a duration (exit code 0; 1 when no push connection ever opened, or a
+// private watch never got in sync with REST), and ends with a one-line summary on stderr.
 import { Market, SpotClient, SpotPush } from "@spotkit/core"
 import type { Push, PushError, SpotError } from "@spotkit/core"
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
@@ -24,13 +25,16 @@ const formatFlag = Shared.format(
 )
 
 const countFlag = Flag.Int("count").pipe(
-  Flag.withDescription("Stop after N events (exit code 0)"),
+  Flag.withDescription("Stop after N events (exit code 0; 1 if no push connection opened)"),
   Flag.withMetavar("N"),
   Flag.optional
 )
 
 const forFlag = Flag.String("for").pipe(
-  Flag.withDescription("Stop after this long, e.g. 30s, 5m, 1h or 500ms (exit code 0)"),
+  Flag.withDescription(
+    "Stop after this long, e.g. 30s, 5m, 1h or 500ms (exit code 0; 1 if no push connection opened by then, or a " +
+      "private watch never got in sync with REST)"
+  ),
   Flag.withMetavar("DURATION"),
   Flag.optional
 )
@@ -168,6 +172,45 @@ export const summaryLine = (tally: Tally, elapsedMillis: number): string =>
     plural(tally.gaps, "gap")
   } in ${seconds(elapsedMillis)}${tally.failed > 0 ? `; ${plural(tally.failed, "failed connection attempt")}` : ""}`
 
+/** How a watch ended by `--for` or `--count`: its access, the reason of the last connection lost, if one was. */
+export interface Ending {
+  readonly access: Environment.Access
+  /** Whether `--count` events were printed (rather than `--for` having run out). */
+  readonly counted: boolean
+  readonly lost: string | undefined
+  readonly elapsedMillis: number
+}
+
+/**
+ * Why a watch that `--for` or `--count` ended is a failure, or undefined when it is not. No connection opened: every
+ * attempt failed, or, when `--for` ran out, none had been answered yet (an endpoint that takes the TCP connection
+ * and never completes the handshake looks like a quiet market otherwise). A private watch that `--for`
+ * ended before it ever got in sync with REST (its catch-up never succeeded) delivered nothing it can vouch for either.
+ */
+export const unfinished = (tally: Tally, ending: Ending): string | undefined => {
+  if (!tally.connected && tally.failed > 0) return "no push connection opened (check SPOTKIT_PUSH_URL)"
+  // `--count` events printed: what was asked for came. A private stream delivers only after its catch-up by REST;
+  // `watch ticker`'s first row is REST's, which may come before the first attempt to connect is over.
+  if (ending.counted) return undefined
+  // Nothing refused either: the push endpoint never answered, or REST, which a watch reads before it connects (the
+  // venue's time, its symbols), did not.
+  if (!tally.connected) {
+    return `no push connection opened in ${seconds(ending.elapsedMillis)}, and none was refused: the push endpoint ` +
+      "did not answer, or REST did not before connecting (check SPOTKIT_PUSH_URL and SPOTKIT_BASE_URL)"
+  }
+  const lost = ending.lost
+  if (ending.access === "private" && tally.resynced === 0) {
+    // A failed catch-up ends the connection with the reason `backfill: ...`; another loss came before it answered.
+    const backfill = /^backfill: (.*)$/s.exec(lost ?? "")
+    if (backfill !== null) return `never in sync: the catch-up by REST failed (${backfill[1]}) (check SPOTKIT_BASE_URL)`
+    return lost === undefined
+      ? `never in sync: the catch-up by REST had not answered after ${seconds(ending.elapsedMillis)} (check ` +
+        "SPOTKIT_BASE_URL)"
+      : `never in sync: the private connection was lost before its catch-up by REST answered (${lost})`
+  }
+  return undefined
+}
+
 // `--symbol` as many times as the user gave it, each once (in the order given).
 const symbolsOf = (symbols: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(symbols)]
 
@@ -246,16 +289,19 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     const output = yield* Output.Output
     const renderer = plan.renderer(flags.format, output.stdout.isTTY)
     const tally = emptyTally()
+    // The reason of the last connection lost: what kept a private watch from getting in sync, if it never did.
+    let lost: string | undefined
     const started = yield* Clock.currentTimeMillis
-    const summary = Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now) => Effect.ignore(Shared.note(summaryLine(tally, now - started)))
-    )
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+    const summary = Effect.flatMap(elapsed, (millis) => Effect.ignore(Shared.note(summaryLine(tally, millis))))
     // Subscribed before the stream connects, so that no connection's event is missed.
     const events = yield* Stream.toPull(push.events)
-    yield* Effect.forkScoped(Stream.runForEach(Stream.fromPull(Effect.succeed(events)), (e) => notice(e, tally)))
+    yield* Effect.forkScoped(Stream.runForEach(Stream.fromPull(Effect.succeed(events)), (e) => {
+      if (e._tag === "Disconnected" && e.opened) lost = e.reason
+      return notice(e, tally)
+    }))
     // The table's header with the first row, or once the watch ended well with none: a watch refused (a symbol of no
-    // trading pair's form) leaves stdout empty, as every command refused does.
+    // trading pair's form) or one that never connected leaves stdout empty, as every command that fails does.
     let headed = renderer.start === "" || flags.format !== "table"
     const head = Effect.suspend(() => {
       if (headed) return Effect.void
@@ -293,12 +339,18 @@ const run = <A>(plan: Plan<A>, flags: Common) =>
     yield* (millis === undefined ? ran : Effect.asVoid(Effect.timeoutOption(ran, millis))).pipe(
       Effect.onInterrupt(() => summary)
     )
-    yield* head
+    // Ended by `--for` or `--count` without a connection ever opened, or never in sync: not a quiet market, a failure.
+    // The events' fiber first gets its turn, to count what has already happened.
+    yield* Effect.yieldNow
+    const problem = unfinished(tally, {
+      access: plan.access,
+      counted: count !== undefined && tally.events >= count,
+      lost,
+      elapsedMillis: yield* elapsed
+    })
+    if (problem === undefined) yield* head
     yield* summary
-    // Ended by `--for` or `--count` without a connection ever opened: not a quiet market, a failure.
-    if (!tally.connected && tally.failed > 0) {
-      yield* Shared.failure("no push connection opened (check SPOTKIT_PUSH_URL)")
-    }
+    if (problem !== undefined) yield* Shared.failure(problem)
   })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -486,7 +538,8 @@ const candlesCommand = Command.make(
 export const watch = Command.make("watch").pipe(
   Command.withDescription(
     "Streams what the venue pushes, until Ctrl-C (exit code 130), --count events or --for a duration (exit code " +
-      "0), then a summary line on stderr. Needs SPOTKIT_PUSH_URL (the push endpoint, ws:// or wss://) besides " +
+      "0; 1, with nothing on stdout, when no push connection ever opened or a private watch never got in sync " +
+      "with REST), then a summary line on stderr. Needs SPOTKIT_PUSH_URL (the push endpoint, ws:// or wss://) besides " +
       "SPOTKIT_BASE_URL; orders, fills and balances need the credentials too. Reconnects and resyncs are one line " +
       "each on stderr"
   ),

@@ -2,6 +2,7 @@
 // per event, or the book as a table (redrawn in place on a terminal).
 import type { Market, Push, SpotPush } from "@spotkit/core"
 import * as Formats from "../formats.ts"
+import * as Records from "../records.ts"
 
 /** How a watch prints: rows under a header (the book: tables), or one NDJSON object per event. */
 export type Format = "table" | "ndjson"
@@ -104,7 +105,8 @@ const tickerColumns: ReadonlyArray<Column<TickerRow>> = [
   ["open", 10, ({ ticker }) => text(ticker.open ?? undefined)],
   ["high", 10, ({ ticker }) => text(ticker.high ?? undefined)],
   ["low", 10, ({ ticker }) => text(ticker.low ?? undefined)],
-  ["change%", 8, ({ ticker }) => text(ticker.priceChangePercent ?? undefined)],
+  // The venue's field is a fraction (`-0.011451`): a percentage under this title, as `market ticker` prints it.
+  ["change%", 8, ({ ticker }) => ticker.priceChangePercent == null ? "" : Records.percent(ticker.priceChangePercent)],
   ["volume", 12, ({ ticker }) => text(ticker.size ?? undefined)],
   ["source", 6, ({ source }) => source]
 ]
