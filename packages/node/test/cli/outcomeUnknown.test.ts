@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
-import { aliceEnv, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
+import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
 
 describe("a write whose outcome is unknown names the command that tells", () => {
   const { layer } = sandboxLayer({ seed: 71, bills: 0 })
@@ -32,22 +32,7 @@ describe("a write whose outcome is unknown names the command that tells", () => 
           const run = yield* withFaults([
             { fault: Fault.appliedLost, path: "/api/v2/trade/orders" },
             { fault: Fault.drop, path: "/api/v2/trade/orderInfo" }
-          ], [
-            "orders",
-            "place",
-            "--symbol",
-            "BTCUSDT_SPBL",
-            "--side",
-            "buy",
-            "--type",
-            "limit",
-            "--price",
-            "29000",
-            "--quantity",
-            "0.01",
-            "--client-order-id",
-            "unknown-1"
-          ])
+          ], placeLimitArgs("unknown-1"))
           assert.strictEqual(run.exitCode, 1, run.stderr)
           assert.match(
             run.stderr,

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import * as Output from "../../src/internal/output.ts"
-import { aliceEnv, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
+import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
 
 // A stdout whose reader went away.
 const closedStdout: Output.Channel = {
@@ -22,22 +22,7 @@ describe("stdout's reader gone", () => {
     it.effect("orders place: the placed order is said on stderr, exit code 0", () =>
       Effect.gen(function*() {
         const run = yield* runInProcess(
-          [
-            "orders",
-            "place",
-            "--symbol",
-            "BTCUSDT_SPBL",
-            "--side",
-            "buy",
-            "--type",
-            "limit",
-            "--price",
-            "29000",
-            "--quantity",
-            "0.01",
-            "--client-order-id",
-            "closed-stdout"
-          ],
+          placeLimitArgs("closed-stdout"),
           yield* aliceEnv,
           { stdout: closedStdout }
         )

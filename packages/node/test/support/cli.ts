@@ -170,3 +170,24 @@ export const withFile = <A, E, R>(content: string, use: (path: string) => Effect
     yield* fs.writeFileString(path, content)
     return yield* use(path)
   }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+
+/** `orders place` of a limit buy of BTCUSDT_SPBL, at 29000 for 0.01 unless given, under `clientOrderId`. */
+export const placeLimitArgs = (
+  clientOrderId: string,
+  { price = "29000", quantity = "0.01" }: { readonly price?: string; readonly quantity?: string } = {}
+): ReadonlyArray<string> => [
+  "orders",
+  "place",
+  "--symbol",
+  "BTCUSDT_SPBL",
+  "--side",
+  "buy",
+  "--type",
+  "limit",
+  "--price",
+  price,
+  "--quantity",
+  quantity,
+  "--client-order-id",
+  clientOrderId
+]
