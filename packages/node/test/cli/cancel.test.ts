@@ -239,6 +239,25 @@ describe("orders cancel", () => {
           assert.include(run.stderr, `--file ${path}: no items`)
         })))
 
+    it.effect.each([
+      ["a misspelt field", `{"orderID":"1"}`, `line 1: unknown field "orderID"`],
+      ["another symbol", `{"symbol":"ETHUSDT_SPBL","orderId":"1"}`, `line 1: its symbol "ETHUSDT_SPBL" is not --symbol`]
+    ])(
+      "a --file item with %s: exit code 2, naming it, nothing sent",
+      ([, item, mentions]) =>
+        withFile(`${item}\n`, (path) =>
+          Effect.gen(function*() {
+            const before = (yield* cancelRequests).length
+            const run = yield* cancel(["--symbol", SYMBOL, "--file", path])
+            assert.strictEqual(run.exitCode, 2, run.stderr)
+            assert.strictEqual(run.stdout, "")
+            assert.strictEqual(linesOf(run.stderr).length, 1, run.stderr)
+            assert.include(run.stderr, `--file ${path}: ${mentions}`)
+            assert.include(run.stderr, "nothing was sent")
+            assert.strictEqual((yield* cancelRequests).length, before)
+          }))
+    )
+
     it.effect("the venue refuses (a wrong secret, an unknown symbol): exit code 1, one line with its code, no data", () =>
       Effect.gen(function*() {
         const wrongSecret = yield* cancel(["--symbol", SYMBOL, "--all"], { SPOTKIT_SECRET_KEY: "not-alices-secret" })

@@ -64,7 +64,11 @@ const ordersCancel = Command.make(
     }
     const bare = (id: string): Order.OrderRef => flags.ids === "order-id" ? { orderId: id } : { clientOrderId: id }
     const refs = Option.isSome(flags.file)
-      ? (yield* Items.read(flags.file.value, bare)).map((item) => typeof item === "string" ? bare(item) : item)
+      ? (yield* Items.read(
+        flags.file.value,
+        bare,
+        Items.onlyFields(["orderId", "clientOrderId"], flags.symbol, "cancelled")
+      )).map((item) => typeof item === "string" ? bare(item) : item)
       : undefined
     const watch = sendWatch()
     const spot = yield* client("private", { transformClient: watch.transformClient })

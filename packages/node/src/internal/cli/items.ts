@@ -69,6 +69,28 @@ export const read = (
   })
 
 /**
+ * A `problem` for `read`: an object item with a field other than `fields` (which the client's schema would drop
+ * without a word: a misspelt `clientOrderID` taken as no id, a `timeInForce` as the default), or with a `symbol` other
+ * than --symbol's (every item is `acted` on --symbol: "placed", "cancelled"). An item that is no object is left to
+ * the client, which fails it alone.
+ */
+export const onlyFields =
+  (fields: ReadonlyArray<string>, symbol: string, acted: string) => (item: unknown): string | undefined => {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return undefined
+    for (const [key, value] of Object.entries(item)) {
+      if (key === "symbol") {
+        if (value !== symbol) {
+          return `its symbol ${JSON.stringify(value)} is not --symbol ${symbol}: every item is ${acted} on --symbol ` +
+            "(one run per symbol)"
+        }
+      } else if (!fields.includes(key)) {
+        return `unknown field ${JSON.stringify(key)}: an item has ${fields.join(", ")} (and symbol, if --symbol)`
+      }
+    }
+    return undefined
+  }
+
+/**
  * Writes the outcomes (`text`) on stdout and `summary` on stderr; fails with exit code 1 when `failed` items failed,
  * else with exit code 0 if stdout's reader went away (the summary says what was done all the same).
  */

@@ -107,27 +107,8 @@ const ordersPlace = Command.make(
   ])
 )
 
-// The fields of a batch item (`Order.BatchItem`). Any other would be dropped without a word by the client's schema,
-// and the order placed as something else than written: a misspelt `clientOrderID` with a generated id, a
-// `timeInForce` as `normal`, an item's own `symbol` on --symbol.
+// The fields of a batch item (`Order.BatchItem`): any other is refused (`Items.onlyFields`).
 const BATCH_FIELDS: ReadonlyArray<string> = ["side", "orderType", "force", "price", "quantity", "clientOrderId"]
-
-// What is wrong with a batch item's fields, if anything. An item that is no object is left to the client, which
-// fails it alone; a `symbol` equal to --symbol says nothing new.
-const batchItemProblem = (symbol: string) => (item: unknown): string | undefined => {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) return undefined
-  for (const [key, value] of Object.entries(item)) {
-    if (key === "symbol") {
-      if (value !== symbol) {
-        return `its symbol ${JSON.stringify(value)} is not --symbol ${symbol}: every item is placed on --symbol (run ` +
-          "one batch per symbol)"
-      }
-    } else if (!BATCH_FIELDS.includes(key)) {
-      return `unknown field ${JSON.stringify(key)}: an item has ${BATCH_FIELDS.join(", ")} (and symbol, if --symbol)`
-    }
-  }
-  return undefined
-}
 
 const ordersBatch = Command.make(
   "batch",
@@ -143,7 +124,7 @@ const ordersBatch = Command.make(
     ...listFlags(["json", "ndjson"], "How to print the outcome of each item: table, csv, json or ndjson")
   },
   Effect.fnUntraced(function*(flags) {
-    const items = yield* Items.read(flags.file, undefined, batchItemProblem(flags.symbol))
+    const items = yield* Items.read(flags.file, undefined, Items.onlyFields(BATCH_FIELDS, flags.symbol, "placed"))
     const watch = sendWatch()
     const spot = yield* client("private", { transformClient: watch.transformClient })
     const since = yield* sinceNow
