@@ -11,6 +11,7 @@ describe("parseTime", () => {
   const accepted: ReadonlyArray<readonly [string, number]> = [
     ["0", 0],
     ["978307200000", 978_307_200_000],
+    ["2001-01-01", 978_307_200_000],
     ["1714521600000", MAY_1],
     [" 1714521600123 ", MAY_1 + 123],
     ["2024-05-01", MAY_1],
@@ -44,6 +45,11 @@ describe("parseTime", () => {
     ["1714521600", "not a millisecond epoch since 2001 (a year, a date without dashes, or seconds?)"],
     ["1", "not a millisecond epoch since 2001"],
     ["978307199999", "not a millisecond epoch since 2001"],
+    // Dates before 2001 as well: no venue record is that old (a year mistyped; 1969 would be a negative epoch).
+    ["0224-05-01", "is before 2001"],
+    ["1969-12-31", "is before 2001"],
+    ["0001-01-01T00:00:00Z", "is before 2001"],
+    ["2000-12-31T23:59:59Z", "is before 2001"],
     ["2024/05/01", "neither a millisecond epoch nor an ISO-8601 date"],
     ["99999999999999999999", "too large"],
     ["2024-13-01", "not a valid date"],

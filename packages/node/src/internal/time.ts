@@ -2,7 +2,8 @@
 import { DateTime, Option } from "effect"
 
 const DIGITS = /^\d+$/
-// 2001-01-01T00:00:00Z: a bare number below it (but 0) is not taken as a millisecond epoch.
+// 2001-01-01T00:00:00Z: a bare number below it (but 0) is not taken as a millisecond epoch, nor a date before it
+// taken (a year mistyped, 0224-05-01): no venue record is that old.
 const EARLIEST = 978_307_200_000
 // A date, or a date-time that says its zone: a local time would mean something else on every machine.
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i
@@ -44,6 +45,11 @@ export const parseTime = (text: string): { readonly millis: number } | { readonl
   if (!isCalendarDate(trimmed)) return { error: `${text} is not a valid date` }
   return Option.match(DateTime.make(trimmed), {
     onNone: () => ({ error: `${text} is not a valid date` }),
-    onSome: (date) => ({ millis: DateTime.toEpochMillis(date) })
+    onSome: (date) => {
+      const millis = DateTime.toEpochMillis(date)
+      return millis < EARLIEST
+        ? { error: `${text} is before 2001: no venue record is that old (a mistyped year?); 0 means every record` }
+        : { millis }
+    }
   })
 }

@@ -91,6 +91,7 @@ describe("bills export, in process, against the sandbox", () => {
 
     const badFlags: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
       ["--until before --since", ["--since", "2024-06-01", "--until", "2024-05-01"], "--until"],
+      ["--since a year mistyped", ["--since", "0224-05-01"], "--since: 0224-05-01 is before 2001"],
       ["--page-size 0", ["--page-size", "0"], "--page-size"],
       ["--page-size 101", ["--page-size", "101"], "--page-size"],
       ["--coin-id -1", ["--coin-id", "-1"], "--coin-id"]
