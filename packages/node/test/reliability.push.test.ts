@@ -294,8 +294,9 @@ describe("reliability: push", () => {
         // Attempts sampled every 50 ms: when the budget was spent, and that it never went beyond.
         let spentAfter: number | undefined
         let most = 0
-        // At least `watchMillis`, and on until the budget is spent (a loaded machine dials more slowly), up to 25 s.
-        const until = Math.max(watchMillis, 25_000)
+        // At least `watchMillis`, and on until the budget is spent (a loaded machine dials more slowly), up to 50 s:
+        // alone on a 2-core machine the storm spends it in about 17 s, beside the rest of the suite in 20 to over 25.
+        const until = Math.max(watchMillis, 50_000)
         while ((Date.now() - started < watchMillis || spentAfter === undefined) && Date.now() - started < until) {
           yield* Effect.sleep(50)
           const attempts = (yield* venue.stats).attempts
@@ -331,6 +332,6 @@ describe("reliability: push", () => {
         assert.strictEqual(stats.refused, 0)
         assert.isTrue(counted.some((c) => c.value === String(Push.limits.connectionAttempts.limit)), "counted in Redis")
       }).pipe(Effect.provide(server)),
-    testTimeout(30_000, 120_000)
+    testTimeout(60_000, 120_000)
   )
 })

@@ -49,8 +49,9 @@ const transferStatus = Command.make(
     const filter: Transfer.TransferFilter = {
       withdrawId: optional(flags.id),
       coin: optional(flags.coin),
-      // Whether the venue's bounds are inclusive is not known: ask a millisecond wider on each side, then keep
-      // exactly --since (inclusive) to --until (exclusive).
+      // Whether the venue's bounds are inclusive is not known: ask from a millisecond before --since (an exclusive
+      // start still holds it) to --until (an inclusive end holds it too, dropped), then keep exactly --since
+      // (inclusive) to --until (exclusive).
       startTime: range.after,
       endTime: range.before,
       fromAccountType: optional(flags.fromAccount),
