@@ -126,7 +126,7 @@ export interface Options extends Engine.EngineOptions {
   readonly liquidity?: ReadonlyArray<LiquiditySpec> | undefined
   /**
    * `false` turns the venue's rate limits off; fields override the venue's (`Venue.budgets`, no `Retry-After`).
-   * @default the venue's weight model
+   * @default the venue's weight model (off under `layerSpotClient`, unless its `exchange` options set this)
    */
   readonly rateLimits?: Partial<RateLimits> | false | undefined
   /** How far a request timestamp may be from server time. @default 30000 */
@@ -461,8 +461,9 @@ export type DemoUser = keyof typeof demoKeys
  * demo key) or the index of an account in the exchange's `accounts`.
  *
  * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
- * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
- * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
+ * 429 would wait on a clock that does not move): `exchange` options that leave `rateLimits` out keep the venue's off
+ * too (another seed, say). To test them, pass `exchange` options with `rateLimits` (`{}` for the venue's own weight
+ * model) and advance the clock, or use `it.live`. The client signs with node:crypto, synchronously (so that a call forked under a
  * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
  * for another (`Signer.webCrypto`, core's portable default, say). The in-process transport bounds each exchange by
  * the client's `timeout` itself, on the same `Clock` (`timeoutBy: "transport"`: no race of fibers per call; a
@@ -496,9 +497,11 @@ export const layerSpotClient = (
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
-  // The venue's rate limits are off unless the options say otherwise: under a TestClock a 429 would make the
-  // client's retry sleep on a clock that never moves.
-  const exchange = layer(options.exchange ?? { ...demo(), rateLimits: false })
+  // The venue's rate limits are off unless the options set `rateLimits` themselves (options given only for another
+  // seed or other accounts leave them off too): under a TestClock a 429 would make the client's retry sleep on a
+  // clock that never moves.
+  const exchangeOptions = options.exchange ?? demo()
+  const exchange = layer({ ...exchangeOptions, rateLimits: exchangeOptions.rateLimits ?? false })
   const client = Layer.unwrap(Effect.gen(function*() {
     const ex = yield* TestExchange
     const account = accountOf(ex.accounts, options.user ?? "alice")

@@ -2,8 +2,8 @@
  * The exchange as a service: seeding through it keeps the engine's conservation law (held + fees == supply).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
-import { Effect, Exit } from "effect"
+import { SpotClient, Venue } from "@spotkit/core"
+import { Effect, Exit, Fiber } from "effect"
 import type { Engine } from "../src/index.ts"
 import { TestExchange } from "../src/index.ts"
 
@@ -50,6 +50,44 @@ describe("TestExchange.layerSpotClient: acts as any demo user", () => {
       const named = yield* Effect.flip(Effect.provide(Effect.service(SpotClient.SpotClient), withoutBob))
       assert.include(named.message, "bob")
     }))
+})
+
+describe("TestExchange.layerSpotClient: rate limits", () => {
+  // Eleven placements in one (frozen) millisecond: the venue's model answers the eleventh 429 (10 a second per key on
+  // placing), and the client, its own limiter off, would wait its backoff on a clock that never moves.
+  const placeEleven = Effect.gen(function*() {
+    const client = yield* SpotClient.SpotClient
+    for (let i = 0; i < 11; i++) {
+      yield* client.placeOrder({
+        symbol: "BTCUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        price: String(29000 - i),
+        quantity: "0.01"
+      })
+    }
+  })
+  // Runs the placements in a fiber (a 429 leaves it waiting rather than hanging the test) and answers the statuses
+  // of the placements.
+  const statuses = Effect.gen(function*() {
+    const exchange = yield* TestExchange.TestExchange
+    const fiber = yield* Effect.forkChild(placeEleven, { startImmediately: true })
+    for (let i = 0; i < 200; i++) yield* Effect.yieldNow
+    yield* Fiber.interrupt(fiber)
+    return (yield* exchange.requests)
+      .filter((record) => record.path === Venue.endpoints.placeOrder.path)
+      .map((record) => record.status)
+  })
+
+  it.effect("exchange options that leave rateLimits out (another seed) keep the venue's limits off", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* statuses, Array.from({ length: 11 }, () => 200))
+    }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: TestExchange.demo({ seed: 2 }) }))))
+
+  it.effect("rateLimits: {} turns the venue's weight model on", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* statuses, [...Array.from({ length: 10 }, () => 200), 429])
+    }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: { ...TestExchange.demo(), rateLimits: {} } }))))
 })
 
 describe("TestExchange: two clients of one key", () => {
