@@ -21,6 +21,7 @@ import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
 import * as InProcess from "./internal/inProcess.ts"
+import * as PresetClients from "./internal/presetClients.ts"
 import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
@@ -517,13 +518,19 @@ export const layerSpotClient = (
     const timeoutMillis = Duration.toMillis(
       Duration.fromInputUnsafe(options.client?.timeout ?? SpotClient.DEFAULT_TIMEOUT)
     )
-    return SpotClient.layer({
+    const clientOptions: SpotClient.Options = {
       baseUrl: inProcessBaseUrl,
       credentials: account.credentials,
       rateLimit: false,
       ...options.client,
       timeoutBy: bounding ? "transport" : "client"
-    }).pipe(
+    }
+    // Known by its credentials, so that `PushVenue.layerSpotPush` signs in as the same user.
+    const made = Effect.tap(
+      SpotClient.make(clientOptions),
+      (made) => Effect.sync(() => PresetClients.register(made, clientOptions.credentials))
+    )
+    return Layer.effect(SpotClient.SpotClient, made).pipe(
       Layer.provide(
         Layer.succeed(HttpClient.HttpClient, InProcess.make(ex.handleAt, bounding ? timeoutMillis : undefined))
       )
