@@ -189,7 +189,10 @@ export interface Service {
     userId: string,
     id: { readonly orderId?: string; readonly clientOrderId?: string }
   ) => Effect.Effect<boolean>
-  /** Adds a fault rule; rules are tried in the order they were added. Fails on an invalid rule (status, share). */
+  /**
+   * Adds a fault rule; rules are tried in the order they were added. Fails on an invalid rule (status, latency,
+   * share, times, or a path that is not a venue endpoint's: `Venue.endpoints`, without a query string).
+   */
   readonly injectFault: (rule: Fault.Rule) => Effect.Effect<void, Engine.EngineError>
   readonly clearFaults: Effect.Effect<void>
   /** Forgets every rate-limit window. */
