@@ -20,8 +20,10 @@ import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import { partsOf } from "./internal/engine/parts.ts"
 import * as InProcess from "./internal/inProcess.ts"
 import * as PresetClients from "./internal/presetClients.ts"
+import type { Auth } from "./internal/protocol/auth.ts"
 import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
@@ -173,6 +175,11 @@ export interface Service {
   readonly handle: (request: WireRequest) => Effect.Effect<Outcome>
   /** Handles one request at a given time (for transports with their own clock). */
   readonly handleAt: (request: WireRequest, now: number) => Outcome
+  /**
+   * Creates a user with its keys, bill history and balances. Fails, changing nothing (no user, key, bill or balance
+   * left, no id taken), on a spec it refuses: an id or an API key the exchange has, a key given twice, an unknown
+   * coin or account type, an amount that is not a positive decimal of the coin's precision, a bad history.
+   */
   readonly addAccount: (spec: AccountSpec) => Effect.Effect<Account, Engine.EngineError>
   readonly deposit: (
     userId: string,
@@ -270,14 +277,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const addAccount = (spec: AccountSpec): Effect.Effect<Account, Engine.EngineError> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       attempt(() => {
+        const history = historyOf(spec, now)
+        // Everything is checked before the user is created, so that a refused account leaves nothing behind (no user
+        // without its keys or balances, no id taken).
+        checkAccount(engine, router.auth, spec, history)
         const userId = engine.addUser(spec.userId)
         for (const key of spec.keys ?? []) router.auth.addKey({ ...key, userId })
-        if (spec.bills !== undefined && spec.bills.count > 0) {
-          const span = spec.bills.spanMillis ?? 30 * 86_400_000
-          // Times never go below 0 (a TestClock starts there).
-          const to = Math.max(0, now - 1)
-          engine.generateBills(userId, { count: spec.bills.count, from: Math.max(0, to - span), to })
-        }
+        if (history !== undefined) engine.generateBills(userId, history)
         for (const balance of spec.balances ?? []) {
           engine.deposit(userId, balance.accountType, balance.coin, balance.amount, now)
         }
@@ -337,6 +343,34 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   }
   return service
 })
+
+// The funding-bill history an account asks for, ending one millisecond before `now`; undefined for none.
+const historyOf = (spec: AccountSpec, now: number): Engine.HistoryOptions | undefined => {
+  if (spec.bills === undefined || !(spec.bills.count > 0)) return undefined
+  const span = spec.bills.spanMillis ?? 30 * 86_400_000
+  // Times never go below 0 (a TestClock starts there).
+  const to = Math.max(0, now - 1)
+  return { count: spec.bills.count, from: Math.max(0, to - span), to }
+}
+
+// Throws, changing nothing, whatever `addAccount` would refuse part way: the user's id, a key the exchange (or the
+// spec itself) already has, the bill history, and the deposits (account types, coins, amounts, supply).
+const checkAccount = (
+  engine: Engine.Engine,
+  auth: Auth,
+  spec: AccountSpec,
+  history: Engine.HistoryOptions | undefined
+): void => {
+  const parts = partsOf(engine)
+  parts.accounts.checkNewUser(spec.userId)
+  const apiKeys = new Set<string>()
+  for (const key of spec.keys ?? []) {
+    if (auth.key(key.apiKey) !== undefined || apiKeys.has(key.apiKey)) throw new Engine.EngineError("api key exists")
+    apiKeys.add(key.apiKey)
+  }
+  if (history !== undefined) parts.bills.check(history)
+  parts.accounts.checkDeposits(spec.balances ?? [])
+}
 
 // Places `levels` bids below and asks above `mid`, `step` apart, as plain limit orders of `owner`. Prices are exact
 // integers of the finer of the two decimals, never floats.

@@ -19,6 +19,36 @@ describe("TestExchange: seeding keeps conservation", () => {
     }))
 })
 
+describe("TestExchange.addAccount: a refused account changes nothing", () => {
+  const carol = { apiKey: "carol-key", secretKey: "carol-secret", passphrase: "carol-pass" }
+  const usdt = (amount: string) => ({ accountType: "SPOT", coin: "USDT", amount }) as const
+  const refused: ReadonlyArray<readonly [string, TestExchange.AccountSpec]> = [
+    ["a key another account has", { keys: [TestExchange.demoKeys.alice], balances: [usdt("100")] }],
+    ["the same key twice", { keys: [carol, carol], balances: [usdt("100")] }],
+    ["an id the exchange has", { userId: "4001000000000000001", keys: [carol] }],
+    ["an unknown coin after a good one", { keys: [carol], balances: [usdt("100"), { ...usdt("1"), coin: "DOGE" }] }],
+    ["an unknown account type", { keys: [carol], balances: [{ ...usdt("1"), accountType: "WALLET" as never }] }],
+    ["an amount of too many decimals", { keys: [carol], balances: [usdt("100"), usdt("0.0000000000001")] }],
+    ["deposits past the supply cap together", { keys: [carol], balances: [usdt("5000000000"), usdt("5000000000")] }],
+    ["a bill count that is no integer", { keys: [carol], bills: { count: 1.5 }, balances: [usdt("100")] }],
+    ["a negative bill span", { keys: [carol], bills: { count: 10, spanMillis: -1 }, balances: [usdt("100")] }]
+  ]
+  for (const [what, spec] of refused) {
+    it.effect(`${what}: no user, key, bill or balance is left, and the next account takes the next id`, () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+        const totals = yield* exchange.totals
+        const error = yield* Effect.flip(exchange.addAccount(spec))
+        assert.strictEqual(error.name, "EngineError")
+        assert.deepStrictEqual(yield* exchange.totals, totals)
+        // alice is ...001 and bob ...002: carol, with the key the refused spec named, is ...003.
+        const next = yield* exchange.addAccount({ keys: [carol] })
+        assert.strictEqual(next.userId, "4001000000000000003")
+        assert.deepStrictEqual(yield* exchange.ledger(next.userId), [])
+      }))
+  }
+})
+
 describe("TestExchange.layerSpotClient: acts as any demo user", () => {
   const order = { symbol: "BTCUSDT_SPBL", side: "buy", orderType: "limit", price: "100", quantity: "0.1" } as const
 
