@@ -1,5 +1,4 @@
 // The sandbox example of packages/testkit/README.md, verbatim, so that it keeps compiling and passing.
-/* eslint-disable @effect/dprint -- kept verbatim as in the README */
 import { assert, it } from "@effect/vitest"
 import { SpotClient } from "@spotkit/core"
 import { Effect, Layer } from "effect"
