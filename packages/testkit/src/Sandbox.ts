@@ -12,7 +12,9 @@
  *
  * ```ts
  * const SandboxLayer = Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(TestExchange.demo())))
- * it.layer(SandboxLayer, { excludeTestServices: true })("over loopback HTTP", (it) => ...)
+ * it.layer(SandboxLayer, { excludeTestServices: true })("over loopback HTTP", (it) => {
+ *   ...
+ * })
  * ```
  *
  * @since 0.1.0
