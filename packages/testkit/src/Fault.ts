@@ -113,7 +113,8 @@ export interface Rule {
   readonly fault: Fault
   /**
    * Only requests to this path (e.g. `Venue.endpoints.placeOrder.path`, or a public one such as
-   * `Venue.endpoints.ticker.path`).
+   * `Venue.endpoints.ticker.path`): an endpoint's path exactly, without a query string (`injectFault` refuses any
+   * other, which no request would have).
    * @default every signed path: without a path, a rule passes over the public market data (ticker, book, candles,
    * trades, symbol rules, server time) and strikes the next requests on the account
    */

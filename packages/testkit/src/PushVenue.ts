@@ -22,13 +22,13 @@
  *
  * @since 0.1.0
  */
-import type { SpotClient } from "@spotkit/core"
-import { Signer, SpotPush } from "@spotkit/core"
+import { Signer, SpotClient, SpotPush } from "@spotkit/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import type { Scope } from "effect"
 import * as Socket from "effect/socket/Socket"
 import { EngineError } from "./Engine.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import * as PresetClients from "./internal/presetClients.ts"
 import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as EngineFeed from "./internal/push/engineFeed.ts"
 import type * as Events from "./internal/push/events.ts"
@@ -251,12 +251,13 @@ export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor,
 
 /**
  * A ready `SpotPush` over the in-process transport: with `TestExchange.layerSpotClient()` and `layer()`, one line of
- * test setup. It signs in as alice, the exchange's first account, unless `user` names another (a demo user, or an
- * index into the exchange's `accounts`) or `credentials` are given. The session reads what it may have missed through
- * the `SpotClient` in context, so both must act as the same user: with `layerSpotClient({ user: "bob" })`, use
- * `layerSpotPush({ user: "bob" })` (the push would otherwise be alice's, and the backfill bob's). It signs with
- * node:crypto, synchronously, as `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run
- * depend on the machine's load). Fails with an `EngineError` when no account matches `user`.
+ * test setup. The session reads what it may have missed through the `SpotClient` in context, so both must act as the
+ * same user: it signs in with the key of the preset's client (`layerSpotClient({ user: "bob" })` gives a session of
+ * bob's), unless `user` names an account (a demo user, or an index into the exchange's `accounts`) or `credentials`
+ * are given; over a client built some other way, as alice. It signs with node:crypto, synchronously, as
+ * `layerSpotClient` does (WebCrypto's asynchronous signing would make a `TestClock` run depend on the machine's load).
+ * Fails with an `EngineError` when no account matches `user`, and when `user` or `credentials` name another user of
+ * the exchange than the preset's client acts as (the push would be one user's, the backfill the other's).
  *
  * @since 0.1.0
  * @category layers
@@ -264,24 +265,47 @@ export const layerWebSocketConstructor: Layer.Layer<Socket.WebSocketConstructor,
 export const layerSpotPush = (
   options: Partial<SpotPush.Options> & {
     readonly signer?: Signer.Service | undefined
-    /** Who the session signs in as: a demo user by name, or an index into the exchange's `accounts`. @default "alice" */
+    /**
+     * Who the session signs in as: a demo user by name, or an index into the exchange's `accounts`.
+     * @default the user of the `SpotClient` of `layerSpotClient` in context, else "alice"
+     */
     readonly user?: DemoUser | number | undefined
   } = {}
 ): Layer.Layer<SpotPush.SpotPush, EngineError, PushVenue | TestExchange | SpotClient.SpotClient> => {
-  const { signer, user = "alice", ...pushOptions } = options
+  const { signer, user, ...pushOptions } = options
+  const url = inProcessBaseUrl.replace(/^http/, "ws")
   return Layer.unwrap(Effect.gen(function*() {
     const exchange = yield* TestExchange
-    const account = typeof user === "number"
-      ? exchange.accounts[user]
-      : exchange.accounts.find((account) => Redacted.value(account.credentials.apiKey) === demoKeys[user].apiKey)
-    if (account === undefined && pushOptions.credentials === undefined) {
-      return yield* Effect.fail(new EngineError(`layerSpotPush: no account to act as ${user}`))
+    const userOf = (credentials: Signer.Credentials | undefined): string | undefined =>
+      credentials === undefined
+        ? undefined
+        : KeyTable.lookup(exchange.engine, Redacted.value(credentials.apiKey))?.userId
+    // The user the preset's client acts as: undefined for a client built some other way, or with a key the exchange
+    // does not know (nothing to compare with).
+    const clientCredentials = PresetClients.credentialsOf(yield* SpotClient.SpotClient)
+    const clientUser = userOf(clientCredentials)
+    if (user === undefined && pushOptions.credentials === undefined && clientUser !== undefined) {
+      return SpotPush.layer({ url, credentials: clientCredentials, ...pushOptions })
     }
-    return SpotPush.layer({
-      url: inProcessBaseUrl.replace(/^http/, "ws"),
-      credentials: account?.credentials,
-      ...pushOptions
-    })
+    const named = user ?? "alice"
+    const account = typeof named === "number"
+      ? exchange.accounts[named]
+      : exchange.accounts.find((account) => Redacted.value(account.credentials.apiKey) === demoKeys[named].apiKey)
+    if (account === undefined && pushOptions.credentials === undefined) {
+      return yield* Effect.fail(new EngineError(`layerSpotPush: no account to act as ${named}`))
+    }
+    const pushUser = userOf(pushOptions.credentials ?? account?.credentials)
+    if (clientUser !== undefined && pushUser !== undefined && pushUser !== clientUser) {
+      const who = pushOptions.credentials === undefined ? `${named} (user ${pushUser})` : `user ${pushUser}`
+      return yield* Effect.fail(
+        new EngineError(
+          `layerSpotPush: the session would sign in as ${who}, but the SpotClient in context acts as user ` +
+            `${clientUser}; the session backfills through that client, so both must be one user: give ` +
+            `layerSpotPush the same user as layerSpotClient, or leave it out`
+        )
+      )
+    }
+    return SpotPush.layer({ url, credentials: account?.credentials, ...pushOptions })
   })).pipe(Layer.provide([layerWebSocketConstructor, Signer.layer(signer ?? nodeCryptoSigner)]))
 }
 

@@ -6,6 +6,17 @@
  * Faults act on the wire: a dropped connection is a socket reset, a timeout is a request that is never answered
  * (until the sandbox stops), latency delays the answer on the real clock.
  *
+ * The sandbox tells time, and checks request timestamps, by the `Clock` of the scope its layer is built in. Under
+ * `@effect/vitest`, `it.layer` builds on a `TestClock` stopped at 0 unless given `{ excludeTestServices: true }`: a
+ * sandbox built there serves time 0 and refuses every request signed with the wall clock (40008).
+ *
+ * ```ts
+ * const SandboxLayer = Sandbox.layer().pipe(Layer.provideMerge(TestExchange.layer(TestExchange.demo())))
+ * it.layer(SandboxLayer, { excludeTestServices: true })("over loopback HTTP", (it) => {
+ *   ...
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 import { Clock, Context, Data, Effect, Layer } from "effect"
@@ -84,6 +95,12 @@ const headerOf = (request: IncomingMessage) => (name: string): string | undefine
 /**
  * Starts the sandbox for the lifetime of the layer's scope; stopping it closes every connection, including requests
  * held by a `Timeout` fault.
+ *
+ * It serves on the `Clock` in context when the layer is built (server time, the timestamp window, every record's
+ * time). For programs that sign with the wall clock (the CLI, another process, a client on the real clock), build it
+ * on the real clock: `it.layer(layer, { excludeTestServices: true })`, or within `it.live`. Built on a `TestClock`
+ * (`it.layer` without that option, or `it.effect`), it serves time 0 and answers them 40008 (timestamp expired); only
+ * clients on that same `TestClock` are served.
  *
  * @since 0.1.0
  * @category layers

@@ -20,7 +20,10 @@ import { HttpClient } from "effect/http"
 import * as Engine from "./Engine.ts"
 import type * as Fault from "./Fault.ts"
 import { nodeCryptoSigner } from "./internal/clientSigner.ts"
+import { partsOf } from "./internal/engine/parts.ts"
 import * as InProcess from "./internal/inProcess.ts"
+import * as PresetClients from "./internal/presetClients.ts"
+import type { Auth } from "./internal/protocol/auth.ts"
 import * as KeyTable from "./internal/protocol/keyTable.ts"
 import * as Limits from "./internal/protocol/limits.ts"
 import type * as RequestLog from "./internal/protocol/requestLog.ts"
@@ -126,7 +129,7 @@ export interface Options extends Engine.EngineOptions {
   readonly liquidity?: ReadonlyArray<LiquiditySpec> | undefined
   /**
    * `false` turns the venue's rate limits off; fields override the venue's (`Venue.budgets`, no `Retry-After`).
-   * @default the venue's weight model
+   * @default the venue's weight model (off under `layerSpotClient`, unless its `exchange` options set this)
    */
   readonly rateLimits?: Partial<RateLimits> | false | undefined
   /** How far a request timestamp may be from server time. @default 30000 */
@@ -172,6 +175,11 @@ export interface Service {
   readonly handle: (request: WireRequest) => Effect.Effect<Outcome>
   /** Handles one request at a given time (for transports with their own clock). */
   readonly handleAt: (request: WireRequest, now: number) => Outcome
+  /**
+   * Creates a user with its keys, bill history and balances. Fails, changing nothing (no user, key, bill or balance
+   * left, no id taken), on a spec it refuses: an id or an API key the exchange has, a key given twice, an unknown
+   * coin or account type, an amount that is not a positive decimal of the coin's precision, a bad history.
+   */
   readonly addAccount: (spec: AccountSpec) => Effect.Effect<Account, Engine.EngineError>
   readonly deposit: (
     userId: string,
@@ -188,7 +196,10 @@ export interface Service {
     userId: string,
     id: { readonly orderId?: string; readonly clientOrderId?: string }
   ) => Effect.Effect<boolean>
-  /** Adds a fault rule; rules are tried in the order they were added. Fails on an invalid rule (status, share). */
+  /**
+   * Adds a fault rule; rules are tried in the order they were added. Fails on an invalid rule (status, latency,
+   * share, times, or a path that is not a venue endpoint's: `Venue.endpoints`, without a query string).
+   */
   readonly injectFault: (rule: Fault.Rule) => Effect.Effect<void, Engine.EngineError>
   readonly clearFaults: Effect.Effect<void>
   /** Forgets every rate-limit window. */
@@ -266,14 +277,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const addAccount = (spec: AccountSpec): Effect.Effect<Account, Engine.EngineError> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       attempt(() => {
+        const history = historyOf(spec, now)
+        // Everything is checked before the user is created, so that a refused account leaves nothing behind (no user
+        // without its keys or balances, no id taken).
+        checkAccount(engine, router.auth, spec, history)
         const userId = engine.addUser(spec.userId)
         for (const key of spec.keys ?? []) router.auth.addKey({ ...key, userId })
-        if (spec.bills !== undefined && spec.bills.count > 0) {
-          const span = spec.bills.spanMillis ?? 30 * 86_400_000
-          // Times never go below 0 (a TestClock starts there).
-          const to = Math.max(0, now - 1)
-          engine.generateBills(userId, { count: spec.bills.count, from: Math.max(0, to - span), to })
-        }
+        if (history !== undefined) engine.generateBills(userId, history)
         for (const balance of spec.balances ?? []) {
           engine.deposit(userId, balance.accountType, balance.coin, balance.amount, now)
         }
@@ -333,6 +343,34 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   }
   return service
 })
+
+// The funding-bill history an account asks for, ending one millisecond before `now`; undefined for none.
+const historyOf = (spec: AccountSpec, now: number): Engine.HistoryOptions | undefined => {
+  if (spec.bills === undefined || !(spec.bills.count > 0)) return undefined
+  const span = spec.bills.spanMillis ?? 30 * 86_400_000
+  // Times never go below 0 (a TestClock starts there).
+  const to = Math.max(0, now - 1)
+  return { count: spec.bills.count, from: Math.max(0, to - span), to }
+}
+
+// Throws, changing nothing, whatever `addAccount` would refuse part way: the user's id, a key the exchange (or the
+// spec itself) already has, the bill history, and the deposits (account types, coins, amounts, supply).
+const checkAccount = (
+  engine: Engine.Engine,
+  auth: Auth,
+  spec: AccountSpec,
+  history: Engine.HistoryOptions | undefined
+): void => {
+  const parts = partsOf(engine)
+  parts.accounts.checkNewUser(spec.userId)
+  const apiKeys = new Set<string>()
+  for (const key of spec.keys ?? []) {
+    if (auth.key(key.apiKey) !== undefined || apiKeys.has(key.apiKey)) throw new Engine.EngineError("api key exists")
+    apiKeys.add(key.apiKey)
+  }
+  if (history !== undefined) parts.bills.check(history)
+  parts.accounts.checkDeposits(spec.balances ?? [])
+}
 
 // Places `levels` bids below and asks above `mid`, `step` apart, as plain limit orders of `owner`. Prices are exact
 // integers of the finer of the two decimals, never floats.
@@ -461,8 +499,9 @@ export type DemoUser = keyof typeof demoKeys
  * demo key) or the index of an account in the exchange's `accounts`.
  *
  * Rate limiting is off on both sides unless the options turn it on (under a `TestClock`, a client retrying after a
- * 429 would wait on a clock that does not move); pass `exchange` options with `rateLimits` (and advance the clock, or
- * use `it.live`) to test them. The client signs with node:crypto, synchronously (so that a call forked under a
+ * 429 would wait on a clock that does not move): `exchange` options that leave `rateLimits` out keep the venue's off
+ * too (another seed, say). To test them, pass `exchange` options with `rateLimits` (`{}` for the venue's own weight
+ * model) and advance the clock, or use `it.live`. The client signs with node:crypto, synchronously (so that a call forked under a
  * `TestClock` runs up to its first wait at once), in code of its own apart from the exchange's check; pass `signer`
  * for another (`Signer.webCrypto`, core's portable default, say). The in-process transport bounds each exchange by
  * the client's `timeout` itself, on the same `Clock` (`timeoutBy: "transport"`: no race of fibers per call; a
@@ -496,9 +535,11 @@ export const layerSpotClient = (
     readonly signer?: Signer.Service | undefined
   } = {}
 ): Layer.Layer<SpotClient.SpotClient | TestExchange, Engine.EngineError> => {
-  // The venue's rate limits are off unless the options say otherwise: under a TestClock a 429 would make the
-  // client's retry sleep on a clock that never moves.
-  const exchange = layer(options.exchange ?? { ...demo(), rateLimits: false })
+  // The venue's rate limits are off unless the options set `rateLimits` themselves (options given only for another
+  // seed or other accounts leave them off too): under a TestClock a 429 would make the client's retry sleep on a
+  // clock that never moves.
+  const exchangeOptions = options.exchange ?? demo()
+  const exchange = layer({ ...exchangeOptions, rateLimits: exchangeOptions.rateLimits ?? false })
   const client = Layer.unwrap(Effect.gen(function*() {
     const ex = yield* TestExchange
     const account = accountOf(ex.accounts, options.user ?? "alice")
@@ -514,13 +555,19 @@ export const layerSpotClient = (
     const timeoutMillis = Duration.toMillis(
       Duration.fromInputUnsafe(options.client?.timeout ?? SpotClient.DEFAULT_TIMEOUT)
     )
-    return SpotClient.layer({
+    const clientOptions: SpotClient.Options = {
       baseUrl: inProcessBaseUrl,
       credentials: account.credentials,
       rateLimit: false,
       ...options.client,
       timeoutBy: bounding ? "transport" : "client"
-    }).pipe(
+    }
+    // Known by its credentials, so that `PushVenue.layerSpotPush` signs in as the same user.
+    const made = Effect.tap(
+      SpotClient.make(clientOptions),
+      (made) => Effect.sync(() => PresetClients.register(made, clientOptions.credentials))
+    )
+    return Layer.effect(SpotClient.SpotClient, made).pipe(
       Layer.provide(
         Layer.succeed(HttpClient.HttpClient, InProcess.make(ex.handleAt, bounding ? timeoutMillis : undefined))
       )

@@ -2,8 +2,8 @@
  * The exchange as a service: seeding through it keeps the engine's conservation law (held + fees == supply).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { SpotClient } from "@spotkit/core"
-import { Effect, Exit } from "effect"
+import { SpotClient, Venue } from "@spotkit/core"
+import { Effect, Exit, Fiber } from "effect"
 import type { Engine } from "../src/index.ts"
 import { TestExchange } from "../src/index.ts"
 
@@ -17,6 +17,36 @@ describe("TestExchange: seeding keeps conservation", () => {
       assert.isTrue(Exit.isFailure(exit))
       assert.deepStrictEqual(yield* exchange.totals, before)
     }))
+})
+
+describe("TestExchange.addAccount: a refused account changes nothing", () => {
+  const carol = { apiKey: "carol-key", secretKey: "carol-secret", passphrase: "carol-pass" }
+  const usdt = (amount: string) => ({ accountType: "SPOT", coin: "USDT", amount }) as const
+  const refused: ReadonlyArray<readonly [string, TestExchange.AccountSpec]> = [
+    ["a key another account has", { keys: [TestExchange.demoKeys.alice], balances: [usdt("100")] }],
+    ["the same key twice", { keys: [carol, carol], balances: [usdt("100")] }],
+    ["an id the exchange has", { userId: "4001000000000000001", keys: [carol] }],
+    ["an unknown coin after a good one", { keys: [carol], balances: [usdt("100"), { ...usdt("1"), coin: "DOGE" }] }],
+    ["an unknown account type", { keys: [carol], balances: [{ ...usdt("1"), accountType: "WALLET" as never }] }],
+    ["an amount of too many decimals", { keys: [carol], balances: [usdt("100"), usdt("0.0000000000001")] }],
+    ["deposits past the supply cap together", { keys: [carol], balances: [usdt("5000000000"), usdt("5000000000")] }],
+    ["a bill count that is no integer", { keys: [carol], bills: { count: 1.5 }, balances: [usdt("100")] }],
+    ["a negative bill span", { keys: [carol], bills: { count: 10, spanMillis: -1 }, balances: [usdt("100")] }]
+  ]
+  for (const [what, spec] of refused) {
+    it.effect(`${what}: no user, key, bill or balance is left, and the next account takes the next id`, () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+        const totals = yield* exchange.totals
+        const error = yield* Effect.flip(exchange.addAccount(spec))
+        assert.strictEqual(error.name, "EngineError")
+        assert.deepStrictEqual(yield* exchange.totals, totals)
+        // alice is ...001 and bob ...002: carol, with the key the refused spec named, is ...003.
+        const next = yield* exchange.addAccount({ keys: [carol] })
+        assert.strictEqual(next.userId, "4001000000000000003")
+        assert.deepStrictEqual(yield* exchange.ledger(next.userId), [])
+      }))
+  }
 })
 
 describe("TestExchange.layerSpotClient: acts as any demo user", () => {
@@ -50,6 +80,44 @@ describe("TestExchange.layerSpotClient: acts as any demo user", () => {
       const named = yield* Effect.flip(Effect.provide(Effect.service(SpotClient.SpotClient), withoutBob))
       assert.include(named.message, "bob")
     }))
+})
+
+describe("TestExchange.layerSpotClient: rate limits", () => {
+  // Eleven placements in one (frozen) millisecond: the venue's model answers the eleventh 429 (10 a second per key on
+  // placing), and the client, its own limiter off, would wait its backoff on a clock that never moves.
+  const placeEleven = Effect.gen(function*() {
+    const client = yield* SpotClient.SpotClient
+    for (let i = 0; i < 11; i++) {
+      yield* client.placeOrder({
+        symbol: "BTCUSDT_SPBL",
+        side: "buy",
+        orderType: "limit",
+        price: String(29000 - i),
+        quantity: "0.01"
+      })
+    }
+  })
+  // Runs the placements in a fiber (a 429 leaves it waiting rather than hanging the test) and answers the statuses
+  // of the placements.
+  const statuses = Effect.gen(function*() {
+    const exchange = yield* TestExchange.TestExchange
+    const fiber = yield* Effect.forkChild(placeEleven, { startImmediately: true })
+    for (let i = 0; i < 200; i++) yield* Effect.yieldNow
+    yield* Fiber.interrupt(fiber)
+    return (yield* exchange.requests)
+      .filter((record) => record.path === Venue.endpoints.placeOrder.path)
+      .map((record) => record.status)
+  })
+
+  it.effect("exchange options that leave rateLimits out (another seed) keep the venue's limits off", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* statuses, Array.from({ length: 11 }, () => 200))
+    }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: TestExchange.demo({ seed: 2 }) }))))
+
+  it.effect("rateLimits: {} turns the venue's weight model on", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* statuses, [...Array.from({ length: 10 }, () => 200), 429])
+    }).pipe(Effect.provide(TestExchange.layerSpotClient({ exchange: { ...TestExchange.demo(), rateLimits: {} } }))))
 })
 
 describe("TestExchange: two clients of one key", () => {

@@ -49,6 +49,34 @@ describe("faults", () => {
       assert.deepStrictEqual([first, second], [503, 200])
     }))
 
+  // Fault.Rule.path: an endpoint's path exactly. The router compares it with the request's path, query left out, so
+  // any other path would never strike, and a test of a program's retry would pass for the wrong reason.
+  const BALANCES = Venue.endpoints.balances.path
+  for (
+    const [path, meant] of [
+      ["/api/v2/account/asset", BALANCES], // a typo
+      [`${BALANCES}?coin=USDT`, BALANCES], // with a query
+      [BALANCES.slice(1), BALANCES], // no leading slash
+      ["/api/v2/nowhere", undefined]
+    ] as const
+  ) {
+    it.effect(`a rule on a path no request can have is refused, nothing added: ${path}`, () =>
+      Effect.gen(function*() {
+        const exchange = yield* TestExchange.make(TestExchange.demo({ bills: 0 }))
+        const error = yield* Effect.flip(
+          exchange.injectFault({ fault: { _tag: "HttpError", status: 503 }, path, times: 1 })
+        )
+        assert.strictEqual(error.name, "EngineError")
+        assert.include(error.message, `path ${JSON.stringify(path)} is not the path of a venue endpoint`)
+        if (meant !== undefined) assert.include(error.message, `did you mean ${meant}?`)
+        // No rule was added: the next signed request is answered.
+        const now = 1_000_000
+        const body = JSON.stringify({ symbol: "BTCUSDT_SPBL" })
+        const orders = statusOf(exchange.handleAt(signed(TestExchange.demoKeys.alice, OPEN_ORDERS, body, now), now))
+        assert.strictEqual(orders, 200)
+      }))
+  }
+
   // Fault.Rule.path's default: a rule without a path strikes the next signed requests, so that the market data a
   // program reads in between does not use it up.
   it.effect("a rule without a path passes over public requests and strikes the next signed one", () =>

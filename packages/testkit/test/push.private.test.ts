@@ -629,35 +629,59 @@ describe("orders pushes", () => {
 })
 
 describe("layerSpotPush as another user than alice", () => {
-  // bob's REST client, and his push session: `user` given to both presets.
-  const asBob = PushVenue.layerSpotPush({ user: "bob" }).pipe(
-    Layer.provideMerge(PushVenue.layer()),
-    Layer.provideMerge(TestExchange.layerSpotClient({
-      exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false },
-      user: "bob"
-    }))
-  )
+  // bob's REST client, and a push session over it (`user` given to both presets, or to the client only).
+  const bobsClient = TestExchange.layerSpotClient({
+    exchange: { ...TestExchange.demo({ bills: 0 }), rateLimits: false },
+    user: "bob"
+  })
+  const overBob = (options?: Parameters<typeof PushVenue.layerSpotPush>[0]) =>
+    PushVenue.layerSpotPush(options).pipe(Layer.provideMerge(PushVenue.layer()), Layer.provideMerge(bobsClient))
+
+  // alice buys from bob's asks: each trade is a fill of hers and one of his; the session hears his only.
+  const hearsBobsFills = Effect.gen(function*() {
+    const { alice, bob, engine, exchange, push } = yield* context
+    const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
+    yield* settle
+    yield* exchange.placeOrder(alice, {
+      symbol: SYMBOL,
+      side: "buy",
+      orderType: "market",
+      force: "normal",
+      quantity: "20000",
+      clientOrderId: "alice-takes"
+    })
+    yield* advance(2_000)
+    const bobs = engine.fillList(bob).map((fill) => fill.fillId)
+    assert.isAbove(bobs.length, 0)
+    assert.deepStrictEqual(fills.items.map((fill) => fill.fillId).sort(), [...bobs].sort())
+    assert.isTrue(fills.items.every((fill) => fill.source === "push"))
+  })
 
   it.effect("user: \"bob\" signs the push session in as bob: his fills are pushed, not alice's", () =>
+    hearsBobsFills.pipe(Effect.provide(overBob({ user: "bob" }))))
+
+  it.effect("with no user, the session signs in as the preset client's user: bob's fills over bob's client", () =>
+    hearsBobsFills.pipe(Effect.provide(overBob())))
+
+  // The session backfills through the client: alice's pushes and bob's REST answers would be reported as one user's.
+  it.effect("a user other than the client's fails the layer, naming both", () =>
     Effect.gen(function*() {
-      const { alice, bob, engine, exchange, push } = yield* context
-      const fills = yield* collect(push.watchFills({ symbols: [SYMBOL] }))
-      yield* settle
-      // alice buys from bob's asks: each trade is a fill of hers and one of his.
-      yield* exchange.placeOrder(alice, {
-        symbol: SYMBOL,
-        side: "buy",
-        orderType: "market",
-        force: "normal",
-        quantity: "20000",
-        clientOrderId: "alice-takes"
-      })
-      yield* advance(2_000)
-      const bobs = engine.fillList(bob).map((fill) => fill.fillId)
-      assert.isAbove(bobs.length, 0)
-      assert.deepStrictEqual(fills.items.map((fill) => fill.fillId).sort(), [...bobs].sort())
-      assert.isTrue(fills.items.every((fill) => fill.source === "push"))
-    }).pipe(Effect.provide(asBob)))
+      const exchange = yield* TestExchange.TestExchange
+      const [alice, bob] = exchange.accounts
+      const error = yield* Effect.flip(Layer.build(PushVenue.layerSpotPush({ user: "alice" })))
+      assert.include(error.message, `alice (user ${alice!.userId})`)
+      assert.include(error.message, `acts as user ${bob!.userId}`)
+      const byIndex = yield* Effect.flip(Layer.build(PushVenue.layerSpotPush({ user: 0 })))
+      assert.include(byIndex.message, "same user as layerSpotClient")
+    }).pipe(Effect.scoped, Effect.provide(PushVenue.layer().pipe(Layer.provideMerge(bobsClient)))))
+
+  it.effect("credentials of another user than the client's fail the layer", () =>
+    Effect.gen(function*() {
+      const exchange = yield* TestExchange.TestExchange
+      const credentials = exchange.accounts[0]!.credentials
+      const error = yield* Effect.flip(Layer.build(PushVenue.layerSpotPush({ credentials })))
+      assert.include(error.message, `sign in as user ${exchange.accounts[0]!.userId}`)
+    }).pipe(Effect.scoped, Effect.provide(PushVenue.layer().pipe(Layer.provideMerge(bobsClient)))))
 
   it.effect("a user the exchange does not have fails the layer", () =>
     Effect.gen(function*() {

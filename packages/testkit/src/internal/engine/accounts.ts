@@ -69,9 +69,7 @@ export class Accounts {
 
   addUser(userId?: string): string {
     const index = this.users.length
-    const id = userId ?? this.stamps.id(Kind.user, index + 1)
-    if (!/^[1-9]\d{0,19}$/.test(id) || BigInt(id) >= 2n ** 64n) throw new EngineError(`user id ${id}: u64 digits`)
-    if (this.userById.has(id)) throw new EngineError(`user ${id} exists`)
+    const id = this.checkNewUser(userId)
     const user: User = {
       index,
       userId: id,
@@ -82,6 +80,14 @@ export class Accounts {
     }
     this.users.push(user)
     this.userById.set(id, user)
+    return id
+  }
+
+  /** The id `addUser(userId)` would give the next user; throws, changing nothing, where it would throw. */
+  checkNewUser(userId?: string): string {
+    const id = userId ?? this.stamps.id(Kind.user, this.users.length + 1)
+    if (!/^[1-9]\d{0,19}$/.test(id) || BigInt(id) >= 2n ** 64n) throw new EngineError(`user id ${id}: u64 digits`)
+    if (this.userById.has(id)) throw new EngineError(`user ${id} exists`)
     return id
   }
 
@@ -105,22 +111,50 @@ export class Accounts {
 
   deposit(userId: string, accountType: AccountType, coinName: string, amount: string, now: number): void {
     const user = this.user(userId)
-    const coin = this.registry.coin(coinName)
-    const account = this.account(accountType)
-    const units = toUnits(amount, coin.scale)
-    if (typeof units !== "number" || units === 0) throw new EngineError(`deposit ${amount}: a positive decimal`)
+    const { account, coin, units } = this.checkDeposit(accountType, coinName, amount)
     this.external(coin, units)
     this.post(user, account, coin, BIZ.deposit, units, 0, this.stamps.tick(now))
     if (this.listener !== undefined) this.listener(user)
   }
 
+  /** A deposit's account, coin and units; throws, changing nothing, for what `deposit` refuses before it credits. */
+  checkDeposit(
+    accountType: AccountType,
+    coinName: string,
+    amount: string
+  ): { readonly account: number; readonly coin: Coin; readonly units: number } {
+    const coin = this.registry.coin(coinName)
+    const account = this.account(accountType)
+    const units = toUnits(amount, coin.scale)
+    if (typeof units !== "number" || units === 0) throw new EngineError(`deposit ${amount}: a positive decimal`)
+    return { account, coin, units }
+  }
+
+  /**
+   * Throws, changing nothing, if deposits of these amounts (each checked as `deposit` checks it) would take a coin's
+   * supply past the cap: a seeding that checks first leaves nothing half done.
+   */
+  checkDeposits(
+    deposits: ReadonlyArray<{ readonly accountType: AccountType; readonly coin: string; readonly amount: string }>
+  ): void {
+    const supply = this.supply.slice()
+    for (const deposit of deposits) {
+      const { coin, units } = this.checkDeposit(deposit.accountType, deposit.coin, deposit.amount)
+      supply[coin.index] = this.supplyAfter(coin, supply[coin.index]!, units)
+    }
+  }
+
   /** Counts units that enter (or, negative, leave) the exchange, within the supply cap. */
   external(coin: Coin, units: number): void {
-    const supply = this.supply[coin.index]! + units
+    this.supply[coin.index] = this.supplyAfter(coin, this.supply[coin.index]!, units)
+  }
+
+  private supplyAfter(coin: Coin, before: number, units: number): number {
+    const supply = before + units
     if (!Number.isSafeInteger(supply) || supply < 0) {
       throw new EngineError(`${coin.name}: total supply must stay below 2^53 units`)
     }
-    this.supply[coin.index] = supply
+    return supply
   }
 
   /** Changes an account's available balance by `delta` and writes the ledger entry (total after the change). */

@@ -6,6 +6,7 @@ import { pow10, trimmed } from "../units.ts"
 import { FUND } from "./accounts.ts"
 import { EngineError } from "./errors.ts"
 import * as Ledger from "./ledger.ts"
+import type { Coin } from "./registry.ts"
 import { Kind } from "./stamps.ts"
 import type { State } from "./state.ts"
 import type { Views } from "./views.ts"
@@ -40,6 +41,24 @@ export class Bills {
   constructor(state: State, views: Views) {
     this.state = state
     this.views = views
+  }
+
+  /**
+   * The coins a history would spread over; throws, changing nothing, for options `generate` refuses on an account
+   * whose last bill is at `last` (-Infinity for an account with none, a user yet to be added).
+   */
+  check(options: HistoryOptions, last = -Infinity): ReadonlyArray<Coin> {
+    const coins = (options.coins ?? this.state.registry.coins.map((c) => c.name)).map((name) =>
+      this.state.registry.coin(name)
+    )
+    if (!Number.isSafeInteger(options.count) || options.count < 0) {
+      throw new EngineError("count: a non-negative integer")
+    }
+    if (coins.length === 0) throw new EngineError("coins: at least one")
+    if (options.from < last || options.to < options.from) {
+      throw new EngineError("history: from <= to, and not before the account's last bill")
+    }
+    return coins
   }
 
   /** One page of a user's funding bills: newest first (cTime desc, then billId desc), exclusive time bounds. */
@@ -130,18 +149,11 @@ export class Bills {
   generate(userId: string, options: HistoryOptions): void {
     const accounts = this.state.accounts
     const user = accounts.user(userId)
-    const coins = (options.coins ?? this.state.registry.coins.map((c) => c.name)).map((name) =>
-      this.state.registry.coin(name)
-    )
-    const count = options.count
-    if (!Number.isSafeInteger(count) || count < 0) throw new EngineError("count: a non-negative integer")
-    if (coins.length === 0) throw new EngineError("coins: at least one")
     const last = user.fundBills.size === 0
       ? -Infinity
       : accounts.ledger.time(user.fundBills.items[user.fundBills.size - 1]!)
-    if (options.from < last || options.to < options.from) {
-      throw new EngineError("history: from <= to, and not before the account's last bill")
-    }
+    const coins = this.check(options, last)
+    const count = options.count
     const random = prng(options.seed ?? this.state.stamps.seed)
     // Evenly spread over [from, to] without forming span × i, which can pass 2^53 (ten years × 30K bills).
     const span = options.to - options.from

@@ -1,5 +1,6 @@
 // Faults injected on purpose: the rules (path, share, times) tried in the order they were added, drawn from the
 // exchange's seeded generator, and what a fault that strikes before the venue acts answers instead.
+import { Venue } from "@spotkit/core"
 import type * as Fault from "../../Fault.ts"
 import { prng } from "../prng.ts"
 import { type Outcome, Refusal, refusal, respond } from "./wire.ts"
@@ -35,6 +36,32 @@ export const preempt = (fault: Fault.Fault): Outcome | Refusal | undefined => {
   }
 }
 
+// Why a rule's path is refused: the router compares it with a request's path, query left out, so a path that is no
+// endpoint's (a query string, no leading slash, a typo) would never strike, and a test of a retry would pass for the
+// wrong reason. Names the endpoint's path it most likely meant.
+const unknownPath = (path: string): string => {
+  const bare = `/${path.split("?")[0]!.replace(/^\/+/, "")}`
+  const meant = Venue.endpointByPath.has(bare) ? bare : closestPath(bare)
+  return `path ${JSON.stringify(path)} is not the path of a venue endpoint (Venue.endpoints), without its query: ` +
+    `no request would strike it; did you mean ${meant}?`
+}
+
+// The endpoint's path sharing the longest start with `path`, then the closest in length.
+const closestPath = (path: string): string => {
+  let best = ""
+  let bestScore = -1
+  for (const candidate of Venue.endpointByPath.keys()) {
+    let common = 0
+    while (common < path.length && path[common] === candidate[common]) common++
+    const score = common * 1000 - Math.abs(candidate.length - path.length)
+    if (score > bestScore) {
+      best = candidate
+      bestScore = score
+    }
+  }
+  return best
+}
+
 /** A rule that struck a request, and its remaining count. */
 export interface Strike {
   readonly fault: Fault.Fault
@@ -61,6 +88,7 @@ export class Faults {
     if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) {
       return `times ${rule.times} is not a non-negative integer`
     }
+    if (rule.path !== undefined && !Venue.endpointByPath.has(rule.path)) return unknownPath(rule.path)
     // "The next 0 requests" is no fault at all.
     if (rule.times === 0) return undefined
     this.rules.push({ rule, left: rule.times ?? Infinity })
