@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fault, TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
-import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
+import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, transferArgs, withFile } from "../support/cli.ts"
 
 describe("a write whose outcome is unknown names the command that tells", () => {
   const { layer } = sandboxLayer({ seed: 71, bills: 0 })
@@ -50,19 +50,7 @@ describe("a write whose outcome is unknown names the command that tells", () => 
           const run = yield* withFaults([
             { fault: Fault.appliedLost, path: "/api/v2/rebate/affiliate/internalWithdrawal", times: 1 },
             { fault: Fault.drop, path: "/api/v2/rebate/affiliate/getInternalWithdrawalStatus" }
-          ], [
-            "transfer",
-            "--to-user",
-            exchange.accounts[1]!.userId,
-            "--coin",
-            "USDT",
-            "--amount",
-            "25",
-            "--from-account",
-            "SPOT",
-            "--to-account",
-            "FUND"
-          ])
+          ], transferArgs(exchange.accounts[1]!.userId, "25"))
           assert.strictEqual(run.exitCode, 1, run.stderr)
           assert.include(run.stderr, "may have been applied")
           assert.match(

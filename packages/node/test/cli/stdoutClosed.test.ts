@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TestExchange } from "@spotkit/testkit"
 import { Effect } from "effect"
 import * as Output from "../../src/internal/output.ts"
-import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, withFile } from "../support/cli.ts"
+import { aliceEnv, placeLimitArgs, runInProcess, sandboxLayer, transferArgs, withFile } from "../support/cli.ts"
 
 // A stdout whose reader went away.
 const closedStdout: Output.Channel = {
@@ -42,19 +42,7 @@ describe("stdout's reader gone", () => {
       Effect.gen(function*() {
         const exchange = yield* TestExchange.TestExchange
         const run = yield* runInProcess(
-          [
-            "transfer",
-            "--to-user",
-            exchange.accounts[1]!.userId,
-            "--coin",
-            "USDT",
-            "--amount",
-            "5",
-            "--from-account",
-            "SPOT",
-            "--to-account",
-            "FUND"
-          ],
+          transferArgs(exchange.accounts[1]!.userId, "5"),
           yield* aliceEnv,
           { stdout: closedStdout }
         )

@@ -191,3 +191,18 @@ export const placeLimitArgs = (
   "--client-order-id",
   clientOrderId
 ]
+
+/** `transfer` of `amount` USDT from the spot account to `toUser`'s funding account. */
+export const transferArgs = (toUser: string, amount: string): ReadonlyArray<string> => [
+  "transfer",
+  "--to-user",
+  toUser,
+  "--coin",
+  "USDT",
+  "--amount",
+  amount,
+  "--from-account",
+  "SPOT",
+  "--to-account",
+  "FUND"
+]
